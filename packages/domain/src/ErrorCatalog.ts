@@ -1,0 +1,333 @@
+/**
+ * The error catalog: every error code the service can return, as data.
+ *
+ * Each entry carries its HTTP status, whether retrying the same request can succeed, and the
+ * English and Indonesian texts. Texts may hold `{placeholders}` filled from the error's details.
+ * No other module holds error text.
+ *
+ * @since 0.1.0
+ */
+
+/** One catalog entry. */
+export interface CatalogEntry {
+  /** HTTP status of a response carrying this code. */
+  readonly status: number
+  /** Whether retrying the same request (or target) can succeed without changes. */
+  readonly retryable: boolean
+  /** Where the code comes from, for the error reference page. */
+  readonly kind: "generic" | "request" | "platform"
+  /** English text; `{name}` placeholders are filled from the error's details. */
+  readonly en: string
+  /** Indonesian text; same placeholders as `en`. */
+  readonly id: string
+  /** When a user sees the code, in English, for the error reference page. */
+  readonly when: string
+}
+
+const entry = (e: CatalogEntry): CatalogEntry => e
+
+/** Every code the service returns, with its status, retryability and both texts. */
+export const ErrorCatalog = {
+  // Generic
+  unauthorized: entry({
+    status: 401,
+    retryable: false,
+    kind: "generic",
+    en: "The API key is missing or invalid.",
+    id: "Kunci API tidak ada atau tidak valid.",
+    when: "The Authorization header is missing, malformed, or names an unknown or revoked key."
+  }),
+  insufficient_scope: entry({
+    status: 403,
+    retryable: false,
+    kind: "generic",
+    en: "The API key lacks the scope {scope} that this endpoint requires.",
+    id: "Kunci API tidak memiliki cakupan {scope} yang dibutuhkan endpoint ini.",
+    when: "The key is valid but was not granted the endpoint's scope."
+  }),
+  not_found: entry({
+    status: 404,
+    retryable: false,
+    kind: "generic",
+    en: "No {resource} with that id exists in this workspace.",
+    id: "Tidak ada {resource} dengan id tersebut di workspace ini.",
+    when: "The resource does not exist, or belongs to another workspace."
+  }),
+  invalid_request: entry({
+    status: 400,
+    retryable: false,
+    kind: "generic",
+    en: "The request is invalid at {field}: {detail}",
+    id: "Permintaan tidak valid pada {field}: {detail}",
+    when: "The body, query or a header is malformed: a missing or unknown field, or a value of the wrong type or format."
+  }),
+  invalid_url: entry({
+    status: 400,
+    retryable: false,
+    kind: "generic",
+    en: "The url must be a public https address: {detail}",
+    id: "url harus berupa alamat https publik: {detail}",
+    when: "A webhook url is not https, names a private, loopback or reserved address, or carries credentials."
+  }),
+  invalid_cursor: entry({
+    status: 400,
+    retryable: false,
+    kind: "generic",
+    en: "The cursor is malformed, expired, or was issued for other filters.",
+    id: "Cursor rusak, kedaluwarsa, atau diterbitkan untuk filter lain.",
+    when: "A cursor was altered, is older than 24 hours, or is replayed with a different filter combination."
+  }),
+  invalid_range: entry({
+    status: 400,
+    retryable: false,
+    kind: "generic",
+    en: "The date range is invalid: {detail}",
+    id: "Rentang tanggal tidak valid: {detail}",
+    when: "`to` is not after `from`, or the range is longer than 92 days."
+  }),
+  invalid_state: entry({
+    status: 409,
+    retryable: false,
+    kind: "generic",
+    en: "The {resource} cannot be changed in its current state: {detail}",
+    id: "{resource} tidak dapat diubah dalam status saat ini: {detail}",
+    when: "The action is not valid for the resource's current state, e.g. editing a post that started publishing."
+  }),
+  rate_limited: entry({
+    status: 429,
+    retryable: true,
+    kind: "generic",
+    en: "Too many requests. Retry after {retry_after} seconds.",
+    id: "Terlalu banyak permintaan. Coba lagi setelah {retry_after} detik.",
+    when: "The key exceeded 120 requests per minute, or 30 post creations per minute."
+  }),
+  internal_error: entry({
+    status: 500,
+    retryable: true,
+    kind: "generic",
+    en: "Something went wrong on our side. The request can be retried.",
+    id: "Terjadi kesalahan di sisi kami. Permintaan dapat dicoba lagi.",
+    when: "An unexpected server failure. Nothing was half-written; retry with the same Idempotency-Key."
+  }),
+  // Request-level
+  consent_required: entry({
+    status: 422,
+    retryable: false,
+    kind: "request",
+    en: "A shortvideo direct post needs explicit consent. Use approval.mode \"link\" or shortvideo.mode \"inbox\", or pass a consent object.",
+    id: "Unggahan langsung shortvideo memerlukan persetujuan eksplisit. Gunakan approval.mode \"link\" atau shortvideo.mode \"inbox\", atau sertakan objek consent.",
+    when: "A shortvideo `direct` target has no `consent` while approval is off (422 on POST /posts), or an approval approves it without the consent the page asks for (409)."
+  }),
+  account_forbidden: entry({
+    status: 403,
+    retryable: false,
+    kind: "request",
+    en: "The account at {field} does not belong to this workspace.",
+    id: "Akun pada {field} bukan milik workspace ini.",
+    when: "A target names an account that is unknown or belongs to another workspace."
+  }),
+  test_key_live_account: entry({
+    status: 403,
+    retryable: false,
+    kind: "request",
+    en: "A test key cannot post to the live account at {field}. Use a live key or a sandbox account.",
+    id: "Kunci uji tidak dapat mengunggah ke akun live pada {field}. Gunakan kunci live atau akun sandbox.",
+    when: "A `svc_test_` key targets an account that is not a sandbox account."
+  }),
+  idempotency_conflict: entry({
+    status: 409,
+    retryable: false,
+    kind: "request",
+    en: "This Idempotency-Key was already used with a different request body.",
+    id: "Idempotency-Key ini sudah digunakan dengan isi permintaan yang berbeda.",
+    when: "The same Idempotency-Key is sent within 24 hours with a different body."
+  }),
+  idempotency_in_progress: entry({
+    status: 409,
+    retryable: true,
+    kind: "request",
+    en: "A request with this Idempotency-Key is still being processed. Retry shortly.",
+    id: "Permintaan dengan Idempotency-Key ini masih diproses. Coba lagi sebentar lagi.",
+    when: "The same Idempotency-Key arrives while the original request is still running."
+  }),
+  payload_too_large: entry({
+    status: 400,
+    retryable: false,
+    kind: "request",
+    en: "The uploaded media is larger than the limit of {limit} bytes.",
+    id: "Media yang diunggah melebihi batas {limit} byte.",
+    when: "Inline base64 media decodes to more than 10 MiB."
+  }),
+  unsupported_format: entry({
+    status: 400,
+    retryable: false,
+    kind: "request",
+    en: "The uploaded media is not an accepted format (JPEG, PNG, WebP, MP4, MOV).",
+    id: "Media yang diunggah bukan format yang diterima (JPEG, PNG, WebP, MP4, MOV).",
+    when: "The uploaded bytes are not JPEG, PNG, WebP, MP4 or MOV (the type is read from the bytes, not the name)."
+  }),
+  media_not_found: entry({
+    status: 400,
+    retryable: false,
+    kind: "request",
+    en: "The media at {field} does not exist in this workspace.",
+    id: "Media pada {field} tidak ada di workspace ini.",
+    when: "A post names a media id that is unknown or belongs to another workspace."
+  }),
+  quota_exceeded_for_day: entry({
+    status: 429,
+    retryable: true,
+    kind: "request",
+    en: "The day of scheduled_at is already full for this account.",
+    id: "Hari pada scheduled_at sudah penuh untuk akun ini.",
+    when: "Batch creation: one item's `scheduled_at` day is full; the rest of the batch is not rejected."
+  }),
+  already_decided: entry({
+    status: 409,
+    retryable: false,
+    kind: "request",
+    en: "This approval link already has a decision.",
+    id: "Tautan persetujuan ini sudah memiliki keputusan.",
+    when: "A second decision is sent for the same approval link."
+  }),
+  approval_expired: entry({
+    status: 410,
+    retryable: false,
+    kind: "request",
+    en: "This approval link has expired.",
+    id: "Tautan persetujuan ini sudah kedaluwarsa.",
+    when: "A decision is sent after the approval link's `expires_at`."
+  }),
+  invalid_redirect_url: entry({
+    status: 400,
+    retryable: false,
+    kind: "request",
+    en: "The redirect_url must be https on one of the workspace's allowed domains.",
+    id: "redirect_url harus https pada salah satu domain yang diizinkan workspace.",
+    when: "`redirect_url` is not https or its host is not an allowed domain (or a subdomain of one)."
+  }),
+  caption_too_long: entry({
+    status: 422,
+    retryable: false,
+    kind: "request",
+    en: "The caption is longer than {limit} characters, the limit of {platform}.",
+    id: "Caption lebih panjang dari {limit} karakter, batas untuk {platform}.",
+    when: "The caption exceeds a target platform's limit (shortvideo 2,200, photo 2,200, textpost 500, pages 63,206)."
+  }),
+  media_invalid: entry({
+    status: 422,
+    retryable: false,
+    kind: "platform",
+    en: "The media does not fit {platform}: {detail}",
+    id: "Media tidak sesuai untuk {platform}: {detail}",
+    when: "The media count or kind does not fit the target (e.g. a reel needs exactly one video), or the platform rejected the file."
+  }),
+  account_restricted: entry({
+    status: 422,
+    retryable: false,
+    kind: "platform",
+    en: "The platform has restricted this account from posting.",
+    id: "Platform telah membatasi akun ini untuk mengunggah.",
+    when: "The platform reports the account as banned, spam-restricted or temporarily blocked."
+  }),
+  // Platform codes
+  media_too_long: entry({
+    status: 422,
+    retryable: false,
+    kind: "platform",
+    en: "The video is {duration} seconds long; this account allows at most {limit} seconds.",
+    id: "Video berdurasi {duration} detik; akun ini mengizinkan paling lama {limit} detik.",
+    when: "A video is longer than the account's maximum duration."
+  }),
+  privacy_level_mismatch: entry({
+    status: 422,
+    retryable: false,
+    kind: "platform",
+    en: "The privacy level is not available for this account.",
+    id: "Tingkat privasi tidak tersedia untuk akun ini.",
+    when: "The chosen shortvideo privacy level is not one of the account's privacy_level_options."
+  }),
+  quota_exceeded: entry({
+    status: 422,
+    retryable: true,
+    kind: "platform",
+    en: "The account reached its daily posting limit of {limit}. It resets at {resets_at}.",
+    id: "Akun telah mencapai batas unggahan harian {limit}. Batas diatur ulang pada {resets_at}.",
+    when: "The account's rolling 24-hour posting quota is used up; retrying succeeds after it resets."
+  }),
+  token_expired: entry({
+    status: 422,
+    retryable: false,
+    kind: "platform",
+    en: "The account's access has expired. Reconnect the account.",
+    id: "Akses akun telah kedaluwarsa. Hubungkan ulang akun tersebut.",
+    when: "The platform token expired and could not be refreshed; the account must be reconnected."
+  }),
+  permission_missing: entry({
+    status: 422,
+    retryable: false,
+    kind: "platform",
+    en: "The account no longer grants the permission needed to publish. Reconnect the account.",
+    id: "Akun tidak lagi memberikan izin yang dibutuhkan untuk mengunggah. Hubungkan ulang akun tersebut.",
+    when: "A page task was revoked or a scope removed."
+  }),
+  platform_unavailable: entry({
+    status: 503,
+    retryable: true,
+    kind: "platform",
+    en: "The platform is unavailable right now. The service retried; you can retry later.",
+    id: "Platform sedang tidak tersedia. Layanan sudah mencoba ulang; Anda dapat mencoba lagi nanti.",
+    when: "The platform answered 5xx, throttled, or timed out; retried internally before failing."
+  }),
+  too_many_pending: entry({
+    status: 422,
+    retryable: false,
+    kind: "platform",
+    en: "Too many drafts are waiting in the account's inbox. Finish or delete some in the app.",
+    id: "Terlalu banyak draf menunggu di kotak masuk akun. Selesaikan atau hapus beberapa di aplikasi.",
+    when: "The shortvideo inbox already holds the maximum number of pending shares."
+  })
+} as const satisfies Record<string, CatalogEntry>
+
+/** Every error code the service can return. */
+export type ErrorCode = keyof typeof ErrorCatalog
+
+/** All codes, in catalog order. */
+export const errorCodes: ReadonlyArray<ErrorCode> = Object.keys(ErrorCatalog) as Array<ErrorCode>
+
+/** Whether a string is a known error code. */
+export const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(ErrorCatalog, code)
+
+/** A language the service speaks. */
+export type Locale = "en" | "id"
+
+/** Chooses the locale from an `Accept-Language` header: `id` (any region) selects Indonesian. */
+export const localeFromAcceptLanguage = (header: string | null | undefined): Locale => {
+  if (!header) return "en"
+  const ranked = header
+    .split(",")
+    .map((part) => {
+      const [tag, ...params] = part.trim().split(";")
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="))
+      return { tag: (tag ?? "").toLowerCase(), q: q ? Number(q.slice(2)) : 1 }
+    })
+    .filter((r) => r.tag !== "" && !Number.isNaN(r.q) && r.q > 0)
+    .sort((a, b) => b.q - a.q)
+  const first = ranked[0]
+  return first && (first.tag === "id" || first.tag.startsWith("id-")) ? "id" : "en"
+}
+
+/** Fills `{name}` placeholders; unknown placeholders are left out cleanly. */
+export const renderMessage = (
+  code: ErrorCode,
+  locale: Locale,
+  details: Readonly<Record<string, string | number | undefined>> = {}
+): string =>
+  ErrorCatalog[code][locale]
+    .replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = details[name]
+      return value === undefined ? "" : String(value)
+    })
+    .replace(/\s+([.:,])/g, "$1")
+    .replace(/:\s*$/, ".")
+    .trim()

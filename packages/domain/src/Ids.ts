@@ -1,0 +1,66 @@
+/**
+ * Identifiers: a resource prefix plus 26 characters of a time-ordered random id.
+ *
+ * Ids are opaque to clients; the prefix only tells a human what kind of resource an id names.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+
+/** The prefix of every kind of identifier, exactly as the API documents them. */
+export const prefixes = {
+  post: "post_",
+  target: "tgt_",
+  approval: "apr_",
+  profile: "prof_",
+  media: "med_",
+  account: "acc_",
+  webhook: "wh_",
+  event: "evt_",
+  workspace: "ws_",
+  key: "key_",
+  delivery: "dlv_"
+} as const
+
+/** A kind of identifier. */
+export type IdKind = keyof typeof prefixes
+
+const idString = (kind: IdKind) => {
+  const prefix = prefixes[kind]
+  return Schema.String.check(
+    Schema.isPattern(new RegExp(`^${prefix}[A-Za-z0-9]{1,60}$`), {
+      message: `must be an id starting with "${prefix}"`
+    })
+  )
+}
+
+/** A post id, `post_…`. */
+export const PostId = idString("post").pipe(Schema.brand("PostId"))
+export type PostId = typeof PostId.Type
+/** A target id, `tgt_…`. */
+export const TargetId = idString("target").pipe(Schema.brand("TargetId"))
+export type TargetId = typeof TargetId.Type
+/** An approval id, `apr_…`. */
+export const ApprovalId = idString("approval").pipe(Schema.brand("ApprovalId"))
+export type ApprovalId = typeof ApprovalId.Type
+/** A profile id, `prof_…`. */
+export const ProfileId = idString("profile").pipe(Schema.brand("ProfileId"))
+export type ProfileId = typeof ProfileId.Type
+/** A media id, `med_…`. */
+export const MediaId = idString("media").pipe(Schema.brand("MediaId"))
+export type MediaId = typeof MediaId.Type
+/** An account id, `acc_…`. */
+export const AccountId = idString("account").pipe(Schema.brand("AccountId"))
+export type AccountId = typeof AccountId.Type
+/** A webhook endpoint id, `wh_…`. */
+export const WebhookId = idString("webhook").pipe(Schema.brand("WebhookId"))
+export type WebhookId = typeof WebhookId.Type
+/** A webhook event id, `evt_…`. */
+export const EventId = idString("event").pipe(Schema.brand("EventId"))
+export type EventId = typeof EventId.Type
+/** A workspace id, `ws_…`. */
+export const WorkspaceId = idString("workspace").pipe(Schema.brand("WorkspaceId"))
+export type WorkspaceId = typeof WorkspaceId.Type
+/** An API key id, `key_…` (the key's public handle, never the secret). */
+export const KeyId = idString("key").pipe(Schema.brand("KeyId"))
+export type KeyId = typeof KeyId.Type

@@ -1,0 +1,16 @@
+/**
+ * `@postwire/domain`: ids, wire schemas, the error catalog and the HTTP contract.
+ *
+ * @since 0.1.0
+ */
+export * as Account from "./Account.ts"
+export * from "./Api.ts"
+export * from "./ApiError.ts"
+export * from "./Auth.ts"
+export * from "./ErrorCatalog.ts"
+export * as Ids from "./Ids.ts"
+export * from "./List.ts"
+export * as Media from "./Media.ts"
+export * from "./Platform.ts"
+export * as Post from "./Post.ts"
+export * from "./Timestamp.ts"
