@@ -1,0 +1,13 @@
+/**
+ * Who asks: the authenticated key, as the engine sees it (no HTTP here).
+ *
+ * @since 0.1.0
+ */
+import type { KeyKind } from "@postwire/domain"
+
+/** The key a use-case acts for. */
+export interface Caller {
+  readonly workspaceId: string
+  readonly keyId: string
+  readonly kind: KeyKind
+}

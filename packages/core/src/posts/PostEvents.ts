@@ -1,0 +1,67 @@
+/**
+ * The `post.*` events, built from the records they describe. Events go to the outbox in the
+ * same transaction as the change that causes them.
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import { type ErrorObject, formatInstant } from "@postwire/domain"
+import { Ids } from "../ids/Ids.ts"
+import type { OutboxEvent, PostRecord, TargetRecord } from "../store/Records.ts"
+
+/** Every event type the service emits. */
+export const eventTypes = [
+  "post.scheduled",
+  "post.awaiting_approval",
+  "post.approved",
+  "post.rejected",
+  "post.publishing",
+  "post.published",
+  "post.failed",
+  "account.connected",
+  "account.disconnected",
+  "account.needs_reconnect",
+  "comment.created"
+] as const
+export type EventType = (typeof eventTypes)[number]
+
+/** Builds an outbox event with a fresh `evt_` id. */
+export const makeEvent = (
+  workspaceId: string,
+  type: EventType,
+  data: Readonly<Record<string, unknown>>,
+  livemode: boolean,
+  now: number
+): Effect.Effect<OutboxEvent, never, Ids> =>
+  Effect.map(Ids.use((ids) => ids.make("event")), (id) => ({ id, workspaceId, type, createdAt: now, livemode, data }))
+
+/** `post.awaiting_approval`: a post waits for a decision through its link. */
+export const awaitingApproval = (post: PostRecord, approval: { id: string; url: string; expiresAt: number }) => ({
+  post_id: post.id,
+  approval_id: approval.id,
+  approval_url: approval.url,
+  expires_at: formatInstant(approval.expiresAt)
+})
+
+/** `post.scheduled`: a post waits for its `scheduled_at`. */
+export const scheduled = (post: PostRecord) => ({
+  post_id: post.id,
+  scheduled_at: post.scheduledAt === null ? null : formatInstant(post.scheduledAt)
+})
+
+/** `post.published`: one target is live. */
+export const published = (post: PostRecord, target: TargetRecord) => ({
+  post_id: post.id,
+  target_id: target.id,
+  platform: target.platform,
+  permalink: target.permalink,
+  published_at: target.publishedAt === null ? null : formatInstant(target.publishedAt)
+})
+
+/** `post.failed`: one target failed, with the shared error shape. */
+export const failed = (post: PostRecord, target: TargetRecord, error: ErrorObject) => ({
+  post_id: post.id,
+  target_id: target.id,
+  platform: target.platform,
+  error
+})

@@ -1,0 +1,226 @@
+/**
+ * Checks a create request against the workspace and the platforms' rules, and lists every
+ * problem found. Create fails on the first (by status class); validate returns them all.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Option } from "effect"
+import { defaultMaxVideoDurationSec, type Post, PostwireError, parseInstant } from "@postwire/domain"
+import type { Caller } from "../Caller.ts"
+import { EngineConfig, type EngineSettings } from "../EngineConfig.ts"
+import type { AccountRecord, MediaRecord } from "../store/Records.ts"
+import { Store } from "../store/Store.ts"
+import { quotaLimit, quotaWindow } from "./Quota.ts"
+
+/** A target with its account, ready to be created. */
+export interface PlannedTarget {
+  readonly index: number
+  readonly input: Post.TargetInput
+  readonly account: AccountRecord
+  readonly options: Post.TargetOptions
+}
+
+/** A request that passed every check, with everything loaded. */
+export interface PostPlan {
+  readonly scheduledAt: number | null
+  readonly publishAt: number
+  readonly targets: ReadonlyArray<PlannedTarget>
+  readonly media: ReadonlyArray<MediaRecord>
+  readonly approvalMode: "link" | "none"
+}
+
+/** The outcome of planning: the plan when nothing is wrong, and every problem. */
+export interface PlanResult {
+  readonly plan: Option.Option<PostPlan>
+  readonly problems: ReadonlyArray<PostwireError>
+}
+
+const problem = (
+  code: PostwireError["code"],
+  field: string | undefined,
+  details?: Readonly<Record<string, string | number>>
+): PostwireError => new PostwireError({ code, field, details })
+
+/** The photo type of a target: given, or `reel` for one video, else `feed`. */
+const photoType = (input: Post.TargetInput, media: ReadonlyArray<MediaRecord>): Post.PhotoType =>
+  input.photo?.type ?? (media.length === 1 && media[0]!.kind === "video" ? "reel" : "feed")
+
+/** Media rules of each platform; returns a detail for `media_invalid`, or undefined when fine. */
+const mediaProblem = (
+  account: AccountRecord,
+  options: Post.TargetOptions,
+  media: ReadonlyArray<MediaRecord>
+): string | undefined => {
+  const videos = media.filter((m) => m.kind === "video").length
+  switch (account.platform) {
+    case "shortvideo":
+      return media.length === 1 && videos === 1 ? undefined : "a shortvideo post needs exactly one video"
+    case "photo": {
+      const type = options.photo?.type ?? "feed"
+      if (type === "reel") return media.length === 1 && videos === 1 ? undefined : "a reel needs exactly one video"
+      if (type === "story") return media.length === 1 ? undefined : "a story needs exactly one image or video"
+      return undefined
+    }
+    case "pages":
+      return videos > 0 && media.length > 1 ? "a page post takes one video, or up to ten images" : undefined
+    case "textpost":
+      return undefined
+  }
+}
+
+const maxDuration = (account: AccountRecord): number =>
+  account.simulate?.max_video_duration_sec ?? defaultMaxVideoDurationSec
+
+/** Checks a create request; loads the profile, accounts and media it names. */
+export const planPost = Effect.fn("posts.plan")(function* (caller: Caller, request: Post.CreatePostRequest) {
+  const store = yield* Store
+  const settings: EngineSettings = yield* EngineConfig
+  const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+  const problems: Array<PostwireError> = []
+
+  const profile = yield* store.getProfile(caller.workspaceId, request.profile_id)
+  if (Option.isNone(profile)) problems.push(problem("not_found", "profile_id", { resource: "profile" }))
+
+  const accounts = yield* store.getAccounts(
+    caller.workspaceId,
+    request.targets.map((t) => t.account_id)
+  )
+  const byId = new Map(accounts.map((a) => [a.id, a]))
+  const mediaRecords = yield* store.getMediaItems(caller.workspaceId, request.media)
+  const mediaById = new Map(mediaRecords.map((m) => [m.id, m]))
+  const media: Array<MediaRecord> = []
+  request.media.forEach((id, i) => {
+    const found = mediaById.get(id)
+    if (found === undefined) problems.push(problem("media_not_found", `media[${i}]`))
+    else media.push(found)
+  })
+  const seen = new Set<string>()
+  request.media.forEach((id, i) => {
+    if (seen.has(id)) problems.push(problem("invalid_request", `media[${i}]`, { detail: "the same media appears twice" }))
+    seen.add(id)
+  })
+
+  const approvalMode = request.approval?.mode ?? "link"
+  const scheduledAt = request.scheduled_at === undefined || request.scheduled_at === null
+    ? null
+    : parseInstant(request.scheduled_at)
+  const publishAt = scheduledAt ?? now
+  const targets: Array<PlannedTarget> = []
+  const seenAccounts = new Set<string>()
+
+  for (const [index, input] of request.targets.entries()) {
+    const at = `targets[${index}]`
+    if (seenAccounts.has(input.account_id)) {
+      problems.push(problem("invalid_request", `${at}.account_id`, { detail: "the same account appears twice" }))
+      continue
+    }
+    seenAccounts.add(input.account_id)
+    const account = byId.get(input.account_id)
+    if (account === undefined) {
+      problems.push(problem("account_forbidden", `${at}.account_id`))
+      continue
+    }
+    if (caller.kind === "test" && !account.sandbox) {
+      problems.push(problem("test_key_live_account", `${at}.account_id`))
+      continue
+    }
+    if (Option.isSome(profile) && account.profileId !== profile.value.id) {
+      problems.push(
+        problem("invalid_request", `${at}.account_id`, {
+          detail: `the account belongs to profile ${account.profileId}, not to the post's profile`
+        })
+      )
+      continue
+    }
+    if (input.photo !== undefined && account.platform !== "photo") {
+      problems.push(problem("invalid_request", `${at}.photo`, { detail: `the account is a ${account.platform} account` }))
+      continue
+    }
+    if (input.shortvideo !== undefined && account.platform !== "shortvideo") {
+      problems.push(
+        problem("invalid_request", `${at}.shortvideo`, { detail: `the account is a ${account.platform} account` })
+      )
+      continue
+    }
+    const options: Post.TargetOptions =
+      account.platform === "photo"
+        ? { photo: { type: photoType(input, media) } }
+        : account.platform === "shortvideo"
+          ? { shortvideo: input.shortvideo ?? { mode: "inbox" } }
+          : {}
+    targets.push({ index, input, account, options })
+  }
+
+  // Platform rules (422): only meaningful once the references resolve.
+  for (const t of targets) {
+    const at = `targets[${t.index}]`
+    const platform = t.account.platform
+    const captionMax = settings.captionMax[platform]
+    if (request.caption.length > captionMax) {
+      problems.push(problem("caption_too_long", "caption", { limit: captionMax, platform }))
+    }
+    if (media.length === request.media.length) {
+      const detail = mediaProblem(t.account, t.options, media)
+      if (detail !== undefined) problems.push(problem("media_invalid", "media", { platform, detail }))
+      if (platform === "shortvideo") {
+        const video = media.find((m) => m.kind === "video")
+        const limit = maxDuration(t.account)
+        if (video?.durationSeconds != null && video.durationSeconds > limit) {
+          problems.push(
+            problem("media_too_long", "media[0]", { duration: Math.round(video.durationSeconds), limit })
+          )
+        }
+      }
+    }
+    const sv = t.options.shortvideo
+    if (sv?.mode === "direct") {
+      if (sv.consent === undefined) {
+        if (approvalMode === "none") problems.push(problem("consent_required", `${at}.shortvideo.consent`))
+      } else {
+        const allowed = t.account.simulate?.privacy_level_options
+        if (allowed !== undefined && !allowed.includes(sv.consent.privacy_level)) {
+          problems.push(problem("privacy_level_mismatch", `${at}.shortvideo.consent.privacy_level`))
+        } else if (sv.consent.branded_content === true && sv.consent.privacy_level === "SELF_ONLY") {
+          problems.push(
+            new PostwireError({
+              code: "privacy_level_mismatch",
+              field: `${at}.shortvideo.consent.privacy_level`,
+              details: {}
+            })
+          )
+        }
+      }
+    }
+  }
+
+  // Quotas: each target takes one slot of its account's rolling 24 hours.
+  for (const t of targets) {
+    const { from, to } = quotaWindow(publishAt)
+    const usage = yield* store.countQuotaUsage(caller.workspaceId, t.account.id, from, to)
+    const limit = quotaLimit(t.account, settings)
+    if (usage.used + 1 > limit) {
+      const resetsAt = new Date((usage.oldest ?? publishAt) + 24 * 60 * 60 * 1000).toISOString()
+      problems.push(problem("quota_exceeded", `targets[${t.index}].account_id`, { limit, resets_at: resetsAt }))
+    }
+  }
+
+  const plan: Option.Option<PostPlan> =
+    problems.length === 0 ? Option.some({ scheduledAt, publishAt, targets, media, approvalMode }) : Option.none()
+  return { plan, problems } satisfies PlanResult
+})
+
+const classOrder = [400, 403, 404, 422]
+
+/** The failure create answers with: the first problem by status class; a 422 lists all 422s. */
+export const firstFailure = (problems: ReadonlyArray<PostwireError>): PostwireError => {
+  for (const status of classOrder) {
+    const matching = problems.filter((p) => p.httpStatus === status)
+    const first = matching[0]
+    if (first !== undefined) {
+      return status === 422 && matching.length > 1
+        ? new PostwireError({ ...first, code: first.code, issues: matching })
+        : first
+    }
+  }
+  return problems[0]!
+}

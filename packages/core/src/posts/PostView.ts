@@ -1,0 +1,57 @@
+/**
+ * Records to wire shapes: what a post looks like to API users.
+ *
+ * @since 0.1.0
+ */
+import { type ErrorObject, formatInstant, type Locale, type Post } from "@postwire/domain"
+import { approvalToken, approvalUrl } from "../approvals/ApprovalToken.ts"
+import type { EngineSettings } from "../EngineConfig.ts"
+import type { PostAggregate, TargetRecord } from "../store/Records.ts"
+
+const localize = (error: ErrorObject, locale: Locale): ErrorObject =>
+  locale === "id" ? { ...error, message: error.message_id } : error
+
+/** A target as the API shows it; its error speaks the caller's language. */
+export const targetView = (target: TargetRecord, locale: Locale): Post.Target => ({
+  id: target.id,
+  account_id: target.accountId,
+  platform: target.platform,
+  status: target.status,
+  permalink: target.permalink,
+  published_at: target.publishedAt === null ? null : formatInstant(target.publishedAt),
+  error: target.error === null ? null : localize(target.error, locale),
+  attempts: target.attempts,
+  options: target.options
+})
+
+/** The approval of a post as the API shows it, with its link. */
+export const approvalView = (aggregate: PostAggregate, settings: EngineSettings, now: number): Post.Approval | null => {
+  const approval = aggregate.approval
+  if (approval === null) return null
+  const status = approval.status === "pending" && approval.expiresAt <= now ? "expired" : approval.status
+  return {
+    id: approval.id,
+    status,
+    url: approvalUrl(settings.publicBaseUrl, approvalToken(settings.secret, approval.id)),
+    expires_at: formatInstant(approval.expiresAt),
+    decided_at: approval.decidedAt === null ? null : formatInstant(approval.decidedAt)
+  }
+}
+
+/** The post detail. */
+export const postView = (aggregate: PostAggregate, settings: EngineSettings, locale: Locale, now: number): Post.Post => {
+  const { post } = aggregate
+  return {
+    id: post.id,
+    profile_id: post.profileId,
+    caption: post.caption,
+    media: post.media,
+    status: post.status,
+    scheduled_at: post.scheduledAt === null ? null : formatInstant(post.scheduledAt),
+    ai_generated: post.aiGenerated,
+    approval: approvalView(aggregate, settings, now),
+    targets: aggregate.targets.map((t) => targetView(t, locale)),
+    created_at: formatInstant(post.createdAt),
+    updated_at: formatInstant(post.updatedAt)
+  }
+}

@@ -1,0 +1,377 @@
+/**
+ * The posts use-cases: create, validate, get, list, update, cancel, retry.
+ *
+ * Each reads through the `Store`, decides with pure rules (`TargetStatus`, `PostPlan`), and
+ * writes the change with its events in one save.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Option } from "effect"
+import {
+  defaultPageSize,
+  type Locale,
+  type Post,
+  PostwireError,
+  parseInstant,
+  renderError
+} from "@postwire/domain"
+import { approvalToken, approvalTokenHash, approvalUrl } from "../approvals/ApprovalToken.ts"
+import type { Caller } from "../Caller.ts"
+import { EngineConfig } from "../EngineConfig.ts"
+import { Ids } from "../ids/Ids.ts"
+import type { ApprovalRecord, OutboxEvent, PostAggregate, TargetRecord } from "../store/Records.ts"
+import { Store, VersionConflict } from "../store/Store.ts"
+import { decodeCursor, encodeCursor, filterDigest } from "./Cursor.ts"
+import * as PostEvents from "./PostEvents.ts"
+import { firstFailure, planPost } from "./PostPlan.ts"
+import { postView, targetView } from "./PostView.ts"
+import { derivePostStatus, isFinished, readyStatus } from "./TargetStatus.ts"
+
+const now = Effect.clockWith((c) => c.currentTimeMillis)
+
+const notFound = (resource: string) => new PostwireError({ code: "not_found", details: { resource } })
+
+const invalidState = (detail: string) =>
+  new PostwireError({ code: "invalid_state", details: { resource: "post", detail } })
+
+/** Whether a post's events are live: any of its accounts is a live (non-sandbox) account. */
+const livemodeOf = Effect.fn("posts.livemode")(function* (aggregate: PostAggregate) {
+  const store = yield* Store
+  const accounts = yield* store.getAccounts(
+    aggregate.post.workspaceId,
+    aggregate.targets.map((t) => t.accountId)
+  )
+  return accounts.some((a) => !a.sandbox)
+})
+
+/** A new approval for a post, with its link. */
+const newApproval = Effect.fn("approvals.create")(function* (workspaceId: string, postId: string, at: number) {
+  const settings = yield* EngineConfig
+  const id = yield* Ids.use((ids) => ids.make("approval"))
+  const token = approvalToken(settings.secret, id)
+  const record: ApprovalRecord = {
+    id,
+    workspaceId,
+    postId,
+    tokenHash: approvalTokenHash(token),
+    status: "pending",
+    expiresAt: at + settings.approvalTtlMs,
+    decidedAt: null,
+    reason: null,
+    createdAt: at
+  }
+  return { record, url: approvalUrl(settings.publicBaseUrl, token) }
+})
+
+/** Creates a post: checks it, then stores it with its targets, approval and first events. */
+export const createPost = Effect.fn("posts.create")(function* (
+  caller: Caller,
+  request: Post.CreatePostRequest,
+  locale: Locale
+) {
+  const store = yield* Store
+  const settings = yield* EngineConfig
+  const at = yield* now
+  const { plan: maybePlan, problems } = yield* planPost(caller, request)
+  if (Option.isNone(maybePlan)) return yield* Effect.fail(firstFailure(problems))
+  const plan = maybePlan.value
+
+  const postId = yield* Ids.use((ids) => ids.make("post"))
+  const approval = plan.approvalMode === "link" ? yield* newApproval(caller.workspaceId, postId, at) : undefined
+  const initial = approval ? "awaiting_approval" : readyStatus(plan.scheduledAt, at)
+
+  const targets: Array<TargetRecord> = []
+  for (const t of plan.targets) {
+    const consent = t.options.shortvideo?.consent
+    targets.push({
+      id: yield* Ids.use((ids) => ids.make("target")),
+      workspaceId: caller.workspaceId,
+      postId,
+      accountId: t.account.id,
+      platform: t.account.platform,
+      status: initial,
+      options: t.options,
+      consent: consent === undefined ? null : { consent, givenBy: `key:${caller.keyId}`, givenAt: at },
+      permalink: null,
+      publishedAt: null,
+      error: null,
+      attempts: 0,
+      platformState: null,
+      dueAt: initial === "awaiting_approval" ? null : plan.publishAt,
+      leaseOwner: null,
+      leaseUntil: null,
+      updatedAt: at
+    })
+  }
+  const post = {
+    id: postId,
+    workspaceId: caller.workspaceId,
+    profileId: request.profile_id,
+    caption: request.caption,
+    media: request.media,
+    scheduledAt: plan.scheduledAt,
+    aiGenerated: request.ai_generated ?? false,
+    approvalMode: plan.approvalMode,
+    notify: request.approval?.notify ?? null,
+    status: derivePostStatus(targets.map((t) => t.status)),
+    publishAt: plan.publishAt,
+    createdAt: at,
+    updatedAt: at,
+    version: 1
+  } as const
+  const aggregate: PostAggregate = { post, targets, approval: approval?.record ?? null }
+
+  const livemode = plan.targets.some((t) => !t.account.sandbox)
+  const events: Array<OutboxEvent> = []
+  if (approval) {
+    events.push(
+      yield* PostEvents.makeEvent(
+        caller.workspaceId,
+        "post.awaiting_approval",
+        PostEvents.awaitingApproval(post, { id: approval.record.id, url: approval.url, expiresAt: approval.record.expiresAt }),
+        livemode,
+        at
+      )
+    )
+  } else if (post.status === "scheduled") {
+    events.push(yield* PostEvents.makeEvent(caller.workspaceId, "post.scheduled", PostEvents.scheduled(post), livemode, at))
+  }
+  yield* store.insertPost(aggregate, events)
+
+  const view = postView(aggregate, settings, locale, at)
+  const { approval: approvalDetail, ...rest } = view
+  return {
+    ...rest,
+    ...(approvalDetail === null ? {} : { approval: approvalDetail }),
+    warnings: []
+  } satisfies Post.CreatePostResponse
+})
+
+/** Checks a post without saving anything: every problem, in the shared error shape. */
+export const validatePost = Effect.fn("posts.validate")(function* (
+  caller: Caller,
+  request: Post.CreatePostRequest,
+  locale: Locale
+) {
+  const settings = yield* EngineConfig
+  const { problems } = yield* planPost(caller, request)
+  return { issues: problems.map((p) => renderError(p, locale, settings.publicBaseUrl)) } satisfies Post.ValidatePostResponse
+})
+
+const loadPost = Effect.fn("posts.load")(function* (caller: Caller, id: string) {
+  const store = yield* Store
+  const found = yield* store.getPost(caller.workspaceId, id)
+  if (Option.isNone(found)) return yield* Effect.fail(notFound("post"))
+  return found.value
+})
+
+/** A post with its targets, each with its permalink or error. */
+export const getPost = Effect.fn("posts.get")(function* (caller: Caller, id: string, locale: Locale) {
+  const settings = yield* EngineConfig
+  const aggregate = yield* loadPost(caller, id)
+  return postView(aggregate, settings, locale, yield* now)
+})
+
+/** Lists posts newest first, filtered, a page at a time. */
+export const listPosts = Effect.fn("posts.list")(function* (caller: Caller, query: Post.ListPostsQuery, locale: Locale) {
+  const store = yield* Store
+  const settings = yield* EngineConfig
+  const at = yield* now
+  const from = query.from === undefined ? undefined : parseInstant(query.from)
+  const to = query.to === undefined ? undefined : parseInstant(query.to)
+  if (from !== undefined && to !== undefined) {
+    if (to <= from) {
+      return yield* Effect.fail(
+        new PostwireError({ code: "invalid_range", field: "to", details: { detail: "`to` must be after `from`" } })
+      )
+    }
+    if (to - from > settings.maxRangeMs) {
+      return yield* Effect.fail(
+        new PostwireError({
+          code: "invalid_range",
+          field: "to",
+          details: { detail: `the range may span at most ${Math.round(settings.maxRangeMs / 86_400_000)} days` }
+        })
+      )
+    }
+  }
+  const filter = { status: query.status, profileId: query.profile_id, platform: query.platform, from, to }
+  const digest = filterDigest(`posts:${caller.workspaceId}`, filter)
+  let after: { sortKey: number; id: string } | undefined
+  if (query.cursor !== undefined) {
+    const decoded = decodeCursor(settings.secret, query.cursor, digest, at, settings.cursorTtlMs)
+    if (Option.isNone(decoded)) {
+      return yield* Effect.fail(new PostwireError({ code: "invalid_cursor", field: "cursor" }))
+    }
+    after = decoded.value
+  }
+  const limit = query.limit ?? defaultPageSize
+  const rows = yield* store.listPosts(caller.workspaceId, filter, after, limit + 1)
+  const page = rows.slice(0, limit)
+  const last = page[page.length - 1]
+  const hasMore = rows.length > limit && last !== undefined
+  return {
+    data: page.map((a) => postView(a, settings, locale, at)),
+    cursor: {
+      next: hasMore ? encodeCursor(settings.secret, { sortKey: last.post.publishAt, id: last.post.id }, digest, at) : null,
+      has_more: hasMore
+    }
+  } satisfies Post.PostList
+})
+
+/**
+ * Applies a change to a post and saves it with its events; when another writer saved first,
+ * reads again and re-applies (the change is re-checked against the fresh state).
+ */
+const changePost = <E, R>(
+  caller: Caller,
+  id: string,
+  change: (
+    aggregate: PostAggregate,
+    at: number
+  ) => Effect.Effect<{ readonly next: PostAggregate; readonly events: ReadonlyArray<OutboxEvent> }, E, R>
+) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    for (let attempt = 0; ; attempt++) {
+      const current = yield* loadPost(caller, id)
+      const at = yield* now
+      const { next, events } = yield* change(current, at)
+      const saved = yield* store.savePost(next, events).pipe(
+        Effect.as(true),
+        Effect.catchTag("VersionConflict", (e: VersionConflict) => (attempt < 4 ? Effect.succeed(false) : Effect.fail(e)))
+      )
+      if (saved) return next
+    }
+  })
+
+/** Rebuilds the post row from its targets after a change. */
+const settle = (aggregate: PostAggregate, at: number, changes: Partial<PostAggregate["post"]> = {}): PostAggregate => {
+  const post = { ...aggregate.post, ...changes }
+  return {
+    ...aggregate,
+    post: {
+      ...post,
+      status: derivePostStatus(aggregate.targets.map((t) => t.status)),
+      publishAt: post.scheduledAt ?? post.createdAt,
+      updatedAt: at,
+      version: aggregate.post.version + 1
+    }
+  }
+}
+
+/** Changes the caption and/or schedule while no target has started publishing. */
+export const updatePost = Effect.fn("posts.update")(function* (
+  caller: Caller,
+  id: string,
+  request: Post.UpdatePostRequest,
+  locale: Locale
+) {
+  const settings = yield* EngineConfig
+  const store = yield* Store
+  const saved = yield* changePost(caller, id, (current, at) =>
+    Effect.gen(function* () {
+      const statuses = current.targets.map((t) => t.status)
+      if (statuses.some((s) => s === "publishing" || s === "published" || s === "failed")) {
+        return yield* Effect.fail(invalidState("publishing has started"))
+      }
+      if (statuses.every(isFinished)) return yield* Effect.fail(invalidState(`the post is ${current.post.status}`))
+
+      const caption = request.caption ?? current.post.caption
+      if (request.caption !== undefined) {
+        for (const t of current.targets) {
+          const limit = settings.captionMax[t.platform]
+          if (caption.length > limit) {
+            return yield* Effect.fail(
+              new PostwireError({ code: "caption_too_long", field: "caption", details: { limit, platform: t.platform } })
+            )
+          }
+        }
+      }
+      const scheduledAt =
+        request.scheduled_at === undefined
+          ? current.post.scheduledAt
+          : request.scheduled_at === null
+            ? null
+            : parseInstant(request.scheduled_at)
+
+      const captionChanged = request.caption !== undefined && request.caption !== current.post.caption
+      const reapprove =
+        captionChanged && current.post.approvalMode === "link" && current.approval !== null && current.approval.status === "approved"
+      const events: Array<OutboxEvent> = []
+      const livemode = yield* livemodeOf(current)
+      let approval = current.approval
+      if (reapprove) {
+        const fresh = yield* newApproval(caller.workspaceId, current.post.id, at)
+        approval = fresh.record
+        events.push(
+          yield* PostEvents.makeEvent(
+            caller.workspaceId,
+            "post.awaiting_approval",
+            PostEvents.awaitingApproval(current.post, { id: fresh.record.id, url: fresh.url, expiresAt: fresh.record.expiresAt }),
+            livemode,
+            at
+          )
+        )
+      }
+      const publishAt = scheduledAt ?? current.post.createdAt
+      const targets = current.targets.map((t): TargetRecord => {
+        if (isFinished(t.status)) return t
+        if (reapprove) return { ...t, status: "awaiting_approval", dueAt: null, updatedAt: at }
+        if (t.status === "awaiting_approval") return t
+        const status = readyStatus(scheduledAt, at)
+        return { ...t, status, dueAt: publishAt, updatedAt: at }
+      })
+      const next = settle({ ...current, targets, approval }, at, { caption, scheduledAt })
+      if (next.post.status === "scheduled" && current.post.status !== "scheduled") {
+        events.push(yield* PostEvents.makeEvent(caller.workspaceId, "post.scheduled", PostEvents.scheduled(next.post), livemode, at))
+      }
+      return { next, events }
+    })
+  )
+  void store
+  return postView(saved, settings, locale, yield* now)
+})
+
+/** Cancels every target that has not published; published targets stay published. */
+export const cancelPost = Effect.fn("posts.cancel")(function* (caller: Caller, id: string, locale: Locale) {
+  const settings = yield* EngineConfig
+  const saved = yield* changePost(caller, id, (current, at) =>
+    Effect.gen(function* () {
+      if (current.targets.some((t) => t.status === "publishing")) {
+        return yield* Effect.fail(invalidState("a target is publishing"))
+      }
+      if (current.targets.every((t) => isFinished(t.status) && t.status !== "failed")) {
+        return yield* Effect.fail(invalidState(`the post is already ${current.post.status}`))
+      }
+      const targets = current.targets.map(
+        (t): TargetRecord =>
+          t.status === "published" || t.status === "cancelled" || t.status === "rejected"
+            ? t
+            : { ...t, status: "cancelled", dueAt: null, leaseOwner: null, leaseUntil: null, updatedAt: at }
+      )
+      return { next: settle({ ...current, targets }, at), events: [] }
+    })
+  )
+  return postView(saved, settings, locale, yield* now)
+})
+
+/** Queues again the targets that failed with a retryable error; nothing else is touched. */
+export const retryPost = Effect.fn("posts.retry")(function* (caller: Caller, id: string, locale: Locale) {
+  const retried: Array<string> = []
+  const saved = yield* changePost(caller, id, (current, at) =>
+    Effect.gen(function* () {
+      retried.length = 0
+      const targets = current.targets.map((t): TargetRecord => {
+        if (t.status !== "failed" || t.error?.retryable !== true) return t
+        retried.push(t.id)
+        return { ...t, status: "queued", error: null, dueAt: at, leaseOwner: null, leaseUntil: null, updatedAt: at }
+      })
+      if (retried.length === 0) return yield* Effect.fail(invalidState("no target failed with a retryable error"))
+      return { next: settle({ ...current, targets }, at), events: [] }
+    })
+  )
+  return {
+    data: saved.targets.filter((t) => retried.includes(t.id)).map((t) => targetView(t, locale))
+  } satisfies Post.RetryPostResponse
+})

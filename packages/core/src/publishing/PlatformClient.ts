@@ -1,0 +1,97 @@
+/**
+ * The `PlatformClient` service: publishes one target to its platform, step by step, so that a
+ * crash at any point can resume without publishing twice.
+ *
+ * `publish` is called with the state saved after the previous step (`null` the first time).
+ * A step that returns `InProgress` gives the state to persist (a container or publish id)
+ * BEFORE anything else happens; the publisher stores it and calls `publish` again with it after
+ * `pollAfterMs`. An adapter given a state never re-sends a publish that may have succeeded: it
+ * asks the platform first.
+ *
+ * @since 0.1.0
+ */
+import { Context, Data, type Effect } from "effect"
+import type { ErrorCode } from "@postwire/domain"
+import type { AccountRecord, MediaRecord, PostRecord, TargetRecord } from "../store/Records.ts"
+
+/** A media item as a platform adapter needs it. */
+export interface PublishMedia {
+  readonly record: MediaRecord
+  /** A public address the platform can fetch the bytes from (Meta and PULL_FROM_URL need one). */
+  readonly url: string
+  /** The bytes, for platforms that take an upload (FILE_UPLOAD, rupload). */
+  readonly read: Effect.Effect<Uint8Array>
+}
+
+/** Everything needed to publish one target. */
+export interface PublishInput {
+  readonly post: PostRecord
+  readonly target: TargetRecord
+  readonly account: AccountRecord
+  readonly media: ReadonlyArray<PublishMedia>
+  /** The state saved after the previous step; `null` on the first call. */
+  readonly state: unknown
+}
+
+/** The outcome of one step. */
+export type PublishStep =
+  | {
+      readonly _tag: "Published"
+      /** The platform's id of the published item. */
+      readonly platformPostId: string
+      /** Public address; `null` while the platform has not made one yet (moderation, inbox). */
+      readonly permalink: string | null
+      readonly state: unknown
+    }
+  | {
+      readonly _tag: "InProgress"
+      /** Persist this before anything else; pass it back on the next call. */
+      readonly state: unknown
+      /** When to call again. */
+      readonly pollAfterMs: number
+    }
+
+/** New platform credentials to store after a refresh (tokens rotate). */
+export interface CredentialsUpdate {
+  readonly accountId: string
+  /** Opaque to the engine, encrypted by the server before storage. */
+  readonly credentials: string
+}
+
+/** A platform failure, normalized to a catalog code; the raw platform code is kept for support. */
+export class PlatformFailure extends Data.TaggedError("PlatformFailure")<{
+  readonly code: ErrorCode
+  /** The platform's own code, e.g. `spam_risk_too_many_posts` or `190/463`. */
+  readonly platformCode: string
+  readonly retryable: boolean
+  /** Details for the message (e.g. `limit`, `duration`). */
+  readonly details?: Readonly<Record<string, string | number>> | undefined
+  /** The account must be reconnected: its token could not be refreshed. */
+  readonly needsReconnect?: boolean | undefined
+  /** Resume state to persist even though this step failed (e.g. a container was created). */
+  readonly state?: unknown
+}> {}
+
+/** What a shortvideo creator may do now (TikTok creator_info). */
+export interface CreatorInfo {
+  readonly nickname: string
+  readonly username: string
+  readonly privacyLevelOptions: ReadonlyArray<string>
+  readonly commentDisabled: boolean
+  readonly duetDisabled: boolean
+  readonly stitchDisabled: boolean
+  readonly maxVideoPostDurationSec: number
+}
+
+/** Publishes targets to platforms. */
+export class PlatformClient extends Context.Service<
+  PlatformClient,
+  {
+    /** Runs the next step of publishing one target. */
+    readonly publish: (
+      input: PublishInput
+    ) => Effect.Effect<PublishStep & { readonly credentials?: CredentialsUpdate | undefined }, PlatformFailure>
+    /** The creator's current options (shortvideo only), for the consent form and pre-checks. */
+    readonly creatorInfo: (account: AccountRecord) => Effect.Effect<CreatorInfo, PlatformFailure>
+  }
+>()("postwire/PlatformClient") {}

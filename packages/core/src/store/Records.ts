@@ -1,0 +1,185 @@
+/**
+ * What the engine stores: plain records, independent of any database. Times are epoch
+ * milliseconds; every record that grows with use carries `workspaceId`.
+ *
+ * @since 0.1.0
+ */
+import type { ErrorObject, KeyKind, Platform, Post as PostWire, Scope } from "@postwire/domain"
+
+/** A tenant: everything else belongs to exactly one workspace. */
+export interface WorkspaceRecord {
+  readonly id: string
+  readonly name: string
+  /** Domains (and their subdomains) an approval `redirect_url` may point to. */
+  readonly allowedRedirectDomains: ReadonlyArray<string>
+  readonly createdAt: number
+}
+
+/** An API key; the secret itself is never stored, only its SHA-256 hex digest. */
+export interface ApiKeyRecord {
+  readonly id: string
+  readonly workspaceId: string
+  readonly kind: KeyKind
+  readonly scopes: ReadonlyArray<Scope>
+  readonly hash: string
+  /** The last four characters of the key, to tell keys apart in listings. */
+  readonly last4: string
+  readonly createdAt: number
+  readonly revokedAt: number | null
+}
+
+/** A profile groups accounts. */
+export interface ProfileRecord {
+  readonly id: string
+  readonly workspaceId: string
+  readonly name: string
+  readonly createdAt: number
+}
+
+/** How the simulated platform behaves for a sandbox account. */
+export interface SimulateOptions {
+  /** A normalized platform code to fail with (e.g. `platform_unavailable`). */
+  readonly error?: string | undefined
+  /** Fail only the first `times` attempts, then succeed. Absent: always fail. */
+  readonly times?: number | undefined
+  readonly max_video_duration_sec?: number | undefined
+  readonly privacy_level_options?: ReadonlyArray<string> | undefined
+}
+
+/** A connected social account. */
+export interface AccountRecord {
+  readonly id: string
+  readonly workspaceId: string
+  readonly profileId: string
+  readonly platform: Platform
+  readonly handle: string
+  readonly sandbox: boolean
+  readonly status: "connected" | "needs_reconnect" | "disconnected"
+  /** Per-account override of the platform's daily quota. */
+  readonly dailyQuota: number | null
+  readonly simulate: SimulateOptions | null
+  /** Platform credentials, encrypted by the server; opaque to the engine. */
+  readonly credentials: string | null
+  /** The platform's own id of the account (ig-user-id, page id, open_id). */
+  readonly externalId: string | null
+  readonly createdAt: number
+}
+
+/** An uploaded media item; its bytes live in the `BlobStore` under `blobKey`. */
+export interface MediaRecord {
+  readonly id: string
+  readonly workspaceId: string
+  readonly kind: "image" | "video"
+  readonly mime: string
+  readonly sizeBytes: number
+  readonly filename: string | null
+  readonly width: number | null
+  readonly height: number | null
+  readonly durationSeconds: number | null
+  readonly blobKey: string
+  readonly sha256: string
+  readonly createdAt: number
+}
+
+/** Status of a target. */
+export type TargetStatus = PostWire.TargetStatus
+/** Status of a post, derived from its targets. */
+export type PostStatus = PostWire.PostStatus
+
+/** A post: caption plus media for its targets. */
+export interface PostRecord {
+  readonly id: string
+  readonly workspaceId: string
+  readonly profileId: string
+  readonly caption: string
+  readonly media: ReadonlyArray<string>
+  readonly scheduledAt: number | null
+  readonly aiGenerated: boolean
+  readonly approvalMode: "link" | "none"
+  readonly notify: { readonly email?: string | undefined; readonly locale?: "en" | "id" | undefined } | null
+  /** Derived from the targets at every write, so lists can filter on it. */
+  readonly status: PostStatus
+  /** When the post publishes: `scheduledAt`, or `createdAt` when unscheduled. Lists sort on it. */
+  readonly publishAt: number
+  readonly createdAt: number
+  readonly updatedAt: number
+  /** Optimistic concurrency: bumped by every save. */
+  readonly version: number
+}
+
+/** Consent given for a shortvideo direct target, and who gave it. */
+export interface ConsentRecord {
+  readonly consent: PostWire.Consent
+  /** `key:<key id>` or `approval:<approval id>`. */
+  readonly givenBy: string
+  readonly givenAt: number
+}
+
+/** One account a post goes to; each target has its own status and fails alone. */
+export interface TargetRecord {
+  readonly id: string
+  readonly workspaceId: string
+  readonly postId: string
+  readonly accountId: string
+  readonly platform: Platform
+  readonly status: TargetStatus
+  readonly options: PostWire.TargetOptions
+  readonly consent: ConsentRecord | null
+  readonly permalink: string | null
+  readonly publishedAt: number | null
+  readonly error: ErrorObject | null
+  readonly attempts: number
+  /** The platform's container or publish id and anything needed to resume after a crash. */
+  readonly platformState: unknown
+  /** When the target may next be tried (scheduled time, or a retry's backoff). */
+  readonly dueAt: number | null
+  /** Worker lease: who holds the target and until when. */
+  readonly leaseOwner: string | null
+  readonly leaseUntil: number | null
+  readonly updatedAt: number
+}
+
+/** The approval link of a post. */
+export interface ApprovalRecord {
+  readonly id: string
+  readonly workspaceId: string
+  readonly postId: string
+  /** SHA-256 hex of the link's token; the token itself is never stored. */
+  readonly tokenHash: string
+  readonly status: "pending" | "approved" | "rejected" | "expired"
+  readonly expiresAt: number
+  readonly decidedAt: number | null
+  readonly reason: string | null
+  readonly createdAt: number
+}
+
+/** A post with everything that belongs to it, loaded and saved as one. */
+export interface PostAggregate {
+  readonly post: PostRecord
+  readonly targets: ReadonlyArray<TargetRecord>
+  readonly approval: ApprovalRecord | null
+}
+
+/** An event written to the outbox in the same transaction as the change that caused it. */
+export interface OutboxEvent {
+  readonly id: string
+  readonly workspaceId: string
+  readonly type: string
+  readonly createdAt: number
+  readonly livemode: boolean
+  readonly data: Readonly<Record<string, unknown>>
+}
+
+/** A stored idempotent response. */
+export interface IdempotencyRecord {
+  readonly workspaceId: string
+  readonly keyId: string
+  readonly key: string
+  readonly requestHash: string
+  readonly state: "in_progress" | "completed"
+  readonly status: number | null
+  readonly body: string | null
+  readonly createdAt: number
+  /** While in progress: when the claim is considered abandoned (crash) and may be taken again. */
+  readonly lockedUntil: number
+}

@@ -1,0 +1,186 @@
+/**
+ * The `Store` service: every read and write the engine makes. One interface, several
+ * implementations (in memory, PostgreSQL, the embedded database), one conformance suite.
+ *
+ * Each method is atomic on its own: a post and the events its change causes are written in
+ * one transaction (the outbox), and a save fails with {@link VersionConflict} when someone
+ * else saved the post first.
+ *
+ * @since 0.1.0
+ */
+import { Context, Data, type Effect, type Option } from "effect"
+import type { Platform } from "@postwire/domain"
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  IdempotencyRecord,
+  MediaRecord,
+  OutboxEvent,
+  PostAggregate,
+  PostStatus,
+  ProfileRecord,
+  WorkspaceRecord
+} from "./Records.ts"
+
+/** The database failed; never a user's fault. */
+export class StoreError extends Data.TaggedError("StoreError")<{
+  readonly operation: string
+  readonly cause: unknown
+}> {}
+
+/** Someone else saved the post since it was read. */
+export class VersionConflict extends Data.TaggedError("VersionConflict")<{
+  readonly postId: string
+}> {}
+
+/** A keyset position in a list ordered newest first: `(sortKey desc, id desc)`. */
+export interface Keyset {
+  readonly sortKey: number
+  readonly id: string
+}
+
+/** Filters of a post list; `from` inclusive, `to` exclusive, on `publishAt`. */
+export interface PostFilter {
+  readonly status?: PostStatus | undefined
+  readonly profileId?: string | undefined
+  readonly platform?: Platform | undefined
+  readonly from?: number | undefined
+  readonly to?: number | undefined
+}
+
+/** Filters of an account list. */
+export interface AccountFilter {
+  readonly profileId?: string | undefined
+  readonly platform?: Platform | undefined
+}
+
+/** What `beginIdempotency` found. */
+export type IdempotencyBegin =
+  | { readonly _tag: "Started" }
+  | { readonly _tag: "Replay"; readonly status: number; readonly body: string }
+  | { readonly _tag: "Mismatch" }
+  | { readonly _tag: "InProgress" }
+
+/** Usage of an account's quota in a window. */
+export interface QuotaUsage {
+  /** Targets counted in the window. */
+  readonly used: number
+  /** The earliest counted instant, so callers know when the window frees a slot. */
+  readonly oldest: number | null
+}
+
+/** Every read and write of the engine. */
+export interface StoreShape {
+  // Workspaces and keys
+  readonly createWorkspace: (workspace: WorkspaceRecord) => Effect.Effect<void, StoreError>
+  readonly getWorkspace: (id: string) => Effect.Effect<Option.Option<WorkspaceRecord>, StoreError>
+  readonly countWorkspaces: () => Effect.Effect<number, StoreError>
+  readonly createApiKey: (key: ApiKeyRecord) => Effect.Effect<void, StoreError>
+  /** Finds a key by the SHA-256 hex of its secret; revoked keys are returned too (check `revokedAt`). */
+  readonly findApiKeyByHash: (hash: string) => Effect.Effect<Option.Option<ApiKeyRecord>, StoreError>
+
+  // Profiles and accounts
+  readonly createProfile: (profile: ProfileRecord) => Effect.Effect<void, StoreError>
+  readonly getProfile: (workspaceId: string, id: string) => Effect.Effect<Option.Option<ProfileRecord>, StoreError>
+  /** Newest first, after the keyset position when given (`sortKey` is `createdAt`). */
+  readonly listProfiles: (
+    workspaceId: string,
+    after: Keyset | undefined,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<ProfileRecord>, StoreError>
+  readonly createAccount: (account: AccountRecord) => Effect.Effect<void, StoreError>
+  readonly getAccount: (workspaceId: string, id: string) => Effect.Effect<Option.Option<AccountRecord>, StoreError>
+  /** Accounts with these ids in this workspace; ids of other workspaces are simply absent. */
+  readonly getAccounts: (
+    workspaceId: string,
+    ids: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<AccountRecord>, StoreError>
+  readonly listAccounts: (
+    workspaceId: string,
+    filter: AccountFilter,
+    after: Keyset | undefined,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<AccountRecord>, StoreError>
+  readonly updateAccountStatus: (
+    workspaceId: string,
+    id: string,
+    status: AccountRecord["status"],
+    events: ReadonlyArray<OutboxEvent>
+  ) => Effect.Effect<void, StoreError>
+
+  // Media
+  readonly createMedia: (media: MediaRecord) => Effect.Effect<void, StoreError>
+  readonly getMedia: (workspaceId: string, id: string) => Effect.Effect<Option.Option<MediaRecord>, StoreError>
+  readonly getMediaItems: (
+    workspaceId: string,
+    ids: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<MediaRecord>, StoreError>
+
+  // Posts
+  /** Inserts a new post with its targets, approval and events, in one transaction. */
+  readonly insertPost: (post: PostAggregate, events: ReadonlyArray<OutboxEvent>) => Effect.Effect<void, StoreError>
+  readonly getPost: (workspaceId: string, id: string) => Effect.Effect<Option.Option<PostAggregate>, StoreError>
+  /**
+   * Saves a changed post (its row, every target, its approval) and the events the change
+   * causes, in one transaction. The caller increments `post.version`; the save succeeds only
+   * while the stored version is `post.version - 1`, else it fails with `VersionConflict`.
+   */
+  readonly savePost: (
+    post: PostAggregate,
+    events: ReadonlyArray<OutboxEvent>
+  ) => Effect.Effect<void, StoreError | VersionConflict>
+  /** Newest `publishAt` first, ties by id descending, after the keyset position when given. */
+  readonly listPosts: (
+    workspaceId: string,
+    filter: PostFilter,
+    after: Keyset | undefined,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<PostAggregate>, StoreError>
+  /**
+   * Targets of the account counted against its quota whose instant lies in `[from, to)`:
+   * every target not `cancelled`, `rejected` or `failed`, at its `publishedAt`, or else at its
+   * post's `publishAt`.
+   */
+  readonly countQuotaUsage: (
+    workspaceId: string,
+    accountId: string,
+    from: number,
+    to: number
+  ) => Effect.Effect<QuotaUsage, StoreError>
+
+  // Outbox
+  /** Events of a workspace in the order they were written (for tests and replay). */
+  readonly listEvents: (workspaceId: string) => Effect.Effect<ReadonlyArray<OutboxEvent>, StoreError>
+
+  // Rate limits
+  /** Adds one hit to a fixed-window counter and returns the count including this hit. */
+  readonly hitRateLimit: (bucket: string, windowStart: number, expiresAt: number) => Effect.Effect<number, StoreError>
+
+  // Idempotency
+  /**
+   * Claims an idempotency key, or reports what is already there. A record older than
+   * `expiredBefore` counts as absent; an in-progress record whose `lockedUntil` has passed
+   * (its request crashed) is taken over.
+   */
+  readonly beginIdempotency: (
+    record: IdempotencyRecord,
+    expiredBefore: number
+  ) => Effect.Effect<IdempotencyBegin, StoreError>
+  /** Stores the response of a claimed key. */
+  readonly completeIdempotency: (
+    workspaceId: string,
+    keyId: string,
+    key: string,
+    status: number,
+    body: string
+  ) => Effect.Effect<void, StoreError>
+  /** Releases a claimed key whose request should be retryable (a 5xx, a 429). */
+  readonly releaseIdempotency: (workspaceId: string, keyId: string, key: string) => Effect.Effect<void, StoreError>
+
+  // Settings
+  /** Stores a value under `name` unless one is there; returns the value that is stored. */
+  readonly ensureSetting: (name: string, value: string) => Effect.Effect<string, StoreError>
+}
+
+/** The engine's storage. */
+export class Store extends Context.Service<Store, StoreShape>()("postwire/Store") {}
