@@ -1,0 +1,113 @@
+/**
+ * Accounts and profiles: reading them, with each account's quota.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Option } from "effect"
+import { type Account, defaultPageSize, formatInstant, PostwireError } from "@postwire/domain"
+import type { Caller } from "../Caller.ts"
+import { EngineConfig } from "../EngineConfig.ts"
+import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
+import { quotaLimit, quotaWindow } from "../posts/Quota.ts"
+import type { AccountRecord, ProfileRecord } from "../store/Records.ts"
+import { type Keyset, Store } from "../store/Store.ts"
+
+const day = 24 * 60 * 60 * 1000
+
+/** The account's quota now: slots used in the last 24 hours, its limit, and when a slot frees. */
+export const accountQuota = Effect.fn("accounts.quota")(function* (account: AccountRecord) {
+  const store = yield* Store
+  const settings = yield* EngineConfig
+  const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
+  const { from, to } = quotaWindow(at)
+  const usage = yield* store.countQuotaUsage(account.workspaceId, account.id, from, to)
+  return {
+    used: usage.used,
+    limit: quotaLimit(account, settings),
+    resets_at: usage.oldest === null ? null : formatInstant(usage.oldest + day)
+  } satisfies Account.Quota
+})
+
+const accountView = (account: AccountRecord, quota: Account.Quota): Account.Account => ({
+  id: account.id,
+  profile_id: account.profileId,
+  platform: account.platform,
+  handle: account.handle,
+  sandbox: account.sandbox,
+  status: account.status,
+  quota,
+  created_at: formatInstant(account.createdAt)
+})
+
+const profileView = (profile: ProfileRecord): Account.Profile => ({
+  id: profile.id,
+  name: profile.name,
+  created_at: formatInstant(profile.createdAt)
+})
+
+/** One account with its quota. */
+export const getAccount = Effect.fn("accounts.get")(function* (caller: Caller, id: string) {
+  const store = yield* Store
+  const found = yield* store.getAccount(caller.workspaceId, id)
+  if (Option.isNone(found)) {
+    return yield* Effect.fail(new PostwireError({ code: "not_found", details: { resource: "account" } }))
+  }
+  return accountView(found.value, yield* accountQuota(found.value))
+})
+
+/** Pages through a keyset list with a cursor bound to its filters. */
+const page = Effect.fn("lists.page")(function* <A>(
+  scope: string,
+  filters: Readonly<Record<string, unknown>>,
+  query: { readonly cursor?: string | undefined; readonly limit?: number | undefined },
+  load: (after: Keyset | undefined, limit: number) => Effect.Effect<ReadonlyArray<A>, unknown>,
+  keyOf: (a: A) => Keyset
+) {
+  const settings = yield* EngineConfig
+  const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
+  const digest = filterDigest(scope, filters)
+  let after: Keyset | undefined
+  if (query.cursor !== undefined) {
+    const decoded = decodeCursor(settings.secret, query.cursor, digest, at, settings.cursorTtlMs)
+    if (Option.isNone(decoded)) return yield* Effect.fail(new PostwireError({ code: "invalid_cursor", field: "cursor" }))
+    after = decoded.value
+  }
+  const limit = query.limit ?? defaultPageSize
+  const rows = yield* load(after, limit + 1)
+  const items = rows.slice(0, limit)
+  const last = items[items.length - 1]
+  const hasMore = rows.length > limit && last !== undefined
+  return {
+    items,
+    cursor: { next: hasMore ? encodeCursor(settings.secret, keyOf(last), digest, at) : null, has_more: hasMore }
+  }
+})
+
+/** Accounts of the workspace, newest first. */
+export const listAccounts = Effect.fn("accounts.list")(function* (caller: Caller, query: Account.ListAccountsQuery) {
+  const store = yield* Store
+  const filter = { profileId: query.profile_id, platform: query.platform }
+  const result = yield* page(
+    `accounts:${caller.workspaceId}`,
+    filter,
+    query,
+    (after, limit) => store.listAccounts(caller.workspaceId, filter, after, limit),
+    (a: AccountRecord) => ({ sortKey: a.createdAt, id: a.id })
+  )
+  const data: Array<Account.Account> = []
+  for (const a of result.items) data.push(accountView(a, yield* accountQuota(a)))
+  return { data, cursor: result.cursor }
+})
+
+/** Profiles of the workspace, newest first. */
+export const listProfiles = Effect.fn("profiles.list")(function* (caller: Caller, query: Account.ListProfilesQuery) {
+  const store = yield* Store
+  const result = yield* page(
+    `profiles:${caller.workspaceId}`,
+    {},
+    query,
+    (after, limit) => store.listProfiles(caller.workspaceId, after, limit),
+    (p: ProfileRecord) => ({ sortKey: p.createdAt, id: p.id })
+  )
+  return { data: result.items.map(profileView), cursor: result.cursor }
+})
