@@ -214,7 +214,10 @@ const classOrder = [400, 403, 404, 422]
 /** The failure create answers with: the first problem by status class; a 422 lists all 422s. */
 export const firstFailure = (problems: ReadonlyArray<PostwireError>): PostwireError => {
   for (const status of classOrder) {
-    const matching = problems.filter((p) => p.httpStatus === status)
+    // consent_required leads: it is the rule a caller must act on first.
+    const matching = problems
+      .filter((p) => p.httpStatus === status)
+      .sort((a, b) => Number(b.code === "consent_required") - Number(a.code === "consent_required"))
     const first = matching[0]
     if (first !== undefined) {
       return status === 422 && matching.length > 1

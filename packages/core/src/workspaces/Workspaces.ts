@@ -1,0 +1,137 @@
+/**
+ * Administration: workspaces, API keys, profiles and accounts. The admin API and the first
+ * start call these; an embedding app may call them directly.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Option } from "effect"
+import { allScopes, keyPrefix, type KeyKind, type Platform, PostwireError, type Scope } from "@postwire/domain"
+import { hashSecret, Ids } from "../ids/Ids.ts"
+import * as PostEvents from "../posts/PostEvents.ts"
+import type { SimulateOptions } from "../store/Records.ts"
+import { Store } from "../store/Store.ts"
+import { isErrorCode } from "@postwire/domain"
+
+const now = Effect.clockWith((c) => c.currentTimeMillis)
+
+const invalid = (field: string, detail: string) =>
+  new PostwireError({ code: "invalid_request", field, details: { detail } })
+
+const domainName = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/
+
+/** Creates a workspace. */
+export const createWorkspace = Effect.fn("workspaces.create")(function* (input: {
+  readonly name: string
+  readonly allowedRedirectDomains?: ReadonlyArray<string> | undefined
+}) {
+  const store = yield* Store
+  const name = input.name.trim()
+  if (name === "") return yield* Effect.fail(invalid("name", "must not be empty"))
+  const domains = (input.allowedRedirectDomains ?? []).map((d) => d.trim().toLowerCase())
+  const bad = domains.findIndex((d) => !domainName.test(d))
+  if (bad >= 0) return yield* Effect.fail(invalid(`allowed_redirect_domains[${bad}]`, "must be a domain name such as example.com"))
+  const id = yield* Ids.use((ids) => ids.make("workspace"))
+  yield* store.createWorkspace({ id, name, allowedRedirectDomains: domains, createdAt: yield* now })
+  return { id }
+})
+
+const requireWorkspace = Effect.fn("workspaces.require")(function* (workspaceId: string) {
+  const store = yield* Store
+  const found = yield* store.getWorkspace(workspaceId)
+  if (Option.isNone(found)) {
+    return yield* Effect.fail(new PostwireError({ code: "not_found", details: { resource: "workspace" } }))
+  }
+  return found.value
+})
+
+/** Issues an API key; the secret is returned once and only its hash is stored. */
+export const createKey = Effect.fn("keys.create")(function* (
+  workspaceId: string,
+  input: { readonly kind: KeyKind; readonly scopes: ReadonlyArray<Scope> }
+) {
+  const store = yield* Store
+  yield* requireWorkspace(workspaceId)
+  if (input.scopes.length === 0) return yield* Effect.fail(invalid("scopes", `must list at least one of ${allScopes.join(", ")}`))
+  const id = yield* Ids.use((ids) => ids.make("key"))
+  const key = keyPrefix[input.kind] + (yield* Ids.use((ids) => ids.secret(32)))
+  yield* store.createApiKey({
+    id,
+    workspaceId,
+    kind: input.kind,
+    scopes: [...new Set(input.scopes)],
+    hash: hashSecret(key),
+    last4: key.slice(-4),
+    createdAt: yield* now,
+    revokedAt: null
+  })
+  return { id, key }
+})
+
+/** Creates a profile. */
+export const createProfile = Effect.fn("profiles.create")(function* (workspaceId: string, input: { readonly name: string }) {
+  const store = yield* Store
+  yield* requireWorkspace(workspaceId)
+  const name = input.name.trim()
+  if (name === "") return yield* Effect.fail(invalid("name", "must not be empty"))
+  const id = yield* Ids.use((ids) => ids.make("profile"))
+  yield* store.createProfile({ id, workspaceId, name, createdAt: yield* now })
+  return { id }
+})
+
+/** Input of {@link createAccount}. */
+export interface CreateAccountInput {
+  readonly profileId: string
+  readonly platform: Platform
+  readonly sandbox: boolean
+  readonly handle?: string | undefined
+  readonly dailyQuota?: number | undefined
+  readonly simulate?: SimulateOptions | undefined
+  readonly credentials?: string | undefined
+  readonly externalId?: string | undefined
+}
+
+/** Connects an account; emits `account.connected`. */
+export const createAccount = Effect.fn("accounts.create")(function* (workspaceId: string, input: CreateAccountInput) {
+  const store = yield* Store
+  yield* requireWorkspace(workspaceId)
+  const profile = yield* store.getProfile(workspaceId, input.profileId)
+  if (Option.isNone(profile)) {
+    return yield* Effect.fail(new PostwireError({ code: "not_found", field: "profile_id", details: { resource: "profile" } }))
+  }
+  if (input.simulate !== undefined && !input.sandbox) {
+    return yield* Effect.fail(invalid("simulate", "is only for sandbox accounts"))
+  }
+  if (input.simulate?.error !== undefined && !isErrorCode(input.simulate.error)) {
+    return yield* Effect.fail(invalid("simulate.error", "must be a normalized platform code such as platform_unavailable"))
+  }
+  if (input.dailyQuota !== undefined && (!Number.isInteger(input.dailyQuota) || input.dailyQuota < 1)) {
+    return yield* Effect.fail(invalid("daily_quota", "must be a positive integer"))
+  }
+  const id = yield* Ids.use((ids) => ids.make("account"))
+  const at = yield* now
+  const handle = input.handle?.trim() || `${input.platform}-${id.slice(-6).toLowerCase()}`
+  const event = yield* PostEvents.makeEvent(
+    workspaceId,
+    "account.connected",
+    { account_id: id, profile_id: input.profileId, platform: input.platform, handle },
+    !input.sandbox,
+    at
+  )
+  yield* store.createAccount({
+    id,
+    workspaceId,
+    profileId: input.profileId,
+    platform: input.platform,
+    handle,
+    sandbox: input.sandbox,
+    status: "connected",
+    dailyQuota: input.dailyQuota ?? null,
+    simulate: input.simulate ?? null,
+    credentials: input.credentials ?? null,
+    externalId: input.externalId ?? null,
+    createdAt: at
+  })
+  // The connected event is recorded with the account's first status change path.
+  yield* store.updateAccountStatus(workspaceId, id, "connected", [event])
+  return { id }
+})

@@ -1,0 +1,67 @@
+/**
+ * The Postwire server as one layer: the public API, the admin API, docs, and (with role
+ * `worker` or `all`) the background work, over the store it is given.
+ *
+ * @since 0.1.0
+ */
+import { randomBytes } from "node:crypto"
+import { createServer } from "node:http"
+import { join } from "node:path"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { BlobStore, defaultSettings, EngineConfig, Ids, Store } from "@postwire/core"
+import { Api } from "@postwire/domain"
+import { AdminApi } from "./admin/AdminApi.ts"
+import { AdminAuthenticationLive, AdminHandlers } from "./admin/AdminHandlers.ts"
+import { AdminToken } from "./admin/AdminToken.ts"
+import { ServerConfig, type ServerSettings } from "./config/ServerConfig.ts"
+import { errorReferenceHtml } from "./docs/ErrorReference.ts"
+import { ApiErrorsLive } from "./http/ApiErrorsLive.ts"
+import { AuthenticationLive } from "./http/AuthenticationLive.ts"
+import { ApiHandlers } from "./http/Handlers.ts"
+
+/** The engine's settings, keyed by the server secret kept in the store. */
+export const EngineConfigLive = Layer.effect(
+  EngineConfig,
+  Effect.gen(function* () {
+    const config = yield* ServerConfig
+    const store = yield* Store
+    const secret = yield* store.ensureSetting("server_secret", randomBytes(32).toString("base64url")).pipe(Effect.orDie)
+    return defaultSettings(config.publicUrl, secret)
+  })
+)
+
+const PublicApi = HttpApiBuilder.layer(Api, { openapiPath: "/v1/openapi.json" }).pipe(
+  Layer.provide(ApiHandlers),
+  Layer.provide([AuthenticationLive, ApiErrorsLive])
+)
+
+const Admin = HttpApiBuilder.layer(AdminApi).pipe(
+  Layer.provide(AdminHandlers),
+  Layer.provide([AdminAuthenticationLive, ApiErrorsLive])
+)
+
+const Docs = Layer.mergeAll(
+  HttpApiScalar.layer(Api, { path: "/docs" }),
+  HttpRouter.add("GET", "/docs/errors", HttpServerResponse.html(errorReferenceHtml())),
+  HttpRouter.add("GET", "/", HttpServerResponse.redirect("/docs", { status: 302 }))
+)
+
+/** Every route of the server. */
+export const Routes = Layer.mergeAll(PublicApi, Admin, Docs)
+
+/** The services the routes need, given a store. */
+export const engineLayer = (settings: ServerSettings) =>
+  Layer.mergeAll(EngineConfigLive, AdminToken.layer, Ids.layer, BlobStore.layerDirectory(join(settings.dataDir, "media"))).pipe(
+    Layer.provideMerge(ServerConfig.layer(settings))
+  )
+
+/** The HTTP server on `settings.port`, over the given store. */
+export const serverLayer = (settings: ServerSettings, store: Layer.Layer<Store, unknown>) =>
+  HttpRouter.serve(Routes, { disableLogger: !settings.logRequests, disableListenLog: true }).pipe(
+    Layer.provideMerge(engineLayer(settings)),
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host })),
+    Layer.provideMerge(store)
+  )

@@ -1,0 +1,90 @@
+/**
+ * The `postwire` command: `serve` and `admin`.
+ *
+ * @since 0.1.0
+ */
+import { parseArgs } from "node:util"
+import { NodeRuntime } from "@effect/platform-node"
+import { Layer } from "effect"
+import { ConfigProblem, resolveSettings } from "../config/ServerConfig.ts"
+import { adminUsage, runAdmin, UsageError } from "./Admin.ts"
+import { serveLayer } from "./Serve.ts"
+
+const usage = `Postwire: self-hostable social publishing.
+
+Usage:
+  postwire serve [--port 8080] [--host 0.0.0.0] [--data-dir ./.postwire] [--database-url URL] [--role api|worker|all]
+  postwire admin <workspace|key|profile|account> create ... [--json]
+  postwire --help
+
+Environment: PORT, DATABASE_URL, POSTWIRE_ADMIN_TOKEN, POSTWIRE_PUBLIC_URL,
+POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS, POSTWIRE_RATE_LIMIT_PER_KEY, POSTWIRE_RATE_LIMIT_POSTS_CREATE
+(see docs/configuration.md).`
+
+const serve = (args: ReadonlyArray<string>) => {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      "data-dir": { type: "string" },
+      "database-url": { type: "string" },
+      role: { type: "string" }
+    },
+    strict: true,
+    allowPositionals: false
+  })
+  const settings = resolveSettings(
+    {
+      port: values.port,
+      host: values.host,
+      dataDir: values["data-dir"],
+      databaseUrl: values["database-url"],
+      role: values.role
+    },
+    process.env
+  )
+  Layer.launch(serveLayer(settings)).pipe(NodeRuntime.runMain)
+}
+
+const main = async (argv: ReadonlyArray<string>): Promise<number | undefined> => {
+  const [command, ...rest] = argv
+  try {
+    switch (command) {
+      case "serve":
+        serve(rest)
+        return undefined
+      case "admin":
+        return await runAdmin(rest, process.env, (line) => console.log(line))
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h":
+        console.log(usage)
+        return 0
+      default:
+        console.error(`Unknown command "${command}".\n\n${usage}`)
+        return 2
+    }
+  } catch (error) {
+    if (error instanceof ConfigProblem || error instanceof UsageError) {
+      console.error(error.message)
+      return 2
+    }
+    if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {
+      console.error(`${error.message}\n\n${command === "admin" ? adminUsage : usage}`)
+      return 2
+    }
+    throw error
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exitCode = code
+  },
+  (error: unknown) => {
+    console.error(error)
+    process.exitCode = 1
+  }
+)

@@ -1,0 +1,95 @@
+/**
+ * The `ApiErrors` middleware: bad input becomes a 400 naming the field; anything unexpected
+ * becomes a 500 in the shared shape. Nothing leaks a stack trace.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Effect, Layer, SchemaIssue } from "effect"
+import { HttpApiError } from "effect/http-api"
+import { ApiErrors, PostwireError } from "@postwire/domain"
+import { ServerConfig } from "../config/ServerConfig.ts"
+import { renderFailure } from "./Failures.ts"
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** `["targets", 0, "account_id"]` → `targets[0].account_id`. */
+export const fieldPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>): string =>
+  path
+    .map((segment) => (typeof segment === "object" && segment !== null && "key" in segment ? segment.key : segment))
+    .reduce<string>((out, key) => {
+      if (typeof key === "number") return `${out}[${key}]`
+      const name = String(key)
+      return out === "" ? name : `${out}.${name}`
+    }, "")
+
+const slotField: Record<string, string> = {
+  Payload: "body",
+  Body: "body",
+  Query: "query",
+  Params: "path",
+  Headers: "headers"
+}
+
+const describe = (message: string): string => {
+  if (/^Missing key/i.test(message)) return "is required"
+  if (/^Unexpected key|no excess property/i.test(message)) return "is not a known field"
+  return message.replace(/^Expected /, "expected ")
+}
+
+/** Turns a request decoding failure into `invalid_request` failures, one per problem. */
+export const schemaErrorToFailure = (error: HttpApiError.HttpApiSchemaError): PostwireError => {
+  const issues = formatIssues(error.cause.issue).issues.map((issue) => {
+    const path = fieldPath(issue.path ?? [])
+    const field = path === "" ? (slotField[error.kind] ?? "body") : error.kind === "Headers" ? headerName(path) : path
+    return new PostwireError({ code: "invalid_request", field, details: { detail: describe(issue.message) } })
+  })
+  const first = issues[0] ?? new PostwireError({ code: "invalid_request", field: "body", details: { detail: "is malformed" } })
+  return issues.length > 1 ? new PostwireError({ ...first, code: first.code, issues }) : first
+}
+
+const headerName = (name: string) => name.replace(/(^|-)(\w)/g, (_, dash: string, c: string) => dash + c.toUpperCase())
+
+/** The live `ApiErrors` middleware. */
+export const ApiErrorsLive = Layer.effect(
+  ApiErrors,
+  Effect.gen(function* () {
+    const config = yield* ServerConfig
+    return (httpEffect) =>
+      httpEffect.pipe(
+        Effect.catchCause((cause) => {
+          const failure = Cause.findErrorOption(cause)
+          if (failure._tag === "Some") {
+            const error: unknown = failure.value
+            if (HttpApiError.HttpApiSchemaError.is(error)) {
+              if (error.kind === "Body" || error.kind === "ResponseHeaders") {
+                return Effect.logError("response encoding failed", error.cause).pipe(
+                  Effect.andThen(renderFailure(new PostwireError({ code: "internal_error" }))),
+                  Effect.flatMap(Effect.fail)
+                )
+              }
+              return Effect.flatMap(renderFailure(schemaErrorToFailure(error)), Effect.fail)
+            }
+            if (isRequestParseError(error)) {
+              return Effect.flatMap(
+                renderFailure(
+                  new PostwireError({ code: "invalid_request", field: "body", details: { detail: "must be a JSON object" } })
+                ),
+                Effect.fail
+              )
+            }
+            return Effect.failCause(cause as Cause.Cause<never>)
+          }
+          if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+          return Effect.logError("unexpected defect", cause).pipe(
+            Effect.andThen(renderFailure(new PostwireError({ code: "internal_error" }))),
+            Effect.flatMap(Effect.fail)
+          )
+        }),
+        Effect.provideService(ServerConfig, config)
+      ) as never
+  })
+)
+
+const isRequestParseError = (u: unknown): boolean =>
+  typeof u === "object" && u !== null && "_tag" in u && (u as { _tag: unknown })._tag === "HttpServerError" &&
+  "reason" in u

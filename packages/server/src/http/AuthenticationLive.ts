@@ -1,0 +1,66 @@
+/**
+ * The `Authentication` middleware: resolves the bearer key, counts rate limits, checks the
+ * endpoint's scope, and provides the caller.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { hashSecret, Store } from "@postwire/core"
+import { Authentication, CurrentKey, PostwireError, RateLimitBucket, RequiredScope } from "@postwire/domain"
+import { ServerConfig } from "../config/ServerConfig.ts"
+import { renderFailure } from "./Failures.ts"
+import { announce, countRequest, tightest } from "./RateLimits.ts"
+
+const clientAddress = Effect.map(HttpServerRequest.HttpServerRequest, (r) =>
+  Option.getOrElse(r.remoteAddress, () => "unknown")
+)
+
+/** The live `Authentication` middleware. */
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function* () {
+    const store = yield* Store
+    const config = yield* ServerConfig
+    const fail = (error: PostwireError) => Effect.flatMap(renderFailure(error), Effect.fail)
+    const provided = Context.make(Store, store).pipe(Context.add(ServerConfig, config))
+
+    return Authentication.of({
+      bearer: (httpEffect, { credential, endpoint }) =>
+        Effect.gen(function* () {
+          const token = Redacted.value(credential).trim()
+          const found = token === "" ? Option.none() : yield* store.findApiKeyByHash(hashSecret(token)).pipe(Effect.orDie)
+          if (Option.isNone(found) || found.value.revokedAt !== null) {
+            // Unknown callers are limited per address, which also slows down key guessing.
+            const state = yield* countRequest(`ip:${yield* clientAddress}`, config.rateLimitPerKey).pipe(Effect.orDie)
+            yield* announce(state)
+            if (state.exceeded) {
+              return yield* fail(new PostwireError({ code: "rate_limited", details: { retry_after: state.retryAfter } }))
+            }
+            return yield* fail(new PostwireError({ code: "unauthorized" }))
+          }
+          const key = found.value
+          const states = [yield* countRequest(`key:${key.id}`, config.rateLimitPerKey).pipe(Effect.orDie)]
+          const bucket = Context.getOrUndefined(endpoint.annotations, RateLimitBucket)
+          if (bucket !== undefined) {
+            states.push(yield* countRequest(`${bucket}:${key.id}`, config.rateLimitPostsCreate).pipe(Effect.orDie))
+          }
+          const state = tightest(states)
+          yield* announce(state)
+          if (state.exceeded) {
+            return yield* fail(new PostwireError({ code: "rate_limited", details: { retry_after: state.retryAfter } }))
+          }
+          const scope = Context.getOrUndefined(endpoint.annotations, RequiredScope)
+          if (scope !== undefined && !key.scopes.includes(scope)) {
+            return yield* fail(new PostwireError({ code: "insufficient_scope", details: { scope } }))
+          }
+          return yield* Effect.provideService(httpEffect, CurrentKey, {
+            keyId: key.id,
+            workspaceId: key.workspaceId,
+            kind: key.kind,
+            scopes: key.scopes
+          })
+        }).pipe(Effect.provideContext(provided) as never)
+    })
+  })
+)

@@ -1,0 +1,152 @@
+/**
+ * The handlers of the public API: decode (done by the contract), authorize (middleware), call a
+ * use-case, encode. Nothing else happens here.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Layer } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { Accounts, type Caller, Media, Posts } from "@postwire/core"
+import { Api, CurrentKey, Media as MediaWire, Post } from "@postwire/domain"
+import { respond } from "./Failures.ts"
+import { idempotent } from "./Idempotency.ts"
+import { requestLocale } from "./Locale.ts"
+
+const caller: Effect.Effect<Caller, never, CurrentKey> = Effect.gen(function* () {
+  const key = yield* CurrentKey
+  return { workspaceId: key.workspaceId, keyId: key.keyId, kind: key.kind }
+})
+
+const headerKey = Effect.map(HttpServerRequest.HttpServerRequest, (r) => {
+  const value = r.headers["idempotency-key"]
+  return value === undefined || value === "" ? undefined : value
+})
+
+/** POST /v1/posts… */
+export const PostsHandlers = HttpApiBuilder.group(Api, "posts", (handlers) =>
+  handlers
+    .handle("create", ({ payload, headers }) =>
+      Effect.gen(function* () {
+        const who = yield* caller
+        const locale = yield* requestLocale
+        return yield* respond(Posts.createPost(who, payload, locale)).pipe(
+          idempotent({
+            key: headers["idempotency-key"],
+            workspaceId: who.workspaceId,
+            keyId: who.keyId,
+            request: ["POST", "/v1/posts", payload],
+            status: 201,
+            schema: Post.CreatePostResponse
+          })
+        )
+      })
+    )
+    .handle("validate", ({ payload }) =>
+      Effect.gen(function* () {
+        return yield* respond(Posts.validatePost(yield* caller, payload, yield* requestLocale))
+      })
+    )
+    .handle("list", ({ query }) =>
+      Effect.gen(function* () {
+        return yield* respond(Posts.listPosts(yield* caller, query, yield* requestLocale))
+      })
+    )
+    .handle("get", ({ params }) =>
+      Effect.gen(function* () {
+        return yield* respond(Posts.getPost(yield* caller, params.id, yield* requestLocale))
+      })
+    )
+    .handle("update", ({ params, payload }) =>
+      Effect.gen(function* () {
+        return yield* respond(Posts.updatePost(yield* caller, params.id, payload, yield* requestLocale))
+      })
+    )
+    .handle("cancel", ({ params }) =>
+      Effect.gen(function* () {
+        const who = yield* caller
+        return yield* respond(Posts.cancelPost(who, params.id, yield* requestLocale)).pipe(
+          idempotent({
+            key: yield* headerKey,
+            workspaceId: who.workspaceId,
+            keyId: who.keyId,
+            request: ["POST", `/v1/posts/${params.id}/cancel`],
+            status: 200,
+            schema: Post.Post
+          })
+        )
+      })
+    )
+    .handle("retry", ({ params }) =>
+      Effect.gen(function* () {
+        const who = yield* caller
+        return yield* respond(Posts.retryPost(who, params.id, yield* requestLocale)).pipe(
+          idempotent({
+            key: yield* headerKey,
+            workspaceId: who.workspaceId,
+            keyId: who.keyId,
+            request: ["POST", `/v1/posts/${params.id}/retry`],
+            status: 200,
+            schema: Post.RetryPostResponse
+          })
+        )
+      })
+    )
+)
+
+/** GET /v1/accounts… */
+export const AccountsHandlers = HttpApiBuilder.group(Api, "accounts", (handlers) =>
+  handlers
+    .handle("list", ({ query }) =>
+      Effect.gen(function* () {
+        return yield* respond(Accounts.listAccounts(yield* caller, query))
+      })
+    )
+    .handle("get", ({ params }) =>
+      Effect.gen(function* () {
+        return yield* respond(Accounts.getAccount(yield* caller, params.id))
+      })
+    )
+)
+
+/** GET /v1/profiles */
+export const ProfilesHandlers = HttpApiBuilder.group(Api, "profiles", (handlers) =>
+  handlers.handle("list", ({ query }) =>
+    Effect.gen(function* () {
+      return yield* respond(Accounts.listProfiles(yield* caller, query))
+    })
+  )
+)
+
+/** /v1/media… */
+export const MediaHandlers = HttpApiBuilder.group(Api, "media", (handlers) =>
+  handlers
+    .handle("upload", ({ payload, headers }) =>
+      Effect.gen(function* () {
+        const who = yield* caller
+        return yield* respond(Media.uploadMedia(who, payload)).pipe(
+          idempotent({
+            key: headers["idempotency-key"],
+            workspaceId: who.workspaceId,
+            keyId: who.keyId,
+            request: ["POST", "/v1/media", payload],
+            status: 201,
+            schema: MediaWire.Media
+          })
+        )
+      })
+    )
+    .handle("get", ({ params }) =>
+      Effect.gen(function* () {
+        return yield* respond(Media.getMedia(yield* caller, params.id))
+      })
+    )
+)
+
+/** GET /health */
+export const SystemHandlers = HttpApiBuilder.group(Api, "system", (handlers) =>
+  handlers.handle("health", () => Effect.succeed({ status: "ok" as const }))
+)
+
+/** Every handler group of the public API. */
+export const ApiHandlers = Layer.mergeAll(PostsHandlers, AccountsHandlers, ProfilesHandlers, MediaHandlers, SystemHandlers)

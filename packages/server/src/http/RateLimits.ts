@@ -1,0 +1,56 @@
+/**
+ * Rate limits: fixed one-minute windows counted in the store, so every instance sharing a
+ * database shares the counts. Every response carries the `X-RateLimit-*` headers of the
+ * tightest limit that applied.
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import { HttpEffect, HttpServerResponse } from "effect/http"
+import { Store } from "@postwire/core"
+
+const windowMs = 60_000
+
+/** The state of one limit after counting this request. */
+export interface LimitState {
+  readonly limit: number
+  readonly remaining: number
+  /** Unix seconds at which the window resets. */
+  readonly reset: number
+  readonly exceeded: boolean
+}
+
+/** Counts one request against `bucket` with `limit` per minute. */
+export const countRequest = Effect.fn("rateLimits.count")(function* (bucket: string, limit: number) {
+  const store = yield* Store
+  const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+  const windowStart = Math.floor(now / windowMs) * windowMs
+  const count = yield* store.hitRateLimit(bucket, windowStart, windowStart + 2 * windowMs)
+  return {
+    limit,
+    remaining: Math.max(0, limit - count),
+    reset: Math.ceil((windowStart + windowMs) / 1000),
+    exceeded: count > limit,
+    retryAfter: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000))
+  }
+})
+
+/** The tightest of several limits: an exceeded one first, then the fewest remaining. */
+export const tightest = <L extends LimitState>(states: ReadonlyArray<L>): L =>
+  states.reduce((a, b) => {
+    if (a.exceeded !== b.exceeded) return a.exceeded ? a : b
+    return b.remaining < a.remaining ? b : a
+  })
+
+/** Adds the rate-limit headers (and `Retry-After` when exceeded) to the response of this request. */
+export const announce = (state: LimitState & { readonly retryAfter: number }) =>
+  HttpEffect.appendPreResponseHandler((_request, response) =>
+    Effect.succeed(
+      HttpServerResponse.setHeaders(response, {
+        "x-ratelimit-limit": String(state.limit),
+        "x-ratelimit-remaining": String(state.remaining),
+        "x-ratelimit-reset": String(state.reset),
+        ...(state.exceeded ? { "retry-after": String(state.retryAfter) } : {})
+      })
+    )
+  )

@@ -1,0 +1,11 @@
+/**
+ * `@postwire/server`: the HTTP server, admin API and command line of Postwire.
+ *
+ * @since 0.1.0
+ */
+export * from "./admin/AdminApi.ts"
+export * from "./admin/Bootstrap.ts"
+export * from "./config/ServerConfig.ts"
+export { serveLayer } from "./cli/Serve.ts"
+export * from "./Server.ts"
+export * from "./Storage.ts"
