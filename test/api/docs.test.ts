@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ErrorCatalog, errorCodes } from "@postwire/domain"
+import { call } from "../support/Http.ts"
+import { startServer, type TestServer } from "../support/TestServer.ts"
+
+describe("health, OpenAPI and docs", () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startServer("embedded")
+  })
+  afterAll(() => server?.stop())
+
+  it("answers GET /health without a key", async () => {
+    const reply = await call(server.baseUrl, "GET", "/health")
+    expect(reply.status).toBe(200)
+    expect(reply.body).toEqual({ status: "ok" })
+  })
+
+  it("serves the OpenAPI document derived from the contract", async () => {
+    const reply = await call(server.baseUrl, "GET", "/v1/openapi.json")
+    expect(reply.status).toBe(200)
+    expect(reply.body.openapi).toMatch(/^3\./)
+    for (const path of ["/v1/posts", "/v1/posts/validate", "/v1/posts/{id}", "/v1/posts/{id}/cancel", "/v1/posts/{id}/retry", "/v1/media", "/v1/accounts/{id}"]) {
+      expect(reply.body.paths).toHaveProperty([path])
+    }
+    expect(reply.body.paths["/v1/posts"].post.responses).toHaveProperty("201")
+    expect(reply.body.paths["/v1/posts"].post.responses).toHaveProperty("422")
+  })
+
+  it("serves the API reference page", async () => {
+    const response = await fetch(`${server.baseUrl}/docs`)
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toContain("text/html")
+  })
+
+  it("serves the error reference with an anchor and both texts for every code", async () => {
+    const response = await fetch(`${server.baseUrl}/docs/errors`)
+    const html = await response.text()
+    expect(response.status).toBe(200)
+    for (const code of errorCodes) {
+      expect(html).toContain(`id="${code}"`)
+      expect(html).toContain(ErrorCatalog[code].id.replace(/"/g, "&quot;"))
+    }
+  })
+})

@@ -1,0 +1,179 @@
+/**
+ * A fake of the Facebook Pages Graph API (platforms.md, "Facebook Pages"): `feed` posts with a
+ * message, a link or attached photos, `photos` (published or not), the reels flow (`video_reels`
+ * start, the hosted-file upload on the rupload address with `Authorization: OAuth` and
+ * `file_url`, `finish`, the video's phased `status`), `permalink_url`, and a Page token derived
+ * again from the user token.
+ */
+import { Effect, type Scope } from "effect"
+import { type FakeReply, type FakeRequest, type FakeServer, start } from "./FakeServer.ts"
+import { expiredToken, graphError, segments, tokenOf } from "./GraphFake.ts"
+
+/** The Page the fake serves. */
+export const pageId = "104000000000001"
+
+const version = "v23.0"
+
+/** A post the Page shows. */
+export interface FakePagePost {
+  readonly id: string
+  readonly kind: "feed" | "photo" | "reel"
+  readonly params: Readonly<Record<string, string>>
+}
+
+/** A reel's upload session. */
+export interface FakeReel {
+  readonly videoId: string
+  fileUrl: string | null
+  finished: boolean
+  /** Status checks since `finish`. */
+  polls: number
+}
+
+/** The fake and the knobs a test turns. */
+export interface FacebookPagesFake extends FakeServer {
+  pageAccessToken: string
+  /** The user token the Page token derives from; `null`: it no longer works either. */
+  userAccessToken: string | null
+  /** Status checks after `finish` before the reel's publishing phase completes. */
+  pollsBeforePublished: number
+  /** The reel's processing ends in error (bad video). */
+  reelProcessingFails: boolean
+  /** Photos uploaded unpublished, to attach to a feed post. */
+  readonly unpublishedPhotos: Array<string>
+  readonly posts: Array<FakePagePost>
+  readonly reels: Array<FakeReel>
+}
+
+const routeOf = (request: FakeRequest): string => {
+  if (request.path.startsWith(`/video-upload/${version}/`)) return "rupload"
+  const parts = segments(request, version)
+  if (parts === undefined) return "unknown"
+  const [node, edge] = parts
+  const fields = request.params.fields ?? ""
+  if (edge === undefined && request.method === "GET") {
+    if (node === pageId && fields === "access_token") return "page_token"
+    if (fields === "status") return "video_status"
+    if (fields === "permalink_url") return "permalink"
+    return "unknown"
+  }
+  if (node !== pageId || request.method !== "POST") return "unknown"
+  if (edge === "feed") return "feed"
+  if (edge === "photos") return "photos"
+  if (edge === "video_reels") return request.params.upload_phase === "finish" ? "reel_finish" : "reel_start"
+  return "unknown"
+}
+
+/** Starts the fake; its `url` is the Graph base address with the version. */
+export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> => {
+  let fake: FacebookPagesFake
+  let nextId = 0
+  const newId = () => {
+    nextId += 1
+    return `1220000000${String(nextId).padStart(6, "0")}`
+  }
+
+  const videoStatus = (reel: FakeReel) => {
+    const uploaded = reel.fileUrl !== null
+    const processing = !uploaded ? "not_started" : fake.reelProcessingFails ? "error" : reel.finished ? "complete" : "in_progress"
+    const published = reel.finished && !fake.reelProcessingFails && reel.polls > fake.pollsBeforePublished
+    return {
+      video_status: fake.reelProcessingFails ? "error" : published ? "ready" : uploaded ? "processing" : "upload_complete",
+      uploading_phase: { status: uploaded ? "complete" : "not_started" },
+      processing_phase: { status: processing },
+      publishing_phase: {
+        status: !reel.finished ? "not_started" : published ? "complete" : "in_progress",
+        ...(published ? { publish_status: "published", publish_time: 1795000000 } : {})
+      }
+    }
+  }
+
+  const handle = (route: string, request: FakeRequest): FakeReply => {
+    const p = request.params
+    if (route === "unknown") return graphError(400, 100, 33, { message: "Unsupported request" })
+    if (route === "page_token") {
+      if (fake.userAccessToken === null || tokenOf(request) !== fake.userAccessToken) return expiredToken
+      fake.pageAccessToken = `EAAP.derived-${newId()}`
+      return { status: 200, json: { access_token: fake.pageAccessToken, id: pageId } }
+    }
+    if (tokenOf(request) !== fake.pageAccessToken) return expiredToken
+    switch (route) {
+      case "feed": {
+        const attached = Object.keys(p).filter((k) => k.startsWith("attached_media["))
+        for (const key of attached) {
+          const fbid = (JSON.parse(p[key]!) as { media_fbid: string }).media_fbid
+          if (!fake.unpublishedPhotos.includes(fbid)) return graphError(400, 100, undefined, { message: "Invalid media_fbid" })
+        }
+        if (p.message === undefined && p.link === undefined && attached.length === 0) {
+          return graphError(400, 100, undefined, { message: "A message, link or media is required" })
+        }
+        const id = `${pageId}_${newId()}`
+        fake.posts.push({ id, kind: "feed", params: { ...p } })
+        return { status: 200, json: { id } }
+      }
+      case "photos": {
+        const photoId = newId()
+        if (p.published === "false") {
+          fake.unpublishedPhotos.push(photoId)
+          return { status: 200, json: { id: photoId } }
+        }
+        const postId = `${pageId}_${photoId}`
+        fake.posts.push({ id: postId, kind: "photo", params: { ...p } })
+        return { status: 200, json: { id: photoId, post_id: postId } }
+      }
+      case "reel_start": {
+        if (p.upload_phase !== "start") return graphError(400, 100, undefined, { message: "upload_phase is required" })
+        const reel: FakeReel = { videoId: newId(), fileUrl: null, finished: false, polls: 0 }
+        fake.reels.push(reel)
+        return { status: 200, json: { video_id: reel.videoId, upload_url: `${fake.origin}/video-upload/${version}/${reel.videoId}` } }
+      }
+      case "rupload": {
+        const reel = fake.reels.find((r) => r.videoId === request.path.split("/").at(-1))
+        const fileUrl = request.headers.file_url
+        if (reel === undefined || typeof fileUrl !== "string") {
+          return { status: 400, json: { debug_info: { retriable: false, type: "ProcessingFailedError", message: "Request processing failed" } } }
+        }
+        reel.fileUrl = fileUrl
+        return { status: 200, json: { success: true } }
+      }
+      case "reel_finish": {
+        const reel = fake.reels.find((r) => r.videoId === p.video_id)
+        if (reel === undefined || reel.fileUrl === null) return graphError(400, 100, undefined, { message: "Upload not complete" })
+        if (reel.finished) return graphError(400, 100, undefined, { message: "The video was already published" })
+        reel.finished = true
+        fake.posts.push({ id: reel.videoId, kind: "reel", params: { ...p } })
+        return { status: 200, json: { success: true } }
+      }
+      case "video_status": {
+        const reel = fake.reels.find((r) => r.videoId === request.path.split("/").at(-1))
+        if (reel === undefined) return graphError(400, 100, 33, { message: "Object does not exist" })
+        if (reel.finished) reel.polls += 1
+        return { status: 200, json: { status: videoStatus(reel), id: reel.videoId } }
+      }
+      default: {
+        const id = request.path.split("/").at(-1)!
+        const post = fake.posts.find((x) => x.id === id)
+        if (post === undefined) return graphError(400, 100, 33, { message: "Object does not exist" })
+        const permalink_url = post.kind === "reel" ? `/reel/${id}/` : `https://www.facebook.com/${pageId}/posts/${id.split("_")[1]}/`
+        return { status: 200, json: { permalink_url, id } }
+      }
+    }
+  }
+
+  return Effect.map(start({ route: routeOf, handle: (route, request) => handle(route, request) }), (server) => {
+    fake = Object.assign(server, {
+      url: `${server.origin}/${version}`,
+      pageAccessToken: "EAAP.initial",
+      userAccessToken: "EAAU.user" as string | null,
+      pollsBeforePublished: 1,
+      reelProcessingFails: false,
+      unpublishedPhotos: [],
+      posts: [],
+      reels: []
+    })
+    return fake
+  })
+}
+
+/** Publishes the Page shows (the count a test asserts exactly-once against). */
+export const publishCount = (fake: FacebookPagesFake): number => fake.posts.length

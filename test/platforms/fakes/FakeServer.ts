@@ -1,0 +1,178 @@
+/**
+ * A real HTTP server on 127.0.0.1 (random port) for the fake platforms, with faults a test can
+ * inject per route: an error answer instead of the real one, an answer lost after the platform
+ * acted (the socket closes), or no answer at all.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
+import type { AddressInfo, Socket } from "node:net"
+import { Effect, type Scope } from "effect"
+
+/** A request as the fakes see it. */
+export interface FakeRequest {
+  readonly method: string
+  readonly path: string
+  readonly query: URLSearchParams
+  readonly headers: IncomingHttpHeaders
+  readonly body: string
+  /** Query parameters, form fields and top-level JSON string/number/boolean fields together. */
+  readonly params: Readonly<Record<string, string>>
+  /** The JSON body, when there is one. */
+  readonly json: unknown
+}
+
+/** What a fake answers. */
+export type FakeReply =
+  | { readonly status: number; readonly json: unknown }
+  /** A body written as is (int64 ids that JSON numbers would round). */
+  | { readonly status: number; readonly raw: string }
+  /** The connection closes without an answer. */
+  | { readonly lose: true }
+  /** No answer, ever (until the server stops). */
+  | { readonly hang: true }
+
+/** A fault armed on a route. */
+interface Fault {
+  readonly route: string
+  readonly reply: FakeReply
+  /** `after`: the fake does the work first, then answers with the fault (a lost answer). */
+  readonly after: boolean
+  remaining: number
+}
+
+/** Faults a test arms on named routes. */
+export class Faults {
+  private readonly armed: Array<Fault> = []
+
+  /** Answers the next `times` requests of `route` with `reply`, without doing the work. */
+  inject(route: string, reply: FakeReply, times = 1): void {
+    this.armed.push({ route, reply, after: false, remaining: times })
+  }
+
+  /** Does the work of the next `times` requests of `route`, then answers with `reply`. */
+  injectAfter(route: string, reply: FakeReply, times = 1): void {
+    this.armed.push({ route, reply, after: true, remaining: times })
+  }
+
+  /** The fault to apply now, if one is armed. */
+  take(route: string, after: boolean): FakeReply | undefined {
+    const fault = this.armed.find((f) => f.route === route && f.after === after && f.remaining > 0)
+    if (fault === undefined) return undefined
+    fault.remaining -= 1
+    return fault.reply
+  }
+}
+
+/** A running fake server. */
+export interface FakeServer {
+  readonly url: string
+  readonly origin: string
+  /** Every request received, in order, with the route the fake gave it. */
+  readonly requests: Array<FakeRequest & { readonly route: string }>
+  /** How many requests a route received. */
+  readonly count: (route: string) => number
+  readonly faults: Faults
+}
+
+/** A platform's behaviour: names the route of a request and answers it. */
+export interface FakeRoutes {
+  readonly route: (request: FakeRequest) => string
+  readonly handle: (route: string, request: FakeRequest, server: FakeServer) => FakeReply
+}
+
+const paramsOf = (query: URLSearchParams, contentType: string | undefined, body: string) => {
+  const params: Record<string, string> = Object.fromEntries(query)
+  let json: unknown
+  if (contentType?.startsWith("application/x-www-form-urlencoded") === true) {
+    Object.assign(params, Object.fromEntries(new URLSearchParams(body)))
+  } else if (body !== "") {
+    try {
+      json = JSON.parse(body)
+      if (typeof json === "object" && json !== null) {
+        for (const [key, value] of Object.entries(json)) {
+          if (typeof value !== "object" || value === null) params[key] = String(value)
+        }
+      }
+    } catch {
+      json = undefined
+    }
+  }
+  return { params, json }
+}
+
+/** Starts a fake on 127.0.0.1 and stops it when the scope closes. */
+export const start = (routes: FakeRoutes): Effect.Effect<FakeServer, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.promise(
+      () =>
+        new Promise<{ server: Server; fake: FakeServer; sockets: Set<Socket> }>((resolve) => {
+          const requests: FakeServer["requests"] = []
+          const faults = new Faults()
+          const sockets = new Set<Socket>()
+          const fake: FakeServer = {
+            url: "",
+            origin: "",
+            requests,
+            faults,
+            count: (route) => requests.filter((r) => r.route === route).length
+          }
+          const server = createServer((req, res) => {
+            const chunks: Array<Buffer> = []
+            req.on("data", (chunk: Buffer) => chunks.push(chunk))
+            req.on("end", () => {
+              const url = new URL(req.url ?? "/", fake.origin)
+              const body = Buffer.concat(chunks).toString("utf8")
+              const { params, json } = paramsOf(url.searchParams, req.headers["content-type"], body)
+              const request: FakeRequest = {
+                method: req.method ?? "GET",
+                path: url.pathname,
+                query: url.searchParams,
+                headers: req.headers,
+                body,
+                params,
+                json
+              }
+              const route = routes.route(request)
+              requests.push({ ...request, route })
+              const before = faults.take(route, false)
+              let reply = before ?? routes.handle(route, request, fake)
+              if (before === undefined) reply = faults.take(route, true) ?? reply
+              if ("hang" in reply) return
+              if ("lose" in reply) {
+                req.socket.destroy()
+                return
+              }
+              const text = "raw" in reply ? reply.raw : JSON.stringify(reply.json)
+              res.writeHead(reply.status, { "content-type": "application/json; charset=UTF-8" })
+              res.end(text)
+            })
+          })
+          server.on("connection", (socket) => {
+            sockets.add(socket)
+            socket.on("close", () => sockets.delete(socket))
+          })
+          server.listen(0, "127.0.0.1", () => {
+            const { port } = server.address() as AddressInfo
+            const origin = `http://127.0.0.1:${port}`
+            Object.assign(fake, { url: origin, origin })
+            resolve({ server, fake, sockets })
+          })
+        })
+    ),
+    ({ server, sockets }) =>
+      Effect.promise(
+        () =>
+          new Promise<void>((resolve) => {
+            for (const socket of sockets) socket.destroy()
+            server.close(() => resolve())
+          })
+      )
+  ).pipe(Effect.map(({ fake }) => fake))
+
+/** A random-looking id of digits, unique within a fake. */
+export const idSequence = (prefix: string) => {
+  let n = 0
+  return () => {
+    n += 1
+    return `${prefix}${String(n).padStart(4, "0")}`
+  }
+}

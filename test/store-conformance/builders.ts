@@ -1,0 +1,195 @@
+/**
+ * Small named builders for store fixtures: each returns a complete, valid record with unique
+ * ids, and takes only the fields a test cares about.
+ */
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  ApprovalRecord,
+  IdempotencyRecord,
+  MediaRecord,
+  OutboxEvent,
+  PostAggregate,
+  PostRecord,
+  ProfileRecord,
+  TargetRecord,
+  WorkspaceRecord
+} from "@postwire/core"
+
+// Unique across runs too, so a persistent database never sees an id twice.
+const run = Math.random().toString(36).slice(2, 8)
+let counter = 0
+
+/** A fresh id with a kind prefix; later ids sort after earlier ones. */
+export const anId = (prefix: string): string => `${prefix}_${run}${String(++counter).padStart(6, "0")}`
+
+/** A fixed instant (2025-01-01T00:00:00Z) to build times from. */
+export const t0 = 1_735_689_600_000
+
+export const aWorkspace = (overrides: Partial<WorkspaceRecord> = {}): WorkspaceRecord => ({
+  id: anId("ws"),
+  name: "Acme",
+  allowedRedirectDomains: ["acme.test"],
+  createdAt: t0,
+  ...overrides
+})
+
+export const anApiKey = (workspaceId: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
+  id: anId("key"),
+  workspaceId,
+  kind: "test",
+  scopes: ["posts:read", "posts:write"],
+  hash: anId("hash"),
+  last4: "abcd",
+  createdAt: t0,
+  revokedAt: null,
+  ...overrides
+})
+
+export const aProfile = (workspaceId: string, overrides: Partial<ProfileRecord> = {}): ProfileRecord => ({
+  id: anId("prof"),
+  workspaceId,
+  name: "Main brand",
+  createdAt: t0,
+  ...overrides
+})
+
+export const anAccount = (
+  workspaceId: string,
+  profileId: string,
+  overrides: Partial<AccountRecord> = {}
+): AccountRecord => ({
+  id: anId("acct"),
+  workspaceId,
+  profileId,
+  platform: "photo",
+  handle: "@acme",
+  sandbox: true,
+  status: "connected",
+  dailyQuota: null,
+  simulate: null,
+  credentials: null,
+  externalId: null,
+  createdAt: t0,
+  ...overrides
+})
+
+export const aMedia = (workspaceId: string, overrides: Partial<MediaRecord> = {}): MediaRecord => ({
+  id: anId("med"),
+  workspaceId,
+  kind: "image",
+  mime: "image/jpeg",
+  sizeBytes: 123_456,
+  filename: "photo.jpg",
+  width: 1080,
+  height: 1350,
+  durationSeconds: null,
+  blobKey: anId("blob"),
+  sha256: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+  createdAt: t0,
+  ...overrides
+})
+
+/** A target; `aPost` sets its `workspaceId` and `postId`. */
+export const aTarget = (overrides: Partial<TargetRecord> = {}): TargetRecord => ({
+  id: anId("tgt"),
+  workspaceId: "",
+  postId: "",
+  accountId: anId("acct"),
+  platform: "photo",
+  status: "scheduled",
+  options: { photo: { type: "feed" } },
+  consent: null,
+  permalink: null,
+  publishedAt: null,
+  error: null,
+  attempts: 0,
+  platformState: null,
+  dueAt: null,
+  leaseOwner: null,
+  leaseUntil: null,
+  updatedAt: t0,
+  ...overrides
+})
+
+/** An approval link; `aPost` sets its `workspaceId` and `postId`. */
+export const anApproval = (overrides: Partial<ApprovalRecord> = {}): ApprovalRecord => ({
+  id: anId("appr"),
+  workspaceId: "",
+  postId: "",
+  tokenHash: anId("token"),
+  status: "pending",
+  expiresAt: t0 + 86_400_000,
+  decidedAt: null,
+  reason: null,
+  createdAt: t0,
+  ...overrides
+})
+
+/** A post with one scheduled photo target unless `targets` says otherwise, and no approval. */
+export const aPost = (
+  workspaceId: string,
+  overrides: Partial<PostRecord> & {
+    readonly targets?: ReadonlyArray<TargetRecord>
+    readonly approval?: ApprovalRecord | null
+  } = {}
+): PostAggregate => {
+  const { approval = null, targets = [aTarget()], ...fields } = overrides
+  const post: PostRecord = {
+    id: anId("post"),
+    workspaceId,
+    profileId: anId("prof"),
+    caption: "Hello",
+    media: [anId("med")],
+    scheduledAt: null,
+    aiGenerated: false,
+    approvalMode: "none",
+    notify: null,
+    status: "scheduled",
+    publishAt: t0,
+    createdAt: t0,
+    updatedAt: t0,
+    version: 1,
+    ...fields
+  }
+  return {
+    post,
+    targets: targets.map((target) => ({ ...target, workspaceId, postId: post.id })),
+    approval: approval === null ? null : { ...approval, workspaceId, postId: post.id }
+  }
+}
+
+/** The next version of a post, as a use-case would save it. */
+export const aSave = (
+  aggregate: PostAggregate,
+  change: (post: PostRecord) => Partial<PostRecord> = () => ({})
+): PostAggregate => ({
+  ...aggregate,
+  post: { ...aggregate.post, ...change(aggregate.post), version: aggregate.post.version + 1 }
+})
+
+export const anEvent = (workspaceId: string, overrides: Partial<OutboxEvent> = {}): OutboxEvent => ({
+  id: anId("evt"),
+  workspaceId,
+  type: "post.created",
+  createdAt: t0,
+  livemode: false,
+  data: { post_id: "post_1" },
+  ...overrides
+})
+
+export const anIdempotencyClaim = (
+  workspaceId: string,
+  overrides: Partial<IdempotencyRecord> = {}
+): IdempotencyRecord => ({
+  workspaceId,
+  keyId: anId("key"),
+  key: anId("idem"),
+  requestHash: "hash-a",
+  state: "in_progress",
+  status: null,
+  body: null,
+  createdAt: t0,
+  lockedUntil: t0 + 60_000,
+  ...overrides
+})
