@@ -1,0 +1,99 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import { BlobStore, defaultSettings, EngineConfig, Ids, Media, Posts, Workspaces } from "../src/index.ts"
+import { layer as MemoryStore } from "../src/store/MemoryStore.ts"
+import { aPng } from "./fixtures/media.ts"
+
+const Engine = Layer.mergeAll(
+  Ids.layerTest,
+  BlobStore.layerMemory,
+  EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes"))
+).pipe(Layer.provideMerge(MemoryStore))
+
+const hours = (n: number) => `${n} hours` as const
+
+/** A workspace with a sandbox photo account and one image, as the engine sees it. */
+const aWorkspace = Effect.gen(function* () {
+  const ws = yield* Workspaces.createWorkspace({ name: "acme" })
+  const key = yield* Workspaces.createKey(ws.id, { kind: "test", scopes: ["posts:read", "posts:write"] })
+  const profile = yield* Workspaces.createProfile(ws.id, { name: "Acme" })
+  const account = yield* Workspaces.createAccount(ws.id, { profileId: profile.id, platform: "photo", sandbox: true })
+  const caller = { workspaceId: ws.id, keyId: key.id, kind: "test" as const }
+  const media = yield* Media.uploadMedia(caller, { data: Buffer.from(aPng({ width: 2, height: 2 })).toString("base64") })
+  const request = { profile_id: profile.id, caption: "hi", media: [media.id], targets: [{ account_id: account.id }] }
+  return { caller, request: request as never }
+})
+
+describe("posts use-cases", () => {
+  it.effect("expires a list cursor after 24 hours", () =>
+    Effect.gen(function* () {
+      const { caller, request } = yield* aWorkspace
+      for (let i = 0; i < 3; i++) {
+        yield* Posts.createPost(caller, request, "en")
+        yield* TestClock.adjust("1 second")
+      }
+      const first = yield* Posts.listPosts(caller, { limit: 1 } as never, "en")
+      const cursor = first.cursor.next
+      assert.isString(cursor)
+      yield* TestClock.adjust(hours(23))
+      const stillValid = yield* Posts.listPosts(caller, { limit: 1, cursor } as never, "en")
+      assert.strictEqual(stillValid.data.length, 1)
+      yield* TestClock.adjust(hours(2))
+      const expired = yield* Effect.flip(Posts.listPosts(caller, { limit: 1, cursor } as never, "en"))
+      assert.strictEqual(expired.code, "invalid_cursor")
+    }).pipe(Effect.provide(Engine))
+  )
+
+  it.effect("shows a pending approval as expired once seven days have passed", () =>
+    Effect.gen(function* () {
+      const { caller, request } = yield* aWorkspace
+      const created = yield* Posts.createPost(caller, request, "en")
+      yield* TestClock.adjust(hours(7 * 24 - 1))
+      assert.strictEqual((yield* Posts.getPost(caller, created.id, "en")).approval?.status, "pending")
+      yield* TestClock.adjust(hours(2))
+      assert.strictEqual((yield* Posts.getPost(caller, created.id, "en")).approval?.status, "expired")
+    }).pipe(Effect.provide(Engine))
+  )
+
+  it.effect("moves a scheduled post to queued when its schedule is cleared", () =>
+    Effect.gen(function* () {
+      const { caller, request } = yield* aWorkspace
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const created = yield* Posts.createPost(
+        caller,
+        { ...(request as object), approval: { mode: "none" }, scheduled_at: new Date(now + 3_600_000).toISOString() } as never,
+        "en"
+      )
+      assert.strictEqual(created.status, "scheduled")
+      const updated = yield* Posts.updatePost(caller, created.id, { scheduled_at: null }, "en")
+      assert.strictEqual(updated.status, "queued")
+    }).pipe(Effect.provide(Engine))
+  )
+
+  it.effect("writes post.awaiting_approval to the outbox with the post, and post.scheduled for a future post", () =>
+    Effect.gen(function* () {
+      const { caller, request } = yield* aWorkspace
+      const { Store } = yield* Effect.promise(() => import("../src/store/Store.ts"))
+      const store = yield* Store
+      const linked = yield* Posts.createPost(caller, request, "en")
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const later = yield* Posts.createPost(
+        caller,
+        { ...(request as object), approval: { mode: "none" }, scheduled_at: new Date(now + 60_000).toISOString() } as never,
+        "en"
+      )
+      const events = yield* store.listEvents(caller.workspaceId)
+      const posts = events.filter((e) => e.type.startsWith("post."))
+      assert.deepStrictEqual(
+        posts.map((e) => [e.type, e.data.post_id]),
+        [
+          ["post.awaiting_approval", linked.id],
+          ["post.scheduled", later.id]
+        ]
+      )
+      assert.strictEqual(posts[0]!.data.approval_url, linked.approval?.url)
+      assert.isFalse(posts[0]!.livemode)
+    }).pipe(Effect.provide(Engine))
+  )
+})
