@@ -387,6 +387,27 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
           assert.deepStrictEqual(yield* store.listEvents(workspaceId), [created, firstEvent])
         }))
 
+      it.effect("lets exactly one of several concurrent saves from the same read win", () =>
+        Effect.gen(function* () {
+          const { store, workspaceId } = yield* withWorkspace
+          const post = aPost(workspaceId)
+          yield* store.insertPost(post, [])
+          const saves = ["a", "b", "c", "d"].map((caption) => aSave(post, () => ({ caption })))
+          const outcomes = yield* Effect.all(
+            saves.map((save) =>
+              Effect.result(store.savePost(save, [anEvent(workspaceId, { data: { caption: save.post.caption } })]))),
+            { concurrency: "unbounded" }
+          )
+
+          const winners = outcomes.flatMap((outcome, i) => (outcome._tag === "Success" ? [saves[i]!] : []))
+          const losers = outcomes.flatMap((outcome) => (outcome._tag === "Failure" ? [outcome.failure._tag] : []))
+          assert.strictEqual(winners.length, 1)
+          assert.deepStrictEqual(losers, ["VersionConflict", "VersionConflict", "VersionConflict"])
+          assert.deepStrictEqual(Option.getOrThrow(yield* store.getPost(workspaceId, post.post.id)), winners[0])
+          const events = yield* store.listEvents(workspaceId)
+          assert.deepStrictEqual(events.map((event) => event.data.caption), [winners[0]!.post.caption])
+        }))
+
       it.effect("fails saving a post that was never inserted with VersionConflict", () =>
         Effect.gen(function* () {
           const { store, workspaceId } = yield* withWorkspace

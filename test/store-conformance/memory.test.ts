@@ -1,5 +1,4 @@
-// Imported by path until `@postwire/core`'s index exports `MemoryStore`.
-import * as MemoryStore from "../../packages/core/src/store/MemoryStore.ts"
+import { MemoryStore } from "@postwire/core"
 import { storeConformance } from "./conformance.ts"
 
 storeConformance("in memory", () => MemoryStore.layer)

@@ -2,14 +2,14 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { BlobStore, defaultSettings, EngineConfig, Ids, Media, Posts, Workspaces } from "../src/index.ts"
-import { layer as MemoryStore } from "../src/store/MemoryStore.ts"
+import { MemoryStore } from "../src/index.ts"
 import { aPng } from "./fixtures/media.ts"
 
 const Engine = Layer.mergeAll(
   Ids.layerTest,
   BlobStore.layerMemory,
   EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes"))
-).pipe(Layer.provideMerge(MemoryStore))
+).pipe(Layer.provideMerge(MemoryStore.layer))
 
 const hours = (n: number) => `${n} hours` as const
 

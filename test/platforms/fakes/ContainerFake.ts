@@ -76,7 +76,9 @@ const routeOf = (dialect: ContainerDialect) => (request: FakeRequest): string =>
 }
 
 /** Starts a container fake speaking `dialect`. */
-export const make = (dialect: ContainerDialect): Effect.Effect<ContainerFake, never, Scope.Scope> => {
+export const make = (dialect: ContainerDialect): Effect.Effect<ContainerFake, never, Scope.Scope> =>
+  // Each run of the effect is a fresh platform: no state leaks between tests.
+  Effect.suspend(() => {
   let fake: ContainerFake
   let issued = 0
   let nextId = 0
@@ -181,4 +183,4 @@ export const make = (dialect: ContainerDialect): Effect.Effect<ContainerFake, ne
     })
     return fake
   })
-}
+  })

@@ -65,7 +65,9 @@ const routeOf = (request: FakeRequest): string => {
 }
 
 /** Starts the fake; its `url` is the Graph base address with the version. */
-export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> => {
+export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
+  // Each run of the effect is a fresh platform: no state leaks between tests.
+  Effect.suspend(() => {
   let fake: FacebookPagesFake
   let nextId = 0
   const newId = () => {
@@ -173,7 +175,7 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> => 
     })
     return fake
   })
-}
+  })
 
 /** Publishes the Page shows (the count a test asserts exactly-once against). */
 export const publishCount = (fake: FacebookPagesFake): number => fake.posts.length

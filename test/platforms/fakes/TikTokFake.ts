@@ -84,7 +84,9 @@ const routeOf = (request: FakeRequest): string => {
 }
 
 /** Starts the fake. */
-export const make = (): Effect.Effect<TikTokFake, never, Scope.Scope> => {
+export const make = (): Effect.Effect<TikTokFake, never, Scope.Scope> =>
+  // Each run of the effect is a fresh platform: no state leaks between tests.
+  Effect.suspend(() => {
   let fake: TikTokFake
   let issued = 0
   const windows = new Map<string, Array<number>>()
@@ -225,4 +227,4 @@ export const make = (): Effect.Effect<TikTokFake, never, Scope.Scope> => {
       return fake
     }
   )
-}
+  })

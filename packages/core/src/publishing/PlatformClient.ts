@@ -70,6 +70,8 @@ export class PlatformFailure extends Data.TaggedError("PlatformFailure")<{
   readonly needsReconnect?: boolean | undefined
   /** Resume state to persist even though this step failed (e.g. a container was created). */
   readonly state?: unknown
+  /** Tokens refreshed during the failed step: store them anyway, the old ones may be revoked. */
+  readonly credentials?: CredentialsUpdate | undefined
 }> {}
 
 /** What a shortvideo creator may do now (TikTok creator_info). */
@@ -92,6 +94,8 @@ export class PlatformClient extends Context.Service<
       input: PublishInput
     ) => Effect.Effect<PublishStep & { readonly credentials?: CredentialsUpdate | undefined }, PlatformFailure>
     /** The creator's current options (shortvideo only), for the consent form and pre-checks. */
-    readonly creatorInfo: (account: AccountRecord) => Effect.Effect<CreatorInfo, PlatformFailure>
+    readonly creatorInfo: (
+      account: AccountRecord
+    ) => Effect.Effect<CreatorInfo & { readonly credentials?: CredentialsUpdate | undefined }, PlatformFailure>
   }
 >()("postwire/PlatformClient") {}

@@ -1,0 +1,340 @@
+/**
+ * The `Store` in memory: for tests, examples and running the engine inside an app without a
+ * database. It keeps the SQL store's semantics (the same conformance suite runs on both):
+ * every method reads and writes in one synchronous step, so it is atomic without locks, and
+ * what a primary key or unique index refuses in SQL fails here with a `StoreError` too.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Layer, Option } from "effect"
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  IdempotencyRecord,
+  MediaRecord,
+  OutboxEvent,
+  PostAggregate,
+  ProfileRecord,
+  WorkspaceRecord
+} from "./Records.ts"
+import { type IdempotencyBegin, type Keyset, Store, StoreError, type StoreShape, VersionConflict } from "./Store.ts"
+
+/** Builds an empty in-memory store; each call gets its own data. */
+export const make = (): StoreShape => {
+  const workspaces = new Map<string, WorkspaceRecord>()
+  const keysByHash = new Map<string, ApiKeyRecord>()
+  const profiles = new Tables<ProfileRecord>()
+  const accounts = new Tables<AccountRecord>()
+  const media = new Tables<MediaRecord>()
+  const posts = new Tables<PostAggregate>()
+  const events = new Map<string, Array<OutboxEvent>>()
+  const rateLimits = new Map<string, { count: number; readonly expiresAt: number }>()
+  const idempotency = new Map<string, IdempotencyRecord>()
+  const settings = new Map<string, string>()
+  // What the SQL schema's primary keys and unique indexes cover beyond the tables above.
+  const uniqueKeys = new Set<string>()
+  let rateLimitHits = 0
+
+  const duplicate = (operation: string, key: string) =>
+    Effect.fail(new StoreError({ operation, cause: new Error(`duplicate key ${key}`) }))
+
+  const aggregateKeys = ({ approval, post, targets }: PostAggregate): ReadonlyArray<string> => [
+    ...targets.map((target) => key("target", post.workspaceId, target.id)),
+    ...(approval === null
+      ? []
+      : [key("approval", post.workspaceId, approval.id), key("approval_token", approval.tokenHash)])
+  ]
+
+  const eventKeys = (list: ReadonlyArray<OutboxEvent>) => list.map((event) => key("event", event.workspaceId, event.id))
+
+  const appendEvents = (list: ReadonlyArray<OutboxEvent>) => {
+    for (const event of list) {
+      uniqueKeys.add(key("event", event.workspaceId, event.id))
+      const log = events.get(event.workspaceId)
+      if (log === undefined) events.set(event.workspaceId, [event])
+      else log.push(event)
+    }
+  }
+
+  /** The first key in `keys` already taken, also counting duplicates within `keys`. */
+  const takenKey = (keys: ReadonlyArray<string>): string | undefined => {
+    const seen = new Set<string>()
+    for (const k of keys) {
+      if (uniqueKeys.has(k) || seen.has(k)) return k
+      seen.add(k)
+    }
+    return undefined
+  }
+
+  const idempotencyKey = (record: Pick<IdempotencyRecord, "workspaceId" | "keyId" | "key">) =>
+    key(record.workspaceId, record.keyId, record.key)
+
+  return {
+    createWorkspace: (workspace) =>
+      Effect.suspend(() => {
+        if (workspaces.has(workspace.id)) return duplicate("createWorkspace", workspace.id)
+        workspaces.set(workspace.id, workspace)
+        return Effect.void
+      }),
+
+    getWorkspace: (id) => Effect.sync(() => Option.fromNullishOr(workspaces.get(id))),
+
+    countWorkspaces: () => Effect.sync(() => workspaces.size),
+
+    createApiKey: (apiKey) =>
+      Effect.suspend(() => {
+        const taken = takenKey([key("api_key", apiKey.workspaceId, apiKey.id)])
+        if (taken !== undefined) return duplicate("createApiKey", taken)
+        if (keysByHash.has(apiKey.hash)) return duplicate("createApiKey", apiKey.hash)
+        uniqueKeys.add(key("api_key", apiKey.workspaceId, apiKey.id))
+        keysByHash.set(apiKey.hash, apiKey)
+        return Effect.void
+      }),
+
+    findApiKeyByHash: (hash) => Effect.sync(() => Option.fromNullishOr(keysByHash.get(hash))),
+
+    createProfile: (profile) => profiles.insert("createProfile", profile.workspaceId, profile.id, profile),
+
+    getProfile: (workspaceId, id) => Effect.sync(() => Option.fromNullishOr(profiles.get(workspaceId, id))),
+
+    listProfiles: (workspaceId, after, limit) =>
+      Effect.sync(() => newestFirst(profiles.all(workspaceId), (profile) => profile.createdAt, after, limit)),
+
+    createAccount: (account) => accounts.insert("createAccount", account.workspaceId, account.id, account),
+
+    getAccount: (workspaceId, id) => Effect.sync(() => Option.fromNullishOr(accounts.get(workspaceId, id))),
+
+    getAccounts: (workspaceId, ids) =>
+      Effect.sync(() => [...new Set(ids)].flatMap((id) => accounts.get(workspaceId, id) ?? [])),
+
+    listAccounts: (workspaceId, filter, after, limit) =>
+      Effect.sync(() =>
+        newestFirst(
+          accounts
+            .all(workspaceId)
+            .filter(
+              (account) =>
+                (filter.profileId === undefined || account.profileId === filter.profileId) &&
+                (filter.platform === undefined || account.platform === filter.platform)
+            ),
+          (account) => account.createdAt,
+          after,
+          limit
+        )
+      ),
+
+    updateAccountStatus: (workspaceId, id, status, list) =>
+      Effect.suspend(() => {
+        const taken = takenKey(eventKeys(list))
+        if (taken !== undefined) return duplicate("updateAccountStatus", taken)
+        const account = accounts.get(workspaceId, id)
+        if (account !== undefined) accounts.put(workspaceId, id, { ...account, status })
+        appendEvents(list)
+        return Effect.void
+      }),
+
+    createMedia: (item) => media.insert("createMedia", item.workspaceId, item.id, item),
+
+    getMedia: (workspaceId, id) => Effect.sync(() => Option.fromNullishOr(media.get(workspaceId, id))),
+
+    getMediaItems: (workspaceId, ids) =>
+      Effect.sync(() => [...new Set(ids)].flatMap((id) => media.get(workspaceId, id) ?? [])),
+
+    insertPost: (aggregate, list) =>
+      Effect.suspend(() => {
+        const { post } = aggregate
+        if (posts.get(post.workspaceId, post.id) !== undefined) return duplicate("insertPost", post.id)
+        const keys = [...aggregateKeys(aggregate), ...eventKeys(list)]
+        const taken = takenKey(keys)
+        if (taken !== undefined) return duplicate("insertPost", taken)
+        for (const k of aggregateKeys(aggregate)) uniqueKeys.add(k)
+        posts.put(post.workspaceId, post.id, aggregate)
+        appendEvents(list)
+        return Effect.void
+      }),
+
+    getPost: (workspaceId, id) => Effect.sync(() => Option.fromNullishOr(posts.get(workspaceId, id))),
+
+    savePost: (aggregate, list) =>
+      Effect.suspend((): Effect.Effect<void, StoreError | VersionConflict> => {
+        const { post } = aggregate
+        const stored = posts.get(post.workspaceId, post.id)
+        if (stored === undefined || stored.post.version !== post.version - 1) {
+          return Effect.fail(new VersionConflict({ postId: post.id }))
+        }
+        const previous = aggregateKeys(stored)
+        for (const k of previous) uniqueKeys.delete(k)
+        const taken = takenKey([...aggregateKeys(aggregate), ...eventKeys(list)])
+        if (taken !== undefined) {
+          for (const k of previous) uniqueKeys.add(k)
+          return duplicate("savePost", taken)
+        }
+        for (const k of aggregateKeys(aggregate)) uniqueKeys.add(k)
+        posts.put(post.workspaceId, post.id, aggregate)
+        appendEvents(list)
+        return Effect.void
+      }),
+
+    listPosts: (workspaceId, filter, after, limit) =>
+      Effect.sync(() =>
+        newestFirst(
+          posts
+            .all(workspaceId)
+            .filter(
+              ({ post, targets }) =>
+                (filter.status === undefined || post.status === filter.status) &&
+                (filter.profileId === undefined || post.profileId === filter.profileId) &&
+                (filter.platform === undefined || targets.some((target) => target.platform === filter.platform)) &&
+                (filter.from === undefined || post.publishAt >= filter.from) &&
+                (filter.to === undefined || post.publishAt < filter.to)
+            ),
+          ({ post }) => post.publishAt,
+          after,
+          limit,
+          ({ post }) => post.id
+        )
+      ),
+
+    countQuotaUsage: (workspaceId, accountId, from, to) =>
+      Effect.sync(() => {
+        let used = 0
+        let oldest: number | null = null
+        for (const { post, targets } of posts.all(workspaceId)) {
+          for (const target of targets) {
+            if (target.accountId !== accountId || notCounted.has(target.status)) continue
+            const instant = target.publishedAt ?? post.publishAt
+            if (instant < from || instant >= to) continue
+            used++
+            if (oldest === null || instant < oldest) oldest = instant
+          }
+        }
+        return { used, oldest }
+      }),
+
+    listEvents: (workspaceId) => Effect.sync(() => [...(events.get(workspaceId) ?? [])]),
+
+    hitRateLimit: (bucket, windowStart, expiresAt) =>
+      Effect.sync(() => {
+        const k = key(bucket, String(windowStart))
+        const counter = rateLimits.get(k)
+        const count = counter === undefined ? 1 : counter.count + 1
+        if (counter === undefined) rateLimits.set(k, { count, expiresAt })
+        else counter.count = count
+        // Every window start is in the past, so anything that expired before it is dead.
+        if (++rateLimitHits % pruneEvery === 0) {
+          for (const [name, entry] of rateLimits) if (entry.expiresAt < windowStart) rateLimits.delete(name)
+        }
+        return count
+      }),
+
+    beginIdempotency: (record, expiredBefore) =>
+      Effect.sync((): IdempotencyBegin => {
+        const k = idempotencyKey(record)
+        const existing = idempotency.get(k)
+        const claimable =
+          existing === undefined ||
+          existing.createdAt < expiredBefore ||
+          (existing.requestHash === record.requestHash &&
+            existing.state === "in_progress" &&
+            existing.lockedUntil <= record.createdAt)
+        if (claimable) {
+          idempotency.set(k, record)
+          return { _tag: "Started" }
+        }
+        if (existing.requestHash !== record.requestHash) return { _tag: "Mismatch" }
+        if (existing.state === "completed") {
+          return { _tag: "Replay", status: existing.status ?? 0, body: existing.body ?? "" }
+        }
+        return { _tag: "InProgress" }
+      }),
+
+    completeIdempotency: (workspaceId, keyId, k, status, body) =>
+      Effect.sync(() => {
+        const id = idempotencyKey({ workspaceId, keyId, key: k })
+        const existing = idempotency.get(id)
+        if (existing !== undefined) idempotency.set(id, { ...existing, state: "completed", status, body })
+      }),
+
+    releaseIdempotency: (workspaceId, keyId, k) =>
+      Effect.sync(() => {
+        const id = idempotencyKey({ workspaceId, keyId, key: k })
+        if (idempotency.get(id)?.state === "in_progress") idempotency.delete(id)
+      }),
+
+    ensureSetting: (name, value) =>
+      Effect.sync(() => {
+        const stored = settings.get(name)
+        if (stored !== undefined) return stored
+        settings.set(name, value)
+        return value
+      })
+  }
+}
+
+/**
+ * An empty in-memory `Store`, fresh for every build of the layer.
+ *
+ * @example
+ * ```ts
+ * const program = Effect.gen(function* () {
+ *   const store = yield* Store
+ *   return yield* store.countWorkspaces()
+ * })
+ * Effect.runPromise(Effect.provide(program, MemoryStore.layer))
+ * ```
+ */
+export const layer: Layer.Layer<Store> = Layer.sync(Store)(make)
+
+const pruneEvery = 100
+
+const notCounted: ReadonlySet<string> = new Set(["cancelled", "rejected", "failed"])
+
+const key = (...parts: ReadonlyArray<string>) => parts.join("\u0000")
+
+/** Rows of one table, by workspace then id. */
+class Tables<A> {
+  private readonly byWorkspace = new Map<string, Map<string, A>>()
+
+  get(workspaceId: string, id: string): A | undefined {
+    return this.byWorkspace.get(workspaceId)?.get(id)
+  }
+
+  all(workspaceId: string): ReadonlyArray<A> {
+    return [...(this.byWorkspace.get(workspaceId)?.values() ?? [])]
+  }
+
+  put(workspaceId: string, id: string, value: A): void {
+    const rows = this.byWorkspace.get(workspaceId)
+    if (rows === undefined) this.byWorkspace.set(workspaceId, new Map([[id, value]]))
+    else rows.set(id, value)
+  }
+
+  insert(operation: string, workspaceId: string, id: string, value: A): Effect.Effect<void, StoreError> {
+    return Effect.suspend(() => {
+      if (this.get(workspaceId, id) !== undefined) {
+        return Effect.fail(new StoreError({ operation, cause: new Error(`duplicate key ${id}`) }))
+      }
+      this.put(workspaceId, id, value)
+      return Effect.void
+    })
+  }
+}
+
+/** Orders by `(sortKey desc, id desc)` like the SQL keyset queries, after `after`, up to `limit`. */
+const newestFirst = <A>(
+  rows: ReadonlyArray<A>,
+  sortKey: (row: A) => number,
+  after: Keyset | undefined,
+  limit: number,
+  idOf: (row: A) => string = (row) => (row as { readonly id: string }).id
+): ReadonlyArray<A> =>
+  rows
+    .filter((row) => {
+      if (after === undefined) return true
+      const k = sortKey(row)
+      return k < after.sortKey || (k === after.sortKey && idOf(row) < after.id)
+    })
+    .sort((a, b) => sortKey(b) - sortKey(a) || compareDesc(idOf(a), idOf(b)))
+    .slice(0, limit)
+
+const compareDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0)

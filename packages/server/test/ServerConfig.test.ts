@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest"
+import { ConfigProblem, resolveSettings } from "../src/config/ServerConfig.ts"
+
+describe("resolveSettings", () => {
+  it("uses the documented defaults", () => {
+    expect(resolveSettings({}, {})).toMatchObject({
+      port: 8080,
+      dataDir: "./.postwire",
+      databaseUrl: undefined,
+      role: "all",
+      publicUrl: "http://localhost:8080",
+      unsafeAllowLoopbackWebhooks: false,
+      rateLimitPerKey: 120,
+      rateLimitPostsCreate: 30
+    })
+  })
+
+  it("prefers flags over the environment", () => {
+    const s = resolveSettings({ port: "9000", role: "worker" }, { PORT: "7000", POSTWIRE_ROLE: "api" })
+    expect(s.port).toBe(9000)
+    expect(s.role).toBe("worker")
+    expect(s.publicUrl).toBe("http://localhost:9000")
+  })
+
+  it.each([
+    [{ port: "abc" }, {}, "--port"],
+    [{ port: "70000" }, {}, "--port"],
+    [{}, { PORT: "-1" }, "PORT"],
+    [{ role: "boss" }, {}, "--role"],
+    [{}, { DATABASE_URL: "mysql://x" }, "DATABASE_URL"],
+    [{}, { POSTWIRE_PUBLIC_URL: "ftp://x" }, "POSTWIRE_PUBLIC_URL"],
+    [{}, { POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS: "yes" }, "POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS"],
+    [{}, { POSTWIRE_RATE_LIMIT_PER_KEY: "0" }, "POSTWIRE_RATE_LIMIT_PER_KEY"]
+  ])("names the setting when %j %j is wrong", (flags, env, setting) => {
+    expect(() => resolveSettings(flags, env)).toThrow(ConfigProblem)
+    expect(() => resolveSettings(flags, env)).toThrow(setting)
+  })
+})

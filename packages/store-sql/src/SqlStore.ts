@@ -1,0 +1,715 @@
+/**
+ * The `Store` over any PostgreSQL `SqlClient`: PostgreSQL itself through `@effect/sql-pg`, or
+ * the embedded PGlite through {@link PgliteClient}. Its layer applies the migrations first.
+ *
+ * Every statement names `workspace_id` (except the global key and token lookups), writes that
+ * belong together share one transaction, and every database failure becomes a `StoreError`
+ * naming the operation.
+ *
+ * @since 0.1.0
+ */
+import { Array as Arr, Effect, Layer, Option } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
+import {
+  type AccountRecord,
+  type ApiKeyRecord,
+  type ApprovalRecord,
+  type IdempotencyBegin,
+  type IdempotencyRecord,
+  type MediaRecord,
+  type OutboxEvent,
+  type PostAggregate,
+  type PostRecord,
+  type ProfileRecord,
+  Store,
+  StoreError,
+  type StoreShape,
+  type TargetRecord,
+  VersionConflict,
+  type WorkspaceRecord
+} from "@postwire/core"
+import * as Migrations from "./migrations/Migrations.ts"
+
+type Row = Readonly<Record<string, unknown>>
+
+/** Builds the `Store` on the current `SqlClient`; the schema must already be migrated. */
+export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  /** Runs one store operation: traced, with every SQL failure turned into a `StoreError`. */
+  const operation =
+    (name: string) =>
+    <A, E>(effect: Effect.Effect<A, E | SqlError.SqlError>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreError> =>
+      effect.pipe(
+        Effect.catchIf(SqlError.isSqlError, (cause) => Effect.fail(new StoreError({ operation: name, cause }))),
+        Effect.withSpan(`Store.${name}`)
+      )
+
+  const insertEvents = (events: ReadonlyArray<OutboxEvent>) =>
+    Arr.isReadonlyArrayNonEmpty(events)
+      ? sql`INSERT INTO outbox_events ${sql.insert(Arr.map(events, eventRow))}`.pipe(Effect.asVoid)
+      : Effect.void
+
+  const insertApproval = (approval: ApprovalRecord) =>
+    Effect.all([
+      sql`INSERT INTO approvals ${sql.insert(approvalRow(approval))}`,
+      sql`INSERT INTO approval_tokens ${sql.insert(approvalTokenRow(approval))}`
+    ], { discard: true })
+
+  const upsertApproval = (workspaceId: string, postId: string, approval: ApprovalRecord | null) =>
+    approval === null
+      ? Effect.all([
+        sql`DELETE FROM approval_tokens WHERE workspace_id = ${workspaceId} AND post_id = ${postId}`,
+        sql`DELETE FROM approvals WHERE workspace_id = ${workspaceId} AND post_id = ${postId}`
+      ], { discard: true })
+      : Effect.all([
+        sql`DELETE FROM approval_tokens
+            WHERE workspace_id = ${workspaceId} AND post_id = ${postId} AND token_hash <> ${approval.tokenHash}`,
+        sql`INSERT INTO approval_tokens ${sql.insert(approvalTokenRow(approval))}
+            ON CONFLICT (token_hash) DO UPDATE SET approval_id = EXCLUDED.approval_id
+            WHERE approval_tokens.workspace_id = EXCLUDED.workspace_id AND approval_tokens.post_id = EXCLUDED.post_id`,
+        sql`INSERT INTO approvals ${sql.insert(approvalRow(approval))}
+            ON CONFLICT (workspace_id, post_id) DO UPDATE SET ${sql.unsafe(excludedColumns(approvalColumns))}`
+      ], { discard: true })
+
+  const upsertTargets = (workspaceId: string, postId: string, targets: ReadonlyArray<TargetRecord>) =>
+    Effect.all([
+      sql`DELETE FROM targets WHERE workspace_id = ${workspaceId} AND post_id = ${postId}
+          AND NOT (${sql.in("id", targets.map((target) => target.id))})`,
+      Arr.isReadonlyArrayNonEmpty(targets)
+        ? sql`INSERT INTO targets ${sql.insert(Arr.map(targets, targetRow))}
+              ON CONFLICT (workspace_id, id) DO UPDATE SET ${sql.unsafe(excludedColumns(targetColumns))}`
+        : Effect.void
+    ], { discard: true })
+
+  /** Loads the targets and approvals of a page of posts in two queries, whatever its size. */
+  const loadAggregates = (workspaceId: string, postRows: ReadonlyArray<Row>) =>
+    Effect.gen(function* () {
+      if (postRows.length === 0) return []
+      const ids = postRows.map((row) => row.id as string)
+      const [targetRows, approvalRows] = yield* Effect.all([
+        sql`SELECT * FROM targets WHERE workspace_id = ${workspaceId} AND ${sql.in("post_id", ids)}
+            ORDER BY post_id, position`,
+        sql`SELECT * FROM approvals WHERE workspace_id = ${workspaceId} AND ${sql.in("post_id", ids)}`
+      ], { concurrency: 2 })
+      const targetsByPost = new Map<string, Array<TargetRecord>>()
+      for (const row of targetRows) {
+        const target = targetFromRow(row)
+        const list = targetsByPost.get(target.postId)
+        if (list === undefined) targetsByPost.set(target.postId, [target])
+        else list.push(target)
+      }
+      const approvalsByPost = new Map(approvalRows.map((row) => [row.post_id as string, approvalFromRow(row)]))
+      return postRows.map((row): PostAggregate => ({
+        post: postFromRow(row),
+        targets: targetsByPost.get(row.id as string) ?? [],
+        approval: approvalsByPost.get(row.id as string) ?? null
+      }))
+    })
+
+  const claimIdempotency = (record: IdempotencyRecord) =>
+    sql`INSERT INTO idempotency_keys ${sql.insert(idempotencyRow(record))}
+        ON CONFLICT (workspace_id, key_id, key) DO NOTHING RETURNING key`.pipe(Effect.map((rows) => rows.length > 0))
+
+  let rateLimitHits = 0
+
+  const store: StoreShape = {
+    createWorkspace: (workspace) =>
+      operation("createWorkspace")(
+        sql`INSERT INTO workspaces ${sql.insert({
+          id: workspace.id,
+          name: workspace.name,
+          allowed_redirect_domains: JSON.stringify(workspace.allowedRedirectDomains),
+          created_at: workspace.createdAt
+        })}`.pipe(Effect.asVoid)
+      ),
+
+    getWorkspace: (id) =>
+      operation("getWorkspace")(
+        sql`SELECT * FROM workspaces WHERE id = ${id}`.pipe(Effect.map((rows) => firstAs(rows, workspaceFromRow)))
+      ),
+
+    countWorkspaces: () =>
+      operation("countWorkspaces")(
+        sql`SELECT count(*) AS n FROM workspaces`.pipe(Effect.map((rows) => toNumber(rows[0]!.n)))
+      ),
+
+    createApiKey: (key) =>
+      operation("createApiKey")(
+        sql.withTransaction(
+          Effect.all([
+            sql`INSERT INTO api_keys ${sql.insert({
+              workspace_id: key.workspaceId,
+              id: key.id,
+              kind: key.kind,
+              scopes: JSON.stringify(key.scopes),
+              key_hash: key.hash,
+              last4: key.last4,
+              created_at: key.createdAt,
+              revoked_at: key.revokedAt
+            })}`,
+            sql`INSERT INTO api_key_hashes ${sql.insert({
+              key_hash: key.hash,
+              workspace_id: key.workspaceId,
+              key_id: key.id
+            })}`
+          ], { discard: true })
+        )
+      ),
+
+    findApiKeyByHash: (hash) =>
+      operation("findApiKeyByHash")(
+        Effect.gen(function* () {
+          const [pointer] = yield* sql`SELECT workspace_id, key_id FROM api_key_hashes WHERE key_hash = ${hash}`
+          if (pointer === undefined) return Option.none()
+          const rows = yield* sql`SELECT * FROM api_keys
+            WHERE workspace_id = ${pointer.workspace_id as string} AND id = ${pointer.key_id as string}`
+          return firstAs(rows, apiKeyFromRow)
+        })
+      ),
+
+    createProfile: (profile) =>
+      operation("createProfile")(
+        sql`INSERT INTO profiles ${sql.insert({
+          workspace_id: profile.workspaceId,
+          id: profile.id,
+          name: profile.name,
+          created_at: profile.createdAt
+        })}`.pipe(Effect.asVoid)
+      ),
+
+    getProfile: (workspaceId, id) =>
+      operation("getProfile")(
+        sql`SELECT * FROM profiles WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(
+          Effect.map((rows) => firstAs(rows, profileFromRow))
+        )
+      ),
+
+    listProfiles: (workspaceId, after, limit) =>
+      operation("listProfiles")(
+        sql`SELECT * FROM profiles
+            WHERE ${sql.and([
+              sql`workspace_id = ${workspaceId}`,
+              ...(after === undefined ? [] : [sql`(created_at, id) < (${after.sortKey}, ${after.id})`])
+            ])}
+            ORDER BY created_at DESC, id DESC LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(profileFromRow)))
+      ),
+
+    createAccount: (account) =>
+      operation("createAccount")(sql`INSERT INTO accounts ${sql.insert(accountRow(account))}`.pipe(Effect.asVoid)),
+
+    getAccount: (workspaceId, id) =>
+      operation("getAccount")(
+        sql`SELECT * FROM accounts WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(
+          Effect.map((rows) => firstAs(rows, accountFromRow))
+        )
+      ),
+
+    getAccounts: (workspaceId, ids) =>
+      operation("getAccounts")(
+        ids.length === 0
+          ? Effect.succeed([])
+          : sql`SELECT * FROM accounts WHERE workspace_id = ${workspaceId} AND ${sql.in("id", ids)}`.pipe(
+            Effect.map((rows) => inRequestedOrder(ids, rows.map(accountFromRow)))
+          )
+      ),
+
+    listAccounts: (workspaceId, filter, after, limit) =>
+      operation("listAccounts")(
+        sql`SELECT * FROM accounts
+            WHERE ${sql.and([
+              sql`workspace_id = ${workspaceId}`,
+              ...(filter.profileId === undefined ? [] : [sql`profile_id = ${filter.profileId}`]),
+              ...(filter.platform === undefined ? [] : [sql`platform = ${filter.platform}`]),
+              ...(after === undefined ? [] : [sql`(created_at, id) < (${after.sortKey}, ${after.id})`])
+            ])}
+            ORDER BY created_at DESC, id DESC LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(accountFromRow)))
+      ),
+
+    updateAccountStatus: (workspaceId, id, status, events) =>
+      operation("updateAccountStatus")(
+        sql.withTransaction(
+          Effect.all([
+            sql`UPDATE accounts SET status = ${status} WHERE workspace_id = ${workspaceId} AND id = ${id}`,
+            insertEvents(events)
+          ], { discard: true })
+        )
+      ),
+
+    createMedia: (media) =>
+      operation("createMedia")(sql`INSERT INTO media ${sql.insert(mediaRow(media))}`.pipe(Effect.asVoid)),
+
+    getMedia: (workspaceId, id) =>
+      operation("getMedia")(
+        sql`SELECT * FROM media WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(
+          Effect.map((rows) => firstAs(rows, mediaFromRow))
+        )
+      ),
+
+    getMediaItems: (workspaceId, ids) =>
+      operation("getMediaItems")(
+        ids.length === 0
+          ? Effect.succeed([])
+          : sql`SELECT * FROM media WHERE workspace_id = ${workspaceId} AND ${sql.in("id", ids)}`.pipe(
+            Effect.map((rows) => inRequestedOrder(ids, rows.map(mediaFromRow)))
+          )
+      ),
+
+    insertPost: ({ approval, post, targets }, events) =>
+      operation("insertPost")(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql`INSERT INTO posts ${sql.insert(postRow(post))}`
+            if (Arr.isReadonlyArrayNonEmpty(targets)) {
+              yield* sql`INSERT INTO targets ${sql.insert(Arr.map(targets, targetRow))}`
+            }
+            if (approval !== null) yield* insertApproval(approval)
+            yield* insertEvents(events)
+          })
+        )
+      ),
+
+    getPost: (workspaceId, id) =>
+      operation("getPost")(
+        Effect.gen(function* () {
+          const rows = yield* sql`SELECT * FROM posts WHERE workspace_id = ${workspaceId} AND id = ${id}`
+          const [aggregate] = yield* loadAggregates(workspaceId, rows)
+          return Option.fromNullishOr(aggregate)
+        })
+      ),
+
+    savePost: ({ approval, post, targets }, events) =>
+      operation("savePost")(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const updated = yield* sql`UPDATE posts SET
+                profile_id = ${post.profileId},
+                caption = ${post.caption},
+                media = ${JSON.stringify(post.media)},
+                scheduled_at = ${post.scheduledAt},
+                ai_generated = ${post.aiGenerated},
+                approval_mode = ${post.approvalMode},
+                notify = ${jsonOrNull(post.notify)},
+                status = ${post.status},
+                publish_at = ${post.publishAt},
+                created_at = ${post.createdAt},
+                updated_at = ${post.updatedAt},
+                version = ${post.version}
+              WHERE workspace_id = ${post.workspaceId} AND id = ${post.id} AND version = ${post.version - 1}
+              RETURNING id`
+            if (updated.length === 0) return yield* new VersionConflict({ postId: post.id })
+            yield* upsertTargets(post.workspaceId, post.id, targets)
+            yield* upsertApproval(post.workspaceId, post.id, approval)
+            yield* insertEvents(events)
+          })
+        )
+      ),
+
+    listPosts: (workspaceId, filter, after, limit) =>
+      operation("listPosts")(
+        Effect.gen(function* () {
+          const rows = yield* sql`SELECT * FROM posts p
+            WHERE ${sql.and([
+              sql`p.workspace_id = ${workspaceId}`,
+              ...(filter.status === undefined ? [] : [sql`p.status = ${filter.status}`]),
+              ...(filter.profileId === undefined ? [] : [sql`p.profile_id = ${filter.profileId}`]),
+              ...(filter.platform === undefined
+                ? []
+                : [sql`EXISTS (SELECT 1 FROM targets t
+                    WHERE t.workspace_id = p.workspace_id AND t.post_id = p.id AND t.platform = ${filter.platform})`]),
+              ...(filter.from === undefined ? [] : [sql`p.publish_at >= ${filter.from}`]),
+              ...(filter.to === undefined ? [] : [sql`p.publish_at < ${filter.to}`]),
+              ...(after === undefined ? [] : [sql`(p.publish_at, p.id) < (${after.sortKey}, ${after.id})`])
+            ])}
+            ORDER BY p.publish_at DESC, p.id DESC LIMIT ${limit}`
+          return yield* loadAggregates(workspaceId, rows)
+        })
+      ),
+
+    countQuotaUsage: (workspaceId, accountId, from, to) =>
+      operation("countQuotaUsage")(
+        sql`SELECT count(*) AS used, min(counted.instant) AS oldest FROM (
+              SELECT coalesce(t.published_at, p.publish_at) AS instant
+              FROM targets t
+              JOIN posts p ON p.workspace_id = t.workspace_id AND p.id = t.post_id
+              WHERE t.workspace_id = ${workspaceId} AND t.account_id = ${accountId}
+                AND t.status NOT IN ('cancelled', 'rejected', 'failed')
+            ) counted
+            WHERE counted.instant >= ${from} AND counted.instant < ${to}`.pipe(
+          Effect.map(([row]) => ({ used: toNumber(row!.used), oldest: toNumberOrNull(row!.oldest) }))
+        )
+      ),
+
+    listEvents: (workspaceId) =>
+      operation("listEvents")(
+        sql`SELECT * FROM outbox_events WHERE workspace_id = ${workspaceId} ORDER BY seq`.pipe(
+          Effect.map((rows) => rows.map(eventFromRow))
+        )
+      ),
+
+    hitRateLimit: (bucket, windowStart, expiresAt) =>
+      operation("hitRateLimit")(
+        Effect.gen(function* () {
+          const [row] = yield* sql`INSERT INTO rate_limits (bucket, window_start, count, expires_at)
+            VALUES (${bucket}, ${windowStart}, 1, ${expiresAt})
+            ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limits.count + 1
+            RETURNING count`
+          // Every window start is in the past, so anything that expired before it is dead.
+          if (++rateLimitHits % pruneEvery === 0) {
+            yield* Effect.ignore(sql`DELETE FROM rate_limits WHERE expires_at < ${windowStart}`)
+          }
+          return toNumber(row!.count)
+        })
+      ),
+
+    beginIdempotency: (record, expiredBefore) =>
+      operation("beginIdempotency")(
+        Effect.gen(function* () {
+          const key = sql`workspace_id = ${record.workspaceId} AND key_id = ${record.keyId} AND key = ${record.key}`
+          // Each step is one atomic statement; when a concurrent request changes the record
+          // between them, look again.
+          for (let attempt = 0; attempt < 3; attempt++) {
+            if (yield* claimIdempotency(record)) return started
+            const [existing] = yield* sql`SELECT * FROM idempotency_keys WHERE ${key}`
+            if (existing === undefined) continue
+            if (toNumber(existing.created_at) < expiredBefore) {
+              const taken = yield* sql`UPDATE idempotency_keys SET ${sql.update(takeOverRow(record))}
+                WHERE ${key} AND created_at < ${expiredBefore} RETURNING key`
+              if (taken.length > 0) return started
+              continue
+            }
+            if (existing.request_hash !== record.requestHash) return mismatch
+            if (existing.state === "completed") {
+              return { _tag: "Replay", status: toNumber(existing.status), body: existing.body as string } as const
+            }
+            if (toNumber(existing.locked_until) <= record.createdAt) {
+              const taken = yield* sql`UPDATE idempotency_keys SET ${sql.update(takeOverRow(record))}
+                WHERE ${key} AND state = 'in_progress' AND locked_until <= ${record.createdAt} RETURNING key`
+              if (taken.length > 0) return started
+              continue
+            }
+            return inProgress
+          }
+          return inProgress
+        })
+      ),
+
+    completeIdempotency: (workspaceId, keyId, key, status, body) =>
+      operation("completeIdempotency")(
+        sql`UPDATE idempotency_keys SET state = 'completed', status = ${status}, body = ${body}
+            WHERE workspace_id = ${workspaceId} AND key_id = ${keyId} AND key = ${key}`.pipe(Effect.asVoid)
+      ),
+
+    releaseIdempotency: (workspaceId, keyId, key) =>
+      operation("releaseIdempotency")(
+        sql`DELETE FROM idempotency_keys
+            WHERE workspace_id = ${workspaceId} AND key_id = ${keyId} AND key = ${key} AND state = 'in_progress'`.pipe(
+          Effect.asVoid
+        )
+      ),
+
+    ensureSetting: (name, value) =>
+      operation("ensureSetting")(
+        Effect.gen(function* () {
+          yield* sql`INSERT INTO settings (name, value) VALUES (${name}, ${value}) ON CONFLICT (name) DO NOTHING`
+          const [row] = yield* sql`SELECT value FROM settings WHERE name = ${name}`
+          return row!.value as string
+        })
+      )
+  }
+  return store
+})
+
+/**
+ * The `Store` on the current `SqlClient`, after applying pending migrations. A database that
+ * cannot be migrated is a startup defect carrying a `StoreError` with operation `migrate`.
+ *
+ * @example
+ * ```ts
+ * const Embedded = SqlStore.layer.pipe(Layer.provide(PgliteClient.layer({ dataDir: ".postwire/db" })))
+ * ```
+ */
+export const layer: Layer.Layer<Store, never, SqlClient.SqlClient> = Layer.effect(Store)(
+  Migrations.migrate.pipe(
+    Effect.mapError((cause) => new StoreError({ operation: "migrate", cause })),
+    Effect.orDie,
+    Effect.andThen(make)
+  )
+)
+
+const pruneEvery = 100
+
+const started: IdempotencyBegin = { _tag: "Started" }
+const mismatch: IdempotencyBegin = { _tag: "Mismatch" }
+const inProgress: IdempotencyBegin = { _tag: "InProgress" }
+
+// Drivers differ: PGlite returns int8 as a number, @effect/sql-pg as a bigint, others as a string.
+const toNumber = (value: unknown): number => (typeof value === "number" ? value : Number(value))
+const toNumberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : toNumber(value))
+const jsonOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value))
+
+const firstAs = <A>(rows: ReadonlyArray<Row>, decode: (row: Row) => A): Option.Option<A> =>
+  rows.length === 0 ? Option.none() : Option.some(decode(rows[0]!))
+
+const inRequestedOrder = <A extends { readonly id: string }>(ids: ReadonlyArray<string>, found: ReadonlyArray<A>) => {
+  const byId = new Map(found.map((item) => [item.id, item]))
+  return [...new Set(ids)].flatMap((id) => {
+    const item = byId.get(id)
+    return item === undefined ? [] : [item]
+  })
+}
+
+const excludedColumns = (columns: ReadonlyArray<string>) =>
+  columns.map((column) => `${column} = EXCLUDED.${column}`).join(", ")
+
+const targetColumns = [
+  "post_id",
+  "position",
+  "account_id",
+  "platform",
+  "status",
+  "options",
+  "consent",
+  "permalink",
+  "published_at",
+  "error",
+  "attempts",
+  "platform_state",
+  "due_at",
+  "lease_owner",
+  "lease_until",
+  "updated_at"
+]
+
+const approvalColumns = ["id", "token_hash", "status", "expires_at", "decided_at", "reason", "created_at"]
+
+const workspaceFromRow = (row: Row): WorkspaceRecord => ({
+  id: row.id as string,
+  name: row.name as string,
+  allowedRedirectDomains: row.allowed_redirect_domains as ReadonlyArray<string>,
+  createdAt: toNumber(row.created_at)
+})
+
+const apiKeyFromRow = (row: Row): ApiKeyRecord => ({
+  id: row.id as string,
+  workspaceId: row.workspace_id as string,
+  kind: row.kind as ApiKeyRecord["kind"],
+  scopes: row.scopes as ApiKeyRecord["scopes"],
+  hash: row.key_hash as string,
+  last4: row.last4 as string,
+  createdAt: toNumber(row.created_at),
+  revokedAt: toNumberOrNull(row.revoked_at)
+})
+
+const profileFromRow = (row: Row): ProfileRecord => ({
+  id: row.id as string,
+  workspaceId: row.workspace_id as string,
+  name: row.name as string,
+  createdAt: toNumber(row.created_at)
+})
+
+const accountRow = (account: AccountRecord) => ({
+  workspace_id: account.workspaceId,
+  id: account.id,
+  profile_id: account.profileId,
+  platform: account.platform,
+  handle: account.handle,
+  sandbox: account.sandbox,
+  status: account.status,
+  daily_quota: account.dailyQuota,
+  simulate: jsonOrNull(account.simulate),
+  credentials: account.credentials,
+  external_id: account.externalId,
+  created_at: account.createdAt
+})
+
+const accountFromRow = (row: Row): AccountRecord => ({
+  id: row.id as string,
+  workspaceId: row.workspace_id as string,
+  profileId: row.profile_id as string,
+  platform: row.platform as AccountRecord["platform"],
+  handle: row.handle as string,
+  sandbox: row.sandbox as boolean,
+  status: row.status as AccountRecord["status"],
+  dailyQuota: toNumberOrNull(row.daily_quota),
+  simulate: (row.simulate ?? null) as AccountRecord["simulate"],
+  credentials: (row.credentials ?? null) as string | null,
+  externalId: (row.external_id ?? null) as string | null,
+  createdAt: toNumber(row.created_at)
+})
+
+const mediaRow = (media: MediaRecord) => ({
+  workspace_id: media.workspaceId,
+  id: media.id,
+  kind: media.kind,
+  mime: media.mime,
+  size_bytes: media.sizeBytes,
+  filename: media.filename,
+  width: media.width,
+  height: media.height,
+  duration_seconds: media.durationSeconds,
+  blob_key: media.blobKey,
+  sha256: media.sha256,
+  created_at: media.createdAt
+})
+
+const mediaFromRow = (row: Row): MediaRecord => ({
+  id: row.id as string,
+  workspaceId: row.workspace_id as string,
+  kind: row.kind as MediaRecord["kind"],
+  mime: row.mime as string,
+  sizeBytes: toNumber(row.size_bytes),
+  filename: (row.filename ?? null) as string | null,
+  width: toNumberOrNull(row.width),
+  height: toNumberOrNull(row.height),
+  durationSeconds: toNumberOrNull(row.duration_seconds),
+  blobKey: row.blob_key as string,
+  sha256: row.sha256 as string,
+  createdAt: toNumber(row.created_at)
+})
+
+const postRow = (post: PostRecord) => ({
+  workspace_id: post.workspaceId,
+  id: post.id,
+  profile_id: post.profileId,
+  caption: post.caption,
+  media: JSON.stringify(post.media),
+  scheduled_at: post.scheduledAt,
+  ai_generated: post.aiGenerated,
+  approval_mode: post.approvalMode,
+  notify: jsonOrNull(post.notify),
+  status: post.status,
+  publish_at: post.publishAt,
+  created_at: post.createdAt,
+  updated_at: post.updatedAt,
+  version: post.version
+})
+
+const postFromRow = (row: Row): PostRecord => ({
+  id: row.id as string,
+  workspaceId: row.workspace_id as string,
+  profileId: row.profile_id as string,
+  caption: row.caption as string,
+  media: row.media as ReadonlyArray<string>,
+  scheduledAt: toNumberOrNull(row.scheduled_at),
+  aiGenerated: row.ai_generated as boolean,
+  approvalMode: row.approval_mode as PostRecord["approvalMode"],
+  notify: (row.notify ?? null) as PostRecord["notify"],
+  status: row.status as PostRecord["status"],
+  publishAt: toNumber(row.publish_at),
+  createdAt: toNumber(row.created_at),
+  updatedAt: toNumber(row.updated_at),
+  version: toNumber(row.version)
+})
+
+const targetRow = (target: TargetRecord, position: number) => ({
+  workspace_id: target.workspaceId,
+  id: target.id,
+  post_id: target.postId,
+  position,
+  account_id: target.accountId,
+  platform: target.platform,
+  status: target.status,
+  options: JSON.stringify(target.options),
+  consent: jsonOrNull(target.consent),
+  permalink: target.permalink,
+  published_at: target.publishedAt,
+  error: jsonOrNull(target.error),
+  attempts: target.attempts,
+  platform_state: jsonOrNull(target.platformState),
+  due_at: target.dueAt,
+  lease_owner: target.leaseOwner,
+  lease_until: target.leaseUntil,
+  updated_at: target.updatedAt
+})
+
+const targetFromRow = (row: Row): TargetRecord => ({
+  id: row.id as string,
+  workspaceId: row.workspace_id as string,
+  postId: row.post_id as string,
+  accountId: row.account_id as string,
+  platform: row.platform as TargetRecord["platform"],
+  status: row.status as TargetRecord["status"],
+  options: row.options as TargetRecord["options"],
+  consent: (row.consent ?? null) as TargetRecord["consent"],
+  permalink: (row.permalink ?? null) as string | null,
+  publishedAt: toNumberOrNull(row.published_at),
+  error: (row.error ?? null) as TargetRecord["error"],
+  attempts: toNumber(row.attempts),
+  platformState: row.platform_state ?? null,
+  dueAt: toNumberOrNull(row.due_at),
+  leaseOwner: (row.lease_owner ?? null) as string | null,
+  leaseUntil: toNumberOrNull(row.lease_until),
+  updatedAt: toNumber(row.updated_at)
+})
+
+const approvalRow = (approval: ApprovalRecord) => ({
+  workspace_id: approval.workspaceId,
+  id: approval.id,
+  post_id: approval.postId,
+  token_hash: approval.tokenHash,
+  status: approval.status,
+  expires_at: approval.expiresAt,
+  decided_at: approval.decidedAt,
+  reason: approval.reason,
+  created_at: approval.createdAt
+})
+
+const approvalTokenRow = (approval: ApprovalRecord) => ({
+  token_hash: approval.tokenHash,
+  workspace_id: approval.workspaceId,
+  post_id: approval.postId,
+  approval_id: approval.id
+})
+
+const approvalFromRow = (row: Row): ApprovalRecord => ({
+  id: row.id as string,
+  workspaceId: row.workspace_id as string,
+  postId: row.post_id as string,
+  tokenHash: row.token_hash as string,
+  status: row.status as ApprovalRecord["status"],
+  expiresAt: toNumber(row.expires_at),
+  decidedAt: toNumberOrNull(row.decided_at),
+  reason: (row.reason ?? null) as string | null,
+  createdAt: toNumber(row.created_at)
+})
+
+const eventRow = (event: OutboxEvent) => ({
+  workspace_id: event.workspaceId,
+  id: event.id,
+  type: event.type,
+  created_at: event.createdAt,
+  livemode: event.livemode,
+  data: JSON.stringify(event.data)
+})
+
+const eventFromRow = (row: Row): OutboxEvent => ({
+  id: row.id as string,
+  workspaceId: row.workspace_id as string,
+  type: row.type as string,
+  createdAt: toNumber(row.created_at),
+  livemode: row.livemode as boolean,
+  data: row.data as OutboxEvent["data"]
+})
+
+const idempotencyRow = (record: IdempotencyRecord) => ({
+  workspace_id: record.workspaceId,
+  key_id: record.keyId,
+  key: record.key,
+  request_hash: record.requestHash,
+  state: record.state,
+  status: record.status,
+  body: record.body,
+  created_at: record.createdAt,
+  locked_until: record.lockedUntil
+})
+
+/** The columns a fresh claim overwrites when it takes over an expired or abandoned record. */
+const takeOverRow = (record: IdempotencyRecord) => ({
+  request_hash: record.requestHash,
+  state: record.state,
+  status: record.status,
+  body: record.body,
+  created_at: record.createdAt,
+  locked_until: record.lockedUntil
+})

@@ -1,0 +1,20 @@
+/**
+ * `@postwire/store-sql`: the engine's `Store` on SQL. One implementation, two databases:
+ * PostgreSQL for production and PGlite, PostgreSQL compiled to WebAssembly, embedded in the
+ * process as the zero-install default.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { PgliteClient, SqlStore, layerPostgres } from "@postwire/store-sql"
+ *
+ * const Embedded = SqlStore.layer.pipe(Layer.provide(PgliteClient.layer({ dataDir: ".postwire/db" })))
+ * const Production = SqlStore.layer.pipe(Layer.provide(layerPostgres(process.env.DATABASE_URL!)))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export * as Migrations from "./migrations/Migrations.ts"
+export * as PgliteClient from "./PgliteClient.ts"
+export * from "./Postgres.ts"
+export * as SqlStore from "./SqlStore.ts"

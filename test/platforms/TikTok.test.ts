@@ -1,0 +1,333 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Credentials, TikTok } from "@postwire/platforms"
+import { Effect } from "effect"
+import { adapterConformance, aRouter, drive, type FailureScenario } from "./adapterConformance.ts"
+import { aConsent, anAccount, aPost, aPublishInput, aTarget, aVideo } from "./builders.ts"
+import * as TikTokFake from "./fakes/TikTokFake.ts"
+
+type Fake = TikTokFake.TikTokFake
+
+const credentialsFor = (fake: Fake, overrides: Partial<Credentials.ShortVideoCredentials> = {}) =>
+  Credentials.encode("shortvideo", { access_token: fake.accessToken, refresh_token: fake.refreshToken, ...overrides })
+
+const options = (fake: Fake) => ({
+  shortvideo: { baseUrl: fake.url, clientKey: fake.clientKey, clientSecret: fake.clientSecret, awaitPostIdMs: 60_000 }
+})
+
+/** A direct post with consent, as the publisher hands it over. */
+const aDirectPost = (
+  fake: Fake,
+  options: {
+    readonly credentials?: string
+    readonly consent?: Parameters<typeof aConsent>[0] | null
+    readonly duration?: number
+    readonly aiGenerated?: boolean
+    readonly mode?: "direct" | "inbox"
+  } = {}
+) => {
+  const account = anAccount("shortvideo", { credentials: options.credentials ?? credentialsFor(fake), externalId: "open-id-1" })
+  return aPublishInput({
+    account,
+    post: aPost({ aiGenerated: options.aiGenerated ?? false }),
+    target: aTarget(account, {
+      options: { shortvideo: { mode: options.mode ?? "direct" } },
+      consent: options.consent === null ? null : aConsent(options.consent ?? {})
+    }),
+    media: [aVideo({ durationSeconds: options.duration ?? 42 })]
+  })
+}
+
+const initFails = (status: number, code: string, times = 1) => (fake: Fake) =>
+  fake.faults.inject("init", TikTokFake.tiktokError(status, code), times)
+
+const processingFails = (reason: string) => (fake: Fake) => {
+  fake.failReason = reason
+}
+
+const failures: ReadonlyArray<FailureScenario<Fake>> = [
+  { name: "init 403 spam_risk_too_many_posts", arrange: initFails(403, "spam_risk_too_many_posts"), code: "quota_exceeded", platformCode: "spam_risk_too_many_posts", retryable: true },
+  {
+    name: "creator_info's HTTP 200 spam_risk_user_banned_from_posting",
+    arrange: (fake) => {
+      fake.creatorCannotPost = "spam_risk_user_banned_from_posting"
+    },
+    code: "account_restricted",
+    platformCode: "spam_risk_user_banned_from_posting",
+    retryable: false
+  },
+  {
+    name: "creator_info's HTTP 200 reached_active_user_cap",
+    arrange: (fake) => {
+      fake.creatorCannotPost = "reached_active_user_cap"
+    },
+    code: "quota_exceeded",
+    platformCode: "reached_active_user_cap",
+    retryable: true
+  },
+  { name: "init 403 spam_risk_user_banned_from_posting", arrange: initFails(403, "spam_risk_user_banned_from_posting"), code: "account_restricted", platformCode: "spam_risk_user_banned_from_posting", retryable: false },
+  { name: "init 403 privacy_level_option_mismatch", arrange: initFails(403, "privacy_level_option_mismatch"), code: "privacy_level_mismatch", platformCode: "privacy_level_option_mismatch", retryable: false },
+  {
+    name: "init 403 unaudited_client_can_only_post_to_private_accounts",
+    arrange: initFails(403, "unaudited_client_can_only_post_to_private_accounts"),
+    code: "privacy_level_mismatch",
+    platformCode: "unaudited_client_can_only_post_to_private_accounts",
+    retryable: false
+  },
+  { name: "init 403 url_ownership_unverified", arrange: initFails(403, "url_ownership_unverified"), code: "media_invalid", platformCode: "url_ownership_unverified", retryable: false },
+  { name: "init 400 invalid_param", arrange: initFails(400, "invalid_param"), code: "media_invalid", platformCode: "invalid_param", retryable: false },
+  { name: "init 401 scope_not_authorized", arrange: initFails(401, "scope_not_authorized"), code: "permission_missing", platformCode: "scope_not_authorized", retryable: false },
+  {
+    name: "creator_info 401 scope_permission_missed",
+    arrange: (fake) => fake.faults.inject("creator_info", TikTokFake.tiktokError(401, "scope_permission_missed")),
+    code: "permission_missing",
+    platformCode: "scope_permission_missed",
+    retryable: false
+  },
+  { name: "init 429 rate_limit_exceeded on every attempt", arrange: initFails(429, "rate_limit_exceeded", 3), code: "platform_unavailable", platformCode: "rate_limit_exceeded", retryable: true },
+  { name: "init 500 internal_error on every attempt", arrange: initFails(500, "internal_error", 3), code: "platform_unavailable", platformCode: "internal_error", retryable: true },
+  {
+    name: "inbox 403 spam_risk_too_many_pending_share",
+    arrange: (fake) => fake.faults.inject("inbox_init", TikTokFake.tiktokError(403, "spam_risk_too_many_pending_share")),
+    input: (fake) => aDirectPost(fake, { mode: "inbox", consent: null }),
+    code: "too_many_pending",
+    platformCode: "spam_risk_too_many_pending_share",
+    retryable: false
+  },
+  {
+    name: "a video longer than max_video_post_duration_sec",
+    arrange: () => {},
+    input: (fake) => aDirectPost(fake, { duration: 301 }),
+    code: "media_too_long",
+    platformCode: "max_video_post_duration_sec",
+    retryable: false
+  },
+  {
+    name: "a privacy level the creator does not offer",
+    arrange: () => {},
+    input: (fake) => aDirectPost(fake, { consent: { privacy_level: "FOLLOWER_OF_CREATOR" } }),
+    code: "privacy_level_mismatch",
+    platformCode: "privacy_level_option_mismatch",
+    retryable: false
+  },
+  {
+    name: "branded content made private",
+    arrange: () => {},
+    input: (fake) => aDirectPost(fake, { consent: { privacy_level: "SELF_ONLY", branded_content: true } }),
+    code: "privacy_level_mismatch",
+    platformCode: "branded_content_private",
+    retryable: false
+  },
+  {
+    name: "a direct post without consent",
+    arrange: () => {},
+    input: (fake) => aDirectPost(fake, { consent: null }),
+    code: "consent_required",
+    platformCode: "consent_missing",
+    retryable: false
+  },
+  { name: "fail_reason file_format_check_failed", arrange: processingFails("file_format_check_failed"), code: "media_invalid", platformCode: "file_format_check_failed", retryable: false },
+  { name: "fail_reason duration_check_failed", arrange: processingFails("duration_check_failed"), code: "media_too_long", platformCode: "duration_check_failed", retryable: false },
+  { name: "fail_reason video_pull_failed", arrange: processingFails("video_pull_failed"), code: "platform_unavailable", platformCode: "video_pull_failed", retryable: true },
+  { name: "fail_reason publish_cancelled", arrange: processingFails("publish_cancelled"), code: "media_invalid", platformCode: "publish_cancelled", retryable: false },
+  { name: "fail_reason spam_risk_too_many_posts", arrange: processingFails("spam_risk_too_many_posts"), code: "quota_exceeded", platformCode: "spam_risk_too_many_posts", retryable: true },
+  { name: "fail_reason auth_removed", arrange: processingFails("auth_removed"), code: "token_expired", platformCode: "auth_removed", retryable: false, needsReconnect: true }
+]
+
+adapterConformance<Fake>({
+  name: "TikTok (shortvideo)",
+  start: TikTokFake.make(),
+  options,
+  input: (fake, credentials) => aDirectPost(fake, credentials === undefined ? {} : { credentials }),
+  permalink: /^https:\/\/www\.tiktok\.com\/@maya\.bakes\/video\/\d{19}$/,
+  publishCount: (fake) => fake.publishes.length,
+  processFor: (fake, polls) => {
+    fake.pollsBeforeComplete = polls
+  },
+  firstRoute: "creator_info",
+  unavailable: TikTokFake.tiktokError(500, "internal_error"),
+  publishRoute: "init",
+  lostPublishAnswer: "unknowable",
+  failures,
+  refresh: {
+    arrange: (fake) => credentialsFor(fake, { access_token: "act.revoked" }),
+    assertRefreshed: (fake, credentials) => {
+      const stored = JSON.parse(credentials) as Credentials.ShortVideoCredentials
+      assert.strictEqual(stored.access_token, fake.accessToken)
+      // Refresh tokens rotate: the new one must be kept, the old one no longer works.
+      assert.strictEqual(stored.refresh_token, fake.refreshToken)
+      assert.notStrictEqual(stored.refresh_token, "rft.initial")
+      assert.isAbove(stored.expires_at ?? 0, Date.now())
+    },
+    arrangeFailure: (fake) => {
+      fake.refreshRevoked = true
+      return credentialsFor(fake, { access_token: "act.revoked" })
+    },
+    failurePlatformCode: "invalid_grant"
+  },
+  quota: {
+    arrange: (fake) => {
+      fake.creatorCannotPost = "spam_risk_too_many_posts"
+    },
+    platformCode: "spam_risk_too_many_posts"
+  }
+})
+
+describe("TikTok adapter", () => {
+  it.live("sends the consented post_info and pulls the video from its address", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      fake.creator.duet_disabled = true
+      const client = yield* aRouter(options(fake))
+      const input = aDirectPost(fake, {
+        aiGenerated: true,
+        consent: { privacy_level: "MUTUAL_FOLLOW_FRIENDS", disable_comment: true, branded_content: true }
+      })
+      yield* drive(client, input)
+      assert.deepStrictEqual(fake.publishes[0]!.body, {
+        post_info: {
+          title: input.post.caption,
+          privacy_level: "MUTUAL_FOLLOW_FRIENDS",
+          disable_comment: true,
+          disable_duet: true,
+          disable_stitch: false,
+          brand_content_toggle: true,
+          brand_organic_toggle: false,
+          is_aigc: true
+        },
+        source_info: { source: "PULL_FROM_URL", video_url: input.media[0]!.url }
+      })
+    })
+  )
+
+  it.live("reads the int64 post id digit for digit", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      const client = yield* aRouter(options(fake))
+      const result = yield* drive(client, aDirectPost(fake))
+      const postId = fake.publishes[0]!.postId
+      assert.notStrictEqual(String(Number(postId)), postId, "the fixture id must not survive JSON numbers")
+      assert.strictEqual(result.published?.platformPostId, postId)
+      assert.strictEqual(result.published?.permalink, `https://www.tiktok.com/@maya.bakes/video/${postId}`)
+    })
+  )
+
+  it.live("sends an inbox post to the creator's inbox without creator_info, and publishes it without a permalink", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      const client = yield* aRouter(options(fake))
+      const input = aDirectPost(fake, { mode: "inbox", consent: null })
+      const result = yield* drive(client, input)
+      assert.strictEqual(fake.count("creator_info"), 0)
+      assert.strictEqual(fake.count("inbox_init"), 1)
+      assert.deepStrictEqual(fake.publishes[0]!.body, { source_info: { source: "PULL_FROM_URL", video_url: input.media[0]!.url } })
+      assert.strictEqual(result.published?.permalink, null)
+      assert.strictEqual(result.published?.platformPostId, fake.publishes[0]!.id)
+    })
+  )
+
+  it.live("keeps polling after PUBLISH_COMPLETE until moderation releases the post id", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      fake.pollsBeforePostId = 2
+      const client = yield* aRouter(options(fake))
+      const result = yield* drive(client, aDirectPost(fake))
+      assert.match(result.published?.permalink ?? "", /\/video\/\d{19}$/)
+      assert.strictEqual(fake.count("status"), 1 + 2 + 1)
+    })
+  )
+
+  it.live("publishes without a permalink when the post id stays in moderation past awaitPostIdMs", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      fake.pollsBeforePostId = 1_000
+      const client = yield* aRouter({ shortvideo: { ...options(fake).shortvideo, awaitPostIdMs: 0 } })
+      const result = yield* drive(client, aDirectPost(fake))
+      assert.strictEqual(result.published?.permalink, null)
+      assert.strictEqual(result.published?.platformPostId, fake.publishes[0]!.id)
+    })
+  )
+
+  it.live("refreshes a token whose expiry has passed before calling the API", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      const client = yield* aRouter(options(fake))
+      const credentials = credentialsFor(fake, { access_token: "act.old", expires_at: Date.now() - 1_000 })
+      const result = yield* drive(client, aDirectPost(fake, { credentials }))
+      assert.isDefined(result.published)
+      assert.strictEqual(fake.requests[0]!.route, "token")
+      assert.strictEqual(fake.requests.filter((r) => r.headers.authorization === "Bearer act.old").length, 0)
+    })
+  )
+
+  it.live("refreshes once when two targets of one account find the token expired together", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      const client = yield* aRouter(options(fake))
+      const credentials = credentialsFor(fake, { access_token: "act.revoked" })
+      const account = anAccount("shortvideo", { credentials })
+      const both = [0, 1].map(() =>
+        aPublishInput({
+          account,
+          target: aTarget(account, { options: { shortvideo: { mode: "direct" } }, consent: aConsent() }),
+          media: [aVideo()]
+        })
+      )
+      const results = yield* Effect.forEach(both, (input) => drive(client, input), { concurrency: 2 })
+      for (const result of results) assert.isDefined(result.published, result.failure?.platformCode)
+      assert.strictEqual(fake.count("token"), 1)
+    })
+  )
+
+  it.live("fails with platform_unavailable when the per-token init rate limit is spent", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      fake.rateLimits.init = 1
+      const client = yield* aRouter(options(fake))
+      const first = yield* drive(client, aDirectPost(fake))
+      const second = yield* drive(client, aDirectPost(fake))
+      assert.isDefined(first.published)
+      assert.strictEqual(second.failure?.code, "platform_unavailable")
+      assert.strictEqual(second.failure?.platformCode, "rate_limit_exceeded")
+      assert.strictEqual(second.failure?.retryable, true)
+      assert.strictEqual(second.failure?.state, null)
+    })
+  )
+
+  it.live("tells the consent form what the creator may do now", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      fake.creator.comment_disabled = true
+      const client = yield* aRouter(options(fake))
+      const info = yield* client.creatorInfo(anAccount("shortvideo", { credentials: credentialsFor(fake) }))
+      assert.deepStrictEqual(
+        { ...info },
+        {
+          nickname: "Maya Bakes",
+          username: "maya.bakes",
+          privacyLevelOptions: ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"],
+          commentDisabled: true,
+          duetDisabled: false,
+          stitchDisabled: false,
+          maxVideoPostDurationSec: 300
+        }
+      )
+    })
+  )
+
+  it.live("creatorInfo reports a creator who cannot post now, and hands back refreshed credentials", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      const client = yield* aRouter(options(fake))
+      const account = anAccount("shortvideo", { credentials: credentialsFor(fake, { access_token: "act.revoked" }) })
+      const info = yield* client.creatorInfo(account)
+      assert.strictEqual(JSON.parse(info.credentials!.credentials).refresh_token, fake.refreshToken)
+      fake.creatorCannotPost = "spam_risk_too_many_posts"
+      const refused = yield* Effect.flip(client.creatorInfo({ ...account, credentials: info.credentials!.credentials }))
+      assert.strictEqual(refused.code, "quota_exceeded")
+    })
+  )
+
+  it("builds the public address of a video", () => {
+    assert.strictEqual(TikTok.permalink("maya.bakes", "7301234567890123456"), "https://www.tiktok.com/@maya.bakes/video/7301234567890123456")
+  })
+})
