@@ -1,0 +1,237 @@
+/**
+ * The Promise client of the Postwire API, for code that does not use Effect.
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import { FetchHttpClient } from "effect/http"
+import type { PostwireClientError } from "./ClientError.ts"
+import { Page, PagePromise } from "./Page.ts"
+import { normalizeBaseUrl } from "./internal/baseUrl.ts"
+import { make, type PostwireClientOptions, type PostwireClientService } from "./PostwireClient.ts"
+import type {
+  CreateOptions,
+  CreatePostInput,
+  ListAccountsInput,
+  ListPostsInput,
+  ListProfilesInput,
+  UpdatePostInput,
+  UploadMediaInput
+} from "./Requests.ts"
+import type {
+  Account,
+  CreatePostResult,
+  ListPage,
+  Media,
+  Post,
+  Profile,
+  RetryPostResult,
+  ValidatePostResult
+} from "./Resources.ts"
+
+/**
+ * Settings of a {@link Postwire} client.
+ *
+ * @example
+ * ```ts
+ * import { Postwire, type PostwireOptions } from "@postwire/client"
+ *
+ * const options: PostwireOptions = {
+ *   apiKey: process.env.POSTWIRE_API_KEY!,
+ *   baseUrl: "https://postwire.example.com",
+ *   maxRetries: 4
+ * }
+ * const postwire = new Postwire(options)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface PostwireOptions extends PostwireClientOptions {
+  /** The `fetch` to send requests with. Default `globalThis.fetch`. */
+  readonly fetch?: typeof globalThis.fetch | undefined
+}
+
+/**
+ * Posts, with Promises. Every method rejects with a `PostwireApiError` or a `PostwireConnectionError`.
+ *
+ * @example
+ * ```ts
+ * import { Postwire } from "@postwire/client"
+ *
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * const post = await postwire.posts.get("post_01JD0000000000000000000000")
+ * if (post.status === "failed") await postwire.posts.retry(post.id)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface PostwirePosts {
+  /**
+   * Creates a post (POST /v1/posts). Every target waits for approval through a link unless
+   * `approval.mode` is `none`. Pass `idempotencyKey` to make a re-run of your own job safe.
+   */
+  readonly create: (body: CreatePostInput, options?: CreateOptions) => Promise<CreatePostResult>
+  /** Checks a post without saving it (POST /v1/posts/validate); `issues` is empty when it would be accepted. */
+  readonly validate: (body: CreatePostInput) => Promise<ValidatePostResult>
+  /**
+   * The first page of posts, newest publish time first (GET /v1/posts). Await it for one page,
+   * or `for await` over it for every post of every page.
+   */
+  readonly list: (query?: ListPostsInput) => PagePromise<Post>
+  /** A post with each target's status and permalink or error (GET /v1/posts/{id}). */
+  readonly get: (id: string) => Promise<Post>
+  /** Changes the caption and/or schedule while no target is publishing (PATCH /v1/posts/{id}). */
+  readonly update: (id: string, body: UpdatePostInput) => Promise<Post>
+  /** Cancels the targets that have not published (POST /v1/posts/{id}/cancel). */
+  readonly cancel: (id: string) => Promise<Post>
+  /** Queues again the targets that failed with `retryable: true` (POST /v1/posts/{id}/retry). */
+  readonly retry: (id: string) => Promise<RetryPostResult>
+}
+
+/**
+ * Media, with Promises.
+ *
+ * @example
+ * ```ts
+ * import { readFile } from "node:fs/promises"
+ * import { Postwire } from "@postwire/client"
+ *
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * const media = await postwire.media.upload({ data: await readFile("clip.mp4"), filename: "clip.mp4" })
+ * console.log(media.id, media.kind, media.duration_seconds)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface PostwireMedia {
+  /** Uploads an image or video inline, up to 10 MiB (POST /v1/media). */
+  readonly upload: (input: UploadMediaInput, options?: CreateOptions) => Promise<Media>
+  /** A media item (GET /v1/media/{id}). */
+  readonly get: (id: string) => Promise<Media>
+}
+
+/**
+ * Accounts, with Promises.
+ *
+ * @example
+ * ```ts
+ * import { Postwire } from "@postwire/client"
+ *
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * for await (const account of postwire.accounts.list({ platform: "shortvideo" })) {
+ *   console.log(account.handle, `${account.quota.used}/${account.quota.limit}`)
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface PostwireAccounts {
+  /** The first page of accounts (GET /v1/accounts); `for await` over it for every account. */
+  readonly list: (query?: ListAccountsInput) => PagePromise<Account>
+  /** An account and its posting quota (GET /v1/accounts/{id}). */
+  readonly get: (id: string) => Promise<Account>
+}
+
+/**
+ * Profiles, with Promises.
+ *
+ * @example
+ * ```ts
+ * import { Postwire } from "@postwire/client"
+ *
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * const { data: profiles } = await postwire.profiles.list()
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface PostwireProfiles {
+  /** The first page of profiles (GET /v1/profiles); `for await` over it for every profile. */
+  readonly list: (query?: ListProfilesInput) => PagePromise<Profile>
+}
+
+const run = <A>(effect: Effect.Effect<A, PostwireClientError>): Promise<A> => Effect.runPromise(effect)
+
+const firstPage = <Q extends { readonly cursor?: string | undefined }, T>(
+  list: (query: Q) => Effect.Effect<ListPage<T>, PostwireClientError>,
+  query: Q
+): PagePromise<T> => {
+  const load = async (current: Q): Promise<Page<T>> =>
+    new Page(await run(list(current)), (cursor) => load({ ...current, cursor }))
+  return new PagePromise(load(query))
+}
+
+/**
+ * The Postwire API with Promises. Every method rejects with a `PostwireApiError` (the API
+ * answered with an error) or a `PostwireConnectionError` (no usable answer); both are `Error`
+ * subclasses.
+ *
+ * Requests carry `Authorization: Bearer <apiKey>`; every POST carries an `Idempotency-Key`
+ * (yours, or one generated per call); a 429 is retried after its `Retry-After`, and a 5xx or
+ * network failure of a GET or POST with exponential backoff, up to `maxRetries` times (default 2).
+ *
+ * @example
+ * ```ts
+ * import { Postwire, PostwireApiError } from "@postwire/client"
+ *
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ *
+ * try {
+ *   const post = await postwire.posts.create({
+ *     profile_id: "prof_01JD0000000000000000000000",
+ *     caption: "Launching today",
+ *     media: ["med_01JD0000000000000000000000"],
+ *     targets: [{ account_id: "acc_01JD0000000000000000000000" }]
+ *   })
+ *   console.log(post.id, post.approval?.url)
+ * } catch (error) {
+ *   if (error instanceof PostwireApiError) console.error(error.code, error.field, error.message)
+ *   else throw error
+ * }
+ *
+ * for await (const post of postwire.posts.list({ status: "queued" })) {
+ *   console.log(post.id)
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class Postwire {
+  /** Posts: create, validate, list, get, update, cancel, retry. */
+  readonly posts: PostwirePosts
+  /** Media: upload and get. */
+  readonly media: PostwireMedia
+  /** Accounts: list and get. */
+  readonly accounts: PostwireAccounts
+  /** Profiles: list. */
+  readonly profiles: PostwireProfiles
+
+  /** Makes a client; throws a `TypeError` when `baseUrl` is not an http(s) address. */
+  constructor(options: PostwireOptions) {
+    normalizeBaseUrl(options.baseUrl)
+    const build = make(options).pipe(Effect.provide(FetchHttpClient.layer))
+    const client: PostwireClientService = Effect.runSync(
+      options.fetch === undefined ? build : Effect.provideService(build, FetchHttpClient.Fetch, options.fetch)
+    )
+    this.posts = {
+      create: (body, options) => run(client.posts.create(body, options)),
+      validate: (body) => run(client.posts.validate(body)),
+      list: (query) => firstPage(client.posts.list, query ?? {}),
+      get: (id) => run(client.posts.get(id)),
+      update: (id, body) => run(client.posts.update(id, body)),
+      cancel: (id) => run(client.posts.cancel(id)),
+      retry: (id) => run(client.posts.retry(id))
+    }
+    this.media = {
+      upload: (input, options) => run(client.media.upload(input, options)),
+      get: (id) => run(client.media.get(id))
+    }
+    this.accounts = {
+      list: (query) => firstPage(client.accounts.list, query ?? {}),
+      get: (id) => run(client.accounts.get(id))
+    }
+    this.profiles = {
+      list: (query) => firstPage(client.profiles.list, query ?? {})
+    }
+  }
+}

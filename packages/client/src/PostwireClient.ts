@@ -1,0 +1,454 @@
+/**
+ * The Effect client of the Postwire API: a service generated from the contract in
+ * `@postwire/domain`, with one error channel, {@link PostwireClientError}.
+ *
+ * @since 0.1.0
+ */
+import { Account as AccountSchemas, Api, type Locale, Post as PostSchemas } from "@postwire/domain"
+import { Context, Effect, Layer, Option, type Redacted, type Schema, Stream } from "effect"
+import { Base64 } from "effect/encoding"
+import { FetchHttpClient, type HttpClient, type HttpClientResponse } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
+import type { PostwireClientError } from "./ClientError.ts"
+import { normalizeBaseUrl } from "./internal/baseUrl.ts"
+import { type ErrorContext, failBeforeAnswer, failFromAnswer, invalidRequest } from "./internal/errors.ts"
+import { transformClient } from "./internal/transport.ts"
+import type {
+  CreateOptions,
+  CreatePostInput,
+  ListAccountsInput,
+  ListPostsInput,
+  ListProfilesInput,
+  UpdatePostInput,
+  UploadMediaInput
+} from "./Requests.ts"
+import type {
+  Account,
+  CreatePostResult,
+  ListPage,
+  Media,
+  Post,
+  Profile,
+  RetryPostResult,
+  ValidatePostResult
+} from "./Resources.ts"
+
+/**
+ * Settings of a client.
+ *
+ * @example
+ * ```ts
+ * import type { PostwireClientOptions } from "@postwire/client"
+ *
+ * const options: PostwireClientOptions = {
+ *   apiKey: process.env.POSTWIRE_API_KEY!,
+ *   baseUrl: "http://localhost:3000",
+ *   maxRetries: 3,
+ *   locale: "id"
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface PostwireClientOptions {
+  /** An API key, `svc_live_…` or `svc_test_…`, sent as `Authorization: Bearer <key>`. */
+  readonly apiKey: string | Redacted.Redacted<string>
+  /** The server's address, e.g. `http://localhost:3000`; a trailing `/v1` is accepted and ignored. */
+  readonly baseUrl: string | URL
+  /** How many times a failed request is sent again (429, 5xx, network errors). Default 2. */
+  readonly maxRetries?: number | undefined
+  /** The `User-Agent` header. Default `@postwire/client`. */
+  readonly userAgent?: string | undefined
+  /** Language of `message` in errors (`Accept-Language`); `messageId` is always Indonesian. */
+  readonly locale?: Locale | undefined
+}
+
+/**
+ * Posts: create, validate, list, get, update, cancel, retry.
+ *
+ * @example
+ * ```ts
+ * import { PostwireClient } from "@postwire/client"
+ * import { Effect } from "effect"
+ *
+ * const retryIfFailed = (id: string) =>
+ *   PostwireClient.use((postwire) =>
+ *     Effect.flatMap(postwire.posts.get(id), (post) =>
+ *       post.status === "failed" ? postwire.posts.retry(post.id) : Effect.succeed({ data: [] })
+ *     )
+ *   )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface PostwireClientPosts {
+  /**
+   * Creates a post (POST /v1/posts). Every target waits for approval through a link unless
+   * `approval.mode` is `none`.
+   */
+  readonly create: (body: CreatePostInput, options?: CreateOptions) => Effect.Effect<CreatePostResult, PostwireClientError>
+  /** Checks a post without saving it (POST /v1/posts/validate); `issues` is empty when it would be accepted. */
+  readonly validate: (body: CreatePostInput) => Effect.Effect<ValidatePostResult, PostwireClientError>
+  /** One page of posts, newest publish time first (GET /v1/posts). */
+  readonly list: (query?: ListPostsInput) => Effect.Effect<ListPage<Post>, PostwireClientError>
+  /** Every post matching `query`, following `cursor.next` page by page as the stream is pulled. */
+  readonly listAll: (query?: ListPostsInput) => Stream.Stream<Post, PostwireClientError>
+  /** A post with each target's status and permalink or error (GET /v1/posts/{id}). */
+  readonly get: (id: string) => Effect.Effect<Post, PostwireClientError>
+  /** Changes the caption and/or schedule while no target is publishing (PATCH /v1/posts/{id}). */
+  readonly update: (id: string, body: UpdatePostInput) => Effect.Effect<Post, PostwireClientError>
+  /** Cancels the targets that have not published (POST /v1/posts/{id}/cancel). */
+  readonly cancel: (id: string) => Effect.Effect<Post, PostwireClientError>
+  /** Queues again the targets that failed with `retryable: true` (POST /v1/posts/{id}/retry). */
+  readonly retry: (id: string) => Effect.Effect<RetryPostResult, PostwireClientError>
+}
+
+/**
+ * Media: inline upload and retrieval.
+ *
+ * @example
+ * ```ts
+ * import { PostwireClient } from "@postwire/client"
+ *
+ * const upload = (bytes: Uint8Array) =>
+ *   PostwireClient.use((postwire) => postwire.media.upload({ data: bytes, filename: "cover.jpg" }))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface PostwireClientMedia {
+  /** Uploads an image or video inline, base64 on the wire, up to 10 MiB (POST /v1/media). */
+  readonly upload: (input: UploadMediaInput, options?: CreateOptions) => Effect.Effect<Media, PostwireClientError>
+  /** A media item (GET /v1/media/{id}). */
+  readonly get: (id: string) => Effect.Effect<Media, PostwireClientError>
+}
+
+/**
+ * Accounts, with each one's posting quota.
+ *
+ * @example
+ * ```ts
+ * import { PostwireClient } from "@postwire/client"
+ * import { Stream } from "effect"
+ *
+ * const needingReconnect = PostwireClient.use((postwire) =>
+ *   Stream.runCollect(Stream.filter(postwire.accounts.listAll(), (account) => account.status === "needs_reconnect"))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface PostwireClientAccounts {
+  /** One page of accounts (GET /v1/accounts). */
+  readonly list: (query?: ListAccountsInput) => Effect.Effect<ListPage<Account>, PostwireClientError>
+  /** Every account matching `query`, page by page as the stream is pulled. */
+  readonly listAll: (query?: ListAccountsInput) => Stream.Stream<Account, PostwireClientError>
+  /** An account and its quota (GET /v1/accounts/{id}). */
+  readonly get: (id: string) => Effect.Effect<Account, PostwireClientError>
+}
+
+/**
+ * Profiles.
+ *
+ * @example
+ * ```ts
+ * import { PostwireClient } from "@postwire/client"
+ * import { Stream } from "effect"
+ *
+ * const allProfiles = PostwireClient.use((postwire) => Stream.runCollect(postwire.profiles.listAll()))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface PostwireClientProfiles {
+  /** One page of profiles (GET /v1/profiles). */
+  readonly list: (query?: ListProfilesInput) => Effect.Effect<ListPage<Profile>, PostwireClientError>
+  /** Every profile, page by page as the stream is pulled. */
+  readonly listAll: (query?: ListProfilesInput) => Stream.Stream<Profile, PostwireClientError>
+}
+
+/**
+ * What the {@link PostwireClient} service offers: one object per resource.
+ *
+ * @example
+ * ```ts
+ * import { PostwireClient, type PostwireClientService } from "@postwire/client"
+ * import { Effect } from "effect"
+ *
+ * const countQueued = (postwire: PostwireClientService) =>
+ *   Effect.map(postwire.posts.list({ status: "queued", limit: 100 }), (page) => page.data.length)
+ * const program = Effect.flatMap(PostwireClient, countQueued)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface PostwireClientService {
+  readonly posts: PostwireClientPosts
+  readonly media: PostwireClientMedia
+  readonly accounts: PostwireClientAccounts
+  readonly profiles: PostwireClientProfiles
+}
+
+const defaultMaxRetries = 2
+const defaultUserAgent = "@postwire/client"
+
+// Callers without `exactOptionalPropertyTypes` may write `{ cursor: undefined }`; JSON drops such keys, so do we.
+const withoutUndefined = <A>(value: A): A => {
+  if (Array.isArray(value)) return value.map(withoutUndefined) as A
+  if (value === null || typeof value !== "object" || value instanceof Uint8Array) return value
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, field]) => field !== undefined)
+      .map(([key, field]) => [key, withoutUndefined(field)])
+  ) as A
+}
+
+// Brands exist only in types: the generated client checks every rule of the schema when it encodes.
+const asContract = <S extends Schema.Top>(_schema: S, value: unknown): S["Type"] => withoutUndefined(value) as S["Type"]
+
+const idempotencyHeaders = (options: CreateOptions | undefined) =>
+  options?.idempotencyKey === undefined ? {} : { "idempotency-key": options.idempotencyKey }
+
+const toBase64 = (data: Uint8Array | string): string => (typeof data === "string" ? data : Base64.encode(data))
+
+const nextCursor = (page: ListPage<unknown>): Option.Option<string> =>
+  page.cursor.has_more && page.cursor.next !== null ? Option.some(page.cursor.next) : Option.none()
+
+// Follows `cursor.next` from the first page until `has_more` is false.
+const paginate = <Q extends { readonly cursor?: string | undefined }, T>(
+  list: (query: Q) => Effect.Effect<ListPage<T>, PostwireClientError>,
+  query: Q
+): Stream.Stream<T, PostwireClientError> =>
+  Stream.paginate(query, (current: Q) =>
+    Effect.map(
+      list(current),
+      (page) => [page.data, Option.map(nextCursor(page), (cursor): Q => ({ ...current, cursor }))] as const
+    )
+  )
+
+/**
+ * Builds the client on the `HttpClient` in context. Use it to run the client on another
+ * `HttpClient` than fetch; {@link PostwireClient.layer} is the usual way in.
+ *
+ * An invalid `baseUrl` is a defect.
+ *
+ * @example
+ * ```ts
+ * import { PostwireClient } from "@postwire/client"
+ * import { Layer } from "effect"
+ * import { FetchHttpClient } from "effect/http"
+ *
+ * const PostwireLive = Layer.effect(
+ *   PostwireClient,
+ *   PostwireClient.make({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * ).pipe(Layer.provide(FetchHttpClient.layer))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const make = Effect.fnUntraced(function* (
+  options: PostwireClientOptions
+): Effect.fn.Return<PostwireClientService, never, HttpClient.HttpClient> {
+  const baseUrl = yield* Effect.sync(() => normalizeBaseUrl(options.baseUrl))
+  const context: ErrorContext = { baseUrl, locale: options.locale ?? "en" }
+  const client = yield* HttpApiClient.make(Api, {
+    baseUrl,
+    transformClient: transformClient({
+      apiKey: options.apiKey,
+      userAgent: options.userAgent ?? defaultUserAgent,
+      locale: options.locale,
+      maxRetries: Math.max(0, options.maxRetries ?? defaultMaxRetries)
+    })
+  })
+  const decode = {
+    posts: {
+      create: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "create" }),
+      validate: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "validate" }),
+      list: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "list" }),
+      get: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "get" }),
+      update: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "update" }),
+      cancel: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "cancel" }),
+      retry: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "retry" })
+    },
+    media: {
+      upload: HttpApiClient.decodeResponse(Api, { group: "media", endpoint: "upload" }),
+      get: HttpApiClient.decodeResponse(Api, { group: "media", endpoint: "get" })
+    },
+    accounts: {
+      list: HttpApiClient.decodeResponse(Api, { group: "accounts", endpoint: "list" }),
+      get: HttpApiClient.decodeResponse(Api, { group: "accounts", endpoint: "get" })
+    },
+    profiles: {
+      list: HttpApiClient.decodeResponse(Api, { group: "profiles", endpoint: "list" })
+    }
+  }
+
+  // Sends with the generated client in "response-only" mode, then decodes with the same
+  // schemas, so that an error answer keeps its status and headers (request id, Retry-After).
+  const call = <A>(
+    send: Effect.Effect<HttpClientResponse.HttpClientResponse, unknown>,
+    decodeAnswer: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, unknown>
+  ): Effect.Effect<A, PostwireClientError> =>
+    send.pipe(
+      Effect.catchCause((cause) => failBeforeAnswer(cause, context)),
+      Effect.flatMap((response) =>
+        decodeAnswer(response).pipe(Effect.catchCause((cause) => failFromAnswer(cause, response, context)))
+      )
+    )
+
+  // An empty id would address the list instead of the item.
+  const checkId = (id: string) =>
+    typeof id === "string" && id !== "" && id !== "." && id !== ".."
+      ? Effect.succeed({ id })
+      : Effect.fail(invalidRequest([{ field: "id", detail: "must be a non-empty id" }], context))
+
+  const posts: PostwireClientPosts = {
+    create: Effect.fn("postwire.posts.create")(function* (body: CreatePostInput, options?: CreateOptions) {
+      return yield* call(
+        client.posts.create({
+          payload: asContract(PostSchemas.CreatePostRequest, body),
+          headers: idempotencyHeaders(options),
+          responseMode: "response-only"
+        }),
+        decode.posts.create
+      )
+    }),
+    validate: Effect.fn("postwire.posts.validate")(function* (body: CreatePostInput) {
+      return yield* call(
+        client.posts.validate({
+          payload: asContract(PostSchemas.CreatePostRequest, body),
+          responseMode: "response-only"
+        }),
+        decode.posts.validate
+      )
+    }),
+    list: Effect.fn("postwire.posts.list")(function* (query?: ListPostsInput) {
+      return yield* call(
+        client.posts.list({ query: asContract(PostSchemas.ListPostsQuery, query ?? {}), responseMode: "response-only" }),
+        decode.posts.list
+      )
+    }),
+    listAll: (query) => paginate(posts.list, query ?? {}),
+    get: Effect.fn("postwire.posts.get")(function* (id: string) {
+      const params = yield* checkId(id)
+      return yield* call(client.posts.get({ params, responseMode: "response-only" }), decode.posts.get)
+    }),
+    update: Effect.fn("postwire.posts.update")(function* (id: string, body: UpdatePostInput) {
+      const params = yield* checkId(id)
+      return yield* call(
+        client.posts.update({
+          params,
+          payload: asContract(PostSchemas.UpdatePostRequest, body),
+          responseMode: "response-only"
+        }),
+        decode.posts.update
+      )
+    }),
+    cancel: Effect.fn("postwire.posts.cancel")(function* (id: string) {
+      const params = yield* checkId(id)
+      return yield* call(client.posts.cancel({ params, responseMode: "response-only" }), decode.posts.cancel)
+    }),
+    retry: Effect.fn("postwire.posts.retry")(function* (id: string) {
+      const params = yield* checkId(id)
+      return yield* call(client.posts.retry({ params, responseMode: "response-only" }), decode.posts.retry)
+    })
+  }
+
+  const media: PostwireClientMedia = {
+    upload: Effect.fn("postwire.media.upload")(function* (input: UploadMediaInput, options?: CreateOptions) {
+      const payload = input.filename === undefined ? { data: toBase64(input.data) } : { data: toBase64(input.data), filename: input.filename }
+      return yield* call(
+        client.media.upload({ payload, headers: idempotencyHeaders(options), responseMode: "response-only" }),
+        decode.media.upload
+      )
+    }),
+    get: Effect.fn("postwire.media.get")(function* (id: string) {
+      const params = yield* checkId(id)
+      return yield* call(client.media.get({ params, responseMode: "response-only" }), decode.media.get)
+    })
+  }
+
+  const accounts: PostwireClientAccounts = {
+    list: Effect.fn("postwire.accounts.list")(function* (query?: ListAccountsInput) {
+      return yield* call(
+        client.accounts.list({ query: asContract(AccountSchemas.ListAccountsQuery, query ?? {}), responseMode: "response-only" }),
+        decode.accounts.list
+      )
+    }),
+    listAll: (query) => paginate(accounts.list, query ?? {}),
+    get: Effect.fn("postwire.accounts.get")(function* (id: string) {
+      const params = yield* checkId(id)
+      return yield* call(client.accounts.get({ params, responseMode: "response-only" }), decode.accounts.get)
+    })
+  }
+
+  const profiles: PostwireClientProfiles = {
+    list: Effect.fn("postwire.profiles.list")(function* (query?: ListProfilesInput) {
+      return yield* call(
+        client.profiles.list({ query: asContract(AccountSchemas.ListProfilesQuery, query ?? {}), responseMode: "response-only" }),
+        decode.profiles.list
+      )
+    }),
+    listAll: (query) => paginate(profiles.list, query ?? {})
+  }
+
+  return { posts, media, accounts, profiles }
+})
+
+/**
+ * The Postwire API as an Effect service. Every call fails with one typed error,
+ * {@link PostwireClientError}: a `PostwireApiError` for an error answer, or a
+ * `PostwireConnectionError` when no usable answer arrived.
+ *
+ * @example
+ * ```ts
+ * import { PostwireClient } from "@postwire/client"
+ * import { Effect, Stream } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const postwire = yield* PostwireClient
+ *   const created = yield* postwire.posts.create({
+ *     profile_id: "prof_01JD0000000000000000000000",
+ *     caption: "Launching today",
+ *     media: ["med_01JD0000000000000000000000"],
+ *     targets: [{ account_id: "acc_01JD0000000000000000000000" }]
+ *   })
+ *   const queued = yield* Stream.runCollect(postwire.posts.listAll({ status: "queued" }))
+ *   return { created, queued }
+ * }).pipe(
+ *   Effect.catchTag("PostwireApiError", (error) => Effect.logError(`${error.status} ${error.code}: ${error.message}`)),
+ *   Effect.provide(PostwireClient.layer({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" }))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class PostwireClient extends Context.Service<PostwireClient, PostwireClientService>()(
+  "@postwire/client/PostwireClient"
+) {
+  /**
+   * Builds the client on the `HttpClient` in context (see {@link make}).
+   *
+   * @since 0.1.0
+   */
+  static readonly make = make
+
+  /**
+   * The client over `fetch`. To use another `fetch`, provide `FetchHttpClient.Fetch`.
+   *
+   * @example
+   * ```ts
+   * import { PostwireClient } from "@postwire/client"
+   *
+   * const PostwireLive = PostwireClient.layer({
+   *   apiKey: process.env.POSTWIRE_API_KEY!,
+   *   baseUrl: "http://localhost:3000",
+   *   maxRetries: 3
+   * })
+   * ```
+   *
+   * @since 0.1.0
+   */
+  static readonly layer = (options: PostwireClientOptions): Layer.Layer<PostwireClient> =>
+    Layer.effect(PostwireClient, make(options)).pipe(Layer.provide(FetchHttpClient.layer))
+}

@@ -1,0 +1,147 @@
+/**
+ * What each call takes, derived from the contract's schemas in `@postwire/domain`.
+ *
+ * Bodies are the wire form of the schema (plain strings for ids and timestamps). Queries are
+ * the schema's decoded form without brands, so `limit` is a number.
+ *
+ * @since 0.1.0
+ */
+import type { Account, Media, Post } from "@postwire/domain"
+import type { Brand } from "effect"
+
+/**
+ * `T` with every brand removed, so ids are plain strings.
+ *
+ * @example
+ * ```ts
+ * import type { Unbranded } from "@postwire/client"
+ * import type { Ids } from "@postwire/domain"
+ *
+ * const id: Unbranded<Ids.ProfileId> = "prof_01JD0000000000000000000000"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Unbranded<T> = T extends Brand.Brand<infer _Key>
+  ? Brand.Brand.Unbranded<T>
+  : T extends object
+    ? { readonly [K in keyof T]: Unbranded<T[K]> }
+    : T
+
+/**
+ * Body of `posts.create` and `posts.validate`.
+ *
+ * @example
+ * ```ts
+ * import type { CreatePostInput } from "@postwire/client"
+ *
+ * const body: CreatePostInput = {
+ *   profile_id: "prof_01JD0000000000000000000000",
+ *   caption: "Launching today",
+ *   media: ["med_01JD0000000000000000000000"],
+ *   targets: [{ account_id: "acc_01JD0000000000000000000000", shortvideo: { mode: "inbox" } }],
+ *   scheduled_at: "2026-11-22T09:00:00+07:00"
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type CreatePostInput = typeof Post.CreatePostRequest.Encoded
+
+/**
+ * Body of `posts.update`: a new caption and/or schedule (`scheduled_at: null` publishes as
+ * soon as approved).
+ *
+ * @example
+ * ```ts
+ * import type { UpdatePostInput } from "@postwire/client"
+ *
+ * const change: UpdatePostInput = { caption: "Launching tomorrow", scheduled_at: "2026-11-23T09:00:00Z" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type UpdatePostInput = typeof Post.UpdatePostRequest.Encoded
+
+/**
+ * Filters of `posts.list`: `status`, `profile_id`, `platform`, `from` (inclusive) and `to`
+ * (exclusive) on the publish time, `limit` (1 to 100) and `cursor`.
+ *
+ * @example
+ * ```ts
+ * import type { ListPostsInput } from "@postwire/client"
+ *
+ * const query: ListPostsInput = { status: "queued", platform: "shortvideo", limit: 50 }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type ListPostsInput = Unbranded<typeof Post.ListPostsQuery.Type>
+
+/**
+ * Filters of `accounts.list`: `profile_id`, `platform`, `limit` and `cursor`.
+ *
+ * @example
+ * ```ts
+ * import type { ListAccountsInput } from "@postwire/client"
+ *
+ * const query: ListAccountsInput = { platform: "photo" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type ListAccountsInput = Unbranded<typeof Account.ListAccountsQuery.Type>
+
+/**
+ * Paging of `profiles.list`: `limit` and `cursor`.
+ *
+ * @example
+ * ```ts
+ * import type { ListProfilesInput } from "@postwire/client"
+ *
+ * const query: ListProfilesInput = { limit: 100 }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type ListProfilesInput = Unbranded<typeof Account.ListProfilesQuery.Type>
+
+/**
+ * Body of `media.upload`: the bytes, as a `Uint8Array` (a Node `Buffer` is one) or already
+ * base64-encoded, and an optional file name. The media type is read from the bytes.
+ *
+ * @example
+ * ```ts
+ * import { readFile } from "node:fs/promises"
+ * import type { UploadMediaInput } from "@postwire/client"
+ *
+ * const upload: UploadMediaInput = { data: await readFile("clip.mp4"), filename: "clip.mp4" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type UploadMediaInput = Omit<typeof Media.UploadMediaRequest.Encoded, "data"> & {
+  readonly data: Uint8Array | string
+}
+
+/**
+ * Options of a call that creates something (`posts.create`, `media.upload`).
+ *
+ * @example
+ * ```ts
+ * import type { CreateOptions } from "@postwire/client"
+ *
+ * // Reuse the key of your own order or job, so a re-run never posts twice.
+ * const options: CreateOptions = { idempotencyKey: "campaign-42-post-1" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface CreateOptions {
+  /**
+   * The `Idempotency-Key` header (1 to 255 characters). The same key with the same body within
+   * 24 hours returns the first answer instead of creating again. When omitted the client
+   * generates one per call, reused by that call's retries.
+   */
+  readonly idempotencyKey?: string | undefined
+}

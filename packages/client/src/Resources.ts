@@ -1,0 +1,136 @@
+/**
+ * What the API returns, as the contract's schemas in `@postwire/domain` type it.
+ *
+ * @since 0.1.0
+ */
+import type { Account as AccountSchemas, Cursor, Media as MediaSchemas, Post as PostSchemas } from "@postwire/domain"
+
+/**
+ * A post with its targets and approval (GET, PATCH and cancel answer with it).
+ *
+ * @example
+ * ```ts
+ * import type { Post } from "@postwire/client"
+ *
+ * const permalinks = (post: Post) => post.targets.flatMap((target) => target.permalink ?? [])
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Post = PostSchemas.Post
+
+/**
+ * One target of a post: an account, its status, and its permalink or error.
+ *
+ * @example
+ * ```ts
+ * import type { Target } from "@postwire/client"
+ *
+ * const failedForGood = (target: Target) => target.status === "failed" && target.error?.retryable === false
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Target = PostSchemas.Target
+
+/**
+ * The answer of `posts.create`: the post, its approval link when one exists, and warnings.
+ *
+ * @example
+ * ```ts
+ * import type { CreatePostResult } from "@postwire/client"
+ *
+ * const approvalUrl = (created: CreatePostResult) => created.approval?.url
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type CreatePostResult = PostSchemas.CreatePostResponse
+
+/**
+ * The answer of `posts.validate`: every problem found (empty when none), nothing saved.
+ *
+ * @example
+ * ```ts
+ * import type { ValidatePostResult } from "@postwire/client"
+ *
+ * const isValid = (result: ValidatePostResult) => result.issues.length === 0
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type ValidatePostResult = PostSchemas.ValidatePostResponse
+
+/**
+ * The answer of `posts.retry`: the targets queued again.
+ *
+ * @example
+ * ```ts
+ * import type { RetryPostResult } from "@postwire/client"
+ *
+ * const retriedIds = (result: RetryPostResult) => result.data.map((target) => target.id)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type RetryPostResult = PostSchemas.RetryPostResponse
+
+/**
+ * An uploaded image or video.
+ *
+ * @example
+ * ```ts
+ * import type { Media } from "@postwire/client"
+ *
+ * const isVideo = (media: Media) => media.kind === "video"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Media = MediaSchemas.Media
+
+/**
+ * A social account that posts can target, with its posting quota.
+ *
+ * @example
+ * ```ts
+ * import type { Account } from "@postwire/client"
+ *
+ * const remaining = (account: Account) => account.quota.limit - account.quota.used
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Account = AccountSchemas.Account
+
+/**
+ * A profile: the accounts that publish together (a brand, a client).
+ *
+ * @example
+ * ```ts
+ * import type { Profile } from "@postwire/client"
+ *
+ * const label = (profile: Profile) => `${profile.name} (${profile.id})`
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Profile = AccountSchemas.Profile
+
+/**
+ * One page of a list: its items and the cursor to the next page (`next` is `null` when
+ * `has_more` is `false`).
+ *
+ * @example
+ * ```ts
+ * import type { ListPage, Post } from "@postwire/client"
+ *
+ * const isLast = (page: ListPage<Post>) => !page.cursor.has_more
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface ListPage<T> {
+  readonly data: ReadonlyArray<T>
+  readonly cursor: typeof Cursor.Type
+}
