@@ -454,6 +454,26 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
           assert.deepStrictEqual(Option.getOrThrow(yield* store.getPost(workspaceId, inserted.post.id)), newLink)
         }))
 
+      it.effect("finds a post by its current approval token's hash, and forgets a replaced token", () =>
+        Effect.gen(function* () {
+          const { store, workspaceId } = yield* withWorkspace
+          const inserted = aPost(workspaceId, { approvalMode: "link", approval: anApproval() })
+          yield* store.insertPost(inserted, [])
+          const oldHash = inserted.approval!.tokenHash
+          assert.deepStrictEqual(
+            Option.getOrThrow(yield* store.findApprovalByTokenHash(oldHash)),
+            { workspaceId, postId: inserted.post.id }
+          )
+          assert.isTrue(Option.isNone(yield* store.findApprovalByTokenHash(anId("token"))))
+          const replaced = aSave({ ...inserted, approval: { ...anApproval(), workspaceId, postId: inserted.post.id } })
+          yield* store.savePost(replaced, [])
+          assert.isTrue(Option.isNone(yield* store.findApprovalByTokenHash(oldHash)))
+          assert.deepStrictEqual(
+            Option.getOrThrow(yield* store.findApprovalByTokenHash(replaced.approval!.tokenHash)),
+            { workspaceId, postId: inserted.post.id }
+          )
+        }))
+
       it.effect("lists events in the order they were written, across posts and accounts", () =>
         Effect.gen(function* () {
           const { store, workspaceId } = yield* withWorkspace

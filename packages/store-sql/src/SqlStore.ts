@@ -305,6 +305,17 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
         )
       ),
 
+    findApprovalByTokenHash: (tokenHash) =>
+      operation("findApprovalByTokenHash")(
+        sql`SELECT workspace_id, post_id FROM approval_tokens WHERE token_hash = ${tokenHash}`.pipe(
+          Effect.map(([row]) =>
+            row === undefined
+              ? Option.none()
+              : Option.some({ workspaceId: String(row.workspace_id), postId: String(row.post_id) })
+          )
+        )
+      ),
+
     listPosts: (workspaceId, filter, after, limit) =>
       operation("listPosts")(
         Effect.gen(function* () {

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -19,20 +19,33 @@ import type {
 } from "./Records.ts"
 import { type IdempotencyBegin, type Keyset, Store, StoreError, type StoreShape, VersionConflict } from "./Store.ts"
 
-/** Builds an empty in-memory store; each call gets its own data. */
-export const make = (): StoreShape => {
-  const workspaces = new Map<string, WorkspaceRecord>()
-  const keysByHash = new Map<string, ApiKeyRecord>()
-  const profiles = new Tables<ProfileRecord>()
-  const accounts = new Tables<AccountRecord>()
-  const media = new Tables<MediaRecord>()
-  const posts = new Tables<PostAggregate>()
-  const events = new Map<string, Array<OutboxEvent>>()
-  const rateLimits = new Map<string, { count: number; readonly expiresAt: number }>()
-  const idempotency = new Map<string, IdempotencyRecord>()
-  const settings = new Map<string, string>()
-  // What the SQL schema's primary keys and unique indexes cover beyond the tables above.
-  const uniqueKeys = new Set<string>()
+/**
+ * The tables of an in-memory store. Other in-memory services of the engine (the publishing
+ * queue, webhook deliveries) read and write the same tables, as their SQL versions share one
+ * database.
+ */
+export class MemoryTables {
+  readonly workspaces = new Map<string, WorkspaceRecord>()
+  readonly keysByHash = new Map<string, ApiKeyRecord>()
+  readonly profiles = new Tables<ProfileRecord>()
+  readonly accounts = new Tables<AccountRecord>()
+  readonly media = new Tables<MediaRecord>()
+  readonly posts = new Tables<PostAggregate>()
+  readonly events = new Map<string, Array<OutboxEvent>>()
+  readonly rateLimits = new Map<string, { count: number; readonly expiresAt: number }>()
+  readonly idempotency = new Map<string, IdempotencyRecord>()
+  readonly settings = new Map<string, string>()
+  /** What the SQL schema's primary keys and unique indexes cover beyond the tables above. */
+  readonly uniqueKeys = new Set<string>()
+}
+
+/** The tables behind the in-memory `Store`, for the other in-memory services. */
+export class MemoryState extends Context.Service<MemoryState, MemoryTables>()("postwire/MemoryState") {}
+
+/** Builds an in-memory store over `tables` (empty ones by default). */
+export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
+  const { workspaces, keysByHash, profiles, accounts, media, posts, events, rateLimits, idempotency, settings, uniqueKeys } =
+    tables
   let rateLimitHits = 0
 
   const duplicate = (operation: string, key: string) =>
@@ -175,6 +188,16 @@ export const make = (): StoreShape => {
         return Effect.void
       }),
 
+    findApprovalByTokenHash: (tokenHash) =>
+      Effect.sync(() => {
+        for (const aggregate of posts.everywhere()) {
+          if (aggregate.approval?.tokenHash === tokenHash) {
+            return Option.some({ workspaceId: aggregate.post.workspaceId, postId: aggregate.post.id })
+          }
+        }
+        return Option.none()
+      }),
+
     listPosts: (workspaceId, filter, after, limit) =>
       Effect.sync(() =>
         newestFirst(
@@ -283,7 +306,12 @@ export const make = (): StoreShape => {
  * Effect.runPromise(Effect.provide(program, MemoryStore.layer))
  * ```
  */
-export const layer: Layer.Layer<Store> = Layer.sync(Store)(make)
+export const layer: Layer.Layer<Store | MemoryState> = Layer.effectContext(
+  Effect.sync(() => {
+    const tables = new MemoryTables()
+    return Context.make(MemoryState, tables).pipe(Context.add(Store, make(tables)))
+  })
+)
 
 const pruneEvery = 100
 
@@ -292,7 +320,7 @@ const notCounted: ReadonlySet<string> = new Set(["cancelled", "rejected", "faile
 const key = (...parts: ReadonlyArray<string>) => parts.join("\u0000")
 
 /** Rows of one table, by workspace then id. */
-class Tables<A> {
+export class Tables<A> {
   private readonly byWorkspace = new Map<string, Map<string, A>>()
 
   get(workspaceId: string, id: string): A | undefined {
@@ -301,6 +329,11 @@ class Tables<A> {
 
   all(workspaceId: string): ReadonlyArray<A> {
     return [...(this.byWorkspace.get(workspaceId)?.values() ?? [])]
+  }
+
+  /** Every row of every workspace (for queues that work across workspaces). */
+  *everywhere(): Iterable<A> {
+    for (const rows of this.byWorkspace.values()) yield* rows.values()
   }
 
   put(workspaceId: string, id: string, value: A): void {

@@ -129,6 +129,13 @@ export interface StoreShape {
     post: PostAggregate,
     events: ReadonlyArray<OutboxEvent>
   ) => Effect.Effect<void, StoreError | VersionConflict>
+  /**
+   * Finds the post whose current approval has this token digest; the approval page knows no
+   * workspace, only the token. A replaced approval's token is no longer found.
+   */
+  readonly findApprovalByTokenHash: (
+    tokenHash: string
+  ) => Effect.Effect<Option.Option<{ readonly workspaceId: string; readonly postId: string }>, StoreError>
   /** Newest `publishAt` first, ties by id descending, after the keyset position when given. */
   readonly listPosts: (
     workspaceId: string,
