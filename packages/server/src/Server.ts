@@ -33,8 +33,11 @@ export const EngineConfigLive = Layer.effect(
   })
 )
 
+/** The handlers of every group of the public contract. */
+const PublicHandlers = Layer.mergeAll(ApiHandlers)
+
 const PublicApi = HttpApiBuilder.layer(Api, { openapiPath: "/v1/openapi.json" }).pipe(
-  Layer.provide(ApiHandlers),
+  Layer.provide(PublicHandlers),
   Layer.provide([AuthenticationLive, ApiErrorsLive])
 )
 
@@ -49,7 +52,7 @@ const Docs = Layer.mergeAll(
   HttpRouter.add("GET", "/", HttpServerResponse.redirect("/docs", { status: 302 }))
 )
 
-/** Every route of the server. */
+/** Every route of the server: the public API, the admin API, docs, and public pages. */
 export const Routes = Layer.mergeAll(PublicApi, Admin, Docs)
 
 /** The services the routes need, given a store. */

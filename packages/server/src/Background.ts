@@ -1,0 +1,11 @@
+/**
+ * Background work of an instance whose role is `worker` or `all`: each loop is a layer that
+ * runs for as long as the server does.
+ *
+ * @since 0.1.0
+ */
+import { Layer } from "effect"
+import type { ServerSettings } from "./config/ServerConfig.ts"
+
+/** The background loops; an instance with role `api` runs none. */
+export const backgroundLayer = (settings: ServerSettings) => (settings.role === "api" ? Layer.empty : Layer.empty)
