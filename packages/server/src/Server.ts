@@ -16,6 +16,7 @@ import { Api } from "@postwire/domain"
 import { AdminApi } from "./admin/AdminApi.ts"
 import { AdminAuthenticationLive, AdminHandlers } from "./admin/AdminHandlers.ts"
 import { AdminToken } from "./admin/AdminToken.ts"
+import { backgroundLayer } from "./Background.ts"
 import { ServerConfig, type ServerSettings } from "./config/ServerConfig.ts"
 import { errorReferenceHtml } from "./docs/ErrorReference.ts"
 import { ApiErrorsLive } from "./http/ApiErrorsLive.ts"
@@ -64,6 +65,7 @@ export const engineLayer = (settings: ServerSettings) =>
 /** The HTTP server on `settings.port`, over the given store. */
 export const serverLayer = (settings: ServerSettings, store: Layer.Layer<Store, unknown>) =>
   HttpRouter.serve(Routes, { disableLogger: !settings.logRequests, disableListenLog: true }).pipe(
+    Layer.merge(backgroundLayer(settings)),
     Layer.provideMerge(engineLayer(settings)),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host })),
     Layer.provideMerge(store)
