@@ -47,8 +47,8 @@ const failures: ReadonlyArray<FailureScenario<Fake>> = [
   { name: "container 9004/2207052 (media not fetchable)", arrange: on("create", 400, 9004, 2207052), code: "media_invalid", platformCode: "9004/2207052", retryable: false },
   { name: "container 36003 (aspect ratio)", arrange: on("create", 400, 36003), code: "media_invalid", platformCode: "36003", retryable: false },
   { name: "container 100 (invalid parameter)", arrange: on("create", 400, 100), code: "media_invalid", platformCode: "100", retryable: false },
-  { name: "container 10 (permission)", arrange: on("create", 400, 10), code: "permission_missing", platformCode: "10", retryable: false },
-  { name: "container 200 (permission)", arrange: on("create", 403, 200), code: "permission_missing", platformCode: "200", retryable: false },
+  { name: "container 10 (permission)", arrange: on("create", 400, 10), code: "permission_missing", platformCode: "10", retryable: false, needsReconnect: true },
+  { name: "container 200 (permission)", arrange: on("create", 403, 200), code: "permission_missing", platformCode: "200", retryable: false, needsReconnect: true },
   {
     name: "190/460 again after a refresh",
     arrange: (fake) => {

@@ -32,7 +32,7 @@ const containerFails = (errorMessage: string) => (fake: Fake) => {
 
 const failures: ReadonlyArray<FailureScenario<Fake>> = [
   { name: "threads_publish 9/2207042 (limit)", arrange: on("publish", 400, 9, 2207042), code: "quota_exceeded", platformCode: "9/2207042", retryable: true },
-  { name: "container 10 (permission)", arrange: on("create", 400, 10), code: "permission_missing", platformCode: "10", retryable: false },
+  { name: "container 10 (permission)", arrange: on("create", 400, 10), code: "permission_missing", platformCode: "10", retryable: false, needsReconnect: true },
   { name: "container 100 (invalid parameter, e.g. more than 5 links)", arrange: on("create", 400, 100), code: "media_invalid", platformCode: "100", retryable: false },
   { name: "container 4 (throttling) on every attempt", arrange: on("create", 400, 4, undefined, 3), code: "platform_unavailable", platformCode: "4", retryable: true },
   { name: "a 500 without an envelope on every attempt", arrange: (fake) => fake.faults.inject("create", { status: 502, raw: "<html>Bad Gateway</html>" }, 3), code: "platform_unavailable", platformCode: "http_502", retryable: true },

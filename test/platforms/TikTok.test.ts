@@ -75,13 +75,14 @@ const failures: ReadonlyArray<FailureScenario<Fake>> = [
   },
   { name: "init 403 url_ownership_unverified", arrange: initFails(403, "url_ownership_unverified"), code: "media_invalid", platformCode: "url_ownership_unverified", retryable: false },
   { name: "init 400 invalid_param", arrange: initFails(400, "invalid_param"), code: "media_invalid", platformCode: "invalid_param", retryable: false },
-  { name: "init 401 scope_not_authorized", arrange: initFails(401, "scope_not_authorized"), code: "permission_missing", platformCode: "scope_not_authorized", retryable: false },
+  { name: "init 401 scope_not_authorized", arrange: initFails(401, "scope_not_authorized"), code: "permission_missing", platformCode: "scope_not_authorized", retryable: false, needsReconnect: true },
   {
     name: "creator_info 401 scope_permission_missed",
     arrange: (fake) => fake.faults.inject("creator_info", TikTokFake.tiktokError(401, "scope_permission_missed")),
     code: "permission_missing",
     platformCode: "scope_permission_missed",
-    retryable: false
+    retryable: false,
+    needsReconnect: true
   },
   { name: "init 429 rate_limit_exceeded on every attempt", arrange: initFails(429, "rate_limit_exceeded", 3), code: "platform_unavailable", platformCode: "rate_limit_exceeded", retryable: true },
   { name: "init 500 internal_error on every attempt", arrange: initFails(500, "internal_error", 3), code: "platform_unavailable", platformCode: "internal_error", retryable: true },

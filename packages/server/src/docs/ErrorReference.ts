@@ -6,10 +6,10 @@
  */
 import { ErrorCatalog, errorCodes } from "@postwire/domain"
 
-const escape = (s: string): string =>
+const escapeHtml = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
 
-const code = (s: string) => escape(s).replace(/`([^`]+)`/g, "<code>$1</code>")
+const code = (s: string) => escapeHtml(s).replace(/`([^`]+)`/g, "<code>$1</code>")
 
 /** Renders the page. */
 export const errorReferenceHtml = (): string => {
@@ -22,8 +22,8 @@ export const errorReferenceHtml = (): string => {
     <dt>HTTP status</dt><dd>${e.status}</dd>
     <dt>Retryable</dt><dd>${e.retryable ? "yes" : "no"}</dd>
     <dt>When</dt><dd>${code(e.when)}</dd>
-    <dt lang="en">Message (English)</dt><dd lang="en">${escape(e.en)}</dd>
-    <dt lang="id">Pesan (Bahasa Indonesia)</dt><dd lang="id">${escape(e.id)}</dd>
+    <dt lang="en">Message (English)</dt><dd lang="en">${escapeHtml(e.en)}</dd>
+    <dt lang="id">Pesan (Bahasa Indonesia)</dt><dd lang="id">${escapeHtml(e.id)}</dd>
   </dl>
 </section>`
     })

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Cause, Effect } from "effect"
-import { HttpServerRequest } from "effect/http"
+import type { HttpServerRequest } from "effect/http"
 import { type HttpError, PostwireError, toHttpError } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { requestLocale } from "./Locale.ts"
