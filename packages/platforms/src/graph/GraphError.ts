@@ -1,0 +1,121 @@
+/**
+ * Meta's Graph API error envelope (Instagram, Facebook Pages, Threads) and its normalization to
+ * the service's codes. Classification goes by `code` and `error_subcode`, never by HTTP status:
+ * Meta answers 400 for media errors and for throttling alike.
+ *
+ * The platform code kept for support is `code` or `code/subcode`, e.g. `190/463`.
+ *
+ * @since 0.1.0
+ */
+import type { PlatformFailure } from "@postwire/core"
+import type { ErrorCode } from "@postwire/domain"
+import { failure, field, numberField, stringField } from "../internal/Wire.ts"
+
+/** The `error` object of a Graph API failure. */
+export interface GraphErrorBody {
+  readonly message?: string | undefined
+  readonly type?: string | undefined
+  readonly code: number
+  readonly error_subcode?: number | undefined
+  readonly is_transient?: boolean | undefined
+  readonly error_user_title?: string | undefined
+  readonly error_user_msg?: string | undefined
+  readonly fbtrace_id?: string | undefined
+}
+
+/** What a Graph error means for the service. */
+export interface GraphErrorClass {
+  readonly code: ErrorCode
+  /** `code` or `code/subcode`. */
+  readonly platformCode: string
+  readonly retryable: boolean
+}
+
+/** Reads the envelope `{"error": {...}}`; `undefined` when the body is not one. */
+export const parse = (body: unknown): GraphErrorBody | undefined => {
+  const error = field(body, "error")
+  const code = numberField(error, "code")
+  if (code === undefined) return undefined
+  const transient = field(error, "is_transient")
+  return {
+    code,
+    message: stringField(error, "message"),
+    type: stringField(error, "type"),
+    error_subcode: numberField(error, "error_subcode"),
+    is_transient: typeof transient === "boolean" ? transient : undefined,
+    error_user_title: stringField(error, "error_user_title"),
+    error_user_msg: stringField(error, "error_user_msg"),
+    fbtrace_id: stringField(error, "fbtrace_id")
+  }
+}
+
+/** The platform code kept for support: `190` or `190/463`. */
+export const platformCode = (error: GraphErrorBody): string =>
+  error.error_subcode === undefined ? String(error.code) : `${error.code}/${error.error_subcode}`
+
+const throttling = new Set([1, 2, 4, 17, 32, 341, 613, -1, -2])
+const permission = new Set([10, 283])
+const mediaSubcodes = new Set([2207004, 2207005, 2207006, 2207009, 2207010, 2207026, 2207052])
+
+const classifyCode = (error: GraphErrorBody, httpStatus: number): ErrorCode => {
+  const { code, error_subcode: subcode } = error
+  if (code === 190) return subcode === 492 ? "permission_missing" : "token_expired"
+  if (permission.has(code) || (code >= 200 && code <= 299)) return "permission_missing"
+  if (subcode === 2207042 || code === 9) return "quota_exceeded"
+  if (subcode === 2207051 || subcode === 2207050 || code === 25 || code === 368) return "account_restricted"
+  // Download timeouts and server errors of the media pipeline (-2/2207003, -1/2207001) retry.
+  if (code === -1 || code === -2) return "platform_unavailable"
+  if (throttling.has(code) || error.is_transient === true) return "platform_unavailable"
+  if (
+    code === 352 ||
+    code === 9004 ||
+    code === 506 ||
+    code === 100 ||
+    (code >= 36000 && code <= 36004) ||
+    (subcode !== undefined && mediaSubcodes.has(subcode))
+  ) {
+    return "media_invalid"
+  }
+  return httpStatus >= 500 ? "platform_unavailable" : "media_invalid"
+}
+
+/** Normalizes a Graph error. */
+export const classify = (error: GraphErrorBody, httpStatus: number): GraphErrorClass => {
+  const code = classifyCode(error, httpStatus)
+  return {
+    code,
+    platformCode: platformCode(error),
+    retryable: code === "platform_unavailable" || code === "quota_exceeded"
+  }
+}
+
+/** Meta's "media not ready" answer to a publish call: keep polling, nothing failed. */
+export const isNotReady = (f: PlatformFailure): boolean =>
+  f.platformCode === "9007/2207027" || f.platformCode === "9007"
+
+/** Why the media was refused, in a few words for the message's `{detail}`. */
+const mediaDetail = (error: GraphErrorBody): string => {
+  if (error.code === 506) return "the platform refused a duplicate post"
+  if (error.code === 9004 || error.error_subcode === 2207052) return "the platform could not fetch the media"
+  if (error.code === 352 || error.error_subcode === 2207026) return "unsupported video format"
+  if (error.code >= 36000 && error.code <= 36004) return "image size, format, aspect ratio or caption not accepted"
+  return "the platform rejected the request"
+}
+
+/**
+ * Turns a non-successful Graph answer into a `PlatformFailure`. Answers without an envelope
+ * are classified by HTTP status alone.
+ */
+export const toFailure = (platform: string, httpStatus: number, body: unknown): PlatformFailure => {
+  const error = parse(body)
+  if (error === undefined) {
+    const code: ErrorCode =
+      httpStatus >= 500 || httpStatus === 429 ? "platform_unavailable" : httpStatus === 401 ? "token_expired" : "media_invalid"
+    return failure(code, `http_${httpStatus}`, code === "media_invalid" ? { details: { platform, detail: "the platform rejected the request" } } : {})
+  }
+  const classified = classify(error, httpStatus)
+  return failure(classified.code, classified.platformCode, {
+    retryable: classified.retryable,
+    details: classified.code === "media_invalid" ? { platform, detail: mediaDetail(error) } : undefined
+  })
+}

@@ -1,0 +1,15 @@
+/**
+ * `@postwire/platforms`: the `PlatformClient` adapters for TikTok (shortvideo), Instagram
+ * (photo), Facebook Pages (pages) and Threads (textpost), the simulated platform behind sandbox
+ * accounts, and the router that chooses between them.
+ *
+ * @since 0.1.0
+ */
+export * as Credentials from "./Credentials.ts"
+export * as FacebookPages from "./pages/FacebookPages.ts"
+export * as GraphError from "./graph/GraphError.ts"
+export * as Instagram from "./photo/Instagram.ts"
+export * as PlatformRouter from "./PlatformRouter.ts"
+export * as SimulatedPlatform from "./simulated/SimulatedPlatform.ts"
+export * as Threads from "./textpost/Threads.ts"
+export * as TikTok from "./shortvideo/TikTok.ts"

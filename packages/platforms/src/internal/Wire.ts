@@ -1,0 +1,144 @@
+/**
+ * Sending one request to a platform: timeouts, transport failures, JSON bodies, and the
+ * internal retry of `platform_unavailable` with exponential backoff.
+ *
+ * @internal
+ */
+import { PlatformFailure } from "@postwire/core"
+import { type ErrorCode, ErrorCatalog } from "@postwire/domain"
+import { Duration, Effect, Schedule } from "effect"
+import type { HttpClient, HttpClientRequest } from "effect/http"
+
+/** How often and how patiently a step retries `platform_unavailable`. */
+export interface RetryPolicy {
+  /** Attempts of one call in all, the first included. */
+  readonly attempts: number
+  /** Delay before the second attempt; each later delay doubles. */
+  readonly baseDelayMs: number
+}
+
+/** A platform's answer, whatever its status. */
+export interface WireResponse {
+  readonly status: number
+  readonly text: string
+  /** The parsed body; `undefined` when it is not JSON. */
+  readonly json: unknown
+}
+
+/** What the adapters need to talk to a platform. */
+export interface Wire {
+  readonly send: (request: HttpClientRequest.HttpClientRequest) => Effect.Effect<WireResponse, PlatformFailure>
+  readonly retry: RetryPolicy
+}
+
+/**
+ * Builds a failure whose `retryable` comes from the catalog unless given. A missing permission
+ * always asks for a reconnect: only the person can grant it again.
+ */
+export const failure = (
+  code: ErrorCode,
+  platformCode: string,
+  extra: {
+    readonly details?: Readonly<Record<string, string | number>> | undefined
+    readonly retryable?: boolean | undefined
+    readonly needsReconnect?: boolean | undefined
+    readonly state?: unknown
+  } = {}
+): PlatformFailure =>
+  new PlatformFailure({
+    code,
+    platformCode,
+    retryable: extra.retryable ?? ErrorCatalog[code].retryable,
+    details: extra.details,
+    needsReconnect: extra.needsReconnect ?? (code === "permission_missing" ? true : undefined),
+    state: extra.state
+  })
+
+/** A copy of `f` with some fields replaced (errors are immutable values). */
+export const amend = (
+  f: PlatformFailure,
+  fields: Partial<{
+    readonly state: unknown
+    readonly needsReconnect: boolean
+    readonly credentials: PlatformFailure["credentials"]
+    readonly details: PlatformFailure["details"]
+  }>
+): PlatformFailure =>
+  new PlatformFailure({
+    code: f.code,
+    platformCode: f.platformCode,
+    retryable: f.retryable,
+    details: "details" in fields ? fields.details : f.details,
+    needsReconnect: "needsReconnect" in fields ? fields.needsReconnect : f.needsReconnect,
+    state: "state" in fields ? fields.state : f.state,
+    credentials: "credentials" in fields ? fields.credentials : f.credentials
+  })
+
+/** The platform may have acted on the request: nobody knows, the answer never came. */
+const isAmbiguous = (f: PlatformFailure): boolean =>
+  f.platformCode === "timeout" || f.platformCode === "network_error"
+
+/** Creates the sender over an `HttpClient`. */
+export const make = (client: HttpClient.HttpClient, options: { readonly timeoutMs: number; readonly retry: RetryPolicy }): Wire => ({
+  retry: options.retry,
+  send: (request) =>
+    client.execute(request).pipe(
+      Effect.flatMap((response) =>
+        Effect.map(response.text, (text): WireResponse => ({ status: response.status, text, json: parseJson(text) }))
+      ),
+      Effect.timeout(Duration.millis(options.timeoutMs)),
+      Effect.catch((error) =>
+        Effect.fail(
+          failure("platform_unavailable", error._tag === "TimeoutError" ? "timeout" : "network_error")
+        )
+      )
+    )
+})
+
+const parseJson = (text: string): unknown => {
+  if (text === "") return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Retries `platform_unavailable` inside the step with exponential backoff. A call that may have
+ * published (`publishes: true`) is retried only when the platform surely did not act on it: a
+ * lost answer is never re-sent blindly. A failure that already decided the resume state (a dead
+ * container, a failed publish) ends the step: only a new attempt can help.
+ */
+export const retrying =
+  (policy: RetryPolicy, options: { readonly publishes?: boolean } = {}) =>
+  <A, R>(self: Effect.Effect<A, PlatformFailure, R>): Effect.Effect<A, PlatformFailure, R> =>
+    Effect.retry(self, {
+      schedule: Schedule.exponential(Duration.millis(policy.baseDelayMs)),
+      times: Math.max(0, policy.attempts - 1),
+      while: (f: PlatformFailure) =>
+        f.code === "platform_unavailable" &&
+        f.retryable &&
+        f.state === undefined &&
+        !(options.publishes === true && isAmbiguous(f))
+    })
+
+/** The object at `key` of a JSON value, if it is one. */
+export const field = (value: unknown, key: string): unknown =>
+  typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined
+
+/** A string field, or `undefined`. */
+export const stringField = (value: unknown, key: string): string | undefined => {
+  const v = field(value, key)
+  return typeof v === "string" ? v : typeof v === "number" ? String(v) : undefined
+}
+
+/** A number field, or `undefined`. */
+export const numberField = (value: unknown, key: string): number | undefined => {
+  const v = field(value, key)
+  return typeof v === "number" && Number.isFinite(v) ? v : undefined
+}
+
+/** An answer that is not an error but lacks what it must carry: the platform changed or broke. */
+export const malformed = (what: string): PlatformFailure =>
+  failure("platform_unavailable", `malformed_response:${what}`)

@@ -1,0 +1,399 @@
+/**
+ * The shortvideo adapter: TikTok's Content Posting API.
+ *
+ * A direct post first reads a fresh `creator_info` (the creator may be unable to post now, even
+ * with HTTP 200), checks the consented privacy level against the creator's options and the video
+ * against `max_video_post_duration_sec`, then initializes a PULL_FROM_URL publish. An inbox post
+ * sends the video to the creator's inbox, where the person finishes in the app. The publish id is
+ * the resume state; later steps only fetch the status, never initialize again.
+ *
+ * Access tokens last 2 hours: an expired one is refreshed with the refresh token (which rotates:
+ * the new one leaves the step as a `credentials` update).
+ *
+ * @since 0.1.0
+ */
+import type {
+  AccountRecord,
+  CreatorInfo,
+  CredentialsUpdate,
+  PlatformFailure,
+  PublishInput,
+  PublishStep
+} from "@postwire/core"
+import { type ErrorCode, platformRules } from "@postwire/domain"
+import { Clock, Effect, Redacted, Schema } from "effect"
+import { HttpClientRequest } from "effect/http"
+import * as Credentials from "../Credentials.ts"
+import * as MediaRules from "../internal/MediaRules.ts"
+import * as TokenSession from "../internal/TokenSession.ts"
+import { amend, failure, field, malformed, numberField, retrying, stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
+
+/** TikTok settings: the API host and the app's client key and secret. */
+export interface Config {
+  /** Default `https://open.tiktokapis.com`. */
+  readonly baseUrl: string
+  readonly clientKey: string
+  readonly clientSecret: Redacted.Redacted<string>
+  /** Delay between status fetches (the status endpoint allows 30 calls a minute per token). */
+  readonly pollIntervalMs: number
+  /**
+   * How long to keep polling after PUBLISH_COMPLETE for the public post id (moderation); after
+   * that the target is published without a permalink.
+   */
+  readonly awaitPostIdMs: number
+}
+
+/** Defaults for everything but the app credentials. */
+export const defaults = {
+  baseUrl: "https://open.tiktokapis.com",
+  pollIntervalMs: 10_000,
+  awaitPostIdMs: 120_000
+} as const
+
+/** The resume state of a TikTok target: the publish id and what the permalink needs. */
+export const State = Schema.Struct({
+  publish_id: Schema.String,
+  mode: Schema.Literals(["direct", "inbox"]),
+  username: Schema.NullOr(Schema.String),
+  max_duration_sec: Schema.optionalKey(Schema.Number),
+  /** When PUBLISH_COMPLETE was first seen without a public post id. */
+  complete_since: Schema.optionalKey(Schema.Number)
+})
+/** The resume state of a TikTok target. */
+export type State = typeof State.Type
+
+/** The public address of a TikTok video. */
+export const permalink = (username: string, postId: string): string =>
+  `https://www.tiktok.com/@${username}/video/${postId}`
+
+const errorCodes: Readonly<Record<string, ErrorCode>> = {
+  access_token_invalid: "token_expired",
+  scope_not_authorized: "permission_missing",
+  scope_permission_missed: "permission_missing",
+  spam_risk_too_many_posts: "quota_exceeded",
+  reached_active_user_cap: "quota_exceeded",
+  spam_risk_user_banned_from_posting: "account_restricted",
+  unaudited_client_can_only_post_to_private_accounts: "privacy_level_mismatch",
+  privacy_level_option_mismatch: "privacy_level_mismatch",
+  spam_risk_too_many_pending_share: "too_many_pending",
+  url_ownership_unverified: "media_invalid",
+  invalid_param: "media_invalid",
+  rate_limit_exceeded: "platform_unavailable",
+  internal_error: "platform_unavailable"
+}
+
+const failReasons: Readonly<Record<string, ErrorCode>> = {
+  file_format_check_failed: "media_invalid",
+  duration_check_failed: "media_too_long",
+  frame_rate_check_failed: "media_invalid",
+  picture_size_check_failed: "media_invalid",
+  internal: "platform_unavailable",
+  video_pull_failed: "platform_unavailable",
+  publish_cancelled: "media_invalid",
+  auth_removed: "token_expired",
+  spam_risk_too_many_posts: "quota_exceeded"
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000
+
+/** Adds what the catalog's message for a code needs. */
+const detailsFor = (code: ErrorCode, detail: string, now: number): Readonly<Record<string, string | number>> | undefined => {
+  switch (code) {
+    case "media_invalid":
+      return { platform: "shortvideo", detail }
+    case "quota_exceeded":
+      // TikTok states the cap only as "about 15 posts a day"; the window is a rolling 24 h.
+      return { limit: platformRules.shortvideo.dailyQuota, resets_at: new Date(now + DAY_MS).toISOString() }
+    default:
+      return undefined
+  }
+}
+
+const classify = (status: number, code: string | undefined, now: number): PlatformFailure => {
+  const known = code === undefined ? undefined : errorCodes[code]
+  const normalized: ErrorCode =
+    known ??
+    (code?.startsWith("spam_risk") === true
+      ? "account_restricted"
+      : status === 429 || status >= 500
+        ? "platform_unavailable"
+        : status === 401
+          ? "token_expired"
+          : "media_invalid")
+  return failure(normalized, code ?? `http_${status}`, {
+    details: detailsFor(normalized, "the platform rejected the request", now)
+  })
+}
+
+/** Reads TikTok's envelope `{"data": ..., "error": {"code": "ok"}}`: any other code fails. */
+const interpret = (response: WireResponse): Effect.Effect<unknown, PlatformFailure> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const code = stringField(field(response.json, "error"), "code")
+    if (code === "ok" && response.status >= 200 && response.status < 300) {
+      return Effect.succeed(field(response.json, "data"))
+    }
+    return Effect.fail(classify(response.status, code === "ok" ? undefined : code, now))
+  })
+
+/** A TikTok post id is an int64: read it from the raw text, JSON numbers lose its last digits. */
+const publicPostId = (text: string): string | undefined =>
+  /"publicaly_available_post_id"\s*:\s*\[\s*"?(\d+)/.exec(text)?.[1]
+
+/** The TikTok adapter, ready to publish and to read creator info. */
+export interface TikTok {
+  readonly publish: (
+    input: PublishInput
+  ) => Effect.Effect<PublishStep & { readonly credentials?: CredentialsUpdate | undefined }, PlatformFailure>
+  readonly creatorInfo: (
+    account: AccountRecord
+  ) => Effect.Effect<CreatorInfo & { readonly credentials?: CredentialsUpdate | undefined }, PlatformFailure>
+}
+
+/** Creates the adapter. */
+export const make = (config: Config, wire: Wire): TikTok => {
+  const base = config.baseUrl.replace(/\/+$/, "")
+
+  const call = (path: string, token: string, body?: unknown) => {
+    const request = HttpClientRequest.post(`${base}${path}`).pipe(
+      HttpClientRequest.bearerToken(token),
+      body === undefined
+        ? HttpClientRequest.setHeader("content-type", "application/json; charset=UTF-8")
+        : HttpClientRequest.bodyJsonUnsafe(body)
+    )
+    return wire.send(request)
+  }
+
+  const refresh = TokenSession.makeRefresher<Credentials.ShortVideoCredentials>(
+    (credentials) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        if (credentials.refresh_expires_at !== undefined && credentials.refresh_expires_at <= now) {
+          return yield* Effect.fail(failure("token_expired", "refresh_token_expired", { needsReconnect: true }))
+        }
+        const request = HttpClientRequest.post(`${base}/v2/oauth/token/`).pipe(
+          HttpClientRequest.bodyUrlParams({
+            client_key: config.clientKey,
+            client_secret: Redacted.value(config.clientSecret),
+            grant_type: "refresh_token",
+            refresh_token: credentials.refresh_token
+          })
+        )
+        const response = yield* wire.send(request).pipe(
+          Effect.flatMap((r) => {
+            const error = stringField(r.json, "error")
+            if (r.status >= 500 || r.status === 429) return Effect.fail(failure("platform_unavailable", `http_${r.status}`))
+            const accessToken = stringField(r.json, "access_token")
+            if (accessToken === undefined || (error !== undefined && error !== "")) {
+              return Effect.fail(failure("token_expired", error ?? `http_${r.status}`, { needsReconnect: true }))
+            }
+            return Effect.succeed(r.json)
+          }),
+          retrying(wire.retry)
+        )
+        const expiresIn = numberField(response, "expires_in")
+        const refreshExpiresIn = numberField(response, "refresh_expires_in")
+        const openId = stringField(response, "open_id")
+        // Keep what the answer leaves out (TikTok may return the same refresh token).
+        const { expires_at: _expired, ...kept } = credentials
+        return {
+          ...kept,
+          access_token: stringField(response, "access_token")!,
+          refresh_token: stringField(response, "refresh_token") ?? credentials.refresh_token,
+          ...(expiresIn === undefined ? {} : { expires_at: now + expiresIn * 1000 }),
+          ...(refreshExpiresIn === undefined ? {} : { refresh_expires_at: now + refreshExpiresIn * 1000 }),
+          ...(openId === undefined ? {} : { open_id: openId })
+        }
+      }),
+    (credentials) => credentials.refresh_token
+  )
+
+  const openSession = (account: AccountRecord) =>
+    Effect.gen(function* () {
+      const credentials = yield* Credentials.decode("shortvideo", account.credentials)
+      const session = yield* TokenSession.make({
+        accountId: account.id,
+        credentials,
+        refresh,
+        encode: (c) => Credentials.encode("shortvideo", c)
+      })
+      const now = yield* Clock.currentTimeMillis
+      // Refresh a token known to be expired (or about to) before the first call.
+      if (credentials.expires_at !== undefined && credentials.expires_at <= now + 5 * 60_000) yield* session.refreshNow
+      return session
+    })
+
+  const authedCall = (
+    session: TokenSession.TokenSession<Credentials.ShortVideoCredentials>,
+    path: string,
+    body: unknown,
+    options: { readonly publishes?: boolean } = {}
+  ) =>
+    session.authed((c) =>
+      call(path, c.access_token, body).pipe(Effect.flatMap(interpret), retrying(wire.retry, options))
+    )
+
+  const fetchCreatorInfo = (session: TokenSession.TokenSession<Credentials.ShortVideoCredentials>) =>
+    authedCall(session, "/v2/post/publish/creator_info/query/", undefined).pipe(
+      Effect.map(
+        (data): CreatorInfo => ({
+          nickname: stringField(data, "creator_nickname") ?? "",
+          username: stringField(data, "creator_username") ?? "",
+          privacyLevelOptions: (() => {
+            const options = field(data, "privacy_level_options")
+            return Array.isArray(options) ? options.filter((o): o is string => typeof o === "string") : []
+          })(),
+          commentDisabled: field(data, "comment_disabled") === true,
+          duetDisabled: field(data, "duet_disabled") === true,
+          stitchDisabled: field(data, "stitch_disabled") === true,
+          maxVideoPostDurationSec: numberField(data, "max_video_post_duration_sec") ?? Number.POSITIVE_INFINITY
+        })
+      )
+    )
+
+  const start = (input: PublishInput, session: TokenSession.TokenSession<Credentials.ShortVideoCredentials>) =>
+    Effect.gen(function* () {
+      const ruleBreak = MediaRules.check(input)
+      if (ruleBreak !== undefined) return yield* Effect.fail(ruleBreak)
+      const video = input.media[0]!
+      const source_info = { source: "PULL_FROM_URL", video_url: video.url }
+      const mode = input.target.options.shortvideo?.mode ?? "inbox"
+
+      if (mode === "inbox") {
+        const data = yield* authedCall(session, "/v2/post/publish/inbox/video/init/", { source_info }, { publishes: true })
+        const publishId = stringField(data, "publish_id")
+        if (publishId === undefined) return yield* Effect.fail(malformed("publish_id"))
+        return { publish_id: publishId, mode, username: null } satisfies State
+      }
+
+      const consent = input.target.consent?.consent
+      if (consent === undefined) return yield* Effect.fail(failure("consent_required", "consent_missing", { state: null }))
+      const info = yield* fetchCreatorInfo(session)
+      if (!info.privacyLevelOptions.includes(consent.privacy_level)) {
+        return yield* Effect.fail(failure("privacy_level_mismatch", "privacy_level_option_mismatch", { state: null }))
+      }
+      if (consent.branded_content === true && consent.privacy_level === "SELF_ONLY") {
+        return yield* Effect.fail(failure("privacy_level_mismatch", "branded_content_private", { state: null }))
+      }
+      const duration = video.record.durationSeconds
+      if (duration !== null && duration > info.maxVideoPostDurationSec) {
+        return yield* Effect.fail(
+          failure("media_too_long", "max_video_post_duration_sec", {
+            details: { duration: Math.ceil(duration), limit: info.maxVideoPostDurationSec },
+            state: null
+          })
+        )
+      }
+      const post_info = {
+        title: input.post.caption,
+        privacy_level: consent.privacy_level,
+        disable_comment: consent.disable_comment === true || info.commentDisabled,
+        disable_duet: consent.disable_duet === true || info.duetDisabled,
+        disable_stitch: consent.disable_stitch === true || info.stitchDisabled,
+        brand_content_toggle: consent.branded_content === true,
+        brand_organic_toggle: consent.brand_organic === true,
+        is_aigc: input.post.aiGenerated
+      }
+      const data = yield* authedCall(session, "/v2/post/publish/video/init/", { post_info, source_info }, { publishes: true })
+      const publishId = stringField(data, "publish_id")
+      if (publishId === undefined) return yield* Effect.fail(malformed("publish_id"))
+      return {
+        publish_id: publishId,
+        mode,
+        username: info.username,
+        ...(Number.isFinite(info.maxVideoPostDurationSec) ? { max_duration_sec: info.maxVideoPostDurationSec } : {})
+      } satisfies State
+    })
+
+  const checkStatus = (
+    input: PublishInput,
+    state: State,
+    session: TokenSession.TokenSession<Credentials.ShortVideoCredentials>
+  ): Effect.Effect<PublishStep, PlatformFailure> =>
+    Effect.gen(function* () {
+      const response = yield* session.authed((c) =>
+        call("/v2/post/publish/status/fetch/", c.access_token, { publish_id: state.publish_id }).pipe(
+          Effect.flatMap((r) => Effect.as(interpret(r), r)),
+          retrying(wire.retry)
+        )
+      )
+      const data = field(response.json, "data")
+      const status = stringField(data, "status") ?? ""
+      const now = yield* Clock.currentTimeMillis
+      const inProgress = (next: State): PublishStep => ({ _tag: "InProgress", state: next, pollAfterMs: config.pollIntervalMs })
+
+      if (status === "SEND_TO_USER_INBOX") {
+        return { _tag: "Published", platformPostId: state.publish_id, permalink: null, state }
+      }
+      if (status === "PUBLISH_COMPLETE") {
+        const postId = publicPostId(response.text)
+        if (postId !== undefined) {
+          return {
+            _tag: "Published",
+            platformPostId: postId,
+            permalink: state.username === null ? null : permalink(state.username, postId),
+            state
+          }
+        }
+        // Published, but the public id waits for moderation: poll a while, then go without it.
+        const since = state.complete_since ?? now
+        if (now - since >= config.awaitPostIdMs) {
+          return { _tag: "Published", platformPostId: state.publish_id, permalink: null, state }
+        }
+        return inProgress({ ...state, complete_since: since })
+      }
+      if (status === "FAILED") {
+        const reason = stringField(data, "fail_reason") ?? "unknown"
+        const code: ErrorCode =
+          failReasons[reason] ?? (reason.startsWith("spam_risk") ? "account_restricted" : "media_invalid")
+        // The publish failed on the platform: a retry starts a new one.
+        if (code === "media_too_long" && state.max_duration_sec === undefined) {
+          return yield* Effect.fail(
+            failure("media_invalid", reason, {
+              details: { platform: "shortvideo", detail: "the video's duration was not accepted" },
+              state: null
+            })
+          )
+        }
+        const duration = input.media[0]?.record.durationSeconds
+        const details =
+          code === "media_too_long"
+            ? { duration: Math.ceil(duration ?? 0), limit: state.max_duration_sec ?? 0 }
+            : code === "media_invalid" && reason === "publish_cancelled"
+              ? { platform: "shortvideo", detail: "the publish was cancelled on the platform" }
+              : detailsFor(code, "the platform could not process the video", now)
+        return yield* Effect.fail(
+          failure(code, reason, { details, state: null, needsReconnect: code === "token_expired" ? true : undefined })
+        )
+      }
+      // PROCESSING_DOWNLOAD, PROCESSING_UPLOAD, and any status TikTok adds later: not terminal.
+      return inProgress(state)
+    })
+
+  const publish: TikTok["publish"] = (input) =>
+    Effect.gen(function* () {
+      const session = yield* openSession(input.account)
+      const step = Effect.gen(function* () {
+        if (input.state === null || input.state === undefined) {
+          const state = yield* start(input, session)
+          return { _tag: "InProgress", state, pollAfterMs: config.pollIntervalMs } satisfies PublishStep
+        }
+        const state = yield* Schema.decodeUnknownEffect(State)(input.state).pipe(
+          Effect.mapError(() => failure("internal_error", "unreadable_state", { retryable: false }))
+        )
+        return yield* checkStatus(input, state, session)
+      })
+      return yield* TokenSession.withCredentials(session, step)
+    }).pipe(
+      // A failure keeps the resume state unless it said otherwise.
+      Effect.mapError((f) => (f.state === undefined ? amend(f, { state: input.state ?? null }) : f)),
+      Effect.withSpan("platforms.shortvideo.publish")
+    )
+
+  const creatorInfo: TikTok["creatorInfo"] = (account) =>
+    Effect.gen(function* () {
+      const session = yield* openSession(account)
+      return yield* TokenSession.withCredentials(session, fetchCreatorInfo(session))
+    }).pipe(Effect.withSpan("platforms.shortvideo.creatorInfo"))
+
+  return { publish, creatorInfo }
+}

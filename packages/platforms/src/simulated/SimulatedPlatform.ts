@@ -1,0 +1,146 @@
+/**
+ * The simulated platform behind every sandbox account: what a new user sees first.
+ *
+ * It publishes at once with a plausible permalink of the account's platform, and refuses what the
+ * real platform would refuse (media rules, a shortvideo direct post without consent, a privacy
+ * level the creator does not offer, a video longer than the creator may post). An account's
+ * `simulate` options make it misbehave on purpose:
+ *
+ * - `error`: a normalized code (e.g. `platform_unavailable`) to fail with, for the first `times`
+ *   attempts of each target (`target.attempts` counts the previous ones), or always when `times`
+ *   is absent;
+ * - `max_video_duration_sec`: the creator's longest video (default 600);
+ * - `privacy_level_options`: the privacy levels the creator offers (default all four).
+ *
+ * Everything is derived from the ids, so a target publishes to the same permalink every time.
+ *
+ * @since 0.1.0
+ */
+import { createHash } from "node:crypto"
+import type { AccountRecord, CreatorInfo, PlatformFailure, PublishInput, PublishStep } from "@postwire/core"
+import { defaultMaxVideoDurationSec, isErrorCode, type Platform, PrivacyLevel } from "@postwire/domain"
+import { Effect } from "effect"
+import * as MediaRules from "../internal/MediaRules.ts"
+import { failure } from "../internal/Wire.ts"
+import { permalink as tiktokPermalink } from "../shortvideo/TikTok.ts"
+
+/** The simulated platform, shaped like a `PlatformClient`. */
+export interface SimulatedPlatform {
+  readonly publish: (input: PublishInput) => Effect.Effect<PublishStep, PlatformFailure>
+  readonly creatorInfo: (account: AccountRecord) => Effect.Effect<CreatorInfo, PlatformFailure>
+}
+
+const digest = (text: string): Buffer => createHash("sha256").update(text).digest()
+
+/** A 19-digit id like the platforms' int64 ids, stable for a given seed. */
+const numericId = (seed: string): string => {
+  const n = digest(seed).readBigUInt64BE(0) % 9_000_000_000_000_000_000n
+  return String(1_000_000_000_000_000_000n + n)
+}
+
+const SHORTCODE_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+/** An 11-character shortcode like Instagram's and Threads', stable for a given seed. */
+const shortcode = (seed: string): string =>
+  Array.from(digest(seed).subarray(0, 11), (byte) => SHORTCODE_ALPHABET[byte % 64]).join("")
+
+const handleOf = (account: AccountRecord) => account.handle.replace(/^@/, "")
+
+/** The id and permalink a sandbox target publishes to. */
+export const simulatedPost = (input: PublishInput): { readonly id: string; readonly permalink: string | null } => {
+  const seed = `${input.account.id}:${input.target.id}`
+  const handle = handleOf(input.account)
+  const platform: Platform = input.account.platform
+  switch (platform) {
+    case "shortvideo": {
+      const id = numericId(seed)
+      // An inbox post waits in the creator's app: it has no public address.
+      return { id, permalink: input.target.options.shortvideo?.mode === "direct" ? tiktokPermalink(handle, id) : null }
+    }
+    case "photo": {
+      const code = shortcode(seed)
+      const path = MediaRules.photoKind(input) === "reel" ? "reel" : "p"
+      return {
+        id: numericId(seed),
+        permalink:
+          MediaRules.photoKind(input) === "story"
+            ? `https://www.instagram.com/stories/${handle}/${numericId(seed)}/`
+            : `https://www.instagram.com/${path}/${code}/`
+      }
+    }
+    case "pages": {
+      const page = input.account.externalId ?? numericId(input.account.id)
+      const id = numericId(seed)
+      return {
+        id: `${page}_${id}`,
+        permalink: input.media.some((m) => m.record.kind === "video")
+          ? `https://www.facebook.com/reel/${id}/`
+          : `https://www.facebook.com/${page}/posts/${id}/`
+      }
+    }
+    case "textpost":
+      return { id: numericId(seed), permalink: `https://www.threads.net/@${handle}/post/${shortcode(seed)}` }
+  }
+}
+
+const creatorInfoOf = (account: AccountRecord): CreatorInfo => ({
+  nickname: account.handle,
+  username: handleOf(account),
+  privacyLevelOptions: account.simulate?.privacy_level_options ?? PrivacyLevel.literals,
+  commentDisabled: false,
+  duetDisabled: false,
+  stitchDisabled: false,
+  maxVideoPostDurationSec: account.simulate?.max_video_duration_sec ?? defaultMaxVideoDurationSec
+})
+
+/** The failure an account's `simulate.error` asks for on this attempt, if any. */
+const simulatedFailure = (input: PublishInput): PlatformFailure | undefined => {
+  const simulate = input.account.simulate
+  if (simulate?.error === undefined) return undefined
+  if (simulate.times !== undefined && input.target.attempts >= simulate.times) return undefined
+  const code = isErrorCode(simulate.error) ? simulate.error : "platform_unavailable"
+  return failure(code, `simulated_${simulate.error}`, {
+    state: null,
+    needsReconnect: code === "token_expired" ? true : undefined,
+    details: code === "media_invalid" ? { platform: input.account.platform, detail: "simulated failure" } : undefined
+  })
+}
+
+/** Checks a shortvideo target as the real platform would, with the simulated creator. */
+const shortVideoFailure = (input: PublishInput): PlatformFailure | undefined => {
+  if (input.target.options.shortvideo?.mode !== "direct") return undefined
+  const consent = input.target.consent?.consent
+  if (consent === undefined) return failure("consent_required", "consent_missing", { state: null })
+  const info = creatorInfoOf(input.account)
+  if (!info.privacyLevelOptions.includes(consent.privacy_level)) {
+    return failure("privacy_level_mismatch", "privacy_level_option_mismatch", { state: null })
+  }
+  const duration = input.media[0]?.record.durationSeconds ?? null
+  if (duration !== null && duration > info.maxVideoPostDurationSec) {
+    return failure("media_too_long", "max_video_post_duration_sec", {
+      details: { duration: Math.ceil(duration), limit: info.maxVideoPostDurationSec },
+      state: null
+    })
+  }
+  return undefined
+}
+
+/** Creates the simulated platform. */
+export const make = (): SimulatedPlatform => ({
+  publish: (input) =>
+    Effect.suspend(() => {
+      const refused =
+        simulatedFailure(input) ??
+        MediaRules.check(input) ??
+        (input.account.platform === "shortvideo" ? shortVideoFailure(input) : undefined)
+      if (refused !== undefined) return Effect.fail(refused)
+      const post = simulatedPost(input)
+      return Effect.succeed<PublishStep>({
+        _tag: "Published",
+        platformPostId: post.id,
+        permalink: post.permalink,
+        state: { simulated: true }
+      })
+    }).pipe(Effect.withSpan("platforms.simulated.publish")),
+  creatorInfo: (account) => Effect.sync(() => creatorInfoOf(account))
+})
