@@ -31,6 +31,7 @@ const announce = (settings: ServerSettings, print: (line: string) => void) =>
         lines.push(
           "",
           "First start: created workspace `default` with sandbox accounts that publish to the simulated platform.",
+          `  Workspace: ${firstRun.workspaceId}`,
           `  Test key (shown once, every scope): ${firstRun.testKey}`,
           `  Profile: ${firstRun.profileId}`,
           ...firstRun.accounts.map((a) => `  Account (${a.platform}, sandbox): ${a.id}`),

@@ -1,0 +1,16 @@
+/**
+ * `npm run bench`: every benchmark, each reporting against a baseline measured in the same run.
+ * `BENCH_ONLY=posts-api,webhooks-verify` runs a subset.
+ */
+const benches: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
+  "posts-api": () => import("./posts-api.ts"),
+  "webhooks-verify": () => import("./webhooks-verify.ts")
+}
+
+const only = process.env.BENCH_ONLY?.split(",").map((s) => s.trim())
+for (const [name, load] of Object.entries(benches)) {
+  if (only && !only.includes(name)) continue
+  console.log(`\n# ${name}`)
+  const bench = await load()
+  await bench.run()
+}
