@@ -4,7 +4,7 @@
  * server answering the same JSON in the same run; the ratio is the figure. Then the latency of
  * the first page of GET /v1/posts with 1,000 and with 100,000 posts in the workspace.
  */
-import { spawn } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -112,14 +112,14 @@ const seed = (dataDir: string, workspaceId: string, profileId: string, accountId
 const firstPage = async (count: number) => {
   const dataDir = mkdtempSync(join(tmpdir(), "postwire-bench-"))
   try {
-    let server = await serve(["--data-dir", dataDir])
+    let server = await serve(["--data-dir", dataDir], { DATABASE_URL: "" })
     const s = await session(server)
     const workspaceId = await workspaceOf(s)
     await server.stop()
     const started = Date.now()
     await Effect.runPromise(seed(dataDir, workspaceId, s.profile, s.account, s.media, count))
     const seededIn = (Date.now() - started) / 1000
-    server = await serve(["--data-dir", dataDir])
+    server = await serve(["--data-dir", dataDir], { DATABASE_URL: "" })
     const headers = { authorization: `Bearer ${s.key}` }
     await latency(`${server.baseUrl}/v1/posts?limit=25`, headers, 20)
     const first = await latency(`${server.baseUrl}/v1/posts?limit=25`, headers, 200)
@@ -137,11 +137,30 @@ const workspaceOf = async (s: Session): Promise<string> => {
   return found
 }
 
+/** A new, empty PostgreSQL database beside the one `url` names, dropped afterwards. */
+const freshDatabase = async (url: string) => {
+  const name = `postwire_bench_${process.pid}_${Date.now()}`
+  execFileSync("psql", [url, "-qc", `CREATE DATABASE ${name}`])
+  const fresh = new URL(url)
+  fresh.pathname = `/${name}`
+  return {
+    url: fresh.toString(),
+    drop: () => execFileSync("psql", [url, "-qc", `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`])
+  }
+}
+
 /** Runs the posts API bench. */
 export const run = async (): Promise<void> => {
   console.log(`\n## Posts API over loopback (${seconds}s per run, 10 connections)\n`)
   const rows = [...(await throughput("embedded", [], { DATABASE_URL: "" }))]
-  if (process.env.DATABASE_URL) rows.push(...(await throughput("postgres", [], { DATABASE_URL: process.env.DATABASE_URL })))
+  if (process.env.DATABASE_URL) {
+    const database = await freshDatabase(process.env.DATABASE_URL)
+    try {
+      rows.push(...(await throughput("postgres", [], { DATABASE_URL: database.url })))
+    } finally {
+      database.drop()
+    }
+  }
   table(rows)
   console.log(`\n## GET /v1/posts first page by workspace size (embedded)\n`)
   table([await firstPage(1_000), await firstPage(large)])
