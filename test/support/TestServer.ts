@@ -6,11 +6,11 @@ import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { Clock, Context, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
-import type { Store } from "@postwire/core"
-import { layerPostgres, PgliteClient, SqlStore } from "@postwire/store-sql"
+import type { PublishingStore, Store, WebhookStore } from "@postwire/core"
+import { layerPostgres, PgliteClient, SqlPublishingStore, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
 import { type FirstRun, resolveSettings, seedFirstRun, serverLayer } from "@postwire/server"
 
 /** Which database a test server runs on. */
@@ -21,6 +21,8 @@ export interface TestServer extends FirstRun {
   readonly baseUrl: string
   readonly adminToken: string
   readonly backend: Backend
+  /** The server's data directory (media, and approval e-mails when no SMTP server is set). */
+  readonly dataDir: string
   /** Calls the admin API. */
   readonly admin: <A = { id: string }>(path: string, body: unknown) => Promise<A>
   readonly stop: () => Promise<void>
@@ -35,7 +37,10 @@ export const backends = (): ReadonlyArray<Backend> => {
   return ["embedded"]
 }
 
-const postgresStore = (): Layer.Layer<Store, unknown> => {
+/** The stores of a server on one SQL database. */
+const sqlStores = Layer.mergeAll(SqlWebhookStore.layer, SqlPublishingStore.layer).pipe(Layer.provideMerge(SqlStore.layer))
+
+const postgresStore = (): Layer.Layer<Store | WebhookStore | PublishingStore, unknown> => {
   const url = process.env.DATABASE_URL
   if (!url) throw new Error("DATABASE_URL is not set")
   const schema = `pw_api_${randomBytes(6).toString("hex")}`
@@ -46,30 +51,85 @@ const postgresStore = (): Layer.Layer<Store, unknown> => {
       yield* Effect.addFinalizer(() => sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).pipe(Effect.ignore))
     })
   ).pipe(Layer.provide(layerPostgres(url, { maxConnections: 2 })))
-  return SqlStore.layer.pipe(Layer.provide(layerPostgres(url, { searchPath: schema })), Layer.provideMerge(createSchema))
+  return sqlStores.pipe(Layer.provide(layerPostgres(url, { searchPath: schema })), Layer.provideMerge(createSchema))
+}
+
+/** A database that outlives the servers started on it, so a test can stop a server and start another on it. */
+export interface TestDatabase {
+  readonly backend: Backend
+  /** The stores on this database, for one server. */
+  readonly stores: () => Layer.Layer<Store | WebhookStore | PublishingStore, unknown>
+  /** What the first server on it created; servers started later report the same. */
+  firstRun: FirstRun | undefined
+  /** Deletes the database. */
+  readonly drop: () => Promise<void>
+}
+
+/** A database of the backend that survives server restarts: PGlite on a directory, or a PostgreSQL schema. */
+export const aDatabase = async (backend: Backend): Promise<TestDatabase> => {
+  if (backend === "embedded") {
+    const directory = mkdtempSync(join(tmpdir(), "postwire-db-"))
+    return {
+      backend,
+      stores: () => sqlStores.pipe(Layer.provide(PgliteClient.layer({ dataDir: directory }))),
+      firstRun: undefined,
+      drop: async () => rmSync(directory, { recursive: true, force: true })
+    }
+  }
+  const url = process.env.DATABASE_URL
+  if (!url) throw new Error("DATABASE_URL is not set")
+  const schema = `pw_db_${randomBytes(6).toString("hex")}`
+  const onSchema = (statement: string) =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql.unsafe(statement)
+      }).pipe(Effect.provide(layerPostgres(url, { maxConnections: 1 })))
+    )
+  await onSchema(`CREATE SCHEMA ${schema}`)
+  return {
+    backend,
+    stores: () => sqlStores.pipe(Layer.provide(layerPostgres(url, { searchPath: schema }))),
+    firstRun: undefined,
+    drop: () => onSchema(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+  }
+}
+
+/** What a test may change about the server beyond its environment. */
+export interface ServerOptions {
+  /** The server's clock (e.g. one a test moves forward to expire approval links). */
+  readonly clock?: Clock.Clock
+  /** Runs on this database instead of a fresh one; it stays when the server stops. */
+  readonly database?: TestDatabase
 }
 
 /** Starts a server; extra environment (rate limits, public URL) as the CLI would read it. */
 export const startServer = async (
   backend: Backend,
-  env: Readonly<Record<string, string>> = {}
+  env: Readonly<Record<string, string>> = {},
+  options: ServerOptions = {}
 ): Promise<TestServer> => {
   const dataDir = mkdtempSync(join(tmpdir(), "postwire-test-"))
   const adminToken = `pwadm_test_${randomBytes(8).toString("hex")}`
   const settings = resolveSettings(
     { port: "1", host: "127.0.0.1", dataDir },
-    { POSTWIRE_ADMIN_TOKEN: adminToken, ...env }
+    // Publishing is opt-in: suites that look at queued posts must not see them published under
+    // them, so the publisher looks for due targets once an hour unless a suite asks for more.
+    { POSTWIRE_ADMIN_TOKEN: adminToken, POSTWIRE_PUBLISH_POLL_MS: "3600000", ...env }
   )
-  const store = backend === "postgres" ? postgresStore() : SqlStore.layer.pipe(Layer.provide(PgliteClient.layer({})))
+  const store =
+    options.database?.stores() ?? (backend === "postgres" ? postgresStore() : sqlStores.pipe(Layer.provide(PgliteClient.layer({}))))
   // Port 0: the OS picks a free port; the public URL follows once it is known.
-  const layer = serverLayer({ ...settings, port: 0 }, store)
+  const server = serverLayer({ ...settings, port: 0 }, store)
+  const layer = options.clock === undefined ? server : server.pipe(Layer.provide(Layer.succeed(Clock.Clock)(options.clock)))
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
   const address = Context.get(context, HttpServer.HttpServer).address
   if (!("port" in address)) throw new Error("server did not bind a TCP port")
   const baseUrl = `http://127.0.0.1:${address.port}`
-  const seeded = await Effect.runPromise(seedFirstRun().pipe(Effect.provideContext(context)))
+  const seeded = (await Effect.runPromise(seedFirstRun().pipe(Effect.provideContext(context)))) ?? options.database?.firstRun
   if (seeded === undefined) throw new Error("expected an empty database")
+  if (options.database !== undefined) options.database.firstRun = seeded
   const admin = async <A>(path: string, body: unknown): Promise<A> => {
     const response = await fetch(`${baseUrl}/admin/v1${path}`, {
       method: "POST",
@@ -85,6 +145,7 @@ export const startServer = async (
     baseUrl,
     adminToken,
     backend,
+    dataDir,
     admin,
     stop: async () => {
       await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -7,6 +7,7 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Account, AccountList, ListAccountsQuery, ListProfilesQuery, ProfileList } from "./Account.ts"
+import { ApprovalsGroup } from "./ApprovalsGroup.ts"
 import { ApiErrors, Authentication, RateLimitBucket, RequiredScope } from "./Auth.ts"
 import { Media, UploadMediaRequest } from "./Media.ts"
 import {
@@ -19,6 +20,7 @@ import {
   UpdatePostRequest,
   ValidatePostResponse
 } from "./Post.ts"
+import { WebhooksGroup } from "./WebhooksGroup.ts"
 
 const idParams = { id: Schema.String }
 
@@ -119,6 +121,8 @@ export class Api extends HttpApi.make("postwire")
   .add(AccountsGroup)
   .add(ProfilesGroup)
   .add(MediaGroup)
+  .add(WebhooksGroup)
+  .add(ApprovalsGroup)
   .add(SystemGroup)
   .middleware(ApiErrors)
   .annotate(HttpApi.PayloadParseOptions, strictInput)

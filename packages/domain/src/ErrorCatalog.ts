@@ -206,6 +206,14 @@ export const ErrorCatalog = {
     id: "redirect_url harus https pada salah satu domain yang diizinkan workspace.",
     when: "`redirect_url` is not https or its host is not an allowed domain (or a subdomain of one)."
   }),
+  webhook_delivery_failed: entry({
+    status: 502,
+    retryable: true,
+    kind: "request",
+    en: "The webhook endpoint did not accept the delivery: {detail}",
+    id: "Endpoint webhook tidak menerima pengiriman: {detail}",
+    when: "The `error` of a `POST /v1/webhooks/{id}/test` result: the endpoint answered other than 2xx, did not answer within 10 seconds, or could not be reached. The test call itself answers 200."
+  }),
   caption_too_long: entry({
     status: 422,
     retryable: false,

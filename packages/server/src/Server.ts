@@ -11,17 +11,34 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
-import { BlobStore, defaultSettings, EngineConfig, Ids, Store } from "@postwire/core"
+import {
+  BlobStore,
+  CredentialsCipher,
+  defaultSettings,
+  EngineConfig,
+  Ids,
+  Mailer,
+  type PublishingStore,
+  Store,
+  type WebhookStore
+} from "@postwire/core"
 import { Api } from "@postwire/domain"
+import { PlatformRouter } from "@postwire/platforms"
 import { AdminApi } from "./admin/AdminApi.ts"
 import { AdminAuthenticationLive, AdminHandlers } from "./admin/AdminHandlers.ts"
 import { AdminToken } from "./admin/AdminToken.ts"
+import { ApprovalRoutes } from "./approvals/ApprovalRoutes.ts"
+import { ApprovalsHandlers } from "./approvals/ApprovalsHandlers.ts"
+import * as SmtpMailer from "./approvals/SmtpMailer.ts"
 import { backgroundLayer } from "./Background.ts"
 import { ServerConfig, type ServerSettings } from "./config/ServerConfig.ts"
 import { errorReferenceHtml } from "./docs/ErrorReference.ts"
 import { ApiErrorsLive } from "./http/ApiErrorsLive.ts"
 import { AuthenticationLive } from "./http/AuthenticationLive.ts"
+import { MediaFilesRoute } from "./http/MediaFiles.ts"
 import { ApiHandlers } from "./http/Handlers.ts"
+import { WebhooksHandlers } from "./http/WebhooksHandlers.ts"
+import { DeliveryServices } from "./worker/DeliveryWorker.ts"
 
 /** The engine's settings, keyed by the server secret kept in the store. */
 export const EngineConfigLive = Layer.effect(
@@ -35,7 +52,7 @@ export const EngineConfigLive = Layer.effect(
 )
 
 /** The handlers of every group of the public contract. */
-const PublicHandlers = Layer.mergeAll(ApiHandlers)
+const PublicHandlers = Layer.mergeAll(ApiHandlers, ApprovalsHandlers, WebhooksHandlers)
 
 const PublicApi = HttpApiBuilder.layer(Api, { openapiPath: "/v1/openapi.json" }).pipe(
   Layer.provide(PublicHandlers),
@@ -54,17 +71,39 @@ const Docs = Layer.mergeAll(
 )
 
 /** Every route of the server: the public API, the admin API, docs, and public pages. */
-export const Routes = Layer.mergeAll(PublicApi, Admin, Docs)
+export const Routes = Layer.mergeAll(PublicApi, Admin, Docs, ApprovalRoutes, MediaFilesRoute)
+
+/** What an instance with role `worker` serves: its health, for the orchestrator; no API. */
+export const WorkerRoutes = HttpRouter.add(
+  "GET",
+  "/health",
+  HttpServerResponse.jsonUnsafe({ status: "ok" })
+)
+
+/** Approval e-mails: SMTP when `smtpUrl` is set, else `.eml` files under `dataDir/mail` (development). */
+const mailerLayer = (settings: ServerSettings): Layer.Layer<Mailer> =>
+  settings.smtpUrl === undefined
+    ? Mailer.layerDirectory(join(settings.dataDir, "mail"), settings.mailFrom)
+    : SmtpMailer.layer({ url: settings.smtpUrl, from: settings.mailFrom })
 
 /** The services the routes need, given a store. */
 export const engineLayer = (settings: ServerSettings) =>
-  Layer.mergeAll(EngineConfigLive, AdminToken.layer, Ids.layer, BlobStore.layerDirectory(join(settings.dataDir, "media"))).pipe(
+  Layer.mergeAll(
+    EngineConfigLive,
+    AdminToken.layer,
+    Ids.layer,
+    BlobStore.layerDirectory(join(settings.dataDir, "media")),
+    mailerLayer(settings),
+    PlatformRouter.layer(settings.platforms),
+    CredentialsCipher.layer.pipe(Layer.provide(EngineConfigLive)),
+    DeliveryServices
+  ).pipe(
     Layer.provideMerge(ServerConfig.layer(settings))
   )
 
 /** The HTTP server on `settings.port`, over the given store. */
-export const serverLayer = (settings: ServerSettings, store: Layer.Layer<Store, unknown>) =>
-  HttpRouter.serve(Routes, { disableLogger: !settings.logRequests, disableListenLog: true }).pipe(
+export const serverLayer = (settings: ServerSettings, store: Layer.Layer<Store | WebhookStore | PublishingStore, unknown>) =>
+  HttpRouter.serve(settings.role === "worker" ? WorkerRoutes : Routes, { disableLogger: !settings.logRequests, disableListenLog: true }).pipe(
     Layer.merge(backgroundLayer(settings)),
     Layer.provideMerge(engineLayer(settings)),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host })),

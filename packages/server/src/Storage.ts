@@ -7,15 +7,20 @@
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Layer } from "effect"
-import type { Store } from "@postwire/core"
-import { layerPostgres, PgliteClient, SqlStore } from "@postwire/store-sql"
+import type { PublishingStore, Store, WebhookStore } from "@postwire/core"
+import { layerPostgres, PgliteClient, SqlPublishingStore, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
 import type { ServerSettings } from "./config/ServerConfig.ts"
 
+/** The stores on one SQL database: the `Store` first (it migrates), then the `WebhookStore` and `PublishingStore` beside it. */
+const sqlStores = Layer.mergeAll(SqlWebhookStore.layer, SqlPublishingStore.layer).pipe(Layer.provideMerge(SqlStore.layer))
+
 /** The store for these settings. */
-export const storeLayer = (settings: Pick<ServerSettings, "databaseUrl" | "dataDir">): Layer.Layer<Store, unknown> =>
+export const storeLayer = (
+  settings: Pick<ServerSettings, "databaseUrl" | "dataDir">
+): Layer.Layer<Store | WebhookStore | PublishingStore, unknown> =>
   settings.databaseUrl !== undefined
-    ? SqlStore.layer.pipe(Layer.provide(layerPostgres(settings.databaseUrl)))
-    : SqlStore.layer.pipe(
+    ? sqlStores.pipe(Layer.provide(layerPostgres(settings.databaseUrl)))
+    : sqlStores.pipe(
         Layer.provide(
           Layer.unwrap(
             Effect.sync(() => {

@@ -5,25 +5,13 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import { type ErrorObject, formatInstant } from "@postwire/domain"
+import { type ErrorObject, formatInstant, Webhook } from "@postwire/domain"
 import { Ids } from "../ids/Ids.ts"
 import type { OutboxEvent, PostRecord, TargetRecord } from "../store/Records.ts"
 
-/** Every event type the service emits. */
-export const eventTypes = [
-  "post.scheduled",
-  "post.awaiting_approval",
-  "post.approved",
-  "post.rejected",
-  "post.publishing",
-  "post.published",
-  "post.failed",
-  "account.connected",
-  "account.disconnected",
-  "account.needs_reconnect",
-  "comment.created"
-] as const
-export type EventType = (typeof eventTypes)[number]
+/** Every event type the service emits (the list lives with the wire schemas). */
+export const eventTypes = Webhook.webhookEventTypes
+export type EventType = Webhook.WebhookEventType
 
 /** Builds an outbox event with a fresh `evt_` id. */
 export const makeEvent = (

@@ -15,6 +15,7 @@ import {
   parseInstant,
   renderError
 } from "@postwire/domain"
+import { notifyApprover } from "../approvals/Approvals.ts"
 import { approvalToken, approvalTokenHash, approvalUrl } from "../approvals/ApprovalToken.ts"
 import type { Caller } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
@@ -137,6 +138,7 @@ export const createPost = Effect.fn("posts.create")(function* (
     events.push(yield* PostEvents.makeEvent(caller.workspaceId, "post.scheduled", PostEvents.scheduled(post), livemode, at))
   }
   yield* store.insertPost(aggregate, events)
+  if (approval) yield* notifyApprover(aggregate)
 
   const view = postView(aggregate, settings, locale, at)
   const { approval: approvalDetail, ...rest } = view
@@ -269,8 +271,10 @@ export const updatePost = Effect.fn("posts.update")(function* (
 ) {
   const settings = yield* EngineConfig
   const store = yield* Store
+  let renewedApproval: string | undefined
   const saved = yield* changePost(caller, id, (current, at) =>
     Effect.gen(function* () {
+      renewedApproval = undefined
       const statuses = current.targets.map((t) => t.status)
       if (statuses.some((s) => s === "publishing" || s === "published" || s === "failed")) {
         return yield* Effect.fail(invalidState("publishing has started"))
@@ -304,6 +308,7 @@ export const updatePost = Effect.fn("posts.update")(function* (
       if (reapprove) {
         const fresh = yield* newApproval(caller.workspaceId, current.post.id, at)
         approval = fresh.record
+        renewedApproval = fresh.record.id
         events.push(
           yield* PostEvents.makeEvent(
             caller.workspaceId,
@@ -330,6 +335,7 @@ export const updatePost = Effect.fn("posts.update")(function* (
     })
   )
   void store
+  if (renewedApproval !== undefined && saved.approval?.id === renewedApproval) yield* notifyApprover(saved)
   return postView(saved, settings, locale, yield* now)
 })
 

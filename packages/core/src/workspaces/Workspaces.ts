@@ -8,6 +8,7 @@ import { Effect, Option } from "effect"
 import { allScopes, keyPrefix, type KeyKind, type Platform, PostwireError, type Scope } from "@postwire/domain"
 import { hashSecret, Ids } from "../ids/Ids.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
+import { sealCredentials } from "../publishing/CredentialsCipher.ts"
 import type { SimulateOptions } from "../store/Records.ts"
 import { Store } from "../store/Store.ts"
 import { isErrorCode } from "@postwire/domain"
@@ -86,6 +87,7 @@ export interface CreateAccountInput {
   readonly handle?: string | undefined
   readonly dailyQuota?: number | undefined
   readonly simulate?: SimulateOptions | undefined
+  /** The platform credentials as plain JSON; stored sealed (`CredentialsCipher`). */
   readonly credentials?: string | undefined
   readonly externalId?: string | undefined
 }
@@ -127,7 +129,7 @@ export const createAccount = Effect.fn("accounts.create")(function* (workspaceId
     status: "connected",
     dailyQuota: input.dailyQuota ?? null,
     simulate: input.simulate ?? null,
-    credentials: input.credentials ?? null,
+    credentials: input.credentials === undefined ? null : yield* sealCredentials(input.credentials, workspaceId, id),
     externalId: input.externalId ?? null,
     createdAt: at
   })

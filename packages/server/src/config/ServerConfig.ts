@@ -4,7 +4,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Layer } from "effect"
+import { Context, Layer, Redacted } from "effect"
+import type { PlatformRouter } from "@postwire/platforms"
 
 /** Which work an instance does: serve HTTP, run background work, or both. */
 export type Role = "api" | "worker" | "all"
@@ -29,6 +30,14 @@ export interface ServerSettings {
   readonly rateLimitPostsCreate: number
   /** Log every request (off by default on the hot path). */
   readonly logRequests: boolean
+  /** SMTP server of approval e-mails (`smtp://` or `smtps://`); when absent, e-mails are written under `dataDir/mail`. */
+  readonly smtpUrl: string | undefined
+  /** Sender of approval e-mails, e.g. `Postwire <no-reply@example.com>`. */
+  readonly mailFrom: string
+  /** How an instance with role `worker` or `all` publishes (docs/publishing.md). */
+  readonly publishing: PublishingSettings
+  /** Where the four platforms' APIs are, and the app credentials to call them with. */
+  readonly platforms: PlatformRouter.Options
 }
 
 /** The server's settings. */
@@ -86,6 +95,22 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
   if (flag !== undefined && flag !== "" && flag !== "0" && flag !== "1") {
     throw new ConfigProblem("POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS", `expected 1 or 0, got "${flag}"`)
   }
+  const smtpUrl = env.POSTWIRE_SMTP_URL === "" ? undefined : env.POSTWIRE_SMTP_URL
+  if (smtpUrl !== undefined) {
+    let protocol = ""
+    try {
+      protocol = new URL(smtpUrl).protocol
+    } catch {
+      // reported below
+    }
+    if (protocol !== "smtp:" && protocol !== "smtps:") {
+      throw new ConfigProblem("POSTWIRE_SMTP_URL", "expected an smtp:// or smtps:// URL")
+    }
+  }
+  const mailFrom = env.POSTWIRE_MAIL_FROM || `Postwire <no-reply@${new URL(publicUrl).hostname}>`
+  if (!/^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(mailFrom.trim())) {
+    throw new ConfigProblem("POSTWIRE_MAIL_FROM", `expected an address such as "Postwire <no-reply@example.com>", got "${mailFrom}"`)
+  }
   return {
     port,
     host: flags.host ?? env.HOST ?? "0.0.0.0",
@@ -97,6 +122,96 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
     unsafeAllowLoopbackWebhooks: flag === "1",
     rateLimitPerKey: positiveInt("POSTWIRE_RATE_LIMIT_PER_KEY", env.POSTWIRE_RATE_LIMIT_PER_KEY, 120),
     rateLimitPostsCreate: positiveInt("POSTWIRE_RATE_LIMIT_POSTS_CREATE", env.POSTWIRE_RATE_LIMIT_POSTS_CREATE, 30),
-    logRequests: env.POSTWIRE_LOG_REQUESTS === "1"
+    logRequests: env.POSTWIRE_LOG_REQUESTS === "1",
+    smtpUrl,
+    mailFrom: mailFrom.trim(),
+    publishing: publishingSettings(env),
+    platforms: platformSettings(env)
+  }
+}
+
+/** How a worker publishes. */
+export interface PublishingSettings {
+  /** Targets an instance works on at once (`POSTWIRE_PUBLISH_CONCURRENCY`, default 16). */
+  readonly concurrency: number
+  /** Targets of one account at its platform at once, across instances (`POSTWIRE_PUBLISH_ACCOUNT_CONCURRENCY`, default 4). */
+  readonly accountConcurrency: number
+  /** How long a claim on a target lasts unless renewed (`POSTWIRE_PUBLISH_LEASE_MS`, default 60000). */
+  readonly leaseMs: number
+  /** How often an idle worker looks for due targets (`POSTWIRE_PUBLISH_POLL_MS`, default 1000). */
+  readonly pollMs: number
+}
+
+const publishingSettings = (env: Readonly<Record<string, string | undefined>>): PublishingSettings => {
+  const leaseMs = positiveInt("POSTWIRE_PUBLISH_LEASE_MS", env.POSTWIRE_PUBLISH_LEASE_MS, 60_000)
+  if (leaseMs < 1_000) throw new ConfigProblem("POSTWIRE_PUBLISH_LEASE_MS", `expected at least 1000, got ${leaseMs}`)
+  return {
+    concurrency: positiveInt("POSTWIRE_PUBLISH_CONCURRENCY", env.POSTWIRE_PUBLISH_CONCURRENCY, 16),
+    accountConcurrency: positiveInt("POSTWIRE_PUBLISH_ACCOUNT_CONCURRENCY", env.POSTWIRE_PUBLISH_ACCOUNT_CONCURRENCY, 4),
+    leaseMs,
+    pollMs: positiveInt("POSTWIRE_PUBLISH_POLL_MS", env.POSTWIRE_PUBLISH_POLL_MS, 1_000)
+  }
+}
+
+/** An http(s) address, without a trailing slash; `undefined` when unset. */
+const httpUrl = (setting: string, raw: string | undefined): string | undefined => {
+  if (raw === undefined || raw === "") return undefined
+  let protocol = ""
+  try {
+    protocol = new URL(raw).protocol
+  } catch {
+    // reported below
+  }
+  if (protocol !== "http:" && protocol !== "https:") throw new ConfigProblem(setting, `expected an http(s) URL, got "${raw}"`)
+  return raw.replace(/\/$/, "")
+}
+
+/** A token refresh address; `none` turns refreshing off. */
+const refreshUrl = (setting: string, raw: string | undefined): string | null | undefined =>
+  raw === "none" ? null : httpUrl(setting, raw)
+
+const secret = (raw: string | undefined) => (raw === undefined || raw === "" ? undefined : Redacted.make(raw))
+
+const optionalInt = (setting: string, raw: string | undefined): number | undefined =>
+  raw === undefined || raw === "" ? undefined : positiveInt(setting, raw, 0)
+
+/** The fields that are set: the platform adapters fill in the rest with their defaults. */
+const given = <T extends Record<string, unknown>>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } =>
+  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>
+  }
+
+const platformSettings = (env: Readonly<Record<string, string | undefined>>): PlatformRouter.Options => {
+  const pollIntervalMs = optionalInt("POSTWIRE_PLATFORM_POLL_INTERVAL_MS", env.POSTWIRE_PLATFORM_POLL_INTERVAL_MS)
+  const timeout = optionalInt("POSTWIRE_PLATFORM_TIMEOUT_MS", env.POSTWIRE_PLATFORM_TIMEOUT_MS)
+  return {
+    shortvideo: given({
+      baseUrl: httpUrl("POSTWIRE_TIKTOK_BASE_URL", env.POSTWIRE_TIKTOK_BASE_URL),
+      clientKey: env.POSTWIRE_TIKTOK_CLIENT_KEY || undefined,
+      clientSecret: secret(env.POSTWIRE_TIKTOK_CLIENT_SECRET),
+      pollIntervalMs
+    }),
+    photo: given({
+      baseUrl: httpUrl("POSTWIRE_INSTAGRAM_BASE_URL", env.POSTWIRE_INSTAGRAM_BASE_URL),
+      refreshUrl: refreshUrl("POSTWIRE_INSTAGRAM_REFRESH_URL", env.POSTWIRE_INSTAGRAM_REFRESH_URL),
+      appSecret: secret(env.POSTWIRE_INSTAGRAM_APP_SECRET),
+      pollIntervalMs
+    }),
+    pages: given({
+      baseUrl: httpUrl("POSTWIRE_FACEBOOK_BASE_URL", env.POSTWIRE_FACEBOOK_BASE_URL),
+      appSecret: secret(env.POSTWIRE_FACEBOOK_APP_SECRET),
+      pollIntervalMs
+    }),
+    textpost: given({
+      baseUrl: httpUrl("POSTWIRE_THREADS_BASE_URL", env.POSTWIRE_THREADS_BASE_URL),
+      refreshUrl: refreshUrl("POSTWIRE_THREADS_REFRESH_URL", env.POSTWIRE_THREADS_REFRESH_URL),
+      appSecret: secret(env.POSTWIRE_THREADS_APP_SECRET),
+      pollIntervalMs
+    }),
+    retry: given({
+      attempts: optionalInt("POSTWIRE_PLATFORM_RETRY_ATTEMPTS", env.POSTWIRE_PLATFORM_RETRY_ATTEMPTS),
+      baseDelayMs: optionalInt("POSTWIRE_PLATFORM_RETRY_DELAY_MS", env.POSTWIRE_PLATFORM_RETRY_DELAY_MS)
+    }),
+    ...(timeout === undefined ? {} : { requestTimeoutMs: timeout })
   }
 }

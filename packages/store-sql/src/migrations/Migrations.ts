@@ -7,13 +7,17 @@
 import type { Effect } from "effect"
 import { Migrator, type SqlClient, type SqlError } from "effect/sql"
 import init from "./0001_init.ts"
+import publishing from "./0002_publishing.ts"
+import webhooks from "./0003_webhooks.ts"
 
 /** The table recording applied migrations; named for Postwire so it never meets an app's own. */
 export const table = "postwire_migrations"
 
 /** Every migration, keyed `<number>_<name>`; append new ones, never edit applied ones. */
 export const loader: Migrator.Loader = Migrator.fromRecord({
-  "0001_init": init
+  "0001_init": init,
+  "0002_publishing": publishing,
+  "0003_webhooks": webhooks
 })
 
 /**

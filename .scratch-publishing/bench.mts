@@ -1,0 +1,2 @@
+import { run } from "/work/main/bench/publishing.ts"
+await run()

@@ -1,0 +1,263 @@
+/**
+ * The `PublishingStore` in memory, on the tables of the in-memory `Store` (`MemoryState`), so the
+ * publisher and the use-cases see one another's writes as they would in one database. Every
+ * method reads and writes in one synchronous step: atomic without locks, like a transaction.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Layer, Option } from "effect"
+import { derivePostStatus } from "../posts/TargetStatus.ts"
+import type { OutboxEvent, PostAggregate, TargetRecord } from "../store/Records.ts"
+import { MemoryState, type MemoryTables } from "../store/MemoryStore.ts"
+import { StoreError } from "../store/Store.ts"
+import {
+  type AccountChange,
+  PublishingStore,
+  type PublishingStoreShape,
+  type TargetKey
+} from "./PublishingStore.ts"
+
+const queueStatuses: ReadonlySet<string> = new Set(["queued", "scheduled", "publishing"])
+
+
+/** Builds the publishing store over the tables of an in-memory `Store`. */
+export const make = (tables: MemoryTables): PublishingStoreShape => {
+  const { accounts, events, posts, uniqueKeys } = tables
+
+  // The same unique keys the in-memory Store keeps for events (its `key("event", ws, id)`).
+  const eventKey = (event: OutboxEvent) => ["event", event.workspaceId, event.id].join("\u0000")
+
+  /** Fails like a unique index when an event id is taken; appends otherwise. */
+  const appendEvents = (operation: string, list: ReadonlyArray<OutboxEvent>): Effect.Effect<void, StoreError> => {
+    const seen = new Set<string>()
+    for (const event of list) {
+      const k = eventKey(event)
+      if (uniqueKeys.has(k) || seen.has(k)) {
+        return Effect.fail(new StoreError({ operation, cause: new Error(`duplicate key ${event.id}`) }))
+      }
+      seen.add(k)
+    }
+    for (const event of list) {
+      uniqueKeys.add(eventKey(event))
+      const log = events.get(event.workspaceId)
+      if (log === undefined) events.set(event.workspaceId, [event])
+      else log.push(event)
+    }
+    return Effect.void
+  }
+
+  /** The post with one target replaced, its status derived again and its version bumped. */
+  const withTarget = (aggregate: PostAggregate, target: TargetRecord, at: number): PostAggregate => {
+    const targets = aggregate.targets.map((t) => (t.id === target.id ? target : t))
+    return {
+      ...aggregate,
+      targets,
+      post: {
+        ...aggregate.post,
+        status: derivePostStatus(targets.map((t) => t.status)),
+        updatedAt: at,
+        version: aggregate.post.version + 1
+      }
+    }
+  }
+
+  /** The post and the target `owner` holds in status `publishing`, if it still does. */
+  const held = (key: TargetKey, owner: string) => {
+    const aggregate = posts.get(key.workspaceId, key.postId)
+    const target = aggregate?.targets.find((t) => t.id === key.targetId)
+    if (aggregate === undefined || target === undefined) return undefined
+    if (target.leaseOwner !== owner || target.status !== "publishing") return undefined
+    return { aggregate, target }
+  }
+
+  const applyAccountChange = (operation: string, workspaceId: string, accountId: string, change: AccountChange | undefined) => {
+    if (change === undefined) return Effect.void
+    return Effect.suspend(() => {
+      const account = accounts.get(workspaceId, accountId)
+      if (account === undefined) return Effect.void
+      return Effect.map(appendEvents(operation, change.status?.events ?? []), () =>
+        accounts.put(workspaceId, accountId, {
+          ...account,
+          ...(change.credentials === undefined ? {} : { credentials: change.credentials }),
+          ...(change.status === undefined ? {} : { status: change.status.value })
+        })
+      )
+    })
+  }
+
+  /** Replaces one target of a stored post without touching the post row (lease changes only). */
+  const putTarget = (target: TargetRecord) => {
+    const aggregate = posts.get(target.workspaceId, target.postId)
+    if (aggregate === undefined) return
+    posts.put(target.workspaceId, target.postId, {
+      ...aggregate,
+      targets: aggregate.targets.map((t) => (t.id === target.id ? target : t))
+    })
+  }
+
+  return {
+    claimDueTargets: (request) =>
+      Effect.sync(() => {
+        const { at, leaseUntil, limit, owner, perAccount } = request
+        const leased = new Map<string, number>()
+        const due: Array<TargetRecord> = []
+        for (const aggregate of posts.everywhere()) {
+          for (const target of aggregate.targets) {
+            const account = `${target.workspaceId}/${target.accountId}`
+            if (target.leaseOwner !== null && target.leaseUntil !== null && target.leaseUntil > at) {
+              leased.set(account, (leased.get(account) ?? 0) + 1)
+              continue
+            }
+            // Like the SQL store, which locks the account's row: no account, no claim.
+            if (!queueStatuses.has(target.status) || target.dueAt === null || target.dueAt > at) continue
+            if (accounts.get(target.workspaceId, target.accountId) !== undefined) due.push(target)
+          }
+        }
+        due.sort((a, b) => a.dueAt! - b.dueAt! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        const claimed: Array<TargetRecord> = []
+        for (const target of due) {
+          if (claimed.length >= limit) break
+          const account = `${target.workspaceId}/${target.accountId}`
+          const count = leased.get(account) ?? 0
+          if (count >= perAccount) continue
+          leased.set(account, count + 1)
+          const next = { ...target, leaseOwner: owner, leaseUntil }
+          putTarget(next)
+          claimed.push(next)
+        }
+        return claimed
+      }),
+
+    startPublishing: (key, owner, at, firstStartEvents) =>
+      Effect.suspend(() => {
+        const aggregate = posts.get(key.workspaceId, key.postId)
+        const target = aggregate?.targets.find((t) => t.id === key.targetId)
+        if (aggregate === undefined || target === undefined) return Effect.succeed(Option.none())
+        if (target.leaseOwner !== owner || (target.status !== "queued" && target.status !== "scheduled")) {
+          return Effect.succeed(Option.none())
+        }
+        const first = !aggregate.targets.some(
+          (t) => t.attempts > 0 || t.status === "publishing" || t.status === "published" || t.status === "failed"
+        )
+        const next = withTarget(aggregate, { ...target, status: "publishing", updatedAt: at }, at)
+        return Effect.map(appendEvents("startPublishing", first ? firstStartEvents : []), () => {
+          posts.put(key.workspaceId, key.postId, next)
+          return Option.some({ post: next.post, targets: next.targets })
+        })
+      }),
+
+    saveProgress: (key, owner, progress) =>
+      Effect.suspend(() => {
+        const found = held(key, owner)
+        if (found === undefined) return Effect.succeed(false)
+        const next = withTarget(
+          found.aggregate,
+          {
+            ...found.target,
+            platformState: progress.platformState,
+            dueAt: progress.dueAt,
+            leaseOwner: null,
+            leaseUntil: null,
+            updatedAt: progress.at
+          },
+          progress.at
+        )
+        return Effect.map(
+          applyAccountChange("saveProgress", key.workspaceId, found.target.accountId, progress.account),
+          () => {
+            posts.put(key.workspaceId, key.postId, next)
+            return true
+          }
+        )
+      }),
+
+    completeTarget: (key, owner, completion) =>
+      Effect.suspend(() => {
+        const found = held(key, owner)
+        if (found === undefined) return Effect.succeed(false)
+        const { outcome, at } = completion
+        const target: TargetRecord = {
+          ...found.target,
+          status: outcome._tag === "Published" ? "published" : "failed",
+          permalink: outcome._tag === "Published" ? outcome.permalink : null,
+          publishedAt: outcome._tag === "Published" ? outcome.publishedAt : null,
+          error: outcome._tag === "Failed" ? outcome.error : null,
+          attempts: found.target.attempts + 1,
+          platformState: outcome.platformState,
+          dueAt: null,
+          leaseOwner: null,
+          leaseUntil: null,
+          updatedAt: at
+        }
+        const next = withTarget(found.aggregate, target, at)
+        return appendEvents("completeTarget", completion.events).pipe(
+          Effect.andThen(applyAccountChange("completeTarget", key.workspaceId, target.accountId, completion.account)),
+          Effect.map(() => {
+            posts.put(key.workspaceId, key.postId, next)
+            return true
+          })
+        )
+      }),
+
+    renewLeases: (owner, at, leaseUntil) =>
+      Effect.sync(() => {
+        const ids: Array<string> = []
+        for (const aggregate of [...posts.everywhere()]) {
+          for (const target of aggregate.targets) {
+            if (target.leaseOwner !== owner) continue
+            putTarget({ ...target, leaseUntil: Math.max(leaseUntil, at) })
+            ids.push(target.id)
+          }
+        }
+        return ids
+      }),
+
+    releaseTargets: (owner) =>
+      Effect.sync(() => {
+        let released = 0
+        for (const aggregate of [...posts.everywhere()]) {
+          for (const target of aggregate.targets) {
+            if (target.leaseOwner !== owner) continue
+            putTarget({ ...target, leaseOwner: null, leaseUntil: null })
+            released++
+          }
+        }
+        return released
+      }),
+
+    updateAccountCredentials: (workspaceId, accountId, credentials) =>
+      Effect.sync(() => {
+        const account = accounts.get(workspaceId, accountId)
+        if (account !== undefined) accounts.put(workspaceId, accountId, { ...account, credentials })
+      }),
+
+    publishedUsage: (workspaceId, accountId, from, to, exceptTargetId) =>
+      Effect.sync(() => {
+        let used = 0
+        let oldest: number | null = null
+        for (const { targets } of posts.all(workspaceId)) {
+          for (const target of targets) {
+            if (target.accountId !== accountId) continue
+            if (target.status === "publishing" && target.id !== exceptTargetId) used++
+            if (target.status !== "published" || target.publishedAt === null) continue
+            if (target.publishedAt < from || target.publishedAt >= to) continue
+            used++
+            if (oldest === null || target.publishedAt < oldest) oldest = target.publishedAt
+          }
+        }
+        return { used, oldest }
+      })
+  }
+}
+
+/**
+ * The in-memory publishing store, over the tables of `MemoryStore.layer`.
+ *
+ * @example
+ * ```ts
+ * const Engine = MemoryPublishingStore.layer.pipe(Layer.provideMerge(MemoryStore.layer))
+ * ```
+ */
+export const layer: Layer.Layer<PublishingStore, never, MemoryState> = Layer.effect(PublishingStore)(
+  MemoryState.useSync(make)
+)

@@ -1,0 +1,446 @@
+/**
+ * The publisher: a worker loop that claims due targets with a lease and publishes each through
+ * the `PlatformClient`, one step at a time, recording every outcome with its events.
+ *
+ * A target goes `queued` (or `scheduled`, once due) → `publishing` → `published` | `failed`, on
+ * its own: one target failing never touches another. A step that leaves the target in progress
+ * on its platform persists the platform's state (a container or publish id) and gives the
+ * target up until its next poll; any instance may take the next step, and it resumes from that
+ * state, so the adapter asks the platform before it would publish again. A crashed worker's
+ * leases run out and its targets are claimed again.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Clock, Effect, Fiber, FiberMap, Option, Queue, Schedule } from "effect"
+import { ErrorCatalog, formatInstant, PostwireError, renderError } from "@postwire/domain"
+import { EngineConfig } from "../EngineConfig.ts"
+import type { Ids } from "../ids/Ids.ts"
+import { BlobStore } from "../media/BlobStore.ts"
+import * as PostEvents from "../posts/PostEvents.ts"
+import { quotaLimit, quotaWindow } from "../posts/Quota.ts"
+import type { AccountRecord, PostAggregate, TargetRecord } from "../store/Records.ts"
+import { Store } from "../store/Store.ts"
+import { accountContext, CredentialsCipher } from "./CredentialsCipher.ts"
+import { signMediaUrl } from "./MediaUrls.ts"
+import {
+  type CredentialsUpdate,
+  PlatformClient,
+  PlatformFailure,
+  type PublishMedia,
+  type PublishStep
+} from "./PlatformClient.ts"
+import { type AccountChange, type Outcome, PublishingStore, type TargetKey, targetKey } from "./PublishingStore.ts"
+
+/** How a worker instance publishes. */
+export interface PublisherSettings {
+  /** This instance's name in every lease it takes; unique per process. */
+  readonly owner: string
+  /** Targets this instance works on at once. */
+  readonly concurrency: number
+  /** Targets of one account being worked on at once, across every instance. */
+  readonly perAccountConcurrency: number
+  /** How long a claim lasts without renewal; an instance renews its leases every third of it. */
+  readonly leaseMs: number
+  /** How long to wait before looking again when nothing was due. */
+  readonly idlePollMs: number
+  /** How long a signed media address handed to a platform stays valid. */
+  readonly mediaUrlTtlMs: number
+  /** On shutdown, how long running steps may take to finish before they are interrupted. */
+  readonly shutdownGraceMs: number
+}
+
+/** The defaults, for an instance named `owner`. */
+export const defaults = (owner: string): PublisherSettings => ({
+  owner,
+  concurrency: 16,
+  perAccountConcurrency: 4,
+  leaseMs: 60_000,
+  idlePollMs: 1_000,
+  mediaUrlTtlMs: 24 * 60 * 60 * 1000,
+  shutdownGraceMs: 10_000
+})
+
+/** What one step of one target came to. */
+export type StepResult = "published" | "failed" | "in_progress" | "lost"
+
+/** The services the publisher needs. */
+export type PublisherServices = Store | PublishingStore | PlatformClient | CredentialsCipher | BlobStore | EngineConfig | Ids
+
+const day = 24 * 60 * 60 * 1000
+
+const now = Clock.currentTimeMillis
+
+/** What a step knows about its target once it started. */
+interface Started {
+  readonly settings: PublisherSettings
+  readonly key: TargetKey
+  readonly aggregate: PostAggregate
+  readonly target: TargetRecord
+  readonly account: AccountRecord | undefined
+  readonly livemode: boolean
+  readonly at: number
+}
+
+/** A failure the publisher decides without asking the platform. */
+const refusal = (code: PlatformFailure["code"], platformCode: string) =>
+  new PlatformFailure({ code, platformCode, retryable: ErrorCatalog[code].retryable })
+
+/** Seals a credentials update from an adapter for the account it names. */
+const sealUpdate = Effect.fn("publishing.sealCredentials")(function* (
+  started: Started,
+  update: CredentialsUpdate | undefined
+) {
+  if (update === undefined || started.account === undefined || update.accountId !== started.account.id) return undefined
+  const cipher = yield* CredentialsCipher
+  return cipher.seal(update.credentials, accountContext(started.account.workspaceId, started.account.id))
+})
+
+/** Records a failed attempt; a failure that needs a reconnect also marks the account. */
+const recordFailure = Effect.fn("publishing.fail")(function* (started: Started, failure: PlatformFailure) {
+  const queue = yield* PublishingStore
+  const engine = yield* EngineConfig
+  const { account, aggregate, at, target } = started
+  const error = renderError(
+    new PostwireError({
+      code: failure.code,
+      targetId: target.id,
+      platformCode: failure.platformCode,
+      details: failure.details,
+      retryable: failure.retryable
+    }),
+    "en",
+    engine.publicBaseUrl
+  )
+  const failed: TargetRecord = { ...target, status: "failed", error }
+  const events = [
+    yield* PostEvents.makeEvent(
+      target.workspaceId,
+      "post.failed",
+      PostEvents.failed(aggregate.post, failed, error),
+      started.livemode,
+      at
+    )
+  ]
+  const credentials = yield* sealUpdate(started, failure.credentials)
+  let status: AccountChange["status"]
+  if (failure.needsReconnect === true && account !== undefined && account.status === "connected") {
+    const event = yield* PostEvents.makeEvent(
+      account.workspaceId,
+      "account.needs_reconnect",
+      {
+        account_id: account.id,
+        profile_id: account.profileId,
+        platform: account.platform,
+        handle: account.handle,
+        reason: failure.code
+      },
+      !account.sandbox,
+      at
+    )
+    status = { value: "needs_reconnect", events: [event] }
+  }
+  const outcome: Outcome = {
+    _tag: "Failed",
+    error,
+    platformState: failure.state === undefined ? target.platformState : failure.state
+  }
+  const recorded = yield* queue.completeTarget(started.key, started.settings.owner, {
+    at,
+    outcome,
+    events,
+    account: { credentials, status }
+  })
+  yield* Effect.logInfo("target failed", { code: failure.code, platform_code: failure.platformCode })
+  return recorded ? ("failed" as const) : ("lost" as const)
+})
+
+/** Records a published target and its `post.published`. */
+const recordPublished = Effect.fn("publishing.published")(function* (
+  started: Started,
+  step: Extract<PublishStep, { _tag: "Published" }>,
+  update: CredentialsUpdate | undefined
+) {
+  const queue = yield* PublishingStore
+  const { aggregate, at, target } = started
+  const published: TargetRecord = { ...target, status: "published", permalink: step.permalink, publishedAt: at }
+  const event = yield* PostEvents.makeEvent(
+    target.workspaceId,
+    "post.published",
+    PostEvents.published(aggregate.post, published),
+    started.livemode,
+    at
+  )
+  const recorded = yield* queue.completeTarget(started.key, started.settings.owner, {
+    at,
+    outcome: { _tag: "Published", permalink: step.permalink, publishedAt: at, platformState: step.state },
+    events: [event],
+    account: { credentials: yield* sealUpdate(started, update) }
+  })
+  yield* Effect.logInfo("target published", { permalink: step.permalink })
+  return recorded ? ("published" as const) : ("lost" as const)
+})
+
+/** Persists the state of a step in progress; the target is due again after `pollAfterMs`. */
+const recordProgress = Effect.fn("publishing.progress")(function* (
+  started: Started,
+  step: Extract<PublishStep, { _tag: "InProgress" }>,
+  update: CredentialsUpdate | undefined
+) {
+  const queue = yield* PublishingStore
+  const saved = yield* queue.saveProgress(started.key, started.settings.owner, {
+    at: started.at,
+    platformState: step.state,
+    dueAt: started.at + Math.max(0, step.pollAfterMs),
+    account: { credentials: yield* sealUpdate(started, update) }
+  })
+  return saved ? ("in_progress" as const) : ("lost" as const)
+})
+
+/** The account's quota at publish time: published and publishing targets in the last 24 hours. */
+const quotaRefusal = Effect.fn("publishing.quota")(function* (started: Started, account: AccountRecord) {
+  const queue = yield* PublishingStore
+  const engine = yield* EngineConfig
+  const limit = quotaLimit(account, engine)
+  const { from, to } = quotaWindow(started.at)
+  const usage = yield* queue.publishedUsage(account.workspaceId, account.id, from, to, started.target.id)
+  if (usage.used < limit) return undefined
+  return new PlatformFailure({
+    code: "quota_exceeded",
+    platformCode: "daily_quota",
+    retryable: true,
+    details: { limit, resets_at: formatInstant((usage.oldest ?? started.at) + day) },
+    state: started.target.platformState
+  })
+})
+
+/** The media of a post as the adapters need them: a signed public address and the bytes. */
+const publishMedia = Effect.fn("publishing.media")(function* (started: Started) {
+  const store = yield* Store
+  const blobs = yield* BlobStore
+  const engine = yield* EngineConfig
+  const { post } = started.aggregate
+  const records = yield* store.getMediaItems(post.workspaceId, post.media)
+  if (records.length !== post.media.length) return Option.none<ReadonlyArray<PublishMedia>>()
+  const expiresAt = started.at + started.settings.mediaUrlTtlMs
+  return Option.some(
+    records.map(
+      (record): PublishMedia => ({
+        record,
+        url: signMediaUrl(engine, record, expiresAt),
+        read: blobs.get(record.blobKey).pipe(Effect.orDie)
+      })
+    )
+  )
+})
+
+/** The account with its credentials opened for the adapter (`null` when they cannot be). */
+const openAccount = Effect.fn("publishing.openCredentials")(function* (account: AccountRecord) {
+  if (account.credentials === null) return account
+  const cipher = yield* CredentialsCipher
+  const opened = cipher.open(account.credentials, accountContext(account.workspaceId, account.id))
+  if (Option.isNone(opened)) yield* Effect.logWarning("stored credentials cannot be opened", { account_id: account.id })
+  return { ...account, credentials: Option.getOrNull(opened) }
+})
+
+/** Calls the platform for the next step; a defect of an adapter fails the attempt, retryable. */
+const callPlatform = Effect.fn("publishing.call")(function* (
+  started: Started,
+  account: AccountRecord,
+  media: ReadonlyArray<PublishMedia>
+) {
+  const platform = yield* PlatformClient
+  return yield* platform
+    .publish({
+      post: started.aggregate.post,
+      target: started.target,
+      account: yield* openAccount(account),
+      media,
+      state: started.target.platformState
+    })
+    .pipe(
+      Effect.catchDefect((defect) =>
+        Effect.logError("the platform adapter failed unexpectedly", Cause.die(defect)).pipe(
+          Effect.andThen(
+            Effect.fail(
+              new PlatformFailure({
+                code: "internal_error",
+                platformCode: "adapter_defect",
+                retryable: true,
+                state: started.target.platformState
+              })
+            )
+          )
+        )
+      )
+    )
+})
+
+/** Moves a claimed target to `publishing` (with `post.publishing` for the post's first). */
+const startTarget = Effect.fn("publishing.start")(function* (
+  settings: PublisherSettings,
+  claimed: TargetRecord,
+  read: PostAggregate,
+  livemode: boolean,
+  at: number
+) {
+  const queue = yield* PublishingStore
+  const firstStart = yield* PostEvents.makeEvent(
+    claimed.workspaceId,
+    "post.publishing",
+    { post_id: claimed.postId, target_id: claimed.id, platform: claimed.platform },
+    livemode,
+    at
+  )
+  const started = yield* queue.startPublishing(targetKey(claimed), settings.owner, at, [firstStart])
+  return Option.map(started, ({ post, targets }): PostAggregate => ({ ...read, post, targets }))
+})
+
+/**
+ * Takes the next step of one claimed target: starts it (`publishing`, and `post.publishing` for
+ * the post's first), checks its account and quota, calls the platform, and records the
+ * outcome. Returns `lost` when the lease was no longer this instance's: nothing was sent then.
+ */
+export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
+  settings: PublisherSettings,
+  claimed: TargetRecord
+) {
+  const store = yield* Store
+  const at = yield* now
+  const key = targetKey(claimed)
+  const found = yield* store.getPost(claimed.workspaceId, claimed.postId)
+  if (Option.isNone(found)) return "lost" as const
+  const accounts = yield* store.getAccounts(
+    claimed.workspaceId,
+    found.value.targets.map((t) => t.accountId)
+  )
+  const livemode = accounts.some((a) => !a.sandbox)
+  // Resuming, the target has been publishing since its attempt began, and nothing may change a
+  // post while one of its targets publishes: what was just read is what the step works on.
+  let aggregate = found.value
+  if (claimed.status !== "publishing") {
+    const started = yield* startTarget(settings, claimed, found.value, livemode, at)
+    if (Option.isNone(started)) return "lost" as const
+    aggregate = started.value
+  }
+  const target = aggregate.targets.find((t) => t.id === claimed.id)!
+  const account = accounts.find((a) => a.id === target.accountId)
+  const started: Started = { settings, key, aggregate, target, account, livemode, at }
+
+  if (account === undefined || account.status !== "connected") {
+    return yield* recordFailure(started, refusal("token_expired", `account_${account?.status ?? "missing"}`))
+  }
+  // A target resuming a step already passed the check when its attempt began.
+  if (claimed.status !== "publishing") {
+    const overQuota = yield* quotaRefusal(started, account)
+    if (overQuota !== undefined) return yield* recordFailure(started, overQuota)
+  }
+  const media = yield* publishMedia(started)
+  if (Option.isNone(media)) return yield* recordFailure(started, refusal("media_not_found", "media_missing"))
+  const step = yield* Effect.result(callPlatform(started, account, media.value))
+  if (step._tag === "Failure") return yield* recordFailure(started, step.failure)
+  const { credentials, ...outcome } = step.success
+  return outcome._tag === "Published"
+    ? yield* recordPublished(started, outcome, credentials)
+    : yield* recordProgress(started, outcome, credentials)
+}, (effect, _settings, claimed) => Effect.annotateLogs(effect, { target_id: claimed.id, post_id: claimed.postId }))
+
+/**
+ * One round: claims what is due now (up to `settings.concurrency`) and takes each target's next
+ * step, concurrently, waiting for all of them. For an app that drives publishing itself, and
+ * for tests; a server runs {@link start}.
+ */
+export const publishDueTargets = Effect.fn("publishing.round")(function* (settings: PublisherSettings) {
+  const queue = yield* PublishingStore
+  const at = yield* now
+  const claimed = yield* queue.claimDueTargets({
+    owner: settings.owner,
+    at,
+    leaseUntil: at + settings.leaseMs,
+    limit: settings.concurrency,
+    perAccount: settings.perAccountConcurrency
+  })
+  return yield* Effect.forEach(claimed, (target) => publishTarget(settings, target), { concurrency: "unbounded" })
+})
+
+/**
+ * Runs the publisher in the current scope until it closes: claims due targets whenever a slot
+ * is free, renews its leases every third of `leaseMs`, and on close stops claiming, lets
+ * running steps finish for up to `shutdownGraceMs`, interrupts the rest and gives every lease
+ * up so another instance continues at once.
+ *
+ * @example
+ * ```ts
+ * const PublishingLive = Layer.effectDiscard(Publisher.start(Publisher.defaults("worker-1")))
+ * ```
+ */
+export const start = Effect.fn("publishing.start")(function* (settings: PublisherSettings) {
+  const queue = yield* PublishingStore
+  const running = yield* FiberMap.make<string, void, never>()
+  const slotFreed = yield* Queue.sliding<void>(1)
+
+  const step = (target: TargetRecord) =>
+    publishTarget(settings, target).pipe(
+      // The lease is left to run out: the target is tried again then, not in a tight loop.
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("publishing step failed", cause)
+      ),
+      Effect.asVoid,
+      Effect.ensuring(Queue.offer(slotFreed, undefined))
+    )
+
+  const round = Effect.gen(function* () {
+    const free = settings.concurrency - (yield* FiberMap.size(running))
+    if (free <= 0) return yield* Queue.take(slotFreed)
+    const at = yield* now
+    const claimed = yield* queue
+      .claimDueTargets({
+        owner: settings.owner,
+        at,
+        leaseUntil: at + settings.leaseMs,
+        limit: free,
+        perAccount: settings.perAccountConcurrency
+      })
+      .pipe(
+        Effect.catchTag("StoreError", (error) =>
+          Effect.as(Effect.logWarning("claiming due targets failed", error), [] as ReadonlyArray<TargetRecord>)
+        )
+      )
+    for (const target of claimed) yield* FiberMap.run(running, target.id, { onlyIfMissing: true })(step(target))
+    // Caught up: look again after a while, or as soon as a step ends (its account may have more).
+    if (claimed.length < free) yield* Effect.raceFirst(Effect.sleep(settings.idlePollMs), Queue.take(slotFreed))
+  })
+
+  const renew = Effect.gen(function* () {
+    const mine = [...running].map(([id]) => id)
+    const at = yield* now
+    const held = new Set(yield* queue.renewLeases(settings.owner, at, at + settings.leaseMs))
+    // A lease taken over by another instance: stop at once, the other instance resumes.
+    for (const id of mine) if (!held.has(id)) yield* FiberMap.remove(running, id)
+  }).pipe(
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logWarning("renewing leases failed", cause)
+    )
+  )
+
+  // A defect in one round (a bug, a lost database) is logged, and the loop goes on after a pause.
+  const resilientRound = round.pipe(
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.logError("publishing round failed", cause).pipe(Effect.andThen(Effect.sleep(settings.idlePollMs)))
+    )
+  )
+  const loop = yield* Effect.forkScoped(Effect.forever(resilientRound))
+  const heartbeat = yield* Effect.forkScoped(
+    Effect.repeat(renew, Schedule.spaced(Math.max(1, Math.floor(settings.leaseMs / 3))))
+  )
+  yield* Effect.addFinalizer(() =>
+    Effect.gen(function* () {
+      yield* Fiber.interrupt(loop)
+      yield* FiberMap.awaitEmpty(running).pipe(Effect.timeoutOption(settings.shutdownGraceMs))
+      yield* FiberMap.clear(running)
+      yield* Fiber.interrupt(heartbeat)
+      yield* queue.releaseTargets(settings.owner).pipe(Effect.ignore)
+    })
+  )
+})

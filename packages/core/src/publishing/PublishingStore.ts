@@ -1,0 +1,171 @@
+/**
+ * The `PublishingStore` service: the publisher's queue on the engine's database. It claims due
+ * targets with a lease, moves them through `publishing`, persists each step's platform state,
+ * and records the outcome, every write with the events it causes in one transaction.
+ *
+ * It works on the same tables as the `Store`, and keeps the post row coherent with it: every
+ * write that changes a target also bumps the post's `version` and re-derives its `status`, so a
+ * concurrent `Store.savePost` (a PATCH, a cancel, a retry) fails with `VersionConflict`, reads
+ * again, and sees the change. Writes that only move a lease leave the version alone: a stale
+ * save can at worst drop a lease, which the worker then notices and gives the target up.
+ *
+ * Every write checks the lease: a worker whose lease was taken over changes nothing.
+ *
+ * @since 0.1.0
+ */
+import { Context, type Effect, type Option } from "effect"
+import type { ErrorObject } from "@postwire/domain"
+import type { AccountRecord, OutboxEvent, PostRecord, TargetRecord } from "../store/Records.ts"
+import type { QuotaUsage, StoreError } from "../store/Store.ts"
+
+/** Names one target (and the post it belongs to, whose row each write locks first). */
+export interface TargetKey {
+  readonly workspaceId: string
+  readonly postId: string
+  readonly targetId: string
+}
+
+/** The key of a target record. */
+export const targetKey = (target: TargetRecord): TargetKey => ({
+  workspaceId: target.workspaceId,
+  postId: target.postId,
+  targetId: target.id
+})
+
+/** What a worker asks of {@link PublishingStoreShape.claimDueTargets}. */
+export interface ClaimRequest {
+  /** The worker instance; every later write names it. */
+  readonly owner: string
+  /** Now: targets due at or before it are claimed. */
+  readonly at: number
+  /** Until when the claimed targets are the worker's. */
+  readonly leaseUntil: number
+  /** At most this many targets. */
+  readonly limit: number
+  /** At most this many targets of one account leased at once, counting every instance's leases. */
+  readonly perAccount: number
+}
+
+/** How a publishing attempt ended. */
+export type Outcome =
+  | {
+      readonly _tag: "Published"
+      readonly permalink: string | null
+      readonly publishedAt: number
+      readonly platformState: unknown
+    }
+  | {
+      readonly _tag: "Failed"
+      /** Rendered in the shared error shape, with `target_id` and `platform_code`. */
+      readonly error: ErrorObject
+      /** The state a retry resumes from; `null` starts over. */
+      readonly platformState: unknown
+    }
+
+/** A change to the account that published (or failed to), written with the outcome. */
+export interface AccountChange {
+  /** Sealed credentials to store (tokens rotate). */
+  readonly credentials?: string | undefined
+  /** A new status, and its events (`account.needs_reconnect`). */
+  readonly status?: { readonly value: AccountRecord["status"]; readonly events: ReadonlyArray<OutboxEvent> } | undefined
+}
+
+/** The end of an attempt, with everything it writes. */
+export interface Completion {
+  readonly at: number
+  readonly outcome: Outcome
+  /** `post.published` or `post.failed`. */
+  readonly events: ReadonlyArray<OutboxEvent>
+  readonly account?: AccountChange | undefined
+}
+
+/** A step that left the target in progress on its platform. */
+export interface Progress {
+  readonly at: number
+  /** The platform's state (a container or publish id): the next step resumes from it. */
+  readonly platformState: unknown
+  /** When to take the next step. */
+  readonly dueAt: number
+  readonly account?: AccountChange | undefined
+}
+
+/** A post whose target just started, as {@link PublishingStoreShape.startPublishing} left it. */
+export interface StartedPost {
+  readonly post: PostRecord
+  readonly targets: ReadonlyArray<TargetRecord>
+}
+
+/** The publisher's reads and writes. */
+export interface PublishingStoreShape {
+  /**
+   * Leases up to `limit` due targets to `owner`, earliest due first: `queued` targets and
+   * `scheduled` ones whose `dueAt` has come, and `publishing` targets waiting for their next
+   * step, when nobody holds them or their lease has run out (a crashed worker's targets are
+   * claimed again here). Targets of an account that already has `perAccount` leased targets
+   * are left for later. Targets locked by another instance are skipped. The status does not
+   * change until {@link startPublishing}.
+   */
+  readonly claimDueTargets: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<TargetRecord>, StoreError>
+
+  /**
+   * Moves a target `owner` holds from `queued` or `scheduled` to `publishing`, deriving the
+   * post's status again and bumping its version, and returns the post and its targets as they
+   * are after the change (read under the post's lock: an edit made since the claim is in it).
+   * When no target of the post had started before, `firstStartEvents` (`post.publishing`) are
+   * written with the change. `None` when the lease is no longer `owner`'s or the target left the
+   * queue meanwhile (a cancel won): nothing may be sent then.
+   */
+  readonly startPublishing: (
+    key: TargetKey,
+    owner: string,
+    at: number,
+    firstStartEvents: ReadonlyArray<OutboxEvent>
+  ) => Effect.Effect<Option.Option<StartedPost>, StoreError>
+
+  /**
+   * Persists a step's platform state, gives the lease up, and makes the target due again at
+   * `progress.dueAt`, still `publishing`. False when `owner` no longer held it.
+   */
+  readonly saveProgress: (key: TargetKey, owner: string, progress: Progress) => Effect.Effect<boolean, StoreError>
+
+  /**
+   * Ends an attempt: the target becomes `published` or `failed`, its attempts count one more,
+   * the lease is given up, the post's status is derived again, and the events and account
+   * change are written, in one transaction. False when `owner` no longer held it.
+   */
+  readonly completeTarget: (key: TargetKey, owner: string, completion: Completion) => Effect.Effect<boolean, StoreError>
+
+  /** Extends every lease `owner` holds; returns the ids of the targets it still holds. */
+  readonly renewLeases: (
+    owner: string,
+    at: number,
+    leaseUntil: number
+  ) => Effect.Effect<ReadonlyArray<string>, StoreError>
+
+  /** Gives up every lease `owner` holds (shutting down), so other instances take them at once. */
+  readonly releaseTargets: (owner: string) => Effect.Effect<number, StoreError>
+
+  /** Stores an account's sealed credentials. */
+  readonly updateAccountCredentials: (
+    workspaceId: string,
+    accountId: string,
+    credentials: string
+  ) => Effect.Effect<void, StoreError>
+
+  /**
+   * What the account has published in `[from, to)` (by `publishedAt`), plus its targets being
+   * published right now other than `exceptTargetId`: the quota check at publish time.
+   */
+  readonly publishedUsage: (
+    workspaceId: string,
+    accountId: string,
+    from: number,
+    to: number,
+    exceptTargetId: string
+  ) => Effect.Effect<QuotaUsage, StoreError>
+}
+
+/** The publisher's queue. */
+export class PublishingStore extends Context.Service<PublishingStore, PublishingStoreShape>()(
+  "postwire/PublishingStore"
+) {}

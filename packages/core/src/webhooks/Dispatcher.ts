@@ -1,0 +1,171 @@
+/**
+ * The dispatcher: turns outbox events into deliveries and delivers them, at least once.
+ *
+ * Each pass fans pending outbox events out to the subscribed endpoints (one delivery each,
+ * written in the same transaction that marks the event dispatched), claims the due deliveries
+ * with a lease, attempts them, and records each outcome: delivered, a retry at its scheduled
+ * time, or dead after the last retry, which disables an endpoint that has not succeeded for
+ * 24 hours. Any number of instances can run it on one database; each works on the
+ * deliveries it leased. A crash loses nothing: an unfinished delivery is claimed again once
+ * its lease runs out, and a stopped dispatcher gives its leases back at once.
+ *
+ * @since 0.1.0
+ */
+import { Duration, Effect } from "effect"
+import type { StoreError } from "../store/Store.ts"
+import { disableAfterIdleMs, nextAttemptAt } from "./DeliverySchedule.ts"
+import type { Resolver } from "./UrlSafety.ts"
+import { deliverEvent, eventBody, failureCode, type WebhookSettings } from "./Webhooks.ts"
+import { type ClaimedDelivery, type DeliveryKey, WebhookStore } from "./WebhookStore.ts"
+import type { WebhookTransport } from "./WebhookTransport.ts"
+
+/** How a dispatcher works. */
+export interface DispatcherOptions {
+  /** Names this instance in its leases; unique per running dispatcher. */
+  readonly owner: string
+  /** Events fanned out, and deliveries claimed, per step. Default 100. */
+  readonly batchSize?: number | undefined
+  /** Deliveries attempted at the same time. Default 16. */
+  readonly concurrency?: number | undefined
+  /** How long a claimed delivery stays with this instance. Default 60 s, well above the 10 s attempt limit. */
+  readonly leaseMs?: number | undefined
+  /** The pause between passes that found nothing to do. Default 1 s. */
+  readonly pollInterval?: Duration.Input | undefined
+}
+
+/** What one pass did. */
+export interface PassReport {
+  /** Outbox events fanned out. */
+  readonly eventsDispatched: number
+  /** Deliveries attempted. */
+  readonly attempted: number
+  /** Of those, delivered. */
+  readonly delivered: number
+  /** Endpoints disabled by this pass. */
+  readonly endpointsDisabled: number
+}
+
+type DispatchServices = WebhookStore | WebhookTransport | WebhookSettings | Resolver
+
+const defaults = { batchSize: 100, concurrency: 16, leaseMs: 60_000, pollInterval: Duration.seconds(1) }
+
+const now = Effect.clockWith((clock) => clock.currentTimeMillis)
+
+const keyOf = ({ delivery }: ClaimedDelivery): DeliveryKey => ({
+  workspaceId: delivery.workspaceId,
+  endpointId: delivery.endpointId,
+  eventId: delivery.eventId
+})
+
+/** Fans out pending outbox events until none is left; returns how many were dispatched. */
+export const fanOutEvents = Effect.fn("webhooks.fanOutEvents")(function* (batchSize: number = defaults.batchSize) {
+  const store = yield* WebhookStore
+  let total = 0
+  for (;;) {
+    const dispatched = yield* store.fanOutEvents(yield* now, batchSize)
+    total += dispatched
+    if (dispatched < batchSize) return total
+  }
+})
+
+/** Attempts one claimed delivery and records what came of it. */
+const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (owner: string, claimed: ClaimedDelivery) {
+  const store = yield* WebhookStore
+  const { delivery, endpoint, event } = claimed
+  const attempt = yield* deliverEvent(endpoint, event.id, eventBody(event))
+  const at = yield* now
+  const attemptsMade = delivery.attempts + 1
+  if (attempt.delivered) {
+    yield* store.recordAttempt(keyOf(claimed), owner, {
+      at,
+      result: "delivered",
+      statusCode: attempt.statusCode,
+      error: null,
+      nextAttemptAt: null
+    })
+    return { delivered: true, disabled: false }
+  }
+  const error = attempt.failure === null ? null : failureCode(attempt.failure)
+  const retryAt = yield* nextAttemptAt(attemptsMade, at)
+  const recorded = yield* store.recordAttempt(
+    keyOf(claimed),
+    owner,
+    retryAt === null
+      ? { at, result: "dead", statusCode: attempt.statusCode, error, nextAttemptAt: null, disableIfIdleSince: at - disableAfterIdleMs }
+      : { at, result: "retry", statusCode: attempt.statusCode, error, nextAttemptAt: retryAt }
+  )
+  if (recorded.endpointDisabled) {
+    yield* Effect.logWarning("webhook endpoint disabled: an event exhausted its retries and nothing succeeded for 24 hours").pipe(
+      Effect.annotateLogs({ workspace_id: endpoint.workspaceId, endpoint_id: endpoint.id, event_id: event.id })
+    )
+  }
+  return { delivered: false, disabled: recorded.endpointDisabled }
+})
+
+/**
+ * Claims the deliveries due now (one batch) and attempts them, `concurrency` at a time.
+ * Returns what happened.
+ */
+export const deliverDue = Effect.fn("webhooks.deliverDue")(function* (options: DispatcherOptions) {
+  const store = yield* WebhookStore
+  const at = yield* now
+  const claimed = yield* store.claimDueDeliveries(
+    options.owner,
+    at,
+    at + (options.leaseMs ?? defaults.leaseMs),
+    options.batchSize ?? defaults.batchSize
+  )
+  const results = yield* Effect.forEach(claimed, (claim) => attemptDelivery(options.owner, claim), {
+    concurrency: options.concurrency ?? defaults.concurrency
+  })
+  return {
+    attempted: results.length,
+    delivered: results.filter((result) => result.delivered).length,
+    endpointsDisabled: results.filter((result) => result.disabled).length
+  }
+})
+
+/**
+ * One pass: fan out every pending event, then attempt one batch of due deliveries.
+ *
+ * @example
+ * ```ts
+ * yield* TestClock.adjust("1 minute")
+ * const report = yield* Dispatcher.dispatchOnce({ owner: "test" })
+ * ```
+ */
+export const dispatchOnce = (
+  options: DispatcherOptions
+): Effect.Effect<PassReport, StoreError, DispatchServices> =>
+  Effect.gen(function* () {
+    const eventsDispatched = yield* fanOutEvents(options.batchSize)
+    const delivered = yield* deliverDue(options)
+    return { eventsDispatched, ...delivered }
+  })
+
+/**
+ * Runs the dispatcher until interrupted: passes back to back while they find work, a pause of
+ * `pollInterval` when they find none. A failing pass (the database is away) is logged and
+ * tried again after the pause. When interrupted, it gives back the leases it holds, so a
+ * restarted or another instance delivers them at once.
+ */
+export const run = (options: DispatcherOptions): Effect.Effect<never, never, DispatchServices> =>
+  Effect.gen(function* () {
+    const store = yield* WebhookStore
+    const pause = options.pollInterval ?? defaults.pollInterval
+    const pass = dispatchOnce(options).pipe(
+      Effect.map((report) => report.eventsDispatched > 0 || report.attempted > 0),
+      Effect.catchCause((cause) =>
+        Effect.as(Effect.logError("webhook dispatch pass failed", cause), false)
+      )
+    )
+    return yield* Effect.forever(
+      Effect.flatMap(pass, (busy) => (busy ? Effect.void : Effect.sleep(pause)))
+    ).pipe(
+      Effect.onInterrupt(() =>
+        store.releaseDeliveries(options.owner).pipe(
+          Effect.catchCause((cause) => Effect.logWarning("could not release webhook delivery leases", cause))
+        )
+      )
+    )
+  })

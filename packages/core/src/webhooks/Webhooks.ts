@@ -1,0 +1,350 @@
+/**
+ * The webhook use-cases: register an endpoint, list and delete endpoints, send a test event,
+ * and `deliverEvent`, the one delivery attempt that the dispatcher and the test share: check
+ * the address again, sign, POST with a 10 second limit, and classify the answer.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import {
+  defaultPageSize,
+  formatInstant,
+  type Locale,
+  PostwireError,
+  renderError,
+  type Webhook
+} from "@postwire/domain"
+import type { Caller } from "../Caller.ts"
+import { EngineConfig } from "../EngineConfig.ts"
+import { Ids } from "../ids/Ids.ts"
+import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
+import type { OutboxEvent } from "../store/Records.ts"
+import type { Keyset } from "../store/Store.ts"
+import { attemptTimeoutMs } from "./DeliverySchedule.ts"
+import { eventIdHeaderName, secretPrefix, signatureHeader, signatureHeaderName } from "./Signature.ts"
+import { checkDeliveryAddress, checkWebhookUrl, type Resolver, type UnsafeUrl } from "./UrlSafety.ts"
+import type { WebhookEndpointRecord } from "./WebhookStore.ts"
+import { WebhookStore } from "./WebhookStore.ts"
+import { WebhookTransport } from "./WebhookTransport.ts"
+
+/** What the webhook use-cases need from the server's settings. */
+export interface WebhookSettingsShape {
+  /**
+   * `POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS`: lets loopback targets (127.0.0.0/8,
+   * `localhost`, `[::1]`) through, over http or https, for local development and tests.
+   */
+  readonly allowLoopback: boolean
+}
+
+/** The webhook settings. */
+export class WebhookSettings extends Context.Service<WebhookSettings, WebhookSettingsShape>()(
+  "postwire/WebhookSettings"
+) {
+  /** Fixed settings. */
+  static readonly layer = (settings: WebhookSettingsShape): Layer.Layer<WebhookSettings> =>
+    Layer.succeed(WebhookSettings)(settings)
+}
+
+/** Longest accepted endpoint URL. */
+export const maxUrlLength = 2048
+
+const now = Effect.clockWith((clock) => clock.currentTimeMillis)
+
+const notFound = () => new PostwireError({ code: "not_found", details: { resource: "webhook endpoint" } })
+
+/** The endpoint as the API shows it, without its secret. */
+export const endpointView = (endpoint: WebhookEndpointRecord): Webhook.WebhookEndpoint => ({
+  id: endpoint.id,
+  url: endpoint.url,
+  events: endpoint.events as ReadonlyArray<Webhook.WebhookEventType>,
+  active: endpoint.active,
+  disabled_reason: endpoint.disabledReason as Webhook.DisabledReason | null,
+  disabled_at: endpoint.disabledAt === null ? null : formatInstant(endpoint.disabledAt),
+  created_at: formatInstant(endpoint.createdAt)
+})
+
+/** Why a URL was refused, for the `detail` of `invalid_url`. */
+export const describeUnsafeUrl = (error: UnsafeUrl): string => {
+  const where = error.address !== undefined && error.address !== error.host ? `${error.host} resolves to ${error.address}, ` : ""
+  switch (error.reason) {
+    case "not_a_url":
+      return "it is not an absolute URL"
+    case "not_https":
+      return "it must use https"
+    case "credentials":
+      return "it must not carry a user name or password"
+    case "unresolvable":
+      return `${error.host ?? "its host"} does not resolve to an address`
+    case "loopback":
+      return `${where}a loopback address`
+    case "private_address":
+      return `${where}a private address`
+    case "link_local":
+      return `${where}a link-local address`
+    case "cgnat":
+      return `${where}a shared (CGNAT) address`
+    case "unique_local":
+      return `${where}a unique-local address`
+    case "multicast":
+      return `${where}a multicast address`
+    case "unspecified":
+      return `${where}an unspecified address`
+    case "reserved":
+      return `${where}a reserved address`
+  }
+}
+
+const invalidUrl = (detail: string) => new PostwireError({ code: "invalid_url", field: "url", details: { detail } })
+
+/**
+ * Registers an endpoint: the URL must be a public https address (or loopback when the server
+ * allows it), the events known types listed once each. The answer carries the secret, the only
+ * time it is shown.
+ *
+ * @example
+ * ```ts
+ * const endpoint = yield* Webhooks.createEndpoint(caller, { url: "https://hooks.example.com/postwire", events: ["post.published"] })
+ * endpoint.secret // "whsec_…"
+ * ```
+ */
+export const createEndpoint = Effect.fn("webhooks.create")(function* (
+  caller: Caller,
+  request: Webhook.CreateWebhookRequest
+) {
+  const store = yield* WebhookStore
+  const settings = yield* WebhookSettings
+  const seen = new Set<string>()
+  for (const [index, type] of request.events.entries()) {
+    if (seen.has(type)) {
+      return yield* new PostwireError({
+        code: "invalid_request",
+        field: `events[${index}]`,
+        details: { detail: "the same event type appears twice" }
+      })
+    }
+    seen.add(type)
+  }
+  if (request.url.length > maxUrlLength) return yield* invalidUrl(`it is longer than ${maxUrlLength} characters`)
+  yield* checkWebhookUrl(request.url, { allowLoopback: settings.allowLoopback }).pipe(
+    Effect.catchTag("UnsafeUrl", (error) => Effect.fail(invalidUrl(describeUnsafeUrl(error))))
+  )
+  const ids = yield* Ids
+  const endpoint: WebhookEndpointRecord = {
+    id: yield* ids.make("webhook"),
+    workspaceId: caller.workspaceId,
+    url: request.url,
+    events: request.events,
+    secret: secretPrefix + (yield* ids.secret(32)),
+    active: true,
+    disabledReason: null,
+    disabledAt: null,
+    lastSuccessAt: null,
+    createdAt: yield* now
+  }
+  yield* store.createEndpoint(endpoint)
+  return { ...endpointView(endpoint), secret: endpoint.secret } satisfies Webhook.CreatedWebhookEndpoint
+})
+
+/** The workspace's endpoints, newest first, in pages; never with their secrets. */
+export const listEndpoints = Effect.fn("webhooks.list")(function* (caller: Caller, query: Webhook.ListWebhooksQuery) {
+  const store = yield* WebhookStore
+  const settings = yield* EngineConfig
+  const at = yield* now
+  const digest = filterDigest(`webhooks:${caller.workspaceId}`, {})
+  let after: Keyset | undefined
+  if (query.cursor !== undefined) {
+    const decoded = decodeCursor(settings.secret, query.cursor, digest, at, settings.cursorTtlMs)
+    if (Option.isNone(decoded)) return yield* new PostwireError({ code: "invalid_cursor", field: "cursor" })
+    after = decoded.value
+  }
+  const limit = query.limit ?? defaultPageSize
+  const rows = yield* store.listEndpoints(caller.workspaceId, after, limit + 1)
+  const items = rows.slice(0, limit)
+  const last = items[items.length - 1]
+  const hasMore = rows.length > limit && last !== undefined
+  return {
+    data: items.map(endpointView),
+    cursor: {
+      next: hasMore ? encodeCursor(settings.secret, { sortKey: last.createdAt, id: last.id }, digest, at) : null,
+      has_more: hasMore
+    }
+  } satisfies Webhook.WebhookEndpointList
+})
+
+/** Removes an endpoint of the workspace; deliveries still pending for it are dropped. */
+export const deleteEndpoint = Effect.fn("webhooks.delete")(function* (caller: Caller, id: string) {
+  const store = yield* WebhookStore
+  const deleted = yield* store.deleteEndpoint(caller.workspaceId, id)
+  if (!deleted) return yield* notFound()
+  return { id, deleted: true } satisfies Webhook.DeletedWebhookEndpoint
+})
+
+/** The JSON body of a delivery: `{ id, type, created_at, livemode, data }`, plus `test: true` for a test event. */
+export const eventBody = (event: OutboxEvent, options: { readonly test?: boolean } = {}): string =>
+  JSON.stringify({
+    id: event.id,
+    type: event.type,
+    created_at: formatInstant(event.createdAt),
+    livemode: event.livemode,
+    data: event.data,
+    ...(options.test === true ? { test: true } : {})
+  })
+
+/** Why an attempt did not succeed. */
+export type DeliveryFailure =
+  | { readonly _tag: "UnsafeUrl"; readonly error: UnsafeUrl }
+  | { readonly _tag: "HttpStatus"; readonly statusCode: number }
+  | { readonly _tag: "Timeout" }
+  | { readonly _tag: "Unreachable"; readonly detail: string }
+
+/** What one attempt came to. */
+export interface DeliveryAttempt {
+  readonly delivered: boolean
+  readonly statusCode: number | null
+  readonly durationMs: number
+  readonly failure: DeliveryFailure | null
+}
+
+/** A short, stable description of a failure, as kept on the delivery (`http_500`, `timeout`, …). */
+export const failureCode = (failure: DeliveryFailure): string => {
+  switch (failure._tag) {
+    case "UnsafeUrl":
+      return `unsafe_url: ${failure.error.reason}`
+    case "HttpStatus":
+      return `http_${failure.statusCode}`
+    case "Timeout":
+      return "timeout"
+    case "Unreachable":
+      return `unreachable: ${failure.detail}`
+  }
+}
+
+/** A failure as the error of a test result, in the shared error shape. */
+export const failureError = (failure: DeliveryFailure): PostwireError => {
+  switch (failure._tag) {
+    case "UnsafeUrl":
+      return invalidUrl(describeUnsafeUrl(failure.error))
+    case "HttpStatus":
+      return new PostwireError({
+        code: "webhook_delivery_failed",
+        details: { detail: `it answered HTTP ${failure.statusCode}` }
+      })
+    case "Timeout":
+      return new PostwireError({
+        code: "webhook_delivery_failed",
+        details: { detail: `no answer within ${attemptTimeoutMs / 1000} seconds` }
+      })
+    case "Unreachable":
+      return new PostwireError({
+        code: "webhook_delivery_failed",
+        details: { detail: `could not connect (${failure.detail})` }
+      })
+  }
+}
+
+/**
+ * One delivery attempt of `body` to an endpoint: checks the URL again (a name may now resolve
+ * to a private address), signs with the current time, POSTs to the checked addresses only, and
+ * waits at most 10 seconds. Success is any 2xx answer. Never fails: a failure is described.
+ */
+export const deliverEvent = Effect.fn("webhooks.deliverEvent")(function* (
+  endpoint: Pick<WebhookEndpointRecord, "url" | "secret">,
+  eventId: string,
+  body: string
+): Effect.fn.Return<DeliveryAttempt, never, WebhookTransport | WebhookSettings | Resolver> {
+  const settings = yield* WebhookSettings
+  const transport = yield* WebhookTransport
+  const started = yield* now
+  const finish = (statusCode: number | null, failure: DeliveryFailure | null) =>
+    Effect.map(now, (ended): DeliveryAttempt => ({
+      delivered: failure === null,
+      statusCode,
+      durationMs: ended - started,
+      failure
+    }))
+  const checked = yield* checkDeliveryAddress(endpoint.url, { allowLoopback: settings.allowLoopback }).pipe(Effect.result)
+  if (checked._tag === "Failure") return yield* finish(null, { _tag: "UnsafeUrl", error: checked.failure })
+  const target = checked.success
+  const headers = {
+    "content-type": "application/json",
+    "user-agent": "Postwire-Webhooks/1",
+    [signatureHeaderName]: signatureHeader(endpoint.secret, Math.floor(started / 1000), body),
+    [eventIdHeaderName]: eventId
+  }
+  const answer = yield* transport
+    .send({ url: target.url, addresses: target.addresses, headers, body })
+    .pipe(Effect.timeoutOption(attemptTimeoutMs), Effect.result)
+  if (answer._tag === "Failure") return yield* finish(null, { _tag: "Unreachable", detail: answer.failure.detail })
+  if (Option.isNone(answer.success)) return yield* finish(null, { _tag: "Timeout" })
+  const { statusCode } = answer.success.value
+  return yield* finish(statusCode, statusCode >= 200 && statusCode < 300 ? null : { _tag: "HttpStatus", statusCode })
+})
+
+/** Placeholder `data` of each event type for the test event, shaped like the real one. */
+const sampleData = Effect.fn("webhooks.sampleData")(function* (type: Webhook.WebhookEventType, at: number) {
+  const ids = yield* Ids
+  const when = formatInstant(at)
+  const post = { post_id: yield* ids.make("post") }
+  const target = { ...post, target_id: yield* ids.make("target"), platform: "photo" }
+  const account = { account_id: yield* ids.make("account"), profile_id: yield* ids.make("profile"), platform: "photo" }
+  switch (type) {
+    case "post.scheduled":
+      return { ...post, scheduled_at: formatInstant(at + 3_600_000) }
+    case "post.awaiting_approval":
+      return { ...post, approval_id: yield* ids.make("approval"), approval_url: null, expires_at: when }
+    case "post.approved":
+      return { ...post, approval_id: yield* ids.make("approval"), decided_at: when }
+    case "post.rejected":
+      return { ...post, approval_id: yield* ids.make("approval"), decided_at: when, reason: null }
+    case "post.publishing":
+      return { ...target }
+    case "post.published":
+      return { ...target, permalink: "https://example.com/p/test", published_at: when }
+    case "post.failed": {
+      const settings = yield* EngineConfig
+      const error = renderError(new PostwireError({ code: "platform_unavailable", targetId: target.target_id }), "en", settings.publicBaseUrl)
+      return { ...target, error }
+    }
+    case "account.connected":
+    case "account.disconnected":
+      return { ...account, handle: "test-account" }
+    case "account.needs_reconnect":
+      return { ...account, handle: "test-account", reason: "token_expired" }
+    case "comment.created":
+      return { ...target, comment_id: "comment_test", text: "Test comment", created_at: when }
+  }
+})
+
+/**
+ * Sends one synthetic event of the endpoint's first subscribed type now, marked `"test": true`,
+ * and says what happened. It goes through the same checks, signature and limits as a real
+ * delivery, works on a disabled endpoint too, and changes nothing stored.
+ */
+export const testEndpoint = Effect.fn("webhooks.test")(function* (caller: Caller, id: string, locale: Locale) {
+  const store = yield* WebhookStore
+  const settings = yield* EngineConfig
+  const found = yield* store.getEndpoint(caller.workspaceId, id)
+  if (Option.isNone(found)) return yield* notFound()
+  const endpoint = found.value
+  const type = endpoint.events[0] as Webhook.WebhookEventType
+  const at = yield* now
+  const event: OutboxEvent = {
+    id: yield* Ids.use((ids) => ids.make("event")),
+    workspaceId: caller.workspaceId,
+    type,
+    createdAt: at,
+    livemode: caller.kind === "live",
+    data: yield* sampleData(type, at)
+  }
+  const attempt = yield* deliverEvent(endpoint, event.id, eventBody(event, { test: true }))
+  return {
+    event_id: event.id,
+    type,
+    delivered: attempt.delivered,
+    status_code: attempt.statusCode,
+    duration_ms: attempt.durationMs,
+    ...(attempt.failure === null
+      ? {}
+      : { error: renderError(failureError(attempt.failure), locale, settings.publicBaseUrl) })
+  } satisfies Webhook.WebhookTestResult
+})

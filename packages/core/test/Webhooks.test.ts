@@ -1,0 +1,200 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import type { PostwireError } from "@postwire/domain"
+import {
+  defaultSettings,
+  EngineConfig,
+  Ids,
+  MemoryStore,
+  MemoryWebhookStore,
+  UrlSafety,
+  Webhooks,
+  WebhookTransport,
+  Workspaces
+} from "../src/index.ts"
+import { aReceiver } from "./fixtures/receiver.ts"
+
+const dns: Record<string, Array<string>> = {
+  "hooks.example.com": ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"],
+  "intranet.example.com": ["93.184.216.34", "192.168.1.20"],
+  "rebinding.example.com": ["127.0.0.1"]
+}
+
+const Engine = (allowLoopback: boolean) =>
+  Layer.mergeAll(
+    Ids.layerTest,
+    EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")),
+    Webhooks.WebhookSettings.layer({ allowLoopback }),
+    WebhookTransport.layer,
+    Layer.succeed(UrlSafety.Resolver)({
+      resolve: (host) =>
+        Effect.suspend(() =>
+          dns[host] === undefined ? Effect.fail(new UrlSafety.ResolveError({ host })) : Effect.succeed(dns[host]!)
+        )
+    }),
+    MemoryWebhookStore.layer
+  ).pipe(Layer.provideMerge(MemoryStore.layer))
+
+const aCaller = Effect.gen(function* () {
+  const workspace = yield* Workspaces.createWorkspace({ name: "acme" })
+  const key = yield* Workspaces.createKey(workspace.id, { kind: "test", scopes: ["webhooks:write"] })
+  return { workspaceId: workspace.id, keyId: key.id, kind: "test" as const }
+})
+
+const refusal = <R>(effect: Effect.Effect<unknown, unknown, R>) =>
+  Effect.map(Effect.flip(effect), (error) => {
+    const failure = error as PostwireError
+    return { code: failure.code, field: failure.field, message: failure.message }
+  })
+
+describe("Webhooks.createEndpoint", () => {
+  it.effect("registers a public https endpoint and shows its whsec_ secret once", () =>
+    Effect.gen(function* () {
+      const caller = yield* aCaller
+      const created = yield* Webhooks.createEndpoint(caller, {
+        url: "https://hooks.example.com/postwire",
+        events: ["post.published", "post.failed"]
+      })
+
+      assert.match(created.id, /^wh_[0-9A-Z]{26}$/)
+      assert.match(created.secret, /^whsec_[A-Za-z0-9_-]{43}$/)
+      assert.deepStrictEqual(created.events, ["post.published", "post.failed"])
+      assert.isTrue(created.active)
+      const listed = yield* Webhooks.listEndpoints(caller, {})
+      assert.deepStrictEqual(listed.data, [
+        { id: created.id, url: created.url, events: created.events, active: true, disabled_reason: null, disabled_at: null, created_at: created.created_at }
+      ])
+    }).pipe(Effect.provide(Engine(false))))
+
+  it.effect.each([
+    ["http://hooks.example.com/postwire", "it must use https"],
+    ["https://10.0.0.1/hook", "a private address"],
+    ["https://[::ffff:127.0.0.1]/hook", "a loopback address"],
+    ["https://2130706433/hook", "a loopback address"],
+    ["https://intranet.example.com/hook", "intranet.example.com resolves to 192.168.1.20, a private address"],
+    ["https://localhost/hook", "a loopback address"],
+    ["https://user:secret@hooks.example.com/hook", "must not carry a user name or password"],
+    ["https://nowhere.example.com/hook", "nowhere.example.com does not resolve to an address"],
+    ["hooks.example.com/postwire", "it is not an absolute URL"]
+  ])("refuses %s as invalid_url: %s", ([url, reason]) =>
+    Effect.gen(function* () {
+      const caller = yield* aCaller
+      const error = yield* refusal(Webhooks.createEndpoint(caller, { url, events: ["post.published"] }))
+
+      assert.strictEqual(error.code, "invalid_url")
+      assert.strictEqual(error.field, "url")
+      assert.include(error.message, reason)
+      assert.deepStrictEqual((yield* Webhooks.listEndpoints(caller, {})).data, [])
+    }).pipe(Effect.provide(Engine(false))))
+
+  it.effect("allows loopback targets over http only when the server allows them", () =>
+    Effect.gen(function* () {
+      const caller = yield* aCaller
+      const created = yield* Webhooks.createEndpoint(caller, { url: "http://127.0.0.1:4000/hook", events: ["post.published"] })
+      const refused = yield* refusal(Webhooks.createEndpoint(caller, { url: "http://10.1.2.3/hook", events: ["post.published"] }))
+
+      assert.strictEqual(created.url, "http://127.0.0.1:4000/hook")
+      assert.strictEqual(refused.code, "invalid_url")
+    }).pipe(Effect.provide(Engine(true))))
+
+  it.effect("refuses an event type listed twice, naming its position", () =>
+    Effect.gen(function* () {
+      const caller = yield* aCaller
+      const error = yield* refusal(
+        Webhooks.createEndpoint(caller, { url: "https://hooks.example.com/", events: ["post.failed", "post.published", "post.failed"] })
+      )
+
+      assert.strictEqual(error.code, "invalid_request")
+      assert.strictEqual(error.field, "events[2]")
+    }).pipe(Effect.provide(Engine(false))))
+})
+
+describe("Webhooks.testEndpoint", () => {
+  const anEndpoint = (url: string, events: ReadonlyArray<"post.published" | "post.failed" | "account.connected"> = ["post.published"]) =>
+    Effect.gen(function* () {
+      const caller = yield* aCaller
+      const endpoint = yield* Webhooks.createEndpoint(caller, { url, events })
+      return { caller, endpoint }
+    })
+
+  it.effect("sends one synthetic event of the first subscribed type, marked test, and reports the answer", () =>
+    Effect.gen(function* () {
+      const receiver = yield* aReceiver(() => 202)
+      const { caller, endpoint } = yield* anEndpoint(`${receiver.origin}/hooks`, ["post.failed", "post.published"])
+
+      const result = yield* Webhooks.testEndpoint(caller, endpoint.id, "en")
+
+      assert.deepStrictEqual(
+        { delivered: result.delivered, status_code: result.status_code, type: result.type, error: result.error },
+        { delivered: true, status_code: 202, type: "post.failed", error: undefined }
+      )
+      assert.strictEqual(receiver.received.length, 1)
+      const body = JSON.parse(receiver.received[0]!.body)
+      assert.deepStrictEqual(Object.keys(body), ["id", "type", "created_at", "livemode", "data", "test"])
+      assert.deepStrictEqual([body.id, body.type, body.test, body.livemode], [result.event_id, "post.failed", true, false])
+      assert.strictEqual(receiver.received[0]!.headers["service-event-id"], result.event_id)
+      assert.strictEqual(body.data.error.code, "platform_unavailable")
+    }).pipe(Effect.provide(Engine(true))))
+
+  it.effect("follows no redirect: a 302 is a failed delivery and its target hears nothing", () =>
+    Effect.gen(function* () {
+      const elsewhere = yield* aReceiver(() => 204)
+      const redirecting = yield* aReceiver(() => ({ status: 302, headers: { location: `${elsewhere.origin}/stolen` } }))
+      const { caller, endpoint } = yield* anEndpoint(`${redirecting.origin}/hooks`)
+
+      const result = yield* Webhooks.testEndpoint(caller, endpoint.id, "en")
+
+      assert.strictEqual(result.delivered, false)
+      assert.strictEqual(result.status_code, 302)
+      assert.strictEqual(result.error?.code, "webhook_delivery_failed")
+      assert.include(result.error?.message ?? "", "HTTP 302")
+      assert.strictEqual(elsewhere.received.length, 0)
+    }).pipe(Effect.provide(Engine(true))))
+
+  it.effect("gives up on an endpoint that does not answer within 10 seconds", () =>
+    Effect.gen(function* () {
+      const receiver = yield* aReceiver(() => "hang")
+      const { caller, endpoint } = yield* anEndpoint(`${receiver.origin}/hooks`)
+
+      const test = yield* Effect.forkChild(Webhooks.testEndpoint(caller, endpoint.id, "id"))
+      yield* Effect.promise(() => receiver.waitFor(1))
+      yield* TestClock.adjust("10 seconds")
+      const result = yield* Fiber.join(test)
+
+      assert.deepStrictEqual([result.delivered, result.status_code, result.duration_ms], [false, null, 10_000])
+      assert.strictEqual(result.error?.code, "webhook_delivery_failed")
+      assert.strictEqual(result.error?.message, result.error?.message_id)
+      assert.include(result.error?.message ?? "", "10 seconds")
+    }).pipe(Effect.provide(Engine(true))))
+
+  it.effect("checks the address again when it sends, and sends nothing to a name that now resolves privately", () =>
+    Effect.gen(function* () {
+      const receiver = yield* aReceiver(() => 204)
+      const { caller, endpoint } = yield* anEndpoint(`http://rebinding.example.com:${receiver.port}/hooks`)
+      const first = yield* Webhooks.testEndpoint(caller, endpoint.id, "en")
+      dns["rebinding.example.com"] = ["10.9.8.7"]
+      const second = yield* Webhooks.testEndpoint(caller, endpoint.id, "en").pipe(
+        Effect.ensuring(Effect.sync(() => {
+          dns["rebinding.example.com"] = ["127.0.0.1"]
+        }))
+      )
+
+      assert.isTrue(first.delivered)
+      assert.strictEqual(second.delivered, false)
+      assert.strictEqual(second.error?.code, "invalid_url")
+      assert.include(second.error?.message ?? "", "10.9.8.7")
+      assert.strictEqual(receiver.received.length, 1)
+    }).pipe(Effect.provide(Engine(true))))
+
+  it.effect("answers not_found for an endpoint of another workspace", () =>
+    Effect.gen(function* () {
+      const { endpoint } = yield* anEndpoint("https://hooks.example.com/hooks")
+      const stranger = yield* aCaller
+
+      const error = yield* refusal(Webhooks.testEndpoint(stranger, endpoint.id, "en"))
+      const deleteError = yield* refusal(Webhooks.deleteEndpoint(stranger, endpoint.id))
+
+      assert.deepStrictEqual([error.code, deleteError.code], ["not_found", "not_found"])
+    }).pipe(Effect.provide(Engine(false))))
+})

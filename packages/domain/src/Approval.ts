@@ -1,0 +1,53 @@
+/**
+ * Approval decisions on the wire: what `POST /v1/approvals/{token}/decision` takes and returns.
+ *
+ * The approval link's token is the credential; the page at `/approve/{token}` sends the same
+ * decision through a form.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { Consent, Post } from "./Post.ts"
+
+/** What the person decides. */
+export const Decision = Schema.Literals(["approve", "reject"])
+export type Decision = typeof Decision.Type
+
+/** Longest `reason` accepted, in characters. */
+export const maxReasonLength = 1000
+
+/**
+ * A decision on an approval link.
+ *
+ * - `consent`: for each shortvideo `direct` target that has none yet, keyed by target id
+ *   (needed to approve; ignored when rejecting).
+ * - `redirect_url`: https, on a domain of the workspace's allowed redirect domains or a
+ *   subdomain of one; the page sends the person there afterwards.
+ *
+ * @example
+ * ```ts
+ * const body: Approval.DecisionRequest = {
+ *   decision: "approve",
+ *   consent: { "tgt_01JD…": { privacy_level: "PUBLIC_TO_EVERYONE", music_usage_confirmed: true } }
+ * }
+ * ```
+ */
+export const DecisionRequest = Schema.Struct({
+  decision: Decision,
+  reason: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(maxReasonLength))),
+  consent: Schema.optionalKey(Schema.Record(Schema.String, Consent)),
+  redirect_url: Schema.optionalKey(Schema.String)
+})
+export type DecisionRequest = typeof DecisionRequest.Type
+
+/**
+ * The answer to a decision: the decision taken, the post detail after it (its `approval.status`
+ * is `approved` or `rejected`, its targets `scheduled`, `queued` or `rejected`), and the checked
+ * `redirect_url` (`null` when none was sent).
+ */
+export const DecisionResponse = Schema.Struct({
+  decision: Decision,
+  post: Post,
+  redirect_url: Schema.NullOr(Schema.String)
+})
+export type DecisionResponse = typeof DecisionResponse.Type

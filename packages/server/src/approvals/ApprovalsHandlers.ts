@@ -1,0 +1,20 @@
+/**
+ * The handler of `POST /v1/approvals/{token}/decision`: public, the token is the credential.
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Approvals } from "@postwire/core"
+import { Api } from "@postwire/domain"
+import { respond } from "../http/Failures.ts"
+import { requestLocale } from "../http/Locale.ts"
+
+/** The `approvals` group of the public API. */
+export const ApprovalsHandlers = HttpApiBuilder.group(Api, "approvals", (handlers) =>
+  handlers.handle("decide", ({ params, payload }) =>
+    Effect.gen(function* () {
+      return yield* respond(Approvals.decideApproval(params.token, payload, yield* requestLocale))
+    })
+  )
+)

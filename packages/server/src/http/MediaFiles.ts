@@ -1,0 +1,47 @@
+/**
+ * `GET /media-files/{workspace_id}/{media_id}?exp=…&sig=…`: the bytes of a media item at the
+ * signed, expiring address the publisher hands to a platform (Meta and TikTok fetch media
+ * themselves). Without a valid signature, or after the expiry, the answer is a 404 that tells
+ * nothing about whether the media exists.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Effect, Option } from "effect"
+import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { BlobStore, EngineConfig, MediaUrls, Store } from "@postwire/core"
+import { PostwireError, renderError } from "@postwire/domain"
+
+const notFound = EngineConfig.useSync((engine) =>
+  HttpServerResponse.jsonUnsafe(
+    { error: renderError(new PostwireError({ code: "not_found", details: { resource: "media" } }), "en", engine.publicBaseUrl) },
+    { status: 404 }
+  )
+)
+
+const serveMedia = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function* () {
+    const engine = yield* EngineConfig
+    const store = yield* Store
+    const blobs = yield* BlobStore
+    const { mediaId = "", workspaceId = "" } = yield* HttpRouter.params
+    const query = new URL(request.url, "http://localhost").searchParams
+    const at = yield* Clock.currentTimeMillis
+    const exp = query.get("exp") ?? undefined
+    if (!MediaUrls.verifyMediaUrl(engine.secret, workspaceId, mediaId, exp, query.get("sig") ?? undefined, at)) {
+      return yield* notFound
+    }
+    const media = yield* store.getMedia(workspaceId, mediaId).pipe(Effect.orDie)
+    if (Option.isNone(media)) return yield* notFound
+    const bytes = yield* blobs.get(media.value.blobKey).pipe(Effect.option)
+    if (Option.isNone(bytes)) return yield* notFound
+    return HttpServerResponse.uint8Array(bytes.value, {
+      contentType: media.value.mime,
+      headers: {
+        "cache-control": `private, max-age=${Math.max(0, Number(exp) - Math.floor(at / 1000))}`,
+        "content-disposition": "inline"
+      }
+    })
+  }).pipe(Effect.withSpan("media.serveFile"))
+
+/** The route serving media bytes at signed addresses. */
+export const MediaFilesRoute = HttpRouter.add("GET", `${MediaUrls.mediaFilesPath}/:workspaceId/:mediaId`, serveMedia)

@@ -1,0 +1,44 @@
+/**
+ * Webhook delivery in the server: the services a delivery needs (the server's loopback
+ * setting, the operating system's resolver, the live HTTP transport), and the worker that runs
+ * the dispatcher for as long as the server does.
+ *
+ * @since 0.1.0
+ */
+import { randomUUID } from "node:crypto"
+import { hostname } from "node:os"
+import { Effect, Layer } from "effect"
+import { Dispatcher, UrlSafety, type WebhookStore, WebhookTransport, Webhooks } from "@postwire/core"
+import { ServerConfig } from "../config/ServerConfig.ts"
+
+/** The webhook settings of the engine, from the server's configuration. */
+export const WebhookSettingsLive: Layer.Layer<Webhooks.WebhookSettings, never, ServerConfig> = Layer.effect(
+  Webhooks.WebhookSettings
+)(
+  Effect.gen(function* () {
+    const config = yield* ServerConfig
+    return { allowLoopback: config.unsafeAllowLoopbackWebhooks }
+  })
+)
+
+/** What sending a delivery needs, live: settings, DNS through the OS, HTTP through node. */
+export const DeliveryServices: Layer.Layer<
+  Webhooks.WebhookSettings | UrlSafety.Resolver | WebhookTransport,
+  never,
+  ServerConfig
+> = Layer.mergeAll(WebhookSettingsLive, UrlSafety.Resolver.layerNode, WebhookTransport.layer)
+
+/**
+ * Runs the webhook dispatcher in the background while the layer is alive. Each instance leases
+ * under its own name; when the server stops, the dispatcher gives its leases back so the next
+ * instance to run delivers at once.
+ */
+export const layer = (
+  options: Omit<Dispatcher.DispatcherOptions, "owner"> = {}
+): Layer.Layer<never, never, WebhookStore | ServerConfig> =>
+  Layer.effectDiscard(
+    Effect.gen(function* () {
+      const owner = `${hostname()}:${process.pid}:${randomUUID()}`
+      yield* Effect.forkScoped(Dispatcher.run({ ...options, owner }))
+    })
+  ).pipe(Layer.provide(DeliveryServices))

@@ -1,0 +1,43 @@
+/**
+ * Publishing in the server: the publisher loop of `@postwire/core`, run for as long as the server
+ * does on an instance with role `worker` or `all`, with the server's publishing settings.
+ *
+ * @since 0.1.0
+ */
+import { randomUUID } from "node:crypto"
+import { hostname } from "node:os"
+import { Effect, Layer } from "effect"
+import {
+  type BlobStore,
+  type CredentialsCipher,
+  type EngineConfig,
+  type Ids,
+  type PlatformClient,
+  Publisher,
+  type PublishingStore,
+  type Store
+} from "@postwire/core"
+import { ServerConfig } from "../config/ServerConfig.ts"
+
+/**
+ * Runs the publisher in the background while the layer is alive. Each instance leases targets
+ * under its own name; when the server stops, running steps get a grace period, then the
+ * instance gives its leases back so another instance continues at once.
+ */
+export const layer: Layer.Layer<
+  never,
+  never,
+  Store | PublishingStore | PlatformClient | CredentialsCipher | BlobStore | EngineConfig | Ids | ServerConfig
+> = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const config = yield* ServerConfig
+    const owner = `${hostname()}:${process.pid}:${randomUUID()}`
+    yield* Publisher.start({
+      ...Publisher.defaults(owner),
+      concurrency: config.publishing.concurrency,
+      perAccountConcurrency: config.publishing.accountConcurrency,
+      leaseMs: config.publishing.leaseMs,
+      idlePollMs: config.publishing.pollMs
+    })
+  })
+)

@@ -1,0 +1,326 @@
+/**
+ * The `PublishingStore` on SQL (PostgreSQL and the embedded PGlite).
+ *
+ * Claims lock due targets with `FOR UPDATE SKIP LOCKED`, so instances sharing one PostgreSQL
+ * never claim the same target, and then lock the targets' accounts (briefly, in key order), so
+ * the per-account count of leased targets is exact across instances. Every write that changes a
+ * target first locks its post row (`FOR UPDATE`), like `Store.savePost` does, so the two take
+ * locks in the same order, and derives the post's status again and bumps its `version` in the
+ * same transaction: a concurrent save of the post fails with `VersionConflict` and re-reads.
+ *
+ * @since 0.1.0
+ */
+import { Array as Arr, Data, Effect, Layer, Option } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
+import {
+  type AccountChange,
+  type OutboxEvent,
+  type PostRecord,
+  PublishingStore,
+  type PublishingStoreShape,
+  StoreError,
+  type TargetRecord,
+  TargetStatus
+} from "@postwire/core"
+import * as Migrations from "./migrations/Migrations.ts"
+
+type Row = Readonly<Record<string, unknown>>
+
+/** Rolls a write back when the worker no longer holds the target's lease. */
+class LeaseLost extends Data.TaggedError("LeaseLost")<{}> {}
+
+
+/** How many due rows a claim looks at for each target it may take (some accounts may be busy). */
+const scanFactor = 2
+
+/** Builds the publishing store on the current `SqlClient`; the schema must already be migrated. */
+export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  const operation =
+    (name: string) =>
+    <A, E>(effect: Effect.Effect<A, E | SqlError.SqlError>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreError> =>
+      effect.pipe(
+        Effect.catchIf(SqlError.isSqlError, (cause) => Effect.fail(new StoreError({ operation: name, cause }))),
+        Effect.withSpan(`PublishingStore.${name}`)
+      )
+
+  /** `(workspace_id = w AND <column> IN (...)) OR ...` for pairs of workspace and id. */
+  const inWorkspaces = (column: string, pairs: ReadonlyArray<readonly [workspaceId: string, id: string]>) => {
+    const byWorkspace = new Map<string, Array<string>>()
+    for (const [workspaceId, id] of pairs) {
+      const ids = byWorkspace.get(workspaceId)
+      if (ids === undefined) byWorkspace.set(workspaceId, [id])
+      else if (!ids.includes(id)) ids.push(id)
+    }
+    return sql.or([...byWorkspace].map(([workspaceId, ids]) => sql`(workspace_id = ${workspaceId} AND ${sql.in(column, ids)})`))
+  }
+
+  const insertEvents = (events: ReadonlyArray<OutboxEvent>) =>
+    Arr.isReadonlyArrayNonEmpty(events)
+      ? sql`INSERT INTO outbox_events ${sql.insert(Arr.map(events, eventRow))}`.pipe(Effect.asVoid)
+      : Effect.void
+
+  const changeAccount = (workspaceId: string, accountId: string, change: AccountChange | undefined) =>
+    Effect.gen(function* () {
+      if (change?.credentials !== undefined) {
+        yield* sql`UPDATE accounts SET credentials = ${change.credentials} WHERE workspace_id = ${workspaceId} AND id = ${accountId}`
+      }
+      if (change?.status !== undefined) {
+        yield* sql`UPDATE accounts SET status = ${change.status.value} WHERE workspace_id = ${workspaceId} AND id = ${accountId}`
+        yield* insertEvents(change.status.events)
+      }
+    })
+
+  const publishingStore: PublishingStoreShape = {
+    claimDueTargets: ({ at, leaseUntil, limit, owner, perAccount }) =>
+      operation("claimDueTargets")(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            if (limit <= 0) return []
+            const due = yield* sql`SELECT t.workspace_id, t.id, t.account_id FROM targets t
+              WHERE t.status IN ('queued', 'scheduled', 'publishing')
+                AND t.due_at <= ${at}
+                AND (t.lease_until IS NULL OR t.lease_until <= ${at})
+                AND (SELECT count(*) FROM targets busy
+                     WHERE busy.workspace_id = t.workspace_id AND busy.account_id = t.account_id
+                       AND busy.lease_owner IS NOT NULL AND busy.lease_until > ${at}) < ${perAccount}
+              ORDER BY t.due_at, t.id
+              LIMIT ${limit * scanFactor}
+              FOR UPDATE OF t SKIP LOCKED`
+            if (due.length === 0) return []
+            const accountPairs = due.map((row) => [row.workspace_id as string, row.account_id as string] as const)
+            // Claims of one account take turns on its row (in key order, so they never deadlock):
+            // each counts the leases the previous ones committed.
+            const lockedAccounts = yield* sql`SELECT workspace_id, id FROM accounts
+              WHERE ${inWorkspaces("id", accountPairs)} ORDER BY workspace_id, id FOR UPDATE`
+            if (lockedAccounts.length === 0) return []
+            const accountKey = (workspaceId: unknown, accountId: unknown) => `${workspaceId}/${accountId}`
+            const locked = new Set(lockedAccounts.map((row) => accountKey(row.workspace_id, row.id)))
+            const busyRows = yield* sql`SELECT workspace_id, account_id, count(*) AS n FROM targets
+              WHERE lease_owner IS NOT NULL AND lease_until > ${at}
+                AND ${inWorkspaces(
+                  "account_id",
+                  lockedAccounts.map((row) => [row.workspace_id as string, row.id as string] as const)
+                )}
+              GROUP BY workspace_id, account_id`
+            const busy = new Map(busyRows.map((row) => [accountKey(row.workspace_id, row.account_id), toNumber(row.n)]))
+            const chosen: Array<readonly [string, string]> = []
+            for (const row of due) {
+              if (chosen.length >= limit) break
+              const account = accountKey(row.workspace_id, row.account_id)
+              const count = busy.get(account) ?? 0
+              if (!locked.has(account) || count >= perAccount) continue
+              busy.set(account, count + 1)
+              chosen.push([row.workspace_id as string, row.id as string])
+            }
+            if (chosen.length === 0) return []
+            const claimed = yield* sql`UPDATE targets SET lease_owner = ${owner}, lease_until = ${leaseUntil}
+              WHERE ${inWorkspaces("id", chosen)} RETURNING *`
+            return claimed
+              .map(targetFromRow)
+              .sort((a, b) => (a.dueAt ?? 0) - (b.dueAt ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          })
+        )
+      ),
+
+    startPublishing: (key, owner, at, firstStartEvents) =>
+      operation("startPublishing")(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const [postRow] = yield* sql`SELECT * FROM posts
+              WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId} FOR UPDATE`
+            if (postRow === undefined) return Option.none()
+            const targets = (yield* sql`SELECT * FROM targets
+              WHERE workspace_id = ${key.workspaceId} AND post_id = ${key.postId} ORDER BY position`).map(targetFromRow)
+            const target = targets.find((t) => t.id === key.targetId)
+            if (target === undefined || target.leaseOwner !== owner) return Option.none()
+            if (target.status !== "queued" && target.status !== "scheduled") return Option.none()
+            const first = !targets.some(
+              (t) => t.attempts > 0 || t.status === "publishing" || t.status === "published" || t.status === "failed"
+            )
+            const nextTargets = targets.map((t): TargetRecord =>
+              t.id === key.targetId ? { ...t, status: "publishing", updatedAt: at } : t
+            )
+            const before = postFromRow(postRow)
+            const post: PostRecord = {
+              ...before,
+              status: TargetStatus.derivePostStatus(nextTargets.map((t) => t.status)),
+              updatedAt: at,
+              version: before.version + 1
+            }
+            yield* sql`UPDATE targets SET status = 'publishing', updated_at = ${at}
+              WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}`
+            yield* sql`UPDATE posts SET status = ${post.status}, updated_at = ${at}, version = ${post.version}
+              WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId}`
+            if (first) yield* insertEvents(firstStartEvents)
+            return Option.some({ post, targets: nextTargets })
+          })
+        )
+      ),
+
+    saveProgress: (key, owner, progress) =>
+      operation("saveProgress")(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            // The post row first (its lock, as every writer of the post takes it first), then the target.
+            yield* sql`UPDATE posts SET updated_at = ${progress.at}, version = version + 1
+              WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId}`
+            const updated = yield* sql`UPDATE targets SET
+                platform_state = ${jsonOrNull(progress.platformState)},
+                due_at = ${progress.dueAt},
+                lease_owner = NULL,
+                lease_until = NULL,
+                updated_at = ${progress.at}
+              WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
+                AND lease_owner = ${owner} AND status = 'publishing'
+              RETURNING account_id`
+            if (updated.length === 0) return yield* new LeaseLost()
+            yield* changeAccount(key.workspaceId, updated[0]!.account_id as string, progress.account)
+          })
+        ).pipe(
+          Effect.as(true),
+          Effect.catchTag("LeaseLost", () => Effect.succeed(false))
+        )
+      ),
+
+    completeTarget: (key, owner, completion) =>
+      operation("completeTarget")(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const { at, outcome } = completion
+            const locked = yield* sql`SELECT id FROM posts WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId} FOR UPDATE`
+            if (locked.length === 0) return false
+            const published = outcome._tag === "Published"
+            const updated = yield* sql`UPDATE targets SET
+                status = ${published ? "published" : "failed"},
+                permalink = ${published ? outcome.permalink : null},
+                published_at = ${published ? outcome.publishedAt : null},
+                error = ${outcome._tag === "Failed" ? JSON.stringify(outcome.error) : null},
+                attempts = attempts + 1,
+                platform_state = ${jsonOrNull(outcome.platformState)},
+                due_at = NULL,
+                lease_owner = NULL,
+                lease_until = NULL,
+                updated_at = ${at}
+              WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
+                AND lease_owner = ${owner} AND status = 'publishing'
+              RETURNING account_id`
+            if (updated.length === 0) return false
+            const rows = yield* sql`SELECT status FROM targets WHERE workspace_id = ${key.workspaceId} AND post_id = ${key.postId}`
+            const status = TargetStatus.derivePostStatus(rows.map((row) => row.status as TargetRecord["status"]))
+            yield* sql`UPDATE posts SET status = ${status}, updated_at = ${at}, version = version + 1
+              WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId}`
+            yield* insertEvents(completion.events)
+            yield* changeAccount(key.workspaceId, updated[0]!.account_id as string, completion.account)
+            return true
+          })
+        )
+      ),
+
+    renewLeases: (owner, at, leaseUntil) =>
+      operation("renewLeases")(
+        sql`UPDATE targets SET lease_until = ${Math.max(at, leaseUntil)} WHERE lease_owner = ${owner} RETURNING id`.pipe(
+          Effect.map((rows) => rows.map((row) => row.id as string))
+        )
+      ),
+
+    releaseTargets: (owner) =>
+      operation("releaseTargets")(
+        sql`UPDATE targets SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ${owner} RETURNING id`.pipe(
+          Effect.map((rows) => rows.length)
+        )
+      ),
+
+    updateAccountCredentials: (workspaceId, accountId, credentials) =>
+      operation("updateAccountCredentials")(
+        sql`UPDATE accounts SET credentials = ${credentials} WHERE workspace_id = ${workspaceId} AND id = ${accountId}`.pipe(
+          Effect.asVoid
+        )
+      ),
+
+    publishedUsage: (workspaceId, accountId, from, to, exceptTargetId) =>
+      operation("publishedUsage")(
+        sql`SELECT
+              count(*) FILTER (WHERE status = 'published' AND published_at >= ${from} AND published_at < ${to}) AS published,
+              min(published_at) FILTER (WHERE status = 'published' AND published_at >= ${from} AND published_at < ${to}) AS oldest,
+              count(*) FILTER (WHERE status = 'publishing' AND id <> ${exceptTargetId}) AS publishing
+            FROM targets
+            WHERE workspace_id = ${workspaceId} AND account_id = ${accountId} AND status IN ('published', 'publishing')`.pipe(
+          Effect.map(([row]) => ({
+            used: toNumber(row!.published) + toNumber(row!.publishing),
+            oldest: toNumberOrNull(row!.oldest)
+          }))
+        )
+      )
+  }
+  return publishingStore
+})
+
+/**
+ * The publishing store on the current `SqlClient`, after applying pending migrations.
+ *
+ * @example
+ * ```ts
+ * const Publishing = SqlPublishingStore.layer.pipe(Layer.provide(layerPostgres(process.env.DATABASE_URL!)))
+ * ```
+ */
+export const layer: Layer.Layer<PublishingStore, never, SqlClient.SqlClient> = Layer.effect(PublishingStore)(
+  Migrations.migrate.pipe(
+    Effect.mapError((cause) => new StoreError({ operation: "migrate", cause })),
+    Effect.orDie,
+    Effect.andThen(make)
+  )
+)
+
+// Drivers differ: PGlite returns int8 as a number, @effect/sql-pg as a bigint, others as a string.
+const toNumber = (value: unknown): number => (typeof value === "number" ? value : Number(value))
+const toNumberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : toNumber(value))
+const jsonOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value))
+const fromJson = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
+
+const eventRow = (event: OutboxEvent) => ({
+  workspace_id: event.workspaceId,
+  id: event.id,
+  type: event.type,
+  created_at: event.createdAt,
+  livemode: event.livemode,
+  data: JSON.stringify(event.data)
+})
+
+const postFromRow = (row: Row): PostRecord => ({
+  id: row.id as string,
+  workspaceId: row.workspace_id as string,
+  profileId: row.profile_id as string,
+  caption: row.caption as string,
+  media: fromJson(row.media) as ReadonlyArray<string>,
+  scheduledAt: toNumberOrNull(row.scheduled_at),
+  aiGenerated: row.ai_generated as boolean,
+  approvalMode: row.approval_mode as PostRecord["approvalMode"],
+  notify: (fromJson(row.notify) ?? null) as PostRecord["notify"],
+  status: row.status as PostRecord["status"],
+  publishAt: toNumber(row.publish_at),
+  createdAt: toNumber(row.created_at),
+  updatedAt: toNumber(row.updated_at),
+  version: toNumber(row.version)
+})
+
+const targetFromRow = (row: Row): TargetRecord => ({
+  id: row.id as string,
+  workspaceId: row.workspace_id as string,
+  postId: row.post_id as string,
+  accountId: row.account_id as string,
+  platform: row.platform as TargetRecord["platform"],
+  status: row.status as TargetRecord["status"],
+  options: fromJson(row.options) as TargetRecord["options"],
+  consent: (fromJson(row.consent) ?? null) as TargetRecord["consent"],
+  permalink: (row.permalink ?? null) as string | null,
+  publishedAt: toNumberOrNull(row.published_at),
+  error: (fromJson(row.error) ?? null) as TargetRecord["error"],
+  attempts: toNumber(row.attempts),
+  platformState: fromJson(row.platform_state) ?? null,
+  dueAt: toNumberOrNull(row.due_at),
+  leaseOwner: (row.lease_owner ?? null) as string | null,
+  leaseUntil: toNumberOrNull(row.lease_until),
+  updatedAt: toNumber(row.updated_at)
+})

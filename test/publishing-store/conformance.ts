@@ -1,0 +1,433 @@
+/**
+ * The one specification every `PublishingStore` passes: in memory, on PGlite and on PostgreSQL.
+ * One store serves the whole suite. Claims look across workspaces, so each case lives in its own
+ * era: a stretch of time earlier than every case before it. Whatever an earlier case left due
+ * (or leased) lies in a later case's future, so no case ever claims another's targets.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, type Layer, Option } from "effect"
+import {
+  type AccountRecord,
+  type ClaimRequest,
+  type Completion,
+  type OutboxEvent,
+  type PostAggregate,
+  PublishingStore,
+  Store,
+  type TargetRecord,
+  targetKey
+} from "@postwire/core"
+import { aPost, aProfile, aTarget, aWorkspace, anAccount, anEvent, anId, t0 } from "../store-conformance/builders.ts"
+
+const day = 24 * 60 * 60 * 1000
+let eras = 0
+
+/** The start of a fresh era, earlier than every era handed out before. */
+const anEra = () => t0 - ++eras * 30 * day
+
+/** A workspace with a profile and `n` accounts. */
+const aSetup = (n = 1) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    const queue = yield* PublishingStore
+    const workspace = aWorkspace()
+    yield* store.createWorkspace(workspace)
+    const profile = aProfile(workspace.id)
+    yield* store.createProfile(profile)
+    const accounts: Array<AccountRecord> = []
+    for (let i = 0; i < n; i++) {
+      const account = anAccount(workspace.id, profile.id, { platform: "textpost", sandbox: false })
+      yield* store.createAccount(account)
+      accounts.push(account)
+    }
+    /** Stores a post whose targets go to `accounts[i]` as given, with a status derived from them. */
+    const post = (targets: ReadonlyArray<Partial<TargetRecord> & { readonly account?: number }>) =>
+      Effect.gen(function* () {
+        const aggregate = aPost(workspace.id, {
+          profileId: profile.id,
+          status: targets[0]?.status ?? "queued",
+          targets: targets.map(({ account, ...fields }) =>
+            aTarget({ platform: "textpost", options: {}, accountId: accounts[account ?? 0]!.id, status: "queued", ...fields })
+          )
+        })
+        yield* store.insertPost(aggregate, [])
+        return aggregate
+      })
+    const reload = (aggregate: PostAggregate) =>
+      Effect.map(store.getPost(workspace.id, aggregate.post.id), Option.getOrThrow)
+    const start = (target: TargetRecord, owner: string, at: number, events: ReadonlyArray<OutboxEvent> = []) =>
+      queue.startPublishing(targetKey(target), owner, at, events)
+    return { store, queue, workspaceId: workspace.id, accounts, post, reload, start }
+  })
+
+const claim = (overrides: Partial<ClaimRequest> & { readonly owner: string; readonly at: number }) =>
+  PublishingStore.use((queue) =>
+    queue.claimDueTargets({ leaseUntil: overrides.at + 60_000, limit: 100, perAccount: 100, ...overrides })
+  )
+
+const ids = (targets: ReadonlyArray<{ readonly id: string }>) => targets.map((t) => t.id)
+
+const sorted = (list: ReadonlyArray<string>) => [...list].sort()
+
+const published = (at: number, events: ReadonlyArray<OutboxEvent> = []): Completion => ({
+  at,
+  outcome: { _tag: "Published", permalink: "https://www.threads.net/@acme/post/C1", publishedAt: at, platformState: { container_id: "c1" } },
+  events
+})
+
+/**
+ * Registers the conformance suite for one implementation.
+ *
+ * @param makeLayer builds the store under test (with the `Store` it shares tables with) once.
+ */
+export const publishingStoreConformance = <E>(
+  name: string,
+  makeLayer: () => Layer.Layer<Store | PublishingStore, E>
+): void =>
+  layer(makeLayer(), { excludeTestServices: true })(`PublishingStore conformance: ${name}`, (it) => {
+    describe("claiming due targets", () => {
+      it.effect("claims queued targets and scheduled ones whose time has come, earliest first, and nothing else", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post } = yield* aSetup()
+          const late = yield* post([{ status: "queued", dueAt: era + 2_000 }])
+          const early = yield* post([{ status: "scheduled", dueAt: era + 1_000 }])
+          const future = yield* post([{ status: "scheduled", dueAt: era + 60_000 }])
+          yield* post([{ status: "awaiting_approval", dueAt: null }])
+          yield* post([{ status: "published", dueAt: era }])
+          yield* post([{ status: "cancelled", dueAt: era }])
+          yield* post([{ status: "failed", dueAt: era }])
+
+          const claimed = yield* claim({ owner: anId("w"), at: era + 5_000 })
+          assert.deepStrictEqual(ids(claimed), [early.targets[0]!.id, late.targets[0]!.id])
+          assert.isTrue(claimed.every((t) => t.leaseUntil === era + 65_000))
+          // Claiming takes the lease only; the status changes when publishing starts.
+          assert.deepStrictEqual(claimed.map((t) => t.status), ["scheduled", "queued"])
+
+          const later = yield* claim({ owner: anId("w"), at: era + 60_000 })
+          assert.deepStrictEqual(ids(later), [future.targets[0]!.id])
+        }))
+
+      it.effect("never hands a leased target to another worker until its lease has run out", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post } = yield* aSetup()
+          const queued = yield* post([{ dueAt: era }])
+          const crashed = anId("w")
+          assert.deepStrictEqual(ids(yield* claim({ owner: crashed, at: era })), ids(queued.targets))
+
+          assert.deepStrictEqual(yield* claim({ owner: anId("w"), at: era + 59_999 }), [])
+          const taken = yield* claim({ owner: "w-next", at: era + 60_000 })
+          assert.deepStrictEqual(ids(taken), ids(queued.targets))
+          assert.strictEqual(taken[0]!.leaseOwner, "w-next")
+        }))
+
+      it.effect("claims at most `limit` targets", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post } = yield* aSetup()
+          for (let i = 0; i < 5; i++) yield* post([{ dueAt: era + i }])
+          const first = yield* claim({ owner: anId("w"), at: era + 10, limit: 2 })
+          const second = yield* claim({ owner: anId("w"), at: era + 10, limit: 10 })
+          assert.strictEqual(first.length, 2)
+          assert.strictEqual(second.length, 3)
+          assert.deepStrictEqual(sorted([...ids(first), ...ids(second)]).length, new Set([...ids(first), ...ids(second)]).size)
+        }))
+
+      it.effect("keeps at most `perAccount` of one account's targets leased, counting every worker's leases", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, queue, start } = yield* aSetup(2)
+          for (let i = 0; i < 4; i++) yield* post([{ dueAt: era + i, account: 0 }])
+          const other = yield* post([{ dueAt: era + 10, account: 1 }])
+
+          const first = yield* claim({ owner: "w1", at: era + 100, perAccount: 2, limit: 3 })
+          assert.strictEqual(first.filter((t) => t.id !== other.targets[0]!.id).length, 2)
+          assert.include(ids(first), other.targets[0]!.id)
+          assert.deepStrictEqual(yield* claim({ owner: "w2", at: era + 100, perAccount: 2 }), [])
+
+          // One finishes: one more of that account may go.
+          const done = first.find((t) => t.id !== other.targets[0]!.id)!
+          yield* start(done, "w1", era + 101)
+          assert.isTrue(yield* queue.completeTarget(targetKey(done), "w1", published(era + 102)))
+          assert.strictEqual((yield* claim({ owner: "w2", at: era + 103, perAccount: 2 })).length, 1)
+        }))
+
+      it.effect("never claims the same target twice when two workers claim at the same moment", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post } = yield* aSetup(20)
+          for (let i = 0; i < 60; i++) yield* post([{ dueAt: era + i, account: i % 20 }])
+          const worker = (owner: string) =>
+            Effect.gen(function* () {
+              const mine: Array<string> = []
+              for (let round = 0; round < 8; round++) mine.push(...ids(yield* claim({ owner, at: era + 100, limit: 5 })))
+              return mine
+            })
+          const [first, second] = yield* Effect.all([worker("w-a"), worker("w-b")], { concurrency: "unbounded" })
+          const sweep = ids(yield* claim({ owner: "w-c", at: era + 100 }))
+          const all = [...first!, ...second!, ...sweep]
+          assert.strictEqual(new Set(all).size, all.length)
+          assert.strictEqual(all.length, 60)
+        }))
+    })
+
+    describe("publishing a target", () => {
+      it.effect("moves the target to publishing, writes post.publishing for the post's first target only, and bumps the post", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, reload, start, store, workspaceId } = yield* aSetup(2)
+          const aggregate = yield* post([
+            { dueAt: era, account: 0 },
+            { dueAt: era, account: 1 }
+          ])
+          yield* claim({ owner: "w1", at: era })
+          const [a, b] = aggregate.targets
+          const firstEvent = anEvent(workspaceId, { type: "post.publishing", createdAt: era })
+
+          const started = Option.getOrThrow(yield* start(a!, "w1", era + 1, [firstEvent]))
+          const afterFirst = yield* reload(aggregate)
+          assert.deepStrictEqual(started, { post: afterFirst.post, targets: afterFirst.targets })
+          assert.strictEqual(afterFirst.targets.find((t) => t.id === a!.id)!.status, "publishing")
+          assert.strictEqual(afterFirst.post.status, "queued")
+          assert.strictEqual(afterFirst.post.version, aggregate.post.version + 1)
+
+          yield* start(b!, "w1", era + 2, [anEvent(workspaceId, { type: "post.publishing" })])
+          // A target already publishing is not started again.
+          assert.isTrue(Option.isNone(yield* start(a!, "w1", era + 3, [anEvent(workspaceId, { type: "post.publishing" })])))
+
+          const now = yield* reload(aggregate)
+          assert.strictEqual(now.post.status, "publishing")
+          assert.strictEqual(now.post.version, aggregate.post.version + 2)
+          assert.strictEqual(now.post.updatedAt, era + 2)
+          assert.deepStrictEqual(yield* store.listEvents(workspaceId), [firstEvent])
+        }))
+
+      it.effect("hands the publisher the post as it is when the target starts, with an edit made after the claim", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, reload, start, store } = yield* aSetup()
+          const aggregate = yield* post([{ dueAt: era }])
+          yield* claim({ owner: "w1", at: era })
+          const read = yield* reload(aggregate)
+          yield* store.savePost({ ...read, post: { ...read.post, caption: "Edited", version: read.post.version + 1 } }, [])
+
+          const started = Option.getOrThrow(yield* start(aggregate.targets[0]!, "w1", era + 1))
+          assert.strictEqual(started.post.caption, "Edited")
+          assert.strictEqual(started.post.version, read.post.version + 2)
+        }))
+
+      it.effect("starts nothing for a worker whose lease was taken over, or for a target cancelled since the claim", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, reload, start, store } = yield* aSetup()
+          const taken = yield* post([{ dueAt: era }])
+          yield* claim({ owner: "w-old", at: era })
+          yield* claim({ owner: "w-new", at: era + 60_000 })
+          assert.isTrue(Option.isNone(yield* start(taken.targets[0]!, "w-old", era + 60_001)))
+
+          const cancelled = yield* post([{ dueAt: era + 70_000 }])
+          yield* claim({ owner: "w1", at: era + 70_000 })
+          const current = yield* reload(cancelled)
+          yield* store.savePost(
+            {
+              ...current,
+              post: { ...current.post, status: "cancelled", version: current.post.version + 1 },
+              targets: current.targets.map((t) => ({ ...t, status: "cancelled" as const, leaseOwner: null, leaseUntil: null }))
+            },
+            []
+          )
+          assert.isTrue(Option.isNone(yield* start(cancelled.targets[0]!, "w1", era + 70_001)))
+          assert.strictEqual((yield* reload(cancelled)).targets[0]!.status, "cancelled")
+        }))
+
+      it.effect("writes no post.publishing for a retried target: the post started before", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, start, store, workspaceId } = yield* aSetup()
+          const retried = yield* post([{ dueAt: era, attempts: 1 }])
+          yield* claim({ owner: "w1", at: era })
+          assert.isTrue(Option.isSome(yield* start(retried.targets[0]!, "w1", era, [anEvent(workspaceId, { type: "post.publishing" })])))
+          assert.deepStrictEqual(yield* store.listEvents(workspaceId), [])
+        }))
+
+      it.effect("saves a step's platform state, gives the target up, and offers it again when the next step is due", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, queue, reload, start } = yield* aSetup()
+          const aggregate = yield* post([{ dueAt: era }])
+          const key = targetKey(aggregate.targets[0]!)
+          yield* claim({ owner: "w1", at: era })
+          yield* start(aggregate.targets[0]!, "w1", era)
+          const before = yield* reload(aggregate)
+
+          assert.isFalse(yield* queue.saveProgress(key, "w-other", { at: era + 1, platformState: { x: 1 }, dueAt: era + 5_000 }))
+          assert.isTrue(
+            yield* queue.saveProgress(key, "w1", {
+              at: era + 1,
+              platformState: { container_id: "17900001", children: [], started_at: era },
+              dueAt: era + 5_000
+            })
+          )
+          const after = yield* reload(aggregate)
+          const target = after.targets[0]!
+          assert.deepStrictEqual(target.platformState, { container_id: "17900001", children: [], started_at: era })
+          assert.strictEqual(target.status, "publishing")
+          assert.strictEqual(target.leaseOwner, null)
+          assert.strictEqual(target.dueAt, era + 5_000)
+          assert.strictEqual(after.post.version, before.post.version + 1)
+
+          assert.deepStrictEqual(yield* claim({ owner: "w2", at: era + 4_999 }), [])
+          const resumed = yield* claim({ owner: "w2", at: era + 5_000 })
+          assert.deepStrictEqual(resumed[0]!.platformState, target.platformState)
+          assert.strictEqual(resumed[0]!.status, "publishing")
+        }))
+
+      it.effect("records a published target with its event, derives the post's status, and refuses a worker that lost the lease", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, queue, reload, start, store, workspaceId } = yield* aSetup()
+          const aggregate = yield* post([{ dueAt: era }])
+          const key = targetKey(aggregate.targets[0]!)
+          yield* claim({ owner: "w1", at: era })
+          yield* start(aggregate.targets[0]!, "w1", era)
+          const event = anEvent(workspaceId, { type: "post.published" })
+
+          assert.isFalse(yield* queue.completeTarget(key, "w-other", published(era + 1, [anEvent(workspaceId)])))
+          assert.isTrue(yield* queue.completeTarget(key, "w1", published(era + 2, [event])))
+          const after = yield* reload(aggregate)
+          assert.deepStrictEqual(after.targets[0], {
+            ...aggregate.targets[0]!,
+            status: "published",
+            permalink: "https://www.threads.net/@acme/post/C1",
+            publishedAt: era + 2,
+            attempts: 1,
+            platformState: { container_id: "c1" },
+            dueAt: null,
+            leaseOwner: null,
+            leaseUntil: null,
+            updatedAt: era + 2
+          })
+          assert.strictEqual(after.post.status, "published")
+          assert.strictEqual(after.post.updatedAt, era + 2)
+          assert.deepStrictEqual(yield* store.listEvents(workspaceId), [event])
+          // Done for good: neither claimed again nor completed twice.
+          assert.deepStrictEqual(yield* claim({ owner: "w2", at: era + 10 * day }), [])
+          assert.isFalse(yield* queue.completeTarget(key, "w1", published(era + 3)))
+        }))
+
+      it.effect("records a failure with the account's new status, its events and rotated credentials in one go", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { accounts, post, queue, reload, start, store, workspaceId } = yield* aSetup(2)
+          const aggregate = yield* post([
+            { dueAt: era, account: 0 },
+            { dueAt: era, account: 1, status: "published", publishedAt: era - 1 }
+          ])
+          const key = targetKey(aggregate.targets[0]!)
+          yield* claim({ owner: "w1", at: era })
+          yield* start(aggregate.targets[0]!, "w1", era)
+          const error = {
+            code: "token_expired",
+            message: "The account's access has expired. Reconnect the account.",
+            message_id: "Akses akun telah kedaluwarsa. Hubungkan ulang akun tersebut.",
+            target_id: key.targetId,
+            retryable: false,
+            docs: "https://postwire.test/docs/errors#token_expired",
+            platform_code: "190/463"
+          }
+          const failedEvent = anEvent(workspaceId, { type: "post.failed" })
+          const reconnect = anEvent(workspaceId, { type: "account.needs_reconnect" })
+          assert.isTrue(
+            yield* queue.completeTarget(key, "w1", {
+              at: era + 1,
+              outcome: { _tag: "Failed", error, platformState: null },
+              events: [failedEvent],
+              account: { credentials: "pwc1.sealed", status: { value: "needs_reconnect", events: [reconnect] } }
+            })
+          )
+          const after = yield* reload(aggregate)
+          assert.strictEqual(after.targets[0]!.status, "failed")
+          assert.deepStrictEqual(after.targets[0]!.error, error)
+          assert.strictEqual(after.targets[0]!.attempts, 1)
+          assert.strictEqual(after.post.status, "partially_published")
+          const account = Option.getOrThrow(yield* store.getAccount(workspaceId, accounts[0]!.id))
+          assert.strictEqual(account.status, "needs_reconnect")
+          assert.strictEqual(account.credentials, "pwc1.sealed")
+          assert.deepStrictEqual(sorted((yield* store.listEvents(workspaceId)).map((e) => e.id)), sorted([failedEvent.id, reconnect.id]))
+        }))
+
+      it.effect("makes a save from a read taken before a publishing write fail with VersionConflict", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, reload, start, store } = yield* aSetup()
+          const aggregate = yield* post([{ dueAt: era }])
+          const stale = yield* reload(aggregate)
+          yield* claim({ owner: "w1", at: era })
+          yield* start(aggregate.targets[0]!, "w1", era)
+
+          const error = yield* Effect.flip(
+            store.savePost({ ...stale, post: { ...stale.post, caption: "Changed", version: stale.post.version + 1 } }, [])
+          )
+          assert.strictEqual(error._tag, "VersionConflict")
+          assert.strictEqual((yield* reload(aggregate)).post.caption, aggregate.post.caption)
+        }))
+    })
+
+    describe("leases", () => {
+      it.effect("renews a worker's leases and hands back what it still holds", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, queue } = yield* aSetup()
+          const a = yield* post([{ dueAt: era }])
+          const b = yield* post([{ dueAt: era + 1 }])
+          yield* claim({ owner: "w-renew", at: era + 1, limit: 1 })
+          yield* claim({ owner: "w-other", at: era + 1, limit: 1 })
+
+          assert.deepStrictEqual(yield* queue.renewLeases("w-renew", era + 50_000, era + 110_000), ids(a.targets))
+          // The renewed lease holds past its first expiry; the other worker's has run out.
+          assert.deepStrictEqual(ids(yield* claim({ owner: "w3", at: era + 70_000 })), ids(b.targets))
+        }))
+
+      it.effect("gives every lease of a stopping worker up, so another takes its targets at once", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, queue, start } = yield* aSetup()
+          const a = yield* post([{ dueAt: era }])
+          const b = yield* post([{ dueAt: era }])
+          yield* claim({ owner: "w-stop", at: era })
+          yield* start(a.targets[0]!, "w-stop", era)
+
+          assert.strictEqual(yield* queue.releaseTargets("w-stop"), 2)
+          const taken = yield* claim({ owner: "w2", at: era + 1 })
+          assert.deepStrictEqual(sorted(ids(taken)), sorted([a.targets[0]!.id, b.targets[0]!.id]))
+          assert.deepStrictEqual(yield* queue.renewLeases("w-stop", era + 2, era + 60_000), [])
+        }))
+    })
+
+    describe("accounts", () => {
+      it.effect("stores rotated credentials", () =>
+        Effect.gen(function* () {
+          const { accounts, queue, store, workspaceId } = yield* aSetup()
+          yield* queue.updateAccountCredentials(workspaceId, accounts[0]!.id, "pwc1.rotated")
+          assert.strictEqual(Option.getOrThrow(yield* store.getAccount(workspaceId, accounts[0]!.id)).credentials, "pwc1.rotated")
+        }))
+
+      it.effect("counts what an account published in a window, and its other targets publishing now", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { accounts, post, queue, workspaceId } = yield* aSetup(2)
+          yield* post([{ status: "published", publishedAt: era - day }])
+          yield* post([{ status: "published", publishedAt: era + 1_000 }])
+          yield* post([{ status: "published", publishedAt: era + 2_000 }])
+          yield* post([{ status: "failed" }])
+          yield* post([{ status: "queued", dueAt: era }])
+          const busy = yield* post([{ status: "publishing" }])
+          yield* post([{ status: "publishing" }])
+          yield* post([{ status: "published", publishedAt: era + 1_000, account: 1 }])
+
+          const usage = yield* queue.publishedUsage(workspaceId, accounts[0]!.id, era, era + day, busy.targets[0]!.id)
+          assert.deepStrictEqual(usage, { used: 3, oldest: era + 1_000 })
+        }))
+    })
+  })

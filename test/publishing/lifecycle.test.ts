@@ -1,0 +1,140 @@
+/**
+ * Publishing through the real server: posts to sandbox accounts go through the publisher to
+ * the simulated platform, and come back `published` with a permalink, or `failed` with the
+ * shared error shape, exactly as a user reads them from the API.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { accountOf, aPost, aVideo, anImage } from "../support/Builders.ts"
+import { call, type Reply } from "../support/Http.ts"
+import { backends, startServer, type TestServer } from "../support/TestServer.ts"
+
+/** Asks for the post until `done` says so (the publisher works in the background). */
+const waitForPost = async (server: TestServer, id: string, done: (post: any) => boolean): Promise<any> => {
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const reply = await call(server.baseUrl, "GET", `/v1/posts/${id}`, { key: server.testKey })
+    if (reply.status === 200 && done(reply.body)) return reply.body
+    if (Date.now() > deadline) throw new Error(`post ${id} is still ${JSON.stringify(reply.body)}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+const settled = (post: any) => post.status !== "queued" && post.status !== "publishing" && post.status !== "scheduled"
+
+describe.each(backends())("publishing on %s", (backend) => {
+  let server: TestServer
+  let image: string
+  let video: string
+  const post = (path: string, body?: unknown): Promise<Reply> => call(server.baseUrl, "POST", path, { key: server.testKey, body })
+  const get = (path: string): Promise<Reply> => call(server.baseUrl, "GET", path, { key: server.testKey })
+  const aSandboxAccount = (platform: string, simulate: Record<string, unknown>) =>
+    server.admin(`/workspaces/${server.workspaceId}/accounts`, { profile_id: server.profileId, platform, sandbox: true, simulate })
+
+  beforeAll(async () => {
+    // Asking for a post every 50 ms would soon meet the per-key rate limit.
+    server = await startServer(backend, { POSTWIRE_PUBLISH_POLL_MS: "50", POSTWIRE_RATE_LIMIT_PER_KEY: "100000" })
+    image = await anImage(server)
+    video = await aVideo(server, 12)
+  })
+  afterAll(() => server?.stop())
+
+  it("publishes one video to all four platforms, each target with its own permalink", async () => {
+    const created = await post(
+      "/v1/posts",
+      aPost(server, [video], {
+        caption: "Behind the scenes at the bakery",
+        approval: { mode: "none" },
+        targets: [
+          {
+            account_id: accountOf(server, "shortvideo"),
+            shortvideo: { mode: "direct", consent: { privacy_level: "PUBLIC_TO_EVERYONE", music_usage_confirmed: true } }
+          },
+          { account_id: accountOf(server, "photo") },
+          { account_id: accountOf(server, "pages") },
+          { account_id: accountOf(server, "textpost") }
+        ]
+      })
+    )
+    expect(created.status).toBe(201)
+    expect(created.body.status).toBe("queued")
+
+    const done = await waitForPost(server, created.body.id, settled)
+    expect(done.status).toBe("published")
+    const byPlatform = Object.fromEntries(done.targets.map((t: any) => [t.platform, t]))
+    expect(byPlatform.shortvideo.permalink).toMatch(/^https:\/\/www\.tiktok\.com\/@sandbox-shortvideo\/video\/\d{19}$/)
+    expect(byPlatform.photo.permalink).toMatch(/^https:\/\/www\.instagram\.com\/reel\/[\w-]{11}\/$/)
+    expect(byPlatform.pages.permalink).toMatch(/^https:\/\/www\.facebook\.com\/reel\/\d{19}\/$/)
+    expect(byPlatform.textpost.permalink).toMatch(/^https:\/\/www\.threads\.net\/@sandbox-textpost\/post\/[\w-]{11}$/)
+    for (const target of done.targets) {
+      expect(target).toMatchObject({ status: "published", error: null, attempts: 1 })
+      expect(target.published_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+    }
+    const account = await get(`/v1/accounts/${accountOf(server, "textpost")}`)
+    expect(account.body.quota.used).toBeGreaterThanOrEqual(1)
+  })
+
+  it("publishes a scheduled post once its time has come, not before", async () => {
+    const at = new Date(Date.now() + 1_500).toISOString()
+    const created = await post("/v1/posts", aPost(server, [image], { approval: { mode: "none" }, scheduled_at: at }))
+    expect(created.body.status).toBe("scheduled")
+    const done = await waitForPost(server, created.body.id, settled)
+    expect(done.status).toBe("published")
+    expect(Date.parse(done.targets[0].published_at)).toBeGreaterThanOrEqual(Date.parse(at))
+  })
+
+  it("fails one target alone when its platform stays unavailable, and publishes it after a retry", async () => {
+    const flaky = await aSandboxAccount("textpost", { error: "platform_unavailable", times: 1 })
+    const created = await post(
+      "/v1/posts",
+      aPost(server, [image], {
+        approval: { mode: "none" },
+        targets: [{ account_id: accountOf(server, "photo") }, { account_id: flaky.id }]
+      })
+    )
+    const partial = await waitForPost(server, created.body.id, settled)
+    expect(partial.status).toBe("partially_published")
+    const failed = partial.targets.find((t: any) => t.account_id === flaky.id)
+    expect(failed.status).toBe("failed")
+    expect(failed.permalink).toBeNull()
+    expect(failed.error).toMatchObject({
+      code: "platform_unavailable",
+      target_id: failed.id,
+      retryable: true,
+      platform_code: "simulated_platform_unavailable"
+    })
+    expect(failed.error.message).toMatch(/unavailable/)
+    expect(failed.error.docs).toMatch(/\/docs\/errors#platform_unavailable$/)
+
+    const retried = await post(`/v1/posts/${created.body.id}/retry`)
+    expect(retried.status).toBe(200)
+    expect(retried.body.data.map((t: any) => [t.id, t.status])).toEqual([[failed.id, "queued"]])
+    const done = await waitForPost(server, created.body.id, settled)
+    expect(done.status).toBe("published")
+    const again = done.targets.find((t: any) => t.id === failed.id)
+    expect(again).toMatchObject({ status: "published", error: null, attempts: 2 })
+    expect(again.permalink).toMatch(/^https:\/\/www\.threads\.net\//)
+    // The target that had published was left alone.
+    expect(done.targets.find((t: any) => t.id !== failed.id).attempts).toBe(1)
+  })
+
+  it("marks the account needs_reconnect when its token is refused, and fails the target token_expired", async () => {
+    const revoked = await aSandboxAccount("photo", { error: "token_expired" })
+    const created = await post("/v1/posts", aPost(server, [image], { approval: { mode: "none" }, targets: [{ account_id: revoked.id }] }))
+    const done = await waitForPost(server, created.body.id, settled)
+    expect(done.status).toBe("failed")
+    expect(done.targets[0].error).toMatchObject({ code: "token_expired", retryable: false })
+    const account = await get(`/v1/accounts/${revoked.id}`)
+    expect(account.body.status).toBe("needs_reconnect")
+    const retry = await post(`/v1/posts/${created.body.id}/retry`)
+    expect(retry.status).toBe(409)
+  })
+
+  it("refuses PATCH and cancel once the post has published", async () => {
+    const created = await post("/v1/posts", aPost(server, [image], { approval: { mode: "none" } }))
+    await waitForPost(server, created.body.id, settled)
+    const patch = await call(server.baseUrl, "PATCH", `/v1/posts/${created.body.id}`, { key: server.testKey, body: { caption: "Edited" } })
+    expect(patch.status).toBe(409)
+    const cancel = await post(`/v1/posts/${created.body.id}/cancel`)
+    expect(cancel.status).toBe(409)
+  })
+})

@@ -1,0 +1,5 @@
+import { Layer } from "effect"
+import { MemoryStore, MemoryWebhookStore } from "@postwire/core"
+import { webhookStoreConformance } from "./conformance.ts"
+
+webhookStoreConformance("in memory", () => MemoryWebhookStore.layer.pipe(Layer.provideMerge(MemoryStore.layer)))
