@@ -1,2 +1,0 @@
-import { run } from "/work/main/bench/publishing.ts"
-await run()
