@@ -5,7 +5,8 @@
 const benches: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   "posts-api": () => import("./posts-api.ts"),
   "webhooks-verify": () => import("./webhooks-verify.ts"),
-  "webhooks-deliveries": () => import("./webhooks-deliveries.ts")
+  "webhooks-deliveries": () => import("./webhooks-deliveries.ts"),
+  publishing: () => import("./publishing.ts")
 }
 
 const only = process.env.BENCH_ONLY?.split(",").map((s) => s.trim())
