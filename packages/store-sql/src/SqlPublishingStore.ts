@@ -29,7 +29,6 @@ type Row = Readonly<Record<string, unknown>>
 /** Rolls a write back when the worker no longer holds the target's lease. */
 class LeaseLost extends Data.TaggedError("LeaseLost")<{}> {}
 
-
 /** How many due rows a claim looks at for each target it may take (some accounts may be busy). */
 const scanFactor = 2
 

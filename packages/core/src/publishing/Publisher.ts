@@ -60,9 +60,6 @@ export const defaults = (owner: string): PublisherSettings => ({
   shutdownGraceMs: 10_000
 })
 
-/** What one step of one target came to. */
-export type StepResult = "published" | "failed" | "in_progress" | "lost"
-
 /** The services the publisher needs. */
 export type PublisherServices = Store | PublishingStore | PlatformClient | CredentialsCipher | BlobStore | EngineConfig | Ids
 
@@ -276,7 +273,7 @@ const callPlatform = Effect.fn("publishing.call")(function* (
 })
 
 /** Moves a claimed target to `publishing` (with `post.publishing` for the post's first). */
-const startTarget = Effect.fn("publishing.start")(function* (
+const startTarget = Effect.fn("publishing.startTarget")(function* (
   settings: PublisherSettings,
   claimed: TargetRecord,
   read: PostAggregate,
