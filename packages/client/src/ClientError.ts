@@ -71,8 +71,10 @@ export class PostwireApiError extends Data.TaggedError("PostwireApiError")<{
  * answer did not match the API contract (a proxy's HTML page with a 200, or a server of another
  * version).
  *
- * `kind` tells the two apart. Network failures of a GET, or of a POST (every POST carries an
- * `Idempotency-Key`), were already retried `maxRetries` times before this error is returned.
+ * `kind` tells the two apart. Network failures of a GET, or of a POST of posts or media (they
+ * carry an `Idempotency-Key`), were already retried `maxRetries` times before this error is
+ * returned; those of `webhooks.create`, `webhooks.test` and `approvals.decide` are not (the
+ * server does not deduplicate them).
  *
  * @example
  * ```ts

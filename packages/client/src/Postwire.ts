@@ -12,21 +12,29 @@ import { make, type PostwireClientOptions, type PostwireClientService } from "./
 import type {
   CreateOptions,
   CreatePostInput,
+  CreateWebhookInput,
+  DecideApprovalInput,
   ListAccountsInput,
   ListPostsInput,
   ListProfilesInput,
+  ListWebhooksInput,
   UpdatePostInput,
   UploadMediaInput
 } from "./Requests.ts"
 import type {
   Account,
   CreatePostResult,
+  CreateWebhookResult,
+  DecideApprovalResult,
+  DeleteWebhookResult,
   ListPage,
   Media,
   Post,
   Profile,
   RetryPostResult,
-  ValidatePostResult
+  TestWebhookResult,
+  ValidatePostResult,
+  WebhookEndpoint
 } from "./Resources.ts"
 
 /**
@@ -150,6 +158,84 @@ export interface PostwireProfiles {
   readonly list: (query?: ListProfilesInput) => PagePromise<Profile>
 }
 
+/**
+ * Webhook endpoints, with Promises. Every call needs a key with the `webhooks:write` scope.
+ *
+ * @example
+ * ```ts
+ * import { Postwire } from "@postwire/client"
+ *
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * const endpoint = await postwire.webhooks.create({
+ *   url: "https://hooks.example.com/postwire",
+ *   events: ["post.published", "post.failed"]
+ * })
+ * console.log(endpoint.secret) // whsec_…: store it now, it cannot be read again
+ * const test = await postwire.webhooks.test(endpoint.id)
+ * console.log(test.delivered, test.status_code)
+ * for await (const each of postwire.webhooks.list()) console.log(each.url, each.active)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface PostwireWebhooks {
+  /**
+   * Registers an endpoint (POST /v1/webhooks) and answers with its signing `secret`, shown this
+   * once. A `url` that is not a public https address rejects with 400 `invalid_url`.
+   */
+  readonly create: (body: CreateWebhookInput) => Promise<CreateWebhookResult>
+  /**
+   * The first page of endpoints, newest first, without their secrets (GET /v1/webhooks);
+   * `for await` over it for every endpoint.
+   */
+  readonly list: (query?: ListWebhooksInput) => PagePromise<WebhookEndpoint>
+  /** Removes an endpoint; nothing more is delivered to it (DELETE /v1/webhooks/{id}). */
+  readonly delete: (id: string) => Promise<DeleteWebhookResult>
+  /**
+   * Sends one synthetic event of the endpoint's first subscribed type now, with `"test": true`
+   * in its body, and reports what the endpoint answered (POST /v1/webhooks/{id}/test).
+   */
+  readonly test: (id: string) => Promise<TestWebhookResult>
+}
+
+/**
+ * Decisions on approval links, with Promises.
+ *
+ * @example
+ * ```ts
+ * import { Postwire, PostwireApiError } from "@postwire/client"
+ *
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * const created = await postwire.posts.create({
+ *   profile_id: "prof_01JD0000000000000000000000",
+ *   caption: "Launching today",
+ *   media: ["med_01JD0000000000000000000000"],
+ *   targets: [{ account_id: "acc_01JD0000000000000000000000" }]
+ * })
+ * // The token is the last segment of the approval link: https://…/approve/{token}
+ * const token = new URL(created.approval!.url).pathname.split("/").pop()!
+ * try {
+ *   const { post } = await postwire.approvals.decide(token, { decision: "reject", reason: "Wrong photo" })
+ *   console.log(post.status) // rejected
+ * } catch (error) {
+ *   if (error instanceof PostwireApiError && error.code === "already_decided") console.log("decided already")
+ *   else throw error
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface PostwireApprovals {
+  /**
+   * Approves or rejects a post through its approval link (POST /v1/approvals/{token}/decision).
+   * The token is the credential: the API key is not sent with this call. Rejects with 409
+   * `already_decided` (the link has a decision), 410 `approval_expired`, 409 `consent_required`
+   * (a shortvideo `direct` target approved without `consent`, `targetId` naming it) or 400
+   * `invalid_redirect_url`.
+   */
+  readonly decide: (token: string, body: DecideApprovalInput) => Promise<DecideApprovalResult>
+}
+
 const run = <A>(effect: Effect.Effect<A, PostwireClientError>): Promise<A> => Effect.runPromise(effect)
 
 const firstPage = <Q extends { readonly cursor?: string | undefined }, T>(
@@ -166,9 +252,11 @@ const firstPage = <Q extends { readonly cursor?: string | undefined }, T>(
  * answered with an error) or a `PostwireConnectionError` (no usable answer); both are `Error`
  * subclasses.
  *
- * Requests carry `Authorization: Bearer <apiKey>`; every POST carries an `Idempotency-Key`
- * (yours, or one generated per call); a 429 is retried after its `Retry-After`, and a 5xx or
- * network failure of a GET or POST with exponential backoff, up to `maxRetries` times (default 2).
+ * Requests carry `Authorization: Bearer <apiKey>` (except `approvals.decide`, whose token is the
+ * credential); every POST of posts and media carries an `Idempotency-Key` (yours, or one
+ * generated per call); a 429 is retried after its `Retry-After`, and a 5xx or network failure of
+ * a GET or of a POST with an `Idempotency-Key` with exponential backoff, up to `maxRetries` times
+ * (default 2).
  *
  * @example
  * ```ts
@@ -205,6 +293,10 @@ export class Postwire {
   readonly accounts: PostwireAccounts
   /** Profiles: list. */
   readonly profiles: PostwireProfiles
+  /** Webhook endpoints: create, list, delete, test. */
+  readonly webhooks: PostwireWebhooks
+  /** Approval links: decide. */
+  readonly approvals: PostwireApprovals
 
   /** Makes a client; throws a `TypeError` when `baseUrl` is not an http(s) address. */
   constructor(options: PostwireOptions) {
@@ -232,6 +324,15 @@ export class Postwire {
     }
     this.profiles = {
       list: (query) => firstPage(client.profiles.list, query ?? {})
+    }
+    this.webhooks = {
+      create: (body) => run(client.webhooks.create(body)),
+      list: (query) => firstPage(client.webhooks.list, query ?? {}),
+      delete: (id) => run(client.webhooks.delete(id)),
+      test: (id) => run(client.webhooks.test(id))
+    }
+    this.approvals = {
+      decide: (token, body) => run(client.approvals.decide(token, body))
     }
   }
 }

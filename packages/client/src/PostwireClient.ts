@@ -4,10 +4,17 @@
  *
  * @since 0.1.0
  */
-import { Account as AccountSchemas, Api, type Locale, Post as PostSchemas } from "@postwire/domain"
+import {
+  Account as AccountSchemas,
+  Api,
+  Approval as ApprovalSchemas,
+  type Locale,
+  Post as PostSchemas,
+  Webhook as WebhookSchemas
+} from "@postwire/domain"
 import { Context, Effect, Layer, Option, type Redacted, type Schema, Stream } from "effect"
 import { Base64 } from "effect/encoding"
-import { FetchHttpClient, type HttpClient, type HttpClientResponse } from "effect/http"
+import { FetchHttpClient, HttpClient, type HttpClientResponse } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import type { PostwireClientError } from "./ClientError.ts"
 import { normalizeBaseUrl } from "./internal/baseUrl.ts"
@@ -16,21 +23,29 @@ import { transformClient } from "./internal/transport.ts"
 import type {
   CreateOptions,
   CreatePostInput,
+  CreateWebhookInput,
+  DecideApprovalInput,
   ListAccountsInput,
   ListPostsInput,
   ListProfilesInput,
+  ListWebhooksInput,
   UpdatePostInput,
   UploadMediaInput
 } from "./Requests.ts"
 import type {
   Account,
   CreatePostResult,
+  CreateWebhookResult,
+  DecideApprovalResult,
+  DeleteWebhookResult,
   ListPage,
   Media,
   Post,
   Profile,
   RetryPostResult,
-  ValidatePostResult
+  TestWebhookResult,
+  ValidatePostResult,
+  WebhookEndpoint
 } from "./Resources.ts"
 
 /**
@@ -168,6 +183,78 @@ export interface PostwireClientProfiles {
 }
 
 /**
+ * Webhook endpoints: create (the secret is shown once), list, delete, test. Every call needs
+ * a key with the `webhooks:write` scope.
+ *
+ * @example
+ * ```ts
+ * import { PostwireClient } from "@postwire/client"
+ * import { Effect } from "effect"
+ *
+ * const register = PostwireClient.use((postwire) =>
+ *   Effect.gen(function* () {
+ *     const endpoint = yield* postwire.webhooks.create({
+ *       url: "https://hooks.example.com/postwire",
+ *       events: ["post.published", "post.failed"]
+ *     })
+ *     const test = yield* postwire.webhooks.test(endpoint.id)
+ *     return { id: endpoint.id, secret: endpoint.secret, delivered: test.delivered }
+ *   })
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface PostwireClientWebhooks {
+  /**
+   * Registers an endpoint (POST /v1/webhooks) and answers with its signing `secret`, shown this
+   * once. A `url` that is not a public https address fails with 400 `invalid_url`.
+   */
+  readonly create: (body: CreateWebhookInput) => Effect.Effect<CreateWebhookResult, PostwireClientError>
+  /** One page of endpoints, newest first, without their secrets (GET /v1/webhooks). */
+  readonly list: (query?: ListWebhooksInput) => Effect.Effect<ListPage<WebhookEndpoint>, PostwireClientError>
+  /** Every endpoint, page by page as the stream is pulled. */
+  readonly listAll: (query?: ListWebhooksInput) => Stream.Stream<WebhookEndpoint, PostwireClientError>
+  /** Removes an endpoint; nothing more is delivered to it (DELETE /v1/webhooks/{id}). */
+  readonly delete: (id: string) => Effect.Effect<DeleteWebhookResult, PostwireClientError>
+  /**
+   * Sends one synthetic event of the endpoint's first subscribed type now, with `"test": true`
+   * in its body, and reports what the endpoint answered (POST /v1/webhooks/{id}/test).
+   */
+  readonly test: (id: string) => Effect.Effect<TestWebhookResult, PostwireClientError>
+}
+
+/**
+ * Decisions on approval links.
+ *
+ * @example
+ * ```ts
+ * import { PostwireClient } from "@postwire/client"
+ * import { Effect } from "effect"
+ *
+ * // The token is the last segment of the post's approval.url: https://…/approve/{token}
+ * const approve = (token: string) =>
+ *   PostwireClient.use((postwire) => postwire.approvals.decide(token, { decision: "approve" })).pipe(
+ *     Effect.catchTag("PostwireApiError", (error) =>
+ *       error.code === "already_decided" ? Effect.logInfo("someone decided first") : Effect.fail(error)
+ *     )
+ *   )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface PostwireClientApprovals {
+  /**
+   * Approves or rejects a post through its approval link (POST /v1/approvals/{token}/decision).
+   * The token is the credential: the API key is not sent with this call. Fails with 409
+   * `already_decided` (the link has a decision), 410 `approval_expired`, 409 `consent_required`
+   * (a shortvideo `direct` target approved without `consent`, `targetId` naming it) or 400
+   * `invalid_redirect_url`.
+   */
+  readonly decide: (token: string, body: DecideApprovalInput) => Effect.Effect<DecideApprovalResult, PostwireClientError>
+}
+
+/**
  * What the {@link PostwireClient} service offers: one object per resource.
  *
  * @example
@@ -187,6 +274,8 @@ export interface PostwireClientService {
   readonly media: PostwireClientMedia
   readonly accounts: PostwireClientAccounts
   readonly profiles: PostwireClientProfiles
+  readonly webhooks: PostwireClientWebhooks
+  readonly approvals: PostwireClientApprovals
 }
 
 const defaultMaxRetries = 2
@@ -251,14 +340,27 @@ export const make = Effect.fnUntraced(function* (
 ): Effect.fn.Return<PostwireClientService, never, HttpClient.HttpClient> {
   const baseUrl = yield* Effect.sync(() => normalizeBaseUrl(options.baseUrl))
   const context: ErrorContext = { baseUrl, locale: options.locale ?? "en" }
+  const transport = {
+    userAgent: options.userAgent ?? defaultUserAgent,
+    locale: options.locale,
+    maxRetries: Math.max(0, options.maxRetries ?? defaultMaxRetries)
+  }
+  const httpClient = yield* HttpClient.HttpClient
   const client = yield* HttpApiClient.make(Api, {
     baseUrl,
-    transformClient: transformClient({
-      apiKey: options.apiKey,
-      userAgent: options.userAgent ?? defaultUserAgent,
-      locale: options.locale,
-      maxRetries: Math.max(0, options.maxRetries ?? defaultMaxRetries)
-    })
+    transformClient: transformClient({ ...transport, apiKey: options.apiKey, idempotencyKeys: true })
+  })
+  // The server does not deduplicate the POSTs of these two groups: sent without an Idempotency-Key,
+  // they are not resent after a 5xx or a network failure. A decision's token is its credential.
+  const webhooksClient = yield* HttpApiClient.group(Api, {
+    group: "webhooks",
+    baseUrl,
+    httpClient: transformClient({ ...transport, apiKey: options.apiKey, idempotencyKeys: false })(httpClient)
+  })
+  const approvalsClient = yield* HttpApiClient.group(Api, {
+    group: "approvals",
+    baseUrl,
+    httpClient: transformClient({ ...transport, apiKey: undefined, idempotencyKeys: false })(httpClient)
   })
   const decode = {
     posts: {
@@ -280,6 +382,15 @@ export const make = Effect.fnUntraced(function* (
     },
     profiles: {
       list: HttpApiClient.decodeResponse(Api, { group: "profiles", endpoint: "list" })
+    },
+    webhooks: {
+      create: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "create" }),
+      list: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "list" }),
+      delete: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "delete" }),
+      test: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "test" })
+    },
+    approvals: {
+      decide: HttpApiClient.decodeResponse(Api, { group: "approvals", endpoint: "decide" })
     }
   }
 
@@ -297,10 +408,11 @@ export const make = Effect.fnUntraced(function* (
     )
 
   // An empty id would address the list instead of the item.
-  const checkId = (id: string) =>
-    typeof id === "string" && id !== "" && id !== "." && id !== ".."
-      ? Effect.succeed({ id })
-      : Effect.fail(invalidRequest([{ field: "id", detail: "must be a non-empty id" }], context))
+  const checkPathParam = <K extends "id" | "token">(name: K, value: string) =>
+    typeof value === "string" && value !== "" && value !== "." && value !== ".."
+      ? Effect.succeed({ [name]: value } as Record<K, string>)
+      : Effect.fail(invalidRequest([{ field: name, detail: `must be a non-empty ${name}` }], context))
+  const checkId = (id: string) => checkPathParam("id", id)
 
   const posts: PostwireClientPosts = {
     create: Effect.fn("postwire.posts.create")(function* (body: CreatePostInput, options?: CreateOptions) {
@@ -392,7 +504,48 @@ export const make = Effect.fnUntraced(function* (
     listAll: (query) => paginate(profiles.list, query ?? {})
   }
 
-  return { posts, media, accounts, profiles }
+  const webhooks: PostwireClientWebhooks = {
+    create: Effect.fn("postwire.webhooks.create")(function* (body: CreateWebhookInput) {
+      return yield* call(
+        webhooksClient.create({
+          payload: asContract(WebhookSchemas.CreateWebhookRequest, body),
+          responseMode: "response-only"
+        }),
+        decode.webhooks.create
+      )
+    }),
+    list: Effect.fn("postwire.webhooks.list")(function* (query?: ListWebhooksInput) {
+      return yield* call(
+        webhooksClient.list({ query: asContract(WebhookSchemas.ListWebhooksQuery, query ?? {}), responseMode: "response-only" }),
+        decode.webhooks.list
+      )
+    }),
+    listAll: (query) => paginate(webhooks.list, query ?? {}),
+    delete: Effect.fn("postwire.webhooks.delete")(function* (id: string) {
+      const params = yield* checkId(id)
+      return yield* call(webhooksClient.delete({ params, responseMode: "response-only" }), decode.webhooks.delete)
+    }),
+    test: Effect.fn("postwire.webhooks.test")(function* (id: string) {
+      const params = yield* checkId(id)
+      return yield* call(webhooksClient.test({ params, responseMode: "response-only" }), decode.webhooks.test)
+    })
+  }
+
+  const approvals: PostwireClientApprovals = {
+    decide: Effect.fn("postwire.approvals.decide")(function* (token: string, body: DecideApprovalInput) {
+      const params = yield* checkPathParam("token", token)
+      return yield* call(
+        approvalsClient.decide({
+          params,
+          payload: asContract(ApprovalSchemas.DecisionRequest, body),
+          responseMode: "response-only"
+        }),
+        decode.approvals.decide
+      )
+    })
+  }
+
+  return { posts, media, accounts, profiles, webhooks, approvals }
 })
 
 /**

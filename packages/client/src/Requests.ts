@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import type { Account, Media, Post } from "@postwire/domain"
+import type { Account, Approval, Media, Post, Webhook } from "@postwire/domain"
 import type { Brand } from "effect"
 
 /**
@@ -123,6 +123,58 @@ export type ListProfilesInput = Unbranded<typeof Account.ListProfilesQuery.Type>
 export type UploadMediaInput = Omit<typeof Media.UploadMediaRequest.Encoded, "data"> & {
   readonly data: Uint8Array | string
 }
+
+/**
+ * Body of `webhooks.create`: where to deliver (a public https address) and which event types
+ * (at least one).
+ *
+ * @example
+ * ```ts
+ * import type { CreateWebhookInput } from "@postwire/client"
+ *
+ * const endpoint: CreateWebhookInput = {
+ *   url: "https://hooks.example.com/postwire",
+ *   events: ["post.published", "post.failed"]
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type CreateWebhookInput = typeof Webhook.CreateWebhookRequest.Encoded
+
+/**
+ * Paging of `webhooks.list`: `limit` (1 to 100) and `cursor`.
+ *
+ * @example
+ * ```ts
+ * import type { ListWebhooksInput } from "@postwire/client"
+ *
+ * const query: ListWebhooksInput = { limit: 100 }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type ListWebhooksInput = Unbranded<typeof Webhook.ListWebhooksQuery.Type>
+
+/**
+ * Body of `approvals.decide`: `approve` or `reject`, an optional `reason`, the `consent` of each
+ * shortvideo `direct` target that has none yet (keyed by target id; needed to approve), and an
+ * optional `redirect_url` on one of the workspace's allowed domains.
+ *
+ * @example
+ * ```ts
+ * import type { DecideApprovalInput } from "@postwire/client"
+ *
+ * const approve: DecideApprovalInput = {
+ *   decision: "approve",
+ *   consent: { tgt_01JD0000000000000000000000: { privacy_level: "PUBLIC_TO_EVERYONE", music_usage_confirmed: true } }
+ * }
+ * const reject: DecideApprovalInput = { decision: "reject", reason: "Wrong product photo" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type DecideApprovalInput = typeof Approval.DecisionRequest.Encoded
 
 /**
  * Options of a call that creates something (`posts.create`, `media.upload`).

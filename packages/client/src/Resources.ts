@@ -3,7 +3,14 @@
  *
  * @since 0.1.0
  */
-import type { Account as AccountSchemas, Cursor, Media as MediaSchemas, Post as PostSchemas } from "@postwire/domain"
+import type {
+  Account as AccountSchemas,
+  Approval as ApprovalSchemas,
+  Cursor,
+  Media as MediaSchemas,
+  Post as PostSchemas,
+  Webhook as WebhookSchemas
+} from "@postwire/domain"
 
 /**
  * A post with its targets and approval (GET, PATCH and cancel answer with it).
@@ -116,6 +123,81 @@ export type Account = AccountSchemas.Account
  * @since 0.1.0
  */
 export type Profile = AccountSchemas.Profile
+
+/**
+ * A webhook endpoint as `webhooks.list` returns it: never with its secret.
+ *
+ * @example
+ * ```ts
+ * import type { WebhookEndpoint } from "@postwire/client"
+ *
+ * const wasDisabled = (endpoint: WebhookEndpoint) => !endpoint.active && endpoint.disabled_reason !== null
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type WebhookEndpoint = WebhookSchemas.WebhookEndpoint
+
+/**
+ * The answer of `webhooks.create`: the endpoint and its `secret` (`whsec_…`), which is shown
+ * this once. Keep it to verify the `SERVICE-Signature` of deliveries.
+ *
+ * @example
+ * ```ts
+ * import type { CreateWebhookResult } from "@postwire/client"
+ *
+ * const signingSecret = (created: CreateWebhookResult) => created.secret
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type CreateWebhookResult = WebhookSchemas.CreatedWebhookEndpoint
+
+/**
+ * The answer of `webhooks.delete`: `{ id, deleted: true }`.
+ *
+ * @example
+ * ```ts
+ * import type { DeleteWebhookResult } from "@postwire/client"
+ *
+ * const removedId = (result: DeleteWebhookResult) => result.id
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type DeleteWebhookResult = WebhookSchemas.DeletedWebhookEndpoint
+
+/**
+ * The answer of `webhooks.test`: the synthetic event sent and what the endpoint answered.
+ * `status_code` is `null` when no HTTP answer came back; `error` is present when `delivered` is
+ * `false`.
+ *
+ * @example
+ * ```ts
+ * import type { TestWebhookResult } from "@postwire/client"
+ *
+ * const report = (result: TestWebhookResult) =>
+ *   result.delivered ? `${result.type} delivered in ${result.duration_ms} ms` : result.error?.message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type TestWebhookResult = WebhookSchemas.WebhookTestResult
+
+/**
+ * The answer of `approvals.decide`: the decision taken, the post after it (`approval.status`
+ * `approved` or `rejected`), and the checked `redirect_url` (`null` when none was sent).
+ *
+ * @example
+ * ```ts
+ * import type { DecideApprovalResult } from "@postwire/client"
+ *
+ * const nextPage = (result: DecideApprovalResult) => result.redirect_url ?? "/thanks"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type DecideApprovalResult = ApprovalSchemas.DecisionResponse
 
 /**
  * One page of a list: its items and the cursor to the next page (`next` is `null` when

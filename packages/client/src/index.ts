@@ -11,11 +11,13 @@ export * from "./Postwire.ts"
 export { PostwireClient } from "./PostwireClient.ts"
 export type {
   PostwireClientAccounts,
+  PostwireClientApprovals,
   PostwireClientMedia,
   PostwireClientOptions,
   PostwireClientPosts,
   PostwireClientProfiles,
-  PostwireClientService
+  PostwireClientService,
+  PostwireClientWebhooks
 } from "./PostwireClient.ts"
 export * from "./Requests.ts"
 export * from "./Resources.ts"

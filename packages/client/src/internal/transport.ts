@@ -1,6 +1,6 @@
 /**
  * What the client adds to every request: the API key, the client's name, the language of error
- * messages, an `Idempotency-Key` on each POST, and retries.
+ * messages, an `Idempotency-Key` on each POST the server deduplicates, and retries.
  *
  * @internal
  */
@@ -11,10 +11,16 @@ import { withRetries } from "./retries.ts"
 
 /** The settings the transport needs. */
 export interface TransportOptions {
-  readonly apiKey: string | Redacted.Redacted<string>
+  /** `undefined` for the public approvals endpoint, whose token in the path is the credential. */
+  readonly apiKey: string | Redacted.Redacted<string> | undefined
   readonly userAgent: string
   readonly locale: Locale | undefined
   readonly maxRetries: number
+  /**
+   * Whether each POST gets an `Idempotency-Key`. Only where the server deduplicates on it: a POST
+   * without one is not sent again after a 5xx or a network failure, so it cannot act twice.
+   */
+  readonly idempotencyKeys: boolean
 }
 
 // Generated once per call, before the retries, so every attempt of the call carries the same key.
@@ -28,16 +34,13 @@ export const transformClient =
   (options: TransportOptions) =>
   (client: HttpClient.HttpClient): HttpClient.HttpClient => {
     const identify = (request: HttpClientRequest.HttpClientRequest) => {
-      const authorized = HttpClientRequest.acceptJson(
-        HttpClientRequest.setHeader(HttpClientRequest.bearerToken(request, options.apiKey), "user-agent", options.userAgent)
-      )
+      const named = HttpClientRequest.acceptJson(HttpClientRequest.setHeader(request, "user-agent", options.userAgent))
+      const authorized = options.apiKey === undefined ? named : HttpClientRequest.bearerToken(named, options.apiKey)
       return options.locale === undefined
         ? authorized
         : HttpClientRequest.setHeader(authorized, "accept-language", options.locale)
     }
-    return client.pipe(
-      HttpClient.mapRequest(identify),
-      HttpClient.mapRequestEffect(addIdempotencyKey),
-      withRetries(options.maxRetries)
-    )
+    const identified = HttpClient.mapRequest(client, identify)
+    const keyed = options.idempotencyKeys ? HttpClient.mapRequestEffect(identified, addIdempotencyKey) : identified
+    return withRetries(options.maxRetries)(keyed)
   }
