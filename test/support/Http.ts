@@ -45,7 +45,7 @@ export const errorOf = (reply: Reply): {
   target_id?: string
   retryable: boolean
   docs: string
-  issues?: Array<{ code: string; field?: string }>
+  issues?: Array<{ code: string; field?: string; message: string; message_id: string }>
 } => {
   const body = reply.body as { error?: unknown }
   if (typeof body !== "object" || body === null || Object.keys(body).length !== 1 || typeof body.error !== "object") {

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
 import { TestClock } from "effect/testing"
+import { ErrorDetail } from "@postwire/domain"
 import {
   BlobStore,
   type CredentialsUpdate,
@@ -315,7 +316,7 @@ describe("Publisher", () => {
     const { fake, service } = makeFakePlatform()
     return Effect.gen(function* () {
       const { accounts, caller, post } = yield* aWorkspace({ accounts: 2 })
-      fake.failures.set(accounts[1]!, [failure("media_invalid", "352/2207026", { details: { platform: "textpost", detail: "unsupported video" } })])
+      fake.failures.set(accounts[1]!, [failure("media_invalid", "352/2207026", { details: { platform: "textpost", detail: ErrorDetail.reason("unsupported_video_format") } })])
       const created = yield* post({ accounts })
       yield* Publisher.start(worker("w1"))
       yield* TestClock.adjust("1 second")
@@ -335,8 +336,8 @@ describe("Publisher", () => {
         docs: "https://postwire.test/docs/errors#media_invalid",
         platform_code: "352/2207026"
       })
-      assert.include(bad!.error!.message, "unsupported video")
-      assert.notStrictEqual(bad!.error!.message_id, bad!.error!.message)
+      assert.strictEqual(bad!.error!.message, "The media does not fit textpost: unsupported video format")
+      assert.strictEqual(bad!.error!.message_id, "Media tidak sesuai untuk textpost: format video tidak didukung")
 
       const events = yield* Store.use((store) => store.listEvents(caller.workspaceId))
       assert.deepStrictEqual(

@@ -165,7 +165,7 @@ describe("Webhooks.testEndpoint", () => {
       assert.deepStrictEqual([result.delivered, result.status_code, result.duration_ms], [false, null, 10_000])
       assert.strictEqual(result.error?.code, "webhook_delivery_failed")
       assert.strictEqual(result.error?.message, result.error?.message_id)
-      assert.include(result.error?.message ?? "", "10 seconds")
+      assert.strictEqual(result.error?.message, "Endpoint webhook tidak menerima pengiriman: tidak ada balasan dalam 10 detik")
     }).pipe(Effect.provide(Engine(true))))
 
   it.effect("checks the address again when it sends, and sends nothing to a name that now resolves privately", () =>

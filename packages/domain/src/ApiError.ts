@@ -8,6 +8,7 @@
  */
 import { Data, Schema } from "effect"
 import { ErrorCatalog, type ErrorCode, type Locale, renderMessage } from "./ErrorCatalog.ts"
+import type { LocalizedText, PlaceholderValue } from "./LocalizedText.ts"
 
 const errorFields = {
   code: Schema.String,
@@ -101,19 +102,30 @@ export type HttpError = InstanceType<(typeof httpErrors)[number]>
 
 
 /**
+ * What a failure's message is filled with. Free text (`detail`, `resource`) is a
+ * {@link LocalizedText} from `ErrorDetail`, so that both messages are wholly in their language;
+ * identifiers and numbers (`field`, `platform`, `limit`, …) are plain values.
+ */
+export type ErrorDetails = {
+  readonly detail?: LocalizedText | undefined
+  readonly resource?: LocalizedText | undefined
+  readonly [name: string]: PlaceholderValue | undefined
+}
+
+/**
  * A domain failure: a catalog code plus the data its message needs.
  *
  * @example
  * ```ts
- * import { PostwireError } from "@postwire/domain"
- * new PostwireError({ code: "not_found", details: { resource: "post" } })
+ * import { ErrorDetail, PostwireError } from "@postwire/domain"
+ * new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("post") } })
  * ```
  */
 export class PostwireError extends Data.TaggedError("PostwireError")<{
   readonly code: ErrorCode
   readonly field?: string | undefined
   readonly targetId?: string | undefined
-  readonly details?: Readonly<Record<string, string | number | undefined>> | undefined
+  readonly details?: ErrorDetails | undefined
   readonly platformCode?: string | undefined
   /** Overrides the catalog's status where one code has two (consent_required: 422 or 409). */
   readonly status?: number | undefined

@@ -3,10 +3,12 @@
  *
  * Each entry carries its HTTP status, whether retrying the same request can succeed, and the
  * English and Indonesian texts. Texts may hold `{placeholders}` filled from the error's details.
- * No other module holds error text.
+ * The words that complete a sentence (a `{detail}` reason, a `{resource}` name) are in
+ * `ErrorDetail`, in both languages too; no other module holds error text.
  *
  * @since 0.1.0
  */
+import { fillPlaceholders, type PlaceholderValue } from "./LocalizedText.ts"
 
 /** One catalog entry. */
 export interface CatalogEntry {
@@ -90,7 +92,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "generic",
     en: "The {resource} cannot be changed in its current state: {detail}",
-    id: "{resource} tidak dapat diubah dalam status saat ini: {detail}",
+    id: "Tidak dapat mengubah {resource} dalam status saat ini: {detail}",
     when: "The action is not valid for the resource's current state, e.g. editing a post that started publishing."
   }),
   rate_limited: entry({
@@ -325,17 +327,17 @@ export const localeFromAcceptLanguage = (header: string | null | undefined): Loc
   return first && (first.tag === "id" || first.tag.startsWith("id-")) ? "id" : "en"
 }
 
-/** Fills `{name}` placeholders; unknown placeholders are left out cleanly. */
+/**
+ * Renders a code's message in `locale`, filling its `{name}` placeholders from `details`: a
+ * `LocalizedText` in that language, identifiers and numbers as they are. A placeholder
+ * without a value is left out cleanly.
+ */
 export const renderMessage = (
   code: ErrorCode,
   locale: Locale,
-  details: Readonly<Record<string, string | number | undefined>> = {}
+  details: Readonly<Record<string, PlaceholderValue | undefined>> = {}
 ): string =>
-  ErrorCatalog[code][locale]
-    .replace(/\{(\w+)\}/g, (_, name: string) => {
-      const value = details[name]
-      return value === undefined ? "" : String(value)
-    })
+  fillPlaceholders(ErrorCatalog[code][locale], locale, details)
     .replace(/\s+([.:,])/g, "$1")
     .replace(/:\s*$/, ".")
     .trim()

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import * as ErrorDetail from "./ErrorDetail.ts"
 
 /** The prefix of every kind of identifier, exactly as the API documents them. */
 export const prefixes = {
@@ -28,9 +29,10 @@ export type IdKind = keyof typeof prefixes
 const idString = (kind: IdKind) => {
   const prefix = prefixes[kind]
   return Schema.String.check(
-    Schema.isPattern(new RegExp(`^${prefix}[A-Za-z0-9]{1,60}$`), {
-      message: `must be an id starting with "${prefix}"`
-    })
+    Schema.isPattern(
+      new RegExp(`^${prefix}[A-Za-z0-9]{1,60}$`),
+      ErrorDetail.annotation(ErrorDetail.reason("id_prefix", { prefix }))
+    )
   )
 }
 

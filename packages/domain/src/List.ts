@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import * as ErrorDetail from "./ErrorDetail.ts"
 
 /** `cursor` of a list page: `next` is `null` when `has_more` is false. */
 export const Cursor = Schema.Struct({
@@ -20,7 +21,10 @@ export const ListEnvelope = <S extends Schema.Top>(item: S) =>
 
 /** `limit` in a list query: 1 to 100, default 25. */
 export const PageLimit = Schema.NumberFromString.check(
-  Schema.makeFilter((n: number) => (Number.isInteger(n) && n >= 1 && n <= 100) || "must be an integer from 1 to 100")
+  Schema.makeFilter(
+    (n: number) => Number.isInteger(n) && n >= 1 && n <= 100,
+    ErrorDetail.annotation(ErrorDetail.reason("integer_between", { min: 1, max: 100 }))
+  )
 )
 
 /** Default page size. */

@@ -6,6 +6,7 @@
  */
 import { Schema } from "effect"
 import { ErrorItem, ErrorObject } from "./ApiError.ts"
+import * as ErrorDetail from "./ErrorDetail.ts"
 import { AccountId, MediaId, ProfileId } from "./Ids.ts"
 import { ListEnvelope, PageLimit } from "./List.ts"
 import { Platform, PrivacyLevel } from "./Platform.ts"
@@ -44,7 +45,7 @@ export type PhotoOptions = typeof PhotoOptions.Type
  */
 export const Consent = Schema.Struct({
   privacy_level: PrivacyLevel,
-  music_usage_confirmed: Schema.Literal(true).annotate({ message: "must be true" }),
+  music_usage_confirmed: Schema.Literal(true).annotate(ErrorDetail.annotation(ErrorDetail.reason("must_be_true"))),
   branded_content: Schema.optionalKey(Schema.Boolean),
   brand_organic: Schema.optionalKey(Schema.Boolean),
   disable_comment: Schema.optionalKey(Schema.Boolean),
@@ -69,7 +70,10 @@ export const TargetInput = Schema.Struct({
 export type TargetInput = typeof TargetInput.Type
 
 const Email = Schema.String.check(
-  Schema.makeFilter((s: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s) || "must be an e-mail address")
+  Schema.makeFilter(
+    (s: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s),
+    ErrorDetail.annotation(ErrorDetail.reason("email"))
+  )
 )
 
 /** How a post is approved: through a public link (default) or not at all. */

@@ -62,7 +62,10 @@ describe("GraphError", () => {
 
   it("fills the message details of a media failure", () => {
     const failure = GraphError.toFailure("photo", 400, envelope(9004, 2207052))
-    assert.deepStrictEqual(failure.details, { platform: "photo", detail: "the platform could not fetch the media" })
+    assert.deepStrictEqual(failure.details, {
+      platform: "photo",
+      detail: { en: "the platform could not fetch the media", id: "platform tidak dapat mengambil media ini" }
+    })
   })
 
   it("recognizes Meta's not-ready answer to a publish", () => {

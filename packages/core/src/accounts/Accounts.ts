@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Effect, Option } from "effect"
-import { type Account, defaultPageSize, formatInstant, PostwireError } from "@postwire/domain"
+import { type Account, defaultPageSize, ErrorDetail, formatInstant, PostwireError } from "@postwire/domain"
 import type { Caller } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
@@ -50,7 +50,7 @@ export const getAccount = Effect.fn("accounts.get")(function* (caller: Caller, i
   const store = yield* Store
   const found = yield* store.getAccount(caller.workspaceId, id)
   if (Option.isNone(found)) {
-    return yield* Effect.fail(new PostwireError({ code: "not_found", details: { resource: "account" } }))
+    return yield* Effect.fail(new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("account") } }))
   }
   return accountView(found.value, yield* accountQuota(found.value))
 })

@@ -11,6 +11,7 @@
 import { Cause, Effect, Option } from "effect"
 import {
   type Approval as ApprovalWire,
+  ErrorDetail,
   formatInstant,
   type Locale,
   type Post,
@@ -41,7 +42,7 @@ import { type MailMessage, Mailer } from "./Mailer.ts"
 
 const now = Effect.clockWith((c) => c.currentTimeMillis)
 
-const unknownLink = () => new PostwireError({ code: "not_found", details: { resource: "approval" } })
+const unknownLink = () => new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("approval") } })
 
 // ---------------------------------------------------------------------------------------------
 // Reading a link
@@ -230,7 +231,7 @@ const page = (p: ApprovalPage): ApprovalPage => p
 export const loadApprovalMedia = Effect.fn("approvals.media")(function* (token: string, mediaId: string) {
   const store = yield* Store
   const blobs = yield* BlobStore
-  const missing = new PostwireError({ code: "not_found", details: { resource: "media" } })
+  const missing = new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("media") } })
   const found = yield* resolveToken(token)
   if (Option.isNone(found)) return yield* Effect.fail(missing)
   const { approval, aggregate } = found.value
@@ -316,7 +317,7 @@ const decideTargets = Effect.fn("approvals.decideTargets")(function* (
         new PostwireError({
           code: "invalid_request",
           field: `consent.${id}`,
-          details: { detail: "no target of this post waits for consent under this id" }
+          details: { detail: ErrorDetail.reason("consent_not_awaited") }
         })
       )
     }
@@ -418,7 +419,10 @@ export const decideApproval = Effect.fn("approvals.decide")(function* (
       return yield* Effect.fail(
         new PostwireError({
           code: "invalid_state",
-          details: { resource: "post", detail: `the post is ${aggregate.post.status} and no longer waits for approval` }
+          details: {
+            resource: ErrorDetail.resource("post"),
+            detail: ErrorDetail.reason("no_longer_awaiting_approval", { status: aggregate.post.status })
+          }
         })
       )
     }

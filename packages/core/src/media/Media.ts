@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto"
 import { Effect, Option } from "effect"
-import { formatInstant, Media as MediaWire, PostwireError } from "@postwire/domain"
+import { ErrorDetail, formatInstant, Media as MediaWire, PostwireError } from "@postwire/domain"
 import type { Caller } from "../Caller.ts"
 import { Ids } from "../ids/Ids.ts"
 import type { MediaRecord } from "../store/Records.ts"
@@ -50,7 +50,7 @@ export const uploadMedia = Effect.fn("media.upload")(function* (caller: Caller, 
   const bytes = decodeInlineData(request.data)
   if (bytes === undefined) {
     return yield* Effect.fail(
-      new PostwireError({ code: "invalid_request", field: "data", details: { detail: "must be base64-encoded bytes" } })
+      new PostwireError({ code: "invalid_request", field: "data", details: { detail: ErrorDetail.reason("base64") } })
     )
   }
   if (bytes.length > MediaWire.maxInlineUploadBytes) {
@@ -89,7 +89,7 @@ export const getMedia = Effect.fn("media.get")(function* (caller: Caller, id: st
   const store = yield* Store
   const found = yield* store.getMedia(caller.workspaceId, id)
   if (Option.isNone(found)) {
-    return yield* Effect.fail(new PostwireError({ code: "not_found", details: { resource: "media" } }))
+    return yield* Effect.fail(new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("media") } }))
   }
   return mediaView(found.value)
 })

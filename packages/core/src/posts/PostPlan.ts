@@ -5,7 +5,15 @@
  * @since 0.1.0
  */
 import { Effect, Option } from "effect"
-import { defaultMaxVideoDurationSec, type Post, PostwireError, parseInstant } from "@postwire/domain"
+import {
+  defaultMaxVideoDurationSec,
+  ErrorDetail,
+  type ErrorDetails,
+  type LocalizedText,
+  type Post,
+  PostwireError,
+  parseInstant
+} from "@postwire/domain"
 import type { Caller } from "../Caller.ts"
 import { EngineConfig, type EngineSettings } from "../EngineConfig.ts"
 import type { AccountRecord, MediaRecord } from "../store/Records.ts"
@@ -38,7 +46,7 @@ export interface PlanResult {
 const problem = (
   code: PostwireError["code"],
   field: string | undefined,
-  details?: Readonly<Record<string, string | number>>
+  details?: ErrorDetails
 ): PostwireError => new PostwireError({ code, field, details })
 
 /** The photo type of a target: given, or `reel` for one video, else `feed`. */
@@ -50,23 +58,27 @@ const mediaProblem = (
   account: AccountRecord,
   options: Post.TargetOptions,
   media: ReadonlyArray<MediaRecord>
-): string | undefined => {
+): LocalizedText | undefined => {
   const videos = media.filter((m) => m.kind === "video").length
   switch (account.platform) {
     case "shortvideo":
-      return media.length === 1 && videos === 1 ? undefined : "a shortvideo post needs exactly one video"
+      return media.length === 1 && videos === 1 ? undefined : ErrorDetail.reason("shortvideo_one_video")
     case "photo": {
       const type = options.photo?.type ?? "feed"
-      if (type === "reel") return media.length === 1 && videos === 1 ? undefined : "a reel needs exactly one video"
-      if (type === "story") return media.length === 1 ? undefined : "a story needs exactly one image or video"
+      if (type === "reel") return media.length === 1 && videos === 1 ? undefined : ErrorDetail.reason("reel_one_video")
+      if (type === "story") return media.length === 1 ? undefined : ErrorDetail.reason("story_one_item")
       return undefined
     }
     case "pages":
-      return videos > 0 && media.length > 1 ? "a page post takes one video, or up to ten images" : undefined
+      return videos > 0 && media.length > 1 ? ErrorDetail.reason("page_video_or_images") : undefined
     case "textpost":
       return undefined
   }
 }
+
+/** Why a target's options do not fit its account: they are for another platform. */
+const platformMismatch = (account: AccountRecord): LocalizedText =>
+  ErrorDetail.reason("account_of_platform", { platform: account.platform })
 
 const maxDuration = (account: AccountRecord): number =>
   account.simulate?.max_video_duration_sec ?? defaultMaxVideoDurationSec
@@ -79,7 +91,7 @@ export const planPost = Effect.fn("posts.plan")(function* (caller: Caller, reque
   const problems: Array<PostwireError> = []
 
   const profile = yield* store.getProfile(caller.workspaceId, request.profile_id)
-  if (Option.isNone(profile)) problems.push(problem("not_found", "profile_id", { resource: "profile" }))
+  if (Option.isNone(profile)) problems.push(problem("not_found", "profile_id", { resource: ErrorDetail.resource("profile") }))
 
   const accounts = yield* store.getAccounts(
     caller.workspaceId,
@@ -96,7 +108,7 @@ export const planPost = Effect.fn("posts.plan")(function* (caller: Caller, reque
   })
   const seen = new Set<string>()
   request.media.forEach((id, i) => {
-    if (seen.has(id)) problems.push(problem("invalid_request", `media[${i}]`, { detail: "the same media appears twice" }))
+    if (seen.has(id)) problems.push(problem("invalid_request", `media[${i}]`, { detail: ErrorDetail.reason("media_listed_twice") }))
     seen.add(id)
   })
 
@@ -111,7 +123,7 @@ export const planPost = Effect.fn("posts.plan")(function* (caller: Caller, reque
   for (const [index, input] of request.targets.entries()) {
     const at = `targets[${index}]`
     if (seenAccounts.has(input.account_id)) {
-      problems.push(problem("invalid_request", `${at}.account_id`, { detail: "the same account appears twice" }))
+      problems.push(problem("invalid_request", `${at}.account_id`, { detail: ErrorDetail.reason("account_listed_twice") }))
       continue
     }
     seenAccounts.add(input.account_id)
@@ -127,19 +139,17 @@ export const planPost = Effect.fn("posts.plan")(function* (caller: Caller, reque
     if (Option.isSome(profile) && account.profileId !== profile.value.id) {
       problems.push(
         problem("invalid_request", `${at}.account_id`, {
-          detail: `the account belongs to profile ${account.profileId}, not to the post's profile`
+          detail: ErrorDetail.reason("account_of_other_profile", { profile_id: account.profileId })
         })
       )
       continue
     }
     if (input.photo !== undefined && account.platform !== "photo") {
-      problems.push(problem("invalid_request", `${at}.photo`, { detail: `the account is a ${account.platform} account` }))
+      problems.push(problem("invalid_request", `${at}.photo`, { detail: platformMismatch(account) }))
       continue
     }
     if (input.shortvideo !== undefined && account.platform !== "shortvideo") {
-      problems.push(
-        problem("invalid_request", `${at}.shortvideo`, { detail: `the account is a ${account.platform} account` })
-      )
+      problems.push(problem("invalid_request", `${at}.shortvideo`, { detail: platformMismatch(account) }))
       continue
     }
     const options: Post.TargetOptions =

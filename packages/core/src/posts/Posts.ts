@@ -9,7 +9,9 @@
 import { Effect, Option } from "effect"
 import {
   defaultPageSize,
+  ErrorDetail,
   type Locale,
+  type LocalizedText,
   type Post,
   PostwireError,
   parseInstant,
@@ -30,10 +32,11 @@ import { derivePostStatus, isFinished, readyStatus } from "./TargetStatus.ts"
 
 const now = Effect.clockWith((c) => c.currentTimeMillis)
 
-const notFound = (resource: string) => new PostwireError({ code: "not_found", details: { resource } })
+const notFound = (resource: ErrorDetail.Resource) =>
+  new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource(resource) } })
 
-const invalidState = (detail: string) =>
-  new PostwireError({ code: "invalid_state", details: { resource: "post", detail } })
+const invalidState = (detail: LocalizedText) =>
+  new PostwireError({ code: "invalid_state", details: { resource: ErrorDetail.resource("post"), detail } })
 
 /** Whether a post's events are live: any of its accounts is a live (non-sandbox) account. */
 const livemodeOf = Effect.fn("posts.livemode")(function* (aggregate: PostAggregate) {
@@ -184,7 +187,7 @@ export const listPosts = Effect.fn("posts.list")(function* (caller: Caller, quer
   if (from !== undefined && to !== undefined) {
     if (to <= from) {
       return yield* Effect.fail(
-        new PostwireError({ code: "invalid_range", field: "to", details: { detail: "`to` must be after `from`" } })
+        new PostwireError({ code: "invalid_range", field: "to", details: { detail: ErrorDetail.reason("range_order") } })
       )
     }
     if (to - from > settings.maxRangeMs) {
@@ -192,7 +195,7 @@ export const listPosts = Effect.fn("posts.list")(function* (caller: Caller, quer
         new PostwireError({
           code: "invalid_range",
           field: "to",
-          details: { detail: `the range may span at most ${Math.round(settings.maxRangeMs / 86_400_000)} days` }
+          details: { detail: ErrorDetail.reason("range_too_long", { days: Math.round(settings.maxRangeMs / 86_400_000) }) }
         })
       )
     }
@@ -277,9 +280,9 @@ export const updatePost = Effect.fn("posts.update")(function* (
       renewedApproval = undefined
       const statuses = current.targets.map((t) => t.status)
       if (statuses.some((s) => s === "publishing" || s === "published" || s === "failed")) {
-        return yield* Effect.fail(invalidState("publishing has started"))
+        return yield* Effect.fail(invalidState(ErrorDetail.reason("publishing_started")))
       }
-      if (statuses.every(isFinished)) return yield* Effect.fail(invalidState(`the post is ${current.post.status}`))
+      if (statuses.every(isFinished)) return yield* Effect.fail(invalidState(ErrorDetail.reason("post_is", { status: current.post.status })))
 
       const caption = request.caption ?? current.post.caption
       if (request.caption !== undefined) {
@@ -345,10 +348,10 @@ export const cancelPost = Effect.fn("posts.cancel")(function* (caller: Caller, i
   const saved = yield* changePost(caller, id, (current, at) =>
     Effect.gen(function* () {
       if (current.targets.some((t) => t.status === "publishing")) {
-        return yield* Effect.fail(invalidState("a target is publishing"))
+        return yield* Effect.fail(invalidState(ErrorDetail.reason("target_publishing")))
       }
       if (current.targets.every((t) => isFinished(t.status) && t.status !== "failed")) {
-        return yield* Effect.fail(invalidState(`the post is already ${current.post.status}`))
+        return yield* Effect.fail(invalidState(ErrorDetail.reason("post_already", { status: current.post.status })))
       }
       const targets = current.targets.map(
         (t): TargetRecord =>
@@ -373,7 +376,7 @@ export const retryPost = Effect.fn("posts.retry")(function* (caller: Caller, id:
         retried.push(t.id)
         return { ...t, status: "queued", error: null, dueAt: at, leaseOwner: null, leaseUntil: null, updatedAt: at }
       })
-      if (retried.length === 0) return yield* Effect.fail(invalidState("no target failed with a retryable error"))
+      if (retried.length === 0) return yield* Effect.fail(invalidState(ErrorDetail.reason("nothing_to_retry")))
       return { next: settle({ ...current, targets }, at), events: [] }
     })
   )

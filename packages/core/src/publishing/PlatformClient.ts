@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import { Context, Data, type Effect } from "effect"
-import type { ErrorCode } from "@postwire/domain"
+import type { ErrorCode, ErrorDetails } from "@postwire/domain"
 import type { AccountRecord, MediaRecord, PostRecord, TargetRecord } from "../store/Records.ts"
 
 /** A media item as a platform adapter needs it. */
@@ -64,8 +64,8 @@ export class PlatformFailure extends Data.TaggedError("PlatformFailure")<{
   /** The platform's own code, e.g. `spam_risk_too_many_posts` or `190/463`. */
   readonly platformCode: string
   readonly retryable: boolean
-  /** Details for the message (e.g. `limit`, `duration`). */
-  readonly details?: Readonly<Record<string, string | number>> | undefined
+  /** Details for the message (e.g. `limit`, `duration`, a `detail` from `ErrorDetail`). */
+  readonly details?: ErrorDetails | undefined
   /** The account must be reconnected: its token could not be refreshed. */
   readonly needsReconnect?: boolean | undefined
   /** Resume state to persist even though this step failed (e.g. a container was created). */

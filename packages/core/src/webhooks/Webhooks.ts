@@ -8,8 +8,10 @@
 import { Context, Effect, Layer, Option } from "effect"
 import {
   defaultPageSize,
+  ErrorDetail,
   formatInstant,
   type Locale,
+  type LocalizedText,
   PostwireError,
   renderError,
   type Webhook
@@ -50,7 +52,7 @@ export const maxUrlLength = 2048
 
 const now = Effect.clockWith((clock) => clock.currentTimeMillis)
 
-const notFound = () => new PostwireError({ code: "not_found", details: { resource: "webhook endpoint" } })
+const notFound = () => new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("webhook_endpoint") } })
 
 /** The endpoint as the API shows it, without its secret. */
 export const endpointView = (endpoint: WebhookEndpointRecord): Webhook.WebhookEndpoint => ({
@@ -63,38 +65,41 @@ export const endpointView = (endpoint: WebhookEndpointRecord): Webhook.WebhookEn
   created_at: formatInstant(endpoint.createdAt)
 })
 
+/** What kind of address a refused URL names, for the `detail` of `invalid_url`. */
+const addressRanges = {
+  loopback: "loopback_address",
+  private_address: "private_address",
+  link_local: "link_local_address",
+  cgnat: "cgnat_address",
+  unique_local: "unique_local_address",
+  multicast: "multicast_address",
+  unspecified: "unspecified_address",
+  reserved: "reserved_address"
+} as const
+
 /** Why a URL was refused, for the `detail` of `invalid_url`. */
-export const describeUnsafeUrl = (error: UnsafeUrl): string => {
-  const where = error.address !== undefined && error.address !== error.host ? `${error.host} resolves to ${error.address}, ` : ""
+export const describeUnsafeUrl = (error: UnsafeUrl): LocalizedText => {
   switch (error.reason) {
     case "not_a_url":
-      return "it is not an absolute URL"
+      return ErrorDetail.reason("url_not_absolute")
     case "not_https":
-      return "it must use https"
+      return ErrorDetail.reason("url_not_https")
     case "credentials":
-      return "it must not carry a user name or password"
+      return ErrorDetail.reason("url_credentials")
     case "unresolvable":
-      return `${error.host ?? "its host"} does not resolve to an address`
-    case "loopback":
-      return `${where}a loopback address`
-    case "private_address":
-      return `${where}a private address`
-    case "link_local":
-      return `${where}a link-local address`
-    case "cgnat":
-      return `${where}a shared (CGNAT) address`
-    case "unique_local":
-      return `${where}a unique-local address`
-    case "multicast":
-      return `${where}a multicast address`
-    case "unspecified":
-      return `${where}an unspecified address`
-    case "reserved":
-      return `${where}a reserved address`
+      return error.host === undefined
+        ? ErrorDetail.reason("unnamed_host_unresolvable")
+        : ErrorDetail.reason("host_unresolvable", { host: error.host })
+    default: {
+      const range = ErrorDetail.reason(addressRanges[error.reason])
+      return error.address !== undefined && error.host !== undefined && error.address !== error.host
+        ? ErrorDetail.reason("resolves_to", { host: error.host, address: error.address, range })
+        : range
+    }
   }
 }
 
-const invalidUrl = (detail: string) => new PostwireError({ code: "invalid_url", field: "url", details: { detail } })
+const invalidUrl = (detail: LocalizedText) => new PostwireError({ code: "invalid_url", field: "url", details: { detail } })
 
 /**
  * Registers an endpoint: the URL must be a public https address (or loopback when the server
@@ -119,12 +124,12 @@ export const createEndpoint = Effect.fn("webhooks.create")(function* (
       return yield* new PostwireError({
         code: "invalid_request",
         field: `events[${index}]`,
-        details: { detail: "the same event type appears twice" }
+        details: { detail: ErrorDetail.reason("event_type_listed_twice") }
       })
     }
     seen.add(type)
   }
-  if (request.url.length > maxUrlLength) return yield* invalidUrl(`it is longer than ${maxUrlLength} characters`)
+  if (request.url.length > maxUrlLength) return yield* invalidUrl(ErrorDetail.reason("url_too_long", { max: maxUrlLength }))
   yield* checkWebhookUrl(request.url, { allowLoopback: settings.allowLoopback }).pipe(
     Effect.catchTag("UnsafeUrl", (error) => Effect.fail(invalidUrl(describeUnsafeUrl(error))))
   )
@@ -227,17 +232,22 @@ export const failureError = (failure: DeliveryFailure): PostwireError => {
     case "HttpStatus":
       return new PostwireError({
         code: "webhook_delivery_failed",
-        details: { detail: `it answered HTTP ${failure.statusCode}` }
+        details: { detail: ErrorDetail.reason("answered_http_status", { status: failure.statusCode }) }
       })
     case "Timeout":
       return new PostwireError({
         code: "webhook_delivery_failed",
-        details: { detail: `no answer within ${attemptTimeoutMs / 1000} seconds` }
+        details: { detail: ErrorDetail.reason("no_answer_within", { seconds: attemptTimeoutMs / 1000 }) }
       })
     case "Unreachable":
       return new PostwireError({
         code: "webhook_delivery_failed",
-        details: { detail: `could not connect (${failure.detail})` }
+        // A system code (`ECONNREFUSED`) reads the same in both languages; a system's sentence does not.
+        details: {
+          detail: /^[A-Z][A-Z0-9_]+$/.test(failure.detail)
+            ? ErrorDetail.reason("could_not_connect_because", { cause: failure.detail })
+            : ErrorDetail.reason("could_not_connect")
+        }
       })
   }
 }

@@ -5,7 +5,16 @@
  * @since 0.1.0
  */
 import { Effect, Option } from "effect"
-import { allScopes, keyPrefix, type KeyKind, type Platform, PostwireError, type Scope } from "@postwire/domain"
+import {
+  allScopes,
+  ErrorDetail,
+  keyPrefix,
+  type KeyKind,
+  type LocalizedText,
+  type Platform,
+  PostwireError,
+  type Scope
+} from "@postwire/domain"
 import { hashSecret, Ids } from "../ids/Ids.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
 import { sealCredentials } from "../publishing/CredentialsCipher.ts"
@@ -15,7 +24,7 @@ import { isErrorCode } from "@postwire/domain"
 
 const now = Effect.clockWith((c) => c.currentTimeMillis)
 
-const invalid = (field: string, detail: string) =>
+const invalid = (field: string, detail: LocalizedText) =>
   new PostwireError({ code: "invalid_request", field, details: { detail } })
 
 const domainName = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/
@@ -27,10 +36,10 @@ export const createWorkspace = Effect.fn("workspaces.create")(function* (input: 
 }) {
   const store = yield* Store
   const name = input.name.trim()
-  if (name === "") return yield* Effect.fail(invalid("name", "must not be empty"))
+  if (name === "") return yield* Effect.fail(invalid("name", ErrorDetail.reason("must_not_be_empty")))
   const domains = (input.allowedRedirectDomains ?? []).map((d) => d.trim().toLowerCase())
   const bad = domains.findIndex((d) => !domainName.test(d))
-  if (bad >= 0) return yield* Effect.fail(invalid(`allowed_redirect_domains[${bad}]`, "must be a domain name such as example.com"))
+  if (bad >= 0) return yield* Effect.fail(invalid(`allowed_redirect_domains[${bad}]`, ErrorDetail.reason("domain_name")))
   const id = yield* Ids.use((ids) => ids.make("workspace"))
   yield* store.createWorkspace({ id, name, allowedRedirectDomains: domains, createdAt: yield* now })
   return { id }
@@ -40,7 +49,7 @@ const requireWorkspace = Effect.fn("workspaces.require")(function* (workspaceId:
   const store = yield* Store
   const found = yield* store.getWorkspace(workspaceId)
   if (Option.isNone(found)) {
-    return yield* Effect.fail(new PostwireError({ code: "not_found", details: { resource: "workspace" } }))
+    return yield* Effect.fail(new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("workspace") } }))
   }
   return found.value
 })
@@ -52,7 +61,7 @@ export const createKey = Effect.fn("keys.create")(function* (
 ) {
   const store = yield* Store
   yield* requireWorkspace(workspaceId)
-  if (input.scopes.length === 0) return yield* Effect.fail(invalid("scopes", `must list at least one of ${allScopes.join(", ")}`))
+  if (input.scopes.length === 0) return yield* Effect.fail(invalid("scopes", ErrorDetail.reason("scopes_at_least_one", { scopes: allScopes.join(", ") })))
   const id = yield* Ids.use((ids) => ids.make("key"))
   const key = keyPrefix[input.kind] + (yield* Ids.use((ids) => ids.secret(32)))
   yield* store.createApiKey({
@@ -73,7 +82,7 @@ export const createProfile = Effect.fn("profiles.create")(function* (workspaceId
   const store = yield* Store
   yield* requireWorkspace(workspaceId)
   const name = input.name.trim()
-  if (name === "") return yield* Effect.fail(invalid("name", "must not be empty"))
+  if (name === "") return yield* Effect.fail(invalid("name", ErrorDetail.reason("must_not_be_empty")))
   const id = yield* Ids.use((ids) => ids.make("profile"))
   yield* store.createProfile({ id, workspaceId, name, createdAt: yield* now })
   return { id }
@@ -98,16 +107,16 @@ export const createAccount = Effect.fn("accounts.create")(function* (workspaceId
   yield* requireWorkspace(workspaceId)
   const profile = yield* store.getProfile(workspaceId, input.profileId)
   if (Option.isNone(profile)) {
-    return yield* Effect.fail(new PostwireError({ code: "not_found", field: "profile_id", details: { resource: "profile" } }))
+    return yield* Effect.fail(new PostwireError({ code: "not_found", field: "profile_id", details: { resource: ErrorDetail.resource("profile") } }))
   }
   if (input.simulate !== undefined && !input.sandbox) {
-    return yield* Effect.fail(invalid("simulate", "is only for sandbox accounts"))
+    return yield* Effect.fail(invalid("simulate", ErrorDetail.reason("sandbox_only")))
   }
   if (input.simulate?.error !== undefined && !isErrorCode(input.simulate.error)) {
-    return yield* Effect.fail(invalid("simulate.error", "must be a normalized platform code such as platform_unavailable"))
+    return yield* Effect.fail(invalid("simulate.error", ErrorDetail.reason("normalized_platform_code")))
   }
   if (input.dailyQuota !== undefined && (!Number.isInteger(input.dailyQuota) || input.dailyQuota < 1)) {
-    return yield* Effect.fail(invalid("daily_quota", "must be a positive integer"))
+    return yield* Effect.fail(invalid("daily_quota", ErrorDetail.reason("positive_integer")))
   }
   const id = yield* Ids.use((ids) => ids.make("account"))
   const at = yield* now

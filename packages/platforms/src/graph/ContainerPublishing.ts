@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import type { AccountRecord, CredentialsUpdate, PlatformFailure, PublishInput, PublishStep } from "@postwire/core"
-import type { ErrorCode } from "@postwire/domain"
+import { type ErrorCode, ErrorDetail } from "@postwire/domain"
 import { Clock, Effect, Option, type Redacted, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
 import * as Credentials from "../Credentials.ts"
@@ -325,5 +325,5 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
 /** The media failure of a container that ended in ERROR, with the platform's reason. */
 export const mediaFailure = (platform: "photo" | "textpost", code: ErrorCode, detail: string | undefined) =>
   failure(code, detail ?? "container_error", {
-    details: code === "media_invalid" ? { platform, detail: "the platform could not process the media" } : undefined
+    details: code === "media_invalid" ? { platform, detail: ErrorDetail.reason("platform_could_not_process_media") } : undefined
   })

@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import type { PlatformFailure } from "@postwire/core"
-import type { ErrorCode } from "@postwire/domain"
+import { type ErrorCode, ErrorDetail, type LocalizedText } from "@postwire/domain"
 import { failure, field, numberField, stringField } from "../internal/Wire.ts"
 
 /** The `error` object of a Graph API failure. */
@@ -94,12 +94,12 @@ export const isNotReady = (f: PlatformFailure): boolean =>
   f.platformCode === "9007/2207027" || f.platformCode === "9007"
 
 /** Why the media was refused, in a few words for the message's `{detail}`. */
-const mediaDetail = (error: GraphErrorBody): string => {
-  if (error.code === 506) return "the platform refused a duplicate post"
-  if (error.code === 9004 || error.error_subcode === 2207052) return "the platform could not fetch the media"
-  if (error.code === 352 || error.error_subcode === 2207026) return "unsupported video format"
-  if (error.code >= 36000 && error.code <= 36004) return "image size, format, aspect ratio or caption not accepted"
-  return "the platform rejected the request"
+const mediaDetail = (error: GraphErrorBody): LocalizedText => {
+  if (error.code === 506) return ErrorDetail.reason("platform_refused_duplicate")
+  if (error.code === 9004 || error.error_subcode === 2207052) return ErrorDetail.reason("platform_could_not_fetch_media")
+  if (error.code === 352 || error.error_subcode === 2207026) return ErrorDetail.reason("unsupported_video_format")
+  if (error.code >= 36000 && error.code <= 36004) return ErrorDetail.reason("image_not_accepted")
+  return ErrorDetail.reason("platform_rejected_request")
 }
 
 /**
@@ -111,7 +111,7 @@ export const toFailure = (platform: string, httpStatus: number, body: unknown): 
   if (error === undefined) {
     const code: ErrorCode =
       httpStatus >= 500 || httpStatus === 429 ? "platform_unavailable" : httpStatus === 401 ? "token_expired" : "media_invalid"
-    return failure(code, `http_${httpStatus}`, code === "media_invalid" ? { details: { platform, detail: "the platform rejected the request" } } : {})
+    return failure(code, `http_${httpStatus}`, code === "media_invalid" ? { details: { platform, detail: ErrorDetail.reason("platform_rejected_request") } } : {})
   }
   const classified = classify(error, httpStatus)
   return failure(classified.code, classified.platformCode, {

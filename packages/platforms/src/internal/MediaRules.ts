@@ -6,7 +6,7 @@
  * @internal
  */
 import type { PlatformFailure, PublishInput } from "@postwire/core"
-import type { Platform } from "@postwire/domain"
+import { ErrorDetail, type LocalizedText, type Platform } from "@postwire/domain"
 import { failure } from "./Wire.ts"
 
 /** Facebook Reels must last 3 to 90 seconds. */
@@ -17,7 +17,7 @@ export const photoKind = (input: Pick<PublishInput, "target" | "media">): "reel"
   input.target.options.photo?.type ??
   (input.media.length === 1 && input.media[0]!.record.kind === "video" ? "reel" : "feed")
 
-const invalid = (platform: Platform, detail: string) =>
+const invalid = (platform: Platform, detail: LocalizedText) =>
   failure("media_invalid", "media_rules", { details: { platform, detail }, state: null })
 
 /** The first reason the target's media cannot go to its platform, if any. */
@@ -27,16 +27,16 @@ export const check = (input: Pick<PublishInput, "target" | "media">): PlatformFa
   const videos = kinds.filter((k) => k === "video").length
   switch (platform) {
     case "shortvideo":
-      return kinds.length === 1 && videos === 1 ? undefined : invalid(platform, "a short video post takes exactly one video")
+      return kinds.length === 1 && videos === 1 ? undefined : invalid(platform, ErrorDetail.reason("shortvideo_one_video"))
     case "photo": {
       const kind = photoKind(input)
-      if (kind === "reel") return kinds.length === 1 && videos === 1 ? undefined : invalid(platform, "a reel takes exactly one video")
-      if (kind === "story") return kinds.length === 1 ? undefined : invalid(platform, "a story takes exactly one image or video")
-      return kinds.length >= 1 && kinds.length <= 10 ? undefined : invalid(platform, "a feed post takes 1 to 10 images or videos")
+      if (kind === "reel") return kinds.length === 1 && videos === 1 ? undefined : invalid(platform, ErrorDetail.reason("reel_one_video"))
+      if (kind === "story") return kinds.length === 1 ? undefined : invalid(platform, ErrorDetail.reason("story_one_item"))
+      return kinds.length >= 1 && kinds.length <= 10 ? undefined : invalid(platform, ErrorDetail.reason("feed_item_count"))
     }
     case "pages": {
-      if (videos === 0) return kinds.length <= 10 ? undefined : invalid(platform, "a page post takes at most 10 images")
-      if (kinds.length > 1) return invalid(platform, "a page post takes images or one video, not both")
+      if (videos === 0) return kinds.length <= 10 ? undefined : invalid(platform, ErrorDetail.reason("page_images_max"))
+      if (kinds.length > 1) return invalid(platform, ErrorDetail.reason("page_images_or_one_video"))
       const duration = input.media[0]!.record.durationSeconds
       if (duration !== null && duration > pagesReelSeconds.max) {
         return failure("media_too_long", "media_rules", {
@@ -45,11 +45,11 @@ export const check = (input: Pick<PublishInput, "target" | "media">): PlatformFa
         })
       }
       if (duration !== null && duration < pagesReelSeconds.min) {
-        return invalid(platform, `a reel lasts at least ${pagesReelSeconds.min} seconds`)
+        return invalid(platform, ErrorDetail.reason("reel_min_duration", { min: pagesReelSeconds.min }))
       }
       return undefined
     }
     case "textpost":
-      return kinds.length <= 20 ? undefined : invalid(platform, "a post takes at most 20 images or videos")
+      return kinds.length <= 20 ? undefined : invalid(platform, ErrorDetail.reason("textpost_items_max"))
   }
 }

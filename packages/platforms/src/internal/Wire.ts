@@ -5,7 +5,7 @@
  * @internal
  */
 import { PlatformFailure } from "@postwire/core"
-import { type ErrorCode, ErrorCatalog } from "@postwire/domain"
+import { type ErrorCode, ErrorCatalog, type ErrorDetails } from "@postwire/domain"
 import { Duration, Effect, Schedule } from "effect"
 import type { HttpClient, HttpClientRequest } from "effect/http"
 
@@ -39,7 +39,7 @@ export const failure = (
   code: ErrorCode,
   platformCode: string,
   extra: {
-    readonly details?: Readonly<Record<string, string | number>> | undefined
+    readonly details?: ErrorDetails | undefined
     readonly retryable?: boolean | undefined
     readonly needsReconnect?: boolean | undefined
     readonly state?: unknown

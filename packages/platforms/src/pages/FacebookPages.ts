@@ -16,6 +16,7 @@
  * @since 0.1.0
  */
 import type { CredentialsUpdate, PlatformFailure, PublishInput, PublishStep } from "@postwire/core"
+import { ErrorDetail } from "@postwire/domain"
 import { Effect, type Redacted, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
 import * as Credentials from "../Credentials.ts"
@@ -160,7 +161,7 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
                 retriable || response.status >= 500
                   ? failure("platform_unavailable", `rupload_${response.status}`)
                   : failure("media_invalid", `rupload_${response.status}`, {
-                      details: { platform: "pages", detail: "the platform could not fetch the video" }
+                      details: { platform: "pages", detail: ErrorDetail.reason("platform_could_not_fetch_video") }
                     })
               )
             }),
@@ -185,7 +186,7 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
     )
 
   const reelFailed = failure("media_invalid", "video_status_error", {
-    details: { platform: "pages", detail: "the platform could not process the video" },
+    details: { platform: "pages", detail: ErrorDetail.reason("platform_could_not_process_video") },
     state: null
   })
 

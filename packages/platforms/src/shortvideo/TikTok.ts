@@ -20,7 +20,7 @@ import type {
   PublishInput,
   PublishStep
 } from "@postwire/core"
-import { type ErrorCode, platformRules } from "@postwire/domain"
+import { type ErrorCode, ErrorDetail, type ErrorDetails, type LocalizedText, platformRules } from "@postwire/domain"
 import { Clock, Effect, Redacted, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
 import * as Credentials from "../Credentials.ts"
@@ -97,7 +97,7 @@ const failReasons: Readonly<Record<string, ErrorCode>> = {
 const DAY_MS = 24 * 60 * 60 * 1000
 
 /** Adds what the catalog's message for a code needs. */
-const detailsFor = (code: ErrorCode, detail: string, now: number): Readonly<Record<string, string | number>> | undefined => {
+const detailsFor = (code: ErrorCode, detail: LocalizedText, now: number): ErrorDetails | undefined => {
   switch (code) {
     case "media_invalid":
       return { platform: "shortvideo", detail }
@@ -121,7 +121,7 @@ const classify = (status: number, code: string | undefined, now: number): Platfo
           ? "token_expired"
           : "media_invalid")
   return failure(normalized, code ?? `http_${status}`, {
-    details: detailsFor(normalized, "the platform rejected the request", now)
+    details: detailsFor(normalized, ErrorDetail.reason("platform_rejected_request"), now)
   })
 }
 
@@ -349,7 +349,7 @@ export const make = (config: Config, wire: Wire): TikTok => {
         if (code === "media_too_long" && state.max_duration_sec === undefined) {
           return yield* Effect.fail(
             failure("media_invalid", reason, {
-              details: { platform: "shortvideo", detail: "the video's duration was not accepted" },
+              details: { platform: "shortvideo", detail: ErrorDetail.reason("video_duration_not_accepted") },
               state: null
             })
           )
@@ -359,8 +359,8 @@ export const make = (config: Config, wire: Wire): TikTok => {
           code === "media_too_long"
             ? { duration: Math.ceil(duration ?? 0), limit: state.max_duration_sec ?? 0 }
             : code === "media_invalid" && reason === "publish_cancelled"
-              ? { platform: "shortvideo", detail: "the publish was cancelled on the platform" }
-              : detailsFor(code, "the platform could not process the video", now)
+              ? { platform: "shortvideo", detail: ErrorDetail.reason("publish_cancelled_on_platform") }
+              : detailsFor(code, ErrorDetail.reason("platform_could_not_process_video"), now)
         return yield* Effect.fail(
           failure(code, reason, { details, state: null, needsReconnect: code === "token_expired" ? true : undefined })
         )

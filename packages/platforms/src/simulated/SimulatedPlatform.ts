@@ -18,7 +18,7 @@
  */
 import { createHash } from "node:crypto"
 import type { AccountRecord, CreatorInfo, PlatformFailure, PublishInput, PublishStep } from "@postwire/core"
-import { defaultMaxVideoDurationSec, isErrorCode, type Platform, PrivacyLevel } from "@postwire/domain"
+import { defaultMaxVideoDurationSec, ErrorDetail, isErrorCode, type Platform, PrivacyLevel } from "@postwire/domain"
 import { Effect } from "effect"
 import * as MediaRules from "../internal/MediaRules.ts"
 import { failure } from "../internal/Wire.ts"
@@ -102,7 +102,7 @@ const simulatedFailure = (input: PublishInput): PlatformFailure | undefined => {
   return failure(code, `simulated_${simulate.error}`, {
     state: null,
     needsReconnect: code === "token_expired" ? true : undefined,
-    details: code === "media_invalid" ? { platform: input.account.platform, detail: "simulated failure" } : undefined
+    details: code === "media_invalid" ? { platform: input.account.platform, detail: ErrorDetail.reason("simulated_failure") } : undefined
   })
 }
 

@@ -4,13 +4,11 @@
  *
  * @since 0.1.0
  */
-import { Cause, Effect, Layer, SchemaIssue } from "effect"
+import { Cause, Effect, Layer } from "effect"
 import { HttpApiError } from "effect/http-api"
-import { ApiErrors, PostwireError } from "@postwire/domain"
+import { ApiErrors, ErrorDetail, PostwireError, RequestIssues } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { renderFailure } from "./Failures.ts"
-
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /** `["targets", 0, "account_id"]` → `targets[0].account_id`. */
 export const fieldPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>): string =>
@@ -30,20 +28,16 @@ const slotField: Record<string, string> = {
   Headers: "headers"
 }
 
-const describe = (message: string): string => {
-  if (/^Missing key/i.test(message)) return "is required"
-  if (/^Unexpected key|no excess property/i.test(message)) return "is not a known field"
-  return message.replace(/^Expected /, "expected ")
-}
-
 /** Turns a request decoding failure into `invalid_request` failures, one per problem. */
 export const schemaErrorToFailure = (error: HttpApiError.HttpApiSchemaError): PostwireError => {
-  const issues = formatIssues(error.cause.issue).issues.map((issue) => {
-    const path = fieldPath(issue.path ?? [])
+  const issues = RequestIssues.describe(error.cause.issue).map((issue) => {
+    const path = fieldPath(issue.path)
     const field = path === "" ? (slotField[error.kind] ?? "body") : error.kind === "Headers" ? headerName(path) : path
-    return new PostwireError({ code: "invalid_request", field, details: { detail: describe(issue.message) } })
+    return new PostwireError({ code: "invalid_request", field, details: { detail: issue.detail } })
   })
-  const first = issues[0] ?? new PostwireError({ code: "invalid_request", field: "body", details: { detail: "is malformed" } })
+  const first =
+    issues[0] ??
+    new PostwireError({ code: "invalid_request", field: "body", details: { detail: ErrorDetail.reason("malformed") } })
   return issues.length > 1 ? new PostwireError({ ...first, code: first.code, issues }) : first
 }
 
@@ -72,7 +66,11 @@ export const ApiErrorsLive = Layer.effect(
             if (isRequestParseError(error)) {
               return Effect.flatMap(
                 renderFailure(
-                  new PostwireError({ code: "invalid_request", field: "body", details: { detail: "must be a JSON object" } })
+                  new PostwireError({
+                    code: "invalid_request",
+                    field: "body",
+                    details: { detail: ErrorDetail.reason("json_object") }
+                  })
                 ),
                 Effect.fail
               )

@@ -9,14 +9,12 @@
 import { Clock, Effect, Option } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { BlobStore, EngineConfig, MediaUrls, Store } from "@postwire/core"
-import { PostwireError, renderError } from "@postwire/domain"
+import { ErrorDetail, PostwireError, renderError } from "@postwire/domain"
 
-const notFound = EngineConfig.useSync((engine) =>
-  HttpServerResponse.jsonUnsafe(
-    { error: renderError(new PostwireError({ code: "not_found", details: { resource: "media" } }), "en", engine.publicBaseUrl) },
-    { status: 404 }
-  )
-)
+const notFound = EngineConfig.useSync((engine) => {
+  const error = new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("media") } })
+  return HttpServerResponse.jsonUnsafe({ error: renderError(error, "en", engine.publicBaseUrl) }, { status: 404 })
+})
 
 const serveMedia = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function* () {

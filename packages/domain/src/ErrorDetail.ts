@@ -1,0 +1,216 @@
+/**
+ * The free-text parts of error messages: every reason that fills a message's `{detail}` and
+ * every resource name that fills its `{resource}`, in English and Indonesian, as data.
+ *
+ * The catalog holds each code's sentence; this module holds the words that complete it, so that
+ * `message_id` is Indonesian throughout. Producers name a reason, never write the text:
+ *
+ * @example
+ * ```ts
+ * import { ErrorDetail, PostwireError } from "@postwire/domain"
+ * new PostwireError({
+ *   code: "invalid_request",
+ *   field: "targets[1].account_id",
+ *   details: { detail: ErrorDetail.reason("account_listed_twice") }
+ * })
+ * new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("post") } })
+ * ```
+ *
+ * Reasons may hold `{placeholders}` of their own, filled with identifiers, numbers, or other
+ * texts (`ErrorDetail.reason("resolves_to", { host, address, range: ErrorDetail.reason("private_address") })`).
+ *
+ * @since 0.1.0
+ */
+import { fillPlaceholders, type LocalizedText, type PlaceholderValue, type Placeholders } from "./LocalizedText.ts"
+
+const text = <const En extends string>(en: En, id: string): { readonly en: En; readonly id: string } => ({ en, id })
+
+/** Every reason a request, a publish or a delivery can fail for, in both languages. */
+export const reasons = {
+  // A request that does not match its schema
+  required: text("is required", "wajib diisi"),
+  unknown_field: text("is not a known field", "bukan kolom yang dikenal"),
+  must_be_string: text("must be a string", "harus berupa teks"),
+  must_be_number: text("must be a number", "harus berupa angka"),
+  must_be_boolean: text("must be true or false", "harus bernilai true atau false"),
+  must_be_array: text("must be an array", "harus berupa array"),
+  must_be_object: text("must be an object", "harus berupa objek"),
+  must_be_null: text("must be null", "harus bernilai null"),
+  must_equal: text("must be {value}", "harus bernilai {value}"),
+  must_be_one_of: text("must be one of {values}", "harus salah satu dari {values}"),
+  must_not_be_empty: text("must not be empty", "tidak boleh kosong"),
+  min_length: text("must have a length of at least {min}", "panjangnya harus paling sedikit {min}"),
+  max_length: text("must have a length of at most {max}", "panjangnya tidak boleh lebih dari {max}"),
+  invalid_value: text("is not valid", "tidak valid"),
+  malformed: text("is malformed", "formatnya tidak valid"),
+  invalid_json: text("must be valid JSON", "harus berupa JSON yang valid"),
+  json_object: text("must be a JSON object", "harus berupa objek JSON"),
+  id_prefix: text('must be an id starting with "{prefix}"', 'harus berupa id yang diawali "{prefix}"'),
+  instant_with_offset: text(
+    "must be an ISO 8601 timestamp with a UTC offset, e.g. 2026-11-22T09:00:00+07:00",
+    "harus berupa stempel waktu ISO 8601 dengan offset UTC, misalnya 2026-11-22T09:00:00+07:00"
+  ),
+  email: text("must be an e-mail address", "harus berupa alamat e-mail"),
+  must_be_true: text("must be true", "harus bernilai true"),
+  integer_between: text("must be an integer from {min} to {max}", "harus berupa bilangan bulat dari {min} sampai {max}"),
+  positive_integer: text("must be a positive integer", "harus berupa bilangan bulat positif"),
+  nul_character: text("must not contain the NUL character", "tidak boleh mengandung karakter NUL"),
+  base64: text("must be base64-encoded bytes", "harus berupa byte yang dienkode dengan base64"),
+
+  // Posts
+  media_listed_twice: text("the same media appears twice", "media yang sama tercantum dua kali"),
+  account_listed_twice: text("the same account appears twice", "akun yang sama tercantum dua kali"),
+  event_type_listed_twice: text("the same event type appears twice", "jenis event yang sama tercantum dua kali"),
+  account_of_other_profile: text(
+    "the account belongs to profile {profile_id}, not to the post's profile",
+    "akun ini milik profil {profile_id}, bukan profil unggahan ini"
+  ),
+  account_of_platform: text("the account is a {platform} account", "akun ini adalah akun {platform}"),
+  range_order: text("`to` must be after `from`", "`to` harus lebih lambat dari `from`"),
+  range_too_long: text("the range may span at most {days} days", "rentang tanggal paling panjang {days} hari"),
+  publishing_started: text("publishing has started", "publikasi sudah dimulai"),
+  post_is: text("the post is {status}", "unggahan ini berstatus {status}"),
+  post_already: text("the post is already {status}", "unggahan ini sudah berstatus {status}"),
+  target_publishing: text("a target is publishing", "ada target yang sedang dipublikasikan"),
+  nothing_to_retry: text(
+    "no target failed with a retryable error",
+    "tidak ada target yang gagal dengan kesalahan yang dapat dicoba lagi"
+  ),
+  no_longer_awaiting_approval: text(
+    "the post is {status} and no longer waits for approval",
+    "unggahan ini berstatus {status} dan tidak lagi menunggu persetujuan"
+  ),
+  consent_not_awaited: text(
+    "no target of this post waits for consent under this id",
+    "tidak ada target unggahan ini yang menunggu persetujuan dengan id ini"
+  ),
+
+  // Media rules of the platforms
+  shortvideo_one_video: text("a shortvideo post needs exactly one video", "unggahan shortvideo memerlukan tepat satu video"),
+  reel_one_video: text("a reel needs exactly one video", "reel memerlukan tepat satu video"),
+  story_one_item: text("a story needs exactly one image or video", "story memerlukan tepat satu gambar atau video"),
+  feed_item_count: text("a feed post takes 1 to 10 images or videos", "unggahan feed berisi 1 sampai 10 gambar atau video"),
+  page_video_or_images: text(
+    "a page post takes one video, or up to ten images",
+    "unggahan halaman berisi satu video, atau paling banyak sepuluh gambar"
+  ),
+  page_images_max: text("a page post takes at most 10 images", "unggahan halaman berisi paling banyak 10 gambar"),
+  page_images_or_one_video: text(
+    "a page post takes images or one video, not both",
+    "unggahan halaman berisi gambar atau satu video, tidak keduanya"
+  ),
+  reel_min_duration: text("a reel lasts at least {min} seconds", "reel berdurasi paling singkat {min} detik"),
+  textpost_items_max: text("a post takes at most 20 images or videos", "unggahan berisi paling banyak 20 gambar atau video"),
+
+  // What a platform said
+  platform_rejected_request: text("the platform rejected the request", "platform menolak permintaan ini"),
+  platform_could_not_process_media: text("the platform could not process the media", "platform tidak dapat memproses media ini"),
+  platform_could_not_process_video: text("the platform could not process the video", "platform tidak dapat memproses video ini"),
+  platform_could_not_fetch_media: text("the platform could not fetch the media", "platform tidak dapat mengambil media ini"),
+  platform_could_not_fetch_video: text("the platform could not fetch the video", "platform tidak dapat mengambil video ini"),
+  platform_refused_duplicate: text("the platform refused a duplicate post", "platform menolak unggahan duplikat"),
+  unsupported_video_format: text("unsupported video format", "format video tidak didukung"),
+  image_not_accepted: text(
+    "image size, format, aspect ratio or caption not accepted",
+    "ukuran, format, rasio aspek gambar, atau caption tidak diterima"
+  ),
+  video_duration_not_accepted: text("the video's duration was not accepted", "durasi video tidak diterima"),
+  publish_cancelled_on_platform: text("the publish was cancelled on the platform", "publikasi dibatalkan di platform"),
+  simulated_failure: text("simulated failure", "kegagalan simulasi"),
+
+  // Webhook endpoints: why a url is refused
+  url_too_long: text("it is longer than {max} characters", "panjangnya melebihi {max} karakter"),
+  url_not_absolute: text("it is not an absolute URL", "alamat ini bukan URL absolut"),
+  url_not_https: text("it must use https", "alamat harus menggunakan https"),
+  url_credentials: text(
+    "it must not carry a user name or password",
+    "alamat tidak boleh memuat nama pengguna atau kata sandi"
+  ),
+  host_unresolvable: text("{host} does not resolve to an address", "{host} tidak mengarah ke alamat IP mana pun"),
+  unnamed_host_unresolvable: text(
+    "its host does not resolve to an address",
+    "host alamat ini tidak mengarah ke alamat IP mana pun"
+  ),
+  resolves_to: text("{host} resolves to {address}, {range}", "{host} mengarah ke {address}, {range}"),
+  loopback_address: text("a loopback address", "alamat loopback"),
+  private_address: text("a private address", "alamat privat"),
+  link_local_address: text("a link-local address", "alamat link-local"),
+  cgnat_address: text("a shared (CGNAT) address", "alamat bersama (CGNAT)"),
+  unique_local_address: text("a unique-local address", "alamat unique-local"),
+  multicast_address: text("a multicast address", "alamat multicast"),
+  unspecified_address: text("an unspecified address", "alamat yang tidak ditentukan"),
+  reserved_address: text("a reserved address", "alamat yang dicadangkan"),
+
+  // Webhook deliveries
+  answered_http_status: text("it answered HTTP {status}", "endpoint membalas dengan HTTP {status}"),
+  no_answer_within: text("no answer within {seconds} seconds", "tidak ada balasan dalam {seconds} detik"),
+  could_not_connect: text("could not connect", "tidak dapat terhubung"),
+  could_not_connect_because: text("could not connect ({cause})", "tidak dapat terhubung ({cause})"),
+
+  // Workspaces, keys and accounts (admin API)
+  domain_name: text("must be a domain name such as example.com", "harus berupa nama domain, misalnya example.com"),
+  scopes_at_least_one: text("must list at least one of {scopes}", "harus memuat paling sedikit satu dari {scopes}"),
+  sandbox_only: text("is only for sandbox accounts", "hanya untuk akun sandbox"),
+  normalized_platform_code: text(
+    "must be a normalized platform code such as platform_unavailable",
+    "harus berupa kode platform yang dinormalisasi, misalnya platform_unavailable"
+  )
+} as const satisfies Record<string, LocalizedText>
+
+/** The name of a reason. */
+export type Reason = keyof typeof reasons
+
+/** The values a reason's placeholders need: none, or one per `{name}`. */
+export type ReasonValues<R extends Reason> = [Placeholders<(typeof reasons)[R]["en"]>] extends [never]
+  ? []
+  : [values: { readonly [K in Placeholders<(typeof reasons)[R]["en"]>]: PlaceholderValue }]
+
+/** A reason in both languages, its placeholders filled, for a message's `{detail}`. */
+export const reason = <R extends Reason>(name: R, ...values: ReasonValues<R>): LocalizedText => {
+  const template = reasons[name]
+  const filled = values[0] ?? {}
+  return { en: fillPlaceholders(template.en, "en", filled), id: fillPlaceholders(template.id, "id", filled) }
+}
+
+/** Every resource a message can name, in both languages. */
+export const resources = {
+  post: text("post", "unggahan"),
+  profile: text("profile", "profil"),
+  media: text("media", "media"),
+  account: text("account", "akun"),
+  approval: text("approval", "persetujuan"),
+  webhook_endpoint: text("webhook endpoint", "endpoint webhook"),
+  workspace: text("workspace", "workspace"),
+  resource: text("resource", "sumber daya")
+} as const satisfies Record<string, LocalizedText>
+
+/** The name of a resource. */
+export type Resource = keyof typeof resources
+
+/** A resource name in both languages, for a message's `{resource}`. */
+export const resource = (name: Resource): LocalizedText => resources[name]
+
+/** The reason whose English text is exactly `message`, for messages written outside the catalog. */
+export const fromEnglish = (message: string): LocalizedText | undefined => {
+  for (const entry of Object.values(reasons) as ReadonlyArray<LocalizedText>) {
+    if (entry.en === message && !/\{\w+\}/.test(entry.en)) return entry
+  }
+  return undefined
+}
+
+/** The schema annotation key under which a check carries its reason (see {@link annotation}). */
+export const annotationKey = "postwire/detail"
+
+/**
+ * Annotations that make a schema check fail with a catalog reason: the English text as Effect's
+ * `message`, and both texts for the API's error messages.
+ *
+ * @example
+ * ```ts
+ * Schema.String.check(Schema.isPattern(/^acc_/, ErrorDetail.annotation(ErrorDetail.reason("id_prefix", { prefix: "acc_" }))))
+ * ```
+ */
+export const annotation = (detail: LocalizedText): { readonly message: string; readonly [annotationKey]: LocalizedText } => ({
+  message: detail.en,
+  [annotationKey]: detail
+})
