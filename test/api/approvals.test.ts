@@ -1,15 +1,15 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { createServer, type Server } from "node:net"
 import { join } from "node:path"
-import { Clock, Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { accountOf, anImage, aPost, aVideo } from "../support/Builders.ts"
-import { call, errorOf, type Reply } from "../support/Http.ts"
-import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 import type { Approvals, CreatorInfo } from "@postwire/core"
 import { PostwireError } from "@postwire/domain"
 import { ConfigProblem, resolveSettings } from "@postwire/server"
+import { Clock, Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as ApprovalPage from "../../packages/server/src/approvals/ApprovalPage.ts"
+import { accountOf, anImage, aPost, aVideo } from "../support/Builders.ts"
+import { call, errorOf, type Reply } from "../support/Http.ts"
+import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Helpers: links, a movable clock, a fake SMTP server, and the page's form
@@ -407,6 +407,19 @@ describe.each(backends())("approvals on %s", (backend) => {
       expect(location).toBe(`${approvalPath(post)}/done?lang=id`)
       const result = await openPage(server, location)
       expect(result.html).toContain("Unggahan ditolak")
+      expect((await getPost(post.id)).status).toBe("rejected")
+    })
+
+    it("drops a NUL character a form field should never carry, and still records the decision", async () => {
+      const post = await aPhotoPost(server, [image])
+      const page = await openPage(server, approvalPath(post))
+      const response = await submitForm(
+        server,
+        approvalPath(post),
+        { csrf: page.csrf, lang: "en", decision: "reject", reason: "Wrong\0 logo" },
+        page.cookie
+      )
+      expect(response.status).toBe(303)
       expect((await getPost(post.id)).status).toBe("rejected")
     })
 

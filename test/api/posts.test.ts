@@ -58,6 +58,12 @@ describe.each(backends())("posts API on %s", (backend) => {
       expect(errorOf(reply)).toMatchObject({ code: "invalid_request", field: "scheduled_at", retryable: false })
     })
 
+    it("rejects a scheduled_at on a day the month does not have, instead of rolling it into March", async () => {
+      const reply = await post("/v1/posts", aPost(server, [image], { scheduled_at: "2030-02-30T10:00:00Z" }))
+      expect(reply.status).toBe(400)
+      expect(errorOf(reply)).toMatchObject({ code: "invalid_request", field: "scheduled_at" })
+    })
+
     it("refuses a direct shortvideo post without consent when approval is off, and creates nothing", async () => {
       const before = await get("/v1/posts?limit=100")
       const reply = await post(

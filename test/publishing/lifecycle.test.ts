@@ -104,6 +104,8 @@ describe.each(backends())("publishing on %s", (backend) => {
     })
     expect(failed.error.message).toMatch(/unavailable/)
     expect(failed.error.docs).toMatch(/\/docs\/errors#platform_unavailable$/)
+    // Partially published is finished too: cancel is refused, retry is the way on.
+    expect((await post(`/v1/posts/${created.body.id}/cancel`)).status).toBe(409)
 
     const retried = await post(`/v1/posts/${created.body.id}/retry`)
     expect(retried.status).toBe(200)
@@ -127,6 +129,12 @@ describe.each(backends())("publishing on %s", (backend) => {
     expect(account.body.status).toBe("needs_reconnect")
     const retry = await post(`/v1/posts/${created.body.id}/retry`)
     expect(retry.status).toBe(409)
+    // A failed post is finished: there is nothing left to cancel, and its target keeps its error.
+    const cancel = await post(`/v1/posts/${created.body.id}/cancel`)
+    expect(cancel.status).toBe(409)
+    expect(cancel.body.error.code).toBe("invalid_state")
+    const after = await get(`/v1/posts/${created.body.id}`)
+    expect(after.body.targets[0]).toMatchObject({ status: "failed", error: { code: "token_expired" } })
   })
 
   it("refuses PATCH and cancel once the post has published", async () => {

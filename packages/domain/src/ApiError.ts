@@ -171,7 +171,11 @@ const renderItem = (error: PostwireError, locale: Locale, publicBaseUrl: string)
 
 /** Turns a failure into the status class its HTTP status names. */
 export const toHttpError = (error: PostwireError, locale: Locale, publicBaseUrl: string): HttpError => {
-  const body = { error: renderError(error, locale, publicBaseUrl) }
+  const rendered = renderError(error, locale, publicBaseUrl)
+  // A 422 answer always lists its problems in `issues`, even when there is only the one.
+  const body = {
+    error: error.httpStatus === 422 && rendered.issues === undefined ? { ...rendered, issues: [rendered] } : rendered
+  }
   switch (error.httpStatus) {
     case 400:
       return new BadRequest(body)

@@ -36,6 +36,7 @@ import { errorReferenceHtml } from "./docs/ErrorReference.ts"
 import { ApiErrorsLive } from "./http/ApiErrorsLive.ts"
 import { AuthenticationLive } from "./http/AuthenticationLive.ts"
 import { MediaFilesRoute } from "./http/MediaFiles.ts"
+import { RequestGuard } from "./http/RequestGuard.ts"
 import { ApiHandlers } from "./http/Handlers.ts"
 import { WebhooksHandlers } from "./http/WebhooksHandlers.ts"
 import { DeliveryServices } from "./worker/DeliveryWorker.ts"
@@ -70,8 +71,8 @@ const Docs = Layer.mergeAll(
   HttpRouter.add("GET", "/", HttpServerResponse.redirect("/docs", { status: 302 }))
 )
 
-/** Every route of the server: the public API, the admin API, docs, and public pages. */
-export const Routes = Layer.mergeAll(PublicApi, Admin, Docs, ApprovalRoutes, MediaFilesRoute)
+/** Every route of the server: the public API, the admin API, docs, and public pages, behind the request checks. */
+export const Routes = Layer.mergeAll(PublicApi, Admin, Docs, ApprovalRoutes, MediaFilesRoute, RequestGuard)
 
 /** What an instance with role `worker` serves: its health, for the orchestrator; no API. */
 export const WorkerRoutes = HttpRouter.add(
@@ -106,6 +107,8 @@ export const serverLayer = (settings: ServerSettings, store: Layer.Layer<Store |
   HttpRouter.serve(settings.role === "worker" ? WorkerRoutes : Routes, { disableLogger: !settings.logRequests, disableListenLog: true }).pipe(
     Layer.merge(backgroundLayer(settings)),
     Layer.provideMerge(engineLayer(settings)),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host })),
+    // Headers up to 64 KiB, so that an overlong cursor or id is answered by the API (400 or 404)
+    // rather than refused by Node with a bare 431.
+    Layer.provideMerge(NodeHttpServer.layer(() => createServer({ maxHeaderSize: 64 * 1024 }), { port: settings.port, host: settings.host })),
     Layer.provideMerge(store)
   )

@@ -11,7 +11,8 @@ describe("resolveSettings", () => {
       publicUrl: "http://localhost:8080",
       unsafeAllowLoopbackWebhooks: false,
       rateLimitPerKey: 120,
-      rateLimitPostsCreate: 30
+      rateLimitPostsCreate: 30,
+      rateLimitPublic: 300
     })
   })
 

@@ -342,7 +342,10 @@ export const updatePost = Effect.fn("posts.update")(function* (
   return postView(saved, settings, locale, yield* now)
 })
 
-/** Cancels every target that has not published; published targets stay published. */
+/**
+ * Cancels every target that has not published while some target is still on its way; published
+ * targets stay published. A finished post cannot be cancelled.
+ */
 export const cancelPost = Effect.fn("posts.cancel")(function* (caller: Caller, id: string, locale: Locale) {
   const settings = yield* EngineConfig
   const saved = yield* changePost(caller, id, (current, at) =>
@@ -350,7 +353,8 @@ export const cancelPost = Effect.fn("posts.cancel")(function* (caller: Caller, i
       if (current.targets.some((t) => t.status === "publishing")) {
         return yield* Effect.fail(invalidState(ErrorDetail.reason("target_publishing")))
       }
-      if (current.targets.every((t) => isFinished(t.status) && t.status !== "failed")) {
+      // A post whose every target is finished (published, failed, cancelled or rejected) is over.
+      if (current.targets.every((t) => isFinished(t.status))) {
         return yield* Effect.fail(invalidState(ErrorDetail.reason("post_already", { status: current.post.status })))
       }
       const targets = current.targets.map(

@@ -1,7 +1,8 @@
 /**
  * The simulated platform behind every sandbox account: what a new user sees first.
  *
- * It publishes at once with a plausible permalink of the account's platform, and refuses what the
+ * It publishes at once with a plausible permalink of the account's platform (a shortvideo inbox
+ * post too: the simulated creator finishes it in the app at once), and refuses what the
  * real platform would refuse (media rules, a shortvideo direct post without consent, a privacy
  * level the creator does not offer, a video longer than the creator may post). An account's
  * `simulate` options make it misbehave on purpose:
@@ -54,8 +55,9 @@ export const simulatedPost = (input: PublishInput): { readonly id: string; reado
   switch (platform) {
     case "shortvideo": {
       const id = numericId(seed)
-      // An inbox post waits in the creator's app: it has no public address.
-      return { id, permalink: input.target.options.shortvideo?.mode === "direct" ? tiktokPermalink(handle, id) : null }
+      // A real inbox post waits for the creator to finish it in the app; the simulated creator
+      // finishes it at once, so a sandbox inbox post gets its public address like a direct one.
+      return { id, permalink: tiktokPermalink(handle, id) }
     }
     case "photo": {
       const code = shortcode(seed)

@@ -162,7 +162,8 @@ const submitApprovalForm = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const body = yield* request.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
   const fields: FormFields = Object.fromEntries(
-    Object.entries(UrlParams.toRecord(body)).map(([k, v]) => [k, typeof v === "string" ? v : v[0]])
+    // A browser never sends NUL characters; one that arrives anyway is dropped, not stored.
+    Object.entries(UrlParams.toRecord(body)).map(([k, v]) => [k, (typeof v === "string" ? v : v[0])?.replaceAll("\0", "")])
   )
   const { token, ctx } = yield* pageRequest(fields.lang, fields.redirect_url)
   const settings = yield* EngineConfig

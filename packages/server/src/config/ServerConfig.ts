@@ -28,6 +28,8 @@ export interface ServerSettings {
   readonly rateLimitPerKey: number
   /** POST /posts per minute per key. */
   readonly rateLimitPostsCreate: number
+  /** Requests per minute per client address to the public approval page and decision endpoint. */
+  readonly rateLimitPublic: number
   /** Log every request (off by default on the hot path). */
   readonly logRequests: boolean
   /** SMTP server of approval e-mails (`smtp://` or `smtps://`); when absent, e-mails are written under `dataDir/mail`. */
@@ -122,6 +124,7 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
     unsafeAllowLoopbackWebhooks: flag === "1",
     rateLimitPerKey: positiveInt("POSTWIRE_RATE_LIMIT_PER_KEY", env.POSTWIRE_RATE_LIMIT_PER_KEY, 120),
     rateLimitPostsCreate: positiveInt("POSTWIRE_RATE_LIMIT_POSTS_CREATE", env.POSTWIRE_RATE_LIMIT_POSTS_CREATE, 30),
+    rateLimitPublic: positiveInt("POSTWIRE_RATE_LIMIT_PUBLIC", env.POSTWIRE_RATE_LIMIT_PUBLIC, 300),
     logRequests: env.POSTWIRE_LOG_REQUESTS === "1",
     smtpUrl,
     mailFrom: mailFrom.trim(),

@@ -1,0 +1,136 @@
+/**
+ * What every request meets before its route: the checks no single endpoint should have to repeat.
+ *
+ * - A JSON body sent with another `Content-Type` (`fetch` with a string body says `text/plain`,
+ *   `curl -d` says form-urlencoded) is read as JSON: the API speaks nothing else.
+ * - A NUL character, which no text column can hold, is refused up front: in the body as a 400
+ *   naming the field, in a query parameter as a 400 naming it, in the path as a 404.
+ * - The public approval routes, which carry no key, are limited per client address and answer
+ *   with the `X-RateLimit-*` headers like the rest of the API.
+ * - An address no route serves is a 404 in the shared error shape, never an empty body.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Effect, Option } from "effect"
+import { Headers, HttpMethod, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ErrorDetail, PostwireError, renderError } from "@postwire/domain"
+import { Store } from "@postwire/core"
+import { ServerConfig } from "../config/ServerConfig.ts"
+import { requestLocale } from "./Locale.ts"
+import { announce, countRequest } from "./RateLimits.ts"
+
+const isApi = (path: string) => path.startsWith("/v1/") || path.startsWith("/admin/")
+const isPublicApproval = (path: string) => path.startsWith("/v1/approvals/") || path.startsWith("/approve/")
+
+const isJson = (contentType: string | undefined) => {
+  if (contentType === undefined) return true
+  const type = contentType.split(";")[0]?.trim().toLowerCase() ?? ""
+  return type === "application/json"
+}
+
+/** Where a NUL character sits in a parsed JSON value: `caption`, `targets[0].account_id`, … */
+export const nulPath = (value: unknown, path = ""): string | undefined => {
+  if (typeof value === "string") return value.includes("\0") ? path || "body" : undefined
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = nulPath(item, `${path}[${i}]`)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  if (typeof value === "object" && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      const at = path === "" ? key : `${path}.${key}`
+      if (key.includes("\0")) return at
+      const found = nulPath(item, at)
+      if (found !== undefined) return found
+    }
+  }
+  return undefined
+}
+
+const noNul = (field: string) =>
+  new PostwireError({ code: "invalid_request", field, details: { detail: ErrorDetail.reason("nul_character") } })
+
+/** The NUL problem of a request's address, if it has one. */
+const addressProblem = (url: string): PostwireError | undefined => {
+  if (!/%00/i.test(url)) return undefined
+  const [path = "", query = ""] = url.split("?", 2)
+  if (/%00/i.test(path)) return new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("resource") } })
+  for (const [name, value] of new URLSearchParams(query)) {
+    if (name.includes("\0") || value.includes("\0")) return noNul(name.replaceAll("\0", ""))
+  }
+  return undefined
+}
+
+const isRouteNotFound = (error: unknown) =>
+  HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound"
+
+/** The request checks, as global middleware of the router. */
+export const RequestGuard = HttpRouter.middleware(
+  Effect.gen(function* () {
+    const config = yield* ServerConfig
+    const store = yield* Store
+
+    const answer = (error: PostwireError) =>
+      Effect.map(requestLocale, (locale) =>
+        HttpServerResponse.jsonUnsafe({ error: renderError(error, locale, config.publicUrl) }, { status: error.httpStatus })
+      )
+
+    return (httpEffect) =>
+      Effect.gen(function* () {
+        let request = yield* HttpServerRequest.HttpServerRequest
+        const path = request.url.split("?", 1)[0] ?? ""
+
+        if (isApi(path)) {
+          const problem = addressProblem(request.url)
+          if (problem !== undefined) return yield* answer(problem)
+        }
+
+        if (isPublicApproval(path)) {
+          const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+          const state = yield* countRequest(`public:${address}`, config.rateLimitPublic).pipe(
+            Effect.provideService(Store, store),
+            Effect.orDie
+          )
+          yield* announce(state)
+          if (state.exceeded) {
+            const error = new PostwireError({ code: "rate_limited", details: { retry_after: state.retryAfter } })
+            if (path.startsWith("/v1/")) return yield* answer(error)
+            return HttpServerResponse.text(
+              `Too many requests: try again in ${state.retryAfter} seconds.\nTerlalu banyak permintaan: coba lagi dalam ${state.retryAfter} detik.\n`,
+              { status: 429 }
+            )
+          }
+        }
+
+        if (isApi(path) && HttpMethod.hasBody(request.method)) {
+          if (!isJson(request.headers["content-type"])) {
+            request = request.modify({ headers: Headers.set(request.headers, "content-type", "application/json") })
+          }
+          // Read once here; the request keeps the text for the route that decodes it.
+          const text = yield* request.text.pipe(Effect.orElseSucceed(() => ""))
+          if (text.includes("\\u0000")) {
+            const field = (() => {
+              try {
+                return nulPath(JSON.parse(text))
+              } catch {
+                return undefined
+              }
+            })()
+            if (field !== undefined) return yield* answer(noNul(field))
+          }
+        }
+
+        return yield* Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, request)
+      }).pipe(
+        Effect.catchCause((cause) => {
+          const failure = Cause.findErrorOption(cause)
+          return failure._tag === "Some" && isRouteNotFound(failure.value)
+            ? answer(new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("resource") } }))
+            : Effect.failCause(cause)
+        })
+      )
+  }),
+  { global: true }
+)
