@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import { FetchHttpClient } from "effect/http"
 import type { PostwireClientError } from "./ClientError.ts"
 import { Page, PagePromise } from "./Page.ts"
-import { normalizeBaseUrl } from "./internal/baseUrl.ts"
+import { checkOptions } from "./internal/options.ts"
 import { make, type PostwireClientOptions, type PostwireClientService } from "./PostwireClient.ts"
 import type {
   CreateOptions,
@@ -298,9 +298,12 @@ export class Postwire {
   /** Approval links: decide. */
   readonly approvals: PostwireApprovals
 
-  /** Makes a client; throws a `TypeError` when `baseUrl` is not an http(s) address. */
+  /**
+   * Makes a client; throws a `TypeError` naming the option when one is wrong (`baseUrl` not an
+   * http(s) address, an empty `apiKey`, a negative `maxRetries`, …).
+   */
   constructor(options: PostwireOptions) {
-    normalizeBaseUrl(options.baseUrl)
+    checkOptions(options)
     const build = make(options).pipe(Effect.provide(FetchHttpClient.layer))
     const client: PostwireClientService = Effect.runSync(
       options.fetch === undefined ? build : Effect.provideService(build, FetchHttpClient.Fetch, options.fetch)

@@ -17,7 +17,7 @@ import { Base64 } from "effect/encoding"
 import { FetchHttpClient, HttpClient, type HttpClientResponse } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import type { PostwireClientError } from "./ClientError.ts"
-import { normalizeBaseUrl } from "./internal/baseUrl.ts"
+import { checkOptions } from "./internal/options.ts"
 import { type ErrorContext, failBeforeAnswer, failFromAnswer, invalidRequest } from "./internal/errors.ts"
 import { transformClient } from "./internal/transport.ts"
 import type {
@@ -66,8 +66,12 @@ import type {
  * @since 0.1.0
  */
 export interface PostwireClientOptions {
-  /** An API key, `svc_live_…` or `svc_test_…`, sent as `Authorization: Bearer <key>`. */
-  readonly apiKey: string | Redacted.Redacted<string>
+  /**
+   * An API key, `svc_live_…` or `svc_test_…`, sent as `Authorization: Bearer <key>`. Optional
+   * only for a client that just decides approvals (`approvals.decide`, whose token is the
+   * credential): without it every other call answers 401 `unauthorized`.
+   */
+  readonly apiKey?: string | Redacted.Redacted<string> | undefined
   /** The server's address, e.g. `http://localhost:3000`; a trailing `/v1` is accepted and ignored. */
   readonly baseUrl: string | URL
   /** How many times a failed request is sent again (429, 5xx, network errors). Default 2. */
@@ -319,7 +323,7 @@ const paginate = <Q extends { readonly cursor?: string | undefined }, T>(
  * Builds the client on the `HttpClient` in context. Use it to run the client on another
  * `HttpClient` than fetch; {@link PostwireClient.layer} is the usual way in.
  *
- * An invalid `baseUrl` is a defect.
+ * Wrong options (an invalid `baseUrl`, an empty `apiKey`, …) are a defect: a `TypeError` naming the option.
  *
  * @example
  * ```ts
@@ -338,7 +342,7 @@ const paginate = <Q extends { readonly cursor?: string | undefined }, T>(
 export const make = Effect.fnUntraced(function* (
   options: PostwireClientOptions
 ): Effect.fn.Return<PostwireClientService, never, HttpClient.HttpClient> {
-  const baseUrl = yield* Effect.sync(() => normalizeBaseUrl(options.baseUrl))
+  const baseUrl = yield* Effect.sync(() => checkOptions(options))
   const context: ErrorContext = { baseUrl, locale: options.locale ?? "en" }
   const transport = {
     userAgent: options.userAgent ?? defaultUserAgent,

@@ -57,9 +57,39 @@ describe("Postwire", () => {
       expect(fake.current.requests[0]?.path).toBe("/v1/profiles")
     })
 
-    it("throws a TypeError when it is not an http(s) address", () => {
-      expect(() => new Postwire({ apiKey: FIXTURE_API_KEY, baseUrl: "ftp://example.com" })).toThrow(TypeError)
-      expect(() => new Postwire({ apiKey: FIXTURE_API_KEY, baseUrl: "not a url" })).toThrow(TypeError)
+    it("throws a TypeError naming baseUrl when it is not an http(s) address", () => {
+      expect(() => new Postwire({ apiKey: FIXTURE_API_KEY, baseUrl: "ftp://example.com" })).toThrow(
+        new TypeError("baseUrl must be an http or https address, got ftp:")
+      )
+      expect(() => new Postwire({ apiKey: FIXTURE_API_KEY, baseUrl: "not a url" })).toThrow(
+        new TypeError('baseUrl must be an absolute http or https address, got "not a url"')
+      )
+      expect(() => new Postwire({ apiKey: FIXTURE_API_KEY } as never)).toThrow(
+        new TypeError("baseUrl must be the server's http or https address, got a value of type undefined")
+      )
+    })
+  })
+
+  describe("other options", () => {
+    it("throw a TypeError naming the option, and never echo the key", () => {
+      const make = (options: Record<string, unknown>) => () => new Postwire({ baseUrl: fake.current.url, ...options } as never)
+      expect(make({ apiKey: "" })).toThrow(/^apiKey must be an API key .* got an empty string$/)
+      expect(make({ apiKey: "svc_test_secret\n" })).toThrow(/^apiKey must be .* got one with spaces, line breaks/)
+      expect(make({ apiKey: "svc_test_secret\n" })).not.toThrow(/secret/)
+      expect(make({ apiKey: 42 })).toThrow(/^apiKey must be .* got 42$/)
+      expect(make({ apiKey: FIXTURE_API_KEY, maxRetries: -1 })).toThrow("maxRetries must be a whole number of 0 or more, got -1")
+      expect(make({ apiKey: FIXTURE_API_KEY, maxRetries: 1.5 })).toThrow(/^maxRetries must be/)
+      expect(make({ apiKey: FIXTURE_API_KEY, locale: "fr" })).toThrow('locale must be "en" or "id", got "fr"')
+      expect(make({ apiKey: FIXTURE_API_KEY, userAgent: "a\r\nb" })).toThrow(/^userAgent must be/)
+      expect(make({ apiKey: FIXTURE_API_KEY, fetch: "fetch" })).toThrow(/^fetch must be a function/)
+      expect(() => new Postwire(undefined as never)).toThrow(/^options must be an object/)
+    })
+
+    it("take no apiKey for a client that only decides approvals; keyed calls then answer 401", async () => {
+      const postwire = new Postwire({ baseUrl: fake.current.url })
+
+      await expect(postwire.accounts.list()).rejects.toMatchObject({ status: 401, code: "unauthorized" })
+      expect(fake.current.requests[0]?.headers.authorization).toBeUndefined()
     })
   })
 
