@@ -37,6 +37,7 @@ import { ApiErrorsLive } from "./http/ApiErrorsLive.ts"
 import { AuthenticationLive } from "./http/AuthenticationLive.ts"
 import { MediaFilesRoute } from "./http/MediaFiles.ts"
 import { RequestGuard } from "./http/RequestGuard.ts"
+import { requestLog } from "./http/RequestLog.ts"
 import { ApiHandlers } from "./http/Handlers.ts"
 import { WebhooksHandlers } from "./http/WebhooksHandlers.ts"
 import { DeliveryServices } from "./worker/DeliveryWorker.ts"
@@ -104,7 +105,12 @@ export const engineLayer = (settings: ServerSettings) =>
 
 /** The HTTP server on `settings.port`, over the given store. */
 export const serverLayer = (settings: ServerSettings, store: Layer.Layer<Store | WebhookStore | PublishingStore, unknown>) =>
-  HttpRouter.serve(settings.role === "worker" ? WorkerRoutes : Routes, { disableLogger: !settings.logRequests, disableListenLog: true }).pipe(
+  HttpRouter.serve(settings.role === "worker" ? WorkerRoutes : Routes, {
+    // Our own request log: Effect's would write approval tokens into the log.
+    disableLogger: true,
+    disableListenLog: true,
+    ...(settings.logRequests ? { middleware: requestLog } : {})
+  }).pipe(
     Layer.merge(backgroundLayer(settings)),
     Layer.provideMerge(engineLayer(settings)),
     // Headers up to 64 KiB, so that an overlong cursor or id is answered by the API (400 or 404)
