@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Effect, Option } from "effect"
+import { type Cause, Effect, Option } from "effect"
 import { HttpServerError, HttpServerRequest, type HttpServerResponse } from "effect/http"
 
 const credentialInPath: ReadonlyArray<readonly [RegExp, string]> = [
