@@ -270,6 +270,54 @@ describe.each(backends())("posts API on %s", (backend) => {
       })
     })
 
+    it("shows the consent given with the approval decision in the target's options, until a caption change asks again", async () => {
+      const created = await post(
+        "/v1/posts",
+        aPost(server, [video], {
+          targets: [{ account_id: accountOf(server, "shortvideo"), shortvideo: { mode: "direct" } }],
+          scheduled_at: new Date(Date.now() + 86_400_000).toISOString()
+        })
+      )
+      const target = created.body.targets[0].id
+      const approve = (approval: { url: string }, consent: unknown) =>
+        call(server.baseUrl, "POST", `/v1/approvals/${new URL(approval.url).pathname.split("/").pop()}/decision`, {
+          body: { decision: "approve", consent: { [target]: consent } }
+        })
+      const first = { privacy_level: "FOLLOWER_OF_CREATOR", music_usage_confirmed: true, disable_duet: true }
+      const second = { privacy_level: "PUBLIC_TO_EVERYONE", music_usage_confirmed: true }
+      expect(created.body.targets[0].options).toEqual({ shortvideo: { mode: "direct" } })
+
+      expect((await approve(created.body.approval, first)).status).toBe(200)
+      const approved = await get(`/v1/posts/${created.body.id}`)
+      const edited = await call(server.baseUrl, "PATCH", `/v1/posts/${created.body.id}`, {
+        key: server.testKey,
+        body: { caption: "Edited after approval" }
+      })
+      const reapproved = await approve(edited.body.approval, second)
+      const final = await get(`/v1/posts/${created.body.id}`)
+
+      expect(approved.body.targets[0].options).toEqual({ shortvideo: { mode: "direct", consent: first } })
+      expect(edited.body.status).toBe("awaiting_approval")
+      expect(edited.body.targets[0].options).toEqual({ shortvideo: { mode: "direct" } })
+      expect(reapproved.status).toBe(200)
+      expect(reapproved.body.post.targets[0].options).toEqual({ shortvideo: { mode: "direct", consent: second } })
+      expect(final.body.targets[0].options).toEqual({ shortvideo: { mode: "direct", consent: second } })
+    })
+
+    it("shows the consent given with the request in the target's options", async () => {
+      const consent = { privacy_level: "SELF_ONLY", music_usage_confirmed: true }
+      const created = await post(
+        "/v1/posts",
+        aPost(server, [video], {
+          targets: [{ account_id: accountOf(server, "shortvideo"), shortvideo: { mode: "direct", consent } }],
+          scheduled_at: new Date(Date.now() + 86_400_000).toISOString()
+        })
+      )
+      const reply = await get(`/v1/posts/${created.body.id}`)
+
+      expect(reply.body.targets[0].options).toEqual({ shortvideo: { mode: "direct", consent } })
+    })
+
     it("answers 404 not_found for a post of another workspace", async () => {
       const created = await post("/v1/posts", aPost(server, [image]))
       const other = await anotherWorkspace(server)

@@ -57,12 +57,37 @@ describe.each(backends())("webhooks API on %s", (backend) => {
       ["a link-local address", "https://169.254.169.254/latest/meta-data"],
       ["an IPv4-mapped private address", "https://[::ffff:192.168.0.1]/postwire"],
       ["a URL with credentials", "https://user:secret@127.0.0.1/postwire"],
-      ["something that is not a URL", "not a url"]
+      ["something that is not a URL", "not a url"],
+      ["whitespace alone", " \t\n"],
+      ["a host name that does not resolve", "https://hooks.does-not-exist.invalid/postwire"]
     ])("refuses %s with 400 invalid_url", async (_, url) => {
       const reply = await send("POST", "/v1/webhooks", anEndpoint(url))
 
       expect(reply.status).toBe(400)
       expect(errorOf(reply)).toMatchObject({ code: "invalid_url", field: "url", retryable: false })
+    })
+
+    it("drops the whitespace around a pasted url, and stores and shows the address alone", async () => {
+      const reply = await send("POST", "/v1/webhooks", anEndpoint(`  ${receiver.url}\n`))
+
+      expect(reply.status).toBe(201)
+      expect(reply.body.url).toBe(receiver.url)
+      const listed = await send("GET", "/v1/webhooks?limit=100")
+      expect(listed.body.data.find((endpoint: { id: string }) => endpoint.id === reply.body.id)?.url).toBe(receiver.url)
+    })
+
+    it("names a host that does not resolve in the invalid_url message", async () => {
+      const reply = await call(server.baseUrl, "POST", "/v1/webhooks", {
+        key: server.testKey,
+        body: anEndpoint("https://hooks.does-not-exist.invalid/postwire"),
+        headers: { "accept-language": "id" }
+      })
+
+      expect(errorOf(reply)).toMatchObject({
+        code: "invalid_url",
+        message: "url harus berupa alamat https publik: hooks.does-not-exist.invalid tidak mengarah ke alamat IP mana pun",
+        message_id: "url harus berupa alamat https publik: hooks.does-not-exist.invalid tidak mengarah ke alamat IP mana pun"
+      })
     })
 
     it("names the unknown event type by its position", async () => {
@@ -249,6 +274,26 @@ describe.each(backends())("webhooks API on %s", (backend) => {
       }
     })
 
+    it("sends post.scheduled again, with the new time, when a scheduled post is rescheduled", async () => {
+      const sink = await aReceiver()
+      try {
+        const endpoint = await register(anEndpoint(sink.url, ["post.scheduled"]))
+        sink.secret = endpoint.secret
+        const image = await anImage(server)
+        const first = new Date(Date.now() + 3 * 3600_000).toISOString()
+        const second = new Date(Date.now() + 5 * 3600_000).toISOString()
+        const created = await send("POST", "/v1/posts", aPost(server, [image], { scheduled_at: first, approval: { mode: "none" } }))
+        const moved = await send("PATCH", `/v1/posts/${created.body.id}`, { scheduled_at: second })
+        expect([created.status, moved.status]).toEqual([201, 200])
+
+        await sink.waitUntil(() => sink.events.length >= 2, "two post.scheduled events")
+        expect(sink.events.map((event) => (event.data as { scheduled_at: string }).scheduled_at).sort()).toEqual([first, second])
+        expect(sink.events.every((event) => subjectOf(event) === created.body.id)).toBe(true)
+      } finally {
+        await sink.close()
+      }
+    })
+
     it("stops delivering to a deleted endpoint", async () => {
       const sink = await aReceiver()
       const witness = await aReceiver()
@@ -287,4 +332,13 @@ describe.each(backends())("webhooks API on %s without the loopback setting", (ba
       expect(errorOf(reply)).toMatchObject({ code: "invalid_url", field: "url" })
     }
   )
+
+  it("names an IPv6 address as it is, in English and in Indonesian", async () => {
+    const reply = await call(server.baseUrl, "POST", "/v1/webhooks", { key: server.testKey, body: anEndpoint("https://[::1]/hook") })
+
+    expect(errorOf(reply)).toMatchObject({
+      message: "The url must be a public https address: [::1] resolves to ::1, a loopback address",
+      message_id: "url harus berupa alamat https publik: [::1] mengarah ke ::1, alamat loopback"
+    })
+  })
 })

@@ -71,6 +71,35 @@ describe("posts use-cases", () => {
     }).pipe(Effect.provide(Engine))
   )
 
+  it.effect("writes post.scheduled with the new time when a scheduled post is given another scheduled_at", () =>
+    Effect.gen(function* () {
+      const { caller, request } = yield* aWorkspace
+      const { Store } = yield* Effect.promise(() => import("../src/store/Store.ts"))
+      const store = yield* Store
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const inOneHour = new Date(now + 3_600_000).toISOString()
+      const inTwoHours = new Date(now + 7_200_000).toISOString()
+      const created = yield* Posts.createPost(
+        caller,
+        { ...(request as object), approval: { mode: "none" }, scheduled_at: inOneHour } as never,
+        "en"
+      )
+
+      yield* Posts.updatePost(caller, created.id, { scheduled_at: inTwoHours }, "en")
+      yield* Posts.updatePost(caller, created.id, { caption: "new caption" }, "en")
+      yield* Posts.updatePost(caller, created.id, { scheduled_at: inTwoHours }, "en")
+
+      const scheduled = (yield* store.listEvents(caller.workspaceId)).filter((e) => e.type === "post.scheduled")
+      assert.deepStrictEqual(
+        scheduled.map((e) => e.data),
+        [
+          { post_id: created.id, scheduled_at: inOneHour },
+          { post_id: created.id, scheduled_at: inTwoHours }
+        ]
+      )
+    }).pipe(Effect.provide(Engine))
+  )
+
   it.effect("writes post.awaiting_approval to the outbox with the post, and post.scheduled for a future post", () =>
     Effect.gen(function* () {
       const { caller, request } = yield* aWorkspace

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { fillPlaceholders, type PlaceholderValue } from "./LocalizedText.ts"
+import { fillPlaceholders, inLocale, type PlaceholderValue } from "./LocalizedText.ts"
 
 /** One catalog entry. */
 export interface CatalogEntry {
@@ -331,13 +331,31 @@ export const localeFromAcceptLanguage = (header: string | null | undefined): Loc
  * Renders a code's message in `locale`, filling its `{name}` placeholders from `details`: a
  * `LocalizedText` in that language, identifiers and numbers as they are. A placeholder
  * without a value is left out cleanly.
+ *
+ * @example
+ * ```ts
+ * import { renderMessage } from "@postwire/domain"
+ * renderMessage("insufficient_scope", "en", { scope: "posts:write" })
+ * // "The API key lacks the scope posts:write that this endpoint requires."
+ * renderMessage("invalid_url", "en") // "The url must be a public https address."
+ * ```
  */
 export const renderMessage = (
   code: ErrorCode,
   locale: Locale,
   details: Readonly<Record<string, PlaceholderValue | undefined>> = {}
-): string =>
-  fillPlaceholders(ErrorCatalog[code][locale], locale, details)
+): string => {
+  const isEmpty = (name: string) => {
+    const value = details[name]
+    return value === undefined || inLocale(value, locale) === ""
+  }
+  // The sentence is tidied before any value goes in, so only the catalog's own text is
+  // touched: a value such as the address `::1` or `fe80::` reaches the message as it is.
+  const sentence = ErrorCatalog[code][locale]
+    .replace(/\{(\w+)\}/g, (placeholder, name: string) => (isEmpty(name) ? "" : placeholder))
     .replace(/\s+([.:,])/g, "$1")
+    .replace(/ {2,}/g, " ")
     .replace(/:\s*$/, ".")
     .trim()
+  return fillPlaceholders(sentence, locale, details)
+}

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest"
-import { ErrorCatalog, errorCodes, localeFromAcceptLanguage, PostwireError, renderError, renderMessage } from "../src/index.ts"
+import {
+  ErrorCatalog,
+  ErrorDetail,
+  errorCodes,
+  localeFromAcceptLanguage,
+  PostwireError,
+  renderError,
+  renderMessage
+} from "../src/index.ts"
 
 const specCodes = [
   "media_too_long", "privacy_level_mismatch", "quota_exceeded", "token_expired", "permission_missing",
@@ -68,5 +76,42 @@ describe("renderError", () => {
 
   it("never leaves a placeholder unfilled", () => {
     for (const code of errorCodes) expect(renderMessage(code, "en")).not.toMatch(/[{}]/)
+  })
+})
+
+describe("renderMessage", () => {
+  const resolvesTo = (host: string, address: string, range: "loopback_address" | "unspecified_address" | "link_local_address") =>
+    ErrorDetail.reason("resolves_to", { host, address, range: ErrorDetail.reason(range) })
+
+  it("keeps an IPv6 address in an invalid_url detail as it is, in English and Indonesian", () => {
+    const loopback = { detail: resolvesTo("[::1]", "::1", "loopback_address") }
+    const unspecified = { detail: resolvesTo("hooks.example.com", "::", "unspecified_address") }
+
+    expect(renderMessage("invalid_url", "en", loopback)).toBe(
+      "The url must be a public https address: [::1] resolves to ::1, a loopback address"
+    )
+    expect(renderMessage("invalid_url", "id", loopback)).toBe(
+      "url harus berupa alamat https publik: [::1] mengarah ke ::1, alamat loopback"
+    )
+    expect(renderMessage("invalid_url", "en", unspecified)).toBe(
+      "The url must be a public https address: hooks.example.com resolves to ::, an unspecified address"
+    )
+    expect(renderMessage("invalid_url", "id", unspecified)).toBe(
+      "url harus berupa alamat https publik: hooks.example.com mengarah ke ::, alamat yang tidak ditentukan"
+    )
+  })
+
+  it("never rewrites a value's own punctuation, even at the end of the message", () => {
+    expect(renderMessage("invalid_url", "en", { detail: "fe80::" })).toBe("The url must be a public https address: fe80::")
+    expect(renderMessage("invalid_url", "id", { detail: "fe80::" })).toBe("url harus berupa alamat https publik: fe80::")
+  })
+
+  it("leaves out an empty placeholder with the space and colon it leaves behind", () => {
+    expect(renderMessage("invalid_url", "en")).toBe("The url must be a public https address.")
+    expect(renderMessage("invalid_url", "id", { detail: { en: "", id: "" } })).toBe("url harus berupa alamat https publik.")
+    expect(renderMessage("insufficient_scope", "en")).toBe("The API key lacks the scope that this endpoint requires.")
+    expect(renderMessage("invalid_request", "id", { detail: ErrorDetail.reason("required") })).toBe(
+      "Permintaan tidak valid pada: wajib diisi"
+    )
   })
 })

@@ -11,8 +11,30 @@ import type { PostAggregate, TargetRecord } from "../store/Records.ts"
 const localize = (error: ErrorObject, locale: Locale): ErrorObject =>
   locale === "id" ? { ...error, message: error.message_id } : error
 
-/** A target as the API shows it; its error speaks the caller's language. */
-export const targetView = (target: TargetRecord, locale: Locale): Post.Target => ({
+/**
+ * The consent that a target publishes with: given with the request (`key:…`) or through the
+ * post's current approval. Consent from an earlier link is asked for again after a caption
+ * change, so it is no longer shown.
+ */
+const consentInForce = (target: TargetRecord, approvalId: string | null): Post.Consent | undefined => {
+  const given = target.consent
+  if (given === null) return undefined
+  return given.givenBy.startsWith("approval:") && given.givenBy !== `approval:${approvalId}` ? undefined : given.consent
+}
+
+/** A target's options, with the consent in force wherever it was given (request or approval). */
+const optionsView = (target: TargetRecord, approvalId: string | null): Post.TargetOptions => {
+  const { shortvideo, ...others } = target.options
+  if (shortvideo === undefined) return target.options
+  const consent = consentInForce(target, approvalId)
+  return { ...others, shortvideo: { mode: shortvideo.mode, ...(consent === undefined ? {} : { consent }) } }
+}
+
+/**
+ * A target as the API shows it; its error speaks the caller's language. `approvalId` is the
+ * post's current approval, whose consent is shown in `options.shortvideo.consent`.
+ */
+export const targetView = (target: TargetRecord, locale: Locale, approvalId: string | null): Post.Target => ({
   id: target.id,
   account_id: target.accountId,
   platform: target.platform,
@@ -21,7 +43,7 @@ export const targetView = (target: TargetRecord, locale: Locale): Post.Target =>
   published_at: target.publishedAt === null ? null : formatInstant(target.publishedAt),
   error: target.error === null ? null : localize(target.error, locale),
   attempts: target.attempts,
-  options: target.options
+  options: optionsView(target, approvalId)
 })
 
 /** The approval of a post as the API shows it, with its link. */
@@ -50,7 +72,7 @@ export const postView = (aggregate: PostAggregate, settings: EngineSettings, loc
     scheduled_at: post.scheduledAt === null ? null : formatInstant(post.scheduledAt),
     ai_generated: post.aiGenerated,
     approval: approvalView(aggregate, settings, now),
-    targets: aggregate.targets.map((t) => targetView(t, locale)),
+    targets: aggregate.targets.map((t) => targetView(t, locale, aggregate.approval?.id ?? null)),
     created_at: formatInstant(post.createdAt),
     updated_at: formatInstant(post.updatedAt)
   }

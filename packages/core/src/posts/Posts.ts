@@ -273,7 +273,6 @@ export const updatePost = Effect.fn("posts.update")(function* (
   locale: Locale
 ) {
   const settings = yield* EngineConfig
-  const store = yield* Store
   let renewedApproval: string | undefined
   const saved = yield* changePost(caller, id, (current, at) =>
     Effect.gen(function* () {
@@ -331,13 +330,15 @@ export const updatePost = Effect.fn("posts.update")(function* (
         return { ...t, status, dueAt: publishAt, updatedAt: at }
       })
       const next = settle({ ...current, targets, approval }, at, { caption, scheduledAt })
-      if (next.post.status === "scheduled" && current.post.status !== "scheduled") {
+      // A receiver that tracks the schedule learns the new time: entering `scheduled`, or a
+      // scheduled post given another `scheduled_at`, sends `post.scheduled` with it.
+      const rescheduled = current.post.status === "scheduled" && next.post.scheduledAt !== current.post.scheduledAt
+      if (next.post.status === "scheduled" && (current.post.status !== "scheduled" || rescheduled)) {
         events.push(yield* PostEvents.makeEvent(caller.workspaceId, "post.scheduled", PostEvents.scheduled(next.post), livemode, at))
       }
       return { next, events }
     })
   )
-  void store
   if (renewedApproval !== undefined && saved.approval?.id === renewedApproval) yield* notifyApprover(saved)
   return postView(saved, settings, locale, yield* now)
 })
@@ -385,6 +386,8 @@ export const retryPost = Effect.fn("posts.retry")(function* (caller: Caller, id:
     })
   )
   return {
-    data: saved.targets.filter((t) => retried.includes(t.id)).map((t) => targetView(t, locale))
+    data: saved.targets
+      .filter((t) => retried.includes(t.id))
+      .map((t) => targetView(t, locale, saved.approval?.id ?? null))
   } satisfies Post.RetryPostResponse
 })

@@ -102,9 +102,9 @@ export const describeUnsafeUrl = (error: UnsafeUrl): LocalizedText => {
 const invalidUrl = (detail: LocalizedText) => new PostwireError({ code: "invalid_url", field: "url", details: { detail } })
 
 /**
- * Registers an endpoint: the URL must be a public https address (or loopback when the server
- * allows it), the events known types listed once each. The answer carries the secret, the only
- * time it is shown.
+ * Registers an endpoint: the URL, without the whitespace around it, must be a public https
+ * address (or loopback when the server allows it), the events known types listed once each.
+ * The answer carries the secret, the only time it is shown.
  *
  * @example
  * ```ts
@@ -129,15 +129,18 @@ export const createEndpoint = Effect.fn("webhooks.create")(function* (
     }
     seen.add(type)
   }
-  if (request.url.length > maxUrlLength) return yield* invalidUrl(ErrorDetail.reason("url_too_long", { max: maxUrlLength }))
-  yield* checkWebhookUrl(request.url, { allowLoopback: settings.allowLoopback }).pipe(
+  // Whitespace around a pasted address is dropped, so the `url` stored and shown is the address
+  // that is checked and called, not a string the URL parser quietly trims at every delivery.
+  const url = request.url.trim()
+  if (url.length > maxUrlLength) return yield* invalidUrl(ErrorDetail.reason("url_too_long", { max: maxUrlLength }))
+  yield* checkWebhookUrl(url, { allowLoopback: settings.allowLoopback }).pipe(
     Effect.catchTag("UnsafeUrl", (error) => Effect.fail(invalidUrl(describeUnsafeUrl(error))))
   )
   const ids = yield* Ids
   const endpoint: WebhookEndpointRecord = {
     id: yield* ids.make("webhook"),
     workspaceId: caller.workspaceId,
-    url: request.url,
+    url,
     events: request.events,
     secret: secretPrefix + (yield* ids.secret(32)),
     active: true,
