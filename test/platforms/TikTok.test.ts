@@ -11,7 +11,7 @@ const credentialsFor = (fake: Fake, overrides: Partial<Credentials.ShortVideoCre
   Credentials.encode("shortvideo", { access_token: fake.accessToken, refresh_token: fake.refreshToken, ...overrides })
 
 const options = (fake: Fake) => ({
-  shortvideo: { baseUrl: fake.url, clientKey: fake.clientKey, clientSecret: fake.clientSecret, awaitPostIdMs: 60_000 }
+  shortvideo: { baseUrl: fake.url, clientKey: fake.clientKey, clientSecret: fake.clientSecret }
 })
 
 /** A direct post with consent, as the publisher hands it over. */
@@ -222,31 +222,100 @@ describe("TikTok adapter", () => {
       assert.strictEqual(fake.count("inbox_init"), 1)
       assert.deepStrictEqual(fake.publishes[0]!.body, { source_info: { source: "PULL_FROM_URL", video_url: input.media[0]!.url } })
       assert.strictEqual(result.published?.permalink, null)
+      assert.notStrictEqual(result.published?.permalinkPending, true, "an inbox post never gets a permalink to wait for")
       assert.strictEqual(result.published?.platformPostId, fake.publishes[0]!.id)
     })
   )
 
-  it.live("keeps polling after PUBLISH_COMPLETE until moderation releases the post id", () =>
-    Effect.gen(function* () {
-      const fake = yield* TikTokFake.make()
-      fake.pollsBeforePostId = 2
-      const client = yield* aRouter(options(fake))
-      const result = yield* drive(client, aDirectPost(fake))
-      assert.match(result.published?.permalink ?? "", /\/video\/\d{19}$/)
-      assert.strictEqual(fake.count("status"), 1 + 2 + 1)
-    })
-  )
+  describe("while moderation holds the public post id back", () => {
+    /** Publishes a direct post to the end, and the lookup of its permalink as the backfill makes it. */
+    const publishInModeration = (fake: Fake) =>
+      Effect.gen(function* () {
+        const client = yield* aRouter(options(fake))
+        const input = aDirectPost(fake)
+        const result = yield* drive(client, input)
+        const lookUp = (account = result.account) =>
+          client.permalink!({ target: input.target, account, state: result.published!.state })
+        return { result, lookUp }
+      })
 
-  it.live("publishes without a permalink when the post id stays in moderation past awaitPostIdMs", () =>
-    Effect.gen(function* () {
-      const fake = yield* TikTokFake.make()
-      fake.pollsBeforePostId = 1_000
-      const client = yield* aRouter({ shortvideo: { ...options(fake).shortvideo, awaitPostIdMs: 0 } })
-      const result = yield* drive(client, aDirectPost(fake))
-      assert.strictEqual(result.published?.permalink, null)
-      assert.strictEqual(result.published?.platformPostId, fake.publishes[0]!.id)
-    })
-  )
+    it.live("publishes at PUBLISH_COMPLETE without waiting, and says the permalink comes later", () =>
+      Effect.gen(function* () {
+        const fake = yield* TikTokFake.make()
+        fake.postIdHeld = true
+        const { result } = yield* publishInModeration(fake)
+        assert.strictEqual(result.published?.permalink, null)
+        assert.strictEqual(result.published?.permalinkPending, true)
+        // One fetch while processing, one that saw PUBLISH_COMPLETE: no polling for the id.
+        assert.strictEqual(fake.count("status"), 2)
+      })
+    )
+
+    it.live("finds the permalink once moderation releases the post id, digit for digit", () =>
+      Effect.gen(function* () {
+        const fake = yield* TikTokFake.make()
+        fake.postIdHeld = true
+        const { lookUp } = yield* publishInModeration(fake)
+        assert.deepStrictEqual({ ...(yield* lookUp()) }, { _tag: "NotYet" })
+        fake.postIdHeld = false
+        const found = yield* lookUp()
+        const postId = fake.publishes[0]!.postId
+        assert.deepInclude(found, {
+          _tag: "Found",
+          permalink: `https://www.tiktok.com/@maya.bakes/video/${postId}`,
+          platformPostId: postId
+        })
+        assert.strictEqual(found._tag === "Found" ? (found.state as TikTok.State).post_id : undefined, postId)
+      })
+    )
+
+    it.live("keeps saying NotYet for as many status fetches as moderation takes", () =>
+      Effect.gen(function* () {
+        const fake = yield* TikTokFake.make()
+        fake.pollsBeforePostId = 3
+        const { result, lookUp } = yield* publishInModeration(fake)
+        assert.strictEqual(result.published?.permalinkPending, true)
+        const tags = [(yield* lookUp())._tag, (yield* lookUp())._tag, (yield* lookUp())._tag]
+        assert.deepStrictEqual(tags, ["NotYet", "NotYet", "Found"])
+      })
+    )
+
+    it.live("says Never when moderation takes the post down", () =>
+      Effect.gen(function* () {
+        const fake = yield* TikTokFake.make()
+        fake.postIdHeld = true
+        const { lookUp } = yield* publishInModeration(fake)
+        fake.failReason = "publish_cancelled"
+        assert.strictEqual((yield* lookUp())._tag, "Never")
+      })
+    )
+
+    it.live("refreshes an expired token to ask, and hands the rotated one back", () =>
+      Effect.gen(function* () {
+        const fake = yield* TikTokFake.make()
+        fake.postIdHeld = true
+        const { lookUp, result } = yield* publishInModeration(fake)
+        fake.postIdHeld = false
+        const stale = { ...result.account, credentials: credentialsFor(fake, { access_token: "act.revoked" }) }
+        const found = yield* lookUp(stale)
+        assert.strictEqual(found._tag, "Found")
+        assert.strictEqual(JSON.parse(found.credentials!.credentials).refresh_token, fake.refreshToken)
+        assert.strictEqual(fake.count("token"), 1)
+      })
+    )
+
+    it.live("fails the lookup with platform_unavailable when the status endpoint is down", () =>
+      Effect.gen(function* () {
+        const fake = yield* TikTokFake.make()
+        fake.postIdHeld = true
+        const { lookUp } = yield* publishInModeration(fake)
+        fake.faults.inject("status", TikTokFake.tiktokError(500, "internal_error"), 3)
+        const failure = yield* Effect.flip(lookUp())
+        assert.strictEqual(failure.code, "platform_unavailable")
+        assert.strictEqual(failure.retryable, true)
+      })
+    )
+  })
 
   it.live("refreshes a token whose expiry has passed before calling the API", () =>
     Effect.gen(function* () {

@@ -75,6 +75,38 @@ const published = (at: number, events: ReadonlyArray<OutboxEvent> = []): Complet
   events
 })
 
+const tiktokLink = "https://www.tiktok.com/@maya.bakes/video/7301234567890123401"
+
+/** A target published while its platform still kept the public address back. */
+const aPublishedPending = (
+  setup: Effect.Success<ReturnType<typeof aSetup>>,
+  publishedAt: number,
+  askAt: number,
+  account = 0
+) =>
+  Effect.gen(function* () {
+    const aggregate = yield* setup.post([{ dueAt: publishedAt - 10, account }])
+    const target = aggregate.targets[0]!
+    yield* claim({ owner: "w-pub", at: publishedAt - 10, perAccount: 1_000 })
+    yield* setup.start(target, "w-pub", publishedAt - 5)
+    const completed = yield* setup.queue.completeTarget(targetKey(target), "w-pub", {
+      at: publishedAt,
+      outcome: {
+        _tag: "Published",
+        permalink: null,
+        publishedAt,
+        platformState: { publish_id: "v_pub_url~v2-1.7300000001" },
+        permalinkAskAt: askAt
+      },
+      events: []
+    })
+    assert.isTrue(completed)
+    return aggregate
+  })
+
+const claimPermalinks = (owner: string, at: number, limit = 100) =>
+  PublishingStore.use((queue) => queue.claimPendingPermalinks({ owner, at, leaseUntil: at + 300_000, limit }))
+
 /**
  * Registers the conformance suite for one implementation.
  *
@@ -371,6 +403,156 @@ export const publishingStoreConformance = <E>(
           )
           assert.strictEqual(error._tag, "VersionConflict")
           assert.strictEqual((yield* reload(aggregate)).post.caption, aggregate.post.caption)
+        }))
+    })
+
+    describe("pending permalinks", () => {
+      it.effect("remembers a target published without its permalink, and offers it once it is time to ask, earliest first", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const setup = yield* aSetup()
+          const later = yield* aPublishedPending(setup, era, era + 120_000)
+          const sooner = yield* aPublishedPending(setup, era + 1_000, era + 61_000)
+          // Published with its permalink: nothing to wait for.
+          const complete = yield* setup.post([{ dueAt: era }])
+          yield* claim({ owner: "w-pub", at: era + 2_000 })
+          yield* setup.start(complete.targets[0]!, "w-pub", era + 2_000)
+          yield* setup.queue.completeTarget(targetKey(complete.targets[0]!), "w-pub", published(era + 2_000))
+
+          const target = (yield* setup.reload(later)).targets[0]!
+          assert.strictEqual(target.status, "published")
+          assert.strictEqual(target.permalink, null)
+          assert.deepStrictEqual(yield* claimPermalinks("b1", era + 60_999), [])
+          const claimed = yield* claimPermalinks("b1", era + 10 * day)
+          assert.deepStrictEqual(claimed, [
+            {
+              workspaceId: setup.workspaceId,
+              postId: sooner.post.id,
+              targetId: sooner.targets[0]!.id,
+              accountId: setup.accounts[0]!.id,
+              since: era + 1_000,
+              asked: 0,
+              askAt: era + 61_000,
+              leaseOwner: "b1",
+              leaseUntil: era + 10 * day + 300_000
+            },
+            {
+              workspaceId: setup.workspaceId,
+              postId: later.post.id,
+              targetId: later.targets[0]!.id,
+              accountId: setup.accounts[0]!.id,
+              since: era,
+              asked: 0,
+              askAt: era + 120_000,
+              leaseOwner: "b1",
+              leaseUntil: era + 10 * day + 300_000
+            }
+          ])
+        }))
+
+      it.effect("claims at most `limit`, and never hands a leased one to another instance until its lease runs out", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const setup = yield* aSetup()
+          const a = yield* aPublishedPending(setup, era, era + 60_000)
+          const b = yield* aPublishedPending(setup, era + 1, era + 60_001)
+          const first = yield* claimPermalinks("b1", era + 60_001, 1)
+          assert.deepStrictEqual(first.map((p) => p.targetId), [a.targets[0]!.id])
+          assert.deepStrictEqual((yield* claimPermalinks("b2", era + 60_002)).map((p) => p.targetId), [b.targets[0]!.id])
+          assert.deepStrictEqual(yield* claimPermalinks("b3", era + 360_000), [])
+          const taken = yield* claimPermalinks("b3", era + 360_001)
+          assert.deepStrictEqual(taken.map((p) => p.targetId), [a.targets[0]!.id])
+          // The first instance lost its lease: its answer is not written.
+          assert.isFalse(
+            yield* setup.queue.fillPermalink(targetKey(a.targets[0]!), "b1", { at: era + 360_002, permalink: tiktokLink, platformState: {} })
+          )
+          assert.strictEqual((yield* setup.reload(a)).targets[0]!.permalink, null)
+        }))
+
+      it.effect("fills the permalink in with the platform's new state and rotated credentials, bumps the post, writes no event, and forgets it", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const setup = yield* aSetup()
+          const aggregate = yield* aPublishedPending(setup, era, era + 60_000)
+          const before = yield* setup.reload(aggregate)
+          const key = targetKey(aggregate.targets[0]!)
+          yield* claimPermalinks("b1", era + 60_000)
+
+          const state = { publish_id: "v_pub_url~v2-1.7300000001", post_id: "7301234567890123401" }
+          assert.isTrue(
+            yield* setup.queue.fillPermalink(key, "b1", { at: era + 60_500, permalink: tiktokLink, platformState: state, credentials: "pwc1.rotated" })
+          )
+          const after = yield* setup.reload(aggregate)
+          assert.deepStrictEqual(after.targets[0], {
+            ...before.targets[0]!,
+            permalink: tiktokLink,
+            platformState: state,
+            updatedAt: era + 60_500
+          })
+          assert.strictEqual(after.post.status, "published")
+          assert.strictEqual(after.post.version, before.post.version + 1)
+          assert.strictEqual(after.post.updatedAt, era + 60_500)
+          assert.strictEqual(Option.getOrThrow(yield* setup.store.getAccount(setup.workspaceId, setup.accounts[0]!.id)).credentials, "pwc1.rotated")
+          assert.deepStrictEqual(yield* setup.store.listEvents(setup.workspaceId), [])
+          assert.deepStrictEqual(yield* claimPermalinks("b2", era + 10 * day), [])
+          assert.isFalse(yield* setup.queue.fillPermalink(key, "b1", { at: era + 60_600, permalink: tiktokLink, platformState: state }))
+
+          const stale = before
+          const conflict = yield* Effect.flip(
+            setup.store.savePost({ ...stale, post: { ...stale.post, version: stale.post.version + 1 } }, [])
+          )
+          assert.strictEqual(conflict._tag, "VersionConflict")
+        }))
+
+      it.effect("defers: counts the ask, gives the lease up, stores the credentials, and offers it again at the new time", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const setup = yield* aSetup()
+          const aggregate = yield* aPublishedPending(setup, era, era + 60_000)
+          const key = targetKey(aggregate.targets[0]!)
+          yield* claimPermalinks("b1", era + 60_000)
+
+          assert.isFalse(yield* setup.queue.deferPermalink(key, "b-other", { at: era + 60_001, askAt: era + 180_000 }))
+          assert.isTrue(
+            yield* setup.queue.deferPermalink(key, "b1", { at: era + 60_001, askAt: era + 180_000, credentials: "pwc1.deferred" })
+          )
+          assert.strictEqual(Option.getOrThrow(yield* setup.store.getAccount(setup.workspaceId, setup.accounts[0]!.id)).credentials, "pwc1.deferred")
+          assert.deepStrictEqual(yield* claimPermalinks("b2", era + 179_999), [])
+          const again = yield* claimPermalinks("b2", era + 180_000)
+          assert.deepStrictEqual(again.map((p) => [p.targetId, p.asked, p.askAt, p.since]), [[key.targetId, 1, era + 180_000, era]])
+        }))
+
+      it.effect("abandons: forgets it, and the target stays published without a permalink", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const setup = yield* aSetup()
+          const aggregate = yield* aPublishedPending(setup, era, era + 60_000)
+          const before = yield* setup.reload(aggregate)
+          const key = targetKey(aggregate.targets[0]!)
+          yield* claimPermalinks("b1", era + 60_000)
+
+          assert.isFalse(yield* setup.queue.abandonPermalink(key, "b-other"))
+          assert.isTrue(yield* setup.queue.abandonPermalink(key, "b1"))
+          assert.deepStrictEqual(yield* claimPermalinks("b2", era + 10 * day), [])
+          assert.deepStrictEqual(yield* setup.reload(aggregate), before)
+        }))
+
+      it.effect("never claims the same pending permalink twice when two instances claim at the same moment", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const setup = yield* aSetup(4)
+          for (let i = 0; i < 24; i++) yield* aPublishedPending(setup, era + i, era + 60_000 + i, i % 4)
+          const instance = (owner: string) =>
+            Effect.gen(function* () {
+              const mine: Array<string> = []
+              for (let round = 0; round < 6; round++) mine.push(...(yield* claimPermalinks(owner, era + 100_000, 3)).map((p) => p.targetId))
+              return mine
+            })
+          const [first, second] = yield* Effect.all([instance("b-a"), instance("b-b")], { concurrency: "unbounded" })
+          const sweep = (yield* claimPermalinks("b-c", era + 100_000)).map((p) => p.targetId)
+          const all = [...first!, ...second!, ...sweep]
+          assert.strictEqual(new Set(all).size, all.length)
+          assert.strictEqual(all.length, 24)
         }))
     })
 

@@ -108,7 +108,12 @@ export const make = (options: Options = {}): Effect.Effect<PlatformClient["Servi
           ? simulated.creatorInfo(account)
           : account.platform === "shortvideo"
             ? tiktok.creatorInfo(account)
-            : Effect.die(new Error(`creatorInfo is a shortvideo call; account ${account.id} is ${account.platform}`))
+            : Effect.die(new Error(`creatorInfo is a shortvideo call; account ${account.id} is ${account.platform}`)),
+      // Only TikTok publishes before its public address exists; nothing else is ever pending.
+      permalink: (input) =>
+        !input.account.sandbox && input.account.platform === "shortvideo"
+          ? tiktok.permalink(input)
+          : Effect.succeed({ _tag: "Never" } as const)
     })
   })
 

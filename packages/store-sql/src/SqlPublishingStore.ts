@@ -7,6 +7,7 @@
  * target first locks its post row (`FOR UPDATE`), like `Store.savePost` does, so the two take
  * locks in the same order, and derives the post's status again and bumps its `version` in the
  * same transaction: a concurrent save of the post fails with `VersionConflict` and re-reads.
+ * Pending permalinks are claimed the same way, from their own small table.
  *
  * @since 0.1.0
  */
@@ -15,6 +16,7 @@ import { SqlClient, SqlError } from "effect/sql"
 import {
   type AccountChange,
   type OutboxEvent,
+  type PendingPermalink,
   type PostRecord,
   PublishingStore,
   type PublishingStoreShape,
@@ -70,6 +72,19 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
         yield* insertEvents(change.status.events)
       }
     })
+
+  const storeCredentials = (workspaceId: string, accountId: string, credentials: string | undefined) =>
+    credentials === undefined
+      ? Effect.void
+      : sql`UPDATE accounts SET credentials = ${credentials} WHERE workspace_id = ${workspaceId} AND id = ${accountId}`.pipe(
+          Effect.asVoid
+        )
+
+  /** Locks the pending permalink of `key` if `owner` holds it. */
+  const lockHeldPermalink = (workspaceId: string, targetId: string, owner: string) =>
+    sql`SELECT * FROM pending_permalinks
+      WHERE workspace_id = ${workspaceId} AND target_id = ${targetId} AND lease_owner = ${owner}
+      FOR UPDATE`.pipe(Effect.map(([row]) => (row === undefined ? undefined : pendingFromRow(row))))
 
   const publishingStore: PublishingStoreShape = {
     claimDueTargets: ({ at, leaseUntil, limit, owner, perAccount }) =>
@@ -212,6 +227,99 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
               WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId}`
             yield* insertEvents(completion.events)
             yield* changeAccount(key.workspaceId, updated[0]!.account_id as string, completion.account)
+            if (outcome._tag === "Published" && outcome.permalinkAskAt !== undefined) {
+              yield* sql`INSERT INTO pending_permalinks ${sql.insert({
+                workspace_id: key.workspaceId,
+                target_id: key.targetId,
+                post_id: key.postId,
+                account_id: updated[0]!.account_id as string,
+                since: outcome.publishedAt,
+                asked: 0,
+                ask_at: outcome.permalinkAskAt,
+                lease_owner: null,
+                lease_until: null
+              })}
+                ON CONFLICT (workspace_id, target_id) DO UPDATE SET since = EXCLUDED.since, asked = 0,
+                  ask_at = EXCLUDED.ask_at, lease_owner = NULL, lease_until = NULL`
+            }
+            return true
+          })
+        )
+      ),
+
+    claimPendingPermalinks: ({ at, leaseUntil, limit, owner }) =>
+      operation("claimPendingPermalinks")(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            if (limit <= 0) return []
+            const due = yield* sql`SELECT workspace_id, target_id FROM pending_permalinks
+              WHERE ask_at <= ${at} AND (lease_until IS NULL OR lease_until <= ${at})
+              ORDER BY ask_at, target_id
+              LIMIT ${limit}
+              FOR UPDATE SKIP LOCKED`
+            if (due.length === 0) return []
+            const claimed = yield* sql`UPDATE pending_permalinks SET lease_owner = ${owner}, lease_until = ${leaseUntil}
+              WHERE ${inWorkspaces(
+                "target_id",
+                due.map((row) => [row.workspace_id as string, row.target_id as string] as const)
+              )}
+              RETURNING *`
+            return claimed
+              .map(pendingFromRow)
+              .sort((a, b) => a.askAt - b.askAt || (a.targetId < b.targetId ? -1 : a.targetId > b.targetId ? 1 : 0))
+          })
+        )
+      ),
+
+    fillPermalink: (key, owner, fill) =>
+      operation("fillPermalink")(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            // The post row first, as every writer of the post locks it first.
+            const locked = yield* sql`SELECT id FROM posts WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId} FOR UPDATE`
+            if (locked.length === 0) return false
+            const held = yield* lockHeldPermalink(key.workspaceId, key.targetId, owner)
+            if (held === undefined) return false
+            yield* sql`DELETE FROM pending_permalinks WHERE workspace_id = ${key.workspaceId} AND target_id = ${key.targetId}`
+            const updated = yield* sql`UPDATE targets SET
+                permalink = ${fill.permalink},
+                platform_state = ${jsonOrNull(fill.platformState)},
+                updated_at = ${fill.at}
+              WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId} AND status = 'published'
+              RETURNING id`
+            if (updated.length === 0) return false
+            yield* sql`UPDATE posts SET updated_at = ${fill.at}, version = version + 1
+              WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId}`
+            yield* storeCredentials(key.workspaceId, held.accountId, fill.credentials)
+            return true
+          })
+        )
+      ),
+
+    deferPermalink: (key, owner, deferral) =>
+      operation("deferPermalink")(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const updated = yield* sql`UPDATE pending_permalinks SET
+                asked = asked + 1, ask_at = ${deferral.askAt}, lease_owner = NULL, lease_until = NULL
+              WHERE workspace_id = ${key.workspaceId} AND target_id = ${key.targetId} AND lease_owner = ${owner}
+              RETURNING account_id`
+            if (updated.length === 0) return false
+            yield* storeCredentials(key.workspaceId, updated[0]!.account_id as string, deferral.credentials)
+            return true
+          })
+        )
+      ),
+
+    abandonPermalink: (key, owner, credentials) =>
+      operation("abandonPermalink")(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const deleted = yield* sql`DELETE FROM pending_permalinks
+              WHERE workspace_id = ${key.workspaceId} AND target_id = ${key.targetId} AND lease_owner = ${owner}
+              RETURNING account_id`
+            if (deleted.length === 0) return false
+            yield* storeCredentials(key.workspaceId, deleted[0]!.account_id as string, credentials)
             return true
           })
         )
@@ -302,6 +410,18 @@ const postFromRow = (row: Row): PostRecord => ({
   createdAt: toNumber(row.created_at),
   updatedAt: toNumber(row.updated_at),
   version: toNumber(row.version)
+})
+
+const pendingFromRow = (row: Row): PendingPermalink => ({
+  workspaceId: row.workspace_id as string,
+  postId: row.post_id as string,
+  targetId: row.target_id as string,
+  accountId: row.account_id as string,
+  since: toNumber(row.since),
+  asked: toNumber(row.asked),
+  askAt: toNumber(row.ask_at),
+  leaseOwner: (row.lease_owner ?? null) as string | null,
+  leaseUntil: toNumberOrNull(row.lease_until)
 })
 
 const targetFromRow = (row: Row): TargetRecord => ({

@@ -1,9 +1,10 @@
 /**
  * A fake of TikTok's Content Posting API (platforms.md, "TikTok Content Posting API"): the
  * `{data, error}` envelope, creator_info with its HTTP-200 "cannot post now" errors, direct and
- * inbox PULL_FROM_URL init, statuses that advance per fetch, int64 post ids, per-token rate limits
- * per minute, the daily cap, at most 5 pending inbox shares, and the OAuth refresh grant with
- * rotating refresh tokens.
+ * inbox PULL_FROM_URL init, statuses that advance per fetch, int64 post ids held back by
+ * moderation (for a number of fetches, or until released), per-token rate limits per minute, the
+ * daily cap, at most 5 pending inbox shares, and the OAuth refresh grant with rotating refresh
+ * tokens.
  */
 import { Effect, type Scope } from "effect"
 import { type FakeReply, type FakeRequest, type FakeServer, start } from "./FakeServer.ts"
@@ -43,6 +44,8 @@ export interface TikTokFake extends FakeServer {
   pollsBeforeComplete: number
   /** Status fetches after PUBLISH_COMPLETE before the public post id appears (moderation). */
   pollsBeforePostId: number
+  /** Moderation holds every public post id back, whatever the polls, until a test sets it false. */
+  postIdHeld: boolean
   /** The publish ends FAILED with this fail_reason. */
   failReason: string | null
   /** Direct posts allowed per day ("about 15"). */
@@ -141,7 +144,9 @@ export const make = (): Effect.Effect<TikTokFake, never, Scope.Scope> =>
       data = { ...base, status: "SEND_TO_USER_INBOX" }
     } else {
       data = { ...base, status: "PUBLISH_COMPLETE" }
-      if (publish.polls > fake.pollsBeforeComplete + fake.pollsBeforePostId) postIds = `[${publish.postId}]`
+      if (!fake.postIdHeld && publish.polls > fake.pollsBeforeComplete + fake.pollsBeforePostId) {
+        postIds = `[${publish.postId}]`
+      }
     }
     // int64 ids written as bare JSON numbers, as TikTok does: JSON.parse would round them.
     const json = JSON.stringify({ data, error: { code: "ok", message: "", log_id: "1" } })
@@ -218,6 +223,7 @@ export const make = (): Effect.Effect<TikTokFake, never, Scope.Scope> =>
         creatorCannotPost: null,
         pollsBeforeComplete: 1,
         pollsBeforePostId: 0,
+        postIdHeld: false,
         failReason: null,
         dailyCap: 15,
         rateLimits: { init: 6, creator_info: 20, status: 30 },

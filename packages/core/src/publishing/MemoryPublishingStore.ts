@@ -12,6 +12,7 @@ import { MemoryState, type MemoryTables } from "../store/MemoryStore.ts"
 import { StoreError } from "../store/Store.ts"
 import {
   type AccountChange,
+  type PendingPermalink,
   PublishingStore,
   type PublishingStoreShape,
   type TargetKey
@@ -19,10 +20,25 @@ import {
 
 const queueStatuses: ReadonlySet<string> = new Set(["queued", "scheduled", "publishing"])
 
+// Every publishing store built over the same MemoryTables shares one table of pending
+// permalinks, as every SQL store over one database shares its tables.
+const pendingTables = new WeakMap<MemoryTables, Map<string, PendingPermalink>>()
+
+const pendingFor = (tables: MemoryTables): Map<string, PendingPermalink> => {
+  let found = pendingTables.get(tables)
+  if (found === undefined) {
+    found = new Map()
+    pendingTables.set(tables, found)
+  }
+  return found
+}
+
+const pendingKey = (workspaceId: string, targetId: string) => `${workspaceId}\u0000${targetId}`
 
 /** Builds the publishing store over the tables of an in-memory `Store`. */
 export const make = (tables: MemoryTables): PublishingStoreShape => {
   const { accounts, events, posts, uniqueKeys } = tables
+  const pending = pendingFor(tables)
 
   // The same unique keys the in-memory Store keeps for events (its `key("event", ws, id)`).
   const eventKey = (event: OutboxEvent) => ["event", event.workspaceId, event.id].join("\u0000")
@@ -93,6 +109,17 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
       ...aggregate,
       targets: aggregate.targets.map((t) => (t.id === target.id ? target : t))
     })
+  }
+
+  /** The pending permalink of `key`, if `owner` holds it. */
+  const heldPermalink = (key: TargetKey, owner: string) => {
+    const found = pending.get(pendingKey(key.workspaceId, key.targetId))
+    return found?.leaseOwner === owner ? found : undefined
+  }
+
+  const storeCredentials = (workspaceId: string, accountId: string, credentials: string | undefined) => {
+    const account = accounts.get(workspaceId, accountId)
+    if (credentials !== undefined && account !== undefined) accounts.put(workspaceId, accountId, { ...account, credentials })
   }
 
   return {
@@ -194,9 +221,73 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
           Effect.andThen(applyAccountChange("completeTarget", key.workspaceId, target.accountId, completion.account)),
           Effect.map(() => {
             posts.put(key.workspaceId, key.postId, next)
+            if (outcome._tag === "Published" && outcome.permalinkAskAt !== undefined) {
+              pending.set(pendingKey(key.workspaceId, key.targetId), {
+                workspaceId: key.workspaceId,
+                postId: key.postId,
+                targetId: key.targetId,
+                accountId: target.accountId,
+                since: outcome.publishedAt,
+                asked: 0,
+                askAt: outcome.permalinkAskAt,
+                leaseOwner: null,
+                leaseUntil: null
+              })
+            }
             return true
           })
         )
+      }),
+
+    claimPendingPermalinks: ({ at, leaseUntil, limit, owner }) =>
+      Effect.sync(() => {
+        const due = [...pending.values()]
+          .filter((p) => p.askAt <= at && (p.leaseUntil === null || p.leaseUntil <= at))
+          .sort((a, b) => a.askAt - b.askAt || (a.targetId < b.targetId ? -1 : a.targetId > b.targetId ? 1 : 0))
+          .slice(0, Math.max(0, limit))
+        return due.map((p) => {
+          const claimed = { ...p, leaseOwner: owner, leaseUntil }
+          pending.set(pendingKey(p.workspaceId, p.targetId), claimed)
+          return claimed
+        })
+      }),
+
+    fillPermalink: (key, owner, fill) =>
+      Effect.sync(() => {
+        const held = heldPermalink(key, owner)
+        if (held === undefined) return false
+        pending.delete(pendingKey(key.workspaceId, key.targetId))
+        const aggregate = posts.get(key.workspaceId, key.postId)
+        const target = aggregate?.targets.find((t) => t.id === key.targetId)
+        if (aggregate === undefined || target === undefined || target.status !== "published") return false
+        const filled = { ...target, permalink: fill.permalink, platformState: fill.platformState, updatedAt: fill.at }
+        posts.put(key.workspaceId, key.postId, withTarget(aggregate, filled, fill.at))
+        storeCredentials(key.workspaceId, held.accountId, fill.credentials)
+        return true
+      }),
+
+    deferPermalink: (key, owner, deferral) =>
+      Effect.sync(() => {
+        const held = heldPermalink(key, owner)
+        if (held === undefined) return false
+        pending.set(pendingKey(key.workspaceId, key.targetId), {
+          ...held,
+          asked: held.asked + 1,
+          askAt: deferral.askAt,
+          leaseOwner: null,
+          leaseUntil: null
+        })
+        storeCredentials(key.workspaceId, held.accountId, deferral.credentials)
+        return true
+      }),
+
+    abandonPermalink: (key, owner, credentials) =>
+      Effect.sync(() => {
+        const held = heldPermalink(key, owner)
+        if (held === undefined) return false
+        pending.delete(pendingKey(key.workspaceId, key.targetId))
+        storeCredentials(key.workspaceId, held.accountId, credentials)
+        return true
       }),
 
     renewLeases: (owner, at, leaseUntil) =>

@@ -41,6 +41,11 @@ export type PublishStep =
       readonly platformPostId: string
       /** Public address; `null` while the platform has not made one yet (moderation, inbox). */
       readonly permalink: string | null
+      /**
+       * The platform makes the public address later (TikTok's moderation): the target is
+       * published now, and the permalink backfill asks {@link PlatformClient} `permalink` for it.
+       */
+      readonly permalinkPending?: boolean | undefined
       readonly state: unknown
     }
   | {
@@ -49,6 +54,34 @@ export type PublishStep =
       readonly state: unknown
       /** When to call again. */
       readonly pollAfterMs: number
+    }
+
+/** Everything needed to ask for the public address of a target published without one. */
+export interface PermalinkInput {
+  readonly target: TargetRecord
+  /** The account with its credentials opened, as for `publish`. */
+  readonly account: AccountRecord
+  /** The target's platform state, as the `Published` step left it. */
+  readonly state: unknown
+}
+
+/** What the platform says about a public address that was not there yet. */
+export type PermalinkLookup =
+  | {
+      /** Still in moderation: ask again later. */
+      readonly _tag: "NotYet"
+    }
+  | {
+      readonly _tag: "Found"
+      readonly permalink: string
+      /** The platform's public id of the published item. */
+      readonly platformPostId: string
+      /** The target's platform state from now on (it keeps the public id). */
+      readonly state: unknown
+    }
+  | {
+      /** There will be none (the post was taken down in moderation): stop asking. */
+      readonly _tag: "Never"
     }
 
 /** New platform credentials to store after a refresh (tokens rotate). */
@@ -97,5 +130,18 @@ export class PlatformClient extends Context.Service<
     readonly creatorInfo: (
       account: AccountRecord
     ) => Effect.Effect<CreatorInfo & { readonly credentials?: CredentialsUpdate | undefined }, PlatformFailure>
+    /**
+     * Asks again for the public address of a target whose `Published` step said
+     * `permalinkPending`. Optional: a platform whose steps never say so needs none.
+     *
+     * @example
+     * ```ts
+     * const lookup = yield* platform.permalink!({ target, account, state: target.platformState })
+     * if (lookup._tag === "Found") console.log(lookup.permalink)
+     * ```
+     */
+    readonly permalink?: (
+      input: PermalinkInput
+    ) => Effect.Effect<PermalinkLookup & { readonly credentials?: CredentialsUpdate | undefined }, PlatformFailure>
   }
 >()("postwire/PlatformClient") {}

@@ -7,7 +7,8 @@
  * on its platform persists the platform's state (a container or publish id) and gives the
  * target up until its next poll; any instance may take the next step, and it resumes from that
  * state, so the adapter asks the platform before it would publish again. A crashed worker's
- * leases run out and its targets are claimed again.
+ * leases run out and its targets are claimed again. A target published before its platform made
+ * a public address is remembered for the `PermalinkBackfill`, which fills the permalink in later.
  *
  * @since 0.1.0
  */
@@ -20,8 +21,9 @@ import * as PostEvents from "../posts/PostEvents.ts"
 import { quotaLimit, quotaWindow } from "../posts/Quota.ts"
 import type { AccountRecord, PostAggregate, TargetRecord } from "../store/Records.ts"
 import { Store } from "../store/Store.ts"
-import { accountContext, CredentialsCipher } from "./CredentialsCipher.ts"
+import { accountContext, CredentialsCipher, openAccountCredentials } from "./CredentialsCipher.ts"
 import { signMediaUrl } from "./MediaUrls.ts"
+import * as PermalinkBackfill from "./PermalinkBackfill.ts"
 import {
   type CredentialsUpdate,
   PlatformClient,
@@ -158,8 +160,11 @@ const recordPublished = Effect.fn("publishing.published")(function* (
   update: CredentialsUpdate | undefined
 ) {
   const queue = yield* PublishingStore
+  const platform = yield* PlatformClient
   const { aggregate, at, target } = started
   const published: TargetRecord = { ...target, status: "published", permalink: step.permalink, publishedAt: at }
+  // Published now; the permalink backfill asks for the public address the platform makes later.
+  const permalinkPending = step.permalinkPending === true && step.permalink === null && platform.permalink !== undefined
   const event = yield* PostEvents.makeEvent(
     target.workspaceId,
     "post.published",
@@ -169,11 +174,17 @@ const recordPublished = Effect.fn("publishing.published")(function* (
   )
   const recorded = yield* queue.completeTarget(started.key, started.settings.owner, {
     at,
-    outcome: { _tag: "Published", permalink: step.permalink, publishedAt: at, platformState: step.state },
+    outcome: {
+      _tag: "Published",
+      permalink: step.permalink,
+      publishedAt: at,
+      platformState: step.state,
+      ...(permalinkPending ? { permalinkAskAt: at + PermalinkBackfill.firstAskAfterMs } : {})
+    },
     events: [event],
     account: { credentials: yield* sealUpdate(started, update) }
   })
-  yield* Effect.logInfo("target published", { permalink: step.permalink })
+  yield* Effect.logInfo("target published", { permalink: step.permalink, permalink_pending: permalinkPending })
   return recorded ? ("published" as const) : ("lost" as const)
 })
 
@@ -230,15 +241,6 @@ const publishMedia = Effect.fn("publishing.media")(function* (started: Started) 
   )
 })
 
-/** The account with its credentials opened for the adapter (`null` when they cannot be). */
-const openAccount = Effect.fn("publishing.openCredentials")(function* (account: AccountRecord) {
-  if (account.credentials === null) return account
-  const cipher = yield* CredentialsCipher
-  const opened = cipher.open(account.credentials, accountContext(account.workspaceId, account.id))
-  if (Option.isNone(opened)) yield* Effect.logWarning("stored credentials cannot be opened", { account_id: account.id })
-  return { ...account, credentials: Option.getOrNull(opened) }
-})
-
 /** Calls the platform for the next step; a defect of an adapter fails the attempt, retryable. */
 const callPlatform = Effect.fn("publishing.call")(function* (
   started: Started,
@@ -250,7 +252,7 @@ const callPlatform = Effect.fn("publishing.call")(function* (
     .publish({
       post: started.aggregate.post,
       target: started.target,
-      account: yield* openAccount(account),
+      account: yield* openAccountCredentials(account),
       media,
       state: started.target.platformState
     })

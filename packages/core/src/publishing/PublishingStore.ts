@@ -11,6 +11,9 @@
  *
  * Every write checks the lease: a worker whose lease was taken over changes nothing.
  *
+ * It also keeps the targets published without their public address (TikTok's moderation) until
+ * the permalink backfill fills it in or gives up, leased like targets are.
+ *
  * @since 0.1.0
  */
 import { Context, type Effect, type Option } from "effect"
@@ -53,6 +56,11 @@ export type Outcome =
       readonly permalink: string | null
       readonly publishedAt: number
       readonly platformState: unknown
+      /**
+       * Set when the platform makes the public address later: the target is remembered as
+       * waiting for its permalink ({@link PendingPermalink}), first asked for at this time.
+       */
+      readonly permalinkAskAt?: number | undefined
     }
   | {
       readonly _tag: "Failed"
@@ -95,6 +103,50 @@ export interface StartedPost {
   readonly targets: ReadonlyArray<TargetRecord>
 }
 
+/** A target published without its public address, waiting for the permalink backfill. */
+export interface PendingPermalink {
+  readonly workspaceId: string
+  readonly postId: string
+  readonly targetId: string
+  readonly accountId: string
+  /** When the target was published. */
+  readonly since: number
+  /** How many times the platform was asked so far. */
+  readonly asked: number
+  /** When to ask next. */
+  readonly askAt: number
+  /** The backfill instance holding it, and until when. */
+  readonly leaseOwner: string | null
+  readonly leaseUntil: number | null
+}
+
+/** What a backfill instance asks of {@link PublishingStoreShape.claimPendingPermalinks}. */
+export interface PermalinkClaimRequest {
+  readonly owner: string
+  /** Now: permalinks to ask for at or before it are claimed. */
+  readonly at: number
+  readonly leaseUntil: number
+  readonly limit: number
+}
+
+/** The public address found for a pending target. */
+export interface PermalinkFill {
+  readonly at: number
+  readonly permalink: string
+  /** The target's platform state from now on (with the platform's public id). */
+  readonly platformState: unknown
+  /** Sealed credentials to store (tokens rotate). */
+  readonly credentials?: string | undefined
+}
+
+/** The next time to ask for a pending target's public address. */
+export interface PermalinkDeferral {
+  readonly at: number
+  readonly askAt: number
+  /** Sealed credentials to store (tokens rotate). */
+  readonly credentials?: string | undefined
+}
+
 /** The publisher's reads and writes. */
 export interface PublishingStoreShape {
   /**
@@ -134,6 +186,44 @@ export interface PublishingStoreShape {
    * change are written, in one transaction. False when `owner` no longer held it.
    */
   readonly completeTarget: (key: TargetKey, owner: string, completion: Completion) => Effect.Effect<boolean, StoreError>
+
+  /**
+   * Leases up to `limit` pending permalinks whose time to ask has come, earliest first, to
+   * `owner`, when nobody holds them or their lease has run out. Rows locked by another instance
+   * are skipped. A pending permalink exists from a `completeTarget` whose outcome set
+   * `permalinkAskAt` until it is filled or abandoned.
+   */
+  readonly claimPendingPermalinks: (
+    request: PermalinkClaimRequest
+  ) => Effect.Effect<ReadonlyArray<PendingPermalink>, StoreError>
+
+  /**
+   * Stores the public address on the published target with its new platform state, bumps the
+   * post's version, stores the credentials, and forgets the pending permalink, in one
+   * transaction. False when `owner` no longer holds it (nothing is written), or when the target
+   * is no longer published (the pending permalink is forgotten, the target left alone).
+   */
+  readonly fillPermalink: (key: TargetKey, owner: string, fill: PermalinkFill) => Effect.Effect<boolean, StoreError>
+
+  /**
+   * Counts one more ask, gives the lease up, and makes the pending permalink due at
+   * `deferral.askAt`, storing the credentials with it. False when `owner` no longer holds it.
+   */
+  readonly deferPermalink: (
+    key: TargetKey,
+    owner: string,
+    deferral: PermalinkDeferral
+  ) => Effect.Effect<boolean, StoreError>
+
+  /**
+   * Stops asking: forgets the pending permalink (the target stays published without one), and
+   * stores the credentials if given. False when `owner` no longer holds it.
+   */
+  readonly abandonPermalink: (
+    key: TargetKey,
+    owner: string,
+    credentials?: string | undefined
+  ) => Effect.Effect<boolean, StoreError>
 
   /** Extends every lease `owner` holds; returns the ids of the targets it still holds. */
   readonly renewLeases: (

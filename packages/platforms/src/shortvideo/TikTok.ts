@@ -7,6 +7,10 @@
  * sends the video to the creator's inbox, where the person finishes in the app. The publish id is
  * the resume state; later steps only fetch the status, never initialize again.
  *
+ * A direct post is published once TikTok says `PUBLISH_COMPLETE`, even while moderation still
+ * keeps its public post id back: the step says `permalinkPending`, and `permalink` fetches the
+ * status again later (the engine's permalink backfill) until the id appears.
+ *
  * Access tokens last 2 hours: an expired one is refreshed with the refresh token (which rotates:
  * the new one leaves the step as a `credentials` update).
  *
@@ -16,6 +20,8 @@ import type {
   AccountRecord,
   CreatorInfo,
   CredentialsUpdate,
+  PermalinkInput,
+  PermalinkLookup,
   PlatformFailure,
   PublishInput,
   PublishStep
@@ -36,18 +42,12 @@ export interface Config {
   readonly clientSecret: Redacted.Redacted<string>
   /** Delay between status fetches (the status endpoint allows 30 calls a minute per token). */
   readonly pollIntervalMs: number
-  /**
-   * How long to keep polling after PUBLISH_COMPLETE for the public post id (moderation); after
-   * that the target is published without a permalink.
-   */
-  readonly awaitPostIdMs: number
 }
 
 /** Defaults for everything but the app credentials. */
 export const defaults = {
   baseUrl: "https://open.tiktokapis.com",
-  pollIntervalMs: 10_000,
-  awaitPostIdMs: 120_000
+  pollIntervalMs: 10_000
 } as const
 
 /** The resume state of a TikTok target: the publish id and what the permalink needs. */
@@ -56,8 +56,8 @@ export const State = Schema.Struct({
   mode: Schema.Literals(["direct", "inbox"]),
   username: Schema.NullOr(Schema.String),
   max_duration_sec: Schema.optionalKey(Schema.Number),
-  /** When PUBLISH_COMPLETE was first seen without a public post id. */
-  complete_since: Schema.optionalKey(Schema.Number)
+  /** The public post id, once moderation released it. */
+  post_id: Schema.optionalKey(Schema.String)
 })
 /** The resume state of a TikTok target. */
 export type State = typeof State.Type
@@ -139,7 +139,7 @@ const interpret = (response: WireResponse): Effect.Effect<unknown, PlatformFailu
 const publicPostId = (text: string): string | undefined =>
   /"publicaly_available_post_id"\s*:\s*\[\s*"?(\d+)/.exec(text)?.[1]
 
-/** The TikTok adapter, ready to publish and to read creator info. */
+/** The TikTok adapter, ready to publish, to read creator info, and to fill a permalink in later. */
 export interface TikTok {
   readonly publish: (
     input: PublishInput
@@ -147,6 +147,10 @@ export interface TikTok {
   readonly creatorInfo: (
     account: AccountRecord
   ) => Effect.Effect<CreatorInfo & { readonly credentials?: CredentialsUpdate | undefined }, PlatformFailure>
+  /** Fetches the status of a post published while in moderation, for its public post id. */
+  readonly permalink: (
+    input: PermalinkInput
+  ) => Effect.Effect<PermalinkLookup & { readonly credentials?: CredentialsUpdate | undefined }, PlatformFailure>
 }
 
 /** Creates the adapter. */
@@ -304,18 +308,26 @@ export const make = (config: Config, wire: Wire): TikTok => {
       } satisfies State
     })
 
+  const fetchStatus = (state: State, session: TokenSession.TokenSession<Credentials.ShortVideoCredentials>) =>
+    session.authed((c) =>
+      call("/v2/post/publish/status/fetch/", c.access_token, { publish_id: state.publish_id }).pipe(
+        Effect.flatMap((r) => Effect.as(interpret(r), r)),
+        retrying(wire.retry)
+      )
+    )
+
+  const decodeState = (state: unknown) =>
+    Schema.decodeUnknownEffect(State)(state).pipe(
+      Effect.mapError(() => failure("internal_error", "unreadable_state", { retryable: false }))
+    )
+
   const checkStatus = (
     input: PublishInput,
     state: State,
     session: TokenSession.TokenSession<Credentials.ShortVideoCredentials>
   ): Effect.Effect<PublishStep, PlatformFailure> =>
     Effect.gen(function* () {
-      const response = yield* session.authed((c) =>
-        call("/v2/post/publish/status/fetch/", c.access_token, { publish_id: state.publish_id }).pipe(
-          Effect.flatMap((r) => Effect.as(interpret(r), r)),
-          retrying(wire.retry)
-        )
-      )
+      const response = yield* fetchStatus(state, session)
       const data = field(response.json, "data")
       const status = stringField(data, "status") ?? ""
       const now = yield* Clock.currentTimeMillis
@@ -331,15 +343,17 @@ export const make = (config: Config, wire: Wire): TikTok => {
             _tag: "Published",
             platformPostId: postId,
             permalink: state.username === null ? null : permalink(state.username, postId),
-            state
+            state: { ...state, post_id: postId }
           }
         }
-        // Published, but the public id waits for moderation: poll a while, then go without it.
-        const since = state.complete_since ?? now
-        if (now - since >= config.awaitPostIdMs) {
-          return { _tag: "Published", platformPostId: state.publish_id, permalink: null, state }
+        // Published; the public id waits for moderation, and the permalink is filled in later.
+        return {
+          _tag: "Published",
+          platformPostId: state.publish_id,
+          permalink: null,
+          permalinkPending: state.username !== null,
+          state
         }
-        return inProgress({ ...state, complete_since: since })
       }
       if (status === "FAILED") {
         const reason = stringField(data, "fail_reason") ?? "unknown"
@@ -377,9 +391,7 @@ export const make = (config: Config, wire: Wire): TikTok => {
           const state = yield* start(input, session)
           return { _tag: "InProgress", state, pollAfterMs: config.pollIntervalMs } satisfies PublishStep
         }
-        const state = yield* Schema.decodeUnknownEffect(State)(input.state).pipe(
-          Effect.mapError(() => failure("internal_error", "unreadable_state", { retryable: false }))
-        )
+        const state = yield* decodeState(input.state)
         return yield* checkStatus(input, state, session)
       })
       return yield* TokenSession.withCredentials(session, step)
@@ -395,5 +407,30 @@ export const make = (config: Config, wire: Wire): TikTok => {
       return yield* TokenSession.withCredentials(session, fetchCreatorInfo(session))
     }).pipe(Effect.withSpan("platforms.shortvideo.creatorInfo"))
 
-  return { publish, creatorInfo }
+  const lookUpPermalink: TikTok["permalink"] = (input) =>
+    Effect.gen(function* () {
+      const state = yield* decodeState(input.state)
+      const username = state.username
+      if (username === null) return { _tag: "Never" } satisfies PermalinkLookup
+      const session = yield* openSession(input.account)
+      const lookup = Effect.gen(function* () {
+        const response = yield* fetchStatus(state, session)
+        const status = stringField(field(response.json, "data"), "status")
+        const postId = publicPostId(response.text)
+        if (status === "PUBLISH_COMPLETE" && postId !== undefined) {
+          return {
+            _tag: "Found",
+            permalink: permalink(username, postId),
+            platformPostId: postId,
+            state: { ...state, post_id: postId }
+          } satisfies PermalinkLookup
+        }
+        // Taken down in moderation: there will be no public post.
+        if (status === "FAILED") return { _tag: "Never" } satisfies PermalinkLookup
+        return { _tag: "NotYet" } satisfies PermalinkLookup
+      })
+      return yield* TokenSession.withCredentials(session, lookup)
+    }).pipe(Effect.withSpan("platforms.shortvideo.permalink"))
+
+  return { publish, creatorInfo, permalink: lookUpPermalink }
 }

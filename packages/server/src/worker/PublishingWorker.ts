@@ -1,6 +1,7 @@
 /**
- * Publishing in the server: the publisher loop of `@postwire/core`, run for as long as the server
- * does on an instance with role `worker` or `all`, with the server's publishing settings.
+ * Publishing in the server: the publisher loop of `@postwire/core` and its permalink backfill,
+ * run for as long as the server does on an instance with role `worker` or `all`, with the
+ * server's publishing settings (the backfill takes its defaults).
  *
  * @since 0.1.0
  */
@@ -12,6 +13,7 @@ import {
   type CredentialsCipher,
   type EngineConfig,
   type Ids,
+  PermalinkBackfill,
   type PlatformClient,
   Publisher,
   type PublishingStore,
@@ -20,9 +22,10 @@ import {
 import { ServerConfig } from "../config/ServerConfig.ts"
 
 /**
- * Runs the publisher in the background while the layer is alive. Each instance leases targets
- * under its own name; when the server stops, running steps get a grace period, then the
- * instance gives its leases back so another instance continues at once.
+ * Runs the publisher and the permalink backfill in the background while the layer is alive.
+ * Each instance leases targets and pending permalinks under its own name; when the server stops,
+ * running steps get a grace period, then the instance gives its target leases back so another
+ * instance continues at once (a pending permalink's lease runs out on its own).
  */
 export const layer: Layer.Layer<
   never,
@@ -39,5 +42,6 @@ export const layer: Layer.Layer<
       leaseMs: config.publishing.leaseMs,
       idlePollMs: config.publishing.pollMs
     })
+    yield* PermalinkBackfill.start(PermalinkBackfill.defaults(owner))
   })
 )
