@@ -36,4 +36,22 @@ describe("resolveSettings", () => {
     expect(() => resolveSettings(flags, env)).toThrow(ConfigProblem)
     expect(() => resolveSettings(flags, env)).toThrow(setting)
   })
+
+  it("names the environment variable, not the flag, when the bad value came from the environment", () => {
+    expect(() => resolveSettings({}, { PORT: "70000" })).toThrow("Invalid configuration PORT: expected 1-65535, got 70000")
+    expect(() => resolveSettings({}, { POSTWIRE_ROLE: "foo" })).toThrow("Invalid configuration POSTWIRE_ROLE")
+    expect(() => resolveSettings({ role: "foo" }, {})).toThrow("Invalid configuration --role")
+  })
+
+  it("refuses ports that are not plain decimal numbers and flags given without a value", () => {
+    for (const port of ["1e4", "0x50", "80.0"]) expect(() => resolveSettings({ port }, {})).toThrow(ConfigProblem)
+    expect(() => resolveSettings({ port: "" }, {})).toThrow("Invalid configuration --port: expected a value")
+    expect(() => resolveSettings({ dataDir: "" }, {})).toThrow("Invalid configuration --data-dir")
+    expect(() => resolveSettings({ host: " " }, {})).toThrow("Invalid configuration --host")
+  })
+
+  it("trims the admin token and refuses one with spaces inside", () => {
+    expect(resolveSettings({}, { POSTWIRE_ADMIN_TOKEN: "  secret-token\n" }).adminToken).toBe("secret-token")
+    expect(() => resolveSettings({}, { POSTWIRE_ADMIN_TOKEN: "two words" })).toThrow("Invalid configuration POSTWIRE_ADMIN_TOKEN")
+  })
 })

@@ -60,9 +60,15 @@ export class ConfigProblem extends Error {
 
 const positiveInt = (setting: string, raw: string | undefined, fallback: number): number => {
   if (raw === undefined || raw === "") return fallback
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n <= 0) throw new ConfigProblem(setting, `expected a positive integer, got "${raw}"`)
+  const n = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN
+  if (!Number.isSafeInteger(n) || n <= 0) throw new ConfigProblem(setting, `expected a positive integer, got "${raw}"`)
   return n
+}
+
+/** A flag given with nothing after it (`--port=`) is a mistake, not "use the default". */
+const flagValue = (flag: string, raw: string | undefined): string | undefined => {
+  if (raw !== undefined && raw.trim() === "") throw new ConfigProblem(flag, "expected a value, got an empty one")
+  return raw
 }
 
 /** Command-line flags of `postwire serve`. */
@@ -76,13 +82,21 @@ export interface ServeFlags {
 
 /** Resolves settings from flags (first) and the environment; throws `ConfigProblem` naming a bad value. */
 export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, string | undefined>>): ServerSettings => {
-  const port = positiveInt(flags.port !== undefined ? "--port" : "PORT", flags.port ?? env.PORT, 8080)
-  if (port > 65535) throw new ConfigProblem("--port", `expected 1-65535, got ${port}`)
-  const role = flags.role ?? env.POSTWIRE_ROLE ?? "all"
+  const portSetting = flags.port !== undefined ? "--port" : "PORT"
+  const port = positiveInt(portSetting, flagValue("--port", flags.port) ?? env.PORT, 8080)
+  if (port > 65535) throw new ConfigProblem(portSetting, `expected 1-65535, got ${port}`)
+  const role = flagValue("--role", flags.role) ?? (env.POSTWIRE_ROLE || undefined) ?? "all"
   if (role !== "api" && role !== "worker" && role !== "all") {
-    throw new ConfigProblem("--role", `expected api, worker or all, got "${role}"`)
+    throw new ConfigProblem(flags.role !== undefined ? "--role" : "POSTWIRE_ROLE", `expected api, worker or all, got "${role}"`)
   }
-  const databaseUrl = flags.databaseUrl ?? env.DATABASE_URL
+  const host = flagValue("--host", flags.host) ?? (env.HOST || undefined) ?? "0.0.0.0"
+  if (/\s/.test(host)) throw new ConfigProblem(flags.host !== undefined ? "--host" : "HOST", `expected a host name or address, got "${host}"`)
+  const dataDir = flagValue("--data-dir", flags.dataDir) ?? (env.POSTWIRE_DATA_DIR || undefined) ?? "./.postwire"
+  const adminToken = env.POSTWIRE_ADMIN_TOKEN?.trim() || undefined
+  if (adminToken !== undefined && !/^[\x21-\x7e]+$/.test(adminToken)) {
+    throw new ConfigProblem("POSTWIRE_ADMIN_TOKEN", "expected printable characters without spaces")
+  }
+  const databaseUrl = flagValue("--database-url", flags.databaseUrl) ?? env.DATABASE_URL
   if (databaseUrl !== undefined && databaseUrl !== "" && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigProblem(flags.databaseUrl ? "--database-url" : "DATABASE_URL", "expected a postgres:// URL")
   }
@@ -115,11 +129,11 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
   }
   return {
     port,
-    host: flags.host ?? env.HOST ?? "0.0.0.0",
-    dataDir: flags.dataDir ?? env.POSTWIRE_DATA_DIR ?? "./.postwire",
+    host,
+    dataDir,
     databaseUrl: databaseUrl === "" ? undefined : databaseUrl,
     role,
-    adminToken: env.POSTWIRE_ADMIN_TOKEN === "" ? undefined : env.POSTWIRE_ADMIN_TOKEN,
+    adminToken,
     publicUrl,
     unsafeAllowLoopbackWebhooks: flag === "1",
     rateLimitPerKey: positiveInt("POSTWIRE_RATE_LIMIT_PER_KEY", env.POSTWIRE_RATE_LIMIT_PER_KEY, 120),
