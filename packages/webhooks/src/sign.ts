@@ -1,5 +1,5 @@
 import { fromRawBody } from "./internal/bytes.ts"
-import { signatureV1 } from "./internal/hmac.ts"
+import { signerV1 } from "./internal/hmac.ts"
 import * as Signature from "./internal/Signature.ts"
 import { secretList } from "./internal/secrets.ts"
 import type { RawBody } from "./RawBody.ts"
@@ -52,7 +52,7 @@ export const sign = async (rawBody: RawBody, secret: WebhookSecret, options: Sig
   const secrets = secretList(secret)
   const timestamp = timestampSeconds(options.timestamp)
   const v1: Array<string> = []
-  for (const each of secrets) v1.push(await signatureV1(each, timestamp, body))
+  for (const each of secrets) v1.push(await signerV1(each)(timestamp, body))
   return Signature.format({ timestamp, v1 })
 }
 

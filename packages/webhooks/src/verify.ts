@@ -1,6 +1,6 @@
 import { WebhookVerificationError } from "./errors.ts"
 import { constantTimeEqual, decodeUtf8, fromRawBody } from "./internal/bytes.ts"
-import { signatureV1 } from "./internal/hmac.ts"
+import { signerV1 } from "./internal/hmac.ts"
 import * as Signature from "./internal/Signature.ts"
 import { secretList } from "./internal/secrets.ts"
 import type { RawBody } from "./RawBody.ts"
@@ -98,7 +98,8 @@ export const verify = async (
   secret: WebhookSecret,
   options: VerifyOptions = {}
 ): Promise<WebhookEvent> => {
-  const body = fromRawBody(rawBody)
+  // A string is signed as it is (UTF-8); other raw forms as their bytes.
+  const body = typeof rawBody === "string" ? rawBody : fromRawBody(rawBody)
   if (body === undefined) {
     throw new WebhookVerificationError(
       "raw_body_required",
@@ -119,7 +120,9 @@ export const verify = async (
 
   let matched = false
   for (const candidateSecret of secrets) {
-    const expected = await signatureV1(candidateSecret, signature.timestamp, body)
+    const signed = signerV1(candidateSecret)(signature.timestamp, body)
+    // node:crypto answers synchronously; only Web Crypto needs the await.
+    const expected = typeof signed === "string" ? signed : await signed
     // Every entry is compared, even after a match, so timing does not reveal which one matched.
     for (const candidate of signature.v1) {
       if (constantTimeEqual(expected, candidate)) matched = true
@@ -148,7 +151,7 @@ export const verify = async (
     )
   }
 
-  return readEvent(typeof rawBody === "string" ? rawBody : decodeUtf8(body))
+  return readEvent(typeof body === "string" ? body : decodeUtf8(body))
 }
 
 const currentSeconds = (now: Now | undefined): number => {
