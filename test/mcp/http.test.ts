@@ -98,6 +98,15 @@ describe.each(backends())("tool server over Streamable HTTP on %s", (backend) =>
       expect(reply.status).toBe(404)
     })
 
+    it("refuses requests from browser pages (an Origin header) with 403", async () => {
+      const reply = await call(server.baseUrl, "POST", "/mcp", {
+        key: server.testKey,
+        body: initializeBody,
+        headers: { ...mcpHeaders, origin: "https://evil.example.com" }
+      })
+      expect(reply.status).toBe(403)
+    })
+
     it("has no server-initiated stream: GET is 405", async () => {
       const reply = await call(server.baseUrl, "GET", "/mcp", { key: server.testKey, headers: { accept: "text/event-stream" } })
       expect(reply.status).toBe(405)

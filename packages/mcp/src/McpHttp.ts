@@ -48,7 +48,6 @@ const forwardedHeaders = [
   "accept",
   "accept-language",
   "content-type",
-  "origin",
   "user-agent",
   versionHeader
 ] as const
@@ -222,6 +221,8 @@ export const layer = (options: HttpOptions): Layer.Layer<never, never, HttpRoute
           const value = request.headers[name]
           if (value !== undefined) base[name] = value
         }
+        // Browser pages may not call it (DNS rebinding): no origin is allowed.
+        if (request.headers.origin !== undefined) return HttpServerResponse.empty({ status: 403 })
         const clientSession = request.headers[sessionHeader]
         const session = clientSession === undefined ? undefined : PortableSession.decode(clientSession)
         if (clientSession !== undefined && session === undefined) {

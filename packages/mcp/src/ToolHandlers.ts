@@ -186,7 +186,21 @@ export const layer = (toolkit: PostwireToolkit, options: ToolOptions) =>
         cancel_post: (args) =>
           call("cancel_post", args, (client, a, caller) => Effect.flatMap(idOf(a, caller), (id) => client.posts.cancel(id)), true),
         retry_post: (args) =>
-          call("retry_post", args, (client, a, caller) => Effect.flatMap(idOf(a, caller), (id) => client.posts.retry(id)), true),
+          Effect.gen(function* () {
+            const caller = yield* current
+            const a = yield* argumentsOf(args, caller)
+            const id = yield* idOf(a, caller)
+            // The key also names the post's state (`updated_at`): a target that fails again after a retry
+            // can be retried again with the same arguments; a call repeated while the first is unanswered
+            // carries the same key, and one repeated after it finds nothing left to retry.
+            const reader = yield* caller.client()
+            const state = yield* reader.posts.get(id).pipe(
+              Effect.map((post) => post.updated_at),
+              Effect.orElseSucceed(() => null)
+            )
+            const client = yield* caller.client(IdempotencyKey.derive("retry_post", { ...a, post_updated_at: state }))
+            return yield* client.posts.retry(id).pipe(Effect.mapError((error) => fromClientError(error, caller)))
+          }).pipe(Effect.withSpan("mcp.retry_post")),
         explain_error: (args) =>
           Effect.gen(function* () {
             const caller = yield* current
