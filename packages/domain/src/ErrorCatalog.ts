@@ -296,6 +296,47 @@ export const ErrorCatalog = {
     en: "Too many drafts are waiting in the account's inbox. Finish or delete some in the app.",
     id: "Terlalu banyak draf menunggu di kotak masuk akun. Selesaikan atau hapus beberapa di aplikasi.",
     when: "The shortvideo inbox already holds the maximum number of pending shares."
+  }),
+  // Tool server (MCP)
+  approval_required: entry({
+    status: 403,
+    retryable: false,
+    kind: "request",
+    en: "This tool server publishes only after a person approves: `approval.mode` \"none\" is not accepted. Leave `approval` out and share the approval link.",
+    id: "Server alat ini hanya menerbitkan setelah seseorang menyetujui: `approval.mode` \"none\" tidak diterima. Hapus `approval` dan bagikan tautan persetujuan.",
+    when: "An agent asked the tool server to create a post without approval, and the operator did not start it with --allow-skip-approval."
+  }),
+  consent_by_person: entry({
+    status: 200,
+    retryable: false,
+    kind: "request",
+    en: "Consent for a direct shortvideo post is given by a person on the approval page; the consent the agent sent was set aside.",
+    id: "Persetujuan untuk unggahan video pendek langsung diberikan oleh seseorang di halaman persetujuan; persetujuan yang dikirim agen diabaikan.",
+    when: "A warning of the tool server: an agent sent consent for a shortvideo direct target; a person gives it on the approval page instead."
+  }),
+  api_unreachable: entry({
+    status: 503,
+    retryable: true,
+    kind: "generic",
+    en: "The tool server could not reach the Postwire API. Try again shortly.",
+    id: "Server alat tidak dapat menghubungi API Postwire. Coba lagi sebentar lagi.",
+    when: "The tool server's call to the API failed before an answer arrived (network failure, server down)."
+  }),
+  unexpected_response: entry({
+    status: 502,
+    retryable: false,
+    kind: "generic",
+    en: "The Postwire API answered in a form this tool server does not understand. Check that both run the same version.",
+    id: "API Postwire menjawab dalam bentuk yang tidak dipahami server alat ini. Pastikan keduanya menjalankan versi yang sama.",
+    when: "The API's answer did not match the contract the tool server was built with, e.g. a proxy's page or another version."
+  }),
+  unknown_error_code: entry({
+    status: 404,
+    retryable: false,
+    kind: "request",
+    en: "There is no Postwire error code with that name. The `postwire://errors` resource lists them all.",
+    id: "Tidak ada kode kesalahan Postwire dengan nama tersebut. Sumber `postwire://errors` memuat semuanya.",
+    when: "The tool server's explain_error tool was asked about a code the catalog does not hold."
   })
 } as const satisfies Record<string, CatalogEntry>
 

@@ -9,7 +9,7 @@ import { createServer } from "node:http"
 import { join } from "node:path"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import {
   BlobStore,
@@ -23,6 +23,7 @@ import {
   type WebhookStore
 } from "@postwire/core"
 import { Api } from "@postwire/domain"
+import { McpHttp } from "@postwire/mcp"
 import { PlatformRouter } from "@postwire/platforms"
 import { AdminApi } from "./admin/AdminApi.ts"
 import { AdminAuthenticationLive, AdminHandlers } from "./admin/AdminHandlers.ts"
@@ -72,8 +73,31 @@ const Docs = Layer.mergeAll(
   HttpRouter.add("GET", "/", HttpServerResponse.redirect("/docs", { status: 302 }))
 )
 
-/** Every route of the server: the public API, the admin API, docs, and public pages, behind the request checks. */
-export const Routes = Layer.mergeAll(PublicApi, Admin, Docs, ApprovalRoutes, MediaFilesRoute, RequestGuard)
+/**
+ * The tool server for AI agents at `/mcp` (docs/mcp.md). Its tools call this server's own API
+ * on the address it listens on, with the caller's key, so every API rule holds for agents.
+ */
+const McpRoute = Layer.unwrap(
+  Effect.gen(function* () {
+    const config = yield* ServerConfig
+    const address = (yield* HttpServer.HttpServer).address
+    // The address this instance listens on: the wildcard addresses are reached on loopback.
+    const host =
+      config.host === "0.0.0.0" || config.host === "" ? "127.0.0.1"
+      : config.host === "::" ? "[::1]"
+      : config.host.includes(":") ? `[${config.host}]`
+      : config.host
+    return McpHttp.layer({
+      path: "/mcp",
+      apiBaseUrl: address._tag === "UnixPathAddress" ? config.publicUrl : `http://${host}:${address.port}`,
+      docsBaseUrl: config.publicUrl,
+      allowSkipApproval: config.mcpAllowSkipApproval
+    })
+  })
+)
+
+/** Every route of the server: the public API, the admin API, docs, the tool server, and public pages, behind the request checks. */
+export const Routes = Layer.mergeAll(PublicApi, Admin, Docs, ApprovalRoutes, MediaFilesRoute, RequestGuard, McpRoute)
 
 /** What an instance with role `worker` serves: its health, for the orchestrator; no API. */
 export const WorkerRoutes = HttpRouter.add(

@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util"
 import { NodeRuntime } from "@effect/platform-node"
 import { Layer } from "effect"
+import { McpStdio } from "@postwire/mcp"
 import { ConfigProblem, resolveSettings } from "../config/ServerConfig.ts"
 import { adminUsage, runAdmin, UsageError } from "./Admin.ts"
 import { serveLayer } from "./Serve.ts"
@@ -15,6 +16,7 @@ const usage = `Postwire: self-hostable social publishing.
 Usage:
   postwire serve [--port 8080] [--host 0.0.0.0] [--data-dir ./.postwire] [--database-url URL] [--role api|worker|all]
   postwire admin <workspace|key|profile|account> create ... [--json]
+  postwire mcp [--api-key KEY] [--base-url URL] [--lang en|id] [--allow-skip-approval]   (docs/mcp.md)
   postwire --help
 
 Environment: PORT, DATABASE_URL, POSTWIRE_ADMIN_TOKEN, POSTWIRE_PUBLIC_URL,
@@ -56,6 +58,10 @@ const main = async (argv: ReadonlyArray<string>): Promise<number | undefined> =>
         return undefined
       case "admin":
         return await runAdmin(rest, process.env, (line) => console.log(line))
+      case "mcp":
+        // The tool server over stdio: stdout carries only protocol messages.
+        McpStdio.main(rest, process.env)
+        return undefined
       case undefined:
       case "help":
       case "--help":

@@ -40,6 +40,8 @@ export interface ServerSettings {
   readonly publishing: PublishingSettings
   /** Where the four platforms' APIs are, and the app credentials to call them with. */
   readonly platforms: PlatformRouter.Options
+  /** `POSTWIRE_MCP_ALLOW_SKIP_APPROVAL=1`: the tool server at `/mcp` lets agents create posts without approval. */
+  readonly mcpAllowSkipApproval: boolean
 }
 
 /** The server's settings. */
@@ -111,6 +113,10 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
   if (flag !== undefined && flag !== "" && flag !== "0" && flag !== "1") {
     throw new ConfigProblem("POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS", `expected 1 or 0, got "${flag}"`)
   }
+  const mcpSkip = env.POSTWIRE_MCP_ALLOW_SKIP_APPROVAL
+  if (mcpSkip !== undefined && mcpSkip !== "" && mcpSkip !== "0" && mcpSkip !== "1") {
+    throw new ConfigProblem("POSTWIRE_MCP_ALLOW_SKIP_APPROVAL", `expected 1 or 0, got "${mcpSkip}"`)
+  }
   const smtpUrl = env.POSTWIRE_SMTP_URL === "" ? undefined : env.POSTWIRE_SMTP_URL
   if (smtpUrl !== undefined) {
     let protocol = ""
@@ -143,7 +149,8 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
     smtpUrl,
     mailFrom: mailFrom.trim(),
     publishing: publishingSettings(env),
-    platforms: platformSettings(env)
+    platforms: platformSettings(env),
+    mcpAllowSkipApproval: mcpSkip === "1"
   }
 }
 

@@ -1,0 +1,305 @@
+/**
+ * The tools an agent sees: names, descriptions written for a model, input and output schemas
+ * derived from the contract's schemas in `@postwire/domain`, and the MCP hints
+ * (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`).
+ *
+ * @since 0.1.0
+ */
+import { Account, ErrorItem, Media, Post } from "@postwire/domain"
+import { Schema } from "effect"
+import { Tool, Toolkit } from "effect/ai"
+import { ToolError } from "./ToolError.ts"
+
+/**
+ * What the tool list depends on.
+ *
+ * @since 0.1.0
+ */
+export interface ToolOptions {
+  /**
+   * Whether `create_post` accepts `approval.mode: "none"` (publish without a person's approval).
+   * Only the operator decides: `--allow-skip-approval` (stdio) or
+   * `POSTWIRE_MCP_ALLOW_SKIP_APPROVAL=1` (HTTP). Default `false`.
+   */
+  readonly allowSkipApproval: boolean
+}
+
+const id = (what: string, prefix: string) =>
+  Schema.String.annotate({ description: `The ${what}'s id, e.g. "${prefix}_01JD0000000000000000000000".` })
+
+const pageLimit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100 })).annotate({
+  description: "Items per page, 1 to 100. Default 25."
+})
+const cursor = Schema.String.annotate({
+  description: "The opaque `cursor.next` of the previous page, to get the next one. Leave out for the first page."
+})
+
+/** A quota with what is left of it: an agent should not have to subtract. */
+const QuotaWithRemaining = Schema.Struct({
+  ...Account.Quota.fields,
+  remaining: Schema.Number.annotate({
+    description: "Posts the account can still publish before `resets_at` (limit minus used, never below 0)."
+  })
+})
+
+/**
+ * An account as the tools return it: the API's account, its quota with `remaining`.
+ *
+ * @since 0.1.0
+ */
+export const AccountWithRemaining = Schema.Struct({ ...Account.Account.fields, quota: QuotaWithRemaining })
+
+const AccountPage = Schema.Struct({ data: Schema.Array(AccountWithRemaining), cursor: Account.AccountList.fields.cursor })
+
+const humanReview =
+  "A person must approve every post before it publishes: the post is created with approval mode \"link\", " +
+  "and the answer's `approval.url` is the page where a person approves or rejects it. Give that URL to the user; " +
+  "do not open or approve it yourself."
+
+const consentRule =
+  "TikTok (platform shortvideo) direct posts need the creator's consent (privacy level, music-usage confirmation); " +
+  "only a person gives it, on the approval page. Never send `consent`: it is set aside, and a direct shortvideo " +
+  "post always goes to the approval page."
+
+const shortVideoTarget = Schema.Struct({
+  mode: Post.ShortVideoOptions.fields.mode.annotate({
+    description: "\"direct\" publishes to the profile (a person gives consent on the approval page); \"inbox\" sends a draft to the creator's TikTok inbox."
+  })
+})
+
+const targetInput = Schema.Struct({
+  ...Post.TargetInput.fields,
+  shortvideo: Schema.optionalKey(shortVideoTarget).annotate({ description: "Options of a shortvideo (TikTok) target." })
+})
+
+const createPostInput = (options: ToolOptions) =>
+  Schema.Struct({
+    ...Post.CreatePostRequest.fields,
+    targets: Schema.Array(targetInput)
+      .check(Schema.isMinLength(1), Schema.isMaxLength(Post.maxTargets))
+      .annotate({ description: "The accounts to publish to (from list_accounts), each with its platform's options." }),
+    approval: Schema.optionalKey(
+      Schema.Struct({
+        mode: Schema.optionalKey(options.allowSkipApproval ? Schema.Literals(["link", "none"]) : Schema.Literal("link")).annotate({
+          description: options.allowSkipApproval
+            ? "\"link\" (default): a person approves on the approval page. \"none\": publish without approval (this tool server's operator allowed it)."
+            : "Always \"link\": a person approves on the approval page. \"none\" is refused by this tool server."
+        }),
+        notify: Post.ApprovalInput.fields.notify
+      })
+    ).annotate({ description: "Who approves the post, and how they hear of it." })
+  })
+
+const idInput = (what: string, prefix: string) => Schema.Struct({ id: id(what, prefix) })
+
+const jsonSchema = (schema: Schema.Top) => Tool.getJsonSchemaFromSchema(schema as Schema.Constraint)
+
+const readOnly = <T extends Tool.Any>(tool: T): T =>
+  tool.annotate(Tool.Readonly, true).annotate(Tool.Destructive, false).annotate(Tool.Idempotent, true).annotate(Tool.OpenWorld, false) as T
+
+const mutating = <T extends Tool.Any>(tool: T, hints: { readonly destructive: boolean; readonly openWorld: boolean }): T =>
+  tool
+    .annotate(Tool.Readonly, false)
+    .annotate(Tool.Destructive, hints.destructive)
+    // Each call carries an Idempotency-Key derived from its arguments: the same call twice acts once.
+    .annotate(Tool.Idempotent, true)
+    .annotate(Tool.OpenWorld, hints.openWorld) as T
+
+const failure = ToolError
+const failureMode = "error" as const
+
+/**
+ * The toolkit of the tool server, for the given operator options.
+ *
+ * @example
+ * ```ts
+ * import { Tools } from "@postwire/mcp"
+ *
+ * const toolkit = Tools.make({ allowSkipApproval: false })
+ * Object.keys(toolkit.tools) // ["list_profiles", "list_accounts", …]
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const make = (options: ToolOptions) =>
+  Toolkit.make(
+    readOnly(
+      Tool.dynamic("list_profiles", {
+        description:
+          "List the profiles (brands) of the workspace. A post belongs to one profile; its accounts are the profile's. " +
+          "Needs scope posts:read. Pages: pass `cursor.next` back as `cursor` while `cursor.has_more` is true.",
+        parameters: jsonSchema(Schema.Struct({ limit: Schema.optionalKey(pageLimit), cursor: Schema.optionalKey(cursor) })),
+        success: Account.ProfileList,
+        failure,
+        failureMode
+      })
+    ),
+    readOnly(
+      Tool.dynamic("list_accounts", {
+        description:
+          "List the social accounts posts can target, with each one's platform, `status` (only \"connected\" accounts " +
+          "publish; \"needs_reconnect\" must be reconnected by a person) and `quota` (`remaining` posts before `resets_at`). " +
+          "Check the quota before scheduling many posts. Needs scope posts:read.",
+        parameters: jsonSchema(
+          Schema.Struct({
+            ...Account.ListAccountsQuery.fields,
+            limit: Schema.optionalKey(pageLimit),
+            cursor: Schema.optionalKey(cursor)
+          })
+        ),
+        success: AccountPage,
+        failure,
+        failureMode
+      })
+    ),
+    readOnly(
+      Tool.dynamic("get_account", {
+        description: "Get one account with its status and remaining quota. Needs scope posts:read.",
+        parameters: jsonSchema(idInput("account", "acc")),
+        success: AccountWithRemaining,
+        failure,
+        failureMode
+      })
+    ),
+    mutating(
+      Tool.dynamic("upload_media", {
+        description:
+          "Upload an image or video (base64, up to 10 MiB decoded) and get its media id, to use in create_post's `media`. " +
+          "Sending the same data again returns the same media item. Needs scope posts:write.",
+        parameters: jsonSchema(
+          Schema.Struct({
+            data: Media.UploadMediaRequest.fields.data.annotate({ description: "The file's bytes, base64-encoded." }),
+            filename: Media.UploadMediaRequest.fields.filename.annotate({ description: "The file's name, e.g. \"launch.png\"." })
+          })
+        ),
+        success: Media.Media,
+        failure,
+        failureMode
+      }),
+      { destructive: false, openWorld: false }
+    ),
+    readOnly(
+      Tool.dynamic("validate_post", {
+        description:
+          "Check a post against every target platform's rules (caption length, media, quotas) without creating it. " +
+          "Takes the same arguments as create_post; `issues` is empty when create_post would accept it. " +
+          "Needs scope posts:write.",
+        parameters: jsonSchema(createPostInput(options)),
+        success: Post.ValidatePostResponse,
+        failure,
+        failureMode
+      })
+    ),
+    mutating(
+      Tool.dynamic("create_post", {
+        description:
+          `Create a post: a caption and uploaded media, published to one or more accounts now or at \`scheduled_at\`. ${
+            options.allowSkipApproval
+              ? "By default a person approves it first (approval mode \"link\"; share `approval.url` with the user); this tool server's operator allows `approval.mode: \"none\"`."
+              : humanReview
+          } ${consentRule} Calling again with the same arguments returns the same post, never a second one. ` +
+          "Errors come back as the API's error object (code, message, field, retryable). Needs scope posts:write.",
+        parameters: jsonSchema(createPostInput(options)),
+        success: Schema.Struct({
+          ...Post.CreatePostResponse.fields,
+          warnings: Schema.Array(ErrorItem).annotate({
+            description: "Things the post was accepted with but should be known, e.g. consent set aside for a person to give."
+          })
+        }),
+        failure,
+        failureMode
+      }),
+      { destructive: false, openWorld: true }
+    ),
+    readOnly(
+      Tool.dynamic("list_posts", {
+        description:
+          "List posts, newest publish time first, filtered by status, profile, platform or a time range (`from`/`to`, " +
+          "ISO 8601 with offset). Pages: pass `cursor.next` back as `cursor` while `cursor.has_more` is true. " +
+          "Needs scope posts:read.",
+        parameters: jsonSchema(
+          Schema.Struct({ ...Post.ListPostsQuery.fields, limit: Schema.optionalKey(pageLimit), cursor: Schema.optionalKey(cursor) })
+        ),
+        success: Post.PostList,
+        failure,
+        failureMode
+      })
+    ),
+    readOnly(
+      Tool.dynamic("get_post", {
+        description:
+          "Get a post with each target's status, permalink once published, and error when it failed (an error object " +
+          "with `retryable`). Needs scope posts:read.",
+        parameters: jsonSchema(idInput("post", "post")),
+        success: Post.Post,
+        failure,
+        failureMode
+      })
+    ),
+    mutating(
+      Tool.dynamic("update_post", {
+        description:
+          "Change a post's caption and/or `scheduled_at` (null publishes as soon as approved) while no target is publishing. " +
+          "Needs scope posts:write.",
+        parameters: jsonSchema(Schema.Struct({ id: id("post", "post"), ...Post.UpdatePostRequest.fields })),
+        success: Post.Post,
+        failure,
+        failureMode
+      }),
+      { destructive: true, openWorld: false }
+    ),
+    mutating(
+      Tool.dynamic("cancel_post", {
+        description:
+          "Cancel the targets of a post that have not published yet; published targets stay published. Cannot be undone. " +
+          "Needs scope posts:write.",
+        parameters: jsonSchema(idInput("post", "post")),
+        success: Post.Post,
+        failure,
+        failureMode
+      }),
+      { destructive: true, openWorld: false }
+    ),
+    mutating(
+      Tool.dynamic("retry_post", {
+        description:
+          "Queue again the targets of a post that failed with `retryable: true`; answers with the targets queued. " +
+          "Fix non-retryable errors (see explain_error) instead. Needs scope posts:write.",
+        parameters: jsonSchema(idInput("post", "post")),
+        success: Post.RetryPostResponse,
+        failure,
+        failureMode
+      }),
+      { destructive: false, openWorld: true }
+    ),
+    readOnly(
+      Tool.dynamic("explain_error", {
+        description:
+          "Explain a Postwire error code (from a tool error or a target's `error.code`): what it means in English and " +
+          "Indonesian, whether retrying can succeed, and what to do. Needs no scope.",
+        parameters: jsonSchema(
+          Schema.Struct({ code: Schema.String.annotate({ description: "The error code, e.g. \"quota_exceeded\"." }) })
+        ),
+        success: Schema.Struct({
+          code: Schema.String,
+          status: Schema.Number.annotate({ description: "The HTTP status the API answers with this code." }),
+          retryable: Schema.Boolean.annotate({ description: "Whether the same call can succeed later without changes." }),
+          message: Schema.String.annotate({ description: "The text, in the caller's language." }),
+          message_en: Schema.String,
+          message_id: Schema.String.annotate({ description: "The text in Indonesian." }),
+          when: Schema.String.annotate({ description: "When the code is returned." }),
+          what_to_do: Schema.String.annotate({ description: "What an agent should do next." }),
+          docs: Schema.String
+        }),
+        failure,
+        failureMode
+      })
+    )
+  )
+
+/**
+ * The toolkit's type.
+ *
+ * @since 0.1.0
+ */
+export type PostwireToolkit = ReturnType<typeof make>
