@@ -37,7 +37,17 @@ export const DecisionRequest = Schema.Struct({
   reason: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(maxReasonLength)).annotate({ description: "Why, in at most 1,000 characters. A rejection's reason is sent in the `post.rejected` event." })),
   consent: Schema.optionalKey(Schema.Record(Schema.String, Consent).annotate({ description: "TikTok consent keyed by target id (`tgt_…`), for each shortvideo `direct` target that has none yet. Needed to approve such a post (409 `consent_required` otherwise); ignored when rejecting. Naming another target is 400." })),
   redirect_url: Schema.optionalKey(Schema.String.annotate({ description: "https address on one of the workspace's allowed redirect domains (or a subdomain); echoed back in the answer. Any other is 400 `invalid_redirect_url`." }))
-}).annotate({ description: "A decision on an approval link." })
+}).annotate({
+  description: "A decision on an approval link.",
+  examples: [
+    {
+      decision: "approve",
+      consent: { tgt_01JDQX9YP981068VCD1GDJFMGT: { privacy_level: "PUBLIC_TO_EVERYONE", music_usage_confirmed: true } },
+      redirect_url: "https://example.com/approved"
+    },
+    { decision: "reject", reason: "The price in the caption is out of date." }
+  ]
+})
 export type DecisionRequest = typeof DecisionRequest.Type
 
 /**

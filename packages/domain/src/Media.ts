@@ -13,7 +13,10 @@ export const maxInlineUploadBytes = 10 * 1024 * 1024
 export const UploadMediaRequest = Schema.Struct({
   data: Schema.String.annotate({ description: "The file's bytes in base64 (standard or URL-safe; a `data:` URL prefix is accepted), at most 10 MiB decoded (400 `payload_too_large`). JPEG, PNG and WebP images, MP4 and QuickTime videos; the type is read from the bytes (400 `unsupported_format` otherwise)." }),
   filename: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(255)).annotate({ description: "Original file name, at most 255 characters, kept for display only." }))
-}).annotate({ description: "A file to upload inline." })
+}).annotate({
+  description: "A file to upload inline.",
+  examples: [{ data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", filename: "pixel.png" }]
+})
 export type UploadMediaRequest = typeof UploadMediaRequest.Type
 
 /** A media item. */

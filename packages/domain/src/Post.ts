@@ -214,7 +214,10 @@ export type ValidatePostResponse = typeof ValidatePostResponse.Type
 export const UpdatePostRequest = Schema.Struct({
   caption: Schema.optionalKey(Schema.String.annotate({ description: "New caption, with the same per-platform limits as on creation. Changing it after approval sends a `link` post back to `awaiting_approval` with a new link." })),
   scheduled_at: Schema.optionalKey(Schema.NullOr(InstantInput).annotate({ description: "New publish time, an ISO 8601 instant with an offset; `null` or a past instant publishes as soon as approved." }))
-}).annotate({ description: "What to change; fields left out stay as they are. Allowed until a target starts publishing (409 `invalid_state` after)." })
+}).annotate({
+  description: "What to change; fields left out stay as they are. Allowed until a target starts publishing (409 `invalid_state` after).",
+  examples: [{ caption: "Launching tomorrow instead: see you there!", scheduled_at: "2026-12-02T09:00:00+07:00" }, { scheduled_at: null }]
+})
 export type UpdatePostRequest = typeof UpdatePostRequest.Type
 
 /** POST /posts/{id}/retry: the targets that were queued again. */

@@ -43,7 +43,10 @@ export type DisabledReason = typeof DisabledReason.Type
 export const CreateWebhookRequest = Schema.Struct({
   url: Schema.String.annotate({ description: "Where to POST events: a public https address, at most 2,048 characters; surrounding whitespace is dropped. Loopback, private, link-local and other reserved addresses, or a host that does not resolve, are 400 `invalid_url`." }),
   events: Schema.Array(WebhookEventType).check(Schema.isMinLength(1)).annotate({ description: "The event types to deliver, at least one, each at most once. The endpoint receives events created from its registration on." })
-}).annotate({ description: "A webhook endpoint to register." })
+}).annotate({
+  description: "A webhook endpoint to register.",
+  examples: [{ url: "https://hooks.example.com/postwire", events: ["post.published", "post.failed", "account.needs_reconnect"] }]
+})
 export type CreateWebhookRequest = typeof CreateWebhookRequest.Type
 
 const endpointFields = {
