@@ -51,11 +51,13 @@ const describeParameters = (spec: Record<string, unknown>): Record<string, unkno
 }
 
 const idParams = {
+  /** Identifier of the resource the path names: `post_…` under `/v1/posts`, `acc_…` under `/v1/accounts`, `med_…` under `/v1/media`. An unknown id, or one of another workspace, is 404 `not_found`. */
   id: Schema.String.annotate({ description: "Identifier of the resource the path names: `post_…` under `/v1/posts`, `acc_…` under `/v1/accounts`, `med_…` under `/v1/media`. An unknown id, or one of another workspace, is 404 `not_found`." })
 }
 
 /** The optional `Idempotency-Key` header of POST requests. */
 export const IdempotencyHeaders = Schema.Struct({
+  /** A key of your choosing, 1 to 255 characters, that makes the request safe to send again: the same key with the same body within 24 hours answers with the first response and `Idempotent-Replayed: true`; with another body it is 409 `idempotency_conflict`, and while the first is still running 409 `idempotency_in_progress`. Scoped to the workspace and the API key. */
   "idempotency-key": Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255)).annotate({ description: "A key of your choosing, 1 to 255 characters, that makes the request safe to send again: the same key with the same body within 24 hours answers with the first response and `Idempotent-Replayed: true`; with another body it is 409 `idempotency_conflict`, and while the first is still running 409 `idempotency_in_progress`. Scoped to the workspace and the API key." }))
 })
 
@@ -216,7 +218,10 @@ export class MediaGroup extends HttpApiGroup.make("media")
 /** Liveness. */
 export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true }).add(
   HttpApiEndpoint.get("health", "/health", {
-    success: Schema.Struct({ status: Schema.Literal("ok").annotate({ description: "Always `ok`." }) }).annotate({ description: "The server is running." })
+    success: Schema.Struct({
+      /** Always `ok`. */
+      status: Schema.Literal("ok").annotate({ description: "Always `ok`." })
+    }).annotate({ description: "The server is running." })
   })
     .annotate(OpenApi.Summary, "Health check")
     .annotate(OpenApi.Description, "Answers 200 while the server runs. No API key needed; not rate limited.")

@@ -41,7 +41,9 @@ export type DisabledReason = typeof DisabledReason.Type
  * ```
  */
 export const CreateWebhookRequest = Schema.Struct({
+  /** Where to POST events: a public https address, at most 2,048 characters; surrounding whitespace is dropped. Loopback, private, link-local and other reserved addresses, or a host that does not resolve, are 400 `invalid_url`. */
   url: Schema.String.annotate({ description: "Where to POST events: a public https address, at most 2,048 characters; surrounding whitespace is dropped. Loopback, private, link-local and other reserved addresses, or a host that does not resolve, are 400 `invalid_url`." }),
+  /** The event types to deliver, at least one, each at most once. The endpoint receives events created from its registration on. */
   events: Schema.Array(WebhookEventType).check(Schema.isMinLength(1)).annotate({ description: "The event types to deliver, at least one, each at most once. The endpoint receives events created from its registration on." })
 }).annotate({
   description: "A webhook endpoint to register.",
@@ -50,12 +52,19 @@ export const CreateWebhookRequest = Schema.Struct({
 export type CreateWebhookRequest = typeof CreateWebhookRequest.Type
 
 const endpointFields = {
+  /** Unique identifier of the endpoint, `wh_…`. */
   id: Schema.String.annotate({ description: "Unique identifier of the endpoint, `wh_…`." }),
+  /** The https address events are POSTed to. */
   url: Schema.String.annotate({ description: "The https address events are POSTed to." }),
+  /** The event types delivered to it. */
   events: Schema.Array(WebhookEventType).annotate({ description: "The event types delivered to it." }),
+  /** `false` once the service disabled the endpoint after failing deliveries; a disabled endpoint is not re-enabled (register it again). */
   active: Schema.Boolean.annotate({ description: "`false` once the service disabled the endpoint after failing deliveries; a disabled endpoint is not re-enabled (register it again)." }),
+  /** Why the endpoint was disabled; `null` while active. */
   disabled_reason: Schema.NullOr(DisabledReason).annotate({ description: "Why the endpoint was disabled; `null` while active." }),
+  /** When the endpoint was disabled, ISO 8601 in UTC; `null` while active. */
   disabled_at: Schema.NullOr(Instant).annotate({ description: "When the endpoint was disabled, ISO 8601 in UTC; `null` while active." }),
+  /** When the endpoint was registered, ISO 8601 in UTC with milliseconds. */
   created_at: Instant.annotate({ description: "When the endpoint was registered, ISO 8601 in UTC with milliseconds." })
 }
 
@@ -66,6 +75,7 @@ export type WebhookEndpoint = typeof WebhookEndpoint.Type
 /** The 201 response of POST /webhooks: the endpoint and its signing secret, shown this once. */
 export const CreatedWebhookEndpoint = Schema.Struct({
   ...endpointFields,
+  /** The signing secret, `whsec_…`: verify each delivery's `SERVICE-Signature` with it. Shown only in this response; store it now. */
   secret: Schema.String.annotate({ description: "The signing secret, `whsec_…`: verify each delivery's `SERVICE-Signature` with it. Shown only in this response; store it now." })
 }).annotate({ description: "The endpoint just registered, with its signing secret." })
 export type CreatedWebhookEndpoint = typeof CreatedWebhookEndpoint.Type
@@ -73,6 +83,7 @@ export type CreatedWebhookEndpoint = typeof CreatedWebhookEndpoint.Type
 /** GET /webhooks query. */
 export const ListWebhooksQuery = Schema.Struct({
   limit: Schema.optionalKey(PageLimit),
+  /** `cursor.next` of the previous page; valid 24 hours (else 400 `invalid_cursor`). */
   cursor: Schema.optionalKey(Schema.String.annotate({ description: "`cursor.next` of the previous page; valid 24 hours (else 400 `invalid_cursor`)." }))
 })
 export type ListWebhooksQuery = typeof ListWebhooksQuery.Type
@@ -83,7 +94,9 @@ export type WebhookEndpointList = typeof WebhookEndpointList.Type
 
 /** The 200 response of DELETE /webhooks/{id}. */
 export const DeletedWebhookEndpoint = Schema.Struct({
+  /** The id of the endpoint removed, `wh_…`. */
   id: Schema.String.annotate({ description: "The id of the endpoint removed, `wh_…`." }),
+  /** Always `true`. */
   deleted: Schema.Literal(true).annotate({ description: "Always `true`." })
 }).annotate({ description: "The endpoint removed; its pending deliveries are dropped." })
 export type DeletedWebhookEndpoint = typeof DeletedWebhookEndpoint.Type
@@ -94,11 +107,17 @@ export type DeletedWebhookEndpoint = typeof DeletedWebhookEndpoint.Type
  * `delivered` is false.
  */
 export const WebhookTestResult = Schema.Struct({
+  /** Id of the synthetic event, `evt_…`, sent as `SERVICE-Event-Id`. The event is not stored or retried. */
   event_id: Schema.String.annotate({ description: "Id of the synthetic event, `evt_…`, sent as `SERVICE-Event-Id`. The event is not stored or retried." }),
+  /** Type of the synthetic event: the endpoint's first subscribed type. Its body carries `"test": true` and placeholder ids. */
   type: WebhookEventType.annotate({ description: "Type of the synthetic event: the endpoint's first subscribed type. Its body carries `\"test\": true` and placeholder ids." }),
+  /** Whether the endpoint answered 2xx within 10 seconds. */
   delivered: Schema.Boolean.annotate({ description: "Whether the endpoint answered 2xx within 10 seconds." }),
+  /** The endpoint's HTTP status; `null` when no answer came back (refused address, connection failure, timeout). */
   status_code: Schema.NullOr(Schema.Int).annotate({ description: "The endpoint's HTTP status; `null` when no answer came back (refused address, connection failure, timeout)." }),
+  /** How long the attempt took, in milliseconds. */
   duration_ms: Schema.Int.annotate({ description: "How long the attempt took, in milliseconds." }),
+  /** Why the delivery failed, in the shared error shape (`webhook_delivery_failed`, or `invalid_url` when the address is now refused). Present only when `delivered` is false. */
   error: Schema.optionalKey(ErrorItem.annotate({ description: "Why the delivery failed, in the shared error shape (`webhook_delivery_failed`, or `invalid_url` when the address is now refused). Present only when `delivered` is false." }))
 }).annotate({ description: "What happened to the one synthetic delivery." })
 export type WebhookTestResult = typeof WebhookTestResult.Type

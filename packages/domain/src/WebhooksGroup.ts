@@ -16,7 +16,10 @@ import {
   WebhookTestResult
 } from "./Webhook.ts"
 
-const idParams = { id: Schema.String.annotate({ description: "The endpoint's id, `wh_…`. An unknown id, or one of another workspace, is 404 `not_found`." }) }
+const idParams = {
+  /** The endpoint's id, `wh_…`. An unknown id, or one of another workspace, is 404 `not_found`. */
+  id: Schema.String.annotate({ description: "The endpoint's id, `wh_…`. An unknown id, or one of another workspace, is 404 `not_found`." })
+}
 
 /** Webhook endpoints: create (the secret is shown once), list, delete, test. */
 export class WebhooksGroup extends HttpApiGroup.make("webhooks")
