@@ -188,12 +188,12 @@ export const Target = Schema.Struct({
   platform: Platform.annotate({ description: "The account's platform." }),
   /** Status of the target: `awaiting_approval`, `scheduled`, `queued`, `publishing`, `published`, `failed` (see `error`), `cancelled` or `rejected`. */
   status: TargetStatus,
-  /** Public address of the published item. `null` until published, and for a TikTok post until moderation releases it (filled in later). */
-  permalink: Schema.NullOr(Schema.String).annotate({ description: "Public address of the published item. `null` until published, and for a TikTok post until moderation releases it (filled in later)." }),
+  /** Public address of the published item. `null` until published; for a TikTok post still in moderation (filled in later); and for a TikTok inbox post on a live account, which the creator finishes in the app. */
+  permalink: Schema.NullOr(Schema.String).annotate({ description: "Public address of the published item. `null` until published; for a TikTok post still in moderation (filled in later); and for a TikTok inbox post on a live account, which the creator finishes in the app." }),
   /** When the platform published it, ISO 8601 in UTC with milliseconds. `null` unless `published`. */
   published_at: Schema.NullOr(Instant).annotate({ description: "When the platform published it, ISO 8601 in UTC with milliseconds. `null` unless `published`." }),
-  /** Why the last attempt failed, in the shared error shape with the platform's own `platform_code`. `null` unless `failed`. */
-  error: Schema.NullOr(ErrorObject).annotate({ description: "Why the last attempt failed, in the shared error shape with the platform's own `platform_code`. `null` unless `failed`." }),
+  /** Why the last attempt failed, in the shared error shape, with the platform's own code in `platform_code` when there is one. `null` until an attempt fails; cleared when a retry queues the target again. */
+  error: Schema.NullOr(ErrorObject).annotate({ description: "Why the last attempt failed, in the shared error shape, with the platform's own code in `platform_code` when there is one. `null` until an attempt fails; cleared when a retry queues the target again." }),
   /** Publishing attempts finished so far, published or failed (an integer, 0 before the first). */
   attempts: Schema.Int.annotate({ description: "Publishing attempts finished so far, published or failed (an integer, 0 before the first)." }),
   /** The platform options the target publishes with. Requests send them at the top level of a target (`targets[].shortvideo`); responses nest them here (`targets[].options.shortvideo`) beside the target's status. Empty for pages and textpost targets. */
