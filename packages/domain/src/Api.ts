@@ -11,6 +11,7 @@ import { ApprovalsGroup } from "./ApprovalsGroup.ts"
 import { ApiErrors, Authentication, RateLimitBucket, RequiredScope } from "./Auth.ts"
 import { Media, UploadMediaRequest } from "./Media.ts"
 import {
+  createPostExamples,
   CreatePostRequest,
   CreatePostResponse,
   ListPostsQuery,
@@ -22,11 +23,42 @@ import {
 } from "./Post.ts"
 import { WebhooksGroup } from "./WebhooksGroup.ts"
 
-const idParams = { id: Schema.String }
+/**
+ * Shows named request examples in the API reference: viewers offer them as a choice, where a
+ * schema's `examples` alone give one body.
+ */
+const withRequestExamples =
+  (examples: Readonly<Record<string, { readonly summary: string; readonly value: unknown }>>) =>
+  (operation: Record<string, unknown>): Record<string, unknown> => {
+    const json = (operation as Partial<OpenApi.OpenAPISpecOperation>).requestBody?.content["application/json"]
+    if (json !== undefined) Object.assign(json, { examples: structuredClone(examples) })
+    return operation
+  }
+
+/** Copies each parameter's schema description onto the parameter, where API viewers read it. */
+const describeParameters = (spec: Record<string, unknown>): Record<string, unknown> => {
+  for (const pathItem of Object.values((spec as Partial<OpenApi.OpenAPISpec>).paths ?? {})) {
+    for (const operation of Object.values(pathItem) as Array<Partial<OpenApi.OpenAPISpecOperation> | undefined>) {
+      for (const parameter of operation?.parameters ?? []) {
+        const description = (parameter.schema as { readonly description?: unknown }).description
+        if (parameter.description === undefined && typeof description === "string") {
+          parameter.description = description
+        }
+      }
+    }
+  }
+  return spec
+}
+
+const idParams = {
+  /** Identifier of the resource the path names: `post_…` under `/v1/posts`, `acc_…` under `/v1/accounts`, `med_…` under `/v1/media`. An unknown id, or one of another workspace, is 404 `not_found`. */
+  id: Schema.String.annotate({ description: "Identifier of the resource the path names: `post_…` under `/v1/posts`, `acc_…` under `/v1/accounts`, `med_…` under `/v1/media`. An unknown id, or one of another workspace, is 404 `not_found`." })
+}
 
 /** The optional `Idempotency-Key` header of POST requests. */
 export const IdempotencyHeaders = Schema.Struct({
-  "idempotency-key": Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255)))
+  /** A key of your choosing, 1 to 255 characters, that makes the request safe to send again: the same key with the same body within 24 hours answers with the first response and `Idempotent-Replayed: true`; with another body it is 409 `idempotency_conflict`, and while the first is still running 409 `idempotency_in_progress`. Scoped to the workspace and the API key. */
+  "idempotency-key": Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255)).annotate({ description: "A key of your choosing, 1 to 255 characters, that makes the request safe to send again: the same key with the same body within 24 hours answers with the first response and `Idempotent-Replayed: true`; with another body it is 409 `idempotency_conflict`, and while the first is still running 409 `idempotency_in_progress`. Scoped to the workspace and the API key." }))
 })
 
 /** Posts: create, validate, list, get, update, cancel, retry. */
@@ -39,45 +71,106 @@ export class PostsGroup extends HttpApiGroup.make("posts")
     })
       .annotate(RequiredScope, "posts:write")
       .annotate(RateLimitBucket, "posts.create")
-      .annotate(OpenApi.Summary, "Create a post"),
+      .annotate(OpenApi.Transform, withRequestExamples(createPostExamples))
+      .annotate(OpenApi.Summary, "Create a post")
+      .annotate(
+        OpenApi.Description,
+        "Creates a post with one target per entry of `targets`. With `approval.mode` `link` (the default) every target " +
+          "waits in `awaiting_approval` and the answer carries the approval link; with `none` each target goes to `scheduled` " +
+          "(when `scheduled_at` is ahead) or `queued`. A shortvideo `direct` target with `approval.mode` `none` needs " +
+          "`consent` (422 `consent_required`). Platform rules (caption length, media, quota) are 422 with every problem in " +
+          "`error.issues`. Send `Idempotency-Key` to make retries safe. Scope `posts:write`; 30 requests a minute per key."
+      ),
     HttpApiEndpoint.post("validate", "/validate", {
       payload: CreatePostRequest,
       success: ValidatePostResponse
     })
       .annotate(RequiredScope, "posts:write")
-      .annotate(OpenApi.Summary, "Validate a post without saving it"),
+      .annotate(OpenApi.Transform, withRequestExamples(createPostExamples))
+      .annotate(OpenApi.Summary, "Validate a post without saving it")
+      .annotate(
+        OpenApi.Description,
+        "Runs the checks of `POST /v1/posts` on the body and lists every problem in `issues` (unknown accounts, media " +
+          "rules, caption length, consent, quota), empty when the post would be accepted. Nothing is saved, no approval " +
+          "link is made and no quota is used. A body that does not match the schema is still a 400. Scope `posts:write`."
+      ),
     HttpApiEndpoint.get("list", "/", { query: ListPostsQuery, success: PostList })
       .annotate(RequiredScope, "posts:read")
-      .annotate(OpenApi.Summary, "List posts"),
+      .annotate(OpenApi.Summary, "List posts")
+      .annotate(
+        OpenApi.Description,
+        "Lists posts newest first by publish time (`scheduled_at`, else `created_at`), filtered by `status`, " +
+          "`profile_id`, `platform` and the range `from` (inclusive) to `to` (exclusive). Pages hold `limit` posts " +
+          "(25 by default); follow `cursor.next` while `cursor.has_more` is true, with the same filters. Scope `posts:read`."
+      ),
     HttpApiEndpoint.get("get", "/:id", { params: idParams, success: Post })
       .annotate(RequiredScope, "posts:read")
-      .annotate(OpenApi.Summary, "Retrieve a post"),
+      .annotate(OpenApi.Summary, "Retrieve a post")
+      .annotate(
+        OpenApi.Description,
+        "Retrieves a post with its approval and each target's status, permalink or error. A post of another workspace " +
+          "is 404 `not_found`. Scope `posts:read`."
+      ),
     HttpApiEndpoint.patch("update", "/:id", { params: idParams, payload: UpdatePostRequest, success: Post })
       .annotate(RequiredScope, "posts:write")
-      .annotate(OpenApi.Summary, "Update a post's caption or schedule"),
+      .annotate(OpenApi.Summary, "Update a post's caption or schedule")
+      .annotate(
+        OpenApi.Description,
+        "Changes the caption and/or `scheduled_at` while no target has started publishing (409 `invalid_state` " +
+          "after). A caption change after approval sends a `link` post back to `awaiting_approval` with a new approval " +
+          "link; a new `scheduled_at` still ahead on a scheduled post sends `post.scheduled` again. Answers the post. " +
+          "Scope `posts:write`."
+      ),
     HttpApiEndpoint.post("cancel", "/:id/cancel", { params: idParams, success: Post })
       .annotate(RequiredScope, "posts:write")
-      .annotate(OpenApi.Summary, "Cancel a post"),
+      .annotate(OpenApi.Summary, "Cancel a post")
+      .annotate(
+        OpenApi.Description,
+        "Stops a post: published targets stay published, the others become `cancelled`. Refused with 409 " +
+          "`invalid_state` while a target is publishing, and when every target has already finished. Answers the post. " +
+          "Accepts `Idempotency-Key`. Scope `posts:write`."
+      ),
     HttpApiEndpoint.post("retry", "/:id/retry", { params: idParams, success: RetryPostResponse })
       .annotate(RequiredScope, "posts:write")
       .annotate(OpenApi.Summary, "Retry failed targets")
+      .annotate(
+        OpenApi.Description,
+        "Queues again the targets that failed with `retryable: true`, continuing from what the platform already has " +
+          "(a container already made is published, not made again). Published targets are never retried. Nothing to " +
+          "retry is 409 `invalid_state`. Accepts `Idempotency-Key`. Scope `posts:write`."
+      )
   )
   .middleware(Authentication)
   .prefix("/v1/posts")
-  .annotate(OpenApi.Description, "A post is a caption plus media sent to one or more targets.") {}
+  .annotate(
+    OpenApi.Description,
+    "A post is a caption plus media sent to one or more targets (accounts). Each target has its own status " +
+      "(`awaiting_approval`, `scheduled`, `queued`, `publishing`, `published`, `failed`, `cancelled`, `rejected`) and " +
+      "publishes independently; the post's status is derived from its targets."
+  ) {}
 
 /** Accounts, with each one's posting quota. */
 export class AccountsGroup extends HttpApiGroup.make("accounts")
   .add(
     HttpApiEndpoint.get("list", "/", { query: ListAccountsQuery, success: AccountList })
       .annotate(RequiredScope, "posts:read")
-      .annotate(OpenApi.Summary, "List accounts"),
+      .annotate(OpenApi.Summary, "List accounts")
+      .annotate(
+        OpenApi.Description,
+        "Lists the workspace's accounts, newest first, filtered by `profile_id` and `platform`. Scope `posts:read`."
+      ),
     HttpApiEndpoint.get("get", "/:id", { params: idParams, success: Account })
       .annotate(RequiredScope, "posts:read")
       .annotate(OpenApi.Summary, "Retrieve an account and its quota")
+      .annotate(
+        OpenApi.Description,
+        "Retrieves an account with its connection status and its posting quota over the last 24 hours. Scope " +
+          "`posts:read`."
+      )
   )
   .middleware(Authentication)
-  .prefix("/v1/accounts") {}
+  .prefix("/v1/accounts")
+  .annotate(OpenApi.Description, "The social accounts posts publish to, with each one's posting quota.") {}
 
 /** Profiles. */
 export class ProfilesGroup extends HttpApiGroup.make("profiles")
@@ -85,9 +178,14 @@ export class ProfilesGroup extends HttpApiGroup.make("profiles")
     HttpApiEndpoint.get("list", "/", { query: ListProfilesQuery, success: ProfileList })
       .annotate(RequiredScope, "posts:read")
       .annotate(OpenApi.Summary, "List profiles")
+      .annotate(
+        OpenApi.Description,
+        "Lists the workspace's profiles, newest first. Scope `posts:read`."
+      )
   )
   .middleware(Authentication)
-  .prefix("/v1/profiles") {}
+  .prefix("/v1/profiles")
+  .annotate(OpenApi.Description, "Profiles group the accounts that publish together (a brand, a client).") {}
 
 /** Media: inline upload and retrieval. */
 export class MediaGroup extends HttpApiGroup.make("media")
@@ -98,20 +196,36 @@ export class MediaGroup extends HttpApiGroup.make("media")
       success: Media.pipe(HttpApiSchema.status(201))
     })
       .annotate(RequiredScope, "posts:write")
-      .annotate(OpenApi.Summary, "Upload media (inline base64)"),
+      .annotate(OpenApi.Summary, "Upload media (inline base64)")
+      .annotate(
+        OpenApi.Description,
+        "Uploads an image or a video as base64, at most 10 MiB decoded. The type is read from the bytes (JPEG, PNG, " +
+          "WebP, MP4 or QuickTime), with its size, dimensions and duration. The media is `ready` at once: use its id in a " +
+          "post's `media`. Accepts `Idempotency-Key`. Scope `posts:write`."
+      ),
     HttpApiEndpoint.get("get", "/:id", { params: idParams, success: Media })
       .annotate(RequiredScope, "posts:read")
       .annotate(OpenApi.Summary, "Retrieve a media item")
+      .annotate(
+        OpenApi.Description,
+        "Retrieves an uploaded media item. Scope `posts:read`."
+      )
   )
   .middleware(Authentication)
-  .prefix("/v1/media") {}
+  .prefix("/v1/media")
+  .annotate(OpenApi.Description, "Images and videos to publish, uploaded before the post that uses them.") {}
 
 /** Liveness. */
 export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true }).add(
   HttpApiEndpoint.get("health", "/health", {
-    success: Schema.Struct({ status: Schema.Literal("ok") })
-  }).annotate(OpenApi.Summary, "Health check")
-) {}
+    success: Schema.Struct({
+      /** Always `ok`. */
+      status: Schema.Literal("ok").annotate({ description: "Always `ok`." })
+    }).annotate({ description: "The server is running." })
+  })
+    .annotate(OpenApi.Summary, "Health check")
+    .annotate(OpenApi.Description, "Answers 200 while the server runs. No API key needed; not rate limited.")
+).annotate(OpenApi.Description, "Liveness, for load balancers and orchestrators.") {}
 
 const strictInput = { onExcessProperty: "error", errors: "all" } as const
 
@@ -135,6 +249,7 @@ export class Api extends HttpApi.make("postwire")
       version: "1",
       description:
         "Publish a caption plus media to many social accounts. Every error has one shape: " +
-        "`{ error: { code, message, message_id, target_id?, field?, retryable, docs } }`."
+        "`{ error: { code, message, message_id, target_id?, field?, retryable, docs } }`.",
+      transform: describeParameters
     })
   ) {}

@@ -11,25 +11,34 @@ import { ErrorCatalog, type ErrorCode, type Locale, renderMessage } from "./Erro
 import type { LocalizedText, PlaceholderValue } from "./LocalizedText.ts"
 
 const errorFields = {
-  code: Schema.String,
-  message: Schema.String,
-  message_id: Schema.String,
-  target_id: Schema.optionalKey(Schema.String),
-  field: Schema.optionalKey(Schema.String),
-  retryable: Schema.Boolean,
-  docs: Schema.String,
-  platform_code: Schema.optionalKey(Schema.String)
+  /** Stable, machine-readable code, e.g. `quota_exceeded`; every code is listed at `/docs/errors`. Branch on this, never on `message`. */
+  code: Schema.String.annotate({ description: "Stable, machine-readable code, e.g. `quota_exceeded`; every code is listed at `/docs/errors`. Branch on this, never on `message`." }),
+  /** What went wrong, for people: Indonesian when the request sent `Accept-Language: id`, else English. May change between versions. */
+  message: Schema.String.annotate({ description: "What went wrong, for people: Indonesian when the request sent `Accept-Language: id`, else English. May change between versions." }),
+  /** The same message in Indonesian, always. */
+  message_id: Schema.String.annotate({ description: "The same message in Indonesian, always." }),
+  /** The target concerned (`tgt_…`), when the error is about one. */
+  target_id: Schema.optionalKey(Schema.String.annotate({ description: "The target concerned (`tgt_…`), when the error is about one." })),
+  /** The request field concerned, as a path: `caption`, `media[0]`, `targets[1].account_id`, a query parameter or a header name. */
+  field: Schema.optionalKey(Schema.String.annotate({ description: "The request field concerned, as a path: `caption`, `media[0]`, `targets[1].account_id`, a query parameter or a header name." })),
+  /** Whether sending the same request again (or retrying the target) can succeed without changes. */
+  retryable: Schema.Boolean.annotate({ description: "Whether sending the same request again (or retrying the target) can succeed without changes." }),
+  /** Address of the code's entry in the error reference, `{public_base_url}/docs/errors#{code}`. */
+  docs: Schema.String.annotate({ description: "Address of the code's entry in the error reference, `{public_base_url}/docs/errors#{code}`." }),
+  /** The platform's own error code behind a target's error (e.g. TikTok's `spam_risk_too_many_posts`), for support. Present on platform failures only. */
+  platform_code: Schema.optionalKey(Schema.String.annotate({ description: "The platform's own error code behind a target's error (e.g. TikTok's `spam_risk_too_many_posts`), for support. Present on platform failures only." }))
 }
 
 /** One error in the shared shape, as an item of `issues[]` or `warnings[]`. */
-export const ErrorItem = Schema.Struct(errorFields)
+export const ErrorItem = Schema.Struct(errorFields).annotate({ description: "One problem in the shared error shape." })
 export type ErrorItem = typeof ErrorItem.Type
 
 /** The `error` object of an error body; a 422 platform validation failure lists every problem in `issues`. */
 export const ErrorObject = Schema.Struct({
   ...errorFields,
-  issues: Schema.optionalKey(Schema.Array(ErrorItem))
-})
+  /** Every problem found, the first being the one this object describes. Always present on a 422, even for one problem; on a 400 when the request had several. */
+  issues: Schema.optionalKey(Schema.Array(ErrorItem).annotate({ description: "Every problem found, the first being the one this object describes. Always present on a 422, even for one problem; on a 400 when the request had several." }))
+}).annotate({ description: "The error, in the one shape every error of the API has." })
 export type ErrorObject = typeof ErrorObject.Type
 
 /** 400: the request is malformed. */

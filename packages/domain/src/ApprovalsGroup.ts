@@ -12,7 +12,10 @@ import { DecisionRequest, DecisionResponse } from "./Approval.ts"
 export class ApprovalsGroup extends HttpApiGroup.make("approvals")
   .add(
     HttpApiEndpoint.post("decide", "/:token/decision", {
-      params: { token: Schema.String },
+      params: {
+        /** The token at the end of the approval link (`/approve/{token}`); it is the credential. An unknown token is 404 `not_found`. */
+        token: Schema.String.annotate({ description: "The token at the end of the approval link (`/approve/{token}`); it is the credential. An unknown token is 404 `not_found`." })
+      },
       payload: DecisionRequest,
       success: DecisionResponse
     })

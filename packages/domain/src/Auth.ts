@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Context, Schema } from "effect"
-import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { httpErrors } from "./ApiError.ts"
 
 /** A permission a key may hold. */
@@ -39,13 +39,27 @@ export class RequiredScope extends Context.Service<RequiredScope, Scope>()("post
 export class RateLimitBucket extends Context.Service<RateLimitBucket, "posts.create">()("postwire/RateLimitBucket") {}
 
 /**
+ * The API key as an HTTP bearer credential. The scheme is spelled `bearer`, lowercase as OpenAPI
+ * writes it, so that API viewers send `Authorization: Bearer …` (the server accepts any case).
+ */
+export const apiKeyBearer = HttpApiSecurity.http({ scheme: "bearer" }).pipe(
+  HttpApiSecurity.annotate(OpenApi.Format, "API key (svc_live_… or svc_test_…)"),
+  HttpApiSecurity.annotate(
+    OpenApi.Description,
+    "An API key sent as `Authorization: Bearer svc_test_…`. Live keys (`svc_live_…`) publish to real accounts, test " +
+      "keys (`svc_test_…`) only to sandbox accounts. A missing or unknown key is 401 `unauthorized`; a key without the " +
+      "endpoint's scope (`posts:read`, `posts:write` or `webhooks:write`) is 403 `insufficient_scope`."
+  )
+)
+
+/**
  * Bearer authentication with an API key (`Authorization: Bearer svc_test_…`). It also checks
  * the endpoint's scope and the rate limits, and adds the `X-RateLimit-*` headers.
  */
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentKey }>()(
   "postwire/Authentication",
   {
-    security: { bearer: HttpApiSecurity.bearer },
+    security: { bearer: apiKeyBearer },
     error: httpErrors
   }
 ) {}

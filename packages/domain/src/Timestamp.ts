@@ -39,7 +39,7 @@ export const isInstantWithOffset = (s: string): boolean => {
 export const InstantInput = Schema.String.check(
   Schema.makeFilter(
     (s: string) => isInstantWithOffset(s),
-    ErrorDetail.annotation(ErrorDetail.reason("instant_with_offset"))
+    { ...ErrorDetail.annotation(ErrorDetail.reason("instant_with_offset")), toJsonSchema: () => ({ format: "date-time" }) }
   )
 )
 

@@ -1,34 +1,51 @@
 /**
- * The error reference page, `/docs/errors`: every code with its anchor, status, retryability,
- * and both texts. Generated from the catalog, so it cannot drift.
+ * The error reference page, `/docs/errors`: an index of every code (status, retryability, where it
+ * comes from), then each code with its anchor, status, retryability, and both texts. Generated
+ * from the catalog, so it cannot drift.
  *
  * @since 0.1.0
  */
-import { ErrorCatalog, errorCodes } from "@postwire/domain"
+import { ErrorCatalog, type ErrorCode, errorCodes } from "@postwire/domain"
+import { type Html, html } from "../html/Html.ts"
 
-const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
+/** Text with its `backticked` parts as code. */
+const withCode = (text: string): ReadonlyArray<Html | string> =>
+  text.split("`").map((part, i) => (i % 2 === 1 ? html`<code>${part}</code>` : part))
 
-const code = (s: string) => escapeHtml(s).replace(/`([^`]+)`/g, "<code>$1</code>")
+const sources: Readonly<Record<(typeof ErrorCatalog)[ErrorCode]["kind"], string>> = {
+  generic: "Generic",
+  request: "Request",
+  platform: "Platform"
+}
 
-/** Renders the page. */
-export const errorReferenceHtml = (): string => {
-  const rows = errorCodes
-    .map((c) => {
-      const e = ErrorCatalog[c]
-      return `<section id="${c}" aria-labelledby="h-${c}">
+const indexRow = (c: ErrorCode): Html => {
+  const e = ErrorCatalog[c]
+  return html`<tr>
+  <th scope="row"><a href="#${c}"><code>${c}</code></a></th>
+  <td>${e.status}</td>
+  <td>${e.retryable ? "yes" : "no"}</td>
+  <td>${sources[e.kind]}</td>
+</tr>`
+}
+
+const entry = (c: ErrorCode): Html => {
+  const e = ErrorCatalog[c]
+  return html`<section id="${c}" aria-labelledby="h-${c}">
   <h2 id="h-${c}"><a href="#${c}">${c}</a></h2>
   <dl>
     <dt>HTTP status</dt><dd>${e.status}</dd>
     <dt>Retryable</dt><dd>${e.retryable ? "yes" : "no"}</dd>
-    <dt>When</dt><dd>${code(e.when)}</dd>
-    <dt lang="en">Message (English)</dt><dd lang="en">${escapeHtml(e.en)}</dd>
-    <dt lang="id">Pesan (Bahasa Indonesia)</dt><dd lang="id">${escapeHtml(e.id)}</dd>
+    <dt>When</dt><dd>${withCode(e.when)}</dd>
+    <dt lang="en">Message (English)</dt><dd lang="en">${e.en}</dd>
+    <dt lang="id">Pesan (Bahasa Indonesia)</dt><dd lang="id">${e.id}</dd>
   </dl>
+  <p class="back"><a href="#index">All codes</a></p>
 </section>`
-    })
-    .join("\n")
-  return `<!doctype html>
+}
+
+/** Renders the page. */
+export const errorReferenceHtml = (): string =>
+  html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -43,16 +60,31 @@ export const errorReferenceHtml = (): string => {
   dt { font-weight: 600; }
   dd { margin: 0; }
   code, pre { background: #f3f3f3; padding: 0 .2rem; border-radius: 3px; }
+  table { border-collapse: collapse; width: 100%; margin: 1rem 0 2rem; }
+  caption { text-align: left; font-weight: 600; padding-bottom: .5rem; }
+  th, td { text-align: left; padding: .25rem .75rem .25rem 0; border-bottom: 1px solid #e5e5e5; }
+  thead th { border-bottom: 2px solid #ccc; }
+  tbody th { font-weight: normal; }
+  a { color: #0b57d0; }
+  .back { margin: .25rem 0 0; font-size: .9rem; }
   :target { background: #fff8d6; }
 </style>
 </head>
 <body>
 <h1>Error reference</h1>
 <p>Every error has one shape:</p>
-<pre>{ "error": { "code", "message", "message_id", "target_id"?, "field"?, "retryable", "docs" } }</pre>
+<pre>{ "error": { "code", "message", "message_id", "target_id"?, "field"?, "retryable", "docs", "platform_code"?, "issues"? } }</pre>
 <p><code>message</code> follows <code>Accept-Language</code> (<code>id</code> selects Indonesian);
-<code>message_id</code> is always Indonesian. <code>docs</code> links to the entry below.</p>
-${rows}
+<code>message_id</code> is always Indonesian. <code>docs</code> links to the entry below. Platform codes
+are what a failed target's <code>error</code> carries, with the platform's own code in
+<code>platform_code</code>; a 422 lists every problem in <code>issues</code>.</p>
+<table id="index">
+<caption>All codes</caption>
+<thead><tr><th scope="col">Code</th><th scope="col">HTTP status</th><th scope="col">Retryable</th><th scope="col">Source</th></tr></thead>
+<tbody>
+${errorCodes.map(indexRow)}
+</tbody>
+</table>
+${errorCodes.map(entry)}
 </body>
-</html>`
-}
+</html>`.value

@@ -1,0 +1,90 @@
+/**
+ * Example create requests, one per platform, as the API reference shows them: each is a body the
+ * server accepts once its placeholder ids name a profile, accounts and media of your workspace.
+ *
+ * @since 0.1.0
+ */
+import type { CreatePostRequest } from "./Post.ts"
+
+/** A named example of a request body: a one-line summary and the body itself. */
+export interface RequestExample<A> {
+  readonly summary: string
+  readonly value: A
+}
+
+const profileId = "prof_01JDQM9S346Q3D25VT4F5V37E3"
+
+/**
+ * One create request per platform. Every target carries only its own platform's options, and
+ * `scheduled_at`, when present, is an instant with an offset.
+ *
+ * @example
+ * ```ts
+ * import { Post } from "@postwire/domain"
+ *
+ * const body = { ...Post.createPostExamples.photo_reel.value, profile_id: "prof_…" }
+ * ```
+ */
+export const createPostExamples = {
+  shortvideo_direct_and_inbox: {
+    summary: "TikTok: a direct post with the creator's consent, and an inbox draft on a second account",
+    value: {
+      profile_id: profileId,
+      caption: "Behind the scenes of our autumn shoot #bts",
+      media: ["med_01JDQS3E28JT97KB6CQ643DZVM"],
+      targets: [
+        {
+          account_id: "acc_01JDQXXQKFBF5KZNWJ47TAN9ZT",
+          shortvideo: {
+            mode: "direct",
+            consent: { privacy_level: "PUBLIC_TO_EVERYONE", music_usage_confirmed: true, disable_duet: true }
+          }
+        },
+        { account_id: "acc_01JDQ24MNPZX45HY43KWJRP1XP", shortvideo: { mode: "inbox" } }
+      ],
+      scheduled_at: "2026-12-01T09:00:00+07:00",
+      approval: { mode: "none" },
+      ai_generated: false
+    }
+  },
+  photo_reel: {
+    summary: "Instagram: a reel, approved through a link e-mailed in Indonesian",
+    value: {
+      profile_id: profileId,
+      caption: "Three ways to style a linen shirt. Which one is yours?",
+      media: ["med_01JDQA7Z3DJ8FSSZ5AWSH8VHTP"],
+      targets: [{ account_id: "acc_01JDQRE95B9EE0ZBGJ09TQM83X", photo: { type: "reel" } }],
+      approval: { mode: "link", notify: { email: "editor@example.com", locale: "id" } }
+    }
+  },
+  photo_carousel: {
+    summary: "Instagram: a feed carousel of three images, scheduled",
+    value: {
+      profile_id: profileId,
+      caption: "New arrivals for the weekend. Swipe to see them all.",
+      media: ["med_01JDQSSSS6YS3C4DWA7N36096Q", "med_01JDQ14DR9GPQY77ZXYYK596NG", "med_01JDQYA1DQ91K5GQAPENECFSEC"],
+      targets: [{ account_id: "acc_01JDQRE95B9EE0ZBGJ09TQM83X", photo: { type: "feed" } }],
+      scheduled_at: "2026-12-05T18:30:00Z"
+    }
+  },
+  pages: {
+    summary: "Facebook Page: a photo post of two images, approved through a link",
+    value: {
+      profile_id: profileId,
+      caption: "Our Jakarta store opens on Saturday at 10:00. Come and say hello!",
+      media: ["med_01JDQSSSS6YS3C4DWA7N36096Q", "med_01JDQ14DR9GPQY77ZXYYK596NG"],
+      targets: [{ account_id: "acc_01JDQZP11HYGCPWPQ5E6EYCNDY" }],
+      approval: { mode: "link" }
+    }
+  },
+  textpost: {
+    summary: "Threads: a short post with one image, published as soon as it is created",
+    value: {
+      profile_id: profileId,
+      caption: "We just shipped dark mode. Tell us what you think!",
+      media: ["med_01JDQYA1DQ91K5GQAPENECFSEC"],
+      targets: [{ account_id: "acc_01JDQ0YP57RCYBVN5SXS5AA819" }],
+      approval: { mode: "none" }
+    }
+  }
+} as const satisfies Record<string, RequestExample<typeof CreatePostRequest.Encoded>>
