@@ -33,10 +33,9 @@ describe("makeHandler mounted under /postwire", () => {
       logged.push(format(...args))
     }
     for (const method of ["log", "info", "warn", "error", "debug"] as const) vi.spyOn(console, method).mockImplementation(capture)
-    const write = process.stdout.write.bind(process.stdout)
-    vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array, ...rest: Array<never>) => {
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
       logged.push(String(chunk))
-      return write(chunk, ...rest)
+      return true
     })
   })
   afterAll(async () => {
