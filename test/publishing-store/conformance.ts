@@ -219,12 +219,13 @@ export const publishingStoreConformance = <E>(
 
           const started = Option.getOrThrow(yield* start(a!, "w1", era + 1, [firstEvent]))
           const afterFirst = yield* reload(aggregate)
-          assert.deepStrictEqual(started, { post: afterFirst.post, targets: afterFirst.targets })
+          assert.deepStrictEqual(started, { post: afterFirst.post, targets: afterFirst.targets, firstStart: true })
           assert.strictEqual(afterFirst.targets.find((t) => t.id === a!.id)!.status, "publishing")
           assert.strictEqual(afterFirst.post.status, "queued")
           assert.strictEqual(afterFirst.post.version, aggregate.post.version + 1)
 
-          yield* start(b!, "w1", era + 2, [anEvent(workspaceId, { type: "post.publishing" })])
+          const second = Option.getOrThrow(yield* start(b!, "w1", era + 2, [anEvent(workspaceId, { type: "post.publishing" })]))
+          assert.isFalse(second.firstStart)
           // A target already publishing is not started again.
           assert.isTrue(Option.isNone(yield* start(a!, "w1", era + 3, [anEvent(workspaceId, { type: "post.publishing" })])))
 
@@ -279,7 +280,8 @@ export const publishingStoreConformance = <E>(
           const { post, start, store, workspaceId } = yield* aSetup()
           const retried = yield* post([{ dueAt: era, attempts: 1 }])
           yield* claim({ owner: "w1", at: era })
-          assert.isTrue(Option.isSome(yield* start(retried.targets[0]!, "w1", era, [anEvent(workspaceId, { type: "post.publishing" })])))
+          const started = yield* start(retried.targets[0]!, "w1", era, [anEvent(workspaceId, { type: "post.publishing" })])
+          assert.isTrue(Option.isSome(started) && !started.value.firstStart)
           assert.deepStrictEqual(yield* store.listEvents(workspaceId), [])
         }))
 

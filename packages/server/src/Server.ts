@@ -32,7 +32,7 @@ import { ApprovalRoutes } from "./approvals/ApprovalRoutes.ts"
 import { ApprovalsHandlers } from "./approvals/ApprovalsHandlers.ts"
 import * as SmtpMailer from "./approvals/SmtpMailer.ts"
 import { backgroundLayer } from "./Background.ts"
-import { ServerConfig, type ServerSettings } from "./config/ServerConfig.ts"
+import { publicPathOf, ServerConfig, type ServerSettings } from "./config/ServerConfig.ts"
 import { errorReferenceHtml } from "./docs/ErrorReference.ts"
 import { ApiErrorsLive } from "./http/ApiErrorsLive.ts"
 import { AuthenticationLive } from "./http/AuthenticationLive.ts"
@@ -70,7 +70,14 @@ const Admin = HttpApiBuilder.layer(AdminApi).pipe(
 const Docs = Layer.mergeAll(
   HttpApiScalar.layer(Api, { path: "/docs" }),
   HttpRouter.add("GET", "/docs/errors", HttpServerResponse.html(errorReferenceHtml())),
-  HttpRouter.add("GET", "/", HttpServerResponse.redirect("/docs", { status: 302 }))
+  HttpRouter.add(
+    "GET",
+    "/",
+    Effect.gen(function* () {
+      const config = yield* ServerConfig
+      return HttpServerResponse.redirect(`${publicPathOf(config.publicUrl)}/docs`, { status: 302 })
+    })
+  )
 )
 
 /**

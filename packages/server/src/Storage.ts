@@ -12,7 +12,7 @@ import { layerPostgres, PgliteClient, SqlPublishingStore, SqlStore, SqlWebhookSt
 import type { ServerSettings } from "./config/ServerConfig.ts"
 
 /** The stores on one SQL database: the `Store` first (it migrates), then the `WebhookStore` and `PublishingStore` beside it. */
-const sqlStores = Layer.mergeAll(SqlWebhookStore.layer, SqlPublishingStore.layer).pipe(Layer.provideMerge(SqlStore.layer))
+export const sqlStores = Layer.mergeAll(SqlWebhookStore.layer, SqlPublishingStore.layer).pipe(Layer.provideMerge(SqlStore.layer))
 
 /** The store for these settings. */
 export const storeLayer = (

@@ -168,7 +168,7 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
             yield* sql`UPDATE posts SET status = ${post.status}, updated_at = ${at}, version = ${post.version}
               WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId}`
             if (first) yield* insertEvents(firstStartEvents)
-            return Option.some({ post, targets: nextTargets })
+            return Option.some({ post, targets: nextTargets, firstStart: first })
           })
         )
       ),

@@ -169,7 +169,7 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
         const next = withTarget(aggregate, { ...target, status: "publishing", updatedAt: at }, at)
         return Effect.map(appendEvents("startPublishing", first ? firstStartEvents : []), () => {
           posts.put(key.workspaceId, key.postId, next)
-          return Option.some({ post: next.post, targets: next.targets })
+          return Option.some({ post: next.post, targets: next.targets, firstStart: first })
         })
       }),
 

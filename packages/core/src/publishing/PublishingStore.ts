@@ -101,6 +101,8 @@ export interface Progress {
 export interface StartedPost {
   readonly post: PostRecord
   readonly targets: ReadonlyArray<TargetRecord>
+  /** Whether this was the post's first target to start, so that `firstStartEvents` were written. */
+  readonly firstStart: boolean
 }
 
 /** A target published without its public address, waiting for the permalink backfill. */

@@ -16,7 +16,7 @@ import { Cause, Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
 import { Approvals, ApprovalToken, EngineConfig, Ids } from "@postwire/core"
 import { PostwireError } from "@postwire/domain"
-import { ServerConfig } from "../config/ServerConfig.ts"
+import { publicPathOf, ServerConfig } from "../config/ServerConfig.ts"
 import {
   emptyForm,
   type FormFields,
@@ -72,9 +72,12 @@ const pageRequest = (lang: string | undefined, redirectUrl: string | undefined) 
     const params = yield* HttpRouter.params
     const token = params.token ?? ""
     const nonce = yield* Ids.use((ids) => ids.secret(16))
+    const config = yield* ServerConfig
     const ctx: PageContext = {
       locale: pageLocale(lang, request.headers["accept-language"]),
-      path: `/approve/${encodeURIComponent(token)}`,
+      // Links and the form point below the public address's path: a server mounted under a
+      // prefix (or behind a proxy on a path) serves its pages there.
+      path: `${publicPathOf(config.publicUrl)}/approve/${encodeURIComponent(token)}`,
       redirectUrl: redirectUrl === "" ? undefined : redirectUrl,
       nonce
     }

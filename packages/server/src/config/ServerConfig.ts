@@ -239,3 +239,6 @@ const platformSettings = (env: Readonly<Record<string, string | undefined>>): Pl
     ...(timeout === undefined ? {} : { requestTimeoutMs: timeout })
   }
 }
+
+/** The path of the public address without a trailing slash: `""`, or `/postwire` for a server mounted there. */
+export const publicPathOf = (publicUrl: string): string => new URL(publicUrl).pathname.replace(/\/+$/, "")

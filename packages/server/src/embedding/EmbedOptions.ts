@@ -1,0 +1,65 @@
+/**
+ * What a Node app that embeds Postwire (the engine, or the server as a handler) chooses: the
+ * database, the data directory, the public address, the platforms. Resolved into the same
+ * `ServerSettings` that `postwire serve` runs with.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Layer } from "effect"
+import type { PublishingStore, Store, WebhookStore } from "@postwire/core"
+import type { PlatformRouter } from "@postwire/platforms"
+import { PgliteClient } from "@postwire/store-sql"
+import { ConfigProblem, resolveSettings, type ServerSettings } from "../config/ServerConfig.ts"
+import { sqlStores, storeLayer } from "../Storage.ts"
+
+/** Options shared by {@link PostwireEngine} and {@link makeHandler}. */
+export interface EmbedOptions {
+  /**
+   * Where the data lives: `"embedded"` (default) for the embedded database in `dataDir/db`,
+   * `"memory"` for an embedded database that lives as long as the process (tests, examples),
+   * or a `postgres://` URL.
+   */
+  readonly database?: string | undefined
+  /** Data directory of the embedded database, uploaded media and development e-mails. Default `./.postwire`. */
+  readonly dataDir?: string | undefined
+  /**
+   * The address at which the server's pages are reachable, including any path prefix, e.g.
+   * `https://app.example.com/postwire`. Approval links, media addresses and error `docs` links
+   * start with it. Default `http://localhost:8080`.
+   */
+  readonly publicUrl?: string | undefined
+  /** Where the platforms' APIs are and the app credentials to call them with (default: the real APIs). */
+  readonly platforms?: PlatformRouter.Options | undefined
+  /**
+   * Further settings by their environment variable names (`POSTWIRE_RATE_LIMIT_PER_KEY`,
+   * `POSTWIRE_SMTP_URL`, `POSTWIRE_TIKTOK_CLIENT_KEY`, … see docs/configuration.md). Nothing is
+   * read from `process.env` unless you pass it here: `env: process.env`.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined
+}
+
+/** Resolves embedding options; throws `ConfigProblem` naming the option that is wrong. */
+export const resolveEmbedSettings = (options: EmbedOptions): ServerSettings => {
+  const env = options.env ?? {}
+  const database = options.database ?? "embedded"
+  if (database !== "embedded" && database !== "memory" && !/^postgres(ql)?:\/\//.test(database)) {
+    throw new ConfigProblem("database", `expected "embedded", "memory" or a postgres:// URL, got "${database}"`)
+  }
+  const settings = resolveSettings(
+    {
+      dataDir: options.dataDir,
+      databaseUrl: database === "embedded" || database === "memory" ? undefined : database
+    },
+    { ...env, DATABASE_URL: undefined, POSTWIRE_PUBLIC_URL: options.publicUrl ?? env.POSTWIRE_PUBLIC_URL ?? "http://localhost:8080" }
+  )
+  return options.platforms === undefined ? settings : { ...settings, platforms: options.platforms }
+}
+
+/** The stores for embedding options: PostgreSQL, the embedded database on disk, or one in memory. */
+export const embedStoreLayer = (
+  options: EmbedOptions,
+  settings: ServerSettings
+): Layer.Layer<Store | WebhookStore | PublishingStore, unknown> =>
+  options.database === "memory"
+    ? sqlStores.pipe(Layer.provide(Layer.unwrap(Effect.sync(() => PgliteClient.layer({})))))
+    : storeLayer(settings)

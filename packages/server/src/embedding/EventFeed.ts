@@ -1,0 +1,114 @@
+/**
+ * Events for an embedding app: every event this process writes to the outbox (the same
+ * `post.*` and `account.*` events that webhooks carry) is handed to in-process subscribers
+ * once the write that carries it has succeeded.
+ *
+ * The feed decorates the stores' writes that carry events, so it needs no polling and no
+ * second table. It is in-process and best effort: an event written by another instance on
+ * the same PostgreSQL is not seen here, and a subscriber that throws does not get it again.
+ * Durable, at-least-once delivery is what webhooks are for.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import { formatInstant, type Webhook } from "@postwire/domain"
+import { type OutboxEvent, PublishingStore, Store } from "@postwire/core"
+
+/** An event as a subscriber receives it: the body of a webhook delivery. */
+export interface EngineEvent {
+  readonly id: string
+  readonly type: Webhook.WebhookEventType
+  readonly created_at: string
+  readonly livemode: boolean
+  /** The workspace the event belongs to (webhook bodies leave it out: an endpoint belongs to one). */
+  readonly workspace_id: string
+  readonly data: Readonly<Record<string, unknown>>
+}
+
+/** Receives events; what it returns (or throws) does not affect the engine. */
+export type EventHandler = (event: EngineEvent) => void | Promise<void>
+
+/** The subscribers of this process. */
+export class EventFeed extends Context.Service<
+  EventFeed,
+  {
+    /** Adds a subscriber; the function returned removes it. */
+    readonly subscribe: (handler: EventHandler) => () => void
+    /** Hands committed events to every subscriber. */
+    readonly publish: (events: ReadonlyArray<OutboxEvent>) => Effect.Effect<void>
+  }
+>()("postwire/EventFeed") {
+  /** A feed with no subscribers yet; a subscriber's failure is logged, never raised. */
+  static readonly layer: Layer.Layer<EventFeed> = Layer.sync(EventFeed)(() => {
+    const handlers = new Set<EventHandler>()
+    return {
+      subscribe: (handler) => {
+        handlers.add(handler)
+        return () => {
+          handlers.delete(handler)
+        }
+      },
+      publish: (events) =>
+        Effect.forEach(
+          events,
+          (event) =>
+            Effect.forEach(
+              [...handlers],
+              (handler) =>
+                Effect.tryPromise(async () => handler(toEngineEvent(event))).pipe(
+                  Effect.catchCause((cause) => Effect.logWarning("An event subscriber failed", cause))
+                ),
+              { discard: true }
+            ),
+          { discard: true }
+        )
+    }
+  })
+}
+
+const toEngineEvent = (event: OutboxEvent): EngineEvent => ({
+  id: event.id,
+  type: event.type as Webhook.WebhookEventType,
+  created_at: formatInstant(event.createdAt),
+  livemode: event.livemode,
+  workspace_id: event.workspaceId,
+  data: event.data
+})
+
+/**
+ * The stores, with every write that carries events handing them to the feed once it has
+ * succeeded. Provide it over the real stores.
+ */
+export const layerObservedStores: Layer.Layer<Store | PublishingStore, never, Store | PublishingStore | EventFeed> =
+  Layer.effectContext(
+    Effect.gen(function* () {
+      const feed = yield* EventFeed
+      const store = yield* Store
+      const publishing = yield* PublishingStore
+      const after = <A, E, R>(write: Effect.Effect<A, E, R>, events: (result: A) => ReadonlyArray<OutboxEvent>) =>
+        Effect.tap(write, (result) => feed.publish(events(result)))
+      const accountEvents = (change: { readonly status?: { readonly events: ReadonlyArray<OutboxEvent> } | undefined } | undefined) =>
+        change?.status?.events ?? []
+      return Context.make(Store, {
+        ...store,
+        updateAccountStatus: (workspaceId, id, status, events) =>
+          after(store.updateAccountStatus(workspaceId, id, status, events), () => events),
+        insertPost: (post, events) => after(store.insertPost(post, events), () => events),
+        savePost: (post, events) => after(store.savePost(post, events), () => events)
+      }).pipe(
+        Context.add(PublishingStore, {
+          ...publishing,
+          startPublishing: (key, owner, at, firstStartEvents) =>
+            after(publishing.startPublishing(key, owner, at, firstStartEvents), (started) =>
+              Option.isSome(started) && started.value.firstStart ? firstStartEvents : []
+            ),
+          saveProgress: (key, owner, progress) =>
+            after(publishing.saveProgress(key, owner, progress), (saved) => (saved ? accountEvents(progress.account) : [])),
+          completeTarget: (key, owner, completion) =>
+            after(publishing.completeTarget(key, owner, completion), (completed) =>
+              completed ? [...completion.events, ...accountEvents(completion.account)] : []
+            )
+        })
+      )
+    })
+  )
