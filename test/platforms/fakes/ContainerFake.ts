@@ -82,8 +82,10 @@ export interface ContainerFake extends FakeServer {
   duplicatePublishes: number
   /** Random faults, when set. */
   chaos: Chaos | undefined
-  /** Publishes `count` media on the account outside Postwire (the app), now. */
-  readonly publishElsewhere: (count: number, caption?: (i: number) => string) => void
+  /** Publishes `count` media on the account outside Postwire (the app), at `at` (default now). */
+  readonly publishElsewhere: (count: number, caption?: (i: number) => string, at?: number) => void
+  /** Runs after each publish the fake did (before answering), e.g. to publish others meanwhile. */
+  afterPublish: ((media: FakeMedia) => void) | undefined
 }
 
 const routeOf = (dialect: ContainerDialect) => (request: FakeRequest): string => {
@@ -248,6 +250,7 @@ export const make = (dialect: ContainerDialect): Effect.Effect<ContainerFake, ne
           publishedAt: Date.now(),
           story: container.params.media_type === "STORIES"
         })
+        fake.afterPublish?.(fake.media[0]!)
         return { status: 200, json: { id } }
       }
       case "list":
@@ -275,11 +278,17 @@ export const make = (dialect: ContainerDialect): Effect.Effect<ContainerFake, ne
     return reply
   }
 
-  const publishElsewhere = (count: number, caption: (i: number) => string = (i) => `Posted from the app #${i}`) => {
+  const publishElsewhere = (
+    count: number,
+    caption: (i: number) => string = (i) => `Posted from the app #${i}`,
+    at: number = Date.now()
+  ) => {
     for (let i = 0; i < count; i++) {
       const id = newId()
-      fake.media.unshift({ id, containerId: null, caption: caption(i), permalink: dialect.permalink(id), publishedAt: Date.now(), story: false })
+      fake.media.unshift({ id, containerId: null, caption: caption(i), permalink: dialect.permalink(id), publishedAt: at, story: false })
     }
+    // Newest first, whatever order they were made in.
+    fake.media.sort((a, b) => b.publishedAt - a.publishedAt)
   }
 
   return Effect.map(start({ route: routeOf(dialect), handle: (route, request) => unreliable(route, request) }), (server) => {
@@ -295,7 +304,8 @@ export const make = (dialect: ContainerDialect): Effect.Effect<ContainerFake, ne
       media: [],
       duplicatePublishes: 0,
       chaos: undefined,
-      publishElsewhere
+      publishElsewhere,
+      afterPublish: undefined
     })
     return fake
   })

@@ -36,26 +36,42 @@ interface Fault {
   readonly reply: FakeReply
   /** `after`: the fake does the work first, then answers with the fault (a lost answer). */
   readonly after: boolean
+  /** Applies only once a request of this route was received after the fault was armed. */
+  readonly armedBy: string | undefined
+  /** How many requests of `armedBy` had been received when the fault was armed. */
+  readonly armedAt: number
   remaining: number
 }
 
 /** Faults a test arms on named routes. */
 export class Faults {
   private readonly armed: Array<Fault> = []
+  private readonly seen = new Map<string, number>()
 
-  /** Answers the next `times` requests of `route` with `reply`, without doing the work. */
-  inject(route: string, reply: FakeReply, times = 1): void {
-    this.armed.push({ route, reply, after: false, remaining: times })
+  /**
+   * Answers the next `times` requests of `route` with `reply`, without doing the work; with
+   * `armedBy`, only the requests after one of that route.
+   */
+  inject(route: string, reply: FakeReply, times = 1, options: { readonly armedBy?: string } = {}): void {
+    const armedAt = options.armedBy === undefined ? 0 : (this.seen.get(options.armedBy) ?? 0)
+    this.armed.push({ route, reply, after: false, armedBy: options.armedBy, armedAt, remaining: times })
   }
 
   /** Does the work of the next `times` requests of `route`, then answers with `reply`. */
   injectAfter(route: string, reply: FakeReply, times = 1): void {
-    this.armed.push({ route, reply, after: true, remaining: times })
+    this.armed.push({ route, reply, after: true, armedBy: undefined, armedAt: 0, remaining: times })
+  }
+
+  /** Notes a request of `route` (it arms the faults waiting for one). */
+  received(route: string): void {
+    this.seen.set(route, (this.seen.get(route) ?? 0) + 1)
   }
 
   /** The fault to apply now, if one is armed. */
   take(route: string, after: boolean): FakeReply | undefined {
-    const fault = this.armed.find((f) => f.route === route && f.after === after && f.remaining > 0)
+    const fault = this.armed.find(
+      (f) => f.route === route && f.after === after && f.remaining > 0 && (f.armedBy === undefined || (this.seen.get(f.armedBy) ?? 0) > f.armedAt)
+    )
     if (fault === undefined) return undefined
     fault.remaining -= 1
     return fault.reply
@@ -136,6 +152,7 @@ export const start = (routes: FakeRoutes): Effect.Effect<FakeServer, never, Scop
               const before = faults.take(route, false)
               let reply = before ?? routes.handle(route, request, fake)
               if (before === undefined) reply = faults.take(route, true) ?? reply
+              faults.received(route)
               if ("hang" in reply) return
               if ("lose" in reply) {
                 req.socket.destroy()
