@@ -87,6 +87,8 @@ export interface FakeServer {
   /** How many requests a route received. */
   readonly count: (route: string) => number
   readonly faults: Faults
+  /** How long the fake takes to answer, after doing the work (a slow platform); none when unset. */
+  latencyMs: (() => number) | undefined
 }
 
 /** A platform's behaviour: names the route of a request and answers it. */
@@ -129,7 +131,8 @@ export const start = (routes: FakeRoutes): Effect.Effect<FakeServer, never, Scop
             origin: "",
             requests,
             faults,
-            count: (route) => requests.filter((r) => r.route === route).length
+            count: (route) => requests.filter((r) => r.route === route).length,
+            latencyMs: undefined
           }
           const server = createServer((req, res) => {
             const chunks: Array<Buffer> = []
@@ -154,13 +157,18 @@ export const start = (routes: FakeRoutes): Effect.Effect<FakeServer, never, Scop
               if (before === undefined) reply = faults.take(route, true) ?? reply
               faults.received(route)
               if ("hang" in reply) return
-              if ("lose" in reply) {
-                req.socket.destroy()
-                return
+              const answer = () => {
+                if ("lose" in reply) {
+                  req.socket.destroy()
+                  return
+                }
+                const text = "raw" in reply ? reply.raw : JSON.stringify(reply.json)
+                res.writeHead(reply.status, { "content-type": "application/json; charset=UTF-8" })
+                res.end(text)
               }
-              const text = "raw" in reply ? reply.raw : JSON.stringify(reply.json)
-              res.writeHead(reply.status, { "content-type": "application/json; charset=UTF-8" })
-              res.end(text)
+              const delay = fake.latencyMs?.() ?? 0
+              if (delay > 0) setTimeout(answer, delay)
+              else answer()
             })
           })
           server.on("connection", (socket) => {
