@@ -317,6 +317,66 @@ export const publishingStoreConformance = <E>(
           assert.strictEqual(resumed[0]!.status, "publishing")
         }))
 
+      it.effect("saves a checkpoint before a publish keeping the lease, and counts the target as unconfirmed once nobody holds it", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, queue, reload, start } = yield* aSetup()
+          const aggregate = yield* post([{ dueAt: era }])
+          const key = targetKey(aggregate.targets[0]!)
+          yield* claim({ owner: "w1", at: era })
+          yield* start(aggregate.targets[0]!, "w1", era)
+          const before = yield* reload(aggregate)
+          const baseline = yield* queue.unconfirmedTargets(era + 1)
+          const sent = { container_id: "17900009", children: [], started_at: era, publish_sent_at: era + 1 }
+
+          assert.isFalse(yield* queue.saveCheckpoint(key, "w-other", { at: era + 1, platformState: { lost: true } }))
+          assert.isTrue(yield* queue.saveCheckpoint(key, "w1", { at: era + 1, platformState: sent }))
+          const after = yield* reload(aggregate)
+          assert.deepStrictEqual(after.targets[0]!.platformState, sent)
+          assert.strictEqual(after.targets[0]!.status, "publishing")
+          assert.strictEqual(after.targets[0]!.leaseOwner, "w1")
+          assert.strictEqual(after.post.version, before.post.version + 1)
+          // Held by its worker, it is being asked right now: not waiting.
+          assert.deepStrictEqual(yield* queue.unconfirmedTargets(era + 2), baseline)
+
+          // A second checkpoint of the same attempt keeps the first time.
+          assert.isTrue(yield* queue.saveCheckpoint(key, "w1", { at: era + 3, platformState: sent }))
+          assert.isTrue(
+            yield* queue.saveProgress(key, "w1", { at: era + 4, platformState: { ...sent, unanswered: 1 }, dueAt: era + 10 })
+          )
+          const waiting = yield* queue.unconfirmedTargets(era + 5)
+          assert.strictEqual(waiting.count, baseline.count + 1)
+          assert.strictEqual(waiting.oldestSince, era + 1)
+
+          const [resumed] = yield* claim({ owner: "w2", at: era + 10 })
+          assert.strictEqual(resumed!.id, key.targetId)
+          assert.strictEqual(resumed!.unconfirmedSince, era + 1)
+          assert.deepStrictEqual(resumed!.platformState, { ...sent, unanswered: 1 })
+          assert.deepStrictEqual(yield* queue.unconfirmedTargets(era + 11), baseline)
+
+          assert.isTrue(yield* queue.completeTarget(key, "w2", published(era + 12)))
+          assert.deepStrictEqual(yield* queue.unconfirmedTargets(era + 13), baseline)
+          const done = yield* reload(aggregate)
+          assert.strictEqual(done.targets[0]!.status, "published")
+          assert.strictEqual(done.targets[0]!.unconfirmedSince ?? null, null)
+        }))
+
+      it.effect("never counts a target whose worker died while it was unconfirmed as held, once the lease ran out", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, queue, start } = yield* aSetup()
+          const aggregate = yield* post([{ dueAt: era }])
+          const key = targetKey(aggregate.targets[0]!)
+          yield* claim({ owner: "w1", at: era, leaseUntil: era + 1_000 })
+          yield* start(aggregate.targets[0]!, "w1", era)
+          const baseline = yield* queue.unconfirmedTargets(era + 1)
+          assert.isTrue(yield* queue.saveCheckpoint(key, "w1", { at: era + 1, platformState: { container_id: "c" } }))
+          assert.strictEqual((yield* queue.unconfirmedTargets(era + 999)).count, baseline.count)
+          assert.strictEqual((yield* queue.unconfirmedTargets(era + 1_000)).count, baseline.count + 1)
+          const [taken] = yield* claim({ owner: "w2", at: era + 1_000 })
+          assert.strictEqual(taken!.unconfirmedSince, era + 1)
+        }))
+
       it.effect("records a published target with its event, derives the post's status, and refuses a worker that lost the lease", () =>
         Effect.gen(function* () {
           const era = anEra()

@@ -76,6 +76,8 @@ export interface Fleet {
   readonly waitForPublished: (count: number, timeoutMs: number) => Promise<void>
   /** Every post of the fleet's workspace, read from the API. */
   readonly listPosts: () => Promise<Array<any>>
+  /** `POST /v1/posts/{id}/retry`: queues the post's retryable failed targets again. */
+  readonly retryPost: (id: string) => Promise<{ status: number; body: any }>
   readonly stop: () => Promise<void>
 }
 
@@ -300,6 +302,7 @@ export const startFleet = async (options: { readonly accounts: number; readonly 
     createPosts,
     waitForPublished,
     listPosts,
+    retryPost: (id) => api$("POST", `/v1/posts/${id}/retry`),
     stop: async () => {
       await Promise.all([api, ...workers].map((instance) => instance.stop()))
       await Effect.runPromise(Scope.close(fakeScope, Exit.void))

@@ -94,11 +94,13 @@ export const make = (options: Options = {}): Effect.Effect<PlatformClient["Servi
     const wire = Wire.make(client, { timeoutMs: config.requestTimeoutMs, retry: config.retry })
     const simulated = SimulatedPlatform.make()
     const tiktok = TikTok.make(config.shortvideo, wire)
+    const instagram = Instagram.make(config.photo, wire)
+    const threads = Threads.make(config.textpost, wire)
     const adapters = {
       shortvideo: tiktok,
-      photo: Instagram.make(config.photo, wire),
+      photo: instagram,
       pages: FacebookPages.make(config.pages, wire),
-      textpost: Threads.make(config.textpost, wire)
+      textpost: threads
     }
     return PlatformClient.of({
       publish: (input) =>
@@ -109,11 +111,21 @@ export const make = (options: Options = {}): Effect.Effect<PlatformClient["Servi
           : account.platform === "shortvideo"
             ? tiktok.creatorInfo(account)
             : Effect.die(new Error(`creatorInfo is a shortvideo call; account ${account.id} is ${account.platform}`)),
-      // Only TikTok publishes before its public address exists; nothing else is ever pending.
-      permalink: (input) =>
-        !input.account.sandbox && input.account.platform === "shortvideo"
-          ? tiktok.permalink(input)
-          : Effect.succeed({ _tag: "Never" } as const)
+      // TikTok publishes before its public address exists (moderation); Instagram and Threads
+      // leave one pending when it could not be read, or their media was not listed yet.
+      permalink: (input) => {
+        if (input.account.sandbox) return Effect.succeed({ _tag: "Never" } as const)
+        switch (input.account.platform) {
+          case "shortvideo":
+            return tiktok.permalink(input)
+          case "photo":
+            return instagram.permalink(input)
+          case "textpost":
+            return threads.permalink(input)
+          default:
+            return Effect.succeed({ _tag: "Never" } as const)
+        }
+      }
     })
   })
 

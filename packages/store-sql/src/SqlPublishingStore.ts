@@ -132,7 +132,7 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
             const claimed = yield* sql`UPDATE targets SET lease_owner = ${owner}, lease_until = ${leaseUntil}
               WHERE ${inWorkspaces("id", chosen)} RETURNING *`
             return claimed
-              .map(targetFromRow)
+              .map(claimedFromRow)
               .sort((a, b) => (a.dueAt ?? 0) - (b.dueAt ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
           })
         )
@@ -198,6 +198,37 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
         )
       ),
 
+    saveCheckpoint: (key, owner, checkpoint) =>
+      operation("saveCheckpoint")(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            // The post row first, as every writer of the post locks it first.
+            yield* sql`UPDATE posts SET updated_at = ${checkpoint.at}, version = version + 1
+              WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId}`
+            const updated = yield* sql`UPDATE targets SET
+                platform_state = ${jsonOrNull(checkpoint.platformState)},
+                unconfirmed_since = COALESCE(unconfirmed_since, ${checkpoint.at}),
+                updated_at = ${checkpoint.at}
+              WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
+                AND lease_owner = ${owner} AND status = 'publishing'
+              RETURNING id`
+            if (updated.length === 0) return yield* new LeaseLost()
+          })
+        ).pipe(
+          Effect.as(true),
+          Effect.catchTag("LeaseLost", () => Effect.succeed(false))
+        )
+      ),
+
+    unconfirmedTargets: (at) =>
+      operation("unconfirmedTargets")(
+        sql`SELECT count(*) AS n, min(unconfirmed_since) AS oldest FROM targets
+          WHERE unconfirmed_since IS NOT NULL AND status = 'publishing'
+            AND (lease_owner IS NULL OR lease_until IS NULL OR lease_until <= ${at})`.pipe(
+          Effect.map(([row]) => ({ count: toNumber(row?.n ?? 0), oldestSince: toNumberOrNull(row?.oldest) }))
+        )
+      ),
+
     completeTarget: (key, owner, completion) =>
       operation("completeTarget")(
         sql.withTransaction(
@@ -213,6 +244,7 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
                 error = ${outcome._tag === "Failed" ? JSON.stringify(outcome.error) : null},
                 attempts = attempts + 1,
                 platform_state = ${jsonOrNull(outcome.platformState)},
+                unconfirmed_since = NULL,
                 due_at = NULL,
                 lease_owner = NULL,
                 lease_until = NULL,
@@ -443,3 +475,9 @@ const targetFromRow = (row: Row): TargetRecord => ({
   leaseUntil: toNumberOrNull(row.lease_until),
   updatedAt: toNumber(row.updated_at)
 })
+
+/** A claimed target: with `unconfirmedSince` when the platform may have published it. */
+const claimedFromRow = (row: Row): TargetRecord => {
+  const since = toNumberOrNull(row.unconfirmed_since)
+  return since === null ? targetFromRow(row) : { ...targetFromRow(row), unconfirmedSince: since }
+}

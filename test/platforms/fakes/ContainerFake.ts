@@ -3,6 +3,15 @@
  * created on the user's media edge, processing that advances per status check, the "not ready"
  * answer to an early publish, the rolling publishing limit (reported and enforced at publish),
  * the list of published media, permalinks, and the refresh of a still-valid long-lived token.
+ *
+ * As the real platforms behave: a container's GET answers only `id` and its status (also once
+ * PUBLISHED: nothing names the media it became); the media edge lists newest first, 25 a page by
+ * default (`limit` up to 100), with only the `fields` asked for, `since`/`until` in Unix seconds,
+ * and `paging.cursors.before/after` plus `paging.next` while more remain; timestamps read
+ * `2026-11-25T15:50:00+0000`. Instagram stories are listed on `stories`, not on `media`.
+ *
+ * `chaos` makes it an unreliable platform: a share of calls answer 500 (nothing done), and a share
+ * of publishes are done and their answer lost.
  */
 import { Effect, type Scope } from "effect"
 import { type FakeReply, type FakeRequest, type FakeServer, start } from "./FakeServer.ts"
@@ -36,9 +45,23 @@ export interface FakeContainer {
 /** A published media. */
 export interface FakeMedia {
   readonly id: string
-  readonly containerId: string
+  /** The container it was published from; `null` for media the account published elsewhere (the app). */
+  readonly containerId: string | null
   readonly caption: string
   readonly permalink: string
+  /** When it was published, epoch milliseconds (listed to the second). */
+  readonly publishedAt: number
+  /** Instagram stories are listed on their own edge. */
+  readonly story: boolean
+}
+
+/** Random faults over every Graph call. */
+export interface Chaos {
+  /** Share of calls answered 500 without doing anything. */
+  readonly errorRate: number
+  /** Share of publishes done whose answer is then lost (the connection closes). */
+  readonly lostPublishRate: number
+  readonly random: () => number
 }
 
 /** The fake and the knobs a test turns. */
@@ -57,6 +80,12 @@ export interface ContainerFake extends FakeServer {
   readonly media: Array<FakeMedia>
   /** Publish calls made for a container that was already published. */
   duplicatePublishes: number
+  /** Random faults, when set. */
+  chaos: Chaos | undefined
+  /** Publishes `count` media on the account outside Postwire (the app), at `at` (default now). */
+  readonly publishElsewhere: (count: number, caption?: (i: number) => string, at?: number) => void
+  /** Runs after each publish the fake did (before answering), e.g. to publish others meanwhile. */
+  afterPublish: ((media: FakeMedia) => void) | undefined
 }
 
 const routeOf = (dialect: ContainerDialect) => (request: FakeRequest): string => {
@@ -72,6 +101,7 @@ const routeOf = (dialect: ContainerDialect) => (request: FakeRequest): string =>
   if (edge === dialect.limitEdge) return "limit"
   if (edge === dialect.publishEdge && request.method === "POST") return "publish"
   if (edge === dialect.mediaEdge) return request.method === "POST" ? "create" : "list"
+  if (edge === "stories" && dialect.mediaEdge === "media" && request.method === "GET") return "stories"
   return "unknown"
 }
 
@@ -94,6 +124,66 @@ export const make = (dialect: ContainerDialect): Effect.Effect<ContainerFake, ne
   }
 
   const used = () => fake.quotaUsedBefore + fake.media.length
+
+  /** Meta's timestamp format: to the second, offset without a colon. */
+  const timestamp = (millis: number) => `${new Date(millis).toISOString().slice(0, 19)}+0000`
+
+  /** A page of the account's media, newest first, as the Graph API pages an edge. */
+  const listMedia = (request: FakeRequest, stories: boolean): FakeReply => {
+    const p = request.params
+    const limit = Math.min(Math.max(Number(p.limit ?? 25) || 25, 1), 100)
+    const since = p.since === undefined ? undefined : Number(p.since) * 1000
+    const until = p.until === undefined ? undefined : Number(p.until) * 1000
+    // Both are what Meta's time bounds compare: whole seconds.
+    const listed = fake.media.filter(
+      (m) =>
+        m.story === stories &&
+        (since === undefined || Math.floor(m.publishedAt / 1000) * 1000 >= since) &&
+        (until === undefined || Math.floor(m.publishedAt / 1000) * 1000 <= until)
+    )
+    const decode = (cursor: string | undefined) =>
+      cursor === undefined ? undefined : Buffer.from(cursor, "base64url").toString("utf8")
+    const afterId = decode(p.after)
+    const beforeId = decode(p.before)
+    let from = 0
+    if (afterId !== undefined) from = listed.findIndex((m) => m.id === afterId) + 1
+    else if (beforeId !== undefined) from = Math.max(0, listed.findIndex((m) => m.id === beforeId) - limit)
+    const page = listed.slice(from, from + limit)
+    const fields = new Set((p.fields ?? "id").split(",").concat("id"))
+    const cursor = (id: string) => Buffer.from(id, "utf8").toString("base64url")
+    const more = from + limit < listed.length
+    const link = (key: string, id: string) => {
+      const url = new URL(request.path, fake.origin)
+      for (const [k, v] of Object.entries(p)) if (k !== "after" && k !== "before") url.searchParams.set(k, v)
+      url.searchParams.set(key, cursor(id))
+      return url.toString()
+    }
+    const item = (m: FakeMedia) => {
+      const all: Record<string, string> = {
+        id: m.id,
+        [dialect.captionField]: m.caption,
+        permalink: m.permalink,
+        timestamp: timestamp(m.publishedAt)
+      }
+      if (m.story) delete all[dialect.captionField]
+      return Object.fromEntries(Object.entries(all).filter(([k]) => fields.has(k)))
+    }
+    return {
+      status: 200,
+      json: {
+        data: page.map(item),
+        ...(page.length === 0
+          ? {}
+          : {
+              paging: {
+                cursors: { before: cursor(page[0]!.id), after: cursor(page.at(-1)!.id) },
+                ...(more ? { next: link("after", page.at(-1)!.id) } : {}),
+                ...(from > 0 ? { previous: link("before", page[0]!.id) } : {})
+              }
+            })
+      }
+    }
+  }
 
   const handle = (route: string, request: FakeRequest): FakeReply => {
     const p = request.params
@@ -152,14 +242,20 @@ export const make = (dialect: ContainerDialect): Effect.Effect<ContainerFake, ne
         if (used() >= dialect.quotaTotal) return graphError(400, 9, 2207042, { message: "Maximum posts reached" })
         const id = newId()
         container.mediaId = id
-        fake.media.unshift({ id, containerId: container.id, caption: container.params[dialect.captionField] ?? "", permalink: dialect.permalink(id) })
+        fake.media.unshift({
+          id,
+          containerId: container.id,
+          caption: container.params[dialect.captionField] ?? "",
+          permalink: dialect.permalink(id),
+          publishedAt: Date.now(),
+          story: container.params.media_type === "STORIES"
+        })
+        fake.afterPublish?.(fake.media[0]!)
         return { status: 200, json: { id } }
       }
       case "list":
-        return {
-          status: 200,
-          json: { data: fake.media.map((m) => ({ id: m.id, [dialect.captionField]: m.caption, permalink: m.permalink })) }
-        }
+      case "stories":
+        return listMedia(request, route === "stories")
       default: {
         const media = fake.media.find((m) => m.id === request.path.split("/").at(-1))
         if (media === undefined) return graphError(400, 100, 33, { message: "Object does not exist" })
@@ -168,7 +264,34 @@ export const make = (dialect: ContainerDialect): Effect.Effect<ContainerFake, ne
     }
   }
 
-  return Effect.map(start({ route: routeOf(dialect), handle: (route, request) => handle(route, request) }), (server) => {
+  /** The real answer, or a fault `chaos` picks for it. */
+  const unreliable = (route: string, request: FakeRequest): FakeReply => {
+    const chaos = fake.chaos
+    if (chaos === undefined || route === "unknown" || route === "refresh") return handle(route, request)
+    if (chaos.random() < chaos.errorRate) {
+      return graphError(500, 1, undefined, { message: "An unknown error has occurred.", is_transient: true })
+    }
+    const reply = handle(route, request)
+    if (route === "publish" && "json" in reply && reply.status === 200 && chaos.random() < chaos.lostPublishRate) {
+      return { lose: true }
+    }
+    return reply
+  }
+
+  const publishElsewhere = (
+    count: number,
+    caption: (i: number) => string = (i) => `Posted from the app #${i}`,
+    at: number = Date.now()
+  ) => {
+    for (let i = 0; i < count; i++) {
+      const id = newId()
+      fake.media.unshift({ id, containerId: null, caption: caption(i), permalink: dialect.permalink(id), publishedAt: at, story: false })
+    }
+    // Newest first, whatever order they were made in.
+    fake.media.sort((a, b) => b.publishedAt - a.publishedAt)
+  }
+
+  return Effect.map(start({ route: routeOf(dialect), handle: (route, request) => unreliable(route, request) }), (server) => {
     fake = Object.assign(server, {
       url: `${server.origin}/${dialect.version}`,
       dialect,
@@ -179,7 +302,10 @@ export const make = (dialect: ContainerDialect): Effect.Effect<ContainerFake, ne
       quotaUsedBefore: 0,
       containers: [],
       media: [],
-      duplicatePublishes: 0
+      duplicatePublishes: 0,
+      chaos: undefined,
+      publishElsewhere,
+      afterPublish: undefined
     })
     return fake
   })

@@ -36,26 +36,42 @@ interface Fault {
   readonly reply: FakeReply
   /** `after`: the fake does the work first, then answers with the fault (a lost answer). */
   readonly after: boolean
+  /** Applies only once a request of this route was received after the fault was armed. */
+  readonly armedBy: string | undefined
+  /** How many requests of `armedBy` had been received when the fault was armed. */
+  readonly armedAt: number
   remaining: number
 }
 
 /** Faults a test arms on named routes. */
 export class Faults {
   private readonly armed: Array<Fault> = []
+  private readonly seen = new Map<string, number>()
 
-  /** Answers the next `times` requests of `route` with `reply`, without doing the work. */
-  inject(route: string, reply: FakeReply, times = 1): void {
-    this.armed.push({ route, reply, after: false, remaining: times })
+  /**
+   * Answers the next `times` requests of `route` with `reply`, without doing the work; with
+   * `armedBy`, only the requests after one of that route.
+   */
+  inject(route: string, reply: FakeReply, times = 1, options: { readonly armedBy?: string } = {}): void {
+    const armedAt = options.armedBy === undefined ? 0 : (this.seen.get(options.armedBy) ?? 0)
+    this.armed.push({ route, reply, after: false, armedBy: options.armedBy, armedAt, remaining: times })
   }
 
   /** Does the work of the next `times` requests of `route`, then answers with `reply`. */
   injectAfter(route: string, reply: FakeReply, times = 1): void {
-    this.armed.push({ route, reply, after: true, remaining: times })
+    this.armed.push({ route, reply, after: true, armedBy: undefined, armedAt: 0, remaining: times })
+  }
+
+  /** Notes a request of `route` (it arms the faults waiting for one). */
+  received(route: string): void {
+    this.seen.set(route, (this.seen.get(route) ?? 0) + 1)
   }
 
   /** The fault to apply now, if one is armed. */
   take(route: string, after: boolean): FakeReply | undefined {
-    const fault = this.armed.find((f) => f.route === route && f.after === after && f.remaining > 0)
+    const fault = this.armed.find(
+      (f) => f.route === route && f.after === after && f.remaining > 0 && (f.armedBy === undefined || (this.seen.get(f.armedBy) ?? 0) > f.armedAt)
+    )
     if (fault === undefined) return undefined
     fault.remaining -= 1
     return fault.reply
@@ -71,6 +87,8 @@ export interface FakeServer {
   /** How many requests a route received. */
   readonly count: (route: string) => number
   readonly faults: Faults
+  /** How long the fake takes to answer, after doing the work (a slow platform); none when unset. */
+  latencyMs: (() => number) | undefined
 }
 
 /** A platform's behaviour: names the route of a request and answers it. */
@@ -113,7 +131,8 @@ export const start = (routes: FakeRoutes): Effect.Effect<FakeServer, never, Scop
             origin: "",
             requests,
             faults,
-            count: (route) => requests.filter((r) => r.route === route).length
+            count: (route) => requests.filter((r) => r.route === route).length,
+            latencyMs: undefined
           }
           const server = createServer((req, res) => {
             const chunks: Array<Buffer> = []
@@ -136,14 +155,20 @@ export const start = (routes: FakeRoutes): Effect.Effect<FakeServer, never, Scop
               const before = faults.take(route, false)
               let reply = before ?? routes.handle(route, request, fake)
               if (before === undefined) reply = faults.take(route, true) ?? reply
+              faults.received(route)
               if ("hang" in reply) return
-              if ("lose" in reply) {
-                req.socket.destroy()
-                return
+              const answer = () => {
+                if ("lose" in reply) {
+                  req.socket.destroy()
+                  return
+                }
+                const text = "raw" in reply ? reply.raw : JSON.stringify(reply.json)
+                res.writeHead(reply.status, { "content-type": "application/json; charset=UTF-8" })
+                res.end(text)
               }
-              const text = "raw" in reply ? reply.raw : JSON.stringify(reply.json)
-              res.writeHead(reply.status, { "content-type": "application/json; charset=UTF-8" })
-              res.end(text)
+              const delay = fake.latencyMs?.() ?? 0
+              if (delay > 0) setTimeout(answer, delay)
+              else answer()
             })
           })
           server.on("connection", (socket) => {

@@ -198,13 +198,44 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
         )
       }),
 
+    saveCheckpoint: (key, owner, checkpoint) =>
+      Effect.sync(() => {
+        const found = held(key, owner)
+        if (found === undefined) return false
+        const target: TargetRecord = {
+          ...found.target,
+          platformState: checkpoint.platformState,
+          unconfirmedSince: found.target.unconfirmedSince ?? checkpoint.at,
+          updatedAt: checkpoint.at
+        }
+        posts.put(key.workspaceId, key.postId, withTarget(found.aggregate, target, checkpoint.at))
+        return true
+      }),
+
+    unconfirmedTargets: (at) =>
+      Effect.sync(() => {
+        let count = 0
+        let oldestSince: number | null = null
+        for (const aggregate of posts.everywhere()) {
+          for (const target of aggregate.targets) {
+            const since = target.unconfirmedSince ?? null
+            if (target.status !== "publishing" || since === null) continue
+            if (target.leaseOwner !== null && target.leaseUntil !== null && target.leaseUntil > at) continue
+            count++
+            if (oldestSince === null || since < oldestSince) oldestSince = since
+          }
+        }
+        return { count, oldestSince }
+      }),
+
     completeTarget: (key, owner, completion) =>
       Effect.suspend(() => {
         const found = held(key, owner)
         if (found === undefined) return Effect.succeed(false)
         const { outcome, at } = completion
+        const { unconfirmedSince: _, ...attempted } = found.target
         const target: TargetRecord = {
-          ...found.target,
+          ...attempted,
           status: outcome._tag === "Published" ? "published" : "failed",
           permalink: outcome._tag === "Published" ? outcome.permalink : null,
           publishedAt: outcome._tag === "Published" ? outcome.publishedAt : null,

@@ -140,7 +140,12 @@ export const askForPermalink = Effect.fn("permalinks.ask")(
     if (Option.isNone(account)) return yield* abandon(settings, pending)
 
     const lookup = yield* platform
-      .permalink({ target, account: yield* openAccountCredentials(account.value), state: target.platformState })
+      .permalink({
+        target,
+        post: Option.getOrUndefined(found)?.post,
+        account: yield* openAccountCredentials(account.value),
+        state: target.platformState
+      })
       .pipe(
         Effect.catchDefect((defect) =>
           Effect.logError("the platform adapter failed unexpectedly", Cause.die(defect)).pipe(

@@ -31,14 +31,26 @@ export interface PublishInput {
   readonly media: ReadonlyArray<PublishMedia>
   /** The state saved after the previous step; `null` on the first call. */
   readonly state: unknown
+  /**
+   * Saves `state` at once, keeping the target, and records that the platform may have published
+   * it from now on: call it right before a call that may publish (and whose answer may be lost).
+   * From then on the target is never reported failed unless a step says the platform did not
+   * publish it ({@link PlatformFailure} `notPublished`); it waits and is asked again instead.
+   * Fails when the target is no longer this worker's: nothing may be sent then. Absent outside
+   * the publisher (an adapter then just goes on).
+   */
+  readonly checkpoint?: ((state: unknown) => Effect.Effect<void, PlatformFailure>) | undefined
 }
 
 /** The outcome of one step. */
 export type PublishStep =
   | {
       readonly _tag: "Published"
-      /** The platform's id of the published item. */
-      readonly platformPostId: string
+      /**
+       * The platform's id of the published item; `null` when the platform said it published but
+       * not yet which item it became (the permalink backfill finds it, with `permalinkPending`).
+       */
+      readonly platformPostId: string | null
       /** Public address; `null` while the platform has not made one yet (moderation, inbox). */
       readonly permalink: string | null
       /**
@@ -46,6 +58,8 @@ export type PublishStep =
        * published now, and the permalink backfill asks {@link PlatformClient} `permalink` for it.
        */
       readonly permalinkPending?: boolean | undefined
+      /** With `permalinkPending`: when to ask first (default one minute after publishing). */
+      readonly permalinkAskAfterMs?: number | undefined
       readonly state: unknown
     }
   | {
@@ -59,6 +73,8 @@ export type PublishStep =
 /** Everything needed to ask for the public address of a target published without one. */
 export interface PermalinkInput {
   readonly target: TargetRecord
+  /** The target's post (its caption tells a published item apart on the account's list). */
+  readonly post?: PostRecord | undefined
   /** The account with its credentials opened, as for `publish`. */
   readonly account: AccountRecord
   /** The target's platform state, as the `Published` step left it. */
@@ -105,6 +121,12 @@ export class PlatformFailure extends Data.TaggedError("PlatformFailure")<{
   readonly state?: unknown
   /** Tokens refreshed during the failed step: store them anyway, the old ones may be revoked. */
   readonly credentials?: CredentialsUpdate | undefined
+  /**
+   * The platform said the target is not published (a container that expired or failed, a
+   * publish it refused). Only such a failure ends a target that may have been published (see
+   * `PublishInput.checkpoint`); any other keeps it `publishing`, asked again later.
+   */
+  readonly notPublished?: boolean | undefined
 }> {}
 
 /** What a shortvideo creator may do now (TikTok creator_info). */

@@ -7,7 +7,14 @@
  * on its platform persists the platform's state (a container or publish id) and gives the
  * target up until its next poll; any instance may take the next step, and it resumes from that
  * state, so the adapter asks the platform before it would publish again. A crashed worker's
- * leases run out and its targets are claimed again. A target published before its platform made
+ * leases run out and its targets are claimed again.
+ *
+ * Right before a call that may publish, the adapter saves its state through the step's
+ * `checkpoint`, and the target is marked as possibly published (`unconfirmedSince`). From then
+ * on it ends `published`, or `failed` only on a failure that says the platform did not publish it
+ * (`notPublished`); any other failure (an outage, a lost answer, a token to renew, a worker that
+ * died) keeps it `publishing`, asked again after a wait that doubles up to a bound
+ * ({@link unconfirmedWaitMs}), and `PublishingStore.unconfirmedTargets` counts those waiting. A target published before its platform made
  * a public address is remembered for the `PermalinkBackfill`, which fills the permalink in later.
  *
  * @since 0.1.0
@@ -49,6 +56,14 @@ export interface PublisherSettings {
   readonly mediaUrlTtlMs: number
   /** On shutdown, how long running steps may take to finish before they are interrupted. */
   readonly shutdownGraceMs: number
+  /**
+   * A target that may have been published but whose platform could not say so is asked again
+   * after this long at first; each later wait is as long as the time waited so far (the waits
+   * double), up to {@link PublisherSettings.unconfirmedMaxWaitMs}.
+   */
+  readonly unconfirmedFirstWaitMs: number
+  /** The longest wait between two asks about a target that may have been published. */
+  readonly unconfirmedMaxWaitMs: number
 }
 
 /** The defaults, for an instance named `owner`. */
@@ -59,8 +74,25 @@ export const defaults = (owner: string): PublisherSettings => ({
   leaseMs: 60_000,
   idlePollMs: 1_000,
   mediaUrlTtlMs: 24 * 60 * 60 * 1000,
-  shutdownGraceMs: 10_000
+  shutdownGraceMs: 10_000,
+  unconfirmedFirstWaitMs: 30_000,
+  unconfirmedMaxWaitMs: 10 * 60_000
 })
+
+/**
+ * How long a target that may have been published waits before its platform is asked again,
+ * `waitedMs` after the publish was sent: the first wait, then as long as it waited so far, never
+ * more than the longest wait (defaults: 30 s, 1 m, 2 m, 4 m, 8 m, then every 10 minutes).
+ *
+ * @example
+ * ```ts
+ * unconfirmedWaitMs(Publisher.defaults("w1"), 60_000) // 60_000
+ * ```
+ */
+export const unconfirmedWaitMs = (
+  settings: Pick<PublisherSettings, "unconfirmedFirstWaitMs" | "unconfirmedMaxWaitMs">,
+  waitedMs: number
+): number => Math.min(Math.max(settings.unconfirmedFirstWaitMs, waitedMs), settings.unconfirmedMaxWaitMs)
 
 /** The services the publisher needs. */
 export type PublisherServices = Store | PublishingStore | PlatformClient | CredentialsCipher | BlobStore | EngineConfig | Ids
@@ -78,6 +110,8 @@ interface Started {
   readonly account: AccountRecord | undefined
   readonly livemode: boolean
   readonly at: number
+  /** Since when the platform may have published the target (see `TargetRecord.unconfirmedSince`). */
+  readonly unconfirmedSince: number | null
 }
 
 /** A failure the publisher decides without asking the platform. */
@@ -94,11 +128,60 @@ const sealUpdate = Effect.fn("publishing.sealCredentials")(function* (
   return cipher.seal(update.credentials, accountContext(started.account.workspaceId, started.account.id))
 })
 
+/** The account change a failure causes: `needs_reconnect` (with its event) when it asks for one. */
+const reconnectChange = Effect.fn("publishing.reconnect")(function* (started: Started, failure: PlatformFailure) {
+  const { account, at } = started
+  if (failure.needsReconnect !== true || account === undefined || account.status !== "connected") return undefined
+  const event = yield* PostEvents.makeEvent(
+    account.workspaceId,
+    "account.needs_reconnect",
+    {
+      account_id: account.id,
+      profile_id: account.profileId,
+      platform: account.platform,
+      handle: account.handle,
+      reason: failure.code
+    },
+    !account.sandbox,
+    at
+  )
+  return { value: "needs_reconnect", events: [event] } satisfies AccountChange["status"]
+})
+
+/**
+ * Keeps a target that may have been published `publishing` after a failure that does not say
+ * the platform did not publish it: the platform is asked again later, the target never reported
+ * failed. The account change the failure asks for (a reconnect, new tokens) is written with it.
+ */
+const recordUnconfirmed = Effect.fn("publishing.unconfirmed")(function* (
+  started: Started,
+  failure: PlatformFailure,
+  since: number,
+  latestState: unknown
+) {
+  const queue = yield* PublishingStore
+  const { at, settings, target } = started
+  // A failure's `null` state means "start over": never for a target that may be published.
+  const platformState = failure.state ?? latestState ?? target.platformState
+  const saved = yield* queue.saveProgress(started.key, settings.owner, {
+    at,
+    platformState,
+    dueAt: at + unconfirmedWaitMs(settings, at - since),
+    account: { credentials: yield* sealUpdate(started, failure.credentials), status: yield* reconnectChange(started, failure) }
+  })
+  yield* Effect.logWarning("the platform may have published the target and could not say so: asking again later", {
+    code: failure.code,
+    platform_code: failure.platformCode,
+    unconfirmed_since: formatInstant(since)
+  })
+  return saved ? ("unconfirmed" as const) : ("lost" as const)
+})
+
 /** Records a failed attempt; a failure that needs a reconnect also marks the account. */
 const recordFailure = Effect.fn("publishing.fail")(function* (started: Started, failure: PlatformFailure) {
   const queue = yield* PublishingStore
   const engine = yield* EngineConfig
-  const { account, aggregate, at, target } = started
+  const { aggregate, at, target } = started
   const error = renderError(
     new PostwireError({
       code: failure.code,
@@ -121,23 +204,7 @@ const recordFailure = Effect.fn("publishing.fail")(function* (started: Started, 
     )
   ]
   const credentials = yield* sealUpdate(started, failure.credentials)
-  let status: AccountChange["status"]
-  if (failure.needsReconnect === true && account !== undefined && account.status === "connected") {
-    const event = yield* PostEvents.makeEvent(
-      account.workspaceId,
-      "account.needs_reconnect",
-      {
-        account_id: account.id,
-        profile_id: account.profileId,
-        platform: account.platform,
-        handle: account.handle,
-        reason: failure.code
-      },
-      !account.sandbox,
-      at
-    )
-    status = { value: "needs_reconnect", events: [event] }
-  }
+  const status = yield* reconnectChange(started, failure)
   const outcome: Outcome = {
     _tag: "Failed",
     error,
@@ -179,12 +246,18 @@ const recordPublished = Effect.fn("publishing.published")(function* (
       permalink: step.permalink,
       publishedAt: at,
       platformState: step.state,
-      ...(permalinkPending ? { permalinkAskAt: at + PermalinkBackfill.firstAskAfterMs } : {})
+      ...(permalinkPending
+        ? { permalinkAskAt: at + Math.max(0, step.permalinkAskAfterMs ?? PermalinkBackfill.firstAskAfterMs) }
+        : {})
     },
     events: [event],
     account: { credentials: yield* sealUpdate(started, update) }
   })
-  yield* Effect.logInfo("target published", { permalink: step.permalink, permalink_pending: permalinkPending })
+  yield* Effect.logInfo("target published", {
+    platform_post_id: step.platformPostId,
+    permalink: step.permalink,
+    permalink_pending: permalinkPending
+  })
   return recorded ? ("published" as const) : ("lost" as const)
 })
 
@@ -222,13 +295,13 @@ const quotaRefusal = Effect.fn("publishing.quota")(function* (started: Started, 
 })
 
 /** The media of a post as the adapters need them: a signed public address and the bytes. */
-const publishMedia = Effect.fn("publishing.media")(function* (started: Started) {
+const publishMedia = Effect.fn("publishing.media")(function* (started: Started, partial: boolean) {
   const store = yield* Store
   const blobs = yield* BlobStore
   const engine = yield* EngineConfig
   const { post } = started.aggregate
   const records = yield* store.getMediaItems(post.workspaceId, post.media)
-  if (records.length !== post.media.length) return Option.none<ReadonlyArray<PublishMedia>>()
+  if (records.length !== post.media.length && !partial) return Option.none<ReadonlyArray<PublishMedia>>()
   const expiresAt = started.at + started.settings.mediaUrlTtlMs
   return Option.some(
     records.map(
@@ -245,7 +318,8 @@ const publishMedia = Effect.fn("publishing.media")(function* (started: Started) 
 const callPlatform = Effect.fn("publishing.call")(function* (
   started: Started,
   account: AccountRecord,
-  media: ReadonlyArray<PublishMedia>
+  media: ReadonlyArray<PublishMedia>,
+  checkpoint: (state: unknown) => Effect.Effect<void, PlatformFailure>
 ) {
   const platform = yield* PlatformClient
   return yield* platform
@@ -254,7 +328,8 @@ const callPlatform = Effect.fn("publishing.call")(function* (
       target: started.target,
       account: yield* openAccountCredentials(account),
       media,
-      state: started.target.platformState
+      state: started.target.platformState,
+      checkpoint
     })
     .pipe(
       Effect.catchDefect((defect) =>
@@ -323,20 +398,54 @@ export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
   }
   const target = aggregate.targets.find((t) => t.id === claimed.id)!
   const account = accounts.find((a) => a.id === target.accountId)
-  const started: Started = { settings, key, aggregate, target, account, livemode, at }
+  const started: Started = {
+    settings,
+    key,
+    aggregate,
+    target,
+    account,
+    livemode,
+    at,
+    unconfirmedSince: claimed.unconfirmedSince ?? null
+  }
+  // Set once a publish may have been sent: from then on only the platform's "not published" fails it.
+  let unconfirmedSince = started.unconfirmedSince
+  let latestState: unknown = target.platformState
+  const fail = (failure: PlatformFailure) =>
+    unconfirmedSince !== null && failure.notPublished !== true
+      ? recordUnconfirmed(started, failure, unconfirmedSince, latestState)
+      : recordFailure(started, failure)
 
   if (account === undefined || account.status !== "connected") {
-    return yield* recordFailure(started, refusal("token_expired", `account_${account?.status ?? "missing"}`))
+    return yield* fail(refusal("token_expired", `account_${account?.status ?? "missing"}`))
   }
   // A target resuming a step already passed the check when its attempt began.
   if (claimed.status !== "publishing") {
     const overQuota = yield* quotaRefusal(started, account)
     if (overQuota !== undefined) return yield* recordFailure(started, overQuota)
   }
-  const media = yield* publishMedia(started)
+  // A target that may be published only asks its platform: the media that remain will do.
+  const media = yield* publishMedia(started, unconfirmedSince !== null)
   if (Option.isNone(media)) return yield* recordFailure(started, refusal("media_not_found", "media_missing"))
-  const step = yield* Effect.result(callPlatform(started, account, media.value))
-  if (step._tag === "Failure") return yield* recordFailure(started, step.failure)
+  const queue = yield* PublishingStore
+  const checkpoint = (state: unknown) =>
+    Effect.gen(function* () {
+      const checkpointAt = yield* now
+      const held = yield* queue.saveCheckpoint(key, settings.owner, { at: checkpointAt, platformState: state }).pipe(
+        Effect.mapError(
+          () => new PlatformFailure({ code: "internal_error", platformCode: "checkpoint_failed", retryable: true })
+        )
+      )
+      if (!held) {
+        return yield* Effect.fail(
+          new PlatformFailure({ code: "internal_error", platformCode: "lease_lost", retryable: true })
+        )
+      }
+      unconfirmedSince = unconfirmedSince ?? checkpointAt
+      latestState = state
+    })
+  const step = yield* Effect.result(callPlatform(started, account, media.value, checkpoint))
+  if (step._tag === "Failure") return yield* fail(step.failure)
   const { credentials, ...outcome } = step.success
   return outcome._tag === "Published"
     ? yield* recordPublished(started, outcome, credentials)

@@ -97,6 +97,25 @@ export interface Progress {
   readonly account?: AccountChange | undefined
 }
 
+/** The state saved right before a call that may publish (see `PublishInput.checkpoint`). */
+export interface Checkpoint {
+  readonly at: number
+  /** The platform's state to resume from (with what a later step needs to ask the platform). */
+  readonly platformState: unknown
+}
+
+/**
+ * The targets waiting for their platform to say whether it published them: a publish was sent,
+ * its answer was lost, and nobody is asking right now (the next ask is due later). Metrics read
+ * it: a long platform outage shows here, not as failed targets.
+ */
+export interface UnconfirmedTargets {
+  /** How many targets wait. */
+  readonly count: number
+  /** Since when the longest-waiting one may have been published; `null` when none waits. */
+  readonly oldestSince: number | null
+}
+
 /** A post whose target just started, as {@link PublishingStoreShape.startPublishing} left it. */
 export interface StartedPost {
   readonly post: PostRecord
@@ -157,7 +176,7 @@ export interface PublishingStoreShape {
    * step, when nobody holds them or their lease has run out (a crashed worker's targets are
    * claimed again here). Targets of an account that already has `perAccount` leased targets
    * are left for later. Targets locked by another instance are skipped. The status does not
-   * change until {@link startPublishing}.
+   * change until {@link startPublishing}. Each claimed target carries its `unconfirmedSince`.
    */
   readonly claimDueTargets: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<TargetRecord>, StoreError>
 
@@ -183,8 +202,22 @@ export interface PublishingStoreShape {
   readonly saveProgress: (key: TargetKey, owner: string, progress: Progress) => Effect.Effect<boolean, StoreError>
 
   /**
+   * Persists a target's platform state right before a call that may publish it, keeping the
+   * lease, and records since when it may have been published (`unconfirmedSince`, kept from an
+   * earlier checkpoint of the same attempt). False when `owner` no longer holds it: nothing may
+   * be sent then.
+   */
+  readonly saveCheckpoint: (key: TargetKey, owner: string, checkpoint: Checkpoint) => Effect.Effect<boolean, StoreError>
+
+  /**
+   * The targets waiting for their platform to confirm a publish: `publishing`, possibly
+   * published (`unconfirmedSince` set), and held by no live lease at `at`, across workspaces.
+   */
+  readonly unconfirmedTargets: (at: number) => Effect.Effect<UnconfirmedTargets, StoreError>
+
+  /**
    * Ends an attempt: the target becomes `published` or `failed`, its attempts count one more,
-   * the lease is given up, the post's status is derived again, and the events and account
+   * it is no longer possibly published (`unconfirmedSince` cleared), the lease is given up, the post's status is derived again, and the events and account
    * change are written, in one transaction. False when `owner` no longer held it.
    */
   readonly completeTarget: (key: TargetKey, owner: string, completion: Completion) => Effect.Effect<boolean, StoreError>

@@ -137,6 +137,12 @@ export interface TargetRecord {
   readonly leaseOwner: string | null
   readonly leaseUntil: number | null
   readonly updatedAt: number
+  /**
+   * Since when the platform may have published this target without having said so (a publish
+   * was sent; its answer may be lost): the target is then never reported failed while the
+   * platform might have published it. `null` (or absent) otherwise; cleared when it completes.
+   */
+  readonly unconfirmedSince?: number | null | undefined
 }
 
 /** The approval link of a post. */

@@ -3,13 +3,33 @@
  * media container (and carousel children first), poll it until it is ready, publish it, read the
  * permalink.
  *
- * The container id is the resume state and is persisted before the publish call. Every later
- * step asks the container's status first: a container already PUBLISHED is never published
- * again; its media is found among the account's recent posts.
+ * Exactly once, with answers that get lost:
+ * - The container id is the resume state, saved as soon as the container exists; a container is
+ *   created only when none was saved, and a saved one is reused by every later step.
+ * - Right before the publish call the state is saved again through the publisher's `checkpoint`
+ *   (`publish_sent_at`): from then on the target may be published, and it is never failed unless
+ *   the platform says it is not (an ERROR or EXPIRED container, a publish it refused).
+ * - Every step with a container asks the container's status first: a PUBLISHED container is
+ *   never published again. Its media is then found without guessing: Meta's container has no
+ *   field naming the media it became (`id` and the status only), so the account's media edge is
+ *   paged through with Meta's cursors, from the container's creation time (`since`), for the
+ *   media carrying the container's caption. The container id is never taken for the post id.
+ * - While the platform cannot be asked (an outage after a lost answer), the step stays in
+ *   progress and asks again after a wait that doubles, up to {@link unconfirmedMaxWaitMs}.
+ * - A permalink that cannot be read (or a media not listed yet) does not hold the target back: it
+ *   is `published`, and the permalink backfill asks {@link ContainerAdapter} `permalink` later.
  *
  * @since 0.1.0
  */
-import type { AccountRecord, CredentialsUpdate, PlatformFailure, PublishInput, PublishStep } from "@postwire/core"
+import type {
+  AccountRecord,
+  CredentialsUpdate,
+  PermalinkInput,
+  PermalinkLookup,
+  PlatformFailure,
+  PublishInput,
+  PublishStep
+} from "@postwire/core"
 import { type ErrorCode, ErrorDetail } from "@postwire/domain"
 import { Clock, Effect, Option, type Redacted, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
@@ -34,11 +54,25 @@ export interface ContainerStatus {
   readonly detail: string | undefined
 }
 
+/** What tells a target's published media apart: its post's caption, and the target's options. */
+export interface ListingInput {
+  readonly post: { readonly caption: string }
+  readonly target: PublishInput["target"]
+}
+
 /** What differs between Instagram and Threads. */
 export interface ContainerPlatform {
   readonly platform: "photo" | "textpost"
   /** Edge that creates containers and lists published media (`media`, `threads`). */
   readonly mediaEdge: string
+  /**
+   * Where the published media of this target is listed, when not on `mediaEdge`, and the caption
+   * it carries there (`undefined`: none, e.g. an Instagram story on the `stories` edge).
+   */
+  readonly listing?: ((input: ListingInput) => {
+    readonly edge: string
+    readonly caption: string | undefined
+  }) | undefined
   /** Edge that publishes a container (`media_publish`, `threads_publish`). */
   readonly publishEdge: string
   /** Edge of the rolling-24-hour publishing limit. */
@@ -76,6 +110,15 @@ export interface Config {
   readonly processingTimeoutMs: number
 }
 
+/** The longest wait between two asks about a container whose publish answer was lost. */
+export const unconfirmedMaxWaitMs = 10 * 60_000
+
+/** Platform timestamps and ours may differ this much: media are looked for from this long before. */
+export const clockSkewMs = 5 * 60_000
+
+/** At most this many pages of the account's media are read when looking for one (100 each). */
+export const maxMediaPages = 50
+
 /** Defaults shared by the container platforms; each adds its hosts. */
 export const defaults = {
   pollIntervalMs: 10_000,
@@ -89,7 +132,14 @@ export const State = Schema.Struct({
   children: Schema.Array(Schema.String),
   /** The container to publish; `null` while carousel children are still processing. */
   container_id: Schema.NullOr(Schema.String),
-  started_at: Schema.Number
+  /** When the attempt began (before any container was created): the lower bound of a search. */
+  started_at: Schema.Number,
+  /** When the publish call was first sent: the platform may have published it since. */
+  publish_sent_at: Schema.optional(Schema.Number),
+  /** The published media, once the platform named it. */
+  media_id: Schema.optional(Schema.String),
+  /** Asks in a row that the platform could not answer since the publish was sent. */
+  unanswered: Schema.optional(Schema.Number)
 })
 /** The resume state of a container target. */
 export type State = typeof State.Type
@@ -99,9 +149,29 @@ export interface ContainerAdapter {
   readonly publish: (
     input: PublishInput
   ) => Effect.Effect<PublishStep & { readonly credentials?: CredentialsUpdate | undefined }, PlatformFailure>
+  /**
+   * Finds the public address (and the media id, when it was not known) of a target published
+   * without one: `NotYet` while the platform does not list it or cannot be asked.
+   */
+  readonly permalink: (
+    input: PermalinkInput
+  ) => Effect.Effect<PermalinkLookup & { readonly credentials?: CredentialsUpdate | undefined }, PlatformFailure>
 }
 
 type Session = TokenSession.TokenSession<{ readonly access_token: string; readonly expires_at?: number }>
+
+/** A media found on the account's media edge. */
+interface FoundMedia {
+  readonly id: string
+  readonly permalink: string | null
+}
+
+/** Meta writes offsets without a colon (`+0000`); returns epoch milliseconds or `undefined`. */
+const parseTimestamp = (value: string | undefined): number | undefined => {
+  if (value === undefined) return undefined
+  const millis = Date.parse(value.replace(/([+-]\d{2})(\d{2})$/, "$1:$2"))
+  return Number.isFinite(millis) ? millis : undefined
+}
 
 /** Builds the adapter of a container platform. */
 export const make = (spec: ContainerPlatform, config: Config, wire: Wire): ContainerAdapter => {
@@ -170,79 +240,207 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
   const statusOf = (session: Session, containerId: string, retry: GraphRetry = "all") =>
     get(session, containerId, { fields: spec.statusFields }, retry).pipe(Effect.map(spec.readStatus))
 
+  /** The permalink of a media; `None` when the platform did not give it (it is asked for later). */
   const permalinkOf = (session: Session, mediaId: string) =>
     get(session, mediaId, { fields: "permalink" }).pipe(
-      Effect.map((body) => stringField(body, "permalink") ?? null),
-      // The post is published whatever happens here: a missing permalink must not fail it.
-      Effect.orElseSucceed(() => null)
+      Effect.map((body) => Option.fromNullishOr(stringField(body, "permalink"))),
+      Effect.orElseSucceed(() => Option.none<string>())
     )
 
-  const inProgress = (state: State): PublishStep => ({ _tag: "InProgress", state, pollAfterMs: config.pollIntervalMs })
+  const inProgress = (state: State, pollAfterMs = config.pollIntervalMs): PublishStep => ({
+    _tag: "InProgress",
+    state,
+    pollAfterMs
+  })
 
   const stillProcessing = (state: State) =>
     Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       if (now - state.started_at > config.processingTimeoutMs) {
         // Never published: abandoning the container and starting over cannot publish twice.
-        return yield* Effect.fail(failure("platform_unavailable", "processing_timeout", { state: null }))
+        return yield* Effect.fail(failure("platform_unavailable", "processing_timeout", { state: null, notPublished: true }))
       }
       return inProgress(state)
     })
 
   const terminalFailure = (status: ContainerStatus): PlatformFailure =>
     status.status === "EXPIRED"
-      ? failure("platform_unavailable", "container_expired", { state: null })
-      : amend(spec.containerError(status.detail), { state: null })
+      ? failure("platform_unavailable", "container_expired", { state: null, notPublished: true })
+      : amend(spec.containerError(status.detail), { state: null, notPublished: true })
 
-  /** A PUBLISHED container whose publish answer was lost: find the media among recent posts. */
-  const recoverPublished = (session: Session, input: PublishInput, userId: string, containerId: string) =>
-    get(session, `${userId}/${spec.mediaEdge}`, { fields: `id,${spec.captionField},permalink`, limit: 25 }).pipe(
-      Effect.map((body) => {
+  /** Where the target's media is listed once published, and the caption it carries there. */
+  const listingOf = (input: ListingInput) =>
+    spec.listing?.(input) ?? { edge: spec.mediaEdge, caption: input.post.caption }
+
+  /**
+   * Pages through the account's media published since the container's attempt began (Meta's
+   * `since`, and `after` cursors), for the one carrying the target's caption; the earliest when
+   * several do. `None` when it is not listed (yet).
+   */
+  const findMedia = (
+    session: Session,
+    input: ListingInput,
+    userId: string,
+    state: State
+  ) =>
+    Effect.gen(function* () {
+      const { caption, edge } = listingOf(input)
+      const from = state.started_at - clockSkewMs
+      const since = Math.floor(from / 1000)
+      let after: string | undefined
+      let best: (FoundMedia & { readonly at: number }) | undefined
+      for (let page = 0; page < maxMediaPages; page++) {
+        const body = yield* get(session, `${userId}/${edge}`, {
+          fields: `id,${spec.captionField},permalink,timestamp`,
+          since,
+          limit: 100,
+          after
+        })
         const data = field(body, "data")
-        const match = Array.isArray(data)
-          ? data.find((item) => stringField(item, spec.captionField) === input.post.caption)
-          : undefined
-        const id = stringField(match, "id")
-        return id === undefined
-          ? Option.none<{ id: string; permalink: string | null }>()
-          : Option.some({ id, permalink: stringField(match, "permalink") ?? null })
-      }),
-      Effect.orElseSucceed(() => Option.none<{ id: string; permalink: string | null }>()),
-      Effect.map(
-        (found): PublishStep =>
-          Option.match(found, {
-            onNone: () => ({ _tag: "Published", platformPostId: containerId, permalink: null, state: input.state }),
-            onSome: ({ id, permalink }) => ({ _tag: "Published", platformPostId: id, permalink, state: input.state })
-          })
+        const items = Array.isArray(data) ? data : []
+        let older = false
+        for (const item of items) {
+          const at = parseTimestamp(stringField(item, "timestamp"))
+          if (at !== undefined && at < from) {
+            older = true
+            continue
+          }
+          const id = stringField(item, "id")
+          if (id === undefined || stringField(item, spec.captionField) !== caption) continue
+          const when = at ?? Number.MAX_SAFE_INTEGER
+          if (best === undefined || when < best.at) best = { id, permalink: stringField(item, "permalink") ?? null, at: when }
+        }
+        const paging = field(body, "paging")
+        after = stringField(field(paging, "cursors"), "after")
+        // Newest first: a page reaching past the bound is the last one worth reading.
+        if (older || items.length === 0 || field(paging, "next") === undefined || after === undefined) break
+      }
+      return Option.map(Option.fromUndefinedOr(best), ({ id, permalink }): FoundMedia => ({ id, permalink }))
+    })
+
+  /** The step of a published media: with its permalink, or published now and the permalink later. */
+  const publishedMedia = (session: Session, state: State, mediaId: string, known: string | null = null) =>
+    Effect.gen(function* () {
+      const permalink = known ?? Option.getOrNull(yield* permalinkOf(session, mediaId))
+      return {
+        _tag: "Published",
+        platformPostId: mediaId,
+        permalink,
+        ...(permalink === null ? { permalinkPending: true, permalinkAskAfterMs: config.pollIntervalMs } : {}),
+        state
+      } satisfies PublishStep
+    })
+
+  /**
+   * A PUBLISHED container whose publish answer was lost: its media is looked for on the account's
+   * media edge. Published either way: what is not found now, the permalink backfill finds later.
+   */
+  const publishedContainer = (session: Session, input: PublishInput, userId: string, state: State) =>
+    Effect.gen(function* () {
+      if (state.media_id !== undefined) return yield* publishedMedia(session, state, state.media_id)
+      const found = yield* findMedia(session, input, userId, state).pipe(
+        Effect.orElseSucceed(() => Option.none<FoundMedia>())
       )
+      if (Option.isSome(found)) {
+        return yield* publishedMedia(session, { ...state, media_id: found.value.id }, found.value.id, found.value.permalink)
+      }
+      return {
+        _tag: "Published",
+        platformPostId: null,
+        permalink: null,
+        permalinkPending: true,
+        permalinkAskAfterMs: config.pollIntervalMs,
+        state
+      } satisfies PublishStep
+    })
+
+  /**
+   * The publish was sent and the step's attempts ended unanswered. A container still FINISHED was
+   * not published: the target fails (retryable; a retry reuses the container). Otherwise, while
+   * the platform cannot say, the step stays in progress and asks again after a wait that doubles.
+   */
+  const afterUnanswered = (
+    session: Session,
+    input: PublishInput,
+    userId: string,
+    state: State,
+    containerId: string,
+    unavailable: PlatformFailure
+  ) =>
+    statusOf(session, containerId, "none").pipe(
+      Effect.option,
+      Effect.flatMap((status): Effect.Effect<PublishStep, PlatformFailure> => {
+        if (Option.isSome(status)) {
+          switch (status.value.status) {
+            case "PUBLISHED":
+              return publishedContainer(session, input, userId, state)
+            case "FINISHED":
+              return Effect.fail(amend(unavailable, { state, notPublished: true }))
+            case "ERROR":
+            case "EXPIRED":
+              return Effect.fail(terminalFailure(status.value))
+          }
+        }
+        const unanswered = (state.unanswered ?? 0) + 1
+        const wait = Math.min(
+          wire.retry.baseDelayMs * 2 ** (Math.max(1, wire.retry.attempts) - 1 + unanswered),
+          unconfirmedMaxWaitMs
+        )
+        return Effect.succeed(inProgress({ ...state, unanswered }, wait))
+      })
     )
 
   /** Looks the container up, then publishes it only if it was not published already. */
-  const publishContainer = (session: Session, input: PublishInput, userId: string, state: State, containerId: string) =>
-    Effect.gen(function* () {
+  const publishContainer = (session: Session, input: PublishInput, userId: string, saved: State, containerId: string) => {
+    let state = saved
+    const attempt = Effect.gen(function* () {
       const status = yield* statusOf(session, containerId, "none")
       switch (status.status) {
         case "PUBLISHED":
-          return yield* recoverPublished(session, input, userId, containerId)
+          return yield* publishedContainer(session, input, userId, state)
         case "FINISHED":
           break
         case "ERROR":
         case "EXPIRED":
           return yield* Effect.fail(terminalFailure(status))
         default:
-          return yield* stillProcessing(state)
+          // After a publish was sent, Meta reports IN_PROGRESS while it publishes: wait, never abandon.
+          return state.publish_sent_at === undefined ? yield* stillProcessing(state) : inProgress(state)
       }
+      const now = yield* Clock.currentTimeMillis
+      const { unanswered: _, ...answered } = state
+      state = { ...answered, publish_sent_at: state.publish_sent_at ?? now }
+      if (input.checkpoint !== undefined) yield* input.checkpoint(state)
       const published = yield* post(session, `${userId}/${spec.publishEdge}`, { creation_id: containerId }, "none").pipe(
         Effect.map(Option.some),
-        Effect.catchIf(GraphError.isNotReady, () => Effect.succeed(Option.none<unknown>()))
+        Effect.catchIf(GraphError.isNotReady, () => Effect.succeed(Option.none<unknown>())),
+        Effect.catchIf(
+          (f: PlatformFailure) => f.code !== "platform_unavailable",
+          // A refusal, unless the container was published after all (e.g. "already published").
+          (refusal) =>
+            Effect.flatMap(statusOf(session, containerId), (after) =>
+              after.status === "PUBLISHED"
+                ? Effect.succeed(Option.some<unknown>(undefined))
+                : Effect.fail(amend(refusal, { state: null, notPublished: true }))
+            )
+        )
       )
       if (Option.isNone(published)) return inProgress(state)
-      const mediaId = yield* idOf(published.value, "media id")
-      const permalink = yield* permalinkOf(session, mediaId)
-      return { _tag: "Published", platformPostId: mediaId, permalink, state } satisfies PublishStep
-    }).pipe(
+      if (published.value === undefined) return yield* publishedContainer(session, input, userId, state)
+      const mediaId = stringField(published.value, "id")
+      // An answer without the media id: the platform published; find the media like a lost answer.
+      if (mediaId === undefined) return yield* publishedContainer(session, input, userId, state)
+      return yield* publishedMedia(session, { ...state, media_id: mediaId }, mediaId)
+    })
+    return attempt.pipe(
       // The whole look-up-then-publish is retried: every re-send is preceded by a fresh look-up.
       retrying(wire.retry),
+      Effect.catchIf(
+        (f: PlatformFailure) => f.code === "platform_unavailable" && f.state === undefined && state.publish_sent_at !== undefined,
+        // The platform may have published: ask once more what became of the container.
+        (unavailable) => afterUnanswered(session, input, userId, state, containerId, unavailable)
+      ),
+      Effect.mapError((f) => (f.state === undefined ? amend(f, { state }) : f)),
       Effect.catchIf(
         (f: PlatformFailure) => f.code === "quota_exceeded" && f.details === undefined,
         (f) =>
@@ -251,6 +449,7 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
           )
       )
     )
+  }
 
   const start = (session: Session, input: PublishInput, userId: string) =>
     Effect.gen(function* () {
@@ -297,6 +496,11 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
       return session
     })
 
+  const decodeState = (state: unknown) =>
+    Schema.decodeUnknownEffect(State)(state).pipe(
+      Effect.mapError(() => failure("internal_error", "unreadable_state", { retryable: false }))
+    )
+
   const publish: ContainerAdapter["publish"] = (input) =>
     Effect.gen(function* () {
       const userId = input.account.externalId
@@ -306,9 +510,7 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
       const session = yield* openSession(input.account)
       const step = Effect.gen(function* () {
         if (input.state === null || input.state === undefined) return yield* start(session, input, userId)
-        const state = yield* Schema.decodeUnknownEffect(State)(input.state).pipe(
-          Effect.mapError(() => failure("internal_error", "unreadable_state", { retryable: false }))
-        )
+        const state = yield* decodeState(input.state)
         return state.container_id === null
           ? yield* waitForChildren(session, input, userId, state)
           : yield* publishContainer(session, input, userId, state, state.container_id)
@@ -319,7 +521,33 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
       Effect.withSpan(`platforms.${spec.platform}.publish`)
     )
 
-  return { publish }
+  const permalink: ContainerAdapter["permalink"] = (input) =>
+    Effect.gen(function* () {
+      const userId = input.account.externalId
+      if (userId === null) return { _tag: "Never" } as const
+      const state = yield* decodeState(input.state)
+      const session = yield* openSession(input.account)
+      const lookup = Effect.gen(function* () {
+        let found: FoundMedia | undefined
+        if (state.media_id !== undefined) {
+          found = { id: state.media_id, permalink: null }
+        } else if (input.post !== undefined) {
+          found = Option.getOrUndefined(yield* findMedia(session, { post: input.post, target: input.target }, userId, state))
+        }
+        if (found === undefined) return { _tag: "NotYet" } as PermalinkLookup
+        const link = found.permalink ?? Option.getOrNull(yield* permalinkOf(session, found.id))
+        if (link === null) return { _tag: "NotYet" } as PermalinkLookup
+        return {
+          _tag: "Found",
+          permalink: link,
+          platformPostId: found.id,
+          state: { ...state, media_id: found.id }
+        } as PermalinkLookup
+      })
+      return yield* TokenSession.withCredentials(session, lookup)
+    }).pipe(Effect.withSpan(`platforms.${spec.platform}.permalink`))
+
+  return { publish, permalink }
 }
 
 /** The media failure of a container that ended in ERROR, with the platform's reason. */

@@ -43,6 +43,7 @@ export const failure = (
     readonly retryable?: boolean | undefined
     readonly needsReconnect?: boolean | undefined
     readonly state?: unknown
+    readonly notPublished?: boolean | undefined
   } = {}
 ): PlatformFailure =>
   new PlatformFailure({
@@ -51,7 +52,8 @@ export const failure = (
     retryable: extra.retryable ?? ErrorCatalog[code].retryable,
     details: extra.details,
     needsReconnect: extra.needsReconnect ?? (code === "permission_missing" ? true : undefined),
-    state: extra.state
+    state: extra.state,
+    notPublished: extra.notPublished
   })
 
 /** A copy of `f` with some fields replaced (errors are immutable values). */
@@ -62,6 +64,7 @@ export const amend = (
     readonly needsReconnect: boolean
     readonly credentials: PlatformFailure["credentials"]
     readonly details: PlatformFailure["details"]
+    readonly notPublished: boolean
   }>
 ): PlatformFailure =>
   new PlatformFailure({
@@ -71,7 +74,8 @@ export const amend = (
     details: "details" in fields ? fields.details : f.details,
     needsReconnect: "needsReconnect" in fields ? fields.needsReconnect : f.needsReconnect,
     state: "state" in fields ? fields.state : f.state,
-    credentials: "credentials" in fields ? fields.credentials : f.credentials
+    credentials: "credentials" in fields ? fields.credentials : f.credentials,
+    notPublished: "notPublished" in fields ? fields.notPublished : f.notPublished
   })
 
 /** The platform may have acted on the request: nobody knows, the answer never came. */

@@ -84,6 +84,9 @@ export const make = (config: Config, wire: Wire): ContainerPublishing.ContainerA
     {
       platform: "photo",
       mediaEdge: "media",
+      // Stories are not listed on `media` but on `stories` (for 24 hours), and carry no caption.
+      listing: (input) =>
+        input.target.options.photo?.type === "story" ? { edge: "stories", caption: undefined } : { edge: "media", caption: input.post.caption },
       publishEdge: "media_publish",
       limitEdge: "content_publishing_limit",
       captionField: "caption",

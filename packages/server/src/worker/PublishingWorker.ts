@@ -42,6 +42,8 @@ export const layer: Layer.Layer<
       leaseMs: config.publishing.leaseMs,
       idlePollMs: config.publishing.pollMs
     })
-    yield* PermalinkBackfill.start(PermalinkBackfill.defaults(owner))
+    const backfill = PermalinkBackfill.defaults(owner)
+    // An idle backfill looks no less often than the publisher: a permalink due soon is asked soon.
+    yield* PermalinkBackfill.start({ ...backfill, idlePollMs: Math.min(backfill.idlePollMs, config.publishing.pollMs) })
   })
 )
