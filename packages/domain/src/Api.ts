@@ -249,7 +249,19 @@ export class Api extends HttpApi.make("postwire")
       version: "1",
       description:
         "Publish a caption plus media to many social accounts. Every error has one shape: " +
-        "`{ error: { code, message, message_id, target_id?, field?, retryable, docs } }`.",
+        "`{ error: { code, message, message_id, target_id?, field?, retryable, docs } }`." +
+        "\n\n**Authentication**: `Authorization: Bearer <API key>`. Test keys (`svc_test_…`) post to sandbox " +
+        "accounts only; live keys (`svc_live_…`) to real ones. Scopes: `posts:read`, `posts:write`, `webhooks:write`." +
+        "\n\n**Errors**: branch on `code`; `message` follows `Accept-Language` (`id` for Indonesian) and " +
+        "`message_id` is always Indonesian. Every code is listed, with its status and retryability, at `/docs/errors`." +
+        "\n\n**Rate limits**: 120 requests a minute per key, 30 a minute for `POST /v1/posts` (server defaults). " +
+        "Every answer carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (Unix seconds); " +
+        "a 429 carries `Retry-After` (seconds)." +
+        "\n\n**Lists** are newest first and paged with an opaque `cursor`: follow `cursor.next` while " +
+        "`cursor.has_more` is true, with the same filters. `limit` is 1 to 100 (default 25)." +
+        "\n\n**Idempotency**: send `Idempotency-Key` on `POST /v1/posts`, `POST /v1/media` and the cancel and " +
+        "retry actions; a repeat within 24 hours gets the first answer with `Idempotent-Replayed: true`." +
+        "\n\n**Times** are ISO 8601: answers in UTC with milliseconds, requests with an offset (`Z` or `+07:00`).",
       transform: describeParameters
     })
   ) {}
