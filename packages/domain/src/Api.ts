@@ -50,6 +50,38 @@ const describeParameters = (spec: Record<string, unknown>): Record<string, unkno
   return spec
 }
 
+const integerHeader = (description: string) => ({ description, schema: { type: "integer" } })
+
+/**
+ * Documents the headers the server adds to answers: the rate-limit headers on every answer of
+ * a rate-limited operation (errors included), `Retry-After` on a 429, and `Idempotent-Replayed`
+ * where an `Idempotency-Key` is accepted.
+ */
+const describeResponseHeaders = (spec: Record<string, unknown>): Record<string, unknown> => {
+  for (const pathItem of Object.values((spec as Partial<OpenApi.OpenAPISpec>).paths ?? {})) {
+    for (const operation of Object.values(pathItem) as Array<Partial<OpenApi.OpenAPISpecOperation> | undefined>) {
+      if (operation?.responses === undefined || operation.operationId === "health") continue
+      const idempotent = (operation.parameters ?? []).some((p) => p.name === "idempotency-key")
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const headers: Record<string, unknown> = {
+          "X-RateLimit-Limit": integerHeader("Requests allowed in the current one-minute window, for the tightest limit that applied."),
+          "X-RateLimit-Remaining": integerHeader("Requests left in the current window."),
+          "X-RateLimit-Reset": integerHeader("When the current window ends, in Unix seconds.")
+        }
+        if (status === "429") headers["Retry-After"] = integerHeader("Seconds to wait before sending again.")
+        if (idempotent && status.startsWith("2")) {
+          headers["Idempotent-Replayed"] = {
+            description: "`true` when this answer replays an earlier request with the same `Idempotency-Key`; absent otherwise.",
+            schema: { type: "string", enum: ["true"] }
+          }
+        }
+        Object.assign(response, { headers: { ...response.headers, ...headers } })
+      }
+    }
+  }
+  return spec
+}
+
 const idParams = {
   /** Identifier of the resource the path names: `post_…` under `/v1/posts`, `acc_…` under `/v1/accounts`, `med_…` under `/v1/media`. An unknown id, or one of another workspace, is 404 `not_found`. */
   id: Schema.String.annotate({ description: "Identifier of the resource the path names: `post_…` under `/v1/posts`, `acc_…` under `/v1/accounts`, `med_…` under `/v1/media`. An unknown id, or one of another workspace, is 404 `not_found`." })
@@ -262,6 +294,6 @@ export class Api extends HttpApi.make("postwire")
         "\n\n**Idempotency**: send `Idempotency-Key` on `POST /v1/posts`, `POST /v1/media` and the cancel and " +
         "retry actions; a repeat within 24 hours gets the first answer with `Idempotent-Replayed: true`." +
         "\n\n**Times** are ISO 8601: answers in UTC with milliseconds, requests with an offset (`Z` or `+07:00`).",
-      transform: describeParameters
+      transform: (spec) => describeResponseHeaders(describeParameters(spec))
     })
   ) {}
