@@ -3,7 +3,7 @@
  * image, check and create a post that waits for approval, then list the posts awaiting
  * approval with `for await`, across every page.
  *
- * Run it: POSTWIRE_API_KEY=svc_test_... POSTWIRE_BASE_URL=http://localhost:3000 \
+ * Run it: POSTWIRE_API_KEY=svc_test_... POSTWIRE_BASE_URL=http://localhost:8080 \
  *   node --conditions=@postwire/source --import tsx examples/sdk-quickstart/main.ts
  */
 import { pathToFileURL } from "node:url"
@@ -73,7 +73,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   try {
     const { account, created, awaitingApproval } = await run({
       apiKey,
-      baseUrl: process.env.POSTWIRE_BASE_URL ?? "http://localhost:3000"
+      baseUrl: process.env.POSTWIRE_BASE_URL ?? "http://localhost:8080"
     })
     console.log(`Created ${created.id} for ${account.handle} on ${account.platform}: ${created.status}`)
     console.log(`Approve it at ${created.approval?.url}`)

@@ -130,6 +130,35 @@ describe("API reference", () => {
       }
     })
 
+    it("documents the headers real answers carry: rate limits everywhere, Retry-After on 429, Idempotent-Replayed on replays", async () => {
+      for (const [name, op] of operationsOf(document)) {
+        if (name === "GET /health") {
+          expect(Object.values<Json>(op.responses).every((r) => r.headers === undefined)).toBe(true)
+          continue
+        }
+        for (const [status, response] of Object.entries<Json>(op.responses)) {
+          const documented = Object.keys(response.headers ?? {})
+          expect([name, status, documented]).toEqual([name, status, expect.arrayContaining(["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"])])
+          expect([name, status, documented.includes("Retry-After")]).toEqual([name, status, status === "429"])
+        }
+      }
+      const createHeaders = Object.keys(document.paths["/v1/posts"].post.responses["201"].headers)
+      expect(createHeaders).toContain("Idempotent-Replayed")
+      // What the document promises is what an answer carries, errors included.
+      const ok = await fetch(`${server.baseUrl}/v1/profiles`, { headers: { authorization: `Bearer ${server.testKey}` } })
+      const refused = await fetch(`${server.baseUrl}/v1/posts/post_unknown`, { headers: { authorization: `Bearer ${server.testKey}` } })
+      for (const answer of [ok, refused]) {
+        for (const header of ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]) {
+          expect([answer.status, header, answer.headers.get(header)]).toEqual([answer.status, header, expect.stringMatching(/^\d+$/)])
+        }
+      }
+      const body = { profile_id: server.profileId, caption: "Once", media: [await anImage(server)], targets: [{ account_id: server.accounts.find((a) => a.platform === "textpost")?.id }] }
+      const headers = { "idempotency-key": `reference-${Date.now()}` }
+      await call(server.baseUrl, "POST", "/v1/posts", { key: server.testKey, body, headers })
+      const replay = await call(server.baseUrl, "POST", "/v1/posts", { key: server.testKey, body, headers })
+      expect([replay.status, replay.headers.get("Idempotent-Replayed")]).toEqual([201, "true"])
+    })
+
     it("accepts a lowercase or capitalised Bearer scheme from clients", async () => {
       for (const scheme of ["bearer", "Bearer", "BEARER"]) {
         const reply = await fetch(`${server.baseUrl}/v1/profiles`, { headers: { authorization: `${scheme} ${server.testKey}` } })

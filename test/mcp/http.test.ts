@@ -77,6 +77,12 @@ describe.each(backends())("tool server over Streamable HTTP on %s", (backend) =>
         }
       })
       await expect(connectHttp(server.baseUrl)).rejects.toThrow(/"code":"unauthorized"/)
+      const notAKey = await call(server.baseUrl, "POST", "/mcp", {
+        body: initializeBody,
+        headers: { ...mcpHeaders, authorization: "Bearer kunci-rahasia-é" }
+      })
+      expect(notAKey.status).toBe(401)
+      expect(notAKey.body.error.code).toBe("unauthorized")
     })
 
     it("refuses to initialize with a key the API rejects", async () => {

@@ -123,6 +123,12 @@ describe("postwire mcp (stdio)", () => {
   it("exits 2 on a wrong option or language", async () => {
     const wrongLang = await runMcp(["--lang", "fr"], env)
     expect(wrongLang).toEqual({ code: 2, stdout: "", stderr: 'postwire mcp: --lang must be en or id, got "fr"\n' })
+    const spaced = await runMcp(["--api-key", "svc_test_with space"], env)
+    expect(spaced).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "postwire mcp: --api-key must be an API key (svc_live_… or svc_test_…) of visible ASCII characters\n"
+    })
     const unknown = await runMcp(["--verbose"], env)
     expect(unknown.code).toBe(2)
     expect(unknown.stdout).toBe("")

@@ -111,6 +111,50 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
           assert.strictEqual(error.operation, "createApiKey")
           assert.strictEqual(Option.getOrThrow(yield* store.findApiKeyByHash(key.hash)).id, key.id)
         }))
+
+      it.effect("lists every workspace oldest first, with every field", () =>
+        Effect.gen(function* () {
+          const store = yield* Store
+          const later = aWorkspace({ name: "Later", createdAt: t0 + 2_000 })
+          const earlier = aWorkspace({ name: "Earlier", createdAt: t0 + 1_000, allowedRedirectDomains: [] })
+          yield* store.createWorkspace(later)
+          yield* store.createWorkspace(earlier)
+
+          const listed = (yield* store.listWorkspaces()).filter((w) => w.id === later.id || w.id === earlier.id)
+          assert.deepStrictEqual(listed, [earlier, later])
+          assert.strictEqual((yield* store.listWorkspaces()).length, yield* store.countWorkspaces())
+        }))
+
+      it.effect("lists a workspace's keys oldest first, revoked ones included, and no other workspace's", () =>
+        Effect.gen(function* () {
+          const { store, workspaceId } = yield* withWorkspace
+          const other = yield* withWorkspace
+          const second = anApiKey(workspaceId, { createdAt: t0 + 2 })
+          const first = anApiKey(workspaceId, { createdAt: t0 + 1, revokedAt: t0 + 3, kind: "live" })
+          yield* store.createApiKey(second)
+          yield* store.createApiKey(first)
+          yield* store.createApiKey(anApiKey(other.workspaceId))
+
+          assert.deepStrictEqual(yield* store.listApiKeys(workspaceId), [first, second])
+          assert.deepStrictEqual(yield* store.listApiKeys(anId("ws")), [])
+        }))
+
+      it.effect("revokes a key once: the first revocation time stays, and the key is found revoked by its hash", () =>
+        Effect.gen(function* () {
+          const { store, workspaceId } = yield* withWorkspace
+          const other = yield* withWorkspace
+          const key = anApiKey(workspaceId)
+          yield* store.createApiKey(key)
+
+          const revoked = Option.getOrThrow(yield* store.revokeApiKey(workspaceId, key.id, t0 + 10))
+          assert.deepStrictEqual(revoked, { ...key, revokedAt: t0 + 10 })
+          const again = Option.getOrThrow(yield* store.revokeApiKey(workspaceId, key.id, t0 + 20))
+          assert.strictEqual(again.revokedAt, t0 + 10)
+          assert.strictEqual(Option.getOrThrow(yield* store.findApiKeyByHash(key.hash)).revokedAt, t0 + 10)
+
+          assert.isTrue(Option.isNone(yield* store.revokeApiKey(other.workspaceId, key.id, t0 + 30)))
+          assert.isTrue(Option.isNone(yield* store.revokeApiKey(workspaceId, anId("key"), t0 + 30)))
+        }))
     })
 
     describe("profiles and accounts", () => {

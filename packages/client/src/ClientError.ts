@@ -23,7 +23,7 @@ import { Data } from "effect"
  * ```ts
  * import { Postwire, PostwireApiError } from "@postwire/client"
  *
- * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:8080" })
  * try {
  *   await postwire.posts.get("post_01JD0000000000000000000000")
  * } catch (error) {
@@ -80,7 +80,7 @@ export class PostwireApiError extends Data.TaggedError("PostwireApiError")<{
  * ```ts
  * import { Postwire, PostwireConnectionError } from "@postwire/client"
  *
- * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:8080" })
  * try {
  *   await postwire.accounts.list()
  * } catch (error) {

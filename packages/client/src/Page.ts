@@ -13,7 +13,7 @@ import type { ListPage } from "./Resources.ts"
  * ```ts
  * import { type Page, type Post, Postwire } from "@postwire/client"
  *
- * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:8080" })
  *
  * // Page by page
  * let page: Page<Post> | null = await postwire.posts.list({ status: "failed", limit: 100 })
@@ -75,7 +75,7 @@ export class Page<T> implements ListPage<T>, AsyncIterable<T> {
  * ```ts
  * import { Postwire } from "@postwire/client"
  *
- * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:8080" })
  *
  * const first = await postwire.posts.list({ status: "queued" })
  * console.log(first.data, first.cursor)

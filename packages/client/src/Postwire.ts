@@ -66,7 +66,7 @@ export interface PostwireOptions extends PostwireClientOptions {
  * ```ts
  * import { Postwire } from "@postwire/client"
  *
- * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:8080" })
  * const post = await postwire.posts.get("post_01JD0000000000000000000000")
  * if (post.status === "failed") await postwire.posts.retry(post.id)
  * ```
@@ -104,7 +104,7 @@ export interface PostwirePosts {
  * import { readFile } from "node:fs/promises"
  * import { Postwire } from "@postwire/client"
  *
- * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:8080" })
  * const media = await postwire.media.upload({ data: await readFile("clip.mp4"), filename: "clip.mp4" })
  * console.log(media.id, media.kind, media.duration_seconds)
  * ```
@@ -125,7 +125,7 @@ export interface PostwireMedia {
  * ```ts
  * import { Postwire } from "@postwire/client"
  *
- * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:8080" })
  * for await (const account of postwire.accounts.list({ platform: "shortvideo" })) {
  *   console.log(account.handle, `${account.quota.used}/${account.quota.limit}`)
  * }
@@ -147,7 +147,7 @@ export interface PostwireAccounts {
  * ```ts
  * import { Postwire } from "@postwire/client"
  *
- * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:8080" })
  * const { data: profiles } = await postwire.profiles.list()
  * ```
  *
@@ -165,7 +165,7 @@ export interface PostwireProfiles {
  * ```ts
  * import { Postwire } from "@postwire/client"
  *
- * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:8080" })
  * const endpoint = await postwire.webhooks.create({
  *   url: "https://hooks.example.com/postwire",
  *   events: ["post.published", "post.failed"]
@@ -205,7 +205,7 @@ export interface PostwireWebhooks {
  * ```ts
  * import { Postwire, PostwireApiError } from "@postwire/client"
  *
- * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:8080" })
  * const created = await postwire.posts.create({
  *   profile_id: "prof_01JD0000000000000000000000",
  *   caption: "Launching today",
@@ -262,7 +262,7 @@ const firstPage = <Q extends { readonly cursor?: string | undefined }, T>(
  * ```ts
  * import { Postwire, PostwireApiError } from "@postwire/client"
  *
- * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:8080" })
  *
  * try {
  *   const post = await postwire.posts.create({

@@ -57,7 +57,7 @@ import type {
  *
  * const options: PostwireClientOptions = {
  *   apiKey: process.env.POSTWIRE_API_KEY!,
- *   baseUrl: "http://localhost:3000",
+ *   baseUrl: "http://localhost:8080",
  *   maxRetries: 3,
  *   locale: "id"
  * }
@@ -72,8 +72,11 @@ export interface PostwireClientOptions {
    * credential): without it every other call answers 401 `unauthorized`.
    */
   readonly apiKey?: string | Redacted.Redacted<string> | undefined
-  /** The server's address, e.g. `http://localhost:3000`; a trailing `/v1` is accepted and ignored. */
-  readonly baseUrl: string | URL
+  /**
+   * The server's address, e.g. `http://localhost:8080`; a trailing `/v1` is accepted and ignored.
+   * Default: the `POSTWIRE_BASE_URL` environment variable, else `http://localhost:8080`.
+   */
+  readonly baseUrl?: string | URL | undefined
   /** How many times a failed request is sent again (429, 5xx, network errors). Default 2. */
   readonly maxRetries?: number | undefined
   /** The `User-Agent` header. Default `@postwire/client`. */
@@ -333,7 +336,7 @@ const paginate = <Q extends { readonly cursor?: string | undefined }, T>(
  *
  * const PostwireLive = Layer.effect(
  *   PostwireClient,
- *   PostwireClient.make({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ *   PostwireClient.make({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:8080" })
  * ).pipe(Layer.provide(FetchHttpClient.layer))
  * ```
  *
@@ -574,7 +577,7 @@ export const make = Effect.fnUntraced(function* (
  *   return { created, queued }
  * }).pipe(
  *   Effect.catchTag("PostwireApiError", (error) => Effect.logError(`${error.status} ${error.code}: ${error.message}`)),
- *   Effect.provide(PostwireClient.layer({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" }))
+ *   Effect.provide(PostwireClient.layer({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:8080" }))
  * )
  * ```
  *
@@ -599,7 +602,7 @@ export class PostwireClient extends Context.Service<PostwireClient, PostwireClie
    *
    * const PostwireLive = PostwireClient.layer({
    *   apiKey: process.env.POSTWIRE_API_KEY!,
-   *   baseUrl: "http://localhost:3000",
+   *   baseUrl: "http://localhost:8080",
    *   maxRetries: 3
    * })
    * ```

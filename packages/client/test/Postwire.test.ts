@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { Postwire, PostwireApiError } from "@postwire/client"
+import { defaultBaseUrl } from "../src/internal/options.ts"
 import { FIXTURE_API_KEY } from "./fixtures/FakePostwire.ts"
 import { aPost } from "./fixtures/builders.ts"
 import { aCreatePostBody, clientFor, useFakePostwire } from "./fixtures/client.ts"
@@ -64,9 +65,27 @@ describe("Postwire", () => {
       expect(() => new Postwire({ apiKey: FIXTURE_API_KEY, baseUrl: "not a url" })).toThrow(
         new TypeError('baseUrl must be an absolute http or https address, got "not a url"')
       )
-      expect(() => new Postwire({ apiKey: FIXTURE_API_KEY } as never)).toThrow(
-        new TypeError("baseUrl must be the server's http or https address, got a value of type undefined")
+      expect(() => new Postwire({ apiKey: FIXTURE_API_KEY, baseUrl: null } as never)).toThrow(
+        new TypeError("baseUrl must be the server's http or https address, got null")
       )
+    })
+
+    it("defaults to POSTWIRE_BASE_URL, else to the server's default address http://localhost:8080", async () => {
+      const saved = process.env.POSTWIRE_BASE_URL
+      try {
+        process.env.POSTWIRE_BASE_URL = fake.current.url
+        await new Postwire({ apiKey: FIXTURE_API_KEY }).profiles.list()
+        expect(fake.current.requests[0]?.path).toBe("/v1/profiles")
+
+        process.env.POSTWIRE_BASE_URL = "localhost:8080"
+        expect(() => new Postwire({ apiKey: FIXTURE_API_KEY })).toThrow(/^POSTWIRE_BASE_URL \(the default baseUrl\) must be/)
+
+        delete process.env.POSTWIRE_BASE_URL
+        expect(defaultBaseUrl()).toBe("http://localhost:8080")
+      } finally {
+        if (saved === undefined) delete process.env.POSTWIRE_BASE_URL
+        else process.env.POSTWIRE_BASE_URL = saved
+      }
     })
   })
 

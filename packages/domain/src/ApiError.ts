@@ -44,7 +44,7 @@ export type ErrorObject = typeof ErrorObject.Type
 /** 400: the request is malformed. */
 export class BadRequest extends Schema.Error<BadRequest>("BadRequest")(
   { error: ErrorObject },
-  { httpApiStatus: 400, description: "Malformed request" }
+  { httpApiStatus: 400, description: "Malformed request: `field` names the problem (`invalid_request`, `invalid_cursor`, `invalid_range`, `invalid_url`, …)" }
 ) {}
 /** 401: the API key is missing or invalid. */
 export class Unauthorized extends Schema.Error<Unauthorized>("Unauthorized")(
@@ -64,22 +64,22 @@ export class NotFound extends Schema.Error<NotFound>("NotFound")(
 /** 409: idempotency conflict, or the resource is not in a valid state for the action. */
 export class Conflict extends Schema.Error<Conflict>("Conflict")(
   { error: ErrorObject },
-  { httpApiStatus: 409, description: "Idempotency conflict, or resource not in a valid state" }
+  { httpApiStatus: 409, description: "Idempotency conflict, or the resource is not in a valid state for the action (`invalid_state`)" }
 ) {}
 /** 410: the resource existed but is gone (an expired approval link). */
 export class Gone extends Schema.Error<Gone>("Gone")(
   { error: ErrorObject },
-  { httpApiStatus: 410, description: "Expired" }
+  { httpApiStatus: 410, description: "The approval link has expired (`approval_expired`)" }
 ) {}
 /** 422: platform validation failed; details in `error.issues`. */
 export class Unprocessable extends Schema.Error<Unprocessable>("Unprocessable")(
   { error: ErrorObject },
-  { httpApiStatus: 422, description: "Platform validation failed" }
+  { httpApiStatus: 422, description: "Platform validation failed: every problem is listed in `error.issues`" }
 ) {}
 /** 429: rate limited; `Retry-After` gives the seconds to wait. */
 export class TooManyRequests extends Schema.Error<TooManyRequests>("TooManyRequests")(
   { error: ErrorObject },
-  { httpApiStatus: 429, description: "Rate limited" }
+  { httpApiStatus: 429, description: "Rate limited: `Retry-After` gives the seconds to wait" }
 ) {}
 /** 500: an unexpected server failure. */
 export class InternalError extends Schema.Error<InternalError>("InternalError")(

@@ -307,7 +307,7 @@ export const ErrorCatalog = {
     when: "An agent asked the tool server to create a post without approval, and the operator did not start it with --allow-skip-approval."
   }),
   consent_by_person: entry({
-    status: 200,
+    status: 422,
     retryable: false,
     kind: "request",
     en: "Consent for a direct shortvideo post is given by a person on the approval page; the consent the agent sent was set aside.",

@@ -154,7 +154,26 @@ export const reasons = {
   normalized_platform_code: text(
     "must be a normalized platform code such as platform_unavailable",
     "harus berupa kode platform yang dinormalisasi, misalnya platform_unavailable"
-  )
+  ),
+
+  // An id copied from the documentation as it is (`prof_…`)
+  id_placeholder: text(
+    '"{value}" is a placeholder from the documentation, not an id: use {source}',
+    '"{value}" adalah contoh dari dokumentasi, bukan id: gunakan {source}'
+  ),
+  placeholder_profile: text(
+    "the profile id printed by the server's first start, or one from GET /v1/profiles",
+    "id profil yang dicetak saat server pertama kali dijalankan, atau salah satu dari GET /v1/profiles"
+  ),
+  placeholder_account: text(
+    "an account id printed by the server's first start, or one from GET /v1/accounts",
+    "id akun yang dicetak saat server pertama kali dijalankan, atau salah satu dari GET /v1/accounts"
+  ),
+  placeholder_media: text(
+    "the id that POST /v1/media answered for your upload",
+    "id yang dijawab POST /v1/media untuk unggahan Anda"
+  ),
+  placeholder_id: text('a real id starting with "{prefix}"', 'id sungguhan yang diawali "{prefix}"')
 } as const satisfies Record<string, LocalizedText>
 
 /** The name of a reason. */

@@ -26,11 +26,30 @@ export const prefixes = {
 /** A kind of identifier. */
 export type IdKind = keyof typeof prefixes
 
+/** An id written the way the documentation elides one: `prof_…`, `acc_...`. */
+export const isPlaceholderId = (value: string): boolean => /(\u2026|\.\.\.)/.test(value) && value.length <= 64
+
+/** Where a real id of each kind comes from, for the message that answers a placeholder. */
+const placeholderSource = (kind: IdKind) =>
+  kind === "profile"
+    ? ErrorDetail.reason("placeholder_profile")
+    : kind === "account"
+      ? ErrorDetail.reason("placeholder_account")
+      : kind === "media"
+        ? ErrorDetail.reason("placeholder_media")
+        : ErrorDetail.reason("placeholder_id", { prefix: prefixes[kind] })
+
 const idString = (kind: IdKind) => {
   const prefix = prefixes[kind]
+  const pattern = new RegExp(`^${prefix}[A-Za-z0-9]{1,60}$`)
   return Schema.String.check(
-    Schema.isPattern(
-      new RegExp(`^${prefix}[A-Za-z0-9]{1,60}$`),
+    Schema.makeFilter(
+      (value: string) => !isPlaceholderId(value),
+      ErrorDetail.annotation(ErrorDetail.reason("id_placeholder", { value: `${prefix}…`, source: placeholderSource(kind) }))
+    ),
+    Schema.makeFilter(
+      // A placeholder is answered above, once.
+      (value: string) => isPlaceholderId(value) || pattern.test(value),
       ErrorDetail.annotation(ErrorDetail.reason("id_prefix", { prefix }))
     )
   )

@@ -40,6 +40,7 @@ const samples: Readonly<Record<string, string | number | LocalizedText>> = {
   host: "hooks.example.com",
   address: "10.0.0.1",
   range: ErrorDetail.reason("private_address"),
+  source: ErrorDetail.reason("placeholder_profile"),
   seconds: 10,
   cause: "ECONNREFUSED",
   scopes: "posts:read, posts:write, webhooks:write"

@@ -93,11 +93,23 @@ export const layerFixed = (
     })
   ).pipe(Layer.provide(FetchHttpClient.layer))
 
-/** The bearer token of an `Authorization` header, or `undefined`. */
+/**
+ * The bearer token of an `Authorization` header, or `undefined` when there is none or it cannot
+ * be an API key (keys are visible ASCII).
+ *
+ * @since 0.1.0
+ */
 export const bearerToken = (header: string | undefined): string | undefined => {
-  const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header)
+  const match = header === undefined ? null : /^Bearer +([\x21-\x7e]+) *$/i.exec(header)
   return match?.[1]
 }
+
+/**
+ * Whether a string can be an API key: visible ASCII, as the client requires.
+ *
+ * @since 0.1.0
+ */
+export const isKeyShaped = (key: string): boolean => /^[\x21-\x7e]+$/.test(key)
 
 /**
  * The caller of each call is the HTTP request's: its bearer token and its `Accept-Language`.

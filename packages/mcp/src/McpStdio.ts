@@ -103,6 +103,11 @@ export const resolveOptions = (
   if (apiKey === "") {
     throw new UsageProblem("postwire mcp: no API key: set POSTWIRE_API_KEY or pass --api-key")
   }
+  if (!McpCaller.isKeyShaped(apiKey)) {
+    throw new UsageProblem(
+      `postwire mcp: ${values["api-key"] !== undefined ? "--api-key" : "POSTWIRE_API_KEY"} must be an API key (svc_live_… or svc_test_…) of visible ASCII characters`
+    )
+  }
   const baseUrl = (values["base-url"] ?? (env.POSTWIRE_BASE_URL || undefined) ?? "http://localhost:8080").trim().replace(/\/+$/, "")
   let parsed: URL | undefined
   try {
@@ -196,6 +201,7 @@ export const main = (argv: ReadonlyArray<string>, env: Readonly<Record<string, s
     // The client ends the session by closing stdin.
     yield* Effect.callback<void>((resume) => {
       const done = () => resume(Effect.void)
+      if (process.stdin.readableEnded || process.stdin.destroyed) return done()
       process.stdin.once("end", done)
       process.stdin.once("close", done)
       return Effect.sync(() => {

@@ -281,15 +281,15 @@ export const make = (options: ToolOptions) =>
           Schema.Struct({ code: Schema.String.annotate({ description: "The error code, e.g. \"quota_exceeded\"." }) })
         ),
         success: Schema.Struct({
-          code: Schema.String,
+          code: Schema.String.annotate({ description: "The error code explained." }),
           status: Schema.Number.annotate({ description: "The HTTP status the API answers with this code." }),
           retryable: Schema.Boolean.annotate({ description: "Whether the same call can succeed later without changes." }),
           message: Schema.String.annotate({ description: "The text, in the caller's language." }),
-          message_en: Schema.String,
+          message_en: Schema.String.annotate({ description: "The text in English." }),
           message_id: Schema.String.annotate({ description: "The text in Indonesian." }),
           when: Schema.String.annotate({ description: "When the code is returned." }),
           what_to_do: Schema.String.annotate({ description: "What an agent should do next." }),
-          docs: Schema.String
+          docs: Schema.String.annotate({ description: "The code's entry in the error reference." })
         }),
         failure,
         failureMode

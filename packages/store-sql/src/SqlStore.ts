@@ -426,6 +426,24 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
           const [row] = yield* sql`SELECT value FROM settings WHERE name = ${name}`
           return row!.value as string
         })
+      ),
+
+    listWorkspaces: () =>
+      operation("listWorkspaces")(
+        sql`SELECT * FROM workspaces ORDER BY created_at, id`.pipe(Effect.map((rows) => rows.map(workspaceFromRow)))
+      ),
+
+    listApiKeys: (workspaceId) =>
+      operation("listApiKeys")(
+        sql`SELECT * FROM api_keys WHERE workspace_id = ${workspaceId} ORDER BY created_at, id`.pipe(
+          Effect.map((rows) => rows.map(apiKeyFromRow))
+        )
+      ),
+
+    revokeApiKey: (workspaceId, id, at) =>
+      operation("revokeApiKey")(
+        sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${at})
+          WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING *`.pipe(Effect.map((rows) => firstAs(rows, apiKeyFromRow)))
       )
   }
   return store

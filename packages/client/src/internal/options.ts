@@ -24,6 +24,12 @@ const describe = (value: unknown): string => {
   return `a value of type ${typeof value}`
 }
 
+/** The server a client talks to when `baseUrl` is not given: `POSTWIRE_BASE_URL`, else `postwire serve`'s default address. */
+export const defaultBaseUrl = (): string => {
+  const fromEnv = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.POSTWIRE_BASE_URL
+  return fromEnv === undefined || fromEnv.trim() === "" ? "http://localhost:8080" : fromEnv.trim()
+}
+
 /** Visible ASCII only: a header value that carries a key must not hold spaces or line breaks. */
 const headerSafe = /^[\x21-\x7e]+$/
 
@@ -32,11 +38,12 @@ const headerSafe = /^[\x21-\x7e]+$/
  */
 export const checkOptions = (options: unknown): string => {
   if (typeof options !== "object" || options === null) {
-    throw new TypeError(`options must be an object with at least baseUrl, got ${describe(options)}`)
+    throw new TypeError(`options must be an object such as { apiKey, baseUrl }, got ${describe(options)}`)
   }
   const given = options as RawOptions
 
-  const { baseUrl } = given
+  const fromEnv = given.baseUrl === undefined
+  const baseUrl = fromEnv ? defaultBaseUrl() : given.baseUrl
   if (typeof baseUrl !== "string" && !(baseUrl instanceof URL)) {
     throw new TypeError(`baseUrl must be the server's http or https address, got ${describe(baseUrl)}`)
   }
@@ -44,8 +51,12 @@ export const checkOptions = (options: unknown): string => {
   try {
     root = normalizeBaseUrl(baseUrl)
   } catch (error) {
-    if (error instanceof TypeError && error.message.startsWith("baseUrl")) throw error
-    throw new TypeError(`baseUrl must be an absolute http or https address, got ${describe(String(baseUrl))}`)
+    const problem =
+      error instanceof TypeError && error.message.startsWith("baseUrl")
+        ? error.message
+        : `baseUrl must be an absolute http or https address, got ${describe(String(baseUrl))}`
+    // A default taken from the environment is named as such: that is where the fix goes.
+    throw new TypeError(fromEnv ? problem.replace(/^baseUrl/, "POSTWIRE_BASE_URL (the default baseUrl)") : problem)
   }
 
   const { apiKey } = given

@@ -290,6 +290,24 @@ export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
         if (stored !== undefined) return stored
         settings.set(name, value)
         return value
+      }),
+
+    listWorkspaces: () => Effect.sync(() => [...workspaces.values()].sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))),
+
+    listApiKeys: (workspaceId) =>
+      Effect.sync(() =>
+        [...keysByHash.values()]
+          .filter((apiKey) => apiKey.workspaceId === workspaceId)
+          .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
+      ),
+
+    revokeApiKey: (workspaceId, id, at) =>
+      Effect.sync(() => {
+        const found = [...keysByHash.values()].find((apiKey) => apiKey.workspaceId === workspaceId && apiKey.id === id)
+        if (found === undefined) return Option.none()
+        const revoked = found.revokedAt === null ? { ...found, revokedAt: at } : found
+        keysByHash.set(found.hash, revoked)
+        return Option.some(revoked)
       })
   }
 }

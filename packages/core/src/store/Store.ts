@@ -187,6 +187,17 @@ export interface StoreShape {
   // Settings
   /** Stores a value under `name` unless one is there; returns the value that is stored. */
   readonly ensureSetting: (name: string, value: string) => Effect.Effect<string, StoreError>
+
+  // Administration (the admin API and command line)
+  /** Every workspace, oldest first. */
+  readonly listWorkspaces: () => Effect.Effect<ReadonlyArray<WorkspaceRecord>, StoreError>
+  /** Every key of a workspace, revoked ones included, oldest first. */
+  readonly listApiKeys: (workspaceId: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StoreError>
+  /**
+   * Revokes a key at `at`; a key revoked before keeps its first `revokedAt`. Returns the key as
+   * stored afterwards, `None` when the workspace has no such key.
+   */
+  readonly revokeApiKey: (workspaceId: string, id: string, at: number) => Effect.Effect<Option.Option<ApiKeyRecord>, StoreError>
 }
 
 /** The engine's storage. */

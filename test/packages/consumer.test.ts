@@ -1,0 +1,180 @@
+/**
+ * Postwire as a new user gets it from npm: every package packed with `npm pack`, the tarballs
+ * installed into a fresh app outside the repository (no workspace links), and there the types
+ * checked strictly (`skipLibCheck: false`), the SDK run against a server started from the
+ * installed `@postwire/server`, the engine embedded, the server mounted in Express, the
+ * verifier and the SDK `require`d from CommonJS; and each tarball checked by publint and
+ * `@arethetypeswrong/cli`.
+ *
+ * It needs the packages built (CI runs `npm run build` first); without `dist/` it builds them.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { type AddressInfo, createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { promisify } from "node:util"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const run = promisify(execFile)
+const root = resolve(import.meta.dirname, "../..")
+const fixtures = join(import.meta.dirname, "consumer")
+const packages = ["domain", "core", "store-sql", "platforms", "server", "client", "webhooks"] as const
+const rootPackage = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { devDependencies: Record<string, string> }
+
+/** Runs a command; on failure the error carries its output, so the test says what went wrong. */
+const sh = async (command: string, args: ReadonlyArray<string>, cwd: string, env: NodeJS.ProcessEnv = {}) => {
+  try {
+    return await run(command, [...args], { cwd, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 })
+  } catch (error) {
+    const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string }
+    throw new Error(`${command} ${args.join(" ")} failed in ${cwd}:\n${stdout}\n${stderr}`)
+  }
+}
+
+/** A port nothing listens on right now. */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+
+const node = (file: string, cwd: string, env: NodeJS.ProcessEnv = {}) =>
+  sh(process.execPath, [file], cwd, env).then(({ stdout }) => JSON.parse(stdout.trim().split("\n").pop()!))
+
+describe("the packed packages in a fresh app", () => {
+  const work = mkdtempSync(join(tmpdir(), "postwire-consumer-"))
+  const app = join(work, "app")
+  const tarballs: Record<string, string> = {}
+
+  beforeAll(async () => {
+    if (packages.some((name) => !existsSync(join(root, "packages", name, "dist", "index.js")))) {
+      await sh("npm", ["run", "build"], root)
+    }
+    const packs = join(work, "packs")
+    mkdirSync(packs)
+    const { stdout } = await sh("npm", ["pack", "--json", "--pack-destination", packs, ...packages.flatMap((name) => ["-w", `packages/${name}`])], root)
+    for (const packed of JSON.parse(stdout) as Array<{ name: string; filename: string }>) {
+      tarballs[packed.name] = join(packs, packed.filename)
+    }
+
+    mkdirSync(app)
+    const local = Object.fromEntries(Object.entries(tarballs).map(([name, file]) => [name, `file:${file}`]))
+    writeFileSync(
+      join(app, "package.json"),
+      JSON.stringify({
+        name: "consumer-app",
+        private: true,
+        type: "module",
+        dependencies: { ...local, effect: rootPackage.devDependencies.effect, express: "^5.1.0" },
+        devDependencies: { "@types/node": rootPackage.devDependencies["@types/node"], "@types/express": "^5.0.3" },
+        // The packages name each other by version; these are the versions to use.
+        overrides: Object.fromEntries(Object.keys(local).map((name) => [name, `$${name}`]))
+      })
+    )
+    for (const file of ["usage.ts", "mistakes.ts", "engine.ts", "mount.ts", "receiver.cjs", "tsconfig.json"]) {
+      copyFileSync(join(fixtures, file), join(app, file))
+    }
+    await sh("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], app)
+  }, 900_000)
+
+  afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+  it("installs real copies, not links into the repository", () => {
+    for (const name of packages) {
+      const installed = join(app, "node_modules", "@postwire", name)
+      expect(existsSync(join(installed, "dist", "index.js"))).toBe(true)
+      expect(resolve(installed).startsWith(root)).toBe(false)
+    }
+  })
+
+  it("ships a LICENSE, a README and both module systems in every tarball", async () => {
+    for (const [name, file] of Object.entries(tarballs)) {
+      const { stdout } = await sh("tar", ["-tzf", file], work)
+      const files = stdout.split("\n")
+      for (const expected of ["LICENSE", "README.md", "dist/index.js", "dist/index.cjs", "dist/index.d.ts", "dist/index.d.cts"]) {
+        expect(files, `${name} has ${expected}`).toContain(`package/${expected}`)
+      }
+    }
+  })
+
+  it("type-checks typed usage strictly with skipLibCheck false, and catches every deliberate mistake", async () => {
+    await sh(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], app)
+    expect(existsSync(join(app, "out", "usage.js"))).toBe(true)
+  }, 300_000)
+
+  it("runs the SDK against a server started with the installed postwire command", async () => {
+    const dataDir = join(work, "serve-data")
+    const port = await freePort()
+    const server: ChildProcess = spawn(join(app, "node_modules", ".bin", "postwire"), ["serve", "--port", String(port), "--host", "127.0.0.1", "--data-dir", dataDir], {
+      cwd: app,
+      env: { ...process.env, DATABASE_URL: "", PORT: "" }
+    })
+    try {
+      let output = ""
+      const ready = await new Promise<{ port: string; key: string }>((resolve, reject) => {
+        server.stdout!.on("data", (chunk: Buffer) => {
+          output += chunk.toString()
+          const port = /listening on port (\d+)/.exec(output)?.[1]
+          const key = /Test key \(shown once, every scope\): (\S+)/.exec(output)?.[1]
+          if (port && key) resolve({ port, key })
+        })
+        server.stderr!.on("data", (chunk: Buffer) => {
+          output += chunk.toString()
+        })
+        server.on("exit", (code) => reject(new Error(`postwire serve exited with ${code}:\n${output}`)))
+      })
+      const result = await node("out/usage.js", app, {
+        POSTWIRE_BASE_URL: `http://127.0.0.1:${ready.port}`,
+        POSTWIRE_API_KEY: ready.key
+      })
+      expect(result).toMatchObject({ status: "queued", accounts: 4, notFound: "404 not_found" })
+      expect(result.created).toMatch(/^post_/)
+    } finally {
+      if (server.exitCode === null && server.signalCode === null) {
+        const exited = new Promise((resolve) => server.once("exit", resolve))
+        server.kill("SIGTERM")
+        await exited
+      }
+    }
+  }, 300_000)
+
+  it("embeds the engine and publishes a sandbox post with the event delivered to a callback", async () => {
+    const result = await node("out/engine.js", app, { DATA_DIR: join(work, "engine-data") })
+    expect(result.status).toBe("published")
+    expect(result.permalink).toMatch(/^https:\/\//)
+    expect(result.events).toEqual(expect.arrayContaining(["account.connected", "post.publishing", "post.published"]))
+    expect(result.invalidField).toBe("invalid_request colour")
+  }, 300_000)
+
+  it("answers under /postwire inside an Express app", async () => {
+    const result = await node("out/mount.js", app, { DATA_DIR: join(work, "mount-data") })
+    expect(result).toEqual({ status: 200, platforms: ["pages", "photo", "shortvideo", "textpost"] })
+  }, 300_000)
+
+  it("lets a CommonJS receiver require the verifier and the SDK", async () => {
+    const result = await node("receiver.cjs", app)
+    expect(result).toEqual({
+      header: "SERVICE-Signature",
+      verified: "evt_1",
+      tampered: "no_matching_signature",
+      sdk: "function",
+      errorClass: "function"
+    })
+  })
+
+  it("passes publint and arethetypeswrong on every tarball", async () => {
+    const { publint } = await import("publint")
+    const { formatMessage } = await import("publint/utils")
+    for (const name of packages) {
+      const tarball = readFileSync(tarballs[`@postwire/${name}`]!)
+      const { messages, pkg } = await publint({ pack: { tarball: new Uint8Array(tarball).buffer }, strict: true })
+      expect(messages.map((message) => formatMessage(message, pkg)), `publint ${name}`).toEqual([])
+      await sh(process.execPath, [join(root, "node_modules", "@arethetypeswrong", "cli", "dist", "index.js"), tarballs[`@postwire/${name}`]!, "--format", "ascii"], root)
+    }
+  }, 300_000)
+})
