@@ -7,7 +7,9 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
 import {
+  type AttemptOutcome,
   type ClaimedDelivery,
+  deliveryIdOf,
   type OutboxEvent,
   Store,
   StoreError,
@@ -61,6 +63,36 @@ const mine = (workspaceId: string, claims: ReadonlyArray<ClaimedDelivery>) =>
   claims.filter((claim) => claim.delivery.workspaceId === workspaceId)
 
 const eventIds = (deliveries: ReadonlyArray<WebhookDeliveryRecord>) => deliveries.map((d) => d.eventId).sort()
+
+const keyOf = ({ delivery }: ClaimedDelivery) => ({
+  workspaceId: delivery.workspaceId,
+  endpointId: delivery.endpointId,
+  eventId: delivery.eventId
+})
+
+/** Leases the one due delivery of the workspace at `at`. */
+const claimOne = (workspaceId: string, owner: string, at: number) =>
+  Effect.gen(function* () {
+    const webhooks = yield* WebhookStore
+    const [claim] = mine(workspaceId, yield* webhooks.claimDueDeliveries(owner, at, at + minute, 10))
+    assert.isDefined(claim)
+    return claim!
+  })
+
+/** A failed attempt at `at` (a retry unless `result` says otherwise), as the dispatcher records it. */
+const failed = (at: number, overrides: Partial<AttemptOutcome> = {}): AttemptOutcome => ({
+  at,
+  result: "retry",
+  statusCode: 503,
+  error: "http_503",
+  nextAttemptAt: overrides.result === "dead" ? null : at + minute,
+  attempt: {
+    durationMs: 12,
+    responseBody: "busy",
+    error: { code: "webhook_delivery_failed", details: { kind: "http_status", status: 503 }, platform_code: null, retryable: true }
+  },
+  ...overrides
+})
 
 /**
  * Registers the conformance suite for one implementation.
@@ -163,9 +195,11 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
           for (const endpoint of [published, both]) {
             assert.deepStrictEqual(yield* webhooks.listDeliveries(workspaceId, endpoint.id), [
               {
+                id: deliveryIdOf(endpoint.id, event.id),
                 workspaceId,
                 endpointId: endpoint.id,
                 eventId: event.id,
+                eventType: "post.published",
                 status: "pending",
                 attempts: 0,
                 firstAttemptAt: null,
@@ -307,18 +341,6 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
     })
 
     describe("attempts", () => {
-      const claimOne = (workspaceId: string, owner: string, at: number) =>
-        Effect.gen(function* () {
-          const webhooks = yield* WebhookStore
-          const [claim] = mine(workspaceId, yield* webhooks.claimDueDeliveries(owner, at, at + minute, 10))
-          assert.isDefined(claim)
-          return claim!
-        })
-      const keyOf = ({ delivery }: ClaimedDelivery) => ({
-        workspaceId: delivery.workspaceId,
-        endpointId: delivery.endpointId,
-        eventId: delivery.eventId
-      })
 
       it.effect("keeps a retried delivery waiting until its next attempt is due", () =>
         Effect.gen(function* () {
@@ -410,27 +432,30 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
           assert.isNull(Option.getOrThrow(yield* webhooks.getEndpoint(workspaceId, endpoint.id)).lastSuccessAt)
         }))
 
-      it.effect("disables an endpoint idle since the given instant when a delivery dies, and its pending deliveries die too", () =>
+      it.effect("disables an endpoint failing since the given instant when a delivery dies, gives up its pending deliveries, and writes the notice", () =>
         Effect.gen(function* () {
           yield* aClearQueue
           const { webhooks, workspaceId, emit } = yield* withWorkspace
-          const endpoint = anEndpoint(workspaceId, { createdAt: t0 - 10 })
+          const endpoint = anEndpoint(workspaceId, { events: ["post.published", "webhook_endpoint.disabled"] })
+          const watcher = anEndpoint(workspaceId, { events: ["webhook_endpoint.disabled"] })
           yield* webhooks.createEndpoint(endpoint)
+          yield* webhooks.createEndpoint(watcher)
           const [dying, waiting] = [anEvent(workspaceId, { type: "post.published" }), anEvent(workspaceId, { type: "post.published" })]
           yield* emit(dying!)
           yield* fanOutAll(t0)
-          const claim = yield* claimOne(workspaceId, "worker", t0)
+          const first = yield* claimOne(workspaceId, "worker", t0)
+          yield* webhooks.recordAttempt(keyOf(first), "worker", failed(t0, { nextAttemptAt: t0 + minute }))
+          assert.strictEqual(Option.getOrThrow(yield* webhooks.getEndpoint(workspaceId, endpoint.id)).failingSince, t0)
           yield* emit(waiting!)
           yield* fanOutAll(t0 + 1)
 
-          const at = t0 + day
+          const at = t0 + 3 * day
+          const claim = yield* claimOne(workspaceId, "worker", at)
+          const notice = anEvent(workspaceId, { type: "webhook_endpoint.disabled", createdAt: at, data: { endpoint_id: endpoint.id } })
           const recorded = yield* webhooks.recordAttempt(keyOf(claim), "worker", {
-            at,
-            result: "dead",
-            statusCode: 503,
-            error: "http_503",
-            nextAttemptAt: null,
-            disableIfIdleSince: at - day
+            ...failed(at, { result: "dead" }),
+            disableIfFailingSince: at - 3 * day,
+            disabledNotice: notice
           })
 
           assert.deepStrictEqual(recorded, { recorded: true, endpointDisabled: true })
@@ -444,12 +469,13 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
             deliveries.map((d) => [d.eventId, d.status]).sort(),
             [[dying!.id, "dead"], [waiting!.id, "dead"]].sort()
           )
-          yield* emit(anEvent(workspaceId, { type: "post.published", createdAt: at }))
+          assert.deepStrictEqual(Option.getOrThrow(yield* webhooks.getEvent(workspaceId, notice.id)), notice)
           yield* fanOutAll(at + 1)
-          assert.strictEqual((yield* webhooks.listDeliveries(workspaceId, endpoint.id)).length, 2)
+          assert.strictEqual((yield* webhooks.listDeliveries(workspaceId, endpoint.id)).length, 2, "the notice is not sent to the endpoint it is about")
+          assert.deepStrictEqual((yield* webhooks.listDeliveries(workspaceId, watcher.id)).map((d) => d.eventId), [notice.id])
         }))
 
-      it.effect("keeps an endpoint active when a delivery dies but another succeeded within the window", () =>
+      it.effect("keeps an endpoint active when a delivery dies but an attempt succeeded since the given instant", () =>
         Effect.gen(function* () {
           yield* aClearQueue
           const { webhooks, workspaceId, emit } = yield* withWorkspace
@@ -457,7 +483,9 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
           yield* webhooks.createEndpoint(endpoint)
           yield* emit(anEvent(workspaceId, { type: "post.published" }), anEvent(workspaceId, { type: "post.published" }))
           yield* fanOutAll(t0)
-          const [succeeding, dying] = mine(workspaceId, yield* webhooks.claimDueDeliveries("worker", t0, t0 + day * 3, 10))
+          const [succeeding, dying] = mine(workspaceId, yield* webhooks.claimDueDeliveries("worker", t0, t0 + day * 5, 10))
+          yield* webhooks.recordAttempt(keyOf(dying!), "worker", failed(t0, { nextAttemptAt: t0 }))
+          const [again] = mine(workspaceId, yield* webhooks.claimDueDeliveries("worker", t0 + 1, t0 + day * 5, 10))
           yield* webhooks.recordAttempt(keyOf(succeeding!), "worker", {
             at: t0 + day,
             result: "delivered",
@@ -465,19 +493,17 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
             error: null,
             nextAttemptAt: null
           })
+          assert.isNull(Option.getOrThrow(yield* webhooks.getEndpoint(workspaceId, endpoint.id)).failingSince)
 
-          const at = t0 + 2 * day - 1
-          const recorded = yield* webhooks.recordAttempt(keyOf(dying!), "worker", {
-            at,
-            result: "dead",
-            statusCode: null,
-            error: "timeout",
-            nextAttemptAt: null,
-            disableIfIdleSince: at - day
+          const at = t0 + 3 * day
+          const recorded = yield* webhooks.recordAttempt(keyOf(again!), "worker", {
+            ...failed(at, { result: "dead" }),
+            disableIfFailingSince: at - 3 * day
           })
 
           assert.deepStrictEqual(recorded, { recorded: true, endpointDisabled: false })
-          assert.isTrue(Option.getOrThrow(yield* webhooks.getEndpoint(workspaceId, endpoint.id)).active)
+          const kept = Option.getOrThrow(yield* webhooks.getEndpoint(workspaceId, endpoint.id))
+          assert.deepStrictEqual([kept.active, kept.failingSince], [true, at])
           const statuses = (yield* webhooks.listDeliveries(workspaceId, endpoint.id)).map((d) => d.status).sort()
           assert.deepStrictEqual(statuses, ["dead", "delivered"])
         }))
