@@ -77,7 +77,7 @@ describe.each(backends())("webhook log, events and rotation on %s", (backend) =>
   })
 
   describe("the delivery log and redelivery", () => {
-    it("shows every attempt while the receiver is down, and a redelivery brings the same event", async () => {
+    it("shows every attempt while the receiver is down until it is given up, and a redelivery brings the same event", async () => {
       const workspace = await aWorkspace()
       const sink = await aSink()
       const endpoint = await register(workspace.key, sink.url, ["account.connected"])
@@ -95,11 +95,14 @@ describe.each(backends())("webhook log, events and rotation on %s", (backend) =>
         )
       const account = await workspace.connect()
       await logged(1)
-      time.advance(2 * minute)
-      await logged(2)
-      time.advance(6 * minute)
-      const listed = await logged(3)
-      expect(sink.raw).toHaveLength(3)
+      // Each wait of the schedule, lengthened by the most jitter can add, and a minute.
+      const waits = [1, 5, 15, 30, 60, 180, 360, 789].map((minutes) => Math.ceil(minutes * 1.1) * minute + minute)
+      for (const [index, wait] of waits.entries()) {
+        time.advance(wait)
+        await logged(index + 2)
+      }
+      const listed = await logged(9)
+      expect(sink.raw).toHaveLength(9)
       expect(listed.status).toBe(200)
       expect(listed.body.cursor).toEqual({ next: null, has_more: false })
       const [delivery] = listed.body.data
@@ -109,18 +112,23 @@ describe.each(backends())("webhook log, events and rotation on %s", (backend) =>
         endpoint_id: endpoint.id,
         event_id: eventId,
         event_type: "account.connected",
-        status: "pending",
-        attempt_count: 3,
+        status: "failed",
+        given_up_reason: "retries_exhausted",
+        attempt_count: 9,
+        next_attempt_at: null,
         last_attempt: { status_code: 503, redelivery: false, error: { code: "webhook_delivery_failed" } }
       })
-      expect(Date.parse(delivery.next_attempt_at)).toBeGreaterThan(Date.parse(delivery.last_attempt_at))
       expect(delivery.last_attempt.response_body).toBe("maintenance ".repeat(200).slice(0, 1024))
+      const shown = await send("GET", `/v1/webhooks/${endpoint.id}`, undefined, workspace.key)
+      // One bad event never disables an endpoint.
+      expect(shown.body).toMatchObject({ active: true, disabled_reason: null })
 
       const detail = await send("GET", `${deliveries}/${delivery.id}`, undefined, workspace.key, { "accept-language": "id" })
       expect(detail.status).toBe(200)
-      expect(detail.body.attempts).toHaveLength(3)
+      expect(detail.body.attempts).toHaveLength(9)
       const times = detail.body.attempts.map((attempt: { attempted_at: string }) => Date.parse(attempt.attempted_at))
       expect([...times].sort((a, b) => b - a)).toEqual(times)
+      expect(times[0] - times[8]).toBeGreaterThanOrEqual(24 * hour)
       for (const attempt of detail.body.attempts) {
         expect(attempt).toMatchObject({ status_code: 503, redelivery: false, duration_ms: expect.any(Number) })
         expect(attempt.error).toMatchObject({
@@ -139,12 +147,18 @@ describe.each(backends())("webhook log, events and rotation on %s", (backend) =>
       const redelivered = await redeliver()
 
       expect(redelivered.status).toBe(200)
-      expect(redelivered.body).toMatchObject({ id: delivery.id, status: "delivered", attempt_count: 4, next_attempt_at: null })
+      expect(redelivered.body).toMatchObject({
+        id: delivery.id,
+        status: "delivered",
+        given_up_reason: null,
+        attempt_count: 10,
+        next_attempt_at: null
+      })
       expect(redelivered.body.attempts[0]).toMatchObject({ redelivery: true, status_code: 200, response_body: "thanks", error: null })
-      expect(sink.raw).toHaveLength(4)
-      expect(sink.raw[3]!.eventId).toBe(eventId)
-      expect(sink.raw[3]!.body).toBe(sink.raw[0]!.body)
-      expect(timestampOf(sink.raw[3]!.signature)).toBeGreaterThan(timestampOf(sink.raw[0]!.signature))
+      expect(sink.raw).toHaveLength(10)
+      expect(sink.raw[9]!.eventId).toBe(eventId)
+      expect(sink.raw[9]!.body).toBe(sink.raw[0]!.body)
+      expect(timestampOf(sink.raw[9]!.signature)).toBeGreaterThan(timestampOf(sink.raw[8]!.signature))
       expect(sink.events.map((event) => event.id)).toEqual([eventId])
       expect(sink.rejected).toEqual([])
 
@@ -152,7 +166,7 @@ describe.each(backends())("webhook log, events and rotation on %s", (backend) =>
       expect(replayed.status).toBe(200)
       expect(replayed.headers.get("idempotent-replayed")).toBe("true")
       expect(replayed.body).toEqual(redelivered.body)
-      expect(sink.raw).toHaveLength(4)
+      expect(sink.raw).toHaveLength(10)
 
       const event = await send("GET", `/v1/events/${eventId}`, undefined, workspace.key)
       expect(event.status).toBe(200)
@@ -383,7 +397,7 @@ describe.each(backends())("webhook log, events and rotation on %s", (backend) =>
       const disabled = await send("PATCH", `/v1/webhooks/${endpoint.id}`, { active: false }, workspace.key)
       expect(disabled.body).toMatchObject({ active: false, disabled_reason: "disabled_by_request", disabled_at: expect.any(String) })
       const givenUp = (await send("GET", deliveries, undefined, workspace.key)).body.data[0]
-      expect(givenUp).toMatchObject({ status: "failed", next_attempt_at: null })
+      expect(givenUp).toMatchObject({ status: "failed", next_attempt_at: null, given_up_reason: "endpoint_disabled" })
       const whileDisabled = await workspace.connect()
       time.advance(2 * minute)
 
@@ -453,6 +467,9 @@ describe.each(backends())("webhook log, events and rotation on %s", (backend) =>
       const sink = await aSink()
       const endpoint = await register(workspace.key, sink.url, ["account.connected"])
 
+      const withoutBody = await send("POST", `/v1/webhooks/${endpoint.id}/rotate-secret`, undefined, workspace.key)
+      expect(withoutBody.status).toBe(200)
+      expect(Date.parse(withoutBody.body.previous_secret_expires_at) - time.now()).toBeGreaterThan(24 * hour - minute)
       const byDefault = await send("POST", `/v1/webhooks/${endpoint.id}/rotate-secret`, {}, workspace.key)
       expect(Date.parse(byDefault.body.previous_secret_expires_at) - time.now()).toBeGreaterThan(24 * hour - minute)
       const leaked = await send("POST", `/v1/webhooks/${endpoint.id}/rotate-secret`, { expires_in_seconds: 0 }, workspace.key)
@@ -463,7 +480,7 @@ describe.each(backends())("webhook log, events and rotation on %s", (backend) =>
       await workspace.connect()
       await sink.waitUntil(() => sink.events.length === 1, "a delivery signed with the new secret")
       expect(v1Of(sink.raw[0]!.signature)).toHaveLength(1)
-      for (const old of [endpoint.secret, byDefault.body.secret]) {
+      for (const old of [endpoint.secret, withoutBody.body.secret, byDefault.body.secret]) {
         await expect(verify(sink.raw[0]!.body, sink.raw[0]!.signature, old, { now: time.nowSeconds() })).rejects.toThrow(WebhookVerificationError)
       }
     })

@@ -172,6 +172,10 @@ export type RotateSecretRequest = typeof RotateSecretRequest.Type
 export const DeliveryStatus = Schema.Literals(["pending", "delivered", "failed"])
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
+/** Why a delivery was given up. */
+export const GiveUpReason = Schema.Literals(["retries_exhausted", "endpoint_disabled"])
+export type GiveUpReason = typeof GiveUpReason.Type
+
 /** One attempt of a delivery, as the delivery log shows it. */
 export const DeliveryAttempt = Schema.Struct({
   attempted_at: Instant.annotate({ description: "When the attempt started." }),
@@ -204,6 +208,11 @@ const deliveryFields = {
   last_attempt_at: Schema.NullOr(Instant).annotate({ description: "When the latest attempt started; `null` before the first." }),
   next_attempt_at: Schema.NullOr(Instant).annotate({
     description: "When the next attempt is due; `null` once delivered or given up."
+  }),
+  given_up_reason: Schema.NullOr(GiveUpReason).annotate({
+    description:
+      "Why a `failed` delivery was given up: `retries_exhausted` (its last retry failed) or `endpoint_disabled` " +
+      "(the endpoint was disabled while it waited); `null` unless `failed`."
   })
 }
 

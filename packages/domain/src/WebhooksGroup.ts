@@ -51,7 +51,8 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Summary, "Change a webhook endpoint's url or events, or re-enable it"),
     HttpApiEndpoint.post("rotateSecret", "/:id/rotate-secret", {
       params: idParams,
-      payload: RotateSecretRequest,
+      // The body is optional: an empty one takes the defaults.
+      payload: [RotateSecretRequest, Schema.Null],
       success: CreatedWebhookEndpoint
     })
       .annotate(RequiredScope, "webhooks:write")

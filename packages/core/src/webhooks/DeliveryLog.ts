@@ -28,6 +28,9 @@ const endpointNotFound = () =>
 const deliveryNotFound = () =>
   new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("webhook_delivery") } })
 
+/** The `lastError` of a delivery given up because its endpoint was disabled. */
+const endpointDisabled = "endpoint_disabled"
+
 /** The wire status of a stored one: a delivery given up is `failed`. */
 const statusView = (status: DeliveryStatus): Webhook.DeliveryStatus => (status === "dead" ? "failed" : status)
 
@@ -50,7 +53,13 @@ const deliveryFields = (delivery: WebhookDeliveryRecord) => ({
   attempt_count: delivery.attempts,
   created_at: formatInstant(delivery.createdAt),
   last_attempt_at: delivery.lastAttemptAt === null ? null : formatInstant(delivery.lastAttemptAt),
-  next_attempt_at: delivery.nextAttemptAt === null ? null : formatInstant(delivery.nextAttemptAt)
+  next_attempt_at: delivery.nextAttemptAt === null ? null : formatInstant(delivery.nextAttemptAt),
+  given_up_reason:
+    delivery.status !== "dead"
+      ? null
+      : delivery.lastError === endpointDisabled
+        ? ("endpoint_disabled" as const)
+        : ("retries_exhausted" as const)
 })
 
 /** A delivery with its attempts, newest first. */

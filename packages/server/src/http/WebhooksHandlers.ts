@@ -43,7 +43,7 @@ export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers)
     )
     .handle("rotateSecret", ({ params, payload }) =>
       Effect.gen(function* () {
-        return yield* respond(Webhooks.rotateSecret(yield* caller, params.id, payload))
+        return yield* respond(Webhooks.rotateSecret(yield* caller, params.id, payload ?? {}))
       })
     )
     .handle("delete", ({ params }) =>
