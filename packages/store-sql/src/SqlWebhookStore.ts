@@ -353,19 +353,31 @@ export const make: Effect.Effect<WebhookStoreShape, never, SqlClient.SqlClient> 
         })
       ),
 
+    // Several types: one index range per type (each newest first, at most `limit`), merged, so
+    // the page never scans the events of other types.
     listEventLog: (workspaceId, filter, after, limit) =>
       operation("listEventLog")(
-        sql`SELECT id, workspace_id, type, created_at, livemode, data FROM outbox_events
-            WHERE ${sql.and([
-              sql`workspace_id = ${workspaceId}`,
-              ...(filter.types === undefined || filter.types.length === 0 ? [] : [sql.in("type", filter.types)]),
-              ...(filter.postId === undefined ? [] : [sql`post_id = ${filter.postId}`]),
-              ...(filter.accountId === undefined ? [] : [sql`account_id = ${filter.accountId}`]),
-              ...(filter.from === undefined ? [] : [sql`created_at >= ${filter.from}`]),
-              ...(filter.to === undefined ? [] : [sql`created_at < ${filter.to}`]),
-              ...(after === undefined ? [] : [sql`(created_at, id) < (${after.sortKey}, ${after.id})`])
-            ])}
-            ORDER BY created_at DESC, id DESC LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(eventFromRow)))
+        Effect.gen(function* () {
+          const page = (type: string | undefined) =>
+            sql`SELECT id, workspace_id, type, created_at, livemode, data FROM outbox_events
+              WHERE ${sql.and([
+                sql`workspace_id = ${workspaceId}`,
+                ...(type === undefined ? [] : [sql`type = ${type}`]),
+                ...(filter.postId === undefined ? [] : [sql`post_id = ${filter.postId}`]),
+                ...(filter.accountId === undefined ? [] : [sql`account_id = ${filter.accountId}`]),
+                ...(filter.from === undefined ? [] : [sql`created_at >= ${filter.from}`]),
+                ...(filter.to === undefined ? [] : [sql`created_at < ${filter.to}`]),
+                ...(after === undefined ? [] : [sql`(created_at, id) < (${after.sortKey}, ${after.id})`])
+              ])}
+              ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+          const types = filter.types === undefined || filter.types.length === 0 ? [undefined] : [...new Set(filter.types)]
+          const pages = yield* Effect.forEach(types, page)
+          return pages
+            .flat()
+            .map(eventFromRow)
+            .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+            .slice(0, limit)
+        })
       ),
 
     getEvent: (workspaceId, id) =>
