@@ -42,6 +42,7 @@ describe.each(backends())("webhooks API on %s", (backend) => {
         disabled_reason: null,
         disabled_at: null,
         created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+        previous_secret_expires_at: null,
         secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/)
       })
       const listed = await send("GET", "/v1/webhooks?limit=100")

@@ -6,7 +6,7 @@ import { anId, t0 } from "../store-conformance/builders.ts"
 
 export { anAccount, anEvent, anId, aProfile, aWorkspace, t0 } from "../store-conformance/builders.ts"
 
-/** An active endpoint subscribed to `post.published`, registered at `t0`. */
+/** An active endpoint subscribed to `post.published`, registered (and subscribed from) `t0`. */
 export const anEndpoint = (
   workspaceId: string,
   overrides: Partial<WebhookEndpointRecord> = {}
@@ -16,10 +16,14 @@ export const anEndpoint = (
   url: "https://hooks.example.com/postwire",
   events: ["post.published"],
   secret: `whsec_${anId("secret")}`,
+  previousSecret: null,
+  previousSecretExpiresAt: null,
   active: true,
   disabledReason: null,
   disabledAt: null,
   lastSuccessAt: null,
+  failingSince: null,
+  subscribedFrom: overrides.createdAt ?? t0,
   createdAt: t0,
   ...overrides
 })

@@ -7,7 +7,9 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
 import {
+  type AttemptOutcome,
   type ClaimedDelivery,
+  deliveryIdOf,
   type OutboxEvent,
   Store,
   StoreError,
@@ -61,6 +63,36 @@ const mine = (workspaceId: string, claims: ReadonlyArray<ClaimedDelivery>) =>
   claims.filter((claim) => claim.delivery.workspaceId === workspaceId)
 
 const eventIds = (deliveries: ReadonlyArray<WebhookDeliveryRecord>) => deliveries.map((d) => d.eventId).sort()
+
+const keyOf = ({ delivery }: ClaimedDelivery) => ({
+  workspaceId: delivery.workspaceId,
+  endpointId: delivery.endpointId,
+  eventId: delivery.eventId
+})
+
+/** Leases the one due delivery of the workspace at `at`. */
+const claimOne = (workspaceId: string, owner: string, at: number) =>
+  Effect.gen(function* () {
+    const webhooks = yield* WebhookStore
+    const [claim] = mine(workspaceId, yield* webhooks.claimDueDeliveries(owner, at, at + minute, 10))
+    assert.isDefined(claim)
+    return claim!
+  })
+
+/** A failed attempt at `at` (a retry unless `result` says otherwise), as the dispatcher records it. */
+const failed = (at: number, overrides: Partial<AttemptOutcome> = {}): AttemptOutcome => ({
+  at,
+  result: "retry",
+  statusCode: 503,
+  error: "http_503",
+  nextAttemptAt: overrides.result === "dead" ? null : at + minute,
+  attempt: {
+    durationMs: 12,
+    responseBody: "busy",
+    error: { code: "webhook_delivery_failed", details: { kind: "http_status", status: 503 }, platform_code: null, retryable: true }
+  },
+  ...overrides
+})
 
 /**
  * Registers the conformance suite for one implementation.
@@ -163,9 +195,11 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
           for (const endpoint of [published, both]) {
             assert.deepStrictEqual(yield* webhooks.listDeliveries(workspaceId, endpoint.id), [
               {
+                id: deliveryIdOf(endpoint.id, event.id),
                 workspaceId,
                 endpointId: endpoint.id,
                 eventId: event.id,
+                eventType: "post.published",
                 status: "pending",
                 attempts: 0,
                 firstAttemptAt: null,
@@ -307,18 +341,6 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
     })
 
     describe("attempts", () => {
-      const claimOne = (workspaceId: string, owner: string, at: number) =>
-        Effect.gen(function* () {
-          const webhooks = yield* WebhookStore
-          const [claim] = mine(workspaceId, yield* webhooks.claimDueDeliveries(owner, at, at + minute, 10))
-          assert.isDefined(claim)
-          return claim!
-        })
-      const keyOf = ({ delivery }: ClaimedDelivery) => ({
-        workspaceId: delivery.workspaceId,
-        endpointId: delivery.endpointId,
-        eventId: delivery.eventId
-      })
 
       it.effect("keeps a retried delivery waiting until its next attempt is due", () =>
         Effect.gen(function* () {
@@ -410,27 +432,30 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
           assert.isNull(Option.getOrThrow(yield* webhooks.getEndpoint(workspaceId, endpoint.id)).lastSuccessAt)
         }))
 
-      it.effect("disables an endpoint idle since the given instant when a delivery dies, and its pending deliveries die too", () =>
+      it.effect("disables an endpoint failing since the given instant when a delivery dies, gives up its pending deliveries, and writes the notice", () =>
         Effect.gen(function* () {
           yield* aClearQueue
           const { webhooks, workspaceId, emit } = yield* withWorkspace
-          const endpoint = anEndpoint(workspaceId, { createdAt: t0 - 10 })
+          const endpoint = anEndpoint(workspaceId, { events: ["post.published", "webhook_endpoint.disabled"] })
+          const watcher = anEndpoint(workspaceId, { events: ["webhook_endpoint.disabled"] })
           yield* webhooks.createEndpoint(endpoint)
+          yield* webhooks.createEndpoint(watcher)
           const [dying, waiting] = [anEvent(workspaceId, { type: "post.published" }), anEvent(workspaceId, { type: "post.published" })]
           yield* emit(dying!)
           yield* fanOutAll(t0)
-          const claim = yield* claimOne(workspaceId, "worker", t0)
+          const first = yield* claimOne(workspaceId, "worker", t0)
+          yield* webhooks.recordAttempt(keyOf(first), "worker", failed(t0, { nextAttemptAt: t0 + minute }))
+          assert.strictEqual(Option.getOrThrow(yield* webhooks.getEndpoint(workspaceId, endpoint.id)).failingSince, t0)
           yield* emit(waiting!)
           yield* fanOutAll(t0 + 1)
 
-          const at = t0 + day
+          const at = t0 + 3 * day
+          const claim = yield* claimOne(workspaceId, "worker", at)
+          const notice = anEvent(workspaceId, { type: "webhook_endpoint.disabled", createdAt: at, data: { endpoint_id: endpoint.id } })
           const recorded = yield* webhooks.recordAttempt(keyOf(claim), "worker", {
-            at,
-            result: "dead",
-            statusCode: 503,
-            error: "http_503",
-            nextAttemptAt: null,
-            disableIfIdleSince: at - day
+            ...failed(at, { result: "dead" }),
+            disableIfFailingSince: at - 3 * day,
+            disabledNotice: notice
           })
 
           assert.deepStrictEqual(recorded, { recorded: true, endpointDisabled: true })
@@ -444,12 +469,13 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
             deliveries.map((d) => [d.eventId, d.status]).sort(),
             [[dying!.id, "dead"], [waiting!.id, "dead"]].sort()
           )
-          yield* emit(anEvent(workspaceId, { type: "post.published", createdAt: at }))
+          assert.deepStrictEqual(Option.getOrThrow(yield* webhooks.getEvent(workspaceId, notice.id)), notice)
           yield* fanOutAll(at + 1)
-          assert.strictEqual((yield* webhooks.listDeliveries(workspaceId, endpoint.id)).length, 2)
+          assert.strictEqual((yield* webhooks.listDeliveries(workspaceId, endpoint.id)).length, 2, "the notice is not sent to the endpoint it is about")
+          assert.deepStrictEqual((yield* webhooks.listDeliveries(workspaceId, watcher.id)).map((d) => d.eventId), [notice.id])
         }))
 
-      it.effect("keeps an endpoint active when a delivery dies but another succeeded within the window", () =>
+      it.effect("keeps an endpoint active when a delivery dies but an attempt succeeded since the given instant", () =>
         Effect.gen(function* () {
           yield* aClearQueue
           const { webhooks, workspaceId, emit } = yield* withWorkspace
@@ -457,7 +483,9 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
           yield* webhooks.createEndpoint(endpoint)
           yield* emit(anEvent(workspaceId, { type: "post.published" }), anEvent(workspaceId, { type: "post.published" }))
           yield* fanOutAll(t0)
-          const [succeeding, dying] = mine(workspaceId, yield* webhooks.claimDueDeliveries("worker", t0, t0 + day * 3, 10))
+          const [succeeding, dying] = mine(workspaceId, yield* webhooks.claimDueDeliveries("worker", t0, t0 + day * 5, 10))
+          yield* webhooks.recordAttempt(keyOf(dying!), "worker", failed(t0, { nextAttemptAt: t0 }))
+          const [again] = mine(workspaceId, yield* webhooks.claimDueDeliveries("worker", t0 + 1, t0 + day * 5, 10))
           yield* webhooks.recordAttempt(keyOf(succeeding!), "worker", {
             at: t0 + day,
             result: "delivered",
@@ -465,21 +493,314 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
             error: null,
             nextAttemptAt: null
           })
+          assert.isNull(Option.getOrThrow(yield* webhooks.getEndpoint(workspaceId, endpoint.id)).failingSince)
 
-          const at = t0 + 2 * day - 1
-          const recorded = yield* webhooks.recordAttempt(keyOf(dying!), "worker", {
-            at,
-            result: "dead",
-            statusCode: null,
-            error: "timeout",
-            nextAttemptAt: null,
-            disableIfIdleSince: at - day
+          const at = t0 + 3 * day
+          const recorded = yield* webhooks.recordAttempt(keyOf(again!), "worker", {
+            ...failed(at, { result: "dead" }),
+            disableIfFailingSince: at - 3 * day
           })
 
           assert.deepStrictEqual(recorded, { recorded: true, endpointDisabled: false })
-          assert.isTrue(Option.getOrThrow(yield* webhooks.getEndpoint(workspaceId, endpoint.id)).active)
+          const kept = Option.getOrThrow(yield* webhooks.getEndpoint(workspaceId, endpoint.id))
+          assert.deepStrictEqual([kept.active, kept.failingSince], [true, at])
           const statuses = (yield* webhooks.listDeliveries(workspaceId, endpoint.id)).map((d) => d.status).sort()
           assert.deepStrictEqual(statuses, ["dead", "delivered"])
+        }))
+    })
+
+    describe("endpoint changes", () => {
+      it.effect("changes the url and events, and finds no endpoint of another workspace", () =>
+        Effect.gen(function* () {
+          const { webhooks, workspaceId } = yield* withWorkspace
+          const other = yield* withWorkspace
+          const endpoint = anEndpoint(workspaceId)
+          yield* webhooks.createEndpoint(endpoint)
+
+          const changed = yield* webhooks.updateEndpoint(
+            workspaceId,
+            endpoint.id,
+            { url: "https://hooks.example.com/v2", events: ["post.failed", "account.connected"] },
+            t0 + 5
+          )
+
+          assert.deepStrictEqual(Option.getOrThrow(changed), {
+            ...endpoint,
+            url: "https://hooks.example.com/v2",
+            events: ["post.failed", "account.connected"]
+          })
+          assert.deepStrictEqual(Option.getOrThrow(yield* webhooks.getEndpoint(workspaceId, endpoint.id)), Option.getOrThrow(changed))
+          assert.isTrue(Option.isNone(yield* webhooks.updateEndpoint(other.workspaceId, endpoint.id, { url: "https://x.example/" }, t0)))
+        }))
+
+      it.effect("rotates the secret, keeping the old one as previous until it expires, or dropping it at once", () =>
+        Effect.gen(function* () {
+          const { webhooks, workspaceId } = yield* withWorkspace
+          const endpoint = anEndpoint(workspaceId)
+          yield* webhooks.createEndpoint(endpoint)
+
+          const rotated = Option.getOrThrow(
+            yield* webhooks.updateEndpoint(workspaceId, endpoint.id, { rotateSecret: { secret: "whsec_two", previousExpiresAt: t0 + day } }, t0)
+          )
+          assert.deepStrictEqual(
+            [rotated.secret, rotated.previousSecret, rotated.previousSecretExpiresAt],
+            ["whsec_two", endpoint.secret, t0 + day]
+          )
+          const again = Option.getOrThrow(
+            yield* webhooks.updateEndpoint(workspaceId, endpoint.id, { rotateSecret: { secret: "whsec_three", previousExpiresAt: t0 + 1 } }, t0 + 1)
+          )
+          assert.deepStrictEqual([again.secret, again.previousSecret, again.previousSecretExpiresAt], ["whsec_three", null, null])
+        }))
+
+      it.effect("disables an active endpoint, giving up its pending deliveries, and re-enables it for events from then on", () =>
+        Effect.gen(function* () {
+          yield* aClearQueue
+          const { webhooks, workspaceId, emit } = yield* withWorkspace
+          const endpoint = anEndpoint(workspaceId, { failingSince: t0 })
+          yield* webhooks.createEndpoint(endpoint)
+          const waiting = anEvent(workspaceId, { type: "post.published", createdAt: t0 + 1 })
+          yield* emit(waiting)
+          yield* fanOutAll(t0 + 2)
+
+          const disabled = Option.getOrThrow(yield* webhooks.updateEndpoint(workspaceId, endpoint.id, { disable: "disabled_by_request" }, t0 + 3))
+          assert.deepStrictEqual([disabled.active, disabled.disabledReason, disabled.disabledAt], [false, "disabled_by_request", t0 + 3])
+          const [givenUp] = yield* webhooks.listDeliveries(workspaceId, endpoint.id)
+          assert.deepStrictEqual([givenUp!.status, givenUp!.nextAttemptAt, givenUp!.lastError], ["dead", null, "endpoint_disabled"])
+          const again = Option.getOrThrow(yield* webhooks.updateEndpoint(workspaceId, endpoint.id, { disable: "other" }, t0 + 4))
+          assert.deepStrictEqual([again.disabledReason, again.disabledAt], ["disabled_by_request", t0 + 3], "disabling twice changes nothing")
+          yield* emit(anEvent(workspaceId, { type: "post.published", createdAt: t0 + 5 }))
+
+          const enabled = Option.getOrThrow(yield* webhooks.updateEndpoint(workspaceId, endpoint.id, { enable: true }, t0 + 10))
+          assert.deepStrictEqual(
+            [enabled.active, enabled.disabledReason, enabled.disabledAt, enabled.failingSince, enabled.subscribedFrom],
+            [true, null, null, null, t0 + 10]
+          )
+          const later = anEvent(workspaceId, { type: "post.published", createdAt: t0 + 10 })
+          yield* emit(anEvent(workspaceId, { type: "post.published", createdAt: t0 + 9 }), later)
+          yield* fanOutAll(t0 + 11)
+          assert.deepStrictEqual(eventIds(yield* webhooks.listDeliveries(workspaceId, endpoint.id)), [waiting.id, later.id].sort())
+          const noop = Option.getOrThrow(yield* webhooks.updateEndpoint(workspaceId, endpoint.id, { enable: true }, t0 + 20))
+          assert.strictEqual(noop.subscribedFrom, t0 + 10, "enabling an active endpoint changes nothing")
+        }))
+    })
+
+    describe("the delivery log", () => {
+      /** An endpoint with `count` deliveries fanned out at t0 + 1, t0 + 2, … */
+      const withDeliveries = (count: number, type = "post.published") =>
+        Effect.gen(function* () {
+          yield* aClearQueue
+          const context = yield* withWorkspace
+          const endpoint = anEndpoint(context.workspaceId, { events: ["post.published", "post.failed"] })
+          yield* context.webhooks.createEndpoint(endpoint)
+          const events: Array<OutboxEvent> = []
+          for (let n = 1; n <= count; n++) {
+            const event = anEvent(context.workspaceId, { type, createdAt: t0 + n })
+            events.push(event)
+            yield* context.emit(event)
+            yield* fanOutAll(t0 + n)
+          }
+          return { ...context, endpoint, events }
+        })
+
+      it.effect("logs each attempt with its number, time, duration, answer and error, and shows them newest first", () =>
+        Effect.gen(function* () {
+          const { webhooks, workspaceId, endpoint, events } = yield* withDeliveries(1)
+          const first = yield* claimOne(workspaceId, "worker", t0 + 10)
+          yield* webhooks.recordAttempt(keyOf(first), "worker", failed(t0 + 10, { nextAttemptAt: t0 + 20 }))
+          const second = yield* claimOne(workspaceId, "worker", t0 + 20)
+          yield* webhooks.recordAttempt(keyOf(second), "worker", {
+            at: t0 + 21,
+            result: "delivered",
+            statusCode: 200,
+            error: null,
+            nextAttemptAt: null,
+            attempt: { durationMs: 7, responseBody: "ok", error: null }
+          })
+
+          const id = deliveryIdOf(endpoint.id, events[0]!.id)
+          const detail = Option.getOrThrow(yield* webhooks.getDelivery(workspaceId, endpoint.id, id))
+          assert.strictEqual(detail.delivery.status, "delivered")
+          assert.deepStrictEqual(detail.attempts, [
+            { number: 2, at: t0 + 21, durationMs: 7, statusCode: 200, responseBody: "ok", error: null, redelivery: false },
+            {
+              number: 1,
+              at: t0 + 10,
+              durationMs: 12,
+              statusCode: 503,
+              responseBody: "busy",
+              error: { code: "webhook_delivery_failed", details: { kind: "http_status", status: 503 }, platform_code: null, retryable: true },
+              redelivery: false
+            }
+          ])
+          assert.isTrue(Option.isNone(yield* webhooks.getDelivery(workspaceId, anId("wh"), id)))
+          assert.isTrue(Option.isNone(yield* webhooks.getDelivery((yield* withWorkspace).workspaceId, endpoint.id, id)))
+        }))
+
+      it.effect("keeps no attempt of a worker that lost its lease", () =>
+        Effect.gen(function* () {
+          const { webhooks, workspaceId, endpoint, events } = yield* withDeliveries(1)
+          const stale = yield* claimOne(workspaceId, "slow", t0 + 10)
+          yield* claimOne(workspaceId, "fast", t0 + 10 + minute)
+
+          yield* webhooks.recordAttempt(keyOf(stale), "slow", failed(t0 + minute + 11))
+
+          const detail = Option.getOrThrow(yield* webhooks.getDelivery(workspaceId, endpoint.id, deliveryIdOf(endpoint.id, events[0]!.id)))
+          assert.deepStrictEqual(detail.attempts, [])
+        }))
+
+      it.effect("lists deliveries newest first with their latest attempt, filtered and in keyset pages", () =>
+        Effect.gen(function* () {
+          const { webhooks, workspaceId, endpoint, events, emit } = yield* withDeliveries(3)
+          const failedEvent = anEvent(workspaceId, { type: "post.failed", createdAt: t0 + 4 })
+          yield* emit(failedEvent)
+          yield* fanOutAll(t0 + 4)
+          const claims = mine(workspaceId, yield* webhooks.claimDueDeliveries("worker", t0 + 10, t0 + day, 10))
+          const byEvent = (id: string) => claims.find((claim) => claim.delivery.eventId === id)!
+          yield* webhooks.recordAttempt(keyOf(byEvent(events[0]!.id)), "worker", failed(t0 + 11, { result: "dead" }))
+          yield* webhooks.recordAttempt(keyOf(byEvent(events[1]!.id)), "worker", {
+            at: t0 + 12,
+            result: "delivered",
+            statusCode: 204,
+            error: null,
+            nextAttemptAt: null
+          })
+          const log = (filter: Parameters<typeof webhooks.listDeliveryLog>[2], after?: { sortKey: number; id: string }, limit = 10) =>
+            webhooks.listDeliveryLog(workspaceId, endpoint.id, filter, after, limit)
+
+          const all = yield* log({})
+          assert.deepStrictEqual(all.map((entry) => entry.delivery.eventId), [failedEvent.id, events[2]!.id, events[1]!.id, events[0]!.id])
+          assert.deepStrictEqual(all.map((entry) => entry.lastAttempt?.statusCode ?? null), [null, null, 204, 503])
+          const page = yield* log({}, undefined, 2)
+          const last = page[1]!.delivery
+          const rest = yield* log({}, { sortKey: last.createdAt, id: last.id }, 10)
+          assert.deepStrictEqual([...page, ...rest].map((entry) => entry.delivery.id), all.map((entry) => entry.delivery.id))
+
+          assert.deepStrictEqual((yield* log({ status: "dead" })).map((e) => e.delivery.eventId), [events[0]!.id])
+          assert.deepStrictEqual((yield* log({ status: "delivered" })).map((e) => e.delivery.eventId), [events[1]!.id])
+          assert.deepStrictEqual((yield* log({ eventType: "post.failed" })).map((e) => e.delivery.eventId), [failedEvent.id])
+          assert.deepStrictEqual((yield* log({ from: t0 + 2, to: t0 + 4 })).map((e) => e.delivery.eventId), [events[2]!.id, events[1]!.id])
+          assert.deepStrictEqual(yield* webhooks.listDeliveryLog((yield* withWorkspace).workspaceId, endpoint.id, {}, undefined, 10), [])
+        }))
+
+      it.effect("records a redelivery whatever the status: a success delivers and ends the schedule, a failure changes only the log", () =>
+        Effect.gen(function* () {
+          const { webhooks, workspaceId, endpoint, events } = yield* withDeliveries(2)
+          const claims = mine(workspaceId, yield* webhooks.claimDueDeliveries("worker", t0 + 10, t0 + day, 10))
+          const dead = claims.find((claim) => claim.delivery.eventId === events[0]!.id)!
+          yield* webhooks.recordAttempt(keyOf(dead), "worker", failed(t0 + 11, { result: "dead" }))
+          const pending = claims.find((claim) => claim.delivery.eventId === events[1]!.id)!
+
+          const missed = Option.getOrThrow(
+            yield* webhooks.recordRedelivery(keyOf(pending), {
+              at: t0 + 30,
+              delivered: false,
+              durationMs: 3,
+              statusCode: null,
+              responseBody: null,
+              error: { code: "webhook_delivery_failed", details: { kind: "timeout", seconds: 10 }, platform_code: null, retryable: true }
+            })
+          )
+          assert.deepStrictEqual(
+            [missed.delivery.status, missed.delivery.attempts, missed.delivery.leaseOwner, missed.attempts[0]!.redelivery],
+            ["pending", 1, "worker", true]
+          )
+          const revived = Option.getOrThrow(
+            yield* webhooks.recordRedelivery(keyOf(dead), {
+              at: t0 + 40,
+              delivered: true,
+              durationMs: 5,
+              statusCode: 200,
+              responseBody: "ok",
+              error: null
+            })
+          )
+
+          assert.deepStrictEqual(
+            [revived.delivery.status, revived.delivery.attempts, revived.delivery.nextAttemptAt, revived.delivery.lastAttemptAt],
+            ["delivered", 2, null, t0 + 40]
+          )
+          assert.deepStrictEqual(revived.attempts.map((a) => [a.number, a.redelivery, a.statusCode]), [[2, true, 200], [1, false, 503]])
+          const after = Option.getOrThrow(yield* webhooks.getEndpoint(workspaceId, endpoint.id))
+          assert.deepStrictEqual([after.lastSuccessAt, after.failingSince], [t0 + 40, null])
+          const gone = { workspaceId, endpointId: endpoint.id, eventId: anId("evt") }
+          assert.isTrue(Option.isNone(yield* webhooks.recordRedelivery(gone, { at: t0, delivered: true, durationMs: 1, statusCode: 200, responseBody: "", error: null })))
+        }))
+    })
+
+    describe("the events list", () => {
+      it.effect("lists a workspace's events newest first, by type, post, account and time, in keyset pages", () =>
+        Effect.gen(function* () {
+          const { webhooks, workspaceId, emit } = yield* withWorkspace
+          const events = [
+            anEvent(workspaceId, { type: "post.scheduled", createdAt: t0 + 1, data: { post_id: "post_A" } }),
+            anEvent(workspaceId, { type: "account.connected", createdAt: t0 + 2, data: { account_id: "acc_B", handle: "b" } }),
+            anEvent(workspaceId, { type: "post.published", createdAt: t0 + 3, data: { post_id: "post_A", nested: { n: [1] } } }),
+            anEvent(workspaceId, { type: "post.failed", createdAt: t0 + 3, data: { post_id: "post_C" } })
+          ]
+          yield* emit(...events)
+          yield* emit(anEvent((yield* withWorkspace).workspaceId, { createdAt: t0 + 3 }))
+          const list = (filter: Parameters<typeof webhooks.listEventLog>[1], after?: { sortKey: number; id: string }, limit = 10) =>
+            webhooks.listEventLog(workspaceId, filter, after, limit)
+          const newestFirst = [...events].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
+
+          assert.deepStrictEqual(yield* list({}), newestFirst)
+          const page = yield* list({}, undefined, 2)
+          const rest = yield* list({}, { sortKey: page[1]!.createdAt, id: page[1]!.id })
+          assert.deepStrictEqual([...page, ...rest], newestFirst)
+          const ids = (found: ReadonlyArray<OutboxEvent>) => found.map((event) => event.id)
+          assert.deepStrictEqual(ids(yield* list({ types: ["post.scheduled", "account.connected"] })), [events[1]!.id, events[0]!.id])
+          assert.deepStrictEqual(ids(yield* list({ postId: "post_A" })), [events[2]!.id, events[0]!.id])
+          assert.deepStrictEqual(ids(yield* list({ accountId: "acc_B" })), [events[1]!.id])
+          assert.deepStrictEqual(ids(yield* list({ from: t0 + 2, to: t0 + 3 })), [events[1]!.id])
+          assert.deepStrictEqual(Option.getOrThrow(yield* webhooks.getEvent(workspaceId, events[2]!.id)), events[2])
+          assert.isTrue(Option.isNone(yield* webhooks.getEvent((yield* withWorkspace).workspaceId, events[2]!.id)))
+        }))
+    })
+
+    describe("pruning", () => {
+      it.effect("gives the prune lease to one owner at a time, until it runs out", () =>
+        Effect.gen(function* () {
+          const webhooks = yield* WebhookStore
+          const start = 9_000_000_000_000
+          assert.isTrue(yield* webhooks.claimPruneLease("a", start, start + minute))
+          assert.isFalse(yield* webhooks.claimPruneLease("b", start + 1, start + minute + 1))
+          assert.isTrue(yield* webhooks.claimPruneLease("b", start + minute, start + 2 * minute))
+        }))
+
+      it.effect("deletes finished deliveries and dispatched events older than the cut-off, in bounded batches, and keeps the rest", () =>
+        Effect.gen(function* () {
+          yield* aClearQueue
+          const { webhooks, workspaceId, emit } = yield* withWorkspace
+          const old = t0 - 400 * day
+          const endpoint = anEndpoint(workspaceId, { createdAt: old, subscribedFrom: old })
+          yield* webhooks.createEndpoint(endpoint)
+          const oldEvents = [1, 2, 3].map((n) => anEvent(workspaceId, { type: "post.published", createdAt: old + n }))
+          const stillPending = anEvent(workspaceId, { type: "post.published", createdAt: old + 4 })
+          const unsubscribed = anEvent(workspaceId, { type: "account.connected", createdAt: old + 5 })
+          yield* emit(...oldEvents, stillPending, unsubscribed)
+          yield* fanOutAll(old + 10)
+          const claims = mine(workspaceId, yield* webhooks.claimDueDeliveries("worker", old + 10, old + day, 10))
+          for (const claim of claims.filter((c) => c.delivery.eventId !== stillPending.id)) {
+            yield* webhooks.recordAttempt(keyOf(claim), "worker", failed(old + 11, { result: "dead" }))
+          }
+          const recent = anEvent(workspaceId, { type: "post.published", createdAt: t0 })
+          yield* emit(recent)
+          yield* fanOutAll(t0)
+          const cutOff = old + day
+
+          const batches: Array<number> = []
+          for (;;) {
+            const deleted = yield* webhooks.pruneLog(cutOff, 2)
+            batches.push(deleted)
+            if (deleted < 2) break
+          }
+
+          assert.isTrue(batches.every((n) => n <= 4), `each call deletes at most 2 deliveries and 2 events: ${batches}`)
+          const kept = eventIds(yield* webhooks.listDeliveries(workspaceId, endpoint.id))
+          assert.deepStrictEqual(kept, [stillPending.id, recent.id].sort())
+          const listed = (yield* webhooks.listEventLog(workspaceId, {}, undefined, 100)).map((event) => event.id)
+          assert.deepStrictEqual(listed.sort(), [stillPending.id, recent.id].sort())
+          assert.isTrue(Option.isNone(yield* webhooks.getEvent(workspaceId, unsubscribed.id)))
         }))
     })
   })

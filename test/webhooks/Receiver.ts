@@ -10,14 +10,27 @@ import { EVENT_ID_HEADER, SIGNATURE_HEADER, verify, WebhookVerificationError, ty
 /** How the receiver answers an authentic delivery: a status, or `"hold"` to never answer. */
 export type Mode = number | "hold"
 
+/** A delivery as it arrived, before any check: what a verifier (ours, or Stripe's) gets. */
+export interface RawDelivery {
+  readonly body: string
+  readonly signature: string | undefined
+  readonly eventId: string | undefined
+}
+
 /** A running receiver. */
 export interface Receiver {
   /** Where to register it: `http://127.0.0.1:<port>/postwire`. */
   readonly url: string
-  /** The endpoint's secret, once the endpoint is registered. */
-  secret: string | undefined
+  /** The endpoint's secret (or secrets, during a rotation), once the endpoint is registered. */
+  secret: string | ReadonlyArray<string> | undefined
   /** How it answers authentic deliveries from now on (default 204). */
   mode: Mode
+  /** The body of its answers (default empty). */
+  answerBody: string
+  /** The replay check's current time, in unix seconds (default: the real clock), for servers on a moved clock. */
+  now: (() => number) | undefined
+  /** Every request, verified or not, as it arrived. */
+  readonly raw: Array<RawDelivery>
   /** Every authentic event, once each, in the order first received. */
   readonly events: Array<WebhookEvent>
   /** Authentic deliveries received, duplicates included. */
@@ -46,10 +59,21 @@ export const aReceiver = async (): Promise<Receiver> => {
   const server = createServer(async (req, res) => {
     const chunks: Array<Buffer> = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
+    const signature = req.headers[SIGNATURE_HEADER.toLowerCase()] as string | undefined
+    receiver.raw.push({
+      body: Buffer.concat(chunks).toString("utf8"),
+      signature,
+      eventId: req.headers[EVENT_ID_HEADER.toLowerCase()] as string | undefined
+    })
     let event: WebhookEvent
     try {
       if (receiver.secret === undefined) throw new WebhookVerificationError("no_matching_signature", "no secret yet")
-      event = await verify(Buffer.concat(chunks), req.headers[SIGNATURE_HEADER.toLowerCase()] as string | undefined, receiver.secret)
+      event = await verify(
+        Buffer.concat(chunks),
+        signature,
+        receiver.secret,
+        receiver.now === undefined ? {} : { now: receiver.now }
+      )
     } catch (error) {
       if (!(error instanceof WebhookVerificationError)) throw error
       rejected.push(error.reason)
@@ -71,7 +95,7 @@ export const aReceiver = async (): Promise<Receiver> => {
       seen.add(event.id)
       events.push(event)
     }
-    res.writeHead(receiver.mode).end()
+    res.writeHead(receiver.mode).end(receiver.answerBody)
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const { port } = server.address() as AddressInfo
@@ -80,6 +104,9 @@ export const aReceiver = async (): Promise<Receiver> => {
     url: `http://127.0.0.1:${port}/postwire`,
     secret: undefined,
     mode: 204,
+    answerBody: "",
+    now: undefined,
+    raw: [],
     events,
     deliveries: () => deliveries,
     rejected,

@@ -16,9 +16,13 @@ import type {
   DecideApprovalInput,
   ListAccountsInput,
   ListPostsInput,
+  ListDeliveriesInput,
+  ListEventsInput,
   ListProfilesInput,
   ListWebhooksInput,
+  RotateSecretInput,
   UpdatePostInput,
+  UpdateWebhookInput,
   UploadMediaInput
 } from "./Requests.ts"
 import type {
@@ -27,6 +31,7 @@ import type {
   CreateWebhookResult,
   DecideApprovalResult,
   DeleteWebhookResult,
+  Event,
   ListPage,
   Media,
   Post,
@@ -34,6 +39,8 @@ import type {
   RetryPostResult,
   TestWebhookResult,
   ValidatePostResult,
+  WebhookDelivery,
+  WebhookDeliveryDetail,
   WebhookEndpoint
 } from "./Resources.ts"
 
@@ -159,7 +166,60 @@ export interface PostwireProfiles {
 }
 
 /**
- * Webhook endpoints, with Promises. Every call needs a key with the `webhooks:write` scope.
+ * The delivery log of one endpoint, with Promises: every delivery with every attempt, and
+ * redelivery.
+ *
+ * @example
+ * ```ts
+ * import { Postwire } from "@postwire/client"
+ *
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * // My receiver was down since this morning: send again what was given up.
+ * for await (const delivery of postwire.webhooks.deliveries.list("wh_…", { status: "failed", from: "2026-11-22T00:00:00Z" })) {
+ *   const result = await postwire.webhooks.deliveries.redeliver("wh_…", delivery.id)
+ *   console.log(result.event_id, result.status)
+ * }
+ * ```
+ *
+ * @since 0.2.0
+ */
+export interface PostwireDeliveries {
+  /** The first page of an endpoint's deliveries, newest first; `for await` over it for every one. */
+  readonly list: (endpointId: string, query?: ListDeliveriesInput) => PagePromise<WebhookDelivery>
+  /** A delivery with its attempts, newest first. */
+  readonly get: (endpointId: string, deliveryId: string) => Promise<WebhookDeliveryDetail>
+  /**
+   * Sends the delivery's event again now, whatever its status (same `SERVICE-Event-Id`, fresh
+   * signature); safe to retry, with your `idempotencyKey` or a generated one.
+   */
+  readonly redeliver: (endpointId: string, deliveryId: string, options?: CreateOptions) => Promise<WebhookDeliveryDetail>
+}
+
+/**
+ * Events, with Promises: every event of the workspace for 30 days, exactly as delivered.
+ *
+ * @example
+ * ```ts
+ * import { Postwire } from "@postwire/client"
+ *
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:3000" })
+ * for await (const event of postwire.events.list({ type: ["post.published", "post.failed"], from: "2026-11-22T00:00:00Z" })) {
+ *   console.log(event.id, event.type)
+ * }
+ * ```
+ *
+ * @since 0.2.0
+ */
+export interface PostwireEvents {
+  /** The first page of events, newest first (GET /v1/events); `for await` over it for every event. */
+  readonly list: (query?: ListEventsInput) => PagePromise<Event>
+  /** One event (GET /v1/events/{id}). */
+  readonly get: (id: string) => Promise<Event>
+}
+
+/**
+ * Webhook endpoints, with Promises. Reading needs a key with `webhooks:read` (or
+ * `webhooks:write`); every change needs `webhooks:write`.
  *
  * @example
  * ```ts
@@ -189,6 +249,15 @@ export interface PostwireWebhooks {
    * `for await` over it for every endpoint.
    */
   readonly list: (query?: ListWebhooksInput) => PagePromise<WebhookEndpoint>
+  /** One endpoint, without its secret (GET /v1/webhooks/{id}). */
+  readonly get: (id: string) => Promise<WebhookEndpoint>
+  /** Changes `url`, `events` or `active` (`true` re-enables a disabled endpoint) (PATCH /v1/webhooks/{id}). */
+  readonly update: (id: string, body: UpdateWebhookInput) => Promise<WebhookEndpoint>
+  /**
+   * A new secret, returned this once; the old one keeps signing for `expires_in_seconds`
+   * (default one day, `0` = retire now) (POST /v1/webhooks/{id}/rotate-secret).
+   */
+  readonly rotateSecret: (id: string, body?: RotateSecretInput) => Promise<CreateWebhookResult>
   /** Removes an endpoint; nothing more is delivered to it (DELETE /v1/webhooks/{id}). */
   readonly delete: (id: string) => Promise<DeleteWebhookResult>
   /**
@@ -196,6 +265,8 @@ export interface PostwireWebhooks {
    * in its body, and reports what the endpoint answered (POST /v1/webhooks/{id}/test).
    */
   readonly test: (id: string) => Promise<TestWebhookResult>
+  /** The delivery log of an endpoint, and redelivery. */
+  readonly deliveries: PostwireDeliveries
 }
 
 /**
@@ -293,10 +364,12 @@ export class Postwire {
   readonly accounts: PostwireAccounts
   /** Profiles: list. */
   readonly profiles: PostwireProfiles
-  /** Webhook endpoints: create, list, delete, test. */
+  /** Webhook endpoints: create, list, get, update, rotate the secret, delete, test, and the delivery log. */
   readonly webhooks: PostwireWebhooks
   /** Approval links: decide. */
   readonly approvals: PostwireApprovals
+  /** Events: list and get. */
+  readonly events: PostwireEvents
 
   /**
    * Makes a client; throws a `TypeError` naming the option when one is wrong (`baseUrl` not an
@@ -331,8 +404,20 @@ export class Postwire {
     this.webhooks = {
       create: (body) => run(client.webhooks.create(body)),
       list: (query) => firstPage(client.webhooks.list, query ?? {}),
+      get: (id) => run(client.webhooks.get(id)),
+      update: (id, body) => run(client.webhooks.update(id, body)),
+      rotateSecret: (id, body) => run(client.webhooks.rotateSecret(id, body)),
       delete: (id) => run(client.webhooks.delete(id)),
-      test: (id) => run(client.webhooks.test(id))
+      test: (id) => run(client.webhooks.test(id)),
+      deliveries: {
+        list: (endpointId, query) => firstPage((current: ListDeliveriesInput) => client.webhooks.deliveries.list(endpointId, current), query ?? {}),
+        get: (endpointId, deliveryId) => run(client.webhooks.deliveries.get(endpointId, deliveryId)),
+        redeliver: (endpointId, deliveryId, options) => run(client.webhooks.deliveries.redeliver(endpointId, deliveryId, options))
+      }
+    }
+    this.events = {
+      list: (query) => firstPage(client.events.list, query ?? {}),
+      get: (id) => run(client.events.get(id))
     }
     this.approvals = {
       decide: (token, body) => run(client.approvals.decide(token, body))

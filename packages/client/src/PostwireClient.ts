@@ -28,8 +28,12 @@ import type {
   ListAccountsInput,
   ListPostsInput,
   ListProfilesInput,
+  ListDeliveriesInput,
+  ListEventsInput,
   ListWebhooksInput,
+  RotateSecretInput,
   UpdatePostInput,
+  UpdateWebhookInput,
   UploadMediaInput
 } from "./Requests.ts"
 import type {
@@ -38,6 +42,7 @@ import type {
   CreateWebhookResult,
   DecideApprovalResult,
   DeleteWebhookResult,
+  Event,
   ListPage,
   Media,
   Post,
@@ -45,6 +50,8 @@ import type {
   RetryPostResult,
   TestWebhookResult,
   ValidatePostResult,
+  WebhookDelivery,
+  WebhookDeliveryDetail,
   WebhookEndpoint
 } from "./Resources.ts"
 
@@ -190,8 +197,72 @@ export interface PostwireClientProfiles {
 }
 
 /**
- * Webhook endpoints: create (the secret is shown once), list, delete, test. Every call needs
- * a key with the `webhooks:write` scope.
+ * The delivery log of one endpoint: every delivery with every attempt, and redelivery. Reading
+ * needs `webhooks:read` (or `webhooks:write`); redelivering needs `webhooks:write`.
+ *
+ * @example
+ * ```ts
+ * import { PostwireClient } from "@postwire/client"
+ * import { Effect, Stream } from "effect"
+ *
+ * // After an outage: send again everything that was given up since it began.
+ * const catchUp = (endpointId: string, since: string) =>
+ *   PostwireClient.use((postwire) =>
+ *     Stream.runForEach(postwire.webhooks.deliveries.listAll(endpointId, { status: "failed", from: since }), (delivery) =>
+ *       postwire.webhooks.deliveries.redeliver(endpointId, delivery.id)
+ *     )
+ *   )
+ * ```
+ *
+ * @since 0.2.0
+ */
+export interface PostwireClientDeliveries {
+  /** One page of an endpoint's deliveries, newest first, each with its latest attempt (GET /v1/webhooks/{id}/deliveries). */
+  readonly list: (endpointId: string, query?: ListDeliveriesInput) => Effect.Effect<ListPage<WebhookDelivery>, PostwireClientError>
+  /** Every delivery matching `query`, page by page as the stream is pulled. */
+  readonly listAll: (endpointId: string, query?: ListDeliveriesInput) => Stream.Stream<WebhookDelivery, PostwireClientError>
+  /** A delivery with its attempts, newest first (GET /v1/webhooks/{id}/deliveries/{delivery_id}). */
+  readonly get: (endpointId: string, deliveryId: string) => Effect.Effect<WebhookDeliveryDetail, PostwireClientError>
+  /**
+   * Sends the delivery's event again now, whatever its status: same `SERVICE-Event-Id`, fresh
+   * signature (POST …/deliveries/{delivery_id}/redeliver). Safe to retry: each call carries an
+   * `Idempotency-Key` (yours in `options`, or one generated per call).
+   */
+  readonly redeliver: (
+    endpointId: string,
+    deliveryId: string,
+    options?: CreateOptions
+  ) => Effect.Effect<WebhookDeliveryDetail, PostwireClientError>
+}
+
+/**
+ * Events: every event of the workspace for 30 days, exactly as delivered. Needs
+ * `webhooks:read` (or `webhooks:write`).
+ *
+ * @example
+ * ```ts
+ * import { PostwireClient } from "@postwire/client"
+ * import { Stream } from "effect"
+ *
+ * const missedPublications = (since: string) =>
+ *   PostwireClient.use((postwire) => Stream.runCollect(postwire.events.listAll({ type: ["post.published"], from: since })))
+ * ```
+ *
+ * @since 0.2.0
+ */
+export interface PostwireClientEvents {
+  /** One page of events, newest first (GET /v1/events). */
+  readonly list: (query?: ListEventsInput) => Effect.Effect<ListPage<Event>, PostwireClientError>
+  /** Every event matching `query`, page by page as the stream is pulled. */
+  readonly listAll: (query?: ListEventsInput) => Stream.Stream<Event, PostwireClientError>
+  /** One event (GET /v1/events/{id}). */
+  readonly get: (id: string) => Effect.Effect<Event, PostwireClientError>
+}
+
+/**
+ * Webhook endpoints: create (the secret is shown once), list, get, update, rotate the secret,
+ * delete, test, and the delivery log. Reading needs `webhooks:read` (or `webhooks:write`);
+ * every change needs `webhooks:write`.
  *
  * @example
  * ```ts
@@ -222,6 +293,19 @@ export interface PostwireClientWebhooks {
   readonly list: (query?: ListWebhooksInput) => Effect.Effect<ListPage<WebhookEndpoint>, PostwireClientError>
   /** Every endpoint, page by page as the stream is pulled. */
   readonly listAll: (query?: ListWebhooksInput) => Stream.Stream<WebhookEndpoint, PostwireClientError>
+  /** One endpoint, without its secret (GET /v1/webhooks/{id}). */
+  readonly get: (id: string) => Effect.Effect<WebhookEndpoint, PostwireClientError>
+  /**
+   * Changes `url`, `events` or `active` (PATCH /v1/webhooks/{id}); `active: true` re-enables a
+   * disabled endpoint for the events created from then on.
+   */
+  readonly update: (id: string, body: UpdateWebhookInput) => Effect.Effect<WebhookEndpoint, PostwireClientError>
+  /**
+   * Gives the endpoint a new secret, returned this once (POST /v1/webhooks/{id}/rotate-secret).
+   * The old secret keeps signing beside it for `expires_in_seconds` (default one day; `0`
+   * retires it now).
+   */
+  readonly rotateSecret: (id: string, body?: RotateSecretInput) => Effect.Effect<CreateWebhookResult, PostwireClientError>
   /** Removes an endpoint; nothing more is delivered to it (DELETE /v1/webhooks/{id}). */
   readonly delete: (id: string) => Effect.Effect<DeleteWebhookResult, PostwireClientError>
   /**
@@ -229,6 +313,8 @@ export interface PostwireClientWebhooks {
    * in its body, and reports what the endpoint answered (POST /v1/webhooks/{id}/test).
    */
   readonly test: (id: string) => Effect.Effect<TestWebhookResult, PostwireClientError>
+  /** The delivery log of an endpoint, and redelivery. */
+  readonly deliveries: PostwireClientDeliveries
 }
 
 /**
@@ -283,6 +369,7 @@ export interface PostwireClientService {
   readonly profiles: PostwireClientProfiles
   readonly webhooks: PostwireClientWebhooks
   readonly approvals: PostwireClientApprovals
+  readonly events: PostwireClientEvents
 }
 
 const defaultMaxRetries = 2
@@ -394,7 +481,17 @@ export const make = Effect.fnUntraced(function* (
       create: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "create" }),
       list: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "list" }),
       delete: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "delete" }),
-      test: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "test" })
+      test: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "test" }),
+      get: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "get" }),
+      update: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "update" }),
+      rotateSecret: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "rotateSecret" }),
+      listDeliveries: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "listDeliveries" }),
+      getDelivery: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "getDelivery" }),
+      redeliver: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "redeliver" })
+    },
+    events: {
+      list: HttpApiClient.decodeResponse(Api, { group: "events", endpoint: "list" }),
+      get: HttpApiClient.decodeResponse(Api, { group: "events", endpoint: "get" })
     },
     approvals: {
       decide: HttpApiClient.decodeResponse(Api, { group: "approvals", endpoint: "decide" })
@@ -415,7 +512,7 @@ export const make = Effect.fnUntraced(function* (
     )
 
   // An empty id would address the list instead of the item.
-  const checkPathParam = <K extends "id" | "token">(name: K, value: string) =>
+  const checkPathParam = <K extends "id" | "token" | "delivery_id">(name: K, value: string) =>
     typeof value === "string" && value !== "" && value !== "." && value !== ".."
       ? Effect.succeed({ [name]: value } as Record<K, string>)
       : Effect.fail(invalidRequest([{ field: name, detail: `must be a non-empty ${name}` }], context))
@@ -535,6 +632,85 @@ export const make = Effect.fnUntraced(function* (
     test: Effect.fn("postwire.webhooks.test")(function* (id: string) {
       const params = yield* checkId(id)
       return yield* call(webhooksClient.test({ params, responseMode: "response-only" }), decode.webhooks.test)
+    }),
+    get: Effect.fn("postwire.webhooks.get")(function* (id: string) {
+      const params = yield* checkId(id)
+      return yield* call(webhooksClient.get({ params, responseMode: "response-only" }), decode.webhooks.get)
+    }),
+    update: Effect.fn("postwire.webhooks.update")(function* (id: string, body: UpdateWebhookInput) {
+      const params = yield* checkId(id)
+      return yield* call(
+        webhooksClient.update({
+          params,
+          payload: asContract(WebhookSchemas.UpdateWebhookRequest, body),
+          responseMode: "response-only"
+        }),
+        decode.webhooks.update
+      )
+    }),
+    rotateSecret: Effect.fn("postwire.webhooks.rotateSecret")(function* (id: string, body?: RotateSecretInput) {
+      const params = yield* checkId(id)
+      return yield* call(
+        webhooksClient.rotateSecret({
+          params,
+          payload: asContract(WebhookSchemas.RotateSecretRequest, body ?? {}),
+          responseMode: "response-only"
+        }),
+        decode.webhooks.rotateSecret
+      )
+    }),
+    deliveries: {
+      list: Effect.fn("postwire.webhooks.deliveries.list")(function* (endpointId: string, query?: ListDeliveriesInput) {
+        const params = yield* checkId(endpointId)
+        return yield* call(
+          webhooksClient.listDeliveries({
+            params,
+            query: asContract(WebhookSchemas.ListDeliveriesQuery, query ?? {}),
+            responseMode: "response-only"
+          }),
+          decode.webhooks.listDeliveries
+        )
+      }),
+      listAll: (endpointId, query) => paginate((current) => webhooks.deliveries.list(endpointId, current), query ?? {}),
+      get: Effect.fn("postwire.webhooks.deliveries.get")(function* (endpointId: string, deliveryId: string) {
+        const { id } = yield* checkId(endpointId)
+        const { delivery_id } = yield* checkPathParam("delivery_id", deliveryId)
+        return yield* call(
+          webhooksClient.getDelivery({ params: { id, delivery_id }, responseMode: "response-only" }),
+          decode.webhooks.getDelivery
+        )
+      }),
+      // Through the client that adds an Idempotency-Key: the server deduplicates redeliveries on it.
+      redeliver: Effect.fn("postwire.webhooks.deliveries.redeliver")(function* (
+        endpointId: string,
+        deliveryId: string,
+        options?: CreateOptions
+      ) {
+        const { id } = yield* checkId(endpointId)
+        const { delivery_id } = yield* checkPathParam("delivery_id", deliveryId)
+        return yield* call(
+          client.webhooks.redeliver({
+            params: { id, delivery_id },
+            headers: idempotencyHeaders(options),
+            responseMode: "response-only"
+          }),
+          decode.webhooks.redeliver
+        )
+      })
+    }
+  }
+
+  const events: PostwireClientEvents = {
+    list: Effect.fn("postwire.events.list")(function* (query?: ListEventsInput) {
+      return yield* call(
+        client.events.list({ query: asContract(WebhookSchemas.ListEventsQuery, query ?? {}), responseMode: "response-only" }),
+        decode.events.list
+      )
+    }),
+    listAll: (query) => paginate(events.list, query ?? {}),
+    get: Effect.fn("postwire.events.get")(function* (id: string) {
+      const params = yield* checkId(id)
+      return yield* call(client.events.get({ params, responseMode: "response-only" }), decode.events.get)
     })
   }
 
@@ -552,7 +728,7 @@ export const make = Effect.fnUntraced(function* (
     })
   }
 
-  return { posts, media, accounts, profiles, webhooks, approvals }
+  return { posts, media, accounts, profiles, webhooks, approvals, events }
 })
 
 /**

@@ -157,6 +157,63 @@ export type CreateWebhookInput = typeof Webhook.CreateWebhookRequest.Encoded
 export type ListWebhooksInput = Unbranded<typeof Webhook.ListWebhooksQuery.Type>
 
 /**
+ * Body of `webhooks.update`: a new `url`, new `events`, and/or `active` (`true` re-enables a
+ * disabled endpoint for events from then on; `false` disables it).
+ *
+ * @example
+ * ```ts
+ * import type { UpdateWebhookInput } from "@postwire/client"
+ *
+ * const reenable: UpdateWebhookInput = { active: true }
+ * ```
+ *
+ * @since 0.2.0
+ */
+export type UpdateWebhookInput = typeof Webhook.UpdateWebhookRequest.Encoded
+/**
+ * Body of `webhooks.rotateSecret`: how many seconds the current secret keeps signing beside the
+ * new one (default 86,400; `0` retires it at once; at most 604,800).
+ *
+ * @example
+ * ```ts
+ * import type { RotateSecretInput } from "@postwire/client"
+ *
+ * const leaked: RotateSecretInput = { expires_in_seconds: 0 }
+ * ```
+ *
+ * @since 0.2.0
+ */
+export type RotateSecretInput = typeof Webhook.RotateSecretRequest.Encoded
+/**
+ * Filters of `webhooks.deliveries.list`: `status` (`pending`, `delivered`, `failed`),
+ * `event_type`, `from` (inclusive) and `to` (exclusive) on when the delivery was created,
+ * `limit` and `cursor`.
+ *
+ * @example
+ * ```ts
+ * import type { ListDeliveriesInput } from "@postwire/client"
+ *
+ * const givenUp: ListDeliveriesInput = { status: "failed", from: "2026-11-22T00:00:00Z" }
+ * ```
+ *
+ * @since 0.2.0
+ */
+export type ListDeliveriesInput = Unbranded<typeof Webhook.ListDeliveriesQuery.Type>
+/**
+ * Filters of `events.list`: `type` (one or several), `from` (inclusive) and `to` (exclusive) on
+ * `created_at`, `post_id`, `account_id`, `limit` and `cursor`.
+ *
+ * @example
+ * ```ts
+ * import type { ListEventsInput } from "@postwire/client"
+ *
+ * const missed: ListEventsInput = { type: ["post.published", "post.failed"], from: "2026-11-22T00:00:00Z" }
+ * ```
+ *
+ * @since 0.2.0
+ */
+export type ListEventsInput = Unbranded<typeof Webhook.ListEventsQuery.Type>
+/**
  * Body of `approvals.decide`: `approve` or `reject`, an optional `reason`, the `consent` of each
  * shortvideo `direct` target that has none yet (keyed by target id; needed to approve), and an
  * optional `redirect_url` on one of the workspace's allowed domains.

@@ -185,6 +185,60 @@ export type DeleteWebhookResult = WebhookSchemas.DeletedWebhookEndpoint
 export type TestWebhookResult = WebhookSchemas.WebhookTestResult
 
 /**
+ * A delivery of one event to one endpoint, as `webhooks.deliveries.list` lists it: its status,
+ * how many attempts were made, when the next is due, and the latest attempt.
+ *
+ * @example
+ * ```ts
+ * import type { WebhookDelivery } from "@postwire/client"
+ *
+ * const givenUp = (delivery: WebhookDelivery) => delivery.status === "failed"
+ * ```
+ *
+ * @since 0.2.0
+ */
+export type WebhookDelivery = WebhookSchemas.WebhookDelivery
+/**
+ * A delivery with every attempt, newest first (`webhooks.deliveries.get` and `redeliver`).
+ *
+ * @example
+ * ```ts
+ * import type { WebhookDeliveryDetail } from "@postwire/client"
+ *
+ * const lastAnswer = (delivery: WebhookDeliveryDetail) => delivery.attempts[0]?.response_body
+ * ```
+ *
+ * @since 0.2.0
+ */
+export type WebhookDeliveryDetail = WebhookSchemas.WebhookDeliveryDetail
+/**
+ * One attempt of a delivery: when, how long, the answer's status and first KB, and the error in
+ * the shared shape.
+ *
+ * @example
+ * ```ts
+ * import type { DeliveryAttempt } from "@postwire/client"
+ *
+ * const why = (attempt: DeliveryAttempt) => attempt.error?.message ?? `HTTP ${attempt.status_code}`
+ * ```
+ *
+ * @since 0.2.0
+ */
+export type DeliveryAttempt = WebhookSchemas.DeliveryAttempt
+/**
+ * An event, exactly as its deliveries carry it: `{ id, type, created_at, livemode, data }`.
+ *
+ * @example
+ * ```ts
+ * import type { Event } from "@postwire/client"
+ *
+ * const postOf = (event: Event) => event.data.post_id as string | undefined
+ * ```
+ *
+ * @since 0.2.0
+ */
+export type Event = WebhookSchemas.Event
+/**
  * The answer of `approvals.decide`: the decision taken, the post after it (`approval.status`
  * `approved` or `rejected`), and the checked `redirect_url` (`null` when none was sent).
  *

@@ -12,6 +12,8 @@ export { PostwireClient } from "./PostwireClient.ts"
 export type {
   PostwireClientAccounts,
   PostwireClientApprovals,
+  PostwireClientDeliveries,
+  PostwireClientEvents,
   PostwireClientMedia,
   PostwireClientOptions,
   PostwireClientPosts,

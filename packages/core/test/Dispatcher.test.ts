@@ -10,6 +10,7 @@ import {
   Ids,
   MemoryStore,
   MemoryWebhookStore,
+  Store,
   UrlSafety,
   Webhooks,
   WebhookTransport,
@@ -75,7 +76,7 @@ const endpointState = (caller: { workspaceId: string; keyId: string; kind: "test
   Effect.map(Webhooks.listEndpoints(caller, {}), (list) => list.data[0]!)
 
 describe("Dispatcher", () => {
-  it.effect("retries a failing endpoint 8 times, the last 24 hours after the first attempt, then disables it", () =>
+  it.effect("retries a failing delivery 8 times, the last 24 hours after the first attempt, then gives it up without disabling the endpoint", () =>
     Effect.gen(function* () {
       const receiver = yield* aReceiver(() => 503)
       const { caller, endpoint, connectAccount } = yield* anEndpointAt(`${receiver.origin}/hooks`)
@@ -93,10 +94,7 @@ describe("Dispatcher", () => {
         assert.strictEqual(receiver.received.length, index + 2, `retry ${index + 1} did not come after ${interval} ms`)
       }
 
-      const disabled = yield* endpointState(caller)
-      assert.strictEqual(disabled.active, false)
-      assert.strictEqual(disabled.disabled_reason, "delivery_failed")
-      assert.strictEqual(disabled.disabled_at, new Date(yield* Clock.currentTimeMillis).toISOString())
+      assert.isTrue((yield* endpointState(caller)).active, "one bad event never disables an endpoint")
 
       const attempts = receiver.received
       assert.deepStrictEqual(
@@ -108,9 +106,8 @@ describe("Dispatcher", () => {
       assert.strictEqual(JSON.parse(attempts[0]!.body).id, attempts[0]!.headers["service-event-id"])
       for (const attempt of attempts) assert.isTrue(hasValidSignature(attempt, endpoint.secret))
 
-      yield* connectAccount("later")
       yield* runFor(2 * day, hour)
-      assert.strictEqual(receiver.received.length, 9)
+      assert.strictEqual(receiver.received.length, 9, "a given-up delivery is not attempted again")
     }).pipe(Effect.provideService(Random.Random, withoutJitter), Effect.provide(Engine())))
 
   it.effect("spreads retries by up to 10% jitter, so the last comes 24 to 26.4 hours after the first", () =>
@@ -146,11 +143,11 @@ describe("Dispatcher", () => {
       assert.isTrue((yield* endpointState(caller)).active)
     }).pipe(Effect.provide(Engine())))
 
-  it.effect("disables an endpoint only when an event exhausted its retries and nothing succeeded for 24 hours", () =>
+  it.effect("disables an endpoint only when a delivery used up its retries and every attempt had failed for 3 days", () =>
     Effect.gen(function* () {
       const handleOf = (request: Received) => JSON.parse(request.body).data.handle as string
       const receiver = yield* aReceiver((request) => (handleOf(request) === "good" ? 200 : 500))
-      const { caller, connectAccount } = yield* anEndpointAt(`${receiver.origin}/hooks`)
+      const { caller, endpoint, connectAccount } = yield* anEndpointAt(`${receiver.origin}/hooks`)
       const attemptsFor = (handle: string) => receiver.received.filter((r) => handleOf(r) === handle).length
 
       yield* connectAccount("bad-1")
@@ -158,18 +155,31 @@ describe("Dispatcher", () => {
       yield* runFor(12 * hour)
       yield* connectAccount("good")
       yield* runFor(15 * hour)
-
       assert.strictEqual(attemptsFor("bad-1"), 9)
       assert.strictEqual(attemptsFor("good"), 1)
-      assert.isTrue((yield* endpointState(caller)).active, "a delivery succeeded 15 hours ago")
+      const failingFrom = yield* Clock.currentTimeMillis
 
-      yield* connectAccount("bad-2")
-      yield* runFor(28 * hour)
+      for (const handle of ["bad-2", "bad-3"]) {
+        yield* connectAccount(handle)
+        yield* runFor(27 * hour)
+        assert.strictEqual(attemptsFor(handle), 9)
+        assert.isTrue((yield* endpointState(caller)).active, `failing for less than 3 days after ${handle}`)
+      }
+      yield* connectAccount("bad-4")
+      yield* runFor(27 * hour)
 
-      assert.strictEqual(attemptsFor("bad-2"), 9)
-      const endpoint = yield* endpointState(caller)
-      assert.strictEqual(endpoint.active, false)
-      assert.strictEqual(endpoint.disabled_reason, "delivery_failed")
+      assert.strictEqual(attemptsFor("bad-4"), 9)
+      const disabled = yield* endpointState(caller)
+      assert.strictEqual(disabled.active, false)
+      assert.strictEqual(disabled.disabled_reason, "delivery_failed")
+      const notices = (yield* Store.use((store) => store.listEvents(caller.workspaceId))).filter(
+        (event) => event.type === "webhook_endpoint.disabled"
+      )
+      assert.strictEqual(notices.length, 1)
+      assert.strictEqual(notices[0]!.data.endpoint_id, endpoint.id)
+      assert.strictEqual(notices[0]!.data.disabled_at, disabled.disabled_at)
+      assert.isAtMost(Date.parse(String(notices[0]!.data.failing_since)), failingFrom)
+      assert.isFalse(receiver.received.some((r) => JSON.parse(r.body).type === "webhook_endpoint.disabled"))
     }).pipe(Effect.provide(Engine())))
 
   it.effect("counts an endpoint that does not answer within 10 seconds as failed, and tries again", () =>

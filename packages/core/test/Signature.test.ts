@@ -13,4 +13,10 @@ describe("Signature", () => {
   it("signs exactly as @postwire/webhooks verifies: the whole secret as the key, over t, a period and the body", () => {
     expect(Signature.signatureHeader(example.secret, example.t, example.body)).toBe(example.header)
   })
+
+  it("carries one v1 per secret during a rotation, the new secret's first", () => {
+    const header = Signature.signatureHeader(["whsec_new", example.secret], example.t, example.body)
+
+    expect(header).toBe(`${example.header.replace("v1=", `v1=${Signature.signPayload("whsec_new", example.t, example.body)},v1=`)}`)
+  })
 })

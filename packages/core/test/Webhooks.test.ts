@@ -63,7 +63,16 @@ describe("Webhooks.createEndpoint", () => {
       assert.isTrue(created.active)
       const listed = yield* Webhooks.listEndpoints(caller, {})
       assert.deepStrictEqual(listed.data, [
-        { id: created.id, url: created.url, events: created.events, active: true, disabled_reason: null, disabled_at: null, created_at: created.created_at }
+        {
+          id: created.id,
+          url: created.url,
+          events: created.events,
+          active: true,
+          disabled_reason: null,
+          disabled_at: null,
+          created_at: created.created_at,
+          previous_secret_expires_at: null
+        }
       ])
     }).pipe(Effect.provide(Engine(false))))
 

@@ -9,6 +9,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "
 import { Account, AccountList, ListAccountsQuery, ListProfilesQuery, ProfileList } from "./Account.ts"
 import { ApprovalsGroup } from "./ApprovalsGroup.ts"
 import { ApiErrors, Authentication, RateLimitBucket, RequiredScope } from "./Auth.ts"
+import { EventsGroup } from "./EventsGroup.ts"
 import { Media, UploadMediaRequest } from "./Media.ts"
 import {
   createPostExamples,
@@ -270,6 +271,7 @@ export class Api extends HttpApi.make("postwire")
   .add(WebhooksGroup)
   .add(ApprovalsGroup)
   .add(SystemGroup)
+  .add(EventsGroup)
   .middleware(ApiErrors)
   .annotate(HttpApi.PayloadParseOptions, strictInput)
   .annotate(HttpApi.QueryParseOptions, strictInput)

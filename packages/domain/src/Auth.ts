@@ -8,11 +8,28 @@ import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { httpErrors } from "./ApiError.ts"
 
 /** A permission a key may hold. */
-export const Scope = Schema.Literals(["posts:read", "posts:write", "webhooks:write"])
+export const Scope = Schema.Literals(["posts:read", "posts:write", "webhooks:write", "webhooks:read"])
 export type Scope = typeof Scope.Type
 
 /** Every scope, e.g. for the first-run test key. */
-export const allScopes: ReadonlyArray<Scope> = ["posts:read", "posts:write", "webhooks:write"]
+export const allScopes: ReadonlyArray<Scope> = ["posts:read", "posts:write", "webhooks:write", "webhooks:read"]
+
+/** Scopes that come with another: `webhooks:write` implies `webhooks:read`. */
+export const impliedScopes: Readonly<Partial<Record<Scope, ReadonlyArray<Scope>>>> = {
+  "webhooks:write": ["webhooks:read"]
+}
+
+/**
+ * Whether a key holding `scopes` may call an endpoint that requires `required`, implied scopes
+ * included.
+ *
+ * @example
+ * ```ts
+ * grantsScope(["webhooks:write"], "webhooks:read") // true
+ * ```
+ */
+export const grantsScope = (scopes: ReadonlyArray<Scope>, required: Scope): boolean =>
+  scopes.some((held) => held === required || (impliedScopes[held]?.includes(required) ?? false))
 
 /** Live keys publish to real accounts; test keys only to sandbox accounts. */
 export const KeyKind = Schema.Literals(["live", "test"])

@@ -200,7 +200,9 @@ export const resources = {
   approval: text("approval", "persetujuan"),
   webhook_endpoint: text("webhook endpoint", "endpoint webhook"),
   workspace: text("workspace", "workspace"),
-  resource: text("resource", "sumber daya")
+  resource: text("resource", "sumber daya"),
+  webhook_delivery: text("webhook delivery", "pengiriman webhook"),
+  event: text("event", "event")
 } as const satisfies Record<string, LocalizedText>
 
 /** The name of a resource. */

@@ -6,8 +6,10 @@
  */
 import { Schema } from "effect"
 import { ErrorItem } from "./ApiError.ts"
+import * as ErrorDetail from "./ErrorDetail.ts"
+import { AccountId, PostId } from "./Ids.ts"
 import { ListEnvelope, PageLimit } from "./List.ts"
-import { Instant } from "./Timestamp.ts"
+import { Instant, InstantInput } from "./Timestamp.ts"
 
 /** Every event type the service sends, in documentation order. */
 export const webhookEventTypes = [
@@ -21,15 +23,20 @@ export const webhookEventTypes = [
   "account.connected",
   "account.disconnected",
   "account.needs_reconnect",
-  "comment.created"
+  "comment.created",
+  "webhook_endpoint.disabled"
 ] as const
 
 /** An event type an endpoint can subscribe to. */
 export const WebhookEventType = Schema.Literals(webhookEventTypes).annotate({ description: "An event type: `post.*` as a post moves through approval and publishing, `account.*` when an account's connection changes, `comment.created`." })
 export type WebhookEventType = typeof WebhookEventType.Type
 
-/** Why the service disabled an endpoint: an event exhausted its retries and nothing succeeded for 24 hours. */
-export const DisabledReason = Schema.Literals(["delivery_failed"]).annotate({ description: "Why the endpoint was disabled: `delivery_failed` (an event exhausted its 8 retries and no delivery had succeeded for 24 hours)." })
+/**
+ * Why an endpoint is disabled: `delivery_failed` (the service disabled it: a delivery used up its
+ * retries and every attempt to the endpoint had failed for 3 days), or `disabled_by_request`
+ * (`PATCH /v1/webhooks/{id}` with `active: false`).
+ */
+export const DisabledReason = Schema.Literals(["delivery_failed", "disabled_by_request"])
 export type DisabledReason = typeof DisabledReason.Type
 
 /**
@@ -52,20 +59,18 @@ export const CreateWebhookRequest = Schema.Struct({
 export type CreateWebhookRequest = typeof CreateWebhookRequest.Type
 
 const endpointFields = {
-  /** Unique identifier of the endpoint, `wh_…`. */
-  id: Schema.String.annotate({ description: "Unique identifier of the endpoint, `wh_…`." }),
-  /** The https address events are POSTed to. */
-  url: Schema.String.annotate({ description: "The https address events are POSTed to." }),
-  /** The event types delivered to it. */
-  events: Schema.Array(WebhookEventType).annotate({ description: "The event types delivered to it." }),
-  /** `false` once the service disabled the endpoint after failing deliveries; a disabled endpoint is not re-enabled (register it again). */
-  active: Schema.Boolean.annotate({ description: "`false` once the service disabled the endpoint after failing deliveries; a disabled endpoint is not re-enabled (register it again)." }),
-  /** Why the endpoint was disabled; `null` while active. */
-  disabled_reason: Schema.NullOr(DisabledReason).annotate({ description: "Why the endpoint was disabled; `null` while active." }),
-  /** When the endpoint was disabled, ISO 8601 in UTC; `null` while active. */
-  disabled_at: Schema.NullOr(Instant).annotate({ description: "When the endpoint was disabled, ISO 8601 in UTC; `null` while active." }),
-  /** When the endpoint was registered, ISO 8601 in UTC with milliseconds. */
-  created_at: Instant.annotate({ description: "When the endpoint was registered, ISO 8601 in UTC with milliseconds." })
+  id: Schema.String,
+  url: Schema.String,
+  events: Schema.Array(WebhookEventType),
+  active: Schema.Boolean,
+  disabled_reason: Schema.NullOr(DisabledReason),
+  disabled_at: Schema.NullOr(Instant),
+  created_at: Instant,
+  previous_secret_expires_at: Schema.NullOr(Instant).annotate({
+    description:
+      "While a secret rotation is in progress, when the previous secret stops signing deliveries; " +
+      "until then every delivery carries a v1 signature for each secret. `null` when only one secret signs."
+  })
 }
 
 /** A webhook endpoint as GET /webhooks lists it: never with its secret. */
@@ -121,3 +126,169 @@ export const WebhookTestResult = Schema.Struct({
   error: Schema.optionalKey(ErrorItem.annotate({ description: "Why the delivery failed, in the shared error shape (`webhook_delivery_failed`, or `invalid_url` when the address is now refused). Present only when `delivered` is false." }))
 }).annotate({ description: "What happened to the one synthetic delivery." })
 export type WebhookTestResult = typeof WebhookTestResult.Type
+
+/** Longest `expires_in_seconds` of a secret rotation: 7 days. */
+export const maxSecretOverlapSeconds = 7 * 24 * 60 * 60
+
+/**
+ * PATCH /webhooks/{id}: any of `url` (checked like at registration), `events`, and `active`
+ * (`true` re-enables a disabled endpoint; `false` disables it).
+ *
+ * @example
+ * ```ts
+ * const reenable: UpdateWebhookRequest = { active: true }
+ * const move: UpdateWebhookRequest = { url: "https://hooks.example.com/v2/postwire", events: ["post.published"] }
+ * ```
+ */
+export const UpdateWebhookRequest = Schema.Struct({
+  url: Schema.optionalKey(
+    Schema.String.annotate({ description: "A new public https address, checked like at registration." })
+  ),
+  events: Schema.optionalKey(
+    Schema.Array(WebhookEventType)
+      .check(Schema.isMinLength(1))
+      .annotate({ description: "The event types to receive from now on, replacing the current list." })
+  ),
+  active: Schema.optionalKey(
+    Schema.Boolean.annotate({
+      description:
+        "`true` re-enables a disabled endpoint: it receives the events created from now on. " +
+        "`false` disables it; deliveries still waiting are given up (and can be redelivered)."
+    })
+  )
+})
+export type UpdateWebhookRequest = typeof UpdateWebhookRequest.Type
+
+/**
+ * POST /webhooks/{id}/rotate-secret: how long the current secret keeps signing beside the new
+ * one, in seconds (default 86,400, one day; `0` retires it at once; at most 7 days).
+ *
+ * @example
+ * ```ts
+ * const leaked: RotateSecretRequest = { expires_in_seconds: 0 }
+ * ```
+ */
+export const RotateSecretRequest = Schema.Struct({
+  expires_in_seconds: Schema.optionalKey(
+    Schema.Number.check(
+      Schema.makeFilter(
+        (n: number) => Number.isInteger(n) && n >= 0 && n <= maxSecretOverlapSeconds,
+        ErrorDetail.annotation(ErrorDetail.reason("integer_between", { min: 0, max: maxSecretOverlapSeconds }))
+      )
+    ).annotate({
+      description:
+        "Seconds the current secret keeps signing deliveries beside the new one. Default 86400 (one day); 0 retires it now."
+    })
+  )
+})
+export type RotateSecretRequest = typeof RotateSecretRequest.Type
+
+/** Where a delivery stands: `pending` (an attempt is due), `delivered`, or `failed` (given up). */
+export const DeliveryStatus = Schema.Literals(["pending", "delivered", "failed"])
+export type DeliveryStatus = typeof DeliveryStatus.Type
+
+/** Why a delivery was given up. */
+export const GiveUpReason = Schema.Literals(["retries_exhausted", "endpoint_disabled"])
+export type GiveUpReason = typeof GiveUpReason.Type
+
+/** One attempt of a delivery, as the delivery log shows it. */
+export const DeliveryAttempt = Schema.Struct({
+  attempted_at: Instant.annotate({ description: "When the attempt started." }),
+  duration_ms: Schema.Number.annotate({ description: "How long the attempt took, in milliseconds." }),
+  status_code: Schema.NullOr(Schema.Number).annotate({
+    description: "The HTTP status the endpoint answered; `null` when no answer came (timeout, connection failure, refused address)."
+  }),
+  response_body: Schema.NullOr(Schema.String).annotate({
+    description: "The first 1 KB (1,024 bytes) of the answer's body, as UTF-8 text; `null` when no answer came."
+  }),
+  error: Schema.NullOr(ErrorItem).annotate({
+    description: "Why the attempt failed, in the shared error shape (`webhook_delivery_failed` or `invalid_url`); `null` when it succeeded."
+  }),
+  redelivery: Schema.Boolean.annotate({
+    description: "`true` when the attempt was a redelivery requested through the API, `false` for the service's own attempts."
+  })
+})
+export type DeliveryAttempt = typeof DeliveryAttempt.Type
+
+const deliveryFields = {
+  id: Schema.String.annotate({ description: "The delivery's `dlv_` id." }),
+  endpoint_id: Schema.String.annotate({ description: "The `wh_` endpoint it goes to." }),
+  event_id: Schema.String.annotate({ description: "The `evt_` event it carries, the `SERVICE-Event-Id` of every attempt." }),
+  event_type: WebhookEventType.annotate({ description: "The event's type." }),
+  status: DeliveryStatus.annotate({
+    description: "`pending` while an attempt is due, `delivered` once an attempt got a 2xx, `failed` once given up."
+  }),
+  attempt_count: Schema.Number.annotate({ description: "Attempts made so far, redeliveries included." }),
+  created_at: Instant.annotate({ description: "When the event was queued for this endpoint." }),
+  last_attempt_at: Schema.NullOr(Instant).annotate({ description: "When the latest attempt started; `null` before the first." }),
+  next_attempt_at: Schema.NullOr(Instant).annotate({
+    description: "When the next attempt is due; `null` once delivered or given up."
+  }),
+  given_up_reason: Schema.NullOr(GiveUpReason).annotate({
+    description:
+      "Why a `failed` delivery was given up: `retries_exhausted` (its last retry failed) or `endpoint_disabled` " +
+      "(the endpoint was disabled while it waited); `null` unless `failed`."
+  })
+}
+
+/** A delivery as `GET /webhooks/{id}/deliveries` lists it, with its latest attempt. */
+export const WebhookDelivery = Schema.Struct({
+  ...deliveryFields,
+  last_attempt: Schema.NullOr(DeliveryAttempt).annotate({ description: "The latest attempt; `null` before the first." })
+})
+export type WebhookDelivery = typeof WebhookDelivery.Type
+
+/** A delivery with its attempts, newest first: `GET /webhooks/{id}/deliveries/{delivery_id}` and redeliver. */
+export const WebhookDeliveryDetail = Schema.Struct({
+  ...deliveryFields,
+  attempts: Schema.Array(DeliveryAttempt).annotate({
+    description: "Every attempt, newest first (the 100 latest when there were more; `attempt_count` counts them all)."
+  })
+})
+export type WebhookDeliveryDetail = typeof WebhookDeliveryDetail.Type
+
+/** GET /webhooks/{id}/deliveries query: filters combine; `from` inclusive, `to` exclusive, on `created_at`. */
+export const ListDeliveriesQuery = Schema.Struct({
+  status: Schema.optionalKey(DeliveryStatus.annotate({ description: "Only deliveries in this status." })),
+  event_type: Schema.optionalKey(WebhookEventType.annotate({ description: "Only deliveries of this event type." })),
+  from: Schema.optionalKey(InstantInput.annotate({ description: "Only deliveries created at or after this instant." })),
+  to: Schema.optionalKey(InstantInput.annotate({ description: "Only deliveries created before this instant." })),
+  limit: Schema.optionalKey(PageLimit),
+  cursor: Schema.optionalKey(Schema.String)
+})
+export type ListDeliveriesQuery = typeof ListDeliveriesQuery.Type
+
+/** A page of deliveries, newest first. */
+export const WebhookDeliveryList = ListEnvelope(WebhookDelivery)
+export type WebhookDeliveryList = typeof WebhookDeliveryList.Type
+
+/**
+ * An event as `GET /events` shows it: exactly the body delivered (or that would have been
+ * delivered) to a subscribed endpoint.
+ */
+export const Event = Schema.Struct({
+  id: Schema.String.annotate({ description: "The `evt_` id, the `SERVICE-Event-Id` of its deliveries." }),
+  type: WebhookEventType.annotate({ description: "The event type." }),
+  created_at: Instant.annotate({ description: "When the event happened." }),
+  livemode: Schema.Boolean.annotate({ description: "`true` when a live (non-sandbox) account is involved." }),
+  data: Schema.Record(Schema.String, Schema.Unknown).annotate({ description: "The event's payload; its shape depends on `type`." })
+})
+export type Event = typeof Event.Type
+
+/** GET /events query: `type` may repeat; `from` inclusive, `to` exclusive, on `created_at`. */
+export const ListEventsQuery = Schema.Struct({
+  type: Schema.optionalKey(
+    Schema.Array(WebhookEventType).annotate({ description: "Only events of these types; repeat the parameter for several." })
+  ),
+  from: Schema.optionalKey(InstantInput.annotate({ description: "Only events created at or after this instant." })),
+  to: Schema.optionalKey(InstantInput.annotate({ description: "Only events created before this instant." })),
+  post_id: Schema.optionalKey(PostId.annotate({ description: "Only events about this post." })),
+  account_id: Schema.optionalKey(AccountId.annotate({ description: "Only events about this account." })),
+  limit: Schema.optionalKey(PageLimit),
+  cursor: Schema.optionalKey(Schema.String)
+})
+export type ListEventsQuery = typeof ListEventsQuery.Type
+
+/** A page of events, newest first. */
+export const EventList = ListEnvelope(Event)
+export type EventList = typeof EventList.Type

@@ -8,11 +8,16 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import {
+  type AttemptRecord,
   type ClaimedDelivery,
+  type DeliveryDetail,
+  type DeliveryKey,
+  maxAttemptsShown,
   type OutboxEvent,
+  type StoredDeliveryError,
   StoreError,
   type WebhookDeliveryRecord,
   type WebhookEndpointRecord,
@@ -34,6 +39,36 @@ export const make: Effect.Effect<WebhookStoreShape, never, SqlClient.SqlClient> 
         Effect.catchIf(SqlError.isSqlError, (cause) => Effect.fail(new StoreError({ operation: name, cause }))),
         Effect.withSpan(`WebhookStore.${name}`)
       )
+
+  const giveUpPending = (workspaceId: string, endpointId: string) =>
+    sql`UPDATE webhook_deliveries
+      SET status = 'dead', next_attempt_at = NULL, last_error = 'endpoint_disabled', lease_owner = NULL, lease_until = NULL
+      WHERE workspace_id = ${workspaceId} AND endpoint_id = ${endpointId} AND status = 'pending'`
+
+  const insertAttempt = (key: DeliveryKey, attempt: AttemptRecord) =>
+    sql`INSERT INTO webhook_attempts ${sql.insert({
+      workspace_id: key.workspaceId,
+      endpoint_id: key.endpointId,
+      event_id: key.eventId,
+      number: attempt.number,
+      attempted_at: attempt.at,
+      duration_ms: Math.round(attempt.durationMs),
+      status_code: attempt.statusCode,
+      response_body: attempt.responseBody,
+      error: attempt.error === null ? null : JSON.stringify(attempt.error),
+      redelivery: attempt.redelivery
+    })}`
+
+  const attemptsOf = (key: DeliveryKey, limit: number) =>
+    sql`SELECT * FROM webhook_attempts
+        WHERE workspace_id = ${key.workspaceId} AND endpoint_id = ${key.endpointId} AND event_id = ${key.eventId}
+        ORDER BY number DESC LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(attemptFromRow)))
+
+  const detailOf = (row: Row) =>
+    Effect.gen(function* () {
+      const delivery = deliveryFromRow(row)
+      return { delivery, attempts: yield* attemptsOf(delivery, maxAttemptsShown) } satisfies DeliveryDetail
+    })
 
   const store: WebhookStoreShape = {
     createEndpoint: (endpoint) =>
@@ -64,21 +99,58 @@ export const make: Effect.Effect<WebhookStoreShape, never, SqlClient.SqlClient> 
         )
       ),
 
+    updateEndpoint: (workspaceId, id, change, at) =>
+      operation("updateEndpoint")(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const rotation = change.rotateSecret
+            const rotating = rotation === undefined ? sql`false` : sql`true`
+            const keepsPrevious = rotation !== undefined && rotation.previousExpiresAt > at ? sql`true` : sql`false`
+            const enabling = change.enable === true ? sql`(NOT active)` : sql`false`
+            const disabling = change.disable === undefined ? sql`false` : sql`active`
+            // Every right-hand side reads the row as it was: the old secret becomes the previous one.
+            const rows = yield* sql`UPDATE webhook_endpoints SET
+                url = ${change.url === undefined ? sql`url` : sql`${change.url}`},
+                events = ${change.events === undefined ? sql`events` : sql`${JSON.stringify(change.events)}::jsonb`},
+                secret = ${rotation === undefined ? sql`secret` : sql`${rotation.secret}`},
+                previous_secret = CASE WHEN ${rotating} THEN (CASE WHEN ${keepsPrevious} THEN secret ELSE NULL END)
+                  ELSE previous_secret END,
+                previous_secret_expires_at = CASE WHEN ${rotating}
+                  THEN (CASE WHEN ${keepsPrevious} THEN ${rotation?.previousExpiresAt ?? 0}::bigint ELSE NULL END)
+                  ELSE previous_secret_expires_at END,
+                subscribed_from = CASE WHEN ${enabling} THEN ${at}::bigint ELSE subscribed_from END,
+                failing_since = CASE WHEN ${enabling} THEN NULL ELSE failing_since END,
+                disabled_reason = CASE WHEN ${enabling} THEN NULL
+                  WHEN ${disabling} THEN ${change.disable ?? ""}::text ELSE disabled_reason END,
+                disabled_at = CASE WHEN ${enabling} THEN NULL WHEN ${disabling} THEN ${at}::bigint ELSE disabled_at END,
+                active = CASE WHEN ${enabling} THEN true WHEN ${disabling} THEN false ELSE active END
+              WHERE workspace_id = ${workspaceId} AND id = ${id}
+              RETURNING *`
+            if (rows.length === 0) return Option.none()
+            if (change.disable !== undefined) yield* giveUpPending(workspaceId, id)
+            return Option.some(endpointFromRow(rows[0]!))
+          })
+        )
+      ),
+
     // One statement, so one transaction: lock a batch of pending events, create their
     // deliveries, mark them dispatched.
     fanOutEvents: (at, limit) =>
       operation("fanOutEvents")(
         sql`WITH batch AS (
-              SELECT workspace_id, seq, id, type, created_at FROM outbox_events
+              SELECT workspace_id, seq, id, type, created_at, data FROM outbox_events
               WHERE dispatched_at IS NULL
               ORDER BY seq LIMIT ${limit}
               FOR UPDATE SKIP LOCKED
             ), fanned AS (
-              INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at)
-              SELECT b.workspace_id, e.id, b.id, 'pending', 0, ${at}, ${at}
+              INSERT INTO webhook_deliveries
+                (workspace_id, endpoint_id, event_id, id, event_type, status, attempts, next_attempt_at, created_at)
+              SELECT b.workspace_id, e.id, b.id, 'dlv_' || upper(substr(md5(e.id || ':' || b.id), 1, 26)), b.type,
+                'pending', 0, ${at}, ${at}
               FROM batch b
               JOIN webhook_endpoints e ON e.workspace_id = b.workspace_id
-              WHERE e.active AND e.events @> jsonb_build_array(b.type) AND e.created_at <= b.created_at
+              WHERE e.active AND e.events @> jsonb_build_array(b.type) AND e.subscribed_from <= b.created_at
+                AND NOT (b.type = 'webhook_endpoint.disabled' AND b.data ->> 'endpoint_id' = e.id)
               ON CONFLICT DO NOTHING
               RETURNING 1
             )
@@ -107,8 +179,11 @@ export const make: Effect.Effect<WebhookStoreShape, never, SqlClient.SqlClient> 
               AND o.workspace_id = d.workspace_id AND o.id = d.event_id
             RETURNING d.*,
               e.url AS endpoint_url, e.events AS endpoint_events, e.secret AS endpoint_secret,
+              e.previous_secret AS endpoint_previous_secret,
+              e.previous_secret_expires_at AS endpoint_previous_secret_expires_at,
               e.active AS endpoint_active, e.disabled_reason AS endpoint_disabled_reason,
               e.disabled_at AS endpoint_disabled_at, e.last_success_at AS endpoint_last_success_at,
+              e.failing_since AS endpoint_failing_since, e.subscribed_from AS endpoint_subscribed_from,
               e.created_at AS endpoint_created_at,
               o.type AS event_type, o.created_at AS event_created_at, o.livemode AS event_livemode,
               o.data AS event_data`.pipe(
@@ -139,24 +214,35 @@ export const make: Effect.Effect<WebhookStoreShape, never, SqlClient.SqlClient> 
               WHERE ${where} AND status = 'pending' AND lease_owner = ${owner}
               RETURNING attempts`
             if (updated.length === 0) return { recorded: false, endpointDisabled: false }
+            yield* insertAttempt(key, {
+              number: toNumber(updated[0]!.attempts),
+              at: outcome.at,
+              durationMs: outcome.attempt?.durationMs ?? 0,
+              statusCode: outcome.statusCode,
+              responseBody: outcome.attempt?.responseBody ?? null,
+              error: outcome.attempt?.error ?? null,
+              redelivery: false
+            })
             const endpoint = sql`workspace_id = ${key.workspaceId} AND id = ${key.endpointId}`
             if (outcome.result === "delivered") {
               yield* sql`UPDATE webhook_endpoints
-                SET last_success_at = greatest(coalesce(last_success_at, ${outcome.at}), ${outcome.at})
+                SET last_success_at = greatest(coalesce(last_success_at, ${outcome.at}), ${outcome.at}), failing_since = NULL
                 WHERE ${endpoint}`
               return { recorded: true, endpointDisabled: false }
             }
-            if (outcome.result !== "dead" || outcome.disableIfIdleSince === undefined) {
+            yield* sql`UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ${outcome.at}) WHERE ${endpoint}`
+            if (outcome.result !== "dead" || outcome.disableIfFailingSince === undefined) {
               return { recorded: true, endpointDisabled: false }
             }
             const disabled = yield* sql`UPDATE webhook_endpoints
               SET active = false, disabled_reason = 'delivery_failed', disabled_at = ${outcome.at}
-              WHERE ${endpoint} AND active AND coalesce(last_success_at, created_at) <= ${outcome.disableIfIdleSince}
+              WHERE ${endpoint} AND active AND failing_since <= ${outcome.disableIfFailingSince}
               RETURNING id`
             if (disabled.length === 0) return { recorded: true, endpointDisabled: false }
-            yield* sql`UPDATE webhook_deliveries
-              SET status = 'dead', next_attempt_at = NULL, last_error = 'endpoint_disabled', lease_owner = NULL, lease_until = NULL
-              WHERE workspace_id = ${key.workspaceId} AND endpoint_id = ${key.endpointId} AND status = 'pending'`
+            yield* giveUpPending(key.workspaceId, key.endpointId)
+            if (outcome.disabledNotice !== undefined) {
+              yield* sql`INSERT INTO outbox_events ${sql.insert(eventRow(outcome.disabledNotice))}`
+            }
             return { recorded: true, endpointDisabled: true }
           })
         )
@@ -168,10 +254,176 @@ export const make: Effect.Effect<WebhookStoreShape, never, SqlClient.SqlClient> 
             WHERE status = 'pending' AND lease_owner = ${owner}`.pipe(Effect.asVoid)
       ),
 
+    recordRedelivery: (key, outcome) =>
+      operation("recordRedelivery")(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const where = sql`workspace_id = ${key.workspaceId} AND endpoint_id = ${key.endpointId} AND event_id = ${key.eventId}`
+            const delivered = outcome.delivered ? sql`true` : sql`false`
+            const updated = yield* sql`UPDATE webhook_deliveries SET
+                attempts = attempts + 1,
+                first_attempt_at = coalesce(first_attempt_at, ${outcome.at}),
+                last_attempt_at = greatest(coalesce(last_attempt_at, ${outcome.at}), ${outcome.at}),
+                last_status_code = ${outcome.statusCode},
+                status = CASE WHEN ${delivered} THEN 'delivered' ELSE status END,
+                next_attempt_at = CASE WHEN ${delivered} THEN NULL ELSE next_attempt_at END,
+                last_error = CASE WHEN ${delivered} THEN NULL ELSE last_error END,
+                lease_owner = CASE WHEN ${delivered} THEN NULL ELSE lease_owner END,
+                lease_until = CASE WHEN ${delivered} THEN NULL ELSE lease_until END
+              WHERE ${where}
+              RETURNING *`
+            if (updated.length === 0) return Option.none()
+            yield* insertAttempt(key, {
+              number: toNumber(updated[0]!.attempts),
+              at: outcome.at,
+              durationMs: outcome.durationMs,
+              statusCode: outcome.statusCode,
+              responseBody: outcome.responseBody,
+              error: outcome.error,
+              redelivery: true
+            })
+            const endpoint = sql`workspace_id = ${key.workspaceId} AND id = ${key.endpointId}`
+            yield* outcome.delivered
+              ? sql`UPDATE webhook_endpoints
+                  SET last_success_at = greatest(coalesce(last_success_at, ${outcome.at}), ${outcome.at}), failing_since = NULL
+                  WHERE ${endpoint}`
+              : sql`UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ${outcome.at}) WHERE ${endpoint}`
+            return Option.some(yield* detailOf(updated[0]!))
+          })
+        )
+      ),
+
     listDeliveries: (workspaceId, endpointId) =>
       operation("listDeliveries")(
         sql`SELECT * FROM webhook_deliveries WHERE workspace_id = ${workspaceId} AND endpoint_id = ${endpointId}
             ORDER BY created_at, event_id`.pipe(Effect.map((rows) => rows.map(deliveryFromRow)))
+      ),
+
+    // The latest attempt of each delivery of the page comes from the attempts' primary key.
+    listDeliveryLog: (workspaceId, endpointId, filter, after, limit) =>
+      operation("listDeliveryLog")(
+        sql`SELECT d.*, a.number AS attempt_number, a.attempted_at AS attempt_attempted_at,
+              a.duration_ms AS attempt_duration_ms, a.status_code AS attempt_status_code,
+              a.response_body AS attempt_response_body, a.error AS attempt_error, a.redelivery AS attempt_redelivery
+            FROM (
+              SELECT * FROM webhook_deliveries
+              WHERE ${sql.and([
+                sql`workspace_id = ${workspaceId}`,
+                sql`endpoint_id = ${endpointId}`,
+                ...(filter.status === undefined ? [] : [sql`status = ${filter.status}`]),
+                ...(filter.eventType === undefined ? [] : [sql`event_type = ${filter.eventType}`]),
+                ...(filter.from === undefined ? [] : [sql`created_at >= ${filter.from}`]),
+                ...(filter.to === undefined ? [] : [sql`created_at < ${filter.to}`]),
+                ...(after === undefined ? [] : [sql`(created_at, id) < (${after.sortKey}, ${after.id})`])
+              ])}
+              ORDER BY created_at DESC, id DESC LIMIT ${limit}
+            ) d
+            LEFT JOIN LATERAL (
+              SELECT * FROM webhook_attempts la
+              WHERE la.workspace_id = d.workspace_id AND la.endpoint_id = d.endpoint_id AND la.event_id = d.event_id
+              ORDER BY la.number DESC LIMIT 1
+            ) a ON true
+            ORDER BY d.created_at DESC, d.id DESC`.pipe(
+          Effect.map((rows) =>
+            rows.map((row) => ({
+              delivery: deliveryFromRow(row),
+              lastAttempt:
+                row.attempt_number === null || row.attempt_number === undefined
+                  ? null
+                  : attemptFromRow({
+                      number: row.attempt_number,
+                      attempted_at: row.attempt_attempted_at,
+                      duration_ms: row.attempt_duration_ms,
+                      status_code: row.attempt_status_code,
+                      response_body: row.attempt_response_body,
+                      error: row.attempt_error,
+                      redelivery: row.attempt_redelivery
+                    })
+            }))
+          )
+        )
+      ),
+
+    getDelivery: (workspaceId, endpointId, deliveryId) =>
+      operation("getDelivery")(
+        Effect.gen(function* () {
+          const rows = yield* sql`SELECT * FROM webhook_deliveries
+            WHERE workspace_id = ${workspaceId} AND id = ${deliveryId} AND endpoint_id = ${endpointId}`
+          return rows.length === 0 ? Option.none() : Option.some(yield* detailOf(rows[0]!))
+        })
+      ),
+
+    // Several types: one index range per type (each newest first, at most `limit`), merged, so
+    // the page never scans the events of other types.
+    listEventLog: (workspaceId, filter, after, limit) =>
+      operation("listEventLog")(
+        Effect.gen(function* () {
+          const page = (type: string | undefined) =>
+            sql`SELECT id, workspace_id, type, created_at, livemode, data FROM outbox_events
+              WHERE ${sql.and([
+                sql`workspace_id = ${workspaceId}`,
+                ...(type === undefined ? [] : [sql`type = ${type}`]),
+                ...(filter.postId === undefined ? [] : [sql`post_id = ${filter.postId}`]),
+                ...(filter.accountId === undefined ? [] : [sql`account_id = ${filter.accountId}`]),
+                ...(filter.from === undefined ? [] : [sql`created_at >= ${filter.from}`]),
+                ...(filter.to === undefined ? [] : [sql`created_at < ${filter.to}`]),
+                ...(after === undefined ? [] : [sql`(created_at, id) < (${after.sortKey}, ${after.id})`])
+              ])}
+              ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+          const types = filter.types === undefined || filter.types.length === 0 ? [undefined] : [...new Set(filter.types)]
+          const pages = yield* Effect.forEach(types, page)
+          return pages
+            .flat()
+            .map(eventFromRow)
+            .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+            .slice(0, limit)
+        })
+      ),
+
+    getEvent: (workspaceId, id) =>
+      operation("getEvent")(
+        sql`SELECT id, workspace_id, type, created_at, livemode, data FROM outbox_events
+            WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(
+          Effect.map((rows) => (rows.length === 0 ? Option.none() : Option.some(eventFromRow(rows[0]!))))
+        )
+      ),
+
+    claimPruneLease: (owner, at, leaseUntil) =>
+      operation("claimPruneLease")(
+        sql`INSERT INTO webhook_log_leases (name, owner, lease_until) VALUES ('prune', ${owner}, ${leaseUntil})
+            ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until
+            WHERE webhook_log_leases.lease_until <= ${at}
+            RETURNING owner`.pipe(Effect.map((rows) => rows.length > 0))
+      ),
+
+    // Two bounded statements: finished deliveries first (their attempts go with them), then the
+    // events no delivery refers to any more.
+    pruneLog: (before, limit) =>
+      operation("pruneLog")(
+        Effect.gen(function* () {
+          const deliveries = yield* sql`DELETE FROM webhook_deliveries d
+            USING (
+              SELECT workspace_id, endpoint_id, event_id FROM webhook_deliveries
+              WHERE status <> 'pending' AND created_at < ${before}
+              ORDER BY created_at LIMIT ${limit}
+              FOR UPDATE SKIP LOCKED
+            ) old
+            WHERE d.workspace_id = old.workspace_id AND d.endpoint_id = old.endpoint_id AND d.event_id = old.event_id
+            RETURNING 1`
+          const events = yield* sql`DELETE FROM outbox_events o
+            USING (
+              SELECT e.workspace_id, e.seq FROM outbox_events e
+              WHERE e.dispatched_at IS NOT NULL AND e.created_at < ${before}
+                AND NOT EXISTS (
+                  SELECT 1 FROM webhook_deliveries d WHERE d.workspace_id = e.workspace_id AND d.event_id = e.id
+                )
+              ORDER BY e.created_at LIMIT ${limit}
+              FOR UPDATE OF e SKIP LOCKED
+            ) old
+            WHERE o.workspace_id = old.workspace_id AND o.seq = old.seq
+            RETURNING 1`
+          return deliveries.length + events.length
+        })
       )
   }
   return store
@@ -198,9 +450,82 @@ export const layer: Layer.Layer<WebhookStore, never, SqlClient.SqlClient> = Laye
 )
 
 // Drivers differ: PGlite returns int8 as a number, @effect/sql-pg as a bigint, others as a string.
+const DbNumber = Schema.Union([Schema.Number, Schema.BigInt, Schema.String]).pipe(
+  Schema.decodeTo(Schema.Number, SchemaTransformation.transform({ decode: (value) => Number(value), encode: (n) => n }))
+)
+// jsonb arrives parsed from some drivers and as text from others.
+const DbJson = Schema.Unknown.pipe(
+  Schema.decodeTo(
+    Schema.Unknown,
+    SchemaTransformation.transform({ decode: (value) => (typeof value === "string" ? JSON.parse(value) : value), encode: (v) => v })
+  )
+)
+const nullable = <S extends Schema.Top>(schema: S) => Schema.optional(Schema.NullOr(schema))
+
+/** A `webhook_endpoints` row. */
+const EndpointRow = Schema.Struct({
+  workspace_id: Schema.String,
+  id: Schema.String,
+  url: Schema.String,
+  events: DbJson,
+  secret: Schema.String,
+  previous_secret: nullable(Schema.String),
+  previous_secret_expires_at: nullable(DbNumber),
+  active: Schema.Boolean,
+  disabled_reason: nullable(Schema.String),
+  disabled_at: nullable(DbNumber),
+  last_success_at: nullable(DbNumber),
+  failing_since: nullable(DbNumber),
+  subscribed_from: DbNumber,
+  created_at: DbNumber
+})
+
+/** A `webhook_deliveries` row. */
+const DeliveryRow = Schema.Struct({
+  workspace_id: Schema.String,
+  endpoint_id: Schema.String,
+  event_id: Schema.String,
+  id: Schema.String,
+  event_type: Schema.String,
+  status: Schema.Literals(["pending", "delivered", "dead"]),
+  attempts: DbNumber,
+  first_attempt_at: nullable(DbNumber),
+  last_attempt_at: nullable(DbNumber),
+  next_attempt_at: nullable(DbNumber),
+  last_status_code: nullable(DbNumber),
+  last_error: nullable(Schema.String),
+  lease_owner: nullable(Schema.String),
+  lease_until: nullable(DbNumber),
+  created_at: DbNumber
+})
+
+/** A `webhook_attempts` row. */
+const AttemptRow = Schema.Struct({
+  number: DbNumber,
+  attempted_at: DbNumber,
+  duration_ms: DbNumber,
+  status_code: nullable(DbNumber),
+  response_body: nullable(Schema.String),
+  error: nullable(DbJson),
+  redelivery: Schema.Boolean
+})
+
+/** An `outbox_events` row, as the events list reads it. */
+const EventRow = Schema.Struct({
+  workspace_id: Schema.String,
+  id: Schema.String,
+  type: Schema.String,
+  created_at: DbNumber,
+  livemode: Schema.Boolean,
+  data: DbJson
+})
+
+const decodeEndpoint = Schema.decodeUnknownSync(EndpointRow)
+const decodeDelivery = Schema.decodeUnknownSync(DeliveryRow)
+const decodeAttempt = Schema.decodeUnknownSync(AttemptRow)
+const decodeEvent = Schema.decodeUnknownSync(EventRow)
+
 const toNumber = (value: unknown): number => (typeof value === "number" ? value : Number(value))
-const toNumberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : toNumber(value))
-const fromJson = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 
 const endpointRow = (endpoint: WebhookEndpointRecord) => ({
   workspace_id: endpoint.workspaceId,
@@ -208,50 +533,109 @@ const endpointRow = (endpoint: WebhookEndpointRecord) => ({
   url: endpoint.url,
   events: JSON.stringify(endpoint.events),
   secret: endpoint.secret,
+  previous_secret: endpoint.previousSecret,
+  previous_secret_expires_at: endpoint.previousSecretExpiresAt,
   active: endpoint.active,
   disabled_reason: endpoint.disabledReason,
   disabled_at: endpoint.disabledAt,
   last_success_at: endpoint.lastSuccessAt,
+  failing_since: endpoint.failingSince,
+  subscribed_from: endpoint.subscribedFrom,
   created_at: endpoint.createdAt
 })
 
-const endpointFromRow = (row: Row, prefix = ""): WebhookEndpointRecord => ({
-  id: row[prefix === "" ? "id" : "endpoint_id"] as string,
-  workspaceId: row.workspace_id as string,
-  url: row[`${prefix}url`] as string,
-  events: fromJson(row[`${prefix}events`]) as ReadonlyArray<string>,
-  secret: row[`${prefix}secret`] as string,
-  active: row[`${prefix}active`] as boolean,
-  disabledReason: (row[`${prefix}disabled_reason`] ?? null) as string | null,
-  disabledAt: toNumberOrNull(row[`${prefix}disabled_at`]),
-  lastSuccessAt: toNumberOrNull(row[`${prefix}last_success_at`]),
-  createdAt: toNumber(row[`${prefix}created_at`])
+const endpointFromRow = (input: Row): WebhookEndpointRecord => {
+  const row = decodeEndpoint(input)
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    url: row.url,
+    events: row.events as ReadonlyArray<string>,
+    secret: row.secret,
+    previousSecret: row.previous_secret ?? null,
+    previousSecretExpiresAt: row.previous_secret_expires_at ?? null,
+    active: row.active,
+    disabledReason: row.disabled_reason ?? null,
+    disabledAt: row.disabled_at ?? null,
+    lastSuccessAt: row.last_success_at ?? null,
+    failingSince: row.failing_since ?? null,
+    subscribedFrom: row.subscribed_from,
+    createdAt: row.created_at
+  }
+}
+
+const deliveryFromRow = (input: Row): WebhookDeliveryRecord => {
+  const row = decodeDelivery(input)
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    endpointId: row.endpoint_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    status: row.status,
+    attempts: row.attempts,
+    firstAttemptAt: row.first_attempt_at ?? null,
+    lastAttemptAt: row.last_attempt_at ?? null,
+    nextAttemptAt: row.next_attempt_at ?? null,
+    lastStatusCode: row.last_status_code ?? null,
+    lastError: row.last_error ?? null,
+    leaseOwner: row.lease_owner ?? null,
+    leaseUntil: row.lease_until ?? null,
+    createdAt: row.created_at
+  }
+}
+
+const attemptFromRow = (input: Row): AttemptRecord => {
+  const row = decodeAttempt(input)
+  return {
+    number: row.number,
+    at: row.attempted_at,
+    durationMs: row.duration_ms,
+    statusCode: row.status_code ?? null,
+    responseBody: row.response_body ?? null,
+    error: (row.error ?? null) as StoredDeliveryError | null,
+    redelivery: row.redelivery
+  }
+}
+
+const eventRow = (event: OutboxEvent) => ({
+  workspace_id: event.workspaceId,
+  id: event.id,
+  type: event.type,
+  created_at: event.createdAt,
+  livemode: event.livemode,
+  data: JSON.stringify(event.data)
 })
 
-const deliveryFromRow = (row: Row): WebhookDeliveryRecord => ({
-  workspaceId: row.workspace_id as string,
-  endpointId: row.endpoint_id as string,
-  eventId: row.event_id as string,
-  status: row.status as WebhookDeliveryRecord["status"],
-  attempts: toNumber(row.attempts),
-  firstAttemptAt: toNumberOrNull(row.first_attempt_at),
-  lastAttemptAt: toNumberOrNull(row.last_attempt_at),
-  nextAttemptAt: toNumberOrNull(row.next_attempt_at),
-  lastStatusCode: toNumberOrNull(row.last_status_code),
-  lastError: (row.last_error ?? null) as string | null,
-  leaseOwner: (row.lease_owner ?? null) as string | null,
-  leaseUntil: toNumberOrNull(row.lease_until),
-  createdAt: toNumber(row.created_at)
-})
+const eventFromRow = (input: Row): OutboxEvent => {
+  const row = decodeEvent(input)
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    type: row.type,
+    createdAt: row.created_at,
+    livemode: row.livemode,
+    data: row.data as OutboxEvent["data"]
+  }
+}
 
 const claimedFromRow = (row: Row): ClaimedDelivery => {
-  const event: OutboxEvent = {
-    id: row.event_id as string,
-    workspaceId: row.workspace_id as string,
-    type: row.event_type as string,
-    createdAt: toNumber(row.event_created_at),
-    livemode: row.event_livemode as boolean,
-    data: fromJson(row.event_data) as OutboxEvent["data"]
-  }
-  return { delivery: deliveryFromRow(row), endpoint: endpointFromRow(row, "endpoint_"), event }
+  const event = eventFromRow({
+    id: row.event_id,
+    workspace_id: row.workspace_id,
+    type: row.event_type,
+    created_at: row.event_created_at,
+    livemode: row.event_livemode,
+    data: row.event_data
+  })
+  const endpoint = endpointFromRow(
+    Object.fromEntries([
+      ["workspace_id", row.workspace_id],
+      ["id", row.endpoint_id],
+      ...Object.entries(row)
+        .filter(([name]) => name.startsWith("endpoint_") && name !== "endpoint_id")
+        .map(([name, value]) => [name.slice("endpoint_".length), value])
+    ])
+  )
+  return { delivery: deliveryFromRow(row), endpoint, event }
 }

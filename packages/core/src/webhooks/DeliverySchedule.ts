@@ -1,7 +1,8 @@
 /**
  * When deliveries are attempted: a 10 second limit per attempt, 8 retries after the first
  * attempt with growing intervals and a little jitter, the last about 24 hours after the first,
- * and the 24 hours without success after which a failing endpoint is disabled.
+ * the 3 days of failures after which a failing endpoint is disabled, and how long the delivery
+ * log and the events are kept.
  *
  * @since 0.1.0
  */
@@ -35,8 +36,15 @@ export const retryIntervalsMs: ReadonlyArray<number> = [
 /** Each wait is lengthened by up to this share, at random, so endpoints that fail together are not retried together. */
 export const jitterRatio = 0.1
 
-/** An endpoint is disabled once an event exhausted its retries and nothing succeeded for this long. */
-export const disableAfterIdleMs = 24 * hour
+/**
+ * An endpoint is disabled when a delivery has used up its retries and every attempt to the
+ * endpoint has failed for at least this long: 3 days. One event's attempts span at most about
+ * 26.4 hours, so one bad event alone never disables an endpoint.
+ */
+export const disableAfterFailingMs = 3 * 24 * hour
+
+/** How long events, deliveries and their attempts are kept: 30 days. */
+export const logRetentionMs = 30 * 24 * hour
 
 /**
  * The wait before retry `retry` (1 to {@link maxRetries}) given a random number in [0, 1).

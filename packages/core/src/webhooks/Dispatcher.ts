@@ -4,18 +4,21 @@
  * Each pass fans pending outbox events out to the subscribed endpoints (one delivery each,
  * written in the same transaction that marks the event dispatched), claims the due deliveries
  * with a lease, attempts them, and records each outcome: delivered, a retry at its scheduled
- * time, or dead after the last retry, which disables an endpoint that has not succeeded for
- * 24 hours. Any number of instances can run it on one database; each works on the
+ * time, or dead after the last retry, which disables an endpoint whose every attempt has
+ * failed for 3 days (and writes a `webhook_endpoint.disabled` event). Any number of instances can run it on one database; each works on the
  * deliveries it leased. A crash loses nothing: an unfinished delivery is claimed again once
  * its lease runs out, and a stopped dispatcher gives its leases back at once.
  *
  * @since 0.1.0
  */
 import { Duration, Effect } from "effect"
+import { formatInstant } from "@postwire/domain"
+import { Ids } from "../ids/Ids.ts"
+import type { OutboxEvent } from "../store/Records.ts"
 import type { StoreError } from "../store/Store.ts"
-import { disableAfterIdleMs, nextAttemptAt } from "./DeliverySchedule.ts"
+import { disableAfterFailingMs, nextAttemptAt } from "./DeliverySchedule.ts"
 import type { Resolver } from "./UrlSafety.ts"
-import { deliverEvent, eventBody, failureCode, type WebhookSettings } from "./Webhooks.ts"
+import { deliverEvent, eventBody, failureCode, storedError, type WebhookSettings } from "./Webhooks.ts"
 import { type ClaimedDelivery, type DeliveryKey, WebhookStore } from "./WebhookStore.ts"
 import type { WebhookTransport } from "./WebhookTransport.ts"
 
@@ -45,7 +48,7 @@ export interface PassReport {
   readonly endpointsDisabled: number
 }
 
-type DispatchServices = WebhookStore | WebhookTransport | WebhookSettings | Resolver
+type DispatchServices = WebhookStore | WebhookTransport | WebhookSettings | Resolver | Ids
 
 const defaults = { batchSize: 100, concurrency: 16, leaseMs: 60_000, pollInterval: Duration.seconds(1) }
 
@@ -68,6 +71,27 @@ export const fanOutEvents = Effect.fn("webhooks.fanOutEvents")(function* (batchS
   }
 })
 
+/**
+ * The `webhook_endpoint.disabled` event written if this attempt disables the endpoint: it
+ * goes to the events API and to the workspace's other endpoints subscribed to it, never to the
+ * failing endpoint itself.
+ */
+const disabledNotice = (claimed: ClaimedDelivery, at: number): Effect.Effect<OutboxEvent, never, Ids> =>
+  Effect.map(Ids.use((ids) => ids.make("event")), (id) => ({
+    id,
+    workspaceId: claimed.endpoint.workspaceId,
+    type: "webhook_endpoint.disabled",
+    createdAt: at,
+    livemode: claimed.event.livemode,
+    data: {
+      endpoint_id: claimed.endpoint.id,
+      url: claimed.endpoint.url,
+      disabled_reason: "delivery_failed",
+      disabled_at: formatInstant(at),
+      failing_since: formatInstant(claimed.endpoint.failingSince ?? at)
+    }
+  }))
+
 /** Attempts one claimed delivery and records what came of it. */
 const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (owner: string, claimed: ClaimedDelivery) {
   const store = yield* WebhookStore
@@ -75,13 +99,19 @@ const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (owner: 
   const attempt = yield* deliverEvent(endpoint, event.id, eventBody(event))
   const at = yield* now
   const attemptsMade = delivery.attempts + 1
+  const logged = {
+    durationMs: attempt.durationMs,
+    responseBody: attempt.responseBody,
+    error: attempt.failure === null ? null : storedError(attempt.failure)
+  }
   if (attempt.delivered) {
     yield* store.recordAttempt(keyOf(claimed), owner, {
       at,
       result: "delivered",
       statusCode: attempt.statusCode,
       error: null,
-      nextAttemptAt: null
+      nextAttemptAt: null,
+      attempt: logged
     })
     return { delivered: true, disabled: false }
   }
@@ -91,11 +121,20 @@ const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (owner: 
     keyOf(claimed),
     owner,
     retryAt === null
-      ? { at, result: "dead", statusCode: attempt.statusCode, error, nextAttemptAt: null, disableIfIdleSince: at - disableAfterIdleMs }
-      : { at, result: "retry", statusCode: attempt.statusCode, error, nextAttemptAt: retryAt }
+      ? {
+          at,
+          result: "dead",
+          statusCode: attempt.statusCode,
+          error,
+          nextAttemptAt: null,
+          attempt: logged,
+          disableIfFailingSince: at - disableAfterFailingMs,
+          disabledNotice: yield* disabledNotice(claimed, at)
+        }
+      : { at, result: "retry", statusCode: attempt.statusCode, error, nextAttemptAt: retryAt, attempt: logged }
   )
   if (recorded.endpointDisabled) {
-    yield* Effect.logWarning("webhook endpoint disabled: an event exhausted its retries and nothing succeeded for 24 hours").pipe(
+    yield* Effect.logWarning("webhook endpoint disabled: a delivery used up its retries and every attempt failed for 3 days").pipe(
       Effect.annotateLogs({ workspace_id: endpoint.workspaceId, endpoint_id: endpoint.id, event_id: event.id })
     )
   }

@@ -8,10 +8,15 @@
 import { Effect, Layer, Option } from "effect"
 import { MemoryState, type MemoryTables } from "../store/MemoryStore.ts"
 import type { OutboxEvent } from "../store/Records.ts"
-import { StoreError } from "../store/Store.ts"
+import { type Keyset, StoreError } from "../store/Store.ts"
 import {
+  type AttemptRecord,
   type ClaimedDelivery,
+  type DeliveryDetail,
   type DeliveryKey,
+  deliveryIdOf,
+  type EndpointChange,
+  maxAttemptsShown,
   type WebhookDeliveryRecord,
   type WebhookEndpointRecord,
   WebhookStore,
@@ -45,10 +50,14 @@ class Endpoints {
 class WebhookTables {
   readonly endpoints = new Endpoints()
   readonly deliveries = new Map<string, WebhookDeliveryRecord>()
+  /** Attempts of each delivery (by delivery key), oldest first. */
+  readonly attempts = new Map<string, Array<AttemptRecord>>()
   /** Keys of pending deliveries, so claims never scan finished ones. */
   readonly pending = new Set<string>()
-  /** Per workspace, how many of its outbox events (an append-only list) have been fanned out. */
+  /** Per workspace, how many of its outbox events (an append-only list, pruned from the front) have been fanned out. */
   readonly fannedOut = new Map<string, number>()
+  /** The log-pruning lease. */
+  pruneLease: { owner: string; until: number } | null = null
 }
 
 // Every WebhookStore built over the same MemoryTables shares one set of webhook tables, as
@@ -66,6 +75,12 @@ const tablesFor = (tables: MemoryTables): WebhookTables => {
 
 const deliveryKey = (key: DeliveryKey) => [key.workspaceId, key.endpointId, key.eventId].join("\u0000")
 
+const compareDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0)
+
+/** After `after` in a `(sortKey desc, id desc)` order. */
+const isAfter = (sortKey: number, id: string, after: Keyset | undefined) =>
+  after === undefined || sortKey < after.sortKey || (sortKey === after.sortKey && id < after.id)
+
 const isDue = (delivery: WebhookDeliveryRecord, at: number) =>
   delivery.status === "pending" &&
   delivery.nextAttemptAt !== null &&
@@ -74,11 +89,63 @@ const isDue = (delivery: WebhookDeliveryRecord, at: number) =>
 
 /** Builds a `WebhookStore` over the tables of an in-memory `Store`. */
 export const make = (tables: MemoryTables): WebhookStoreShape => {
-  const { endpoints, deliveries, pending, fannedOut } = tablesFor(tables)
+  const webhookTables = tablesFor(tables)
+  const { endpoints, deliveries, attempts, pending, fannedOut } = webhookTables
   const { events } = tables
 
   const findEvent = (workspaceId: string, id: string): OutboxEvent | undefined =>
     events.get(workspaceId)?.find((event) => event.id === id)
+
+  const detailOf = (k: string): DeliveryDetail => ({
+    delivery: deliveries.get(k)!,
+    attempts: [...(attempts.get(k) ?? [])].reverse().slice(0, maxAttemptsShown)
+  })
+
+  const logAttempt = (k: string, attempt: AttemptRecord) => {
+    const list = attempts.get(k)
+    if (list === undefined) attempts.set(k, [attempt])
+    else list.push(attempt)
+  }
+
+  const giveUpPending = (workspaceId: string, endpointId: string) => {
+    for (const k of [...pending]) {
+      const other = deliveries.get(k)!
+      if (other.workspaceId === workspaceId && other.endpointId === endpointId) {
+        put({ ...other, status: "dead", nextAttemptAt: null, lastError: "endpoint_disabled", leaseOwner: null, leaseUntil: null })
+      }
+    }
+  }
+
+  const applyChange = (endpoint: WebhookEndpointRecord, change: EndpointChange, at: number): WebhookEndpointRecord => {
+    let next: WebhookEndpointRecord = {
+      ...endpoint,
+      ...(change.url === undefined ? {} : { url: change.url }),
+      ...(change.events === undefined ? {} : { events: change.events })
+    }
+    if (change.rotateSecret !== undefined) {
+      const keepsPrevious = change.rotateSecret.previousExpiresAt > at
+      next = {
+        ...next,
+        secret: change.rotateSecret.secret,
+        previousSecret: keepsPrevious ? endpoint.secret : null,
+        previousSecretExpiresAt: keepsPrevious ? change.rotateSecret.previousExpiresAt : null
+      }
+    }
+    if (change.enable === true && !next.active) {
+      next = { ...next, active: true, disabledReason: null, disabledAt: null, failingSince: null, subscribedFrom: at }
+    }
+    if (change.disable !== undefined && next.active) {
+      next = { ...next, active: false, disabledReason: change.disable, disabledAt: at }
+      giveUpPending(endpoint.workspaceId, endpoint.id)
+    }
+    return next
+  }
+
+  const appendNotice = (event: OutboxEvent) => {
+    const log = events.get(event.workspaceId)
+    if (log === undefined) events.set(event.workspaceId, [event])
+    else log.push(event)
+  }
 
   const put = (delivery: WebhookDeliveryRecord) => {
     const k = deliveryKey(delivery)
@@ -89,11 +156,14 @@ export const make = (tables: MemoryTables): WebhookStoreShape => {
 
   const fanOut = (event: OutboxEvent, at: number) => {
     for (const endpoint of endpoints.all(event.workspaceId)) {
-      if (!endpoint.active || !endpoint.events.includes(event.type) || endpoint.createdAt > event.createdAt) continue
+      if (!endpoint.active || !endpoint.events.includes(event.type) || endpoint.subscribedFrom > event.createdAt) continue
+      if (event.type === "webhook_endpoint.disabled" && event.data.endpoint_id === endpoint.id) continue
       const key = { workspaceId: event.workspaceId, endpointId: endpoint.id, eventId: event.id }
       if (deliveries.has(deliveryKey(key))) continue
       put({
+        id: deliveryIdOf(endpoint.id, event.id),
         ...key,
+        eventType: event.type,
         status: "pending",
         attempts: 0,
         firstAttemptAt: null,
@@ -140,10 +210,20 @@ export const make = (tables: MemoryTables): WebhookStoreShape => {
         for (const [k, delivery] of deliveries) {
           if (delivery.workspaceId === workspaceId && delivery.endpointId === id) {
             deliveries.delete(k)
+            attempts.delete(k)
             pending.delete(k)
           }
         }
         return true
+      }),
+
+    updateEndpoint: (workspaceId, id, change, at) =>
+      Effect.sync(() => {
+        const endpoint = endpoints.get(workspaceId, id)
+        if (endpoint === undefined) return Option.none()
+        const next = applyChange(endpoint, change, at)
+        endpoints.put(next)
+        return Option.some(next)
       }),
 
     fanOutEvents: (at, limit) =>
@@ -189,6 +269,16 @@ export const make = (tables: MemoryTables): WebhookStoreShape => {
         if (delivery === undefined || endpoint === undefined || delivery.status !== "pending" || delivery.leaseOwner !== owner) {
           return { recorded: false, endpointDisabled: false }
         }
+        const k = deliveryKey(key)
+        logAttempt(k, {
+          number: delivery.attempts + 1,
+          at: outcome.at,
+          durationMs: outcome.attempt?.durationMs ?? 0,
+          statusCode: outcome.statusCode,
+          responseBody: outcome.attempt?.responseBody ?? null,
+          error: outcome.attempt?.error ?? null,
+          redelivery: false
+        })
         put({
           ...delivery,
           status: outcome.result === "retry" ? "pending" : outcome.result,
@@ -204,32 +294,54 @@ export const make = (tables: MemoryTables): WebhookStoreShape => {
         if (outcome.result === "delivered") {
           endpoints.put({
             ...endpoint,
-            lastSuccessAt: Math.max(endpoint.lastSuccessAt ?? outcome.at, outcome.at)
+            lastSuccessAt: Math.max(endpoint.lastSuccessAt ?? outcome.at, outcome.at),
+            failingSince: null
           })
           return { recorded: true, endpointDisabled: false }
         }
-        const idleSince = outcome.disableIfIdleSince
-        if (
-          outcome.result !== "dead" ||
-          idleSince === undefined ||
-          !endpoint.active ||
-          (endpoint.lastSuccessAt ?? endpoint.createdAt) > idleSince
-        ) {
+        const failing = { ...endpoint, failingSince: endpoint.failingSince ?? outcome.at }
+        endpoints.put(failing)
+        const since = outcome.disableIfFailingSince
+        if (outcome.result !== "dead" || since === undefined || !failing.active || failing.failingSince > since) {
           return { recorded: true, endpointDisabled: false }
         }
-        endpoints.put({
-          ...endpoint,
-          active: false,
-          disabledReason: "delivery_failed",
-          disabledAt: outcome.at
-        })
-        for (const k of [...pending]) {
-          const other = deliveries.get(k)!
-          if (other.workspaceId === key.workspaceId && other.endpointId === key.endpointId) {
-            put({ ...other, status: "dead", nextAttemptAt: null, lastError: "endpoint_disabled", leaseOwner: null, leaseUntil: null })
-          }
-        }
+        endpoints.put({ ...failing, active: false, disabledReason: "delivery_failed", disabledAt: outcome.at })
+        giveUpPending(key.workspaceId, key.endpointId)
+        if (outcome.disabledNotice !== undefined) appendNotice(outcome.disabledNotice)
         return { recorded: true, endpointDisabled: true }
+      }),
+
+    recordRedelivery: (key, outcome) =>
+      Effect.sync(() => {
+        const k = deliveryKey(key)
+        const delivery = deliveries.get(k)
+        const endpoint = endpoints.get(key.workspaceId, key.endpointId)
+        if (delivery === undefined || endpoint === undefined) return Option.none()
+        logAttempt(k, {
+          number: delivery.attempts + 1,
+          at: outcome.at,
+          durationMs: outcome.durationMs,
+          statusCode: outcome.statusCode,
+          responseBody: outcome.responseBody,
+          error: outcome.error,
+          redelivery: true
+        })
+        put({
+          ...delivery,
+          attempts: delivery.attempts + 1,
+          firstAttemptAt: delivery.firstAttemptAt ?? outcome.at,
+          lastAttemptAt: Math.max(delivery.lastAttemptAt ?? outcome.at, outcome.at),
+          lastStatusCode: outcome.statusCode,
+          ...(outcome.delivered
+            ? { status: "delivered" as const, nextAttemptAt: null, lastError: null, leaseOwner: null, leaseUntil: null }
+            : {})
+        })
+        endpoints.put(
+          outcome.delivered
+            ? { ...endpoint, lastSuccessAt: Math.max(endpoint.lastSuccessAt ?? outcome.at, outcome.at), failingSince: null }
+            : { ...endpoint, failingSince: endpoint.failingSince ?? outcome.at }
+        )
+        return Option.some(detailOf(k))
       }),
 
     releaseDeliveries: (owner) =>
@@ -245,7 +357,100 @@ export const make = (tables: MemoryTables): WebhookStoreShape => {
         [...deliveries.values()]
           .filter((delivery) => delivery.workspaceId === workspaceId && delivery.endpointId === endpointId)
           .sort((a, b) => a.createdAt - b.createdAt || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0))
-      )
+      ),
+
+    listDeliveryLog: (workspaceId, endpointId, filter, after, limit) =>
+      Effect.sync(() =>
+        [...deliveries.entries()]
+          .filter(
+            ([, d]) =>
+              d.workspaceId === workspaceId &&
+              d.endpointId === endpointId &&
+              (filter.status === undefined || d.status === filter.status) &&
+              (filter.eventType === undefined || d.eventType === filter.eventType) &&
+              (filter.from === undefined || d.createdAt >= filter.from) &&
+              (filter.to === undefined || d.createdAt < filter.to) &&
+              isAfter(d.createdAt, d.id, after)
+          )
+          .sort(([, a], [, b]) => b.createdAt - a.createdAt || compareDesc(a.id, b.id))
+          .slice(0, limit)
+          .map(([k, delivery]) => ({ delivery, lastAttempt: attempts.get(k)?.at(-1) ?? null }))
+      ),
+
+    getDelivery: (workspaceId, endpointId, deliveryId) =>
+      Effect.sync(() => {
+        for (const [k, delivery] of deliveries) {
+          if (delivery.workspaceId === workspaceId && delivery.endpointId === endpointId && delivery.id === deliveryId) {
+            return Option.some(detailOf(k))
+          }
+        }
+        return Option.none()
+      }),
+
+    listEventLog: (workspaceId, filter, after, limit) =>
+      Effect.sync(() =>
+        (events.get(workspaceId) ?? [])
+          .filter(
+            (event) =>
+              (filter.types === undefined || filter.types.length === 0 || filter.types.includes(event.type)) &&
+              (filter.from === undefined || event.createdAt >= filter.from) &&
+              (filter.to === undefined || event.createdAt < filter.to) &&
+              (filter.postId === undefined || event.data.post_id === filter.postId) &&
+              (filter.accountId === undefined || event.data.account_id === filter.accountId) &&
+              isAfter(event.createdAt, event.id, after)
+          )
+          .sort((a, b) => b.createdAt - a.createdAt || compareDesc(a.id, b.id))
+          .slice(0, limit)
+      ),
+
+    getEvent: (workspaceId, id) => Effect.sync(() => Option.fromNullishOr(findEvent(workspaceId, id))),
+
+    claimPruneLease: (owner, at, leaseUntil) =>
+      Effect.sync(() => {
+        const lease = webhookTables.pruneLease
+        if (lease !== null && lease.until > at) return false
+        webhookTables.pruneLease = { owner, until: leaseUntil }
+        return true
+      }),
+
+    pruneLog: (before, limit) =>
+      Effect.sync(() => {
+        let deleted = 0
+        for (const [k, delivery] of deliveries) {
+          if (deleted >= limit) break
+          if (delivery.status !== "pending" && delivery.createdAt < before) {
+            deliveries.delete(k)
+            attempts.delete(k)
+            deleted++
+          }
+        }
+        const referenced = new Set<string>()
+        for (const delivery of deliveries.values()) referenced.add(`${delivery.workspaceId}\u0000${delivery.eventId}`)
+        let eventsDeleted = 0
+        for (const [workspaceId, log] of events) {
+          const dispatched = fannedOut.get(workspaceId) ?? 0
+          const kept: Array<OutboxEvent> = []
+          let removedDispatched = 0
+          for (const [index, event] of log.entries()) {
+            const prunable =
+              eventsDeleted < limit &&
+              index < dispatched &&
+              event.createdAt < before &&
+              !referenced.has(`${workspaceId}\u0000${event.id}`)
+            if (prunable) {
+              eventsDeleted++
+              removedDispatched++
+            } else {
+              kept.push(event)
+            }
+          }
+          if (removedDispatched > 0) {
+            log.splice(0, log.length, ...kept)
+            fannedOut.set(workspaceId, dispatched - removedDispatched)
+          }
+        }
+        return deleted + eventsDeleted
+      })
   }
 }
 

@@ -28,8 +28,18 @@ export const signPayload = (secret: string, timestampSeconds: number, body: stri
   createHmac("sha256", Buffer.from(secret, "utf8")).update(`${timestampSeconds}.${body}`, "utf8").digest("hex")
 
 /**
- * The `SERVICE-Signature` header value for a body sent at `timestampSeconds`. Each attempt
- * is signed when it is sent, so a retry a day later still passes a receiver's replay check.
+ * The `SERVICE-Signature` header value for a body sent at `timestampSeconds`, with one `v1`
+ * per secret in the order given (during a rotation: the new secret's, then the old one's).
+ * Each attempt is signed when it is sent, so a retry a day later still passes a receiver's
+ * replay check.
+ *
+ * @example
+ * ```ts
+ * signatureHeader(["whsec_new…", "whsec_old…"], 1795309323, body) // "t=1795309323,v1=…,v1=…"
+ * ```
  */
-export const signatureHeader = (secret: string, timestampSeconds: number, body: string): string =>
-  `t=${timestampSeconds},v1=${signPayload(secret, timestampSeconds, body)}`
+export const signatureHeader = (secret: string | ReadonlyArray<string>, timestampSeconds: number, body: string): string =>
+  [
+    `t=${timestampSeconds}`,
+    ...(typeof secret === "string" ? [secret] : secret).map((each) => `v1=${signPayload(each, timestampSeconds, body)}`)
+  ].join(",")

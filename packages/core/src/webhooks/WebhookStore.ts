@@ -9,6 +9,7 @@
  *
  * @since 0.1.0
  */
+import { createHash } from "node:crypto"
 import { Context, type Effect, type Option } from "effect"
 import type { OutboxEvent } from "../store/Records.ts"
 import type { Keyset, StoreError } from "../store/Store.ts"
@@ -21,13 +22,35 @@ export interface WebhookEndpointRecord {
   /** Subscribed event types, in the order they were given; the first is used by the test event. */
   readonly events: ReadonlyArray<string>
   readonly secret: string
+  /** During a rotation, the secret before the current one, which also signs until it expires. */
+  readonly previousSecret: string | null
+  readonly previousSecretExpiresAt: number | null
   readonly active: boolean
-  /** Why the service disabled the endpoint (`delivery_failed`), `null` while active. */
+  /** Why the endpoint is disabled (`delivery_failed`, `disabled_by_request`), `null` while active. */
   readonly disabledReason: string | null
   readonly disabledAt: number | null
   /** The last time a delivery to the endpoint succeeded. */
   readonly lastSuccessAt: number | null
+  /** The first failed attempt since the last success; `null` when the latest attempt succeeded. */
+  readonly failingSince: number | null
+  /** Events created at or after this instant are delivered: the registration, or the latest re-enabling. */
+  readonly subscribedFrom: number
   readonly createdAt: number
+}
+
+/** A change to an endpoint; what is absent stays as it is. */
+export interface EndpointChange {
+  readonly url?: string | undefined
+  readonly events?: ReadonlyArray<string> | undefined
+  /** Re-enables a disabled endpoint: it receives events created from `at` on. A no-op when active. */
+  readonly enable?: boolean | undefined
+  /** Disables an active endpoint for this reason; its pending deliveries are given up. */
+  readonly disable?: string | undefined
+  /**
+   * A new secret. The current one becomes the previous secret until `previousExpiresAt`, or is
+   * dropped when that is not after `at`.
+   */
+  readonly rotateSecret?: { readonly secret: string; readonly previousExpiresAt: number } | undefined
 }
 
 /** Where a delivery stands: waiting for an attempt, done, or given up after every retry. */
@@ -35,9 +58,12 @@ export type DeliveryStatus = "pending" | "delivered" | "dead"
 
 /** One event for one endpoint, and its attempts so far. */
 export interface WebhookDeliveryRecord {
+  /** The delivery's `dlv_` id, derived from the endpoint and the event (see `deliveryIdOf`). */
+  readonly id: string
   readonly workspaceId: string
   readonly endpointId: string
   readonly eventId: string
+  readonly eventType: string
   readonly status: DeliveryStatus
   /** Attempts made (the first one included). */
   readonly attempts: number
@@ -47,7 +73,7 @@ export interface WebhookDeliveryRecord {
   readonly nextAttemptAt: number | null
   /** The HTTP status of the last answer; `null` when there was none. */
   readonly lastStatusCode: number | null
-  /** Why the last attempt failed (`http_500`, `timeout`, `unreachable`, `unsafe_url: …`). */
+  /** Why the last attempt failed (`http_500`, `timeout`, `unreachable`, `unsafe_url: …`, `endpoint_disabled`). */
   readonly lastError: string | null
   /** Worker lease: who is attempting the delivery and until when. */
   readonly leaseOwner: string | null
@@ -69,6 +95,38 @@ export interface ClaimedDelivery {
   readonly event: OutboxEvent
 }
 
+/**
+ * Why an attempt failed, as data: the facts, not the words. The API renders it in the shared
+ * error shape, in the reader's language, when the log is read.
+ */
+export type DeliveryFailureData =
+  | { readonly kind: "http_status"; readonly status: number }
+  | { readonly kind: "timeout"; readonly seconds: number }
+  | { readonly kind: "unreachable"; readonly cause: string }
+  | { readonly kind: "unsafe_url"; readonly reason: string; readonly host?: string | undefined; readonly address?: string | undefined }
+
+/** A failed attempt's error as stored: `{ code, details, platform_code, retryable }`. */
+export interface StoredDeliveryError {
+  readonly code: "webhook_delivery_failed" | "invalid_url"
+  readonly details: DeliveryFailureData
+  readonly platform_code: null
+  readonly retryable: boolean
+}
+
+/** What one attempt looked like, for the delivery log. */
+export interface AttemptRecord {
+  /** 1 for the first attempt, counting redeliveries. */
+  readonly number: number
+  readonly at: number
+  readonly durationMs: number
+  readonly statusCode: number | null
+  /** The first 1,024 bytes of the answer's body as text; `null` when there was no answer. */
+  readonly responseBody: string | null
+  readonly error: StoredDeliveryError | null
+  /** Asked for through the API rather than scheduled. */
+  readonly redelivery: boolean
+}
+
 /** What an attempt came to, as the dispatcher decided it. */
 export interface AttemptOutcome {
   readonly at: number
@@ -77,12 +135,54 @@ export interface AttemptOutcome {
   readonly error: string | null
   /** When to try again; only for `retry`. */
   readonly nextAttemptAt: number | null
+  /** The attempt for the log; absent for callers that keep none (its fields then default to empty). */
+  readonly attempt?: Pick<AttemptRecord, "durationMs" | "responseBody" | "error"> | undefined
   /**
-   * For `dead`: disable the endpoint when no delivery to it has succeeded since this instant
-   * (counting from its creation when none ever has). Its pending deliveries die with it.
+   * For `dead`: disable the endpoint when every attempt to it has failed since this instant or
+   * earlier (its `failingSince`, counting this attempt). Its pending deliveries are given up.
    */
-  readonly disableIfIdleSince?: number | undefined
+  readonly disableIfFailingSince?: number | undefined
+  /** The `webhook_endpoint.disabled` event written to the outbox when this attempt disables the endpoint. */
+  readonly disabledNotice?: OutboxEvent | undefined
 }
+
+/** A redelivery's attempt, sent outside the schedule. */
+export interface RedeliveryOutcome extends Pick<AttemptRecord, "at" | "durationMs" | "statusCode" | "responseBody" | "error"> {
+  readonly delivered: boolean
+}
+
+/** Filters of a delivery log; `from` inclusive, `to` exclusive, on `createdAt`. */
+export interface DeliveryFilter {
+  readonly status?: DeliveryStatus | undefined
+  readonly eventType?: string | undefined
+  readonly from?: number | undefined
+  readonly to?: number | undefined
+}
+
+/** A delivery with its latest attempt, as the log lists it. */
+export interface DeliveryLogEntry {
+  readonly delivery: WebhookDeliveryRecord
+  readonly lastAttempt: AttemptRecord | null
+}
+
+/** A delivery with its attempts, newest first. */
+export interface DeliveryDetail {
+  readonly delivery: WebhookDeliveryRecord
+  readonly attempts: ReadonlyArray<AttemptRecord>
+}
+
+/** Filters of the events list; `from` inclusive, `to` exclusive, on `createdAt`. */
+export interface EventFilter {
+  /** Any of these types; absent or empty for every type. */
+  readonly types?: ReadonlyArray<string> | undefined
+  readonly from?: number | undefined
+  readonly to?: number | undefined
+  readonly postId?: string | undefined
+  readonly accountId?: string | undefined
+}
+
+/** The most attempts a delivery's detail shows (the newest). */
+export const maxAttemptsShown = 100
 
 /** What recording an attempt changed. */
 export interface AttemptRecorded {
@@ -107,13 +207,24 @@ export interface WebhookStoreShape {
   ) => Effect.Effect<ReadonlyArray<WebhookEndpointRecord>, StoreError>
   /** Removes an endpoint and its deliveries; false when there was none. */
   readonly deleteEndpoint: (workspaceId: string, id: string) => Effect.Effect<boolean, StoreError>
+  /**
+   * Applies a change to an endpoint at `at`, in one transaction (disabling gives up its pending
+   * deliveries), and returns the endpoint as it now is; `None` when there is none.
+   */
+  readonly updateEndpoint: (
+    workspaceId: string,
+    id: string,
+    change: EndpointChange,
+    at: number
+  ) => Effect.Effect<Option.Option<WebhookEndpointRecord>, StoreError>
 
   /**
    * Takes up to `limit` outbox events not yet dispatched, oldest first, and in one
    * transaction creates one delivery, due at `at`, for every active endpoint of the event's
-   * workspace subscribed to its type and registered at or before the event, and marks the
-   * events dispatched. Events locked by another instance are skipped. Returns how many events
-   * were dispatched.
+   * workspace subscribed to its type whose `subscribedFrom` is at or before the event (never
+   * a `webhook_endpoint.disabled` notice to the endpoint it is about), and marks the events
+   * dispatched. Events locked by another instance are skipped. Returns how many events were
+   * dispatched.
    */
   readonly fanOutEvents: (at: number, limit: number) => Effect.Effect<number, StoreError>
 
@@ -130,8 +241,9 @@ export interface WebhookStoreShape {
   ) => Effect.Effect<ReadonlyArray<ClaimedDelivery>, StoreError>
 
   /**
-   * Records an attempt on a delivery leased by `owner` and releases the lease, with what it
-   * implies for the endpoint (its last success, or its disablement), in one transaction.
+   * Records an attempt on a delivery leased by `owner` (in the log too) and releases the
+   * lease, with what it implies for the endpoint (its last success, its failing streak, or its
+   * disablement with the notice event), in one transaction.
    */
   readonly recordAttempt: (
     key: DeliveryKey,
@@ -142,12 +254,77 @@ export interface WebhookStoreShape {
   /** Gives up every lease `owner` holds, so another instance can take the deliveries at once. */
   readonly releaseDeliveries: (owner: string) => Effect.Effect<void, StoreError>
 
+  /**
+   * Records a redelivery's attempt whatever the delivery's status, without a lease: a success
+   * marks the delivery delivered (no further attempt is scheduled) and counts as the
+   * endpoint's last success; a failure changes only the log and the endpoint's failing streak.
+   * Returns the delivery with its attempts; `None` when the delivery is gone.
+   */
+  readonly recordRedelivery: (
+    key: DeliveryKey,
+    outcome: RedeliveryOutcome
+  ) => Effect.Effect<Option.Option<DeliveryDetail>, StoreError>
+
   /** Deliveries to an endpoint, oldest first (for support and tests). */
   readonly listDeliveries: (
     workspaceId: string,
     endpointId: string
   ) => Effect.Effect<ReadonlyArray<WebhookDeliveryRecord>, StoreError>
+
+  /** The delivery log of an endpoint, newest `createdAt` first, ties by id descending, after the keyset position. */
+  readonly listDeliveryLog: (
+    workspaceId: string,
+    endpointId: string,
+    filter: DeliveryFilter,
+    after: Keyset | undefined,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<DeliveryLogEntry>, StoreError>
+
+  /** One delivery of an endpoint by its `dlv_` id, with its newest {@link maxAttemptsShown} attempts. */
+  readonly getDelivery: (
+    workspaceId: string,
+    endpointId: string,
+    deliveryId: string
+  ) => Effect.Effect<Option.Option<DeliveryDetail>, StoreError>
+
+  /** The workspace's events, newest `createdAt` first, ties by id descending, after the keyset position. */
+  readonly listEventLog: (
+    workspaceId: string,
+    filter: EventFilter,
+    after: Keyset | undefined,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<OutboxEvent>, StoreError>
+
+  /** One event of the workspace. */
+  readonly getEvent: (workspaceId: string, id: string) => Effect.Effect<Option.Option<OutboxEvent>, StoreError>
+
+  /**
+   * Takes the log-pruning lease until `leaseUntil` when nobody holds it at `at`; true when
+   * `owner` got it. Holding it for the whole interval between prunes makes one instance prune
+   * per interval however many run.
+   */
+  readonly claimPruneLease: (owner: string, at: number, leaseUntil: number) => Effect.Effect<boolean, StoreError>
+
+  /**
+   * Deletes up to `limit` finished deliveries (with their attempts) created before `before`,
+   * then up to `limit` dispatched events created before `before` that no delivery still
+   * refers to. Returns how many rows went; call again until it returns less than `limit`.
+   */
+  readonly pruneLog: (before: number, limit: number) => Effect.Effect<number, StoreError>
 }
 
 /** Storage of webhook endpoints and deliveries. */
 export class WebhookStore extends Context.Service<WebhookStore, WebhookStoreShape>()("postwire/WebhookStore") {}
+
+/**
+ * The `dlv_` id of the delivery of `eventId` to `endpointId`: derived from the pair (the first
+ * 26 hex digits of its MD5, upper case), so every store, and the SQL fan-out, computes the
+ * same id without generating one per row.
+ *
+ * @example
+ * ```ts
+ * deliveryIdOf("wh_01JD…", "evt_01JD…") // "dlv_3F2A…"
+ * ```
+ */
+export const deliveryIdOf = (endpointId: string, eventId: string): string =>
+  `dlv_${createHash("md5").update(`${endpointId}:${eventId}`).digest("hex").slice(0, 26).toUpperCase()}`

@@ -20,10 +20,15 @@ export interface DeliveryRequest {
   readonly body: string
 }
 
-/** The answer: its HTTP status (the body is not kept). */
+/** The answer: its HTTP status and the start of its body. */
 export interface DeliveryResponse {
   readonly statusCode: number
+  /** The first {@link maxKeptBodyBytes} bytes of the body, as UTF-8 text (the rest is read and thrown away). */
+  readonly body: string
 }
+
+/** How much of an answer's body is kept for the delivery log: 1 KB. */
+export const maxKeptBodyBytes = 1024
 
 /** No HTTP answer: the connection failed or broke (`detail` is the system's code, e.g. `ECONNREFUSED`). */
 export class TransportError extends Data.TaggedError("TransportError")<{
@@ -82,8 +87,8 @@ const sendOnce = (
         }
       },
       (response) => {
-        drain(response)
-        resume(Effect.succeed({ statusCode: response.statusCode ?? 0 }))
+        const statusCode = response.statusCode ?? 0
+        drain(response, (body) => resume(Effect.succeed({ statusCode, body })))
       }
     )
   } catch (cause) {
@@ -99,15 +104,40 @@ const sendOnce = (
   })
 }
 
-// Reads a little of the answer so a well-behaved receiver finishes cleanly; an endless one is cut off.
-const drain = (response: IncomingMessage) => {
+// How long the start of a body is waited for once the headers are in.
+const bodyWaitMs = 1_000
+
+// Reads the answer so a well-behaved receiver finishes cleanly, keeping its first KB for the
+// log (handed to `keep` once that much came, the body ended, or a second passed); an endless
+// one is cut off.
+const drain = (response: IncomingMessage, keep: (body: string) => void) => {
+  const kept: Array<Buffer> = []
+  let keptBytes = 0
   let received = 0
+  let handed = false
+  const handOver = () => {
+    if (handed) return
+    handed = true
+    keep(Buffer.concat(kept).subarray(0, maxKeptBodyBytes).toString("utf8"))
+  }
   response.on("data", (chunk: Buffer) => {
     received += chunk.length
+    if (keptBytes < maxKeptBodyBytes) {
+      kept.push(chunk)
+      keptBytes += chunk.length
+      if (keptBytes >= maxKeptBodyBytes) handOver()
+    }
     if (received > maxDrainBytes) response.destroy()
   })
+  response.on("end", handOver)
   response.on("error", () => {})
-  const cutOff = setTimeout(() => response.destroy(), 1_000)
+  const waitForBody = setTimeout(handOver, bodyWaitMs)
+  waitForBody.unref()
+  const cutOff = setTimeout(() => response.destroy(), bodyWaitMs)
   cutOff.unref()
-  response.on("close", () => clearTimeout(cutOff))
+  response.on("close", () => {
+    clearTimeout(cutOff)
+    clearTimeout(waitForBody)
+    handOver()
+  })
 }

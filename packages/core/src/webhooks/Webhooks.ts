@@ -1,14 +1,17 @@
 /**
- * The webhook use-cases: register an endpoint, list and delete endpoints, send a test event,
- * and `deliverEvent`, the one delivery attempt that the dispatcher and the test share: check
- * the address again, sign, POST with a 10 second limit, and classify the answer.
+ * The webhook use-cases: register, read, change and delete endpoints, roll their secrets, send
+ * a test event, and `deliverEvent`, the one delivery attempt that the dispatcher, the test and
+ * redeliveries share: check the address again, sign, POST with a 10 second limit, and classify
+ * the answer.
  *
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option } from "effect"
 import {
   defaultPageSize,
+  ErrorCatalog,
   ErrorDetail,
+  type ErrorItem,
   formatInstant,
   type Locale,
   type LocalizedText,
@@ -24,8 +27,8 @@ import type { OutboxEvent } from "../store/Records.ts"
 import type { Keyset } from "../store/Store.ts"
 import { attemptTimeoutMs } from "./DeliverySchedule.ts"
 import { eventIdHeaderName, secretPrefix, signatureHeader, signatureHeaderName } from "./Signature.ts"
-import { checkDeliveryAddress, checkWebhookUrl, type Resolver, type UnsafeUrl } from "./UrlSafety.ts"
-import type { WebhookEndpointRecord } from "./WebhookStore.ts"
+import { checkDeliveryAddress, checkWebhookUrl, type Resolver, UnsafeUrl } from "./UrlSafety.ts"
+import type { DeliveryFailureData, StoredDeliveryError, WebhookEndpointRecord } from "./WebhookStore.ts"
 import { WebhookStore } from "./WebhookStore.ts"
 import { WebhookTransport } from "./WebhookTransport.ts"
 
@@ -54,15 +57,28 @@ const now = Effect.clockWith((clock) => clock.currentTimeMillis)
 
 const notFound = () => new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("webhook_endpoint") } })
 
-/** The endpoint as the API shows it, without its secret. */
-export const endpointView = (endpoint: WebhookEndpointRecord): Webhook.WebhookEndpoint => ({
+/** How long the previous secret keeps signing after a rotation, by default: one day. */
+export const defaultSecretOverlapSeconds = 24 * 60 * 60
+
+/** The secrets that sign a delivery sent at `at`: the current one, then the previous one while it has not expired. */
+export const signingSecrets = (
+  endpoint: Pick<WebhookEndpointRecord, "secret" | "previousSecret" | "previousSecretExpiresAt">,
+  at: number
+): ReadonlyArray<string> =>
+  endpoint.previousSecret !== null && endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > at
+    ? [endpoint.secret, endpoint.previousSecret]
+    : [endpoint.secret]
+
+/** The endpoint as the API shows it at `at`, without its secrets. */
+export const endpointView = (endpoint: WebhookEndpointRecord, at: number): Webhook.WebhookEndpoint => ({
   id: endpoint.id,
   url: endpoint.url,
   events: endpoint.events as ReadonlyArray<Webhook.WebhookEventType>,
   active: endpoint.active,
   disabled_reason: endpoint.disabledReason as Webhook.DisabledReason | null,
   disabled_at: endpoint.disabledAt === null ? null : formatInstant(endpoint.disabledAt),
-  created_at: formatInstant(endpoint.createdAt)
+  created_at: formatInstant(endpoint.createdAt),
+  previous_secret_expires_at: signingSecrets(endpoint, at).length > 1 ? formatInstant(endpoint.previousSecretExpiresAt!) : null
 })
 
 /** What kind of address a refused URL names, for the `detail` of `invalid_url`. */
@@ -117,40 +133,135 @@ export const createEndpoint = Effect.fn("webhooks.create")(function* (
   request: Webhook.CreateWebhookRequest
 ) {
   const store = yield* WebhookStore
-  const settings = yield* WebhookSettings
-  const seen = new Set<string>()
-  for (const [index, type] of request.events.entries()) {
-    if (seen.has(type)) {
-      return yield* new PostwireError({
-        code: "invalid_request",
-        field: `events[${index}]`,
-        details: { detail: ErrorDetail.reason("event_type_listed_twice") }
-      })
-    }
-    seen.add(type)
-  }
-  // Whitespace around a pasted address is dropped, so the `url` stored and shown is the address
-  // that is checked and called, not a string the URL parser quietly trims at every delivery.
-  const url = request.url.trim()
-  if (url.length > maxUrlLength) return yield* invalidUrl(ErrorDetail.reason("url_too_long", { max: maxUrlLength }))
-  yield* checkWebhookUrl(url, { allowLoopback: settings.allowLoopback }).pipe(
-    Effect.catchTag("UnsafeUrl", (error) => Effect.fail(invalidUrl(describeUnsafeUrl(error))))
-  )
+  yield* checkEventTypes(request.events)
+  const url = yield* checkUrl(request.url)
   const ids = yield* Ids
+  const at = yield* now
   const endpoint: WebhookEndpointRecord = {
     id: yield* ids.make("webhook"),
     workspaceId: caller.workspaceId,
     url,
     events: request.events,
     secret: secretPrefix + (yield* ids.secret(32)),
+    previousSecret: null,
+    previousSecretExpiresAt: null,
     active: true,
     disabledReason: null,
     disabledAt: null,
     lastSuccessAt: null,
-    createdAt: yield* now
+    failingSince: null,
+    subscribedFrom: at,
+    createdAt: at
   }
   yield* store.createEndpoint(endpoint)
-  return { ...endpointView(endpoint), secret: endpoint.secret } satisfies Webhook.CreatedWebhookEndpoint
+  return { ...endpointView(endpoint, at), secret: endpoint.secret } satisfies Webhook.CreatedWebhookEndpoint
+})
+
+/** Each event type at most once: a repeated type is `invalid_request` naming its position. */
+const checkEventTypes = (events: ReadonlyArray<string>) =>
+  Effect.suspend(() => {
+    const seen = new Set<string>()
+    for (const [index, type] of events.entries()) {
+      if (seen.has(type)) {
+        return Effect.fail(
+          new PostwireError({
+            code: "invalid_request",
+            field: `events[${index}]`,
+            details: { detail: ErrorDetail.reason("event_type_listed_twice") }
+          })
+        )
+      }
+      seen.add(type)
+    }
+    return Effect.void
+  })
+
+/** The address an endpoint may have, without the whitespace around it; `invalid_url` naming `url` otherwise. */
+const checkUrl = Effect.fn("webhooks.checkUrl")(function* (given: string) {
+  const settings = yield* WebhookSettings
+  // Whitespace around a pasted address is dropped, so the `url` stored and shown is the address
+  // that is checked and called, not a string the URL parser quietly trims at every delivery.
+  const url = given.trim()
+  if (url.length > maxUrlLength) return yield* invalidUrl(ErrorDetail.reason("url_too_long", { max: maxUrlLength }))
+  yield* checkWebhookUrl(url, { allowLoopback: settings.allowLoopback }).pipe(
+    Effect.catchTag("UnsafeUrl", (error) => Effect.fail(invalidUrl(describeUnsafeUrl(error))))
+  )
+  return url
+})
+
+/** One endpoint of the workspace, without its secrets; `not_found` for another workspace's. */
+export const getEndpoint = Effect.fn("webhooks.get")(function* (caller: Caller, id: string) {
+  const store = yield* WebhookStore
+  const found = yield* store.getEndpoint(caller.workspaceId, id)
+  if (Option.isNone(found)) return yield* notFound()
+  return endpointView(found.value, yield* now)
+})
+
+/**
+ * Changes an endpoint: its `url` (checked like at registration), its `events`, and `active`.
+ * `active: true` re-enables a disabled endpoint, which then receives the events created from
+ * now on (those given up while it was disabled stay in its log, for redelivery); `active:
+ * false` disables it, giving up the deliveries still waiting.
+ *
+ * @example
+ * ```ts
+ * yield* Webhooks.updateEndpoint(caller, "wh_…", { active: true })
+ * ```
+ */
+export const updateEndpoint = Effect.fn("webhooks.update")(function* (
+  caller: Caller,
+  id: string,
+  request: Webhook.UpdateWebhookRequest
+) {
+  const store = yield* WebhookStore
+  if (request.events !== undefined) yield* checkEventTypes(request.events)
+  const url = request.url === undefined ? undefined : yield* checkUrl(request.url)
+  const at = yield* now
+  const updated = yield* store.updateEndpoint(
+    caller.workspaceId,
+    id,
+    {
+      url,
+      events: request.events,
+      enable: request.active === true ? true : undefined,
+      disable: request.active === false ? "disabled_by_request" : undefined
+    },
+    at
+  )
+  if (Option.isNone(updated)) return yield* notFound()
+  return endpointView(updated.value, at)
+})
+
+/**
+ * Gives an endpoint a new secret, shown in the answer this once. The current secret keeps
+ * signing beside it for `expires_in_seconds` (one day by default; `0` retires it at once), so
+ * a receiver can switch without missing or refusing a delivery. A rotation during another
+ * drops the oldest secret: at most two sign.
+ *
+ * @example
+ * ```ts
+ * const rotated = yield* Webhooks.rotateSecret(caller, "wh_…", { expires_in_seconds: 0 })
+ * rotated.secret // "whsec_…", the only secret that signs from now on
+ * ```
+ */
+export const rotateSecret = Effect.fn("webhooks.rotateSecret")(function* (
+  caller: Caller,
+  id: string,
+  request: Webhook.RotateSecretRequest
+) {
+  const store = yield* WebhookStore
+  const ids = yield* Ids
+  const at = yield* now
+  const secret = secretPrefix + (yield* ids.secret(32))
+  const overlapSeconds = request.expires_in_seconds ?? defaultSecretOverlapSeconds
+  const updated = yield* store.updateEndpoint(
+    caller.workspaceId,
+    id,
+    { rotateSecret: { secret, previousExpiresAt: at + overlapSeconds * 1000 } },
+    at
+  )
+  if (Option.isNone(updated)) return yield* notFound()
+  return { ...endpointView(updated.value, at), secret } satisfies Webhook.CreatedWebhookEndpoint
 })
 
 /** The workspace's endpoints, newest first, in pages; never with their secrets. */
@@ -171,7 +282,7 @@ export const listEndpoints = Effect.fn("webhooks.list")(function* (caller: Calle
   const last = items[items.length - 1]
   const hasMore = rows.length > limit && last !== undefined
   return {
-    data: items.map(endpointView),
+    data: items.map((endpoint) => endpointView(endpoint, at)),
     cursor: {
       next: hasMore ? encodeCursor(settings.secret, { sortKey: last.createdAt, id: last.id }, digest, at) : null,
       has_more: hasMore
@@ -187,16 +298,18 @@ export const deleteEndpoint = Effect.fn("webhooks.delete")(function* (caller: Ca
   return { id, deleted: true } satisfies Webhook.DeletedWebhookEndpoint
 })
 
-/** The JSON body of a delivery: `{ id, type, created_at, livemode, data }`, plus `test: true` for a test event. */
+/** An event as its deliveries carry it and the events API shows it: `{ id, type, created_at, livemode, data }`. */
+export const eventView = (event: OutboxEvent): Webhook.Event => ({
+  id: event.id,
+  type: event.type as Webhook.WebhookEventType,
+  created_at: formatInstant(event.createdAt),
+  livemode: event.livemode,
+  data: event.data
+})
+
+/** The JSON body of a delivery: the {@link eventView}, plus `test: true` for a test event. */
 export const eventBody = (event: OutboxEvent, options: { readonly test?: boolean } = {}): string =>
-  JSON.stringify({
-    id: event.id,
-    type: event.type,
-    created_at: formatInstant(event.createdAt),
-    livemode: event.livemode,
-    data: event.data,
-    ...(options.test === true ? { test: true } : {})
-  })
+  JSON.stringify({ ...eventView(event), ...(options.test === true ? { test: true } : {}) })
 
 /** Why an attempt did not succeed. */
 export type DeliveryFailure =
@@ -207,8 +320,12 @@ export type DeliveryFailure =
 
 /** What one attempt came to. */
 export interface DeliveryAttempt {
+  /** When it started. */
+  readonly at: number
   readonly delivered: boolean
   readonly statusCode: number | null
+  /** The first 1 KB of the answer's body; `null` when no answer came. */
+  readonly responseBody: string | null
   readonly durationMs: number
   readonly failure: DeliveryFailure | null
 }
@@ -226,6 +343,61 @@ export const failureCode = (failure: DeliveryFailure): string => {
       return `unreachable: ${failure.detail}`
   }
 }
+
+/** A failure as data, to be stored and rendered when read. */
+export const failureData = (failure: DeliveryFailure): DeliveryFailureData => {
+  switch (failure._tag) {
+    case "UnsafeUrl":
+      return {
+        kind: "unsafe_url",
+        reason: failure.error.reason,
+        ...(failure.error.host === undefined ? {} : { host: failure.error.host }),
+        ...(failure.error.address === undefined ? {} : { address: failure.error.address })
+      }
+    case "HttpStatus":
+      return { kind: "http_status", status: failure.statusCode }
+    case "Timeout":
+      return { kind: "timeout", seconds: attemptTimeoutMs / 1000 }
+    case "Unreachable":
+      return { kind: "unreachable", cause: failure.detail }
+  }
+}
+
+/** A failure as stored in the delivery log: `{ code, details, platform_code, retryable }`. */
+export const storedError = (failure: DeliveryFailure): StoredDeliveryError => {
+  const error = failureError(failure)
+  return {
+    code: error.code as StoredDeliveryError["code"],
+    details: failureData(failure),
+    platform_code: null,
+    retryable: error.retryable ?? ErrorCatalog[error.code].retryable
+  }
+}
+
+/** Rebuilds a failure from its stored facts. */
+const failureFromData = (data: DeliveryFailureData): DeliveryFailure => {
+  switch (data.kind) {
+    case "unsafe_url":
+      return {
+        _tag: "UnsafeUrl",
+        error: new UnsafeUrl({
+          reason: data.reason as UnsafeUrl["reason"],
+          ...(data.host === undefined ? {} : { host: data.host }),
+          ...(data.address === undefined ? {} : { address: data.address })
+        })
+      }
+    case "http_status":
+      return { _tag: "HttpStatus", statusCode: data.status }
+    case "timeout":
+      return { _tag: "Timeout" }
+    case "unreachable":
+      return { _tag: "Unreachable", detail: data.cause }
+  }
+}
+
+/** A stored attempt error in the shared error shape, in `locale`, with today's catalog words and docs address. */
+export const renderStoredError = (error: StoredDeliveryError, locale: Locale, publicBaseUrl: string): ErrorItem =>
+  renderError(failureError(failureFromData(error.details)), locale, publicBaseUrl)
 
 /** A failure as the error of a test result, in the shared error shape. */
 export const failureError = (failure: DeliveryFailure): PostwireError => {
@@ -261,17 +433,19 @@ export const failureError = (failure: DeliveryFailure): PostwireError => {
  * waits at most 10 seconds. Success is any 2xx answer. Never fails: a failure is described.
  */
 export const deliverEvent = Effect.fn("webhooks.deliverEvent")(function* (
-  endpoint: Pick<WebhookEndpointRecord, "url" | "secret">,
+  endpoint: Pick<WebhookEndpointRecord, "url" | "secret" | "previousSecret" | "previousSecretExpiresAt">,
   eventId: string,
   body: string
 ): Effect.fn.Return<DeliveryAttempt, never, WebhookTransport | WebhookSettings | Resolver> {
   const settings = yield* WebhookSettings
   const transport = yield* WebhookTransport
   const started = yield* now
-  const finish = (statusCode: number | null, failure: DeliveryFailure | null) =>
+  const finish = (statusCode: number | null, failure: DeliveryFailure | null, responseBody: string | null = null) =>
     Effect.map(now, (ended): DeliveryAttempt => ({
+      at: started,
       delivered: failure === null,
       statusCode,
+      responseBody,
       durationMs: ended - started,
       failure
     }))
@@ -281,7 +455,7 @@ export const deliverEvent = Effect.fn("webhooks.deliverEvent")(function* (
   const headers = {
     "content-type": "application/json",
     "user-agent": "Postwire-Webhooks/1",
-    [signatureHeaderName]: signatureHeader(endpoint.secret, Math.floor(started / 1000), body),
+    [signatureHeaderName]: signatureHeader(signingSecrets(endpoint, started), Math.floor(started / 1000), body),
     [eventIdHeaderName]: eventId
   }
   const answer = yield* transport
@@ -289,8 +463,8 @@ export const deliverEvent = Effect.fn("webhooks.deliverEvent")(function* (
     .pipe(Effect.timeoutOption(attemptTimeoutMs), Effect.result)
   if (answer._tag === "Failure") return yield* finish(null, { _tag: "Unreachable", detail: answer.failure.detail })
   if (Option.isNone(answer.success)) return yield* finish(null, { _tag: "Timeout" })
-  const { statusCode } = answer.success.value
-  return yield* finish(statusCode, statusCode >= 200 && statusCode < 300 ? null : { _tag: "HttpStatus", statusCode })
+  const { statusCode, body: answered } = answer.success.value
+  return yield* finish(statusCode, statusCode >= 200 && statusCode < 300 ? null : { _tag: "HttpStatus", statusCode }, answered)
 })
 
 /** Placeholder `data` of each event type for the test event, shaped like the real one. */
@@ -325,6 +499,14 @@ const sampleData = Effect.fn("webhooks.sampleData")(function* (type: Webhook.Web
       return { ...account, handle: "test-account", reason: "token_expired" }
     case "comment.created":
       return { ...target, comment_id: "comment_test", text: "Test comment", created_at: when }
+    case "webhook_endpoint.disabled":
+      return {
+        endpoint_id: yield* ids.make("webhook"),
+        url: "https://hooks.example.com/postwire",
+        disabled_reason: "delivery_failed",
+        disabled_at: when,
+        failing_since: formatInstant(at - 3 * 24 * 3_600_000)
+      }
   }
 })
 

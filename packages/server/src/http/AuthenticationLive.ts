@@ -7,7 +7,7 @@
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { type ApiKeyRecord, hashSecret, Store } from "@postwire/core"
-import { Authentication, CurrentKey, PostwireError, RateLimitBucket, RequiredScope } from "@postwire/domain"
+import { Authentication, CurrentKey, grantsScope, PostwireError, RateLimitBucket, RequiredScope } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { renderFailure } from "./Failures.ts"
 import { announce, countRequest, tightest } from "./RateLimits.ts"
@@ -79,7 +79,7 @@ export const AuthenticationLive = Layer.effect(
             return yield* fail(new PostwireError({ code: "rate_limited", details: { retry_after: state.retryAfter } }))
           }
           const scope = Context.getOrUndefined(endpoint.annotations, RequiredScope)
-          if (scope !== undefined && !key.scopes.includes(scope)) {
+          if (scope !== undefined && !grantsScope(key.scopes, scope)) {
             return yield* fail(new PostwireError({ code: "insufficient_scope", details: { scope } }))
           }
           return yield* Effect.provideService(httpEffect, CurrentKey, {

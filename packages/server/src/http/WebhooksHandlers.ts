@@ -1,14 +1,16 @@
 /**
- * The handlers of `/v1/webhooks`: register, list, delete and test endpoints. Each decodes
- * (done by the contract), authorizes (middleware), calls a use-case, encodes.
+ * The handlers of `/v1/webhooks`: register, list, read, change, roll the secret of, delete and
+ * test endpoints, and read and replay their delivery log. Each decodes (done by the contract),
+ * authorizes (middleware), calls a use-case, encodes.
  *
  * @since 0.1.0
  */
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { type Caller, Webhooks } from "@postwire/core"
-import { Api, CurrentKey } from "@postwire/domain"
+import { type Caller, DeliveryLog, Webhooks } from "@postwire/core"
+import { Api, CurrentKey, Webhook } from "@postwire/domain"
 import { respond } from "./Failures.ts"
+import { idempotent } from "./Idempotency.ts"
 import { requestLocale } from "./Locale.ts"
 
 const caller: Effect.Effect<Caller, never, CurrentKey> = Effect.gen(function* () {
@@ -16,7 +18,7 @@ const caller: Effect.Effect<Caller, never, CurrentKey> = Effect.gen(function* ()
   return { workspaceId: key.workspaceId, keyId: key.keyId, kind: key.kind }
 })
 
-/** The `webhooks` group of the public API; its test endpoint sends with the server's `DeliveryServices`. */
+/** The `webhooks` group of the public API; the test and redeliver endpoints send with the server's `DeliveryServices`. */
 export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
   handlers
     .handle("create", ({ payload }) =>
@@ -29,6 +31,21 @@ export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers)
         return yield* respond(Webhooks.listEndpoints(yield* caller, query))
       })
     )
+    .handle("get", ({ params }) =>
+      Effect.gen(function* () {
+        return yield* respond(Webhooks.getEndpoint(yield* caller, params.id))
+      })
+    )
+    .handle("update", ({ params, payload }) =>
+      Effect.gen(function* () {
+        return yield* respond(Webhooks.updateEndpoint(yield* caller, params.id, payload))
+      })
+    )
+    .handle("rotateSecret", ({ params, payload }) =>
+      Effect.gen(function* () {
+        return yield* respond(Webhooks.rotateSecret(yield* caller, params.id, payload ?? {}))
+      })
+    )
     .handle("delete", ({ params }) =>
       Effect.gen(function* () {
         return yield* respond(Webhooks.deleteEndpoint(yield* caller, params.id))
@@ -37,6 +54,31 @@ export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers)
     .handle("test", ({ params }) =>
       Effect.gen(function* () {
         return yield* respond(Webhooks.testEndpoint(yield* caller, params.id, yield* requestLocale))
+      })
+    )
+    .handle("listDeliveries", ({ params, query }) =>
+      Effect.gen(function* () {
+        return yield* respond(DeliveryLog.listDeliveries(yield* caller, params.id, query, yield* requestLocale))
+      })
+    )
+    .handle("getDelivery", ({ params }) =>
+      Effect.gen(function* () {
+        return yield* respond(DeliveryLog.getDelivery(yield* caller, params.id, params.delivery_id, yield* requestLocale))
+      })
+    )
+    .handle("redeliver", ({ params, headers }) =>
+      Effect.gen(function* () {
+        const who = yield* caller
+        return yield* respond(DeliveryLog.redeliver(who, params.id, params.delivery_id, yield* requestLocale)).pipe(
+          idempotent({
+            key: headers["idempotency-key"],
+            workspaceId: who.workspaceId,
+            keyId: who.keyId,
+            request: ["POST", `/v1/webhooks/${params.id}/deliveries/${params.delivery_id}/redeliver`],
+            status: 200,
+            schema: Webhook.WebhookDeliveryDetail
+          })
+        )
       })
     )
 )

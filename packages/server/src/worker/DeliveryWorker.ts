@@ -1,14 +1,14 @@
 /**
  * Webhook delivery in the server: the services a delivery needs (the server's loopback
  * setting, the operating system's resolver, the live HTTP transport), and the worker that runs
- * the dispatcher for as long as the server does.
+ * the dispatcher, and the pruning of the 30-day delivery log, for as long as the server does.
  *
  * @since 0.1.0
  */
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 import { Effect, Layer } from "effect"
-import { Dispatcher, UrlSafety, type WebhookStore, WebhookTransport, Webhooks } from "@postwire/core"
+import { Dispatcher, type Ids, LogPruner, UrlSafety, type WebhookStore, WebhookTransport, Webhooks } from "@postwire/core"
 import { ServerConfig } from "../config/ServerConfig.ts"
 
 /** The webhook settings of the engine, from the server's configuration. */
@@ -29,16 +29,17 @@ export const DeliveryServices: Layer.Layer<
 > = Layer.mergeAll(WebhookSettingsLive, UrlSafety.Resolver.layerNode, WebhookTransport.layer)
 
 /**
- * Runs the webhook dispatcher in the background while the layer is alive. Each instance leases
- * under its own name; when the server stops, the dispatcher gives its leases back so the next
- * instance to run delivers at once.
+ * Runs the webhook dispatcher and the log pruner in the background while the layer is alive.
+ * Each instance leases under its own name; when the server stops, the dispatcher gives its
+ * leases back so the next instance to run delivers at once. One instance prunes per hour.
  */
 export const layer = (
   options: Omit<Dispatcher.DispatcherOptions, "owner"> = {}
-): Layer.Layer<never, never, WebhookStore | ServerConfig> =>
+): Layer.Layer<never, never, WebhookStore | ServerConfig | Ids> =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       const owner = `${hostname()}:${process.pid}:${randomUUID()}`
       yield* Effect.forkScoped(Dispatcher.run({ ...options, owner }))
+      yield* Effect.forkScoped(LogPruner.run({ owner }))
     })
   ).pipe(Layer.provide(DeliveryServices))
