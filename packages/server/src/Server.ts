@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import { join } from "node:path"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import {
@@ -88,7 +88,10 @@ const Docs = Layer.mergeAll(
 const McpRoute = Layer.unwrap(
   Effect.gen(function* () {
     const config = yield* ServerConfig
-    const address = (yield* HttpServer.HttpServer).address
+    // Mounted inside a host's own server (embedding/PostwireHandler) there is no HttpServer
+    // of ours: the tools then call the API at the public address.
+    const server = yield* Effect.serviceOption(HttpServer.HttpServer)
+    const address = Option.isSome(server) ? server.value.address : undefined
     // The address this instance listens on: the wildcard addresses are reached on loopback.
     const host =
       config.host === "0.0.0.0" || config.host === "" ? "127.0.0.1"
@@ -97,7 +100,8 @@ const McpRoute = Layer.unwrap(
       : config.host
     return McpHttp.layer({
       path: "/mcp",
-      apiBaseUrl: address._tag === "UnixPathAddress" ? config.publicUrl : `http://${host}:${address.port}`,
+      apiBaseUrl:
+        address === undefined || address._tag === "UnixPathAddress" ? config.publicUrl : `http://${host}:${address.port}`,
       docsBaseUrl: config.publicUrl,
       allowSkipApproval: config.mcpAllowSkipApproval
     })
