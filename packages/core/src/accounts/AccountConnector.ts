@@ -99,6 +99,14 @@ export interface ConnectedIdentity {
   readonly refreshTokenExpiresAt: number | null
   /** TikTok only: what the creator may post now (privacy options, longest video). */
   readonly creatorInfo: CreatorInfo | null
+  /**
+   * The platform's id of the person who consented, unsealed so the service can find accounts by
+   * it: Meta's deauthorization callback names it as `user_id` (the app-scoped user id: Facebook
+   * user, Instagram `id`, Threads user), TikTok its `open_id`. Accounts that share it came from
+   * one consent (a person's Facebook Pages): revoking one revokes the consent of all, so revoke
+   * only when the last of them is disconnected.
+   */
+  readonly grantId: string
 }
 
 /** Which account's token to refresh, revoke or read with. */
