@@ -154,7 +154,11 @@ export const reasons = {
   normalized_platform_code: text(
     "must be a normalized platform code such as platform_unavailable",
     "harus berupa kode platform yang dinormalisasi, misalnya platform_unavailable"
-  )
+  ),
+
+  // Connecting accounts: a Meta signed request (deauthorization callbacks)
+  signed_request_bad_signature: text("is not signed with the app secret", "tidak ditandatangani dengan app secret"),
+  signed_request_algorithm: text("must be signed with HMAC-SHA256", "harus ditandatangani dengan HMAC-SHA256")
 } as const satisfies Record<string, LocalizedText>
 
 /** The name of a reason. */
