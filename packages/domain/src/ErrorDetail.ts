@@ -173,7 +173,11 @@ export const reasons = {
     "the id that POST /v1/media answered for your upload",
     "id yang dijawab POST /v1/media untuk unggahan Anda"
   ),
-  placeholder_id: text('a real id starting with "{prefix}"', 'id sungguhan yang diawali "{prefix}"')
+  placeholder_id: text('a real id starting with "{prefix}"', 'id sungguhan yang diawali "{prefix}"'),
+
+  // Connecting accounts: a Meta signed request (deauthorization callbacks)
+  signed_request_bad_signature: text("is not signed with the app secret", "tidak ditandatangani dengan app secret"),
+  signed_request_algorithm: text("must be signed with HMAC-SHA256", "harus ditandatangani dengan HMAC-SHA256")
 } as const satisfies Record<string, LocalizedText>
 
 /** The name of a reason. */
