@@ -113,6 +113,20 @@ describe.each(backends())("tool server over Streamable HTTP on %s", (backend) =>
       expect(reply.status).toBe(403)
     })
 
+    it("ends a session when the client asks, with nothing kept to forget", async () => {
+      const short = await connectHttp(server.baseUrl, { key: server.testKey })
+      const id = short.transport.sessionId
+      await short.transport.terminateSession()
+      expect(short.transport.sessionId).toBeUndefined()
+      await short.close()
+      // The id still describes a session: any instance can serve it (nothing was stored).
+      const reply = await call(server.baseUrl, "DELETE", "/mcp", {
+        key: server.testKey,
+        headers: { "mcp-session-id": String(id), "mcp-protocol-version": "2025-11-25" }
+      })
+      expect(reply.status).toBe(204)
+    })
+
     it("has no server-initiated stream: GET is 405", async () => {
       const reply = await call(server.baseUrl, "GET", "/mcp", { key: server.testKey, headers: { accept: "text/event-stream" } })
       expect(reply.status).toBe(405)
