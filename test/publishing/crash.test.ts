@@ -1,7 +1,8 @@
 /**
  * An unreliable platform and workers that die: the fake Threads server answers slowly, fails 5%
  * of its calls with a 500 and loses 5% of its publish answers after publishing, while one of three
- * workers on one PostgreSQL is killed with SIGKILL every 0.3 to 2 seconds and replaced: no
+ * workers on one PostgreSQL is killed with SIGKILL every 0.3 to 2 seconds (once all three run:
+ * the pace is bounded by how fast a replacement starts) and replaced: no
  * finalizer runs, no lease is given back, steps die half-way (before the platform call, after
  * the platform accepted, between polls, between creating a container and publishing it). Once
  * the killed workers' leases run out, the others take their targets over.
@@ -96,7 +97,7 @@ if (process.env.DATABASE_URL === undefined) {
       // duplicate the chance to show up before counting.
       await sleep(1_000)
 
-      expect(kills.length, context()).toBeGreaterThanOrEqual(5)
+      expect(kills.length, context()).toBeGreaterThanOrEqual(3)
       expect(fake.media.length, context()).toBe(targets)
       expect(fake.duplicatePublishes, context()).toBe(0)
       const counts = publishedCaptions(fake)
