@@ -148,6 +148,22 @@ describe.each(platforms)("$name: after a lost publish answer", ({ make, options,
       // The container is kept: a retry publishes it, it does not make another.
       assert.deepInclude(result.failure?.state as object, { container_id: fake.containers[0]!.id })
       assert.lengthOf(fake.media, 0)
+      assert.notProperty(result.failure?.state as object, "publish_sent_at")
+    }))
+
+  it.live("keeps the container of a publish refused for the daily limit: the retry publishes it, no second one", () =>
+    Effect.gen(function* () {
+      const fake = yield* make()
+      const client = yield* aRouter(options(fake))
+      fake.faults.inject("publish", graphError(400, 9, 2207042, { message: "Maximum posts reached" }))
+      const input = anInput(fake, "Pretzel knots")
+      const refused = yield* drive(client, input)
+      assert.strictEqual(refused.failure?.code, "quota_exceeded")
+      assert.isTrue(refused.failure?.notPublished)
+      const retried = yield* drive(client, { ...input, state: refused.failure?.state })
+      assert.strictEqual(retried.published?.platformPostId, fake.media[0]!.id)
+      assert.lengthOf(fake.containers, 1)
+      assert.strictEqual(fake.media[0]!.containerId, fake.containers[0]!.id)
     }))
 
   if (platform === "photo") {
