@@ -88,7 +88,7 @@ if (process.env.DATABASE_URL === undefined) {
         }
         const missing = posts.filter((p) => p.targets[0].status !== "published" || p.targets[0].permalink === null)
         if (missing.length === 0) break
-        if (round > 1_200) {
+        if (round > 6_000) {
           throw new Error(`${missing.length} not published with a permalink: ${JSON.stringify(missing.slice(0, 3))}; ${context()}`)
         }
         await sleep(100)
@@ -117,6 +117,7 @@ if (process.env.DATABASE_URL === undefined) {
         return made.filter((c, i) => c.id !== media.containerId && (c.polls > 0 || i > mine)).map((c) => [media.caption, c.id])
       })
       expect(secondContainers, context()).toEqual([])
-    })
+      // Only a guard against a hang: how long it takes depends on the machine, and is not asserted.
+    }, 15 * 60_000)
   })
 }
