@@ -47,7 +47,7 @@ if (process.env.DATABASE_URL === undefined) {
       // Short leases, so a killed worker's targets are taken over within seconds.
       fleet = await startFleet({ accounts: 20, workerEnv: { POSTWIRE_PUBLISH_LEASE_MS: "6000" } })
       created = await fleet.createPosts(targets)
-    })
+    }, 10 * 60_000)
     afterAll(() => fleet?.stop())
 
     it("publishes everything once, reports nothing false, and loses no permalink, with lost answers, 500s and kill -9", async () => {
