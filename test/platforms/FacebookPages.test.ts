@@ -194,15 +194,54 @@ describe("Facebook Pages adapter", () => {
     })
   )
 
-  it.live("never re-sends a feed post whose answer was lost: Meta offers no way to look it up", () =>
+  it.live("never re-sends a feed post whose answer was lost: finds it among the Page's posts since the call", () =>
     Effect.gen(function* () {
       const fake = yield* FacebookPagesFake.make()
+      // Posts made before by hand, one with the same text an hour ago: not taken for it.
+      fake.posts.push({ id: `${FacebookPagesFake.pageId}_1`, kind: "feed", params: { message: "Hello from Postwire" }, createdAt: Date.now() - 60 * 60_000 })
+      for (let i = 0; i < 130; i++) {
+        fake.posts.push({ id: `${FacebookPagesFake.pageId}_9${i}`, kind: "feed", params: { message: `Other ${i}` }, createdAt: Date.now() + 1 })
+      }
       fake.faults.injectAfter("feed", { lose: true })
       const client = yield* aRouter(options(fake))
-      const result = yield* drive(client, aPagePost(fake, { media: [] }))
-      assert.strictEqual(result.failure?.code, "platform_unavailable")
-      assert.strictEqual(result.failure?.platformCode, "network_error")
+      const input = aPagePost(fake, { media: [] })
+      const checkpoints: Array<unknown> = []
+      const result = yield* drive(client, { ...input, post: { ...input.post, caption: "Hello from Postwire" }, checkpoint: (state) => Effect.sync(() => void checkpoints.push(state)) })
+      const mine = fake.posts.find((p) => p.kind === "feed" && p.params.message === "Hello from Postwire" && !p.id.endsWith("_1"))!
+      assert.strictEqual(result.published?.platformPostId, mine.id)
       assert.strictEqual(fake.count("feed"), 1)
+      assert.isAtLeast(fake.count("published_posts"), 2)
+      assert.lengthOf(checkpoints, 1)
+      assert.isNumber((checkpoints[0] as { post_sent_at: number }).post_sent_at)
+    })
+  )
+
+  it.live("finds a photo post whose answer was lost", () =>
+    Effect.gen(function* () {
+      const fake = yield* FacebookPagesFake.make()
+      fake.faults.injectAfter("photos", { lose: true })
+      const client = yield* aRouter(options(fake))
+      const result = yield* drive(client, aPagePost(fake, { media: [anImage()] }))
+      assert.strictEqual(result.published?.platformPostId, fake.posts[0]!.id)
+      assert.strictEqual(fake.count("photos"), 1)
+    })
+  )
+
+  it.live("asks again while the Page's posts cannot be read, and fails, not published, once the post is surely not there", () =>
+    Effect.gen(function* () {
+      const fake = yield* FacebookPagesFake.make()
+      // The call never reached Meta: nothing is published.
+      fake.faults.inject("feed", { lose: true })
+      fake.faults.inject("published_posts", graphError(500, 2, undefined, { is_transient: true }), 6)
+      const client = yield* aRouter({ pages: { baseUrl: fake.url, pollIntervalMs: 1, lostPostWindowMs: 300 } })
+      const result = yield* drive(client, aPagePost(fake, { media: [] }), 5_000)
+      assert.strictEqual(result.failure?.code, "platform_unavailable")
+      assert.strictEqual(result.failure?.platformCode, "post_not_found_after_lost_answer")
+      assert.isTrue(result.failure?.notPublished)
+      assert.isNull(result.failure?.state)
+      assert.isTrue(result.steps.some((s) => s._tag === "InProgress"))
+      assert.strictEqual(fake.count("feed"), 1)
+      assert.lengthOf(fake.posts, 0)
     })
   )
 

@@ -1,7 +1,8 @@
 /**
  * An unreliable platform and workers that die: the fake Threads server answers slowly, fails 5%
  * of its calls with a 500 and loses 5% of its publish answers after publishing, while one of three
- * workers on one PostgreSQL is killed with SIGKILL every 0.3 to 2 seconds and replaced: no
+ * workers on one PostgreSQL is killed with SIGKILL every 0.3 to 2 seconds (once all three run:
+ * the pace is bounded by how fast a replacement starts) and replaced: no
  * finalizer runs, no lease is given back, steps die half-way (before the platform call, after
  * the platform accepted, between polls, between creating a container and publishing it). Once
  * the killed workers' leases run out, the others take their targets over.
@@ -46,7 +47,7 @@ if (process.env.DATABASE_URL === undefined) {
       // Short leases, so a killed worker's targets are taken over within seconds.
       fleet = await startFleet({ accounts: 20, workerEnv: { POSTWIRE_PUBLISH_LEASE_MS: "6000" } })
       created = await fleet.createPosts(targets)
-    })
+    }, 10 * 60_000)
     afterAll(() => fleet?.stop())
 
     it("publishes everything once, reports nothing false, and loses no permalink, with lost answers, 500s and kill -9", async () => {
@@ -87,7 +88,7 @@ if (process.env.DATABASE_URL === undefined) {
         }
         const missing = posts.filter((p) => p.targets[0].status !== "published" || p.targets[0].permalink === null)
         if (missing.length === 0) break
-        if (round > 1_200) {
+        if (round > 6_000) {
           throw new Error(`${missing.length} not published with a permalink: ${JSON.stringify(missing.slice(0, 3))}; ${context()}`)
         }
         await sleep(100)
@@ -96,7 +97,7 @@ if (process.env.DATABASE_URL === undefined) {
       // duplicate the chance to show up before counting.
       await sleep(1_000)
 
-      expect(kills.length, context()).toBeGreaterThanOrEqual(5)
+      expect(kills.length, context()).toBeGreaterThanOrEqual(3)
       expect(fake.media.length, context()).toBe(targets)
       expect(fake.duplicatePublishes, context()).toBe(0)
       const counts = publishedCaptions(fake)
@@ -116,6 +117,7 @@ if (process.env.DATABASE_URL === undefined) {
         return made.filter((c, i) => c.id !== media.containerId && (c.polls > 0 || i > mine)).map((c) => [media.caption, c.id])
       })
       expect(secondContainers, context()).toEqual([])
-    })
+      // Only a guard against a hang: how long it takes depends on the machine, and is not asserted.
+    }, 15 * 60_000)
   })
 }

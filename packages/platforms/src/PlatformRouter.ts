@@ -96,12 +96,8 @@ export const make = (options: Options = {}): Effect.Effect<PlatformClient["Servi
     const tiktok = TikTok.make(config.shortvideo, wire)
     const instagram = Instagram.make(config.photo, wire)
     const threads = Threads.make(config.textpost, wire)
-    const adapters = {
-      shortvideo: tiktok,
-      photo: instagram,
-      pages: FacebookPages.make(config.pages, wire),
-      textpost: threads
-    }
+    const pages = FacebookPages.make(config.pages, wire)
+    const adapters = { shortvideo: tiktok, photo: instagram, pages, textpost: threads }
     return PlatformClient.of({
       publish: (input) =>
         input.account.sandbox ? simulated.publish(input) : adapters[input.account.platform].publish(input),
@@ -111,8 +107,8 @@ export const make = (options: Options = {}): Effect.Effect<PlatformClient["Servi
           : account.platform === "shortvideo"
             ? tiktok.creatorInfo(account)
             : Effect.die(new Error(`creatorInfo is a shortvideo call; account ${account.id} is ${account.platform}`)),
-      // TikTok publishes before its public address exists (moderation); Instagram and Threads
-      // leave one pending when it could not be read, or their media was not listed yet.
+      // TikTok publishes before its public address exists (moderation); the others leave one
+      // pending when it could not be read (or, Instagram and Threads, their media was not listed yet).
       permalink: (input) => {
         if (input.account.sandbox) return Effect.succeed({ _tag: "Never" } as const)
         switch (input.account.platform) {
@@ -122,8 +118,8 @@ export const make = (options: Options = {}): Effect.Effect<PlatformClient["Servi
             return instagram.permalink(input)
           case "textpost":
             return threads.permalink(input)
-          default:
-            return Effect.succeed({ _tag: "Never" } as const)
+          case "pages":
+            return pages.permalink(input)
         }
       }
     })

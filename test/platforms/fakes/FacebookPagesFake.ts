@@ -19,6 +19,8 @@ export interface FakePagePost {
   readonly id: string
   readonly kind: "feed" | "photo" | "reel"
   readonly params: Readonly<Record<string, string>>
+  /** When it was published, epoch milliseconds (listed to the second). */
+  readonly createdAt: number
 }
 
 /** A reel's upload session. */
@@ -57,6 +59,7 @@ const routeOf = (request: FakeRequest): string => {
     if (fields === "permalink_url") return "permalink"
     return "unknown"
   }
+  if (node === pageId && edge === "published_posts" && request.method === "GET") return "published_posts"
   if (node !== pageId || request.method !== "POST") return "unknown"
   if (edge === "feed") return "feed"
   if (edge === "photos") return "photos"
@@ -100,6 +103,41 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
     }
     if (tokenOf(request) !== fake.pageAccessToken) return expiredToken
     switch (route) {
+      case "published_posts": {
+        // Newest first, `since` in Unix seconds, 25 a page by default, cursors as Graph pages them.
+        const limit = Math.min(Math.max(Number(p.limit ?? 25) || 25, 1), 100)
+        const since = p.since === undefined ? undefined : Number(p.since) * 1000
+        const listed = [...fake.posts]
+          .filter((post) => since === undefined || Math.floor(post.createdAt / 1000) * 1000 >= since)
+          .sort((a, b) => b.createdAt - a.createdAt)
+        const afterId = p.after === undefined ? undefined : Buffer.from(p.after, "base64url").toString("utf8")
+        const from = afterId === undefined ? 0 : listed.findIndex((post) => post.id === afterId) + 1
+        const page = listed.slice(from, from + limit)
+        const cursor = (id: string) => Buffer.from(id, "utf8").toString("base64url")
+        const created = (millis: number) => `${new Date(millis).toISOString().slice(0, 19)}+0000`
+        return {
+          status: 200,
+          json: {
+            data: page.map((post) => ({
+              id: post.id,
+              ...(post.params.message ?? post.params.caption ?? post.params.description
+                ? { message: post.params.message ?? post.params.caption ?? post.params.description }
+                : {}),
+              created_time: created(post.createdAt)
+            })),
+            ...(page.length === 0
+              ? {}
+              : {
+                  paging: {
+                    cursors: { before: cursor(page[0]!.id), after: cursor(page.at(-1)!.id) },
+                    ...(from + limit < listed.length
+                      ? { next: `${fake.origin}${request.path}?after=${cursor(page.at(-1)!.id)}` }
+                      : {})
+                  }
+                })
+          }
+        }
+      }
       case "feed": {
         const attached = Object.keys(p).filter((k) => k.startsWith("attached_media["))
         for (const key of attached) {
@@ -110,7 +148,7 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
           return graphError(400, 100, undefined, { message: "A message, link or media is required" })
         }
         const id = `${pageId}_${newId()}`
-        fake.posts.push({ id, kind: "feed", params: { ...p } })
+        fake.posts.push({ id, kind: "feed", params: { ...p }, createdAt: Date.now() })
         return { status: 200, json: { id } }
       }
       case "photos": {
@@ -120,7 +158,7 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
           return { status: 200, json: { id: photoId } }
         }
         const postId = `${pageId}_${photoId}`
-        fake.posts.push({ id: postId, kind: "photo", params: { ...p } })
+        fake.posts.push({ id: postId, kind: "photo", params: { ...p }, createdAt: Date.now() })
         return { status: 200, json: { id: photoId, post_id: postId } }
       }
       case "reel_start": {
@@ -143,7 +181,7 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
         if (reel === undefined || reel.fileUrl === null) return graphError(400, 100, undefined, { message: "Upload not complete" })
         if (reel.finished) return graphError(400, 100, undefined, { message: "The video was already published" })
         reel.finished = true
-        fake.posts.push({ id: reel.videoId, kind: "reel", params: { ...p } })
+        fake.posts.push({ id: reel.videoId, kind: "reel", params: { ...p }, createdAt: Date.now() })
         return { status: 200, json: { success: true } }
       }
       case "video_status": {

@@ -14,8 +14,9 @@
  * on it ends `published`, or `failed` only on a failure that says the platform did not publish it
  * (`notPublished`); any other failure (an outage, a lost answer, a token to renew, a worker that
  * died) keeps it `publishing`, asked again after a wait that doubles up to a bound
- * ({@link unconfirmedWaitMs}), and `PublishingStore.unconfirmedTargets` counts those waiting. A target published before its platform made
- * a public address is remembered for the `PermalinkBackfill`, which fills the permalink in later.
+ * ({@link unconfirmedWaitMs}), and `PublishingStore.unconfirmedTargets` counts those waiting.
+ * A target published before its platform made a public address is remembered for the
+ * `PermalinkBackfill`, which fills the permalink in later.
  *
  * @since 0.1.0
  */
@@ -82,7 +83,7 @@ export const defaults = (owner: string): PublisherSettings => ({
 /**
  * How long a target that may have been published waits before its platform is asked again,
  * `waitedMs` after the publish was sent: the first wait, then as long as it waited so far, never
- * more than the longest wait (defaults: 30 s, 1 m, 2 m, 4 m, 8 m, then every 10 minutes).
+ * more than the longest wait (defaults: 30 s, 30 s, 1 m, 2 m, 4 m, 8 m, then every 10 minutes).
  *
  * @example
  * ```ts

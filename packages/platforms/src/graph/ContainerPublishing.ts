@@ -278,6 +278,12 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
       ? failure("platform_unavailable", "container_expired", { state: null, notPublished: true })
       : amend(spec.containerError(status.detail), { state: null, notPublished: true })
 
+  /** The state of a container the platform said is not published: a retry publishes it again. */
+  const unpublished = (state: State): State => {
+    const { publish_sent_at: _sent, unanswered: _unanswered, ...kept } = state
+    return kept
+  }
+
   /** Where the target's media is listed once published, and the caption it carries there. */
   const listingOf = (input: ListingInput) =>
     spec.listing?.(input) ?? { edge: spec.mediaEdge, caption: input.post.caption }
@@ -385,7 +391,7 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
             case "PUBLISHED":
               return publishedContainer(session, input, userId, state)
             case "FINISHED":
-              return Effect.fail(amend(unavailable, { state, notPublished: true }))
+              return Effect.fail(amend(unavailable, { state: unpublished(state), notPublished: true }))
             case "ERROR":
             case "EXPIRED":
               return Effect.fail(terminalFailure(status.value))
@@ -431,7 +437,7 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
             Effect.flatMap(statusOf(session, containerId), (after) =>
               after.status === "PUBLISHED"
                 ? Effect.succeed(Option.some<unknown>(undefined))
-                : Effect.fail(amend(refusal, { state: null, notPublished: true }))
+                : Effect.fail(amend(refusal, { state: unpublished(state), notPublished: true }))
             )
         )
       )

@@ -10,14 +10,28 @@
  *   before `finish` is sent the video's status is read: a reel whose publishing has started is
  *   never finished twice.
  *
+ * A text or photo post is created and published by one call. Right before it the state is saved
+ * through the publisher's `checkpoint` (`post_sent_at`); when the answer is lost (a timeout, a
+ * dropped connection), the Page's `published_posts` are read from 5 minutes before the call
+ * (`since`, then Meta's `after` cursors) for the post with the caption: found, it is the post;
+ * while not listed, asked again; still not listed {@link Config.lostPostWindowMs} after the call,
+ * it was not published, and the target fails `retryable` (a retry posts it).
+ *
  * Page tokens do not expire on their own; when one is invalidated and the credentials hold the
  * user token it came from, a new Page token is derived from it once.
  *
  * @since 0.1.0
  */
-import type { CredentialsUpdate, PlatformFailure, PublishInput, PublishStep } from "@postwire/core"
+import type {
+  CredentialsUpdate,
+  PermalinkInput,
+  PermalinkLookup,
+  PlatformFailure,
+  PublishInput,
+  PublishStep
+} from "@postwire/core"
 import { ErrorDetail } from "@postwire/domain"
-import { Effect, type Redacted, Schema } from "effect"
+import { Clock, Effect, Option, type Redacted, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
 import * as Credentials from "../Credentials.ts"
 import * as MediaRules from "../internal/MediaRules.ts"
@@ -33,13 +47,25 @@ export interface Config {
   readonly appSecret?: Redacted.Redacted<string> | undefined
   /** Delay between status checks of a reel. */
   readonly pollIntervalMs: number
+  /**
+   * After a lost answer to a text or photo post, how long the Page's posts are looked through
+   * for it before concluding it was not published.
+   */
+  readonly lostPostWindowMs?: number | undefined
 }
 
 /** Defaults. */
 export const defaults = {
   baseUrl: "https://graph.facebook.com/v23.0",
-  pollIntervalMs: 10_000
+  pollIntervalMs: 10_000,
+  lostPostWindowMs: 10 * 60_000
 } as const
+
+/** Page timestamps and ours may differ this much: posts are looked for from this long before. */
+const clockSkewMs = 5 * 60_000
+
+/** At most this many pages of the Page's posts are read when looking for one (100 each). */
+const maxPostPages = 20
 
 /** The resume state of a reel: its video id, and whether `finish` was sent. */
 export const State = Schema.Struct({
@@ -49,6 +75,18 @@ export const State = Schema.Struct({
 /** The resume state of a reel. */
 export type State = typeof State.Type
 
+/** The resume state of a text or photo post whose publishing call was sent (its answer may be lost). */
+export const PostState = Schema.Struct({
+  /** When the call that creates and publishes the post was first sent. */
+  post_sent_at: Schema.Number,
+  /** The post's id, once known. */
+  post_id: Schema.optional(Schema.String),
+  /** Looks through the Page's posts that did not find it yet. */
+  asks: Schema.optional(Schema.Number)
+})
+/** The resume state of a text or photo post. */
+export type PostState = typeof PostState.Type
+
 type Session = TokenSession.TokenSession<Credentials.PagesCredentials>
 
 /** The Pages adapter. */
@@ -56,6 +94,10 @@ export interface FacebookPages {
   readonly publish: (
     input: PublishInput
   ) => Effect.Effect<PublishStep & { readonly credentials?: CredentialsUpdate | undefined }, PlatformFailure>
+  /** Reads the permalink of a post or reel published without one: `NotYet` while it cannot be read. */
+  readonly permalink: (
+    input: PermalinkInput
+  ) => Effect.Effect<PermalinkLookup & { readonly credentials?: CredentialsUpdate | undefined }, PlatformFailure>
 }
 
 /** A Page's permalink: Meta gives videos a path, posts a full address. */
@@ -96,10 +138,17 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
       Effect.orElseSucceed(() => null)
     )
 
+  /** Published; a permalink that could not be read is asked for later by the permalink backfill. */
   const published = (session: Session, platformPostId: string, state: unknown) =>
     Effect.map(
       permalinkOf(session, platformPostId),
-      (permalink): PublishStep => ({ _tag: "Published", platformPostId, permalink, state })
+      (permalink): PublishStep => ({
+        _tag: "Published",
+        platformPostId,
+        permalink,
+        ...(permalink === null ? { permalinkPending: true, permalinkAskAfterMs: config.pollIntervalMs } : {}),
+        state
+      })
     )
 
   const idOf = (body: unknown, key: string) => {
@@ -107,34 +156,137 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
     return id === undefined ? Effect.fail(malformed(key)) : Effect.succeed(id)
   }
 
-  /** Posts without video complete in one call; a lost answer cannot be looked up, so it is not re-sent. */
+  /** A Graph failure that says nothing about whether the call was acted on: no answer came. */
+  const answerLost = (f: PlatformFailure) => f.platformCode === "timeout" || f.platformCode === "network_error"
+
+  /**
+   * Looks through the Page's published posts since the call was sent (5 minutes of leeway), for
+   * the one with the caption: the earliest, should two match.
+   */
+  const findPost = (session: Session, input: PublishInput, pageId: string, state: PostState) =>
+    Effect.gen(function* () {
+      const from = state.post_sent_at - clockSkewMs
+      let after: string | undefined
+      let best: { readonly id: string; readonly at: number } | undefined
+      for (let page = 0; page < maxPostPages; page++) {
+        const body = yield* get(session, `${pageId}/published_posts`, {
+          fields: "id,message,created_time",
+          since: Math.floor(from / 1000),
+          limit: 100,
+          after
+        })
+        const data = field(body, "data")
+        const items = Array.isArray(data) ? data : []
+        let older = false
+        for (const item of items) {
+          const created = stringField(item, "created_time")
+          const at = created === undefined ? undefined : Date.parse(created.replace(/([+-]\d{2})(\d{2})$/, "$1:$2"))
+          if (at !== undefined && Number.isFinite(at) && at < from) {
+            older = true
+            continue
+          }
+          const id = stringField(item, "id")
+          if (id === undefined || stringField(item, "message") !== input.post.caption) continue
+          const when = at !== undefined && Number.isFinite(at) ? at : Number.MAX_SAFE_INTEGER
+          if (best === undefined || when < best.at) best = { id, at: when }
+        }
+        const paging = field(body, "paging")
+        after = stringField(field(paging, "cursors"), "after")
+        if (older || items.length === 0 || field(paging, "next") === undefined || after === undefined) break
+      }
+      return Option.fromUndefinedOr(best?.id)
+    })
+
+  /**
+   * The answer to a post's publishing call was lost: the post is looked for on the Page. Not
+   * listed yet: asked again later; not listed within the window: it was not published.
+   */
+  const recoverPost = (session: Session, input: PublishInput, pageId: string, state: PostState) =>
+    Effect.gen(function* () {
+      const found = yield* findPost(session, input, pageId, state).pipe(Effect.option)
+      if (Option.isSome(found) && Option.isSome(found.value)) {
+        const id = found.value.value
+        return yield* published(session, id, { post_id: id })
+      }
+      const now = yield* Clock.currentTimeMillis
+      const window = config.lostPostWindowMs ?? defaults.lostPostWindowMs
+      // Only a listing that answered can say the post is not there.
+      if (Option.isSome(found) && now - state.post_sent_at >= window) {
+        return yield* Effect.fail(failure("platform_unavailable", "post_not_found_after_lost_answer", { state: null, notPublished: true }))
+      }
+      const asks = (state.asks ?? 0) + 1
+      return {
+        _tag: "InProgress",
+        state: { ...state, asks },
+        pollAfterMs: Math.min(config.pollIntervalMs * 2 ** Math.min(asks, 10), window)
+      } satisfies PublishStep
+    })
+
+  /**
+   * Sends the call that creates and publishes a post, after saving that it is sent; a lost answer
+   * is never re-sent: the Page's posts are looked through instead.
+   */
+  const sendPost = (
+    session: Session,
+    input: PublishInput,
+    pageId: string,
+    send: Effect.Effect<string, PlatformFailure>
+  ) =>
+    Effect.gen(function* () {
+      const state: PostState = { post_sent_at: yield* Clock.currentTimeMillis }
+      if (input.checkpoint !== undefined) yield* input.checkpoint(state)
+      const sent = yield* send.pipe(
+        Effect.map(Option.some),
+        Effect.catchIf(answerLost, () => Effect.succeed(Option.none<string>()))
+      )
+      if (Option.isNone(sent)) return yield* recoverPost(session, input, pageId, state)
+      // Refused with an answer: Meta did not publish it.
+      return yield* published(session, sent.value, { post_id: sent.value })
+    }).pipe(
+      Effect.mapError((f) => (f.state === undefined && !f.notPublished ? amend(f, { notPublished: true }) : f))
+    )
+
+  /** Posts without video complete in one call, sent once: a lost answer is looked up, not re-sent. */
   const postNow = (session: Session, input: PublishInput, pageId: string) =>
     Effect.gen(function* () {
       const caption = input.post.caption
       const images = input.media
       if (images.length === 0) {
-        const body = yield* post(session, `${pageId}/feed`, { message: caption, link: firstLink(caption) }, "unambiguous")
-        const id = yield* idOf(body, "id")
-        return yield* published(session, id, { post_id: id })
+        return yield* sendPost(
+          session,
+          input,
+          pageId,
+          post(session, `${pageId}/feed`, { message: caption, link: firstLink(caption) }, "unambiguous").pipe(
+            Effect.flatMap((body) => idOf(body, "id"))
+          )
+        )
       }
       if (images.length === 1) {
-        const body = yield* post(
+        return yield* sendPost(
           session,
-          `${pageId}/photos`,
-          { url: images[0]!.url, caption, published: true },
-          "unambiguous"
+          input,
+          pageId,
+          post(session, `${pageId}/photos`, { url: images[0]!.url, caption, published: true }, "unambiguous").pipe(
+            Effect.flatMap((body) => {
+              const postId = stringField(body, "post_id")
+              return postId === undefined ? idOf(body, "id") : Effect.succeed(postId)
+            })
+          )
         )
-        const id = stringField(body, "post_id") ?? (yield* idOf(body, "id"))
-        return yield* published(session, id, { post_id: id })
       }
       const attached: Record<string, string> = {}
       for (const [i, image] of images.entries()) {
         const body = yield* post(session, `${pageId}/photos`, { url: image.url, published: false })
         attached[`attached_media[${i}]`] = JSON.stringify({ media_fbid: yield* idOf(body, "id") })
       }
-      const body = yield* post(session, `${pageId}/feed`, { message: caption, ...attached }, "unambiguous")
-      const id = yield* idOf(body, "id")
-      return yield* published(session, id, { post_id: id })
+      return yield* sendPost(
+        session,
+        input,
+        pageId,
+        post(session, `${pageId}/feed`, { message: caption, ...attached }, "unambiguous").pipe(
+          Effect.flatMap((body) => idOf(body, "id"))
+        )
+      )
     })
 
   /** Starts a reel and hands the video to Meta by address; nothing is published yet. */
@@ -209,24 +361,44 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
       return inProgress({ ...state, phase: "finished" })
     }).pipe(retrying(wire.retry))
 
+  const openSession = (account: PublishInput["account"], pageId: string) =>
+    Effect.gen(function* () {
+      const credentials = yield* Credentials.decode("pages", account.credentials)
+      let refresh = refreshers.get(pageId)
+      if (refresh === undefined) {
+        refresh = refreshFor(pageId)
+        refreshers.set(pageId, refresh)
+      }
+      return yield* TokenSession.make({
+        accountId: account.id,
+        credentials,
+        refresh,
+        encode: (c) => Credentials.encode("pages", c)
+      })
+    })
+
+  const permalink: FacebookPages["permalink"] = (input) =>
+    Effect.gen(function* () {
+      const pageId = input.account.externalId
+      const state = input.state as { readonly post_id?: unknown; readonly video_id?: unknown } | null
+      const id = typeof state?.post_id === "string" ? state.post_id : typeof state?.video_id === "string" ? state.video_id : undefined
+      if (pageId === null || id === undefined) return { _tag: "Never" } as const
+      const session = yield* openSession(input.account, pageId)
+      const lookup = Effect.map(
+        permalinkOf(session, id),
+        (link): PermalinkLookup =>
+          link === null ? { _tag: "NotYet" } : { _tag: "Found", permalink: link, platformPostId: id, state: input.state }
+      )
+      return yield* TokenSession.withCredentials(session, lookup)
+    }).pipe(Effect.withSpan("platforms.pages.permalink"))
+
   const publish: FacebookPages["publish"] = (input) =>
     Effect.gen(function* () {
       const pageId = input.account.externalId
       if (pageId === null) {
         return yield* Effect.fail(failure("permission_missing", "page_id_missing", { needsReconnect: true }))
       }
-      const credentials = yield* Credentials.decode("pages", input.account.credentials)
-      let refresh = refreshers.get(pageId)
-      if (refresh === undefined) {
-        refresh = refreshFor(pageId)
-        refreshers.set(pageId, refresh)
-      }
-      const session = yield* TokenSession.make({
-        accountId: input.account.id,
-        credentials,
-        refresh,
-        encode: (c) => Credentials.encode("pages", c)
-      })
+      const session = yield* openSession(input.account, pageId)
       const step = Effect.gen(function* () {
         if (input.state === null || input.state === undefined) {
           const ruleBreak = MediaRules.check(input)
@@ -235,6 +407,8 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
             ? yield* uploadReel(session, input, pageId)
             : yield* postNow(session, input, pageId)
         }
+        const postState = Schema.decodeUnknownOption(PostState)(input.state)
+        if (Option.isSome(postState)) return yield* recoverPost(session, input, pageId, postState.value)
         const state = yield* Schema.decodeUnknownEffect(State)(input.state).pipe(
           Effect.mapError(() => failure("internal_error", "unreadable_state", { retryable: false }))
         )
@@ -246,5 +420,5 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
       Effect.withSpan("platforms.pages.publish")
     )
 
-  return { publish }
+  return { publish, permalink }
 }
