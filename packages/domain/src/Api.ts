@@ -6,7 +6,20 @@
  */
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { Account, AccountList, ListAccountsQuery, ListProfilesQuery, ProfileList } from "./Account.ts"
+import {
+  Account,
+  AccountList,
+  ConnectAccountRequest,
+  ConnectLink,
+  CreateProfileRequest,
+  DeletedProfile,
+  ListAccountsQuery,
+  ListProfilesQuery,
+  Profile,
+  ProfileList,
+  ReconnectAccountRequest,
+  UpdateProfileRequest
+} from "./Account.ts"
 import { ApprovalsGroup } from "./ApprovalsGroup.ts"
 import { ApiErrors, Authentication, RateLimitBucket, RequiredScope } from "./Auth.ts"
 import { Media, UploadMediaRequest } from "./Media.ts"
@@ -74,7 +87,31 @@ export class AccountsGroup extends HttpApiGroup.make("accounts")
       .annotate(OpenApi.Summary, "List accounts"),
     HttpApiEndpoint.get("get", "/:id", { params: idParams, success: Account })
       .annotate(RequiredScope, "posts:read")
-      .annotate(OpenApi.Summary, "Retrieve an account and its quota")
+      .annotate(OpenApi.Summary, "Retrieve an account and its quota"),
+    HttpApiEndpoint.post("connect", "/connect", {
+      payload: ConnectAccountRequest,
+      success: ConnectLink.pipe(HttpApiSchema.status(201))
+    })
+      .annotate(RequiredScope, "accounts:write")
+      .annotate(OpenApi.Summary, "Make a link that connects an account")
+      .annotate(
+        OpenApi.Description,
+        "A single-use link, valid 30 minutes, that a person opens in a browser to connect one of their accounts (for `pages`, one account per Facebook Page they pick)."
+      ),
+    HttpApiEndpoint.post("reconnect", "/:id/reconnect", {
+      params: idParams,
+      payload: ReconnectAccountRequest,
+      success: ConnectLink.pipe(HttpApiSchema.status(201))
+    })
+      .annotate(RequiredScope, "accounts:write")
+      .annotate(OpenApi.Summary, "Make a link that connects an account again"),
+    HttpApiEndpoint.delete("disconnect", "/:id", { params: idParams, success: Account })
+      .annotate(RequiredScope, "accounts:write")
+      .annotate(OpenApi.Summary, "Disconnect an account")
+      .annotate(
+        OpenApi.Description,
+        "Revokes the token at the platform where it offers that, erases the stored credentials and marks the account `disconnected`; its queued and scheduled targets fail with `token_expired`."
+      )
   )
   .middleware(Authentication)
   .prefix("/v1/accounts") {}
@@ -84,7 +121,23 @@ export class ProfilesGroup extends HttpApiGroup.make("profiles")
   .add(
     HttpApiEndpoint.get("list", "/", { query: ListProfilesQuery, success: ProfileList })
       .annotate(RequiredScope, "posts:read")
-      .annotate(OpenApi.Summary, "List profiles")
+      .annotate(OpenApi.Summary, "List profiles"),
+    HttpApiEndpoint.post("create", "/", { payload: CreateProfileRequest, success: Profile.pipe(HttpApiSchema.status(201)) })
+      .annotate(RequiredScope, "accounts:write")
+      .annotate(OpenApi.Summary, "Create a profile"),
+    HttpApiEndpoint.get("get", "/:id", { params: idParams, success: Profile })
+      .annotate(RequiredScope, "posts:read")
+      .annotate(OpenApi.Summary, "Retrieve a profile"),
+    HttpApiEndpoint.patch("update", "/:id", { params: idParams, payload: UpdateProfileRequest, success: Profile })
+      .annotate(RequiredScope, "accounts:write")
+      .annotate(OpenApi.Summary, "Rename a profile"),
+    HttpApiEndpoint.delete("delete", "/:id", { params: idParams, success: DeletedProfile })
+      .annotate(RequiredScope, "accounts:write")
+      .annotate(OpenApi.Summary, "Delete a profile")
+      .annotate(
+        OpenApi.Description,
+        "Refused with 409 `invalid_state` while the profile has accounts that are not disconnected, or posts that have not finished."
+      )
   )
   .middleware(Authentication)
   .prefix("/v1/profiles") {}

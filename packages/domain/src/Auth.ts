@@ -8,11 +8,11 @@ import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { httpErrors } from "./ApiError.ts"
 
 /** A permission a key may hold. */
-export const Scope = Schema.Literals(["posts:read", "posts:write", "webhooks:write"])
+export const Scope = Schema.Literals(["posts:read", "posts:write", "webhooks:write", "accounts:write"])
 export type Scope = typeof Scope.Type
 
 /** Every scope, e.g. for the first-run test key. */
-export const allScopes: ReadonlyArray<Scope> = ["posts:read", "posts:write", "webhooks:write"]
+export const allScopes: ReadonlyArray<Scope> = ["posts:read", "posts:write", "webhooks:write", "accounts:write"]
 
 /** Live keys publish to real accounts; test keys only to sandbox accounts. */
 export const KeyKind = Schema.Literals(["live", "test"])

@@ -154,7 +154,18 @@ export const reasons = {
   normalized_platform_code: text(
     "must be a normalized platform code such as platform_unavailable",
     "harus berupa kode platform yang dinormalisasi, misalnya platform_unavailable"
-  )
+  ),
+
+  // Profiles and connected accounts
+  profile_has_accounts: text(
+    "the profile still has {count} connected accounts: disconnect them first",
+    "profil ini masih memiliki {count} akun terhubung: putuskan dulu akun tersebut"
+  ),
+  profile_has_unfinished_posts: text(
+    "the profile still has posts that have not finished publishing",
+    "profil ini masih memiliki unggahan yang belum selesai diterbitkan"
+  ),
+  account_disconnected: text("the account is disconnected", "akun ini sudah diputuskan")
 } as const satisfies Record<string, LocalizedText>
 
 /** The name of a reason. */

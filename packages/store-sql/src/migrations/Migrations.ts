@@ -10,6 +10,7 @@ import init from "./0001_init.ts"
 import publishing from "./0002_publishing.ts"
 import webhooks from "./0003_webhooks.ts"
 import pendingPermalinks from "./0004_pending_permalinks.ts"
+import accountsConnect from "./0005_accounts_connect.ts"
 
 /** The table recording applied migrations; named for Postwire so it never meets an app's own. */
 export const table = "postwire_migrations"
@@ -19,7 +20,8 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0001_init": init,
   "0002_publishing": publishing,
   "0003_webhooks": webhooks,
-  "0004_pending_permalinks": pendingPermalinks
+  "0004_pending_permalinks": pendingPermalinks,
+  "0005_accounts_connect": accountsConnect
 })
 
 /**
