@@ -296,6 +296,30 @@ export const ErrorCatalog = {
     en: "Too many drafts are waiting in the account's inbox. Finish or delete some in the app.",
     id: "Terlalu banyak draf menunggu di kotak masuk akun. Selesaikan atau hapus beberapa di aplikasi.",
     when: "The shortvideo inbox already holds the maximum number of pending shares."
+  }),
+  connect_refused: entry({
+    status: 403,
+    retryable: false,
+    kind: "platform",
+    en: "The account was not connected: permission was declined on the platform.",
+    id: "Akun tidak terhubung: izin ditolak di platform.",
+    when: "The person pressed Cancel on the platform's consent page, or granted none of what Postwire asks for."
+  }),
+  connect_failed: entry({
+    status: 422,
+    retryable: false,
+    kind: "platform",
+    en: "The platform did not complete the connection. Start connecting again.",
+    id: "Platform tidak menyelesaikan penghubungan. Mulai hubungkan lagi.",
+    when: "The platform refused the authorization code or the app: an expired or reused code, a redirect address it does not know, or wrong app credentials."
+  }),
+  platform_not_configured: entry({
+    status: 422,
+    retryable: false,
+    kind: "generic",
+    en: "This server cannot connect {platform} accounts yet: set {settings}.",
+    id: "Server ini belum dapat menghubungkan akun {platform}: atur {settings}.",
+    when: "The server has no app credentials for the platform; sandbox connects need none."
   })
 } as const satisfies Record<string, CatalogEntry>
 

@@ -1,0 +1,230 @@
+/**
+ * The `AccountConnector` service: everything Postwire says to a platform's OAuth, token and
+ * identity endpoints to connect an account, keep its token alive and let it go.
+ *
+ * One connector serves the whole server and routes by platform and by the sandbox flag: a
+ * sandbox connect runs against the built-in simulated platform (a simulated consent page on
+ * Postwire's own address, no platform app needed); every other connect against the platform's
+ * real authorization server, with the app credentials of the server's configuration.
+ *
+ * Credentials cross this interface as the JSON string to seal (the same opaque string the
+ * `PlatformClient` receives opened): the engine never reads tokens, and no failure, log or
+ * span carries one.
+ *
+ * Times are epoch milliseconds, computed from the platform's own answer (`expires_in`,
+ * `refresh_expires_in`) and Effect's `Clock`, never from a constant.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { AccountConnector } from "@postwire/core"
+ *
+ * const startConnect = Effect.gen(function* () {
+ *   const connector = yield* AccountConnector
+ *   const missing = connector.configured("shortvideo", false)
+ *   if (missing.length > 0) return { missing }
+ *   const url = yield* connector.authorizationUrl({
+ *     platform: "shortvideo",
+ *     sandbox: false,
+ *     state: "st_8f2…",
+ *     redirectUri: "https://postwire.example.com/connect/callback/shortvideo",
+ *     codeVerifier: "a-43-to-128-character-random-string…"
+ *   })
+ *   return { url }
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ */
+import { Context, Data, type Effect } from "effect"
+import type { ErrorCode, ErrorDetails, Platform } from "@postwire/domain"
+import type { CreatorInfo } from "../publishing/PlatformClient.ts"
+
+/** Where a connect starts: what the platform's authorization page needs. */
+export interface AuthorizationRequest {
+  readonly platform: Platform
+  /** `true`: the simulated platform's consent page on Postwire's own address. */
+  readonly sandbox: boolean
+  /** An unguessable value bound to the connect link; the platform hands it back unchanged. */
+  readonly state: string
+  /**
+   * Postwire's callback address for this platform, exactly as registered with the platform app
+   * (`{public_url}/connect/callback/{platform}`); `exchange` must be given the same one.
+   */
+  readonly redirectUri: string
+  /**
+   * A PKCE code verifier (43 to 128 characters of `A-Z a-z 0-9 - . _ ~`), kept with the link and
+   * given again to `exchange`. Platforms that take PKCE (TikTok, the sandbox) receive its
+   * challenge; the others ignore it, so the service may always make one.
+   */
+  readonly codeVerifier: string
+}
+
+/** The answer of the platform's callback, traded for tokens and identities. */
+export interface CodeExchange {
+  readonly platform: Platform
+  readonly sandbox: boolean
+  /** The `code` query parameter of the callback, as received. */
+  readonly code: string
+  /** The same `redirectUri` the authorization address was made with. */
+  readonly redirectUri: string
+  /** The same `codeVerifier` the authorization address was made with. */
+  readonly codeVerifier: string
+}
+
+/**
+ * One account the person can connect. A Facebook consent yields one per Page the person chose
+ * (each with its own Page token); the other platforms yield exactly one.
+ */
+export interface ConnectedIdentity {
+  readonly platform: Platform
+  /** The platform's id of the account: TikTok `open_id`, Instagram `user_id`, Page id, Threads user id. */
+  readonly platformAccountId: string
+  /** The public handle (`@name` without the `@`); for a Facebook Page, its name. */
+  readonly handle: string
+  /** The name people see, when the platform gives one. */
+  readonly displayName: string | null
+  /** The profile picture's address, when the platform gives one (platform addresses may expire). */
+  readonly avatarUrl: string | null
+  /** The credentials JSON to seal and store as the account's `credentials`. */
+  readonly credentials: string
+  /** The permissions the person granted, in the platform's words (`video.publish`, `pages_manage_posts`). */
+  readonly scopes: ReadonlyArray<string>
+  /** When the access token expires; `null` when it does not (a Page token from a long-lived user token). */
+  readonly accessTokenExpiresAt: number | null
+  /**
+   * When the person must reconnect at the latest: the refresh token's expiry (TikTok) or, for
+   * tokens that refresh themselves (Instagram, Threads), `null`.
+   */
+  readonly refreshTokenExpiresAt: number | null
+  /** TikTok only: what the creator may post now (privacy options, longest video). */
+  readonly creatorInfo: CreatorInfo | null
+  /**
+   * The platform's id of the person who consented, unsealed so the service can find accounts by
+   * it: Meta's deauthorization callback names it as `user_id` (the app-scoped user id: Facebook
+   * user, Instagram `id`, Threads user), TikTok its `open_id`. Accounts that share it came from
+   * one consent (a person's Facebook Pages): revoking one revokes the consent of all, so revoke
+   * only when the last of them is disconnected.
+   */
+  readonly grantId: string
+}
+
+/** Which account's token to refresh, revoke or read with. */
+export interface CredentialsRequest {
+  readonly platform: Platform
+  readonly sandbox: boolean
+  /** The account's credentials, opened (the JSON `exchange` or `refresh` returned). */
+  readonly credentials: string
+}
+
+/** What a refresh did. */
+export type TokenRefresh =
+  | {
+      readonly _tag: "Refreshed"
+      /** The new credentials to seal; they replace the old ones (TikTok's refresh token rotates). */
+      readonly credentials: string
+      readonly accessTokenExpiresAt: number | null
+      readonly refreshTokenExpiresAt: number | null
+      /** The scopes the platform reports with the new token; `null` when it does not say. */
+      readonly scopes: ReadonlyArray<string> | null
+    }
+  | {
+      /** The token does not expire (Facebook Page tokens) or the platform has no refresh: keep it. */
+      readonly _tag: "NothingToRefresh"
+    }
+
+/** What a revoke did. */
+export type TokenRevocation =
+  | {
+      /** The platform confirmed the token (and the app's access) is gone. */
+      readonly _tag: "Revoked"
+    }
+  | {
+      /** The platform offers no revoke API (Instagram Login, Threads): the person removes the app there. */
+      readonly _tag: "Unsupported"
+    }
+
+/** The content of a valid Meta signed request (deauthorization and data-deletion callbacks). */
+export interface MetaSignedRequestPayload {
+  /** The app-scoped id of the person who removed the app. */
+  readonly userId: string
+  /** When Meta issued the request, epoch milliseconds; `null` when absent. */
+  readonly issuedAt: number | null
+  /** The whole decoded payload, for anything else Meta sends. */
+  readonly payload: Readonly<Record<string, unknown>>
+}
+
+/**
+ * A connect, refresh, revoke or identity call that did not succeed, normalized.
+ *
+ * - `code` is a catalog code: `connect_refused` (the person declined), `connect_failed` (the
+ *   platform refused the code or the app: expired or reused code, redirect mismatch, bad app
+ *   credentials), `platform_not_configured` (app credentials missing), `token_expired` (a
+ *   refresh the platform refused: the person must reconnect), `permission_missing`,
+ *   `platform_unavailable` (5xx, throttling, timeout: try again later).
+ * - `platformCode` is the platform's own code for support (`invalid_grant`, `190/463`, `timeout`).
+ * - `needsReconnect`: only the person can fix it by connecting again.
+ * - `retryable`: the same call may succeed later unchanged.
+ *
+ * Never carries a token, a code or an app secret.
+ */
+export class ConnectFailure extends Data.TaggedError("ConnectFailure")<{
+  readonly code: ErrorCode
+  readonly platformCode: string
+  /** Values for the message's placeholders (`settings` for `platform_not_configured`, a `detail`). */
+  readonly details?: ErrorDetails | undefined
+  readonly needsReconnect: boolean
+  readonly retryable: boolean
+}> {}
+
+/**
+ * Speaks to the platforms' OAuth, token and identity endpoints for the service's connect,
+ * reconnect, refresh and disconnect use-cases.
+ */
+export class AccountConnector extends Context.Service<
+  AccountConnector,
+  {
+    /**
+     * The configuration settings a platform still needs before people can connect it, by their
+     * environment names (`["POSTWIRE_TIKTOK_CLIENT_KEY"]`); empty when it is ready. A sandbox
+     * connect needs nothing.
+     */
+    readonly configured: (platform: Platform, sandbox: boolean) => ReadonlyArray<string>
+    /**
+     * The address to send the person to: the platform's authorization page with the app's
+     * scopes, `state`, and PKCE where the platform takes it; for a sandbox connect,
+     * `{public_url}/connect/sandbox/authorize?…` (served by the service, see `SandboxConsent`).
+     * Fails with `platform_not_configured` when settings are missing.
+     */
+    readonly authorizationUrl: (request: AuthorizationRequest) => Effect.Effect<string, ConnectFailure>
+    /**
+     * Trades the callback's code for tokens, upgrades to the long-lived token where the platform
+     * has one, and reads the identity: one entry, or one per Facebook Page the person chose
+     * (none when they chose none: the service says so).
+     */
+    readonly exchange: (request: CodeExchange) => Effect.Effect<ReadonlyArray<ConnectedIdentity>, ConnectFailure>
+    /**
+     * Renews an account's token before it expires. A refusal (`invalid_grant`, OAuthException
+     * 190, a token past its lifetime) fails with `needsReconnect: true`; a 5xx or timeout with
+     * `retryable: true`.
+     */
+    readonly refresh: (request: CredentialsRequest) => Effect.Effect<TokenRefresh, ConnectFailure>
+    /**
+     * Revokes the token at the platform where it has an API for that (TikTok, Facebook). A token
+     * the platform already considers dead counts as revoked.
+     */
+    readonly revoke: (request: CredentialsRequest) => Effect.Effect<TokenRevocation, ConnectFailure>
+    /** TikTok only: the creator's current posting options, for the account detail. */
+    readonly creatorInfo: (request: CredentialsRequest) => Effect.Effect<CreatorInfo, ConnectFailure>
+    /**
+     * Verifies a Meta deauthorization or data-deletion callback's `signed_request` with the app
+     * secret of `platform` (photo: Instagram app, pages: Meta app, textpost: Threads app), in
+     * constant time. Fails with `invalid_request` (`platformCode` `bad_signature`,
+     * `unsupported_algorithm` or `malformed`) or `platform_not_configured`.
+     */
+    readonly verifyDeauthorization: (
+      platform: Exclude<Platform, "shortvideo">,
+      signedRequest: string
+    ) => Effect.Effect<MetaSignedRequestPayload, ConnectFailure>
+  }
+>()("postwire/AccountConnector") {}
