@@ -18,6 +18,7 @@ import {
   EngineConfig,
   Ids,
   Mailer,
+  type ConnectStore,
   type PublishingStore,
   Store,
   type WebhookStore
@@ -31,6 +32,7 @@ import { ApprovalRoutes } from "./approvals/ApprovalRoutes.ts"
 import { ApprovalsHandlers } from "./approvals/ApprovalsHandlers.ts"
 import * as SmtpMailer from "./approvals/SmtpMailer.ts"
 import { backgroundLayer } from "./Background.ts"
+import { ConnectRoutes } from "./connect/ConnectRoutes.ts"
 import { ServerConfig, type ServerSettings } from "./config/ServerConfig.ts"
 import { errorReferenceHtml } from "./docs/ErrorReference.ts"
 import { ApiErrorsLive } from "./http/ApiErrorsLive.ts"
@@ -73,7 +75,7 @@ const Docs = Layer.mergeAll(
 )
 
 /** Every route of the server: the public API, the admin API, docs, and public pages, behind the request checks. */
-export const Routes = Layer.mergeAll(PublicApi, Admin, Docs, ApprovalRoutes, MediaFilesRoute, RequestGuard)
+export const Routes = Layer.mergeAll(PublicApi, Admin, Docs, ApprovalRoutes, ConnectRoutes, MediaFilesRoute, RequestGuard)
 
 /** What an instance with role `worker` serves: its health, for the orchestrator; no API. */
 export const WorkerRoutes = HttpRouter.add(
@@ -104,7 +106,10 @@ export const engineLayer = (settings: ServerSettings) =>
   )
 
 /** The HTTP server on `settings.port`, over the given store. */
-export const serverLayer = (settings: ServerSettings, store: Layer.Layer<Store | WebhookStore | PublishingStore, unknown>) =>
+export const serverLayer = (
+  settings: ServerSettings,
+  store: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore, unknown>
+) =>
   HttpRouter.serve(settings.role === "worker" ? WorkerRoutes : Routes, {
     // Our own request log: Effect's would write approval tokens into the log.
     disableLogger: true,

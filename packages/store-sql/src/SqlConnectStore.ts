@@ -69,6 +69,7 @@ const ConnectionRow = Schema.Struct({
   platform: Platform,
   sandbox: Schema.Boolean,
   external_id: Schema.String,
+  grant_id: Schema.String,
   display_name: Schema.NullOr(Schema.String),
   avatar_url: Schema.NullOr(Schema.String),
   scopes: Json(Strings),
@@ -120,6 +121,7 @@ const connectionFromRow = (row: unknown): AccountConnectionRecord => {
     platform: r.platform,
     sandbox: r.sandbox,
     externalId: r.external_id,
+    grantId: r.grant_id,
     displayName: r.display_name,
     avatarUrl: r.avatar_url,
     scopes: r.scopes,
@@ -162,6 +164,7 @@ const connectionRow = (c: AccountConnectionRecord) => ({
   platform: c.platform,
   sandbox: c.sandbox,
   external_id: c.externalId,
+  grant_id: c.grantId,
   display_name: c.displayName,
   avatar_url: c.avatarUrl,
   scopes: JSON.stringify(c.scopes),
@@ -357,9 +360,10 @@ export const make: Effect.Effect<ConnectStoreShape, never, SqlClient.SqlClient |
         )
       ),
 
-    findConnectionsByExternalId: (platform, externalId) =>
-      operation("findConnectionsByExternalId")(
-        sql`SELECT * FROM account_connections WHERE platform = ${platform} AND external_id = ${externalId}
+    findConnectionsByGrant: (platform, grantId) =>
+      operation("findConnectionsByGrant")(
+        sql`SELECT * FROM account_connections WHERE platform = ${platform} AND grant_id = ${grantId}
+            AND sandbox = false AND disconnected_at IS NULL
             ORDER BY workspace_id, account_id`.pipe(Effect.map((rows) => rows.map(connectionFromRow)))
       ),
 

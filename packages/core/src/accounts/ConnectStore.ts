@@ -57,6 +57,11 @@ export interface AccountConnectionRecord {
   readonly sandbox: boolean
   /** The platform's id of the account; one connection per identity and workspace. */
   readonly externalId: string
+  /**
+   * The platform's id of the person who consented (Meta's app-scoped user id, TikTok's open_id):
+   * a deauthorization names it, and accounts from one consent (Facebook Pages) share it.
+   */
+  readonly grantId: string
   readonly displayName: string | null
   readonly avatarUrl: string | null
   readonly scopes: ReadonlyArray<string>
@@ -167,10 +172,10 @@ export interface ConnectStoreShape {
     sandbox: boolean,
     externalId: string
   ) => Effect.Effect<Option.Option<AccountConnectionRecord>, StoreError>
-  /** Every connection of a platform identity, across workspaces (Meta's deauthorization names only the person). */
-  readonly findConnectionsByExternalId: (
+  /** Every live connection of one consent, across workspaces (Meta's deauthorization names only the person). */
+  readonly findConnectionsByGrant: (
     platform: Platform,
-    externalId: string
+    grantId: string
   ) => Effect.Effect<ReadonlyArray<AccountConnectionRecord>, StoreError>
 
   /**

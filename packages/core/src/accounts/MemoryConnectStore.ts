@@ -141,8 +141,12 @@ export const make = (tables: MemoryTables): ConnectStoreShape => {
         )
       ),
 
-    findConnectionsByExternalId: (platform, externalId) =>
-      Effect.sync(() => [...connections.everywhere()].filter((c) => c.platform === platform && c.externalId === externalId)),
+    findConnectionsByGrant: (platform, grantId) =>
+      Effect.sync(() =>
+        [...connections.everywhere()]
+          .filter((c) => c.platform === platform && c.grantId === grantId && !c.sandbox && c.disconnectedAt === null)
+          .sort((a, b) => (a.workspaceId + a.accountId < b.workspaceId + b.accountId ? -1 : 1))
+      ),
 
     disconnectAccount: (workspaceId, accountId, at, list) =>
       Effect.suspend(() => {

@@ -49,6 +49,7 @@ const statements: ReadonlyArray<string> = [
     platform text NOT NULL,
     sandbox boolean NOT NULL,
     external_id text NOT NULL,
+    grant_id text NOT NULL,
     display_name text,
     avatar_url text,
     scopes jsonb NOT NULL,
@@ -68,7 +69,7 @@ const statements: ReadonlyArray<string> = [
     FOREIGN KEY (workspace_id, account_id) REFERENCES accounts (workspace_id, id) ON DELETE CASCADE
   )`,
   `CREATE INDEX account_connections_refresh_due ON account_connections (refresh_at) WHERE refresh_at IS NOT NULL`,
-  `CREATE INDEX account_connections_by_external_id ON account_connections (platform, external_id)`,
+  `CREATE INDEX account_connections_by_grant ON account_connections (platform, grant_id) WHERE disconnected_at IS NULL`,
   `CREATE INDEX targets_waiting_by_account ON targets (workspace_id, account_id, post_id)
     WHERE status IN ('queued', 'scheduled')`
 ]
