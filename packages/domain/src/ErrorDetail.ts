@@ -165,7 +165,11 @@ export const reasons = {
     "the profile still has posts that have not finished publishing",
     "profil ini masih memiliki unggahan yang belum selesai diterbitkan"
   ),
-  account_disconnected: text("the account is disconnected", "akun ini sudah diputuskan")
+  account_disconnected: text("the account is disconnected", "akun ini sudah diputuskan"),
+
+  // Connecting accounts: a Meta signed request (deauthorization callbacks)
+  signed_request_bad_signature: text("is not signed with the app secret", "tidak ditandatangani dengan app secret"),
+  signed_request_algorithm: text("must be signed with HMAC-SHA256", "harus ditandatangani dengan HMAC-SHA256")
 } as const satisfies Record<string, LocalizedText>
 
 /** The name of a reason. */

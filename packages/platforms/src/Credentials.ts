@@ -33,7 +33,9 @@ export const ShortVideoCredentials = Schema.Struct({
   /** When the refresh token expires; after that the person must reconnect. */
   refresh_expires_at: Schema.optionalKey(Schema.Number),
   /** The creator's open_id, for support. */
-  open_id: Schema.optionalKey(Schema.String)
+  open_id: Schema.optionalKey(Schema.String),
+  /** The scopes the creator granted (`video.publish`, …), as the token answer listed them. */
+  scopes: Schema.optionalKey(Schema.Array(Schema.String))
 })
 /** TikTok credentials. */
 export type ShortVideoCredentials = typeof ShortVideoCredentials.Type
@@ -41,7 +43,13 @@ export type ShortVideoCredentials = typeof ShortVideoCredentials.Type
 /** A Meta long-lived token (about 60 days), refreshable while valid and at least 24 h old. */
 const LongLivedToken = Schema.Struct({
   access_token: Schema.String,
-  expires_at: Schema.optionalKey(Schema.Number)
+  expires_at: Schema.optionalKey(Schema.Number),
+  /** When the token was issued or last refreshed: Meta refreshes only tokens at least 24 h old. */
+  issued_at: Schema.optionalKey(Schema.Number),
+  /** The account's user id (Instagram professional account id, Threads user id). */
+  user_id: Schema.optionalKey(Schema.String),
+  /** The permissions granted with the token. */
+  scopes: Schema.optionalKey(Schema.Array(Schema.String))
 })
 
 /** Instagram (Instagram Login): a long-lived user token. */
@@ -55,7 +63,13 @@ export type PhotoCredentials = typeof PhotoCredentials.Type
  */
 export const PagesCredentials = Schema.Struct({
   page_access_token: Schema.String,
-  user_access_token: Schema.optionalKey(Schema.String)
+  user_access_token: Schema.optionalKey(Schema.String),
+  /** The app-scoped id of the person whose consent gave the tokens (revoke goes to their permissions). */
+  user_id: Schema.optionalKey(Schema.String),
+  /** When the long-lived user token expires; the Page token itself does not. */
+  user_expires_at: Schema.optionalKey(Schema.Number),
+  /** The permissions the person granted. */
+  scopes: Schema.optionalKey(Schema.Array(Schema.String))
 })
 /** Facebook Pages credentials. */
 export type PagesCredentials = typeof PagesCredentials.Type

@@ -101,13 +101,16 @@ export interface ContainerAdapter {
   ) => Effect.Effect<PublishStep & { readonly credentials?: CredentialsUpdate | undefined }, PlatformFailure>
 }
 
-type Session = TokenSession.TokenSession<{ readonly access_token: string; readonly expires_at?: number }>
+/** Instagram and Threads credentials: the same long-lived token shape. */
+type LongLived = Credentials.PhotoCredentials
+
+type Session = TokenSession.TokenSession<LongLived>
 
 /** Builds the adapter of a container platform. */
 export const make = (spec: ContainerPlatform, config: Config, wire: Wire): ContainerAdapter => {
   const graph = GraphApi.make({ wire, baseUrl: config.baseUrl, platform: spec.platform, appSecret: config.appSecret })
 
-  const refresh: TokenSession.Refresh<{ readonly access_token: string; readonly expires_at?: number }> | null =
+  const refresh: TokenSession.Refresh<LongLived> | null =
     config.refreshUrl === null
       ? null
       : TokenSession.makeRefresher(
@@ -126,7 +129,14 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
               }
               const now = yield* Clock.currentTimeMillis
               const expiresIn = numberField(body, "expires_in")
-              return { access_token: accessToken, ...(expiresIn === undefined ? {} : { expires_at: now + expiresIn * 1000 }) }
+              // Keep what the account's credentials carry besides the token (user id, scopes).
+              const { expires_at: _old, ...kept } = credentials
+              return {
+                ...kept,
+                access_token: accessToken,
+                issued_at: now,
+                ...(expiresIn === undefined ? {} : { expires_at: now + expiresIn * 1000 })
+              }
             }),
           (credentials) => credentials.access_token
         )
