@@ -92,3 +92,25 @@ export const returnedQuery = (step: Step): URLSearchParams => {
   if (step.status !== 303 || step.location === null) throw new Error(`expected a redirect, got ${step.status} ${step.body.slice(0, 300)}`)
   return new URL(step.location).searchParams
 }
+
+/** A loopback port free right now, so a server's public URL can name it before it starts. */
+export const aFreePort = async (): Promise<number> => {
+  const { createServer } = await import("node:net")
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      probe.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
+    })
+  })
+}
+
+/** Starts a server whose public URL is its own loopback address (the connect journey leaves and comes back there). */
+export const aConnectServer = async (
+  start: (env: Record<string, string>, options: { port: number }) => Promise<TestServer>,
+  env: Record<string, string> = {}
+): Promise<TestServer> => {
+  const port = await aFreePort()
+  return start({ POSTWIRE_PUBLIC_URL: `http://127.0.0.1:${port}`, ...env }, { port })
+}

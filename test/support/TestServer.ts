@@ -103,6 +103,8 @@ export interface ServerOptions {
   readonly clock?: Clock.Clock
   /** Runs on this database instead of a fresh one; it stays when the server stops. */
   readonly database?: TestDatabase
+  /** Listens on this port instead of one the OS picks (so `POSTWIRE_PUBLIC_URL` can name it). */
+  readonly port?: number
 }
 
 /** Starts a server; extra environment (rate limits, public URL) as the CLI would read it. */
@@ -122,7 +124,7 @@ export const startServer = async (
   const store =
     options.database?.stores() ?? (backend === "postgres" ? postgresStore() : sqlStores.pipe(Layer.provide(PgliteClient.layer({}))))
   // Port 0: the OS picks a free port; the public URL follows once it is known.
-  const server = serverLayer({ ...settings, port: 0 }, store)
+  const server = serverLayer({ ...settings, port: options.port ?? 0 }, store)
   const layer = options.clock === undefined ? server : server.pipe(Layer.provide(Layer.succeed(Clock.Clock)(options.clock)))
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))

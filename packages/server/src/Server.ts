@@ -24,7 +24,7 @@ import {
   type WebhookStore
 } from "@postwire/core"
 import { Api } from "@postwire/domain"
-import { PlatformRouter } from "@postwire/platforms"
+import { ConnectRouter, PlatformRouter } from "@postwire/platforms"
 import { AdminApi } from "./admin/AdminApi.ts"
 import { AdminAuthenticationLive, AdminHandlers } from "./admin/AdminHandlers.ts"
 import { AdminToken } from "./admin/AdminToken.ts"
@@ -52,6 +52,15 @@ export const EngineConfigLive = Layer.effect(
     const store = yield* Store
     const secret = yield* store.ensureSetting("server_secret", randomBytes(32).toString("base64url")).pipe(Effect.orDie)
     return defaultSettings(config.publicUrl, secret)
+  })
+)
+
+/** Connecting accounts: the platforms' OAuth with the configured apps, and the sandbox keyed by the server secret. */
+const AccountConnectorLive = Layer.unwrap(
+  Effect.gen(function* () {
+    const config = yield* ServerConfig
+    const engine = yield* EngineConfig
+    return ConnectRouter.layer({ ...config.connect, publicUrl: config.publicUrl, sandboxSecret: engine.secret })
   })
 )
 
@@ -100,6 +109,7 @@ export const engineLayer = (settings: ServerSettings) =>
     mailerLayer(settings),
     PlatformRouter.layer(settings.platforms),
     CredentialsCipher.layer.pipe(Layer.provide(EngineConfigLive)),
+    AccountConnectorLive.pipe(Layer.provide(EngineConfigLive)),
     DeliveryServices
   ).pipe(
     Layer.provideMerge(ServerConfig.layer(settings))

@@ -45,7 +45,7 @@ import {
   ConnectStore
 } from "./ConnectStore.ts"
 import { isAllowedRedirect } from "../approvals/Approvals.ts"
-import { nextRefreshAt } from "./TokenRefresh.ts"
+import { nextRefreshAt } from "./TokenRenewal.ts"
 
 /** How long a connect link works. */
 export const linkLifetimeMs = 30 * 60 * 1000

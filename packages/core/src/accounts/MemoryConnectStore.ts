@@ -100,7 +100,7 @@ export const make = (tables: MemoryTables): ConnectStoreShape => {
           seen.add(k)
         }
         for (const event of list) if (uniqueKeys.has(eventKey(event))) return duplicate("completeLink", event.id)
-        for (const { account, connection, mode } of written) {
+        for (const { account, mode } of written) {
           if (mode === "insert" && accounts.get(workspaceId, account.id) !== undefined) return duplicate("completeLink", account.id)
         }
         for (const { account, connection } of written) {

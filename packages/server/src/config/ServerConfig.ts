@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Context, Layer, Redacted } from "effect"
-import type { PlatformRouter } from "@postwire/platforms"
+import type { ConnectRouter, PlatformRouter } from "@postwire/platforms"
 
 /** Which work an instance does: serve HTTP, run background work, or both. */
 export type Role = "api" | "worker" | "all"
@@ -40,6 +40,8 @@ export interface ServerSettings {
   readonly publishing: PublishingSettings
   /** Where the four platforms' APIs are, and the app credentials to call them with. */
   readonly platforms: PlatformRouter.Options
+  /** The platforms' authorization and token hosts and app credentials, for connecting accounts (docs/accounts.md). */
+  readonly connect: Omit<ConnectRouter.Options, "publicUrl" | "sandboxSecret">
 }
 
 /** The server's settings. */
@@ -143,7 +145,8 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
     smtpUrl,
     mailFrom: mailFrom.trim(),
     publishing: publishingSettings(env),
-    platforms: platformSettings(env)
+    platforms: platformSettings(env),
+    connect: connectSettings(env)
   }
 }
 
@@ -230,5 +233,48 @@ const platformSettings = (env: Readonly<Record<string, string | undefined>>): Pl
       baseDelayMs: optionalInt("POSTWIRE_PLATFORM_RETRY_DELAY_MS", env.POSTWIRE_PLATFORM_RETRY_DELAY_MS)
     }),
     ...(timeout === undefined ? {} : { requestTimeoutMs: timeout })
+  }
+}
+
+/**
+ * Connecting accounts: each platform's app credentials and its authorization and token hosts.
+ * The API hosts are the publishing ones (`POSTWIRE_<PLATFORM>_BASE_URL`, `_REFRESH_URL`).
+ */
+const connectSettings = (env: Readonly<Record<string, string | undefined>>): ServerSettings["connect"] => {
+  const refresh = (setting: string) => {
+    const value = refreshUrl(setting, env[setting])
+    return value === null ? undefined : value
+  }
+  return {
+    shortvideo: given({
+      clientKey: env.POSTWIRE_TIKTOK_CLIENT_KEY?.trim() || undefined,
+      clientSecret: secret(env.POSTWIRE_TIKTOK_CLIENT_SECRET),
+      authorizeUrl: httpUrl("POSTWIRE_TIKTOK_AUTHORIZE_URL", env.POSTWIRE_TIKTOK_AUTHORIZE_URL),
+      apiUrl: httpUrl("POSTWIRE_TIKTOK_BASE_URL", env.POSTWIRE_TIKTOK_BASE_URL)
+    }),
+    photo: given({
+      appId: env.POSTWIRE_INSTAGRAM_APP_ID?.trim() || undefined,
+      appSecret: secret(env.POSTWIRE_INSTAGRAM_APP_SECRET),
+      authorizeUrl: httpUrl("POSTWIRE_INSTAGRAM_AUTHORIZE_URL", env.POSTWIRE_INSTAGRAM_AUTHORIZE_URL),
+      tokenUrl: httpUrl("POSTWIRE_INSTAGRAM_TOKEN_URL", env.POSTWIRE_INSTAGRAM_TOKEN_URL),
+      exchangeUrl: httpUrl("POSTWIRE_INSTAGRAM_EXCHANGE_URL", env.POSTWIRE_INSTAGRAM_EXCHANGE_URL),
+      refreshUrl: refresh("POSTWIRE_INSTAGRAM_REFRESH_URL"),
+      graphUrl: httpUrl("POSTWIRE_INSTAGRAM_BASE_URL", env.POSTWIRE_INSTAGRAM_BASE_URL)
+    }),
+    pages: given({
+      appId: env.POSTWIRE_META_APP_ID?.trim() || undefined,
+      appSecret: secret(env.POSTWIRE_META_APP_SECRET || env.POSTWIRE_FACEBOOK_APP_SECRET),
+      authorizeUrl: httpUrl("POSTWIRE_FACEBOOK_AUTHORIZE_URL", env.POSTWIRE_FACEBOOK_AUTHORIZE_URL),
+      graphUrl: httpUrl("POSTWIRE_FACEBOOK_BASE_URL", env.POSTWIRE_FACEBOOK_BASE_URL)
+    }),
+    textpost: given({
+      appId: env.POSTWIRE_THREADS_APP_ID?.trim() || undefined,
+      appSecret: secret(env.POSTWIRE_THREADS_APP_SECRET),
+      authorizeUrl: httpUrl("POSTWIRE_THREADS_AUTHORIZE_URL", env.POSTWIRE_THREADS_AUTHORIZE_URL),
+      tokenUrl: httpUrl("POSTWIRE_THREADS_TOKEN_URL", env.POSTWIRE_THREADS_TOKEN_URL),
+      exchangeUrl: httpUrl("POSTWIRE_THREADS_EXCHANGE_URL", env.POSTWIRE_THREADS_EXCHANGE_URL),
+      refreshUrl: refresh("POSTWIRE_THREADS_REFRESH_URL"),
+      graphUrl: httpUrl("POSTWIRE_THREADS_BASE_URL", env.POSTWIRE_THREADS_BASE_URL)
+    })
   }
 }

@@ -68,7 +68,12 @@ const contextOf = (path: string, lang: string | null | undefined, query?: Record
 const formOf = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.map(request.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty)), (body) => {
     const all: Record<string, Array<string>> = {}
-    for (const [name, value] of body) if (typeof value === "string") (all[name] ??= []).push(value.replaceAll("\0", ""))
+    for (const [name, value] of body) {
+      if (typeof value !== "string") continue
+      const list = all[name] ?? []
+      list.push(value.replaceAll("\0", ""))
+      all[name] = list
+    }
     return { first: (name: string) => all[name]?.[0], all: (name: string) => all[name] ?? [] }
   })
 

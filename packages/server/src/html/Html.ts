@@ -27,14 +27,14 @@ export class SafeHtml {
 export type HtmlValue = SafeHtml | string | number | boolean | null | undefined | ReadonlyArray<HtmlValue>
 
 /** Escapes text for an HTML text node or a quoted attribute value. */
-export const escape = (text: string): string =>
+export const escapeText = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
 
 const renderValue = (value: HtmlValue): string => {
   if (value instanceof SafeHtml) return value.value
   if (Array.isArray(value)) return value.map(renderValue).join("")
   if (value === null || value === undefined || value === false) return ""
-  return escape(String(value))
+  return escapeText(String(value))
 }
 
 /** The escaping template tag. */

@@ -51,7 +51,7 @@ export const retryDelayMs = (failures: number): number =>
   failures <= 1 ? minute : failures === 2 ? 5 * minute : failures === 3 ? 30 * minute : 2 * hour
 
 /** How a worker instance refreshes tokens. */
-export interface TokenRefreshSettings {
+export interface TokenRenewalSettings {
   /** This instance's name in every lease it takes; unique per process. */
   readonly owner: string
   /** Refreshes at once. */
@@ -63,7 +63,7 @@ export interface TokenRefreshSettings {
 }
 
 /** The defaults, for an instance named `owner`. */
-export const defaults = (owner: string): TokenRefreshSettings => ({
+export const defaults = (owner: string): TokenRenewalSettings => ({
   owner,
   concurrency: 4,
   leaseMs: 5 * minute,
@@ -71,7 +71,7 @@ export const defaults = (owner: string): TokenRefreshSettings => ({
 })
 
 /** The services a refresh needs. */
-export type TokenRefreshServices = Store | ConnectStore | AccountConnector | CredentialsCipher | Ids
+export type TokenRenewalServices = Store | ConnectStore | AccountConnector | CredentialsCipher | Ids
 
 /** How one refresh ended. */
 export type RefreshOutcome = "refreshed" | "unchanged" | "deferred" | "needs_reconnect" | "lost"
@@ -83,7 +83,7 @@ const keyOf = (connection: AccountConnectionRecord): ConnectionKey => ({
 
 /** Refreshes one claimed connection's token and records what happened. */
 export const refreshToken = Effect.fn("tokens.refresh")(
-  function* (settings: TokenRefreshSettings, connection: AccountConnectionRecord) {
+  function* (settings: TokenRenewalSettings, connection: AccountConnectionRecord) {
     const store = yield* Store
     const connections = yield* ConnectStore
     const connector = yield* AccountConnector
@@ -170,7 +170,7 @@ export const refreshToken = Effect.fn("tokens.refresh")(
  * concurrently, waiting for all. For an app that drives the engine itself, and for tests; a
  * server runs {@link start}.
  */
-export const refreshDueTokens = Effect.fn("tokens.round")(function* (settings: TokenRefreshSettings) {
+export const refreshDueTokens = Effect.fn("tokens.round")(function* (settings: TokenRenewalSettings) {
   const connections = yield* ConnectStore
   const at = yield* Clock.currentTimeMillis
   const claimed = yield* connections.claimDueRefreshes({
@@ -200,10 +200,10 @@ export const refreshDueTokens = Effect.fn("tokens.round")(function* (settings: T
  *
  * @example
  * ```ts
- * const TokensLive = Layer.effectDiscard(TokenRefresh.start(TokenRefresh.defaults("worker-1")))
+ * const TokensLive = Layer.effectDiscard(TokenRenewal.start(TokenRenewal.defaults("worker-1")))
  * ```
  */
-export const start = Effect.fn("tokens.start")(function* (settings: TokenRefreshSettings) {
+export const start = Effect.fn("tokens.start")(function* (settings: TokenRenewalSettings) {
   const round = refreshDueTokens(settings).pipe(
     Effect.flatMap((done) => (done.length < settings.concurrency ? Effect.sleep(settings.idlePollMs) : Effect.void)),
     Effect.catchCause((cause) =>

@@ -1,5 +1,5 @@
 /**
- * Token refresh in the server: the `TokenRefresh` loop of `@postwire/core`, run for as long as
+ * Token refresh in the server: the `TokenRenewal` loop of `@postwire/core`, run for as long as
  * the server does on an instance with role `worker` or `all` (docs/accounts.md states the rule).
  *
  * @since 0.2.0
@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 import { Layer } from "effect"
-import { TokenRefresh } from "@postwire/core"
+import { TokenRenewal } from "@postwire/core"
 
 /** Runs the token refresh loop in the background while the layer is alive. */
-export const layer = Layer.effectDiscard(TokenRefresh.start(TokenRefresh.defaults(`${hostname()}:${process.pid}:${randomUUID()}`)))
+export const layer = Layer.effectDiscard(TokenRenewal.start(TokenRenewal.defaults(`${hostname()}:${process.pid}:${randomUUID()}`)))
