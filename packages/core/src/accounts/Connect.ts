@@ -674,10 +674,14 @@ export const deauthorize = Effect.fn("connect.deauthorize")(function* (signedReq
   const connections = yield* ConnectStore
   const store = yield* Store
   const candidates = (["pages", "photo", "textpost"] as const).filter((p) => connector.configured(p, false).length === 0)
+  let refusal: ConnectFailure | undefined
   for (const platform of candidates) {
-    const verified = yield* connector.verifyDeauthorization(platform, signedRequest).pipe(Effect.option)
-    if (Option.isNone(verified)) continue
-    const matching = yield* connections.findConnectionsByGrant(platform, verified.value.userId)
+    const verified = yield* connector.verifyDeauthorization(platform, signedRequest).pipe(Effect.result)
+    if (verified._tag === "Failure") {
+      refusal = verified.failure
+      continue
+    }
+    const matching = yield* connections.findConnectionsByGrant(platform, verified.success.userId)
     let disconnected = 0
     for (const connection of matching) {
       const account = yield* store.getAccount(connection.workspaceId, connection.accountId)
@@ -686,7 +690,13 @@ export const deauthorize = Effect.fn("connect.deauthorize")(function* (signedReq
     yield* Effect.logInfo("deauthorization received", { platform, accounts: disconnected })
     return { platform, disconnected }
   }
+  yield* Effect.logWarning("deauthorization refused", { platform_code: refusal?.platformCode ?? "no_meta_app" })
   return yield* Effect.fail(
-    new PostwireError({ code: "invalid_request", field: "signed_request", details: { detail: ErrorDetail.reason("invalid_value") } })
+    new PostwireError({
+      code: "invalid_request",
+      field: "signed_request",
+      platformCode: refusal?.platformCode ?? "no_meta_app",
+      details: { detail: refusal?.details?.detail ?? ErrorDetail.reason("signed_request_bad_signature") }
+    })
   )
 })

@@ -15,10 +15,11 @@
  *
  * @since 0.2.0
  */
-import { Cause, Clock, Effect, Layer, Option } from "effect"
+import { Cause, Clock, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
 import { Connect, EngineConfig, Ids, SandboxConsent } from "@postwire/core"
-import { type Platform, platforms, PostwireError } from "@postwire/domain"
+import { ErrorDetail, localeFromAcceptLanguage, type Platform, platforms, PostwireError, renderError } from "@postwire/domain"
+import { ServerConfig } from "../config/ServerConfig.ts"
 import {
   type PageContext,
   pageLocale,
@@ -258,15 +259,25 @@ const submitSandboxConsent = Effect.gen(function* () {
 const receiveDeauthorization = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const form = yield* formOf(request)
+  const config = yield* ServerConfig
+  const locale = localeFromAcceptLanguage(request.headers["accept-language"])
   const signed = form.first("signed_request")
-  const invalid = HttpServerResponse.jsonUnsafe(
-    { error: { code: "invalid_request", field: "signed_request", message: "The signed_request is missing or its signature does not verify." } },
-    { status: 400 }
-  )
-  if (signed === undefined || signed === "" || signed.length > 8192) return invalid
-  const result = yield* Connect.deauthorize(signed).pipe(Effect.option)
-  if (Option.isNone(result)) return invalid
-  return HttpServerResponse.jsonUnsafe({ received: true, disconnected: result.value.disconnected })
+  const refuse = (error: PostwireError) =>
+    HttpServerResponse.jsonUnsafe({ error: renderError(error, locale, config.publicUrl) }, { status: error.httpStatus })
+  if (signed === undefined || signed === "") {
+    return refuse(new PostwireError({ code: "invalid_request", field: "signed_request", details: { detail: ErrorDetail.reason("required") } }))
+  }
+  if (signed.length > 8192) {
+    return refuse(
+      new PostwireError({ code: "invalid_request", field: "signed_request", details: { detail: ErrorDetail.reason("max_length", { max: 8192 }) } })
+    )
+  }
+  const result = yield* Connect.deauthorize(signed).pipe(Effect.result)
+  if (result._tag === "Failure") {
+    if (result.failure instanceof PostwireError) return refuse(result.failure)
+    return yield* Effect.fail(result.failure)
+  }
+  return HttpServerResponse.jsonUnsafe({ received: true, disconnected: result.success.disconnected })
 }).pipe(
   Effect.catchCause((cause) =>
     Cause.hasInterruptsOnly(cause)
