@@ -665,15 +665,21 @@ export const disconnectAccount = Effect.fn("connect.disconnectAccount")(function
 
 /**
  * Meta's deauthorization callback: the person removed the app on Meta's side. The signed
- * request is verified with each Meta app secret the server has (Facebook, Instagram, Threads);
+ * request is verified with the app secret of `only`, or with each Meta app secret the server
+ * has (Facebook, Instagram, Threads);
  * every live account of that consent is disconnected (nothing to revoke: Meta already did).
  * Fails with `invalid_request` when no app's secret verifies it.
  */
-export const deauthorize = Effect.fn("connect.deauthorize")(function* (signedRequest: string) {
+export const deauthorize = Effect.fn("connect.deauthorize")(function* (
+  signedRequest: string,
+  only?: "photo" | "pages" | "textpost"
+) {
   const connector = yield* AccountConnector
   const connections = yield* ConnectStore
   const store = yield* Store
-  const candidates = (["pages", "photo", "textpost"] as const).filter((p) => connector.configured(p, false).length === 0)
+  const candidates = (["pages", "photo", "textpost"] as const).filter(
+    (p) => (only === undefined || p === only) && connector.configured(p, false).length === 0
+  )
   let refusal: ConnectFailure | undefined
   for (const platform of candidates) {
     const verified = yield* connector.verifyDeauthorization(platform, signedRequest).pipe(Effect.result)

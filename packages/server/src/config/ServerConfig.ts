@@ -186,6 +186,12 @@ const httpUrl = (setting: string, raw: string | undefined): string | undefined =
   return raw.replace(/\/$/, "")
 }
 
+/** An http(s) address kept exactly as written (TikTok's authorize page needs its trailing slash). */
+const exactUrl = (setting: string, raw: string | undefined): string | undefined => {
+  const checked = httpUrl(setting, raw)
+  return checked === undefined ? undefined : raw!.trim()
+}
+
 /** A token refresh address; `none` turns refreshing off. */
 const refreshUrl = (setting: string, raw: string | undefined): string | null | undefined =>
   raw === "none" ? null : httpUrl(setting, raw)
@@ -249,30 +255,30 @@ const connectSettings = (env: Readonly<Record<string, string | undefined>>): Ser
     shortvideo: given({
       clientKey: env.POSTWIRE_TIKTOK_CLIENT_KEY?.trim() || undefined,
       clientSecret: secret(env.POSTWIRE_TIKTOK_CLIENT_SECRET),
-      authorizeUrl: httpUrl("POSTWIRE_TIKTOK_AUTHORIZE_URL", env.POSTWIRE_TIKTOK_AUTHORIZE_URL),
+      authorizeUrl: exactUrl("POSTWIRE_TIKTOK_AUTHORIZE_URL", env.POSTWIRE_TIKTOK_AUTHORIZE_URL),
       apiUrl: httpUrl("POSTWIRE_TIKTOK_BASE_URL", env.POSTWIRE_TIKTOK_BASE_URL)
     }),
     photo: given({
       appId: env.POSTWIRE_INSTAGRAM_APP_ID?.trim() || undefined,
       appSecret: secret(env.POSTWIRE_INSTAGRAM_APP_SECRET),
-      authorizeUrl: httpUrl("POSTWIRE_INSTAGRAM_AUTHORIZE_URL", env.POSTWIRE_INSTAGRAM_AUTHORIZE_URL),
-      tokenUrl: httpUrl("POSTWIRE_INSTAGRAM_TOKEN_URL", env.POSTWIRE_INSTAGRAM_TOKEN_URL),
-      exchangeUrl: httpUrl("POSTWIRE_INSTAGRAM_EXCHANGE_URL", env.POSTWIRE_INSTAGRAM_EXCHANGE_URL),
+      authorizeUrl: exactUrl("POSTWIRE_INSTAGRAM_AUTHORIZE_URL", env.POSTWIRE_INSTAGRAM_AUTHORIZE_URL),
+      tokenUrl: exactUrl("POSTWIRE_INSTAGRAM_TOKEN_URL", env.POSTWIRE_INSTAGRAM_TOKEN_URL),
+      exchangeUrl: exactUrl("POSTWIRE_INSTAGRAM_EXCHANGE_URL", env.POSTWIRE_INSTAGRAM_EXCHANGE_URL),
       refreshUrl: refresh("POSTWIRE_INSTAGRAM_REFRESH_URL"),
       graphUrl: httpUrl("POSTWIRE_INSTAGRAM_BASE_URL", env.POSTWIRE_INSTAGRAM_BASE_URL)
     }),
     pages: given({
       appId: env.POSTWIRE_META_APP_ID?.trim() || undefined,
       appSecret: secret(env.POSTWIRE_META_APP_SECRET || env.POSTWIRE_FACEBOOK_APP_SECRET),
-      authorizeUrl: httpUrl("POSTWIRE_FACEBOOK_AUTHORIZE_URL", env.POSTWIRE_FACEBOOK_AUTHORIZE_URL),
+      authorizeUrl: exactUrl("POSTWIRE_FACEBOOK_AUTHORIZE_URL", env.POSTWIRE_FACEBOOK_AUTHORIZE_URL),
       graphUrl: httpUrl("POSTWIRE_FACEBOOK_BASE_URL", env.POSTWIRE_FACEBOOK_BASE_URL)
     }),
     textpost: given({
       appId: env.POSTWIRE_THREADS_APP_ID?.trim() || undefined,
       appSecret: secret(env.POSTWIRE_THREADS_APP_SECRET),
-      authorizeUrl: httpUrl("POSTWIRE_THREADS_AUTHORIZE_URL", env.POSTWIRE_THREADS_AUTHORIZE_URL),
-      tokenUrl: httpUrl("POSTWIRE_THREADS_TOKEN_URL", env.POSTWIRE_THREADS_TOKEN_URL),
-      exchangeUrl: httpUrl("POSTWIRE_THREADS_EXCHANGE_URL", env.POSTWIRE_THREADS_EXCHANGE_URL),
+      authorizeUrl: exactUrl("POSTWIRE_THREADS_AUTHORIZE_URL", env.POSTWIRE_THREADS_AUTHORIZE_URL),
+      tokenUrl: exactUrl("POSTWIRE_THREADS_TOKEN_URL", env.POSTWIRE_THREADS_TOKEN_URL),
+      exchangeUrl: exactUrl("POSTWIRE_THREADS_EXCHANGE_URL", env.POSTWIRE_THREADS_EXCHANGE_URL),
       refreshUrl: refresh("POSTWIRE_THREADS_REFRESH_URL"),
       graphUrl: httpUrl("POSTWIRE_THREADS_BASE_URL", env.POSTWIRE_THREADS_BASE_URL)
     })

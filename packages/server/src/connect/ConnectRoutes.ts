@@ -7,7 +7,8 @@
  *   picker (Facebook), or a 303 to the link's `redirect_url` with `status` and `account_id` or
  *   `error`. `POST /connect/callback/pages` takes the picked Pages.
  * - `GET|POST /connect/sandbox/authorize`: the simulated consent page of sandbox connects.
- * - `POST /connect/deauthorize/meta`: Meta's deauthorization callback (form `signed_request`).
+ * - `POST /connect/deauthorize/{meta|photo|pages|textpost}`: Meta's deauthorization callback
+ *   (form `signed_request`), verified with that app's secret (`meta`: whichever verifies).
  *
  * Pages are sent with a nonce-based Content-Security-Policy, `Referrer-Policy: no-referrer`
  * (tokens and codes are in addresses) and `frame-ancestors 'none'`; nothing unexpected ever
@@ -272,7 +273,12 @@ const receiveDeauthorization = Effect.gen(function* () {
       new PostwireError({ code: "invalid_request", field: "signed_request", details: { detail: ErrorDetail.reason("max_length", { max: 8192 }) } })
     )
   }
-  const result = yield* Connect.deauthorize(signed).pipe(Effect.result)
+  const params = yield* HttpRouter.params
+  const which = params.platform
+  if (which !== "meta" && which !== "photo" && which !== "pages" && which !== "textpost") {
+    return refuse(new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("resource") } }))
+  }
+  const result = yield* Connect.deauthorize(signed, which === "meta" ? undefined : which).pipe(Effect.result)
   if (result._tag === "Failure") {
     if (result.failure instanceof PostwireError) return refuse(result.failure)
     return yield* Effect.fail(result.failure)
@@ -294,7 +300,7 @@ export const ConnectRoutes = Layer.mergeAll(
   HttpRouter.add("POST", "/connect/callback/pages", receivePageChoice),
   HttpRouter.add("GET", SandboxConsent.authorizePath, showSandboxConsent),
   HttpRouter.add("POST", SandboxConsent.authorizePath, submitSandboxConsent),
-  HttpRouter.add("POST", "/connect/deauthorize/meta", receiveDeauthorization),
+  HttpRouter.add("POST", "/connect/deauthorize/:platform", receiveDeauthorization),
   HttpRouter.add("GET", "/connect/:token", showConnectPage),
   HttpRouter.add("GET", "/connect/:token/start", startAuthorization)
 )
