@@ -104,8 +104,8 @@ export const pageLocale = (lang: string | null | undefined, acceptLanguage: stri
 /** Where a page lives and what it needs to render. */
 export interface PageContext {
   readonly locale: Locale
-  /** The address of this page without its query, for the language switcher. */
-  readonly path: string
+  /** The address of this page without its query, for the language switcher; none on pages that cannot be loaded again. */
+  readonly path: string | undefined
   /** Query parameters the language switcher keeps. */
   readonly query?: Readonly<Record<string, string>> | undefined
   /** The nonce of this response's Content-Security-Policy. */
@@ -128,7 +128,7 @@ const platformName = (platform: Platform) => platformRules[platform].displayName
 const handleOf = (handle: string) => `@${handle.replace(/^@/, "")}`
 
 const layout = (ctx: PageContext, title: string, body: SafeHtml): string => {
-  const switcher = (["en", "id"] as const).map((l) => {
+  const switcher = (ctx.path === undefined ? [] : (["en", "id"] as const)).map((l) => {
     const query = new URLSearchParams({ ...ctx.query, lang: l })
     return html`<li><a href="${`${ctx.path}?${query.toString()}`}" hreflang="${l}" lang="${l}"${raw(
       l === ctx.locale ? ' aria-current="true"' : ""
@@ -146,7 +146,7 @@ const layout = (ctx: PageContext, title: string, body: SafeHtml): string => {
 </head>
 <body>
 <header class="top"><span class="brand">Postwire</span>
-<nav aria-label="${texts[ctx.locale].languages}"><ul>${switcher}</ul></nav></header>
+${ctx.path === undefined ? "" : html`<nav aria-label="${texts[ctx.locale].languages}"><ul>${switcher}</ul></nav>`}</header>
 <main id="main">
 ${body}
 </main>
@@ -201,7 +201,9 @@ export const renderChoose = (
   const items = outcome.choices.map(
     (choice, i) => html`<div class="check">
 <input type="checkbox" id="page-${i}" name="page" value="${choice.id}">
-<label for="page-${i}">${choice.displayName ?? choice.handle}<span class="hint">${handleOf(choice.handle)}</span></label>
+<label for="page-${i}">${choice.displayName ?? choice.handle}${
+      choice.displayName === null || choice.displayName === choice.handle ? "" : html`<span class="hint">${handleOf(choice.handle)}</span>`
+    }</label>
 </div>`
   )
   const body = html`<h1>${t.chooseTitle}</h1>

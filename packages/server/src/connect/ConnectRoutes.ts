@@ -60,7 +60,7 @@ const redirect = (location: string) =>
 const queryOf = (request: HttpServerRequest.HttpServerRequest) => new URL(request.url, "http://localhost").searchParams
 
 /** The page context of the current request. */
-const contextOf = (path: string, lang: string | null | undefined, query?: Record<string, string>) =>
+const contextOf = (path: string | undefined, lang: string | null | undefined, query?: Record<string, string>) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const nonce = yield* Ids.use((ids) => ids.secret(16))
@@ -79,7 +79,7 @@ const formOf = (request: HttpServerRequest.HttpServerRequest) =>
     return { first: (name: string) => all[name]?.[0], all: (name: string) => all[name] ?? [] }
   })
 
-const fallback: PageContext = { locale: "en", path: "/", nonce: "failure" }
+const fallback: PageContext = { locale: "en", path: undefined, nonce: "failure" }
 
 /** Renders an unexpected failure as a page, never a stack trace. */
 const orFailurePage = <E, R>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
@@ -170,7 +170,8 @@ const receiveCallback = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const params = yield* HttpRouter.params
   const query = queryOf(request)
-  const ctx = yield* contextOf(request.url.split("?")[0] ?? "/", query.get("lang"))
+  // The platform's answer cannot be loaded twice: no language switcher here.
+  const ctx = yield* contextOf(undefined, query.get("lang"))
   const platform = params.platform
   if (!isPlatform(platform)) return page(renderUnknown(ctx), 404, ctx)
   const outcome = yield* Connect.completeCallback(platform, {
@@ -185,7 +186,7 @@ const receiveCallback = Effect.gen(function* () {
 const receivePageChoice = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const form = yield* formOf(request)
-  const ctx = yield* contextOf("/connect/callback/pages", form.first("lang"))
+  const ctx = yield* contextOf(undefined, form.first("lang"))
   const outcome = yield* Connect.choosePages(form.first("state"), form.all("page"))
   return answerOutcome(outcome, ctx, "/connect/callback/pages", true)
 }).pipe(orFailurePage)
