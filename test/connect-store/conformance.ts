@@ -97,7 +97,7 @@ const aSetup = Effect.gen(function* () {
  *
  * @param makeLayer builds the stores under test once for the whole suite.
  */
-export const connectStoreConformance = <E>(name: string, makeLayer: () => Layer.Layer<Store | ConnectStore, E>): void =>
+export const connectStoreConformance = <E>(name: string, makeLayer: () => Layer.Layer<Store | ConnectStore, E>): void => {
   describe(`ConnectStore conformance: ${name}`, () => {
     layer(makeLayer(), { timeout: 60_000 })((it) => {
       describe("links", () => {
@@ -340,3 +340,4 @@ export const connectStoreConformance = <E>(name: string, makeLayer: () => Layer.
       })
     })
   })
+}
