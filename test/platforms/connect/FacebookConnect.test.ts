@@ -154,6 +154,20 @@ describe("Facebook Pages connect", () => {
     )
   )
 
+  it.live("when debug_token will not say, a Page token keeps the documented answer: it does not expire", () =>
+    withFake((fake, connector) =>
+      Effect.gen(function* () {
+        fake.faults.inject("debug_token", { status: 400, json: { error: { message: "(#100) Unsupported", type: "OAuthException", code: 100 } } })
+        const [identity] = yield* connect(connector, fake, "pages", { pageIds: [kopi] })
+        assert.isNull(identity!.accessTokenExpiresAt)
+        fake.faults.inject("debug_token", { status: 503, json: {} }, 2)
+        const transient = yield* failureOf(connect(connector, fake, "pages", { pageIds: [kopi] }))
+        assert.strictEqual(transient.code, "platform_unavailable")
+        assert.isTrue(transient.retryable)
+      })
+    )
+  )
+
   it.live("revokes the person's permissions: every token of the consent dies; a dead token counts as revoked", () =>
     withFake((fake, connector) =>
       Effect.gen(function* () {

@@ -76,6 +76,8 @@ describe("Instagram connect", () => {
             ["token", "exchange", "me"].map((route) => fake.count(route)),
             [1, 1, 1]
           )
+          // The fake refuses a wrong proof: this one was right.
+          assert.isDefined(fake.requests.find((r) => r.route === "me")!.params.appsecret_proof)
           const code = fake.requests.find((r) => r.route === "token")!.params.code!
           assert.notInclude(code, "#")
         })

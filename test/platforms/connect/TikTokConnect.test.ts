@@ -242,7 +242,24 @@ describe("TikTok connect", () => {
         assert.isUndefined(fake.validToken(credentials.refresh_token))
         const after = yield* failureOf(connector.creatorInfo({ platform: "shortvideo", sandbox: false, credentials: identity!.credentials }))
         assert.strictEqual(after.code, "token_expired")
-        assert.isTrue(after.needsReconnect)
+        assert.strictEqual(after.platformCode, "access_token_invalid")
+        // The refresh is what says the consent is gone.
+        const refresh = yield* failureOf(refreshOf(connector, identity!.credentials))
+        assert.isTrue(refresh.needsReconnect)
+      })
+    )
+  )
+
+  it.live("an expired access token is not sent for creator info, and asks for a refresh, not a reconnect", () =>
+    withFake((fake, connector) =>
+      Effect.gen(function* () {
+        const [identity] = yield* connect(connector, fake, "shortvideo")
+        const credentials = yield* Credentials.decode("shortvideo", identity!.credentials)
+        const expired = Credentials.encode("shortvideo", { ...credentials, expires_at: Date.now() - 1 })
+        const failure = yield* failureOf(connector.creatorInfo({ platform: "shortvideo", sandbox: false, credentials: expired }))
+        assert.strictEqual(failure.platformCode, "access_token_expired")
+        assert.isFalse(failure.needsReconnect)
+        assert.strictEqual(fake.count("creator_info"), 1)
       })
     )
   )

@@ -204,7 +204,10 @@ export class AccountConnector extends Context.Service<
      */
     readonly exchange: (request: CodeExchange) => Effect.Effect<ReadonlyArray<ConnectedIdentity>, ConnectFailure>
     /**
-     * Renews an account's token before it expires. A refusal (`invalid_grant`, OAuthException
+     * Renews an account's token before it expires: schedule it from `accessTokenExpiresAt` (Meta's
+     * 60-day tokens: at least 24 h after issue, well before expiry) and, for TikTok, well before
+     * `refreshTokenExpiresAt` too (each refresh gives a new refresh token with a new lifetime).
+     * A refusal (`invalid_grant`, OAuthException
      * 190, a token past its lifetime) fails with `needsReconnect: true`; a 5xx or timeout with
      * `retryable: true`.
      */
@@ -214,7 +217,12 @@ export class AccountConnector extends Context.Service<
      * the platform already considers dead counts as revoked.
      */
     readonly revoke: (request: CredentialsRequest) => Effect.Effect<TokenRevocation, ConnectFailure>
-    /** TikTok only: the creator's current posting options, for the account detail. */
+    /**
+     * TikTok only: the creator's current posting options, for the account detail. It uses the
+     * access token as it is: an expired or refused one fails with `token_expired` and
+     * `needsReconnect: false` (refresh, then ask again; the refresh says whether the person must
+     * reconnect).
+     */
     readonly creatorInfo: (request: CredentialsRequest) => Effect.Effect<CreatorInfo, ConnectFailure>
     /**
      * Verifies a Meta deauthorization or data-deletion callback's `signed_request` with the app

@@ -21,12 +21,12 @@
  *
  * @since 0.2.0
  */
-import { createHmac } from "node:crypto"
 import type { CodeExchange, ConnectedIdentity, TokenRevocation } from "@postwire/core"
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
 import * as Credentials from "../Credentials.ts"
 import {
+  appSecretProof,
   connectFailure,
   expiry,
   lacking,
@@ -88,7 +88,7 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
     const all = {
       ...params,
       access_token: token,
-      appsecret_proof: createHmac("sha256", secret()).update(token).digest("hex")
+      appsecret_proof: appSecretProof(secret(), token)
     }
     const url = `${graph}/${path.replace(/^\/+/, "")}`
     return (method === "GET" ? HttpClientRequest.get(url) : HttpClientRequest.delete(url)).pipe(
@@ -122,14 +122,21 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
       return pages
     })
 
-  /** When a token expires, by `debug_token` with the app token: `null` for never. */
+  /**
+   * When a token expires, by `debug_token` with the app token: `null` for never. Should Meta refuse
+   * to say, the documented answer stands (a Page token from a long-lived user token never
+   * expires); only a transient failure ends the connect, to be tried again.
+   */
   const tokenExpiry = (token: string) =>
-    Effect.map(
-      read("debug_token", { input_token: token }, `${settings.appId}|${secret()}`),
-      (body) => {
+    read("debug_token", { input_token: token }, `${settings.appId}|${secret()}`).pipe(
+      Effect.map((body) => {
         const expiresAt = numberField(field(body, "data"), "expires_at")
         return expiresAt === undefined || expiresAt === 0 ? null : expiresAt * 1000
-      }
+      }),
+      Effect.catchIf(
+        (f) => f.code !== "platform_unavailable",
+        () => Effect.succeed(null)
+      )
     )
 
   const exchange = Effect.fn("connect.pages.exchange")(function* (request: CodeExchange) {

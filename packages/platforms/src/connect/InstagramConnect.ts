@@ -28,6 +28,7 @@ import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
 import * as Credentials from "../Credentials.ts"
 import {
+  appSecretProof,
   connectFailure,
   expiry,
   lacking,
@@ -133,7 +134,8 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
       HttpClientRequest.get(`${graph}/me`).pipe(
         HttpClientRequest.setUrlParams({
           fields: "id,user_id,username,name,account_type,profile_picture_url",
-          access_token: long.accessToken
+          access_token: long.accessToken,
+          appsecret_proof: appSecretProof(Redacted.value(settings.appSecret), long.accessToken)
         })
       )
     )

@@ -27,6 +27,7 @@ import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
 import * as Credentials from "../Credentials.ts"
 import {
+  appSecretProof,
   expiry,
   malformedAnswer,
   metaConnectFailure,
@@ -99,7 +100,11 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
     const me = yield* send(
       wire,
       HttpClientRequest.get(`${graph}/me`).pipe(
-        HttpClientRequest.setUrlParams({ fields: "id,username,name,threads_profile_picture_url", access_token: long.accessToken })
+        HttpClientRequest.setUrlParams({
+          fields: "id,username,name,threads_profile_picture_url",
+          access_token: long.accessToken,
+          appsecret_proof: appSecretProof(Redacted.value(settings.appSecret), long.accessToken)
+        })
       )
     )
     if (!metaOk(me)) return yield* Effect.fail(metaConnectFailure(me))

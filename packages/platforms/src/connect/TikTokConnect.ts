@@ -109,7 +109,8 @@ const apiData = (response: WireResponse): Effect.Effect<unknown, ConnectFailure>
   const platformCode = code ?? `http_${response.status}`
   switch (code) {
     case "access_token_invalid":
-      return Effect.fail(connectFailure("token_expired", platformCode, { needsReconnect: true }))
+      // Expired (a 2-hour token) or revoked: only a refresh can tell, so this alone asks no reconnect.
+      return Effect.fail(connectFailure("token_expired", platformCode))
     case "scope_not_authorized":
     case "scope_permission_missed":
       return Effect.fail(connectFailure("permission_missing", platformCode, { needsReconnect: true }))
@@ -291,9 +292,14 @@ export const make = (settings: Settings, wire: Wire): TikTokConnect => {
     refresh,
     revoke,
     creatorInfo: (json) =>
-      Effect.flatMap(decodeCredentials(json), (credentials) => creatorInfoWith(credentials.access_token)).pipe(
-        Effect.withSpan("connect.shortvideo.creatorInfo")
-      )
+      Effect.gen(function* () {
+        const credentials = yield* decodeCredentials(json)
+        const now = yield* Clock.currentTimeMillis
+        if (credentials.expires_at !== undefined && credentials.expires_at <= now) {
+          return yield* Effect.fail(connectFailure("token_expired", "access_token_expired"))
+        }
+        return yield* creatorInfoWith(credentials.access_token)
+      }).pipe(Effect.withSpan("connect.shortvideo.creatorInfo"))
   }
 }
 

@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import { createHmac } from "node:crypto"
 import {
   type AuthorizationRequest,
   type CodeExchange,
@@ -170,3 +171,7 @@ export const metaOk = (response: WireResponse): boolean =>
 /** Long integer ids (Instagram's `user_id`) read from the raw text, JSON numbers lose their last digits. */
 export const rawId = (text: string, key: string): string | undefined =>
   new RegExp(`"${key}"\\s*:\\s*"?(\\d+)`).exec(text)?.[1]
+
+/** Meta's `appsecret_proof`: HMAC-SHA256 of the token with the app secret, for apps that require it. */
+export const appSecretProof = (appSecret: string, token: string): string =>
+  createHmac("sha256", appSecret).update(token).digest("hex")

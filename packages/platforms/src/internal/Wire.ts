@@ -7,7 +7,7 @@
 import { PlatformFailure } from "@postwire/core"
 import { type ErrorCode, ErrorCatalog, type ErrorDetails } from "@postwire/domain"
 import { Duration, Effect, Schedule } from "effect"
-import type { HttpClient, HttpClientRequest } from "effect/http"
+import { type HttpClient, type HttpClientRequest, UrlParams } from "effect/http"
 
 /** How often and how patiently a step retries `platform_unavailable`. */
 export interface RetryPolicy {
@@ -74,6 +74,22 @@ export const amend = (
     credentials: "credentials" in fields ? fields.credentials : f.credentials
   })
 
+/**
+ * Query parameters that carry a secret: recorded as `REDACTED` in the HTTP client's trace spans
+ * (`url.full`, `url.query`), so that no token, code or app secret reaches a trace exporter.
+ */
+export const secretParameters: ReadonlyArray<string> = [
+  "access_token",
+  "appsecret_proof",
+  "client_secret",
+  "code",
+  "code_verifier",
+  "fb_exchange_token",
+  "input_token",
+  "refresh_token",
+  "token"
+]
+
 /** The platform may have acted on the request: nobody knows, the answer never came. */
 const isAmbiguous = (f: PlatformFailure): boolean =>
   f.platformCode === "timeout" || f.platformCode === "network_error"
@@ -83,6 +99,7 @@ export const make = (client: HttpClient.HttpClient, options: { readonly timeoutM
   retry: options.retry,
   send: (request) =>
     client.execute(request).pipe(
+      Effect.updateService(UrlParams.CurrentRedactedNames, (names) => [...names, ...secretParameters]),
       Effect.flatMap((response) =>
         Effect.map(response.text, (text): WireResponse => ({ status: response.status, text, json: parseJson(text) }))
       ),
