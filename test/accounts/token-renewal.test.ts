@@ -23,6 +23,7 @@ import {
 } from "@postwire/core"
 import type { Platform } from "@postwire/domain"
 import { ConnectRouter } from "@postwire/platforms"
+import * as TikTokOAuthFake from "../platforms/fakes/oauth/TikTokOAuthFake.ts"
 
 const publicUrl = "https://postwire.example.com"
 const secret = "a-test-server-secret-of-enough-length-0123456789"
@@ -31,13 +32,16 @@ const day = 24 * hour
 
 const settings = TokenRenewal.defaults("renewal-test")
 
-const Engine = Layer.mergeAll(
-  MemoryConnectStore.layer,
-  Layer.succeed(CredentialsCipher)(CredentialsCipher.make(secret)),
-  EngineConfig.layer(defaultSettings(publicUrl, secret)),
-  Ids.layerTest,
-  ConnectRouter.layer({ publicUrl, sandboxSecret: secret })
-).pipe(Layer.provideMerge(MemoryStore.layer))
+const engineWith = (connect: Omit<ConnectRouter.Options, "publicUrl" | "sandboxSecret"> = {}) =>
+  Layer.mergeAll(
+    MemoryConnectStore.layer,
+    Layer.succeed(CredentialsCipher)(CredentialsCipher.make(secret)),
+    EngineConfig.layer(defaultSettings(publicUrl, secret)),
+    Ids.layerTest,
+    ConnectRouter.layer({ publicUrl, sandboxSecret: secret, ...connect })
+  ).pipe(Layer.provideMerge(MemoryStore.layer))
+
+const Engine = engineWith()
 
 /** Connects a sandbox account of `platform` through the link, as the person's browser would. */
 const aConnectedAccount = (platform: Platform, handle: string) =>
@@ -152,5 +156,63 @@ describe("TokenRenewal", () => {
       assert.deepStrictEqual(yield* TokenRenewal.refreshDueTokens(settings), [])
       assert.strictEqual((yield* eventsOf(workspaceId, "account.needs_reconnect")).length, 1)
     }).pipe(Effect.provide(Engine))
+  )
+
+  it.effect("refreshes a real TikTok token at the fake ahead of expiry, and marks the account once when the fake refuses", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const fake = yield* TikTokOAuthFake.scoped()
+        fake.redirectUris.push(`${publicUrl}/connect/callback/shortvideo`)
+        const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
+          effect.pipe(
+            Effect.provide(
+              engineWith({
+                shortvideo: {
+                  clientKey: fake.clientKey,
+                  clientSecret: fake.clientSecret,
+                  authorizeUrl: `${fake.url}/v2/auth/authorize/`,
+                  apiUrl: fake.url
+                }
+              })
+            )
+          ) as Effect.Effect<A, E>
+        yield* run(
+          Effect.gen(function* () {
+            const workspace = yield* Workspaces.createWorkspace({ name: "tiktok" })
+            const profile = yield* Workspaces.createProfile(workspace.id, { name: "Creator" })
+            const caller = { workspaceId: workspace.id, keyId: "key_live", kind: "live" as const }
+            const link = yield* Connect.createConnectLink(caller, { profile_id: profile.id as never, platform: "shortvideo" })
+            const begun = yield* Connect.beginAuthorization(link.url.split("/").pop()!)
+            const callback = new URL(yield* Effect.promise(() => fake.approve((begun as { url: string }).url)))
+            const outcome = yield* Connect.completeCallback("shortvideo", {
+              code: callback.searchParams.get("code")!,
+              state: callback.searchParams.get("state")!
+            })
+            assert.strictEqual(outcome._tag, "Connected")
+            const accountId = (outcome as { accounts: ReadonlyArray<{ id: string }> }).accounts[0]!.id
+            const connected = yield* connectionOf(workspace.id, accountId)
+            assert.strictEqual(connected.refreshAt! - connected.connectedAt, (fake.accessLifetimeSec * 1000) / 2)
+
+            const refreshes = () => fake.count("token:refresh_token")
+            yield* TestClock.adjust((fake.accessLifetimeSec * 1000) / 2)
+            assert.deepStrictEqual(yield* TokenRenewal.refreshDueTokens(settings), ["refreshed"])
+            assert.strictEqual(refreshes(), 1)
+            const renewed = yield* connectionOf(workspace.id, accountId)
+            assert.strictEqual(renewed.tokenExpiresAt, (yield* Clock.currentTimeMillis) + fake.accessLifetimeSec * 1000)
+
+            // The person's refresh token lapses at TikTok (180 days unused): the next refresh is refused.
+            fake.advance((fake.refreshLifetimeSec + 60) * 1000)
+            yield* TestClock.adjust(fake.accessLifetimeSec * 1000)
+            assert.deepStrictEqual(yield* TokenRenewal.refreshDueTokens(settings), ["needs_reconnect"])
+            const account = yield* Accounts.getAccount(caller, accountId)
+            assert.strictEqual(account.status, "needs_reconnect")
+            assert.strictEqual(account.reconnect?.reason.platform_code, "invalid_grant")
+            yield* TestClock.adjust(30 * day)
+            assert.deepStrictEqual(yield* TokenRenewal.refreshDueTokens(settings), [])
+            assert.strictEqual((yield* eventsOf(workspace.id, "account.needs_reconnect")).length, 1)
+          })
+        )
+      })
+    )
   )
 })
