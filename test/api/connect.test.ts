@@ -234,6 +234,30 @@ describe.each(backends())("connecting accounts on %s", (backend) => {
       expect(reply.body).toContain("This link does not work")
     })
 
+    it("never sends a simulated consent to another site than this server's callback", async () => {
+      const params = new URLSearchParams({
+        platform: "photo",
+        response_type: "code",
+        redirect_uri: "https://attacker.example.net/steal",
+        state: "anything",
+        code_challenge: "a".repeat(64),
+        code_challenge_method: "S256"
+      })
+      const shown = await step(`${server.baseUrl}/connect/sandbox/authorize?${params}`)
+      expect(shown.status).toBe(400)
+      expect(shown.body).toContain("redirect_uri")
+      const posted = await postForm(`${server.baseUrl}/connect/sandbox/authorize`, [...params.entries(), ["handle", "x"], ["decision", "allow"]])
+      expect(posted.status).toBe(400)
+      expect(posted.location).toBeNull()
+    })
+
+    it("limits the public connect pages per client address, with the rate-limit headers", async () => {
+      const reply = await fetch(`${server.baseUrl}/connect/${"B".repeat(43)}`)
+      expect(reply.status).toBe(404)
+      expect(Number(reply.headers.get("x-ratelimit-limit"))).toBeGreaterThan(0)
+      expect(reply.headers.get("x-ratelimit-remaining")).not.toBeNull()
+    })
+
     it("speaks Indonesian", async () => {
       const link = await aConnectLink(server, { platform: "photo" })
       const page = await step(`${link.body.url}?lang=id`)

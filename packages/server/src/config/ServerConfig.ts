@@ -225,7 +225,8 @@ const platformSettings = (env: Readonly<Record<string, string | undefined>>): Pl
     }),
     pages: given({
       baseUrl: httpUrl("POSTWIRE_FACEBOOK_BASE_URL", env.POSTWIRE_FACEBOOK_BASE_URL),
-      appSecret: secret(env.POSTWIRE_FACEBOOK_APP_SECRET),
+      // One Meta app publishes and connects: either name sets its secret.
+      appSecret: secret(env.POSTWIRE_FACEBOOK_APP_SECRET || env.POSTWIRE_META_APP_SECRET),
       pollIntervalMs
     }),
     textpost: given({

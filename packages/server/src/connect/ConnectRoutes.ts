@@ -203,6 +203,10 @@ const consentParams = (params: SandboxConsent.AuthorizeParams): Record<string, s
   code_challenge_method: "S256"
 })
 
+/** Whether a consent request names this server's own callback for its platform. */
+const isOwnCallback = (params: SandboxConsent.AuthorizeParams) =>
+  EngineConfig.useSync((settings) => params.redirectUri === Connect.callbackUrl(settings.publicBaseUrl, params.platform))
+
 /** `GET /connect/sandbox/authorize`: the simulated consent page. */
 const showSandboxConsent = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
@@ -214,6 +218,8 @@ const showSandboxConsent = Effect.gen(function* () {
     read._tag === "Valid" ? consentParams(read) : undefined
   )
   if (read._tag === "Invalid") return page(renderBadConsentRequest(ctx, read.parameter), 400, ctx)
+  // Like a platform with one registered redirect address: the consent never leaves for another site.
+  if (!(yield* isOwnCallback(read))) return page(renderBadConsentRequest(ctx, "redirect_uri"), 400, ctx)
   const handles = read.platform === "pages" ? ["sandbox_page", "sandbox_page_two"] : ["sandbox_creator"]
   return page(
     renderSandboxConsent(ctx, { platform: read.platform, params: consentParams(read), handles, problem: false }, SandboxConsent.authorizePath),
@@ -234,6 +240,7 @@ const submitSandboxConsent = Effect.gen(function* () {
   const read = SandboxConsent.readAuthorizeParams(fields)
   const ctx = yield* contextOf(SandboxConsent.authorizePath, form.first("lang"), read._tag === "Valid" ? consentParams(read) : undefined)
   if (read._tag === "Invalid") return page(renderBadConsentRequest(ctx, read.parameter), 400, ctx)
+  if (!(yield* isOwnCallback(read))) return page(renderBadConsentRequest(ctx, "redirect_uri"), 400, ctx)
   if (form.first("decision") !== "allow") return redirect(SandboxConsent.callbackUrl(read, { refused: true }))
   const handles = form.all("handle").map((h) => h.trim().toLowerCase())
   const chosen = handles.filter((h) => h !== "")
