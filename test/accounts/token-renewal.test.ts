@@ -194,8 +194,14 @@ describe("TokenRenewal", () => {
             assert.strictEqual(connected.refreshAt! - connected.connectedAt, (fake.accessLifetimeSec * 1000) / 2)
 
             const refreshes = () => fake.count("token:refresh_token")
+            // The creator made the account private since connecting: the refresh reads that too.
+            fake.creator.privacy_level_options = ["FOLLOWER_OF_CREATOR", "SELF_ONLY"]
+            fake.creator.max_video_post_duration_sec = 600
             yield* TestClock.adjust((fake.accessLifetimeSec * 1000) / 2)
             assert.deepStrictEqual(yield* TokenRenewal.refreshDueTokens(settings), ["refreshed"])
+            const detail = yield* Accounts.getAccount(caller, accountId)
+            assert.deepStrictEqual(detail.privacy_level_options, ["FOLLOWER_OF_CREATOR", "SELF_ONLY"])
+            assert.strictEqual(detail.max_video_post_duration_sec, 600)
             assert.strictEqual(refreshes(), 1)
             const renewed = yield* connectionOf(workspace.id, accountId)
             assert.strictEqual(renewed.tokenExpiresAt, (yield* Clock.currentTimeMillis) + fake.accessLifetimeSec * 1000)

@@ -294,7 +294,15 @@ export const connectStoreConformance = <E>(name: string, makeLayer: () => Layer.
             const { account } = yield* connected({}, { refreshAt: era })
             yield* connect.claimDueRefreshes({ owner: "w1", at: era, leaseUntil: era + 100, limit: 10 })
             const key = { workspaceId, accountId: account.id }
-            const done = { at: era, credentials: "pwc1.fresh", tokenExpiresAt: era + day, refreshExpiresAt: era + 365 * day, scopes: ["video.publish"], refreshAt: era + day / 2 }
+            const done = {
+              at: era,
+              credentials: "pwc1.fresh",
+              tokenExpiresAt: era + day,
+              refreshExpiresAt: era + 365 * day,
+              scopes: ["video.publish"],
+              refreshAt: era + day / 2,
+              creator: { privacyLevelOptions: ["SELF_ONLY"], maxVideoPostDurationSec: 60 }
+            }
 
             assert.isFalse(yield* connect.recordRefresh(key, "w2", done))
             assert.isTrue(yield* connect.recordRefresh(key, "w1", done))
@@ -304,6 +312,7 @@ export const connectStoreConformance = <E>(name: string, makeLayer: () => Layer.
               [era + day, era + 365 * day, ["video.publish"], era + day / 2, null]
             )
             assert.strictEqual(Option.getOrThrow(yield* store.getAccount(workspaceId, account.id)).credentials, "pwc1.fresh")
+            assert.deepStrictEqual([connection.privacyLevelOptions, connection.maxVideoPostDurationSec], [["SELF_ONLY"], 60])
           })
         )
 

@@ -417,6 +417,11 @@ export const make: Effect.Effect<ConnectStoreShape, never, SqlClient.SqlClient |
             if (done.credentials !== undefined) {
               yield* sql`UPDATE accounts SET credentials = ${done.credentials} WHERE workspace_id = ${workspaceId} AND id = ${accountId}`
             }
+            if (done.creator !== undefined) {
+              yield* sql`UPDATE account_connections SET privacy_level_options = ${JSON.stringify(done.creator.privacyLevelOptions)},
+                  max_video_post_duration_sec = ${done.creator.maxVideoPostDurationSec}
+                WHERE workspace_id = ${workspaceId} AND account_id = ${accountId}`
+            }
           })
         )
       ),

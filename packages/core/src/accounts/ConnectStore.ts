@@ -113,6 +113,8 @@ export interface RefreshDone {
   readonly refreshExpiresAt: number | null
   readonly scopes: ReadonlyArray<string> | null
   readonly refreshAt: number | null
+  /** TikTok: the creator's options read again with the new token; absent when not read. */
+  readonly creator?: { readonly privacyLevelOptions: ReadonlyArray<string>; readonly maxVideoPostDurationSec: number } | undefined
 }
 
 /** The connect store's reads and writes. */

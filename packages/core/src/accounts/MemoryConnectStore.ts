@@ -196,6 +196,12 @@ export const make = (tables: MemoryTables): ConnectStoreShape => {
           tokenExpiresAt: done.tokenExpiresAt,
           refreshExpiresAt: done.refreshExpiresAt,
           scopes: done.scopes ?? connection.scopes,
+          ...(done.creator === undefined
+            ? {}
+            : {
+                privacyLevelOptions: done.creator.privacyLevelOptions,
+                maxVideoPostDurationSec: done.creator.maxVideoPostDurationSec
+              }),
           refreshAt: done.refreshAt,
           refreshFailures: 0,
           leaseOwner: null,

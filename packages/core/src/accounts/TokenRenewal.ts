@@ -8,7 +8,8 @@
  * that does not expire (a Facebook Page token) is not refreshed. A transient failure (the
  * platform is down) is tried again after 1, 5 and 30 minutes, then every 2 hours; a refresh the
  * platform refuses marks the account `needs_reconnect` and emits `account.needs_reconnect`
- * once.
+ * once. A TikTok account's creator options (privacy levels, longest video) are read again with
+ * each new token, so the account detail shows them as they are now.
  *
  * Due refreshes are claimed with a lease (`FOR UPDATE SKIP LOCKED` in SQL) through an index on
  * the due time, so any number of worker instances share them and a crash loses nothing.
@@ -151,13 +152,32 @@ export const refreshToken = Effect.fn("tokens.refresh")(
       })
       return held ? ("unchanged" as const) : ("lost" as const)
     }
+    // TikTok: the creator's options change (a private account, a longer limit): read them again
+    // with the new token, so the account detail stays current. Not reading them is no failure.
+    const creator =
+      account.platform === "shortvideo"
+        ? yield* connector
+            .creatorInfo({ platform: account.platform, sandbox: account.sandbox, credentials: refreshed.credentials })
+            .pipe(
+              Effect.map((info) => ({
+                privacyLevelOptions: info.privacyLevelOptions,
+                maxVideoPostDurationSec: info.maxVideoPostDurationSec
+              })),
+              Effect.tapError((failure) =>
+                Effect.logWarning("reading the creator's options failed", { code: failure.code, platform_code: failure.platformCode })
+              ),
+              Effect.option,
+              Effect.map(Option.getOrUndefined)
+            )
+        : undefined
     const held = yield* connections.recordRefresh(key, settings.owner, {
       at,
       credentials: cipher.seal(refreshed.credentials, context),
       tokenExpiresAt: refreshed.accessTokenExpiresAt,
       refreshExpiresAt: refreshed.refreshTokenExpiresAt,
       scopes: refreshed.scopes,
-      refreshAt: nextRefreshAt(account.platform, at, refreshed.accessTokenExpiresAt)
+      refreshAt: nextRefreshAt(account.platform, at, refreshed.accessTokenExpiresAt),
+      creator
     })
     if (held) yield* Effect.logInfo("token refreshed")
     return held ? ("refreshed" as const) : ("lost" as const)
