@@ -84,6 +84,28 @@ describe("Threads connect", () => {
     )
   )
 
+  it.live("Meta's rate limits are transient, its refusals are not, whatever the error's type", () =>
+    withFake((fake, connector) =>
+      Effect.gen(function* () {
+        const limit = { error: { message: "(#4) Application request limit reached", type: "OAuthException", code: 4, fbtrace_id: "A1" } }
+        fake.faults.inject("me", { status: 400, json: limit })
+        const throttled = yield* failureOf(connect(connector, fake, "textpost"))
+        assert.strictEqual(throttled.code, "platform_unavailable")
+        assert.strictEqual(throttled.platformCode, "4")
+        assert.isTrue(throttled.retryable)
+        fake.faults.inject("exchange", { status: 400, json: { error: { message: "Error validating client secret.", type: "OAuthException", code: 1 } } })
+        const refused = yield* failureOf(connect(connector, fake, "textpost"))
+        assert.strictEqual(refused.code, "connect_failed")
+        assert.strictEqual(refused.platformCode, "1")
+        assert.isFalse(refused.retryable)
+        fake.faults.inject("token", { status: 502, json: {} }, 2)
+        const down = yield* failureOf(connect(connector, fake, "textpost"))
+        assert.strictEqual(down.code, "platform_unavailable")
+        assert.strictEqual(fake.count("token"), 4)
+      })
+    )
+  )
+
   it.live("has no revoke API", () =>
     withFake((fake, connector) =>
       Effect.gen(function* () {

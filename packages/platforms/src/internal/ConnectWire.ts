@@ -135,11 +135,16 @@ export const metaError = (body: unknown): MetaError | undefined => {
 export const metaCode = (error: MetaError): string =>
   error.code === undefined ? (error.type ?? "unknown") : error.subcode === undefined ? String(error.code) : `${error.code}/${error.subcode}`
 
-const metaThrottling = new Set([1, 2, 4, 17, 32, 341, 613])
+/** Rate limits (application, user, Page, custom): always "later", whatever the error's type. */
+const metaThrottling = new Set([4, 17, 32, 341, 613])
+/** "Unknown error" and "service unavailable": transient, except as an OAuth refusal (code 1 also says "Error validating client secret"). */
+const metaServerErrors = new Set([1, 2])
 
 /** Whether a Meta error says "try again later". */
 export const metaTransient = (error: MetaError): boolean =>
-  error.transient || (error.code !== undefined && metaThrottling.has(error.code) && error.type !== "OAuthException")
+  error.transient ||
+  (error.code !== undefined &&
+    (metaThrottling.has(error.code) || (metaServerErrors.has(error.code) && error.type !== "OAuthException")))
 
 /**
  * A Meta refusal while connecting (code exchange, identity): throttling retries later, anything
