@@ -9,8 +9,8 @@ import { join } from "node:path"
 import { Clock, Context, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
-import type { PublishingStore, Store, WebhookStore } from "@postwire/core"
-import { layerPostgres, PgliteClient, SqlPublishingStore, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
+import type { ConnectStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
+import { layerPostgres, PgliteClient, SqlConnectStore, SqlPublishingStore, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
 import { type FirstRun, resolveSettings, seedFirstRun, serverLayer } from "@postwire/server"
 
 /** Which database a test server runs on. */
@@ -38,9 +38,11 @@ export const backends = (): ReadonlyArray<Backend> => {
 }
 
 /** The stores of a server on one SQL database. */
-const sqlStores = Layer.mergeAll(SqlWebhookStore.layer, SqlPublishingStore.layer).pipe(Layer.provideMerge(SqlStore.layer))
+const sqlStores = Layer.mergeAll(SqlWebhookStore.layer, SqlPublishingStore.layer, SqlConnectStore.layer).pipe(
+  Layer.provideMerge(SqlStore.layer)
+)
 
-const postgresStore = (): Layer.Layer<Store | WebhookStore | PublishingStore, unknown> => {
+const postgresStore = (): Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore, unknown> => {
   const url = process.env.DATABASE_URL
   if (!url) throw new Error("DATABASE_URL is not set")
   const schema = `pw_api_${randomBytes(6).toString("hex")}`
@@ -58,7 +60,7 @@ const postgresStore = (): Layer.Layer<Store | WebhookStore | PublishingStore, un
 export interface TestDatabase {
   readonly backend: Backend
   /** The stores on this database, for one server. */
-  readonly stores: () => Layer.Layer<Store | WebhookStore | PublishingStore, unknown>
+  readonly stores: () => Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore, unknown>
   /** What the first server on it created; servers started later report the same. */
   firstRun: FirstRun | undefined
   /** Deletes the database. */
@@ -101,6 +103,8 @@ export interface ServerOptions {
   readonly clock?: Clock.Clock
   /** Runs on this database instead of a fresh one; it stays when the server stops. */
   readonly database?: TestDatabase
+  /** Listens on this port instead of one the OS picks (so `POSTWIRE_PUBLIC_URL` can name it). */
+  readonly port?: number
 }
 
 /** Starts a server; extra environment (rate limits, public URL) as the CLI would read it. */
@@ -120,7 +124,7 @@ export const startServer = async (
   const store =
     options.database?.stores() ?? (backend === "postgres" ? postgresStore() : sqlStores.pipe(Layer.provide(PgliteClient.layer({}))))
   // Port 0: the OS picks a free port; the public URL follows once it is known.
-  const server = serverLayer({ ...settings, port: 0 }, store)
+  const server = serverLayer({ ...settings, port: options.port ?? 0 }, store)
   const layer = options.clock === undefined ? server : server.pipe(Layer.provide(Layer.succeed(Clock.Clock)(options.clock)))
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))

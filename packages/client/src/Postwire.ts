@@ -10,8 +10,10 @@ import { Page, PagePromise } from "./Page.ts"
 import { checkOptions } from "./internal/options.ts"
 import { make, type PostwireClientOptions, type PostwireClientService } from "./PostwireClient.ts"
 import type {
+  ConnectAccountInput,
   CreateOptions,
   CreatePostInput,
+  CreateProfileInput,
   CreateWebhookInput,
   DecideApprovalInput,
   ListAccountsInput,
@@ -20,16 +22,20 @@ import type {
   ListEventsInput,
   ListProfilesInput,
   ListWebhooksInput,
+  ReconnectAccountInput,
   RotateSecretInput,
   UpdatePostInput,
+  UpdateProfileInput,
   UpdateWebhookInput,
   UploadMediaInput
 } from "./Requests.ts"
 import type {
   Account,
+  ConnectLink,
   CreatePostResult,
   CreateWebhookResult,
   DecideApprovalResult,
+  DeleteProfileResult,
   DeleteWebhookResult,
   Event,
   ListPage,
@@ -145,6 +151,18 @@ export interface PostwireAccounts {
   readonly list: (query?: ListAccountsInput) => PagePromise<Account>
   /** An account and its posting quota (GET /v1/accounts/{id}). */
   readonly get: (id: string) => Promise<Account>
+  /**
+   * A single-use link (30 minutes) a person opens to connect an account into a profile
+   * (POST /v1/accounts/connect). Needs the `accounts:write` scope.
+   */
+  readonly connect: (body: ConnectAccountInput) => Promise<ConnectLink>
+  /** A link that connects this account again, keeping its id (POST /v1/accounts/{id}/reconnect). */
+  readonly reconnect: (id: string, body?: ReconnectAccountInput) => Promise<ConnectLink>
+  /**
+   * Revokes the token at the platform where it can, erases it, and marks the account
+   * `disconnected`; its queued and scheduled targets fail (DELETE /v1/accounts/{id}).
+   */
+  readonly disconnect: (id: string) => Promise<Account>
 }
 
 /**
@@ -163,6 +181,17 @@ export interface PostwireAccounts {
 export interface PostwireProfiles {
   /** The first page of profiles (GET /v1/profiles); `for await` over it for every profile. */
   readonly list: (query?: ListProfilesInput) => PagePromise<Profile>
+  /** Creates a profile (POST /v1/profiles); needs `accounts:write`. */
+  readonly create: (body: CreateProfileInput) => Promise<Profile>
+  /** A profile (GET /v1/profiles/{id}). */
+  readonly get: (id: string) => Promise<Profile>
+  /** Renames a profile (PATCH /v1/profiles/{id}); needs `accounts:write`. */
+  readonly update: (id: string, body: UpdateProfileInput) => Promise<Profile>
+  /**
+   * Deletes a profile (DELETE /v1/profiles/{id}); 409 `invalid_state` while it has accounts that
+   * are not disconnected or unfinished posts.
+   */
+  readonly delete: (id: string) => Promise<DeleteProfileResult>
 }
 
 /**
@@ -360,9 +389,9 @@ export class Postwire {
   readonly posts: PostwirePosts
   /** Media: upload and get. */
   readonly media: PostwireMedia
-  /** Accounts: list and get. */
+  /** Accounts: list, get, connect, reconnect, disconnect. */
   readonly accounts: PostwireAccounts
-  /** Profiles: list. */
+  /** Profiles: list, create, get, update, delete. */
   readonly profiles: PostwireProfiles
   /** Webhook endpoints: create, list, get, update, rotate the secret, delete, test, and the delivery log. */
   readonly webhooks: PostwireWebhooks
@@ -396,10 +425,17 @@ export class Postwire {
     }
     this.accounts = {
       list: (query) => firstPage(client.accounts.list, query ?? {}),
-      get: (id) => run(client.accounts.get(id))
+      get: (id) => run(client.accounts.get(id)),
+      connect: (body) => run(client.accounts.connect(body)),
+      reconnect: (id, body) => run(client.accounts.reconnect(id, body)),
+      disconnect: (id) => run(client.accounts.disconnect(id))
     }
     this.profiles = {
-      list: (query) => firstPage(client.profiles.list, query ?? {})
+      list: (query) => firstPage(client.profiles.list, query ?? {}),
+      create: (body) => run(client.profiles.create(body)),
+      get: (id) => run(client.profiles.get(id)),
+      update: (id, body) => run(client.profiles.update(id, body)),
+      delete: (id) => run(client.profiles.delete(id))
     }
     this.webhooks = {
       create: (body) => run(client.webhooks.create(body)),

@@ -21,8 +21,10 @@ import { checkOptions } from "./internal/options.ts"
 import { type ErrorContext, failBeforeAnswer, failFromAnswer, invalidRequest } from "./internal/errors.ts"
 import { transformClient } from "./internal/transport.ts"
 import type {
+  ConnectAccountInput,
   CreateOptions,
   CreatePostInput,
+  CreateProfileInput,
   CreateWebhookInput,
   DecideApprovalInput,
   ListAccountsInput,
@@ -31,16 +33,20 @@ import type {
   ListDeliveriesInput,
   ListEventsInput,
   ListWebhooksInput,
+  ReconnectAccountInput,
   RotateSecretInput,
   UpdatePostInput,
+  UpdateProfileInput,
   UpdateWebhookInput,
   UploadMediaInput
 } from "./Requests.ts"
 import type {
   Account,
+  ConnectLink,
   CreatePostResult,
   CreateWebhookResult,
   DecideApprovalResult,
+  DeleteProfileResult,
   DeleteWebhookResult,
   Event,
   ListPage,
@@ -174,6 +180,18 @@ export interface PostwireClientAccounts {
   readonly listAll: (query?: ListAccountsInput) => Stream.Stream<Account, PostwireClientError>
   /** An account and its quota (GET /v1/accounts/{id}). */
   readonly get: (id: string) => Effect.Effect<Account, PostwireClientError>
+  /**
+   * A single-use link (30 minutes) a person opens to connect an account into a profile
+   * (POST /v1/accounts/connect). Needs the `accounts:write` scope.
+   */
+  readonly connect: (body: ConnectAccountInput) => Effect.Effect<ConnectLink, PostwireClientError>
+  /** A link that connects this account again, keeping its id (POST /v1/accounts/{id}/reconnect). */
+  readonly reconnect: (id: string, body?: ReconnectAccountInput) => Effect.Effect<ConnectLink, PostwireClientError>
+  /**
+   * Revokes the token at the platform where it can, erases it, and marks the account
+   * `disconnected`; its queued and scheduled targets fail (DELETE /v1/accounts/{id}).
+   */
+  readonly disconnect: (id: string) => Effect.Effect<Account, PostwireClientError>
 }
 
 /**
@@ -194,6 +212,17 @@ export interface PostwireClientProfiles {
   readonly list: (query?: ListProfilesInput) => Effect.Effect<ListPage<Profile>, PostwireClientError>
   /** Every profile, page by page as the stream is pulled. */
   readonly listAll: (query?: ListProfilesInput) => Stream.Stream<Profile, PostwireClientError>
+  /** Creates a profile (POST /v1/profiles); needs `accounts:write`. */
+  readonly create: (body: CreateProfileInput) => Effect.Effect<Profile, PostwireClientError>
+  /** A profile (GET /v1/profiles/{id}). */
+  readonly get: (id: string) => Effect.Effect<Profile, PostwireClientError>
+  /** Renames a profile (PATCH /v1/profiles/{id}); needs `accounts:write`. */
+  readonly update: (id: string, body: UpdateProfileInput) => Effect.Effect<Profile, PostwireClientError>
+  /**
+   * Deletes a profile (DELETE /v1/profiles/{id}); 409 `invalid_state` while it has accounts that
+   * are not disconnected or unfinished posts.
+   */
+  readonly delete: (id: string) => Effect.Effect<DeleteProfileResult, PostwireClientError>
 }
 
 /**
@@ -444,10 +473,20 @@ export const make = Effect.fnUntraced(function* (
     baseUrl,
     transformClient: transformClient({ ...transport, apiKey: options.apiKey, idempotencyKeys: true })
   })
-  // The server does not deduplicate the POSTs of these two groups: sent without an Idempotency-Key,
+  // The server does not deduplicate the POSTs of these groups: sent without an Idempotency-Key,
   // they are not resent after a 5xx or a network failure. A decision's token is its credential.
   const webhooksClient = yield* HttpApiClient.group(Api, {
     group: "webhooks",
+    baseUrl,
+    httpClient: transformClient({ ...transport, apiKey: options.apiKey, idempotencyKeys: false })(httpClient)
+  })
+  const accountsClient = yield* HttpApiClient.group(Api, {
+    group: "accounts",
+    baseUrl,
+    httpClient: transformClient({ ...transport, apiKey: options.apiKey, idempotencyKeys: false })(httpClient)
+  })
+  const profilesClient = yield* HttpApiClient.group(Api, {
+    group: "profiles",
     baseUrl,
     httpClient: transformClient({ ...transport, apiKey: options.apiKey, idempotencyKeys: false })(httpClient)
   })
@@ -472,10 +511,17 @@ export const make = Effect.fnUntraced(function* (
     },
     accounts: {
       list: HttpApiClient.decodeResponse(Api, { group: "accounts", endpoint: "list" }),
-      get: HttpApiClient.decodeResponse(Api, { group: "accounts", endpoint: "get" })
+      get: HttpApiClient.decodeResponse(Api, { group: "accounts", endpoint: "get" }),
+      connect: HttpApiClient.decodeResponse(Api, { group: "accounts", endpoint: "connect" }),
+      reconnect: HttpApiClient.decodeResponse(Api, { group: "accounts", endpoint: "reconnect" }),
+      disconnect: HttpApiClient.decodeResponse(Api, { group: "accounts", endpoint: "disconnect" })
     },
     profiles: {
-      list: HttpApiClient.decodeResponse(Api, { group: "profiles", endpoint: "list" })
+      list: HttpApiClient.decodeResponse(Api, { group: "profiles", endpoint: "list" }),
+      create: HttpApiClient.decodeResponse(Api, { group: "profiles", endpoint: "create" }),
+      get: HttpApiClient.decodeResponse(Api, { group: "profiles", endpoint: "get" }),
+      update: HttpApiClient.decodeResponse(Api, { group: "profiles", endpoint: "update" }),
+      delete: HttpApiClient.decodeResponse(Api, { group: "profiles", endpoint: "delete" })
     },
     webhooks: {
       create: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "create" }),
@@ -587,25 +633,67 @@ export const make = Effect.fnUntraced(function* (
   const accounts: PostwireClientAccounts = {
     list: Effect.fn("postwire.accounts.list")(function* (query?: ListAccountsInput) {
       return yield* call(
-        client.accounts.list({ query: asContract(AccountSchemas.ListAccountsQuery, query ?? {}), responseMode: "response-only" }),
+        accountsClient.list({ query: asContract(AccountSchemas.ListAccountsQuery, query ?? {}), responseMode: "response-only" }),
         decode.accounts.list
       )
     }),
     listAll: (query) => paginate(accounts.list, query ?? {}),
     get: Effect.fn("postwire.accounts.get")(function* (id: string) {
       const params = yield* checkId(id)
-      return yield* call(client.accounts.get({ params, responseMode: "response-only" }), decode.accounts.get)
+      return yield* call(accountsClient.get({ params, responseMode: "response-only" }), decode.accounts.get)
+    }),
+    connect: Effect.fn("postwire.accounts.connect")(function* (body: ConnectAccountInput) {
+      return yield* call(
+        accountsClient.connect({ payload: asContract(AccountSchemas.ConnectAccountRequest, body), responseMode: "response-only" }),
+        decode.accounts.connect
+      )
+    }),
+    reconnect: Effect.fn("postwire.accounts.reconnect")(function* (id: string, body?: ReconnectAccountInput) {
+      const params = yield* checkId(id)
+      return yield* call(
+        accountsClient.reconnect({
+          params,
+          payload: asContract(AccountSchemas.ReconnectAccountRequest, body ?? {}),
+          responseMode: "response-only"
+        }),
+        decode.accounts.reconnect
+      )
+    }),
+    disconnect: Effect.fn("postwire.accounts.disconnect")(function* (id: string) {
+      const params = yield* checkId(id)
+      return yield* call(accountsClient.disconnect({ params, responseMode: "response-only" }), decode.accounts.disconnect)
     })
   }
 
   const profiles: PostwireClientProfiles = {
     list: Effect.fn("postwire.profiles.list")(function* (query?: ListProfilesInput) {
       return yield* call(
-        client.profiles.list({ query: asContract(AccountSchemas.ListProfilesQuery, query ?? {}), responseMode: "response-only" }),
+        profilesClient.list({ query: asContract(AccountSchemas.ListProfilesQuery, query ?? {}), responseMode: "response-only" }),
         decode.profiles.list
       )
     }),
-    listAll: (query) => paginate(profiles.list, query ?? {})
+    listAll: (query) => paginate(profiles.list, query ?? {}),
+    create: Effect.fn("postwire.profiles.create")(function* (body: CreateProfileInput) {
+      return yield* call(
+        profilesClient.create({ payload: asContract(AccountSchemas.CreateProfileRequest, body), responseMode: "response-only" }),
+        decode.profiles.create
+      )
+    }),
+    get: Effect.fn("postwire.profiles.get")(function* (id: string) {
+      const params = yield* checkId(id)
+      return yield* call(profilesClient.get({ params, responseMode: "response-only" }), decode.profiles.get)
+    }),
+    update: Effect.fn("postwire.profiles.update")(function* (id: string, body: UpdateProfileInput) {
+      const params = yield* checkId(id)
+      return yield* call(
+        profilesClient.update({ params, payload: asContract(AccountSchemas.UpdateProfileRequest, body), responseMode: "response-only" }),
+        decode.profiles.update
+      )
+    }),
+    delete: Effect.fn("postwire.profiles.delete")(function* (id: string) {
+      const params = yield* checkId(id)
+      return yield* call(profilesClient.delete({ params, responseMode: "response-only" }), decode.profiles.delete)
+    })
   }
 
   const webhooks: PostwireClientWebhooks = {

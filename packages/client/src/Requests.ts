@@ -254,3 +254,64 @@ export interface CreateOptions {
    */
   readonly idempotencyKey?: string | undefined
 }
+
+/**
+ * Body of `profiles.create`: the profile's name (1 to 200 characters).
+ *
+ * @example
+ * ```ts
+ * import type { CreateProfileInput } from "@postwire/client"
+ *
+ * const profile: CreateProfileInput = { name: "Kopi Kenangan" }
+ * ```
+ *
+ * @since 0.2.0
+ */
+export type CreateProfileInput = typeof Account.CreateProfileRequest.Encoded
+
+/**
+ * Body of `profiles.update`: the fields to change.
+ *
+ * @example
+ * ```ts
+ * import type { UpdateProfileInput } from "@postwire/client"
+ *
+ * const rename: UpdateProfileInput = { name: "Kopi Kenangan Jakarta" }
+ * ```
+ *
+ * @since 0.2.0
+ */
+export type UpdateProfileInput = typeof Account.UpdateProfileRequest.Encoded
+
+/**
+ * Body of `accounts.connect`: the profile the account joins, its platform, where the person
+ * returns (https on one of the workspace's allowed domains) and whether it is a sandbox account.
+ *
+ * @example
+ * ```ts
+ * import type { ConnectAccountInput } from "@postwire/client"
+ *
+ * const connect: ConnectAccountInput = {
+ *   profile_id: "prof_01JD0000000000000000000000",
+ *   platform: "shortvideo",
+ *   redirect_url: "https://app.example.com/accounts/connected"
+ * }
+ * ```
+ *
+ * @since 0.2.0
+ */
+export type ConnectAccountInput = Unbranded<typeof Account.ConnectAccountRequest.Type>
+
+/**
+ * Body of `accounts.reconnect`: where the person returns.
+ *
+ * @example
+ * ```ts
+ * import type { ReconnectAccountInput } from "@postwire/client"
+ *
+ * const reconnect: ReconnectAccountInput = { redirect_url: "https://app.example.com/accounts/reconnected" }
+ * ```
+ *
+ * @since 0.2.0
+ */
+export type ReconnectAccountInput = typeof Account.ReconnectAccountRequest.Encoded

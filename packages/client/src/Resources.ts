@@ -270,3 +270,32 @@ export interface ListPage<T> {
   readonly data: ReadonlyArray<T>
   readonly cursor: typeof Cursor.Type
 }
+
+/**
+ * A connect link (`accounts.connect`, `accounts.reconnect`): the address a person opens in a
+ * browser, single use, until `expires_at`.
+ *
+ * @example
+ * ```ts
+ * import type { ConnectLink } from "@postwire/client"
+ *
+ * const sendToCustomer = (link: ConnectLink) => `Connect your account here: ${link.url}`
+ * ```
+ *
+ * @since 0.2.0
+ */
+export type ConnectLink = AccountSchemas.ConnectLink
+
+/**
+ * The answer of `profiles.delete`.
+ *
+ * @example
+ * ```ts
+ * import type { DeleteProfileResult } from "@postwire/client"
+ *
+ * const removedId = (result: DeleteProfileResult) => result.id
+ * ```
+ *
+ * @since 0.2.0
+ */
+export type DeleteProfileResult = AccountSchemas.DeletedProfile

@@ -4,6 +4,8 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import { ErrorItem } from "./ApiError.ts"
+import * as ErrorDetail from "./ErrorDetail.ts"
 import { ProfileId } from "./Ids.ts"
 import { ListEnvelope, PageLimit } from "./List.ts"
 import { Platform } from "./Platform.ts"
@@ -56,7 +58,39 @@ export const Account = Schema.Struct({
   /** The account's posting quota over the rolling 24 hours. */
   quota: Quota,
   /** When the account was added, ISO 8601 in UTC with milliseconds. */
-  created_at: Instant.annotate({ description: "When the account was added, ISO 8601 in UTC with milliseconds." })
+  created_at: Instant.annotate({ description: "When the account was added, ISO 8601 in UTC with milliseconds." }),
+  display_name: Schema.NullOr(Schema.String).annotate({
+    description: "The name people see on the platform (a Page's name for `pages`); `null` when the platform gives none."
+  }),
+  avatar_url: Schema.NullOr(Schema.String).annotate({
+    description: "The profile picture's address as the platform gave it at the last connect; platform addresses may expire."
+  }),
+  connected_at: Schema.NullOr(Instant).annotate({
+    description: "When the account was last connected (or reconnected) through a connect link; `null` for accounts created by the admin API."
+  }),
+  scopes: Schema.Array(Schema.String).annotate({
+    description: "The permissions the person granted, in the platform's own words (e.g. `video.publish`)."
+  }),
+  token_expires_at: Schema.NullOr(Instant).annotate({
+    description:
+      "When the platform access token expires unless Postwire refreshes it first; `null` when it does not expire or is unknown. The token itself is never shown."
+  }),
+  privacy_level_options: Schema.optionalKey(Schema.Array(Schema.String)).annotate({
+    description: "shortvideo only: the privacy levels the creator may post with, as the platform last reported them."
+  }),
+  max_video_post_duration_sec: Schema.optionalKey(Schema.Number).annotate({
+    description: "shortvideo only: the longest video the creator may post, in seconds, as the platform last reported it."
+  }),
+  reconnect: Schema.NullOr(
+    Schema.Struct({
+      reason: ErrorItem.annotate({ description: "Why the account must be connected again, in the shared error shape." }),
+      endpoint: Schema.String.annotate({
+        description: "The API call that makes a reconnect link for this account: `POST /v1/accounts/{id}/reconnect`."
+      })
+    })
+  ).annotate({
+    description: "Present while `status` is `needs_reconnect`: why, and how to get a link that connects the account again."
+  })
 }).annotate({ description: "A social account that posts can target." })
 export type Account = typeof Account.Type
 
@@ -84,3 +118,88 @@ export type ListProfilesQuery = typeof ListProfilesQuery.Type
 export const AccountList = ListEnvelope(Account)
 /** A page of profiles. */
 export const ProfileList = ListEnvelope(Profile)
+
+/** A profile name: 1 to 200 characters, not only spaces. */
+const ProfileName = Schema.String.check(
+  Schema.makeFilter(
+    (s: string) => s.trim() !== "",
+    ErrorDetail.annotation(ErrorDetail.reason("must_not_be_empty"))
+  ),
+  Schema.isMaxLength(200)
+)
+
+/**
+ * POST /profiles: a new profile.
+ *
+ * @example
+ * ```ts
+ * const request: CreateProfileRequest = { name: "Kopi Kenangan" }
+ * ```
+ */
+export const CreateProfileRequest = Schema.Struct({
+  name: ProfileName.annotate({ description: "The profile's name, e.g. the brand or client it stands for (1 to 200 characters)." })
+})
+export type CreateProfileRequest = typeof CreateProfileRequest.Type
+
+/** PATCH /profiles/{id}: the fields to change. */
+export const UpdateProfileRequest = Schema.Struct({
+  name: Schema.optionalKey(ProfileName.annotate({ description: "The new name (1 to 200 characters)." }))
+})
+export type UpdateProfileRequest = typeof UpdateProfileRequest.Type
+
+/** The 200 response of DELETE /profiles/{id}. */
+export const DeletedProfile = Schema.Struct({
+  id: Schema.String.annotate({ description: "The deleted profile's id." }),
+  deleted: Schema.Literal(true).annotate({ description: "Always `true`." })
+})
+export type DeletedProfile = typeof DeletedProfile.Type
+
+/**
+ * POST /accounts/connect: a single-use link a person opens to connect one of their accounts.
+ *
+ * @example
+ * ```ts
+ * const request: ConnectAccountRequest = {
+ *   profile_id: "prof_01JD…",
+ *   platform: "shortvideo",
+ *   redirect_url: "https://app.example.com/accounts/connected"
+ * }
+ * ```
+ */
+export const ConnectAccountRequest = Schema.Struct({
+  profile_id: ProfileId.annotate({ description: "The profile the connected account will belong to." }),
+  platform: Platform.annotate({ description: "The platform to connect an account of." }),
+  redirect_url: Schema.optionalKey(
+    Schema.String.annotate({
+      description:
+        "Where the person returns when done: https on one of the workspace's allowed domains. Postwire adds `status` (`connected` or `error`), and `account_id` or `error`."
+    })
+  ),
+  sandbox: Schema.optionalKey(
+    Schema.Boolean.annotate({
+      description: "`true` connects a sandbox account through a simulated consent page. Always `true` with a test key."
+    })
+  )
+})
+export type ConnectAccountRequest = typeof ConnectAccountRequest.Type
+
+/** POST /accounts/{id}/reconnect: where the person returns when done. */
+export const ReconnectAccountRequest = Schema.Struct({
+  redirect_url: Schema.optionalKey(
+    Schema.String.annotate({ description: "As for POST /accounts/connect." })
+  )
+})
+export type ReconnectAccountRequest = typeof ReconnectAccountRequest.Type
+
+/** The 201 response of POST /accounts/connect and POST /accounts/{id}/reconnect. */
+export const ConnectLink = Schema.Struct({
+  url: Schema.String.annotate({ description: "The link to open in a browser. It works once, until `expires_at`." }),
+  expires_at: Instant.annotate({ description: "When the link stops working: 30 minutes after it was made." }),
+  profile_id: Schema.String.annotate({ description: "The profile the account will belong to." }),
+  platform: Platform.annotate({ description: "The platform the link connects." }),
+  sandbox: Schema.Boolean.annotate({ description: "Whether the link connects a sandbox account (simulated consent)." }),
+  account_id: Schema.NullOr(Schema.String).annotate({
+    description: "For a reconnect link, the account it renews; `null` for a new connect."
+  })
+})
+export type ConnectLink = typeof ConnectLink.Type

@@ -6,7 +6,20 @@
  */
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { Account, AccountList, ListAccountsQuery, ListProfilesQuery, ProfileList } from "./Account.ts"
+import {
+  Account,
+  AccountList,
+  ConnectAccountRequest,
+  ConnectLink,
+  CreateProfileRequest,
+  DeletedProfile,
+  ListAccountsQuery,
+  ListProfilesQuery,
+  Profile,
+  ProfileList,
+  ReconnectAccountRequest,
+  UpdateProfileRequest
+} from "./Account.ts"
 import { ApprovalsGroup } from "./ApprovalsGroup.ts"
 import { ApiErrors, Authentication, RateLimitBucket, RequiredScope } from "./Auth.ts"
 import { EventsGroup } from "./EventsGroup.ts"
@@ -199,6 +212,30 @@ export class AccountsGroup extends HttpApiGroup.make("accounts")
         OpenApi.Description,
         "Retrieves an account with its connection status and its posting quota over the last 24 hours. Scope " +
           "`posts:read`."
+      ),
+    HttpApiEndpoint.post("connect", "/connect", {
+      payload: ConnectAccountRequest,
+      success: ConnectLink.pipe(HttpApiSchema.status(201))
+    })
+      .annotate(RequiredScope, "accounts:write")
+      .annotate(OpenApi.Summary, "Make a link that connects an account")
+      .annotate(
+        OpenApi.Description,
+        "A single-use link, valid 30 minutes, that a person opens in a browser to connect one of their accounts (for `pages`, one account per Facebook Page they pick)."
+      ),
+    HttpApiEndpoint.post("reconnect", "/:id/reconnect", {
+      params: idParams,
+      payload: ReconnectAccountRequest,
+      success: ConnectLink.pipe(HttpApiSchema.status(201))
+    })
+      .annotate(RequiredScope, "accounts:write")
+      .annotate(OpenApi.Summary, "Make a link that connects an account again"),
+    HttpApiEndpoint.delete("disconnect", "/:id", { params: idParams, success: Account })
+      .annotate(RequiredScope, "accounts:write")
+      .annotate(OpenApi.Summary, "Disconnect an account")
+      .annotate(
+        OpenApi.Description,
+        "Revokes the token at the platform where it offers that, erases the stored credentials and marks the account `disconnected`; its queued and scheduled targets fail with `token_expired`."
       )
   )
   .middleware(Authentication)
@@ -214,6 +251,22 @@ export class ProfilesGroup extends HttpApiGroup.make("profiles")
       .annotate(
         OpenApi.Description,
         "Lists the workspace's profiles, newest first. Scope `posts:read`."
+      ),
+    HttpApiEndpoint.post("create", "/", { payload: CreateProfileRequest, success: Profile.pipe(HttpApiSchema.status(201)) })
+      .annotate(RequiredScope, "accounts:write")
+      .annotate(OpenApi.Summary, "Create a profile"),
+    HttpApiEndpoint.get("get", "/:id", { params: idParams, success: Profile })
+      .annotate(RequiredScope, "posts:read")
+      .annotate(OpenApi.Summary, "Retrieve a profile"),
+    HttpApiEndpoint.patch("update", "/:id", { params: idParams, payload: UpdateProfileRequest, success: Profile })
+      .annotate(RequiredScope, "accounts:write")
+      .annotate(OpenApi.Summary, "Rename a profile"),
+    HttpApiEndpoint.delete("delete", "/:id", { params: idParams, success: DeletedProfile })
+      .annotate(RequiredScope, "accounts:write")
+      .annotate(OpenApi.Summary, "Delete a profile")
+      .annotate(
+        OpenApi.Description,
+        "Refused with 409 `invalid_state` while the profile has accounts that are not disconnected, or posts that have not finished."
       )
   )
   .middleware(Authentication)

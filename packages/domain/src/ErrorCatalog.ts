@@ -361,6 +361,38 @@ export const ErrorCatalog = {
     en: "This server cannot connect {platform} accounts yet: set {settings}.",
     id: "Server ini belum dapat menghubungkan akun {platform}: atur {settings}.",
     when: "The server has no app credentials for the platform; sandbox connects need none."
+  }),
+  connect_link_expired: entry({
+    status: 410,
+    retryable: false,
+    kind: "request",
+    en: "This connect link has expired. Ask for a new link.",
+    id: "Tautan penghubung ini sudah kedaluwarsa. Mintalah tautan baru.",
+    when: "A connect link is opened, or its platform answers, more than 30 minutes after the link was made."
+  }),
+  connect_link_used: entry({
+    status: 409,
+    retryable: false,
+    kind: "request",
+    en: "This connect link has already been used. Ask for a new link.",
+    id: "Tautan penghubung ini sudah digunakan. Mintalah tautan baru.",
+    when: "A connect link is opened again after it connected an account, or after the person declined."
+  }),
+  connect_state_invalid: entry({
+    status: 400,
+    retryable: false,
+    kind: "request",
+    en: "The answer from the platform does not belong to a connect in progress. Open the connect link again.",
+    id: "Jawaban dari platform tidak cocok dengan proses penghubungan yang sedang berjalan. Buka lagi tautan penghubung.",
+    when: "The platform's callback carries a `state` that is missing, altered, or from an earlier attempt of the link."
+  }),
+  connect_wrong_account: entry({
+    status: 409,
+    retryable: false,
+    kind: "request",
+    en: "This link reconnects {expected}, but the platform signed in {handle}. Sign in to {expected} and open a new link.",
+    id: "Tautan ini menghubungkan kembali {expected}, tetapi platform masuk sebagai {handle}. Masuk ke {expected} lalu buka tautan baru.",
+    when: "A reconnect link (`POST /v1/accounts/{id}/reconnect`) was completed with another platform account."
   })
 } as const satisfies Record<string, CatalogEntry>
 

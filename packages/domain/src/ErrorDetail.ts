@@ -175,6 +175,17 @@ export const reasons = {
   ),
   placeholder_id: text('a real id starting with "{prefix}"', 'id sungguhan yang diawali "{prefix}"'),
 
+  // Profiles and connected accounts
+  profile_has_accounts: text(
+    "the profile still has {count} connected accounts: disconnect them first",
+    "profil ini masih memiliki {count} akun terhubung: putuskan dulu akun tersebut"
+  ),
+  profile_has_unfinished_posts: text(
+    "the profile still has posts that have not finished publishing",
+    "profil ini masih memiliki unggahan yang belum selesai diterbitkan"
+  ),
+  account_disconnected: text("the account is disconnected", "akun ini sudah diputuskan"),
+
   // Connecting accounts: a Meta signed request (deauthorization callbacks)
   signed_request_bad_signature: text("is not signed with the app secret", "tidak ditandatangani dengan app secret"),
   signed_request_algorithm: text("must be signed with HMAC-SHA256", "harus ditandatangani dengan HMAC-SHA256")

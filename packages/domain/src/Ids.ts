@@ -20,7 +20,8 @@ export const prefixes = {
   event: "evt_",
   workspace: "ws_",
   key: "key_",
-  delivery: "dlv_"
+  delivery: "dlv_",
+  connectLink: "cnl_"
 } as const
 
 /** A kind of identifier. */

@@ -43,7 +43,8 @@ const samples: Readonly<Record<string, string | number | LocalizedText>> = {
   source: ErrorDetail.reason("placeholder_profile"),
   seconds: 10,
   cause: "ECONNREFUSED",
-  scopes: "posts:read, posts:write, webhooks:write"
+  scopes: "posts:read, posts:write, webhooks:write",
+  count: 2
 }
 
 const placeholders = (template: string) => [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!).sort()

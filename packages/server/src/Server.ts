@@ -18,13 +18,14 @@ import {
   EngineConfig,
   Ids,
   Mailer,
+  type ConnectStore,
   type PublishingStore,
   Store,
   type WebhookStore
 } from "@postwire/core"
 import { Api } from "@postwire/domain"
 import { McpHttp } from "@postwire/mcp"
-import { PlatformRouter } from "@postwire/platforms"
+import { ConnectRouter, PlatformRouter } from "@postwire/platforms"
 import { AdminApi } from "./admin/AdminApi.ts"
 import { AdminAuthenticationLive, AdminHandlers } from "./admin/AdminHandlers.ts"
 import { AdminToken } from "./admin/AdminToken.ts"
@@ -32,6 +33,7 @@ import { ApprovalRoutes } from "./approvals/ApprovalRoutes.ts"
 import { ApprovalsHandlers } from "./approvals/ApprovalsHandlers.ts"
 import * as SmtpMailer from "./approvals/SmtpMailer.ts"
 import { backgroundLayer } from "./Background.ts"
+import { ConnectRoutes } from "./connect/ConnectRoutes.ts"
 import { publicPathOf, ServerConfig, type ServerSettings } from "./config/ServerConfig.ts"
 import { errorReferenceHtml } from "./docs/ErrorReference.ts"
 import { ApiErrorsLive } from "./http/ApiErrorsLive.ts"
@@ -52,6 +54,15 @@ export const EngineConfigLive = Layer.effect(
     const store = yield* Store
     const secret = yield* store.ensureSetting("server_secret", randomBytes(32).toString("base64url")).pipe(Effect.orDie)
     return defaultSettings(config.publicUrl, secret)
+  })
+)
+
+/** Connecting accounts: the platforms' OAuth with the configured apps, and the sandbox keyed by the server secret. */
+const AccountConnectorLive = Layer.unwrap(
+  Effect.gen(function* () {
+    const config = yield* ServerConfig
+    const engine = yield* EngineConfig
+    return ConnectRouter.layer({ ...config.connect, publicUrl: config.publicUrl, sandboxSecret: engine.secret })
   })
 )
 
@@ -108,8 +119,17 @@ const McpRoute = Layer.unwrap(
   })
 )
 
-/** Every route of the server: the public API, the admin API, docs, the tool server, and public pages, behind the request checks. */
-export const Routes = Layer.mergeAll(PublicApi, Admin, Docs, ApprovalRoutes, MediaFilesRoute, RequestGuard, McpRoute)
+/** Every route of the server: the public API, the admin API, docs, the tool server, and public pages (approval, connect), behind the request checks. */
+export const Routes = Layer.mergeAll(
+  PublicApi,
+  Admin,
+  Docs,
+  ApprovalRoutes,
+  ConnectRoutes,
+  MediaFilesRoute,
+  RequestGuard,
+  McpRoute
+)
 
 /** What an instance with role `worker` serves: its health, for the orchestrator; no API. */
 export const WorkerRoutes = HttpRouter.add(
@@ -134,13 +154,17 @@ export const engineLayer = (settings: ServerSettings) =>
     mailerLayer(settings),
     PlatformRouter.layer(settings.platforms),
     CredentialsCipher.layer.pipe(Layer.provide(EngineConfigLive)),
+    AccountConnectorLive.pipe(Layer.provide(EngineConfigLive)),
     DeliveryServices
   ).pipe(
     Layer.provideMerge(ServerConfig.layer(settings))
   )
 
 /** The HTTP server on `settings.port`, over the given store. */
-export const serverLayer = (settings: ServerSettings, store: Layer.Layer<Store | WebhookStore | PublishingStore, unknown>) =>
+export const serverLayer = (
+  settings: ServerSettings,
+  store: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore, unknown>
+) =>
   HttpRouter.serve(settings.role === "worker" ? WorkerRoutes : Routes, {
     // Our own request log: Effect's would write approval tokens into the log.
     disableLogger: true,

@@ -7,17 +7,19 @@
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Layer } from "effect"
-import type { PublishingStore, Store, WebhookStore } from "@postwire/core"
-import { layerPostgres, PgliteClient, SqlPublishingStore, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
+import type { ConnectStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
+import { layerPostgres, PgliteClient, SqlConnectStore, SqlPublishingStore, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
 import type { ServerSettings } from "./config/ServerConfig.ts"
 
-/** The stores on one SQL database: the `Store` first (it migrates), then the `WebhookStore` and `PublishingStore` beside it. */
-export const sqlStores = Layer.mergeAll(SqlWebhookStore.layer, SqlPublishingStore.layer).pipe(Layer.provideMerge(SqlStore.layer))
+/** The stores on one SQL database: the `Store` first (it migrates), then the `WebhookStore`, `PublishingStore` and `ConnectStore` beside it. */
+export const sqlStores = Layer.mergeAll(SqlWebhookStore.layer, SqlPublishingStore.layer, SqlConnectStore.layer).pipe(
+  Layer.provideMerge(SqlStore.layer)
+)
 
 /** The store for these settings. */
 export const storeLayer = (
   settings: Pick<ServerSettings, "databaseUrl" | "dataDir">
-): Layer.Layer<Store | WebhookStore | PublishingStore, unknown> =>
+): Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore, unknown> =>
   settings.databaseUrl !== undefined
     ? sqlStores.pipe(Layer.provide(layerPostgres(settings.databaseUrl)))
     : sqlStores.pipe(

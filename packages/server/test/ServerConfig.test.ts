@@ -54,4 +54,27 @@ describe("resolveSettings", () => {
     expect(resolveSettings({}, { POSTWIRE_ADMIN_TOKEN: "  secret-token\n" }).adminToken).toBe("secret-token")
     expect(() => resolveSettings({}, { POSTWIRE_ADMIN_TOKEN: "two words" })).toThrow("Invalid configuration POSTWIRE_ADMIN_TOKEN")
   })
+
+  it("reads the connect settings: app credentials, hosts kept exactly as written, and the Meta secret under either name", () => {
+    const s = resolveSettings(
+      {},
+      {
+        POSTWIRE_TIKTOK_CLIENT_KEY: " aw123 ",
+        POSTWIRE_TIKTOK_CLIENT_SECRET: "tiktok-secret",
+        POSTWIRE_TIKTOK_AUTHORIZE_URL: "http://127.0.0.1:4000/v2/auth/authorize/",
+        POSTWIRE_INSTAGRAM_APP_ID: "990011",
+        POSTWIRE_META_APP_ID: "556677",
+        POSTWIRE_META_APP_SECRET: "meta-secret",
+        POSTWIRE_THREADS_REFRESH_URL: "none"
+      }
+    )
+    expect(s.connect.shortvideo).toMatchObject({ clientKey: "aw123", authorizeUrl: "http://127.0.0.1:4000/v2/auth/authorize/" })
+    expect(String(s.connect.shortvideo?.clientSecret)).not.toContain("tiktok-secret")
+    expect(s.connect.photo).toMatchObject({ appId: "990011" })
+    expect(s.connect.pages?.appId).toBe("556677")
+    expect(s.connect.pages?.appSecret).toBeDefined()
+    expect(s.platforms.pages?.appSecret).toBeDefined()
+    expect(s.connect.textpost).not.toHaveProperty("refreshUrl")
+    expect(() => resolveSettings({}, { POSTWIRE_FACEBOOK_AUTHORIZE_URL: "ftp://x" })).toThrow("POSTWIRE_FACEBOOK_AUTHORIZE_URL")
+  })
 })

@@ -4,13 +4,23 @@
  * @since 0.1.0
  */
 import { Effect, Option } from "effect"
-import { type Account, defaultPageSize, ErrorDetail, formatInstant, PostwireError } from "@postwire/domain"
+import {
+  type Account,
+  defaultPageSize,
+  ErrorDetail,
+  formatInstant,
+  isErrorCode,
+  type Locale,
+  PostwireError,
+  renderError
+} from "@postwire/domain"
 import type { Caller } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
 import { quotaLimit, quotaWindow } from "../posts/Quota.ts"
 import type { AccountRecord, ProfileRecord } from "../store/Records.ts"
 import { type Keyset, Store } from "../store/Store.ts"
+import { type AccountConnectionRecord, ConnectStore } from "./ConnectStore.ts"
 
 const day = 24 * 60 * 60 * 1000
 
@@ -28,7 +38,32 @@ export const accountQuota = Effect.fn("accounts.quota")(function* (account: Acco
   } satisfies Account.Quota
 })
 
-const accountView = (account: AccountRecord, quota: Account.Quota): Account.Account => ({
+/** Why an account must be reconnected, in the shared error shape, and the call that makes a link. */
+const reconnectView = (
+  account: AccountRecord,
+  connection: AccountConnectionRecord | undefined,
+  locale: Locale,
+  publicBaseUrl: string
+): Account.Account["reconnect"] => {
+  if (account.status !== "needs_reconnect") return null
+  const stored = connection?.reconnectReason
+  const code = stored !== undefined && stored !== null && isErrorCode(stored.code) ? stored.code : "token_expired"
+  const reason = renderError(
+    new PostwireError({ code, ...(stored?.platformCode ? { platformCode: stored.platformCode } : {}) }),
+    locale,
+    publicBaseUrl
+  )
+  return { reason, endpoint: `/v1/accounts/${account.id}/reconnect` }
+}
+
+/** An account on the wire: the record, its quota, and what its connection knows (never a token). */
+export const accountView = (
+  account: AccountRecord,
+  quota: Account.Quota,
+  connection: AccountConnectionRecord | undefined,
+  locale: Locale,
+  publicBaseUrl: string
+): Account.Account => ({
   id: account.id,
   profile_id: account.profileId,
   platform: account.platform,
@@ -36,23 +71,47 @@ const accountView = (account: AccountRecord, quota: Account.Quota): Account.Acco
   sandbox: account.sandbox,
   status: account.status,
   quota,
-  created_at: formatInstant(account.createdAt)
+  created_at: formatInstant(account.createdAt),
+  display_name: connection?.displayName ?? null,
+  avatar_url: connection?.avatarUrl ?? null,
+  connected_at: connection === undefined ? null : formatInstant(connection.connectedAt),
+  scopes: connection?.scopes ?? [],
+  token_expires_at:
+    connection?.tokenExpiresAt === undefined || connection.tokenExpiresAt === null || account.status === "disconnected"
+      ? null
+      : formatInstant(connection.tokenExpiresAt),
+  ...(account.platform === "shortvideo" && connection?.privacyLevelOptions != null
+    ? { privacy_level_options: connection.privacyLevelOptions }
+    : {}),
+  ...(account.platform === "shortvideo" && connection?.maxVideoPostDurationSec != null
+    ? { max_video_post_duration_sec: connection.maxVideoPostDurationSec }
+    : {}),
+  reconnect: reconnectView(account, connection, locale, publicBaseUrl)
 })
 
-const profileView = (profile: ProfileRecord): Account.Profile => ({
+/** The wire form of an account, read with its connection and quota now. */
+export const viewAccount = Effect.fn("accounts.view")(function* (account: AccountRecord, locale: Locale) {
+  const connections = yield* ConnectStore
+  const settings = yield* EngineConfig
+  const connection = yield* connections.getConnection(account.workspaceId, account.id)
+  return accountView(account, yield* accountQuota(account), Option.getOrUndefined(connection), locale, settings.publicBaseUrl)
+})
+
+/** A profile on the wire. */
+export const profileView = (profile: ProfileRecord): Account.Profile => ({
   id: profile.id,
   name: profile.name,
   created_at: formatInstant(profile.createdAt)
 })
 
 /** One account with its quota. */
-export const getAccount = Effect.fn("accounts.get")(function* (caller: Caller, id: string) {
+export const getAccount = Effect.fn("accounts.get")(function* (caller: Caller, id: string, locale: Locale = "en") {
   const store = yield* Store
   const found = yield* store.getAccount(caller.workspaceId, id)
   if (Option.isNone(found)) {
     return yield* Effect.fail(new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("account") } }))
   }
-  return accountView(found.value, yield* accountQuota(found.value))
+  return yield* viewAccount(found.value, locale)
 })
 
 /** Pages through a keyset list with a cursor bound to its filters. */
@@ -84,8 +143,14 @@ const page = Effect.fn("lists.page")(function* <A>(
 })
 
 /** Accounts of the workspace, newest first. */
-export const listAccounts = Effect.fn("accounts.list")(function* (caller: Caller, query: Account.ListAccountsQuery) {
+export const listAccounts = Effect.fn("accounts.list")(function* (
+  caller: Caller,
+  query: Account.ListAccountsQuery,
+  locale: Locale = "en"
+) {
   const store = yield* Store
+  const connectStore = yield* ConnectStore
+  const settings = yield* EngineConfig
   const filter = { profileId: query.profile_id, platform: query.platform }
   const result = yield* page(
     `accounts:${caller.workspaceId}`,
@@ -94,8 +159,15 @@ export const listAccounts = Effect.fn("accounts.list")(function* (caller: Caller
     (after, limit) => store.listAccounts(caller.workspaceId, filter, after, limit),
     (a: AccountRecord) => ({ sortKey: a.createdAt, id: a.id })
   )
+  const connections = yield* connectStore.getConnections(
+    caller.workspaceId,
+    result.items.map((a) => a.id)
+  )
+  const byAccount = new Map(connections.map((c) => [c.accountId, c]))
   const data: Array<Account.Account> = []
-  for (const a of result.items) data.push(accountView(a, yield* accountQuota(a)))
+  for (const a of result.items) {
+    data.push(accountView(a, yield* accountQuota(a), byAccount.get(a.id), locale, settings.publicBaseUrl))
+  }
   return { data, cursor: result.cursor }
 })
 

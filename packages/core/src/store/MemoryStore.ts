@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option } from "effect"
+import type { AccountConnectionRecord, ConnectLinkRecord } from "../accounts/ConnectStore.ts"
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -37,6 +38,9 @@ export class MemoryTables {
   readonly settings = new Map<string, string>()
   /** What the SQL schema's primary keys and unique indexes cover beyond the tables above. */
   readonly uniqueKeys = new Set<string>()
+  /** Connect links and the connections of accounts connected through them (`ConnectStore`). */
+  readonly connectLinks = new Tables<ConnectLinkRecord>()
+  readonly connections = new Tables<AccountConnectionRecord>()
 }
 
 /** The tables behind the in-memory `Store`, for the other in-memory services. */
@@ -358,6 +362,10 @@ export class Tables<A> {
     const rows = this.byWorkspace.get(workspaceId)
     if (rows === undefined) this.byWorkspace.set(workspaceId, new Map([[id, value]]))
     else rows.set(id, value)
+  }
+
+  delete(workspaceId: string, id: string): void {
+    this.byWorkspace.get(workspaceId)?.delete(id)
   }
 
   insert(operation: string, workspaceId: string, id: string, value: A): Effect.Effect<void, StoreError> {

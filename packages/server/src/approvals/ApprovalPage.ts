@@ -409,7 +409,7 @@ const pageHref = (ctx: PageContext, locale: Locale, suffix = "") => {
   return `${ctx.path}${suffix}?${query.toString()}`
 }
 
-const styles = `
+export const styles = `
 :root { color-scheme: light; --ink: #1a1a1a; --muted: #4a4a4a; --line: #c8c8c8; --accent: #0b57d0;
   --ok: #0b6b3a; --bad: #a4161a; --bg: #ffffff; --soft: #f4f5f7; }
 * { box-sizing: border-box; }

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Context, Layer, Redacted } from "effect"
-import type { PlatformRouter } from "@postwire/platforms"
+import type { ConnectRouter, PlatformRouter } from "@postwire/platforms"
 
 /** Which work an instance does: serve HTTP, run background work, or both. */
 export type Role = "api" | "worker" | "all"
@@ -42,6 +42,8 @@ export interface ServerSettings {
   readonly platforms: PlatformRouter.Options
   /** `POSTWIRE_MCP_ALLOW_SKIP_APPROVAL=1`: the tool server at `/mcp` lets agents create posts without approval. */
   readonly mcpAllowSkipApproval: boolean
+  /** The platforms' authorization and token hosts and app credentials, for connecting accounts (docs/accounts.md). */
+  readonly connect: Omit<ConnectRouter.Options, "publicUrl" | "sandboxSecret">
 }
 
 /** The server's settings. */
@@ -150,7 +152,8 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
     mailFrom: mailFrom.trim(),
     publishing: publishingSettings(env),
     platforms: platformSettings(env),
-    mcpAllowSkipApproval: mcpSkip === "1"
+    mcpAllowSkipApproval: mcpSkip === "1",
+    connect: connectSettings(env)
   }
 }
 
@@ -190,6 +193,12 @@ const httpUrl = (setting: string, raw: string | undefined): string | undefined =
   return raw.replace(/\/$/, "")
 }
 
+/** An http(s) address kept exactly as written (TikTok's authorize page needs its trailing slash). */
+const exactUrl = (setting: string, raw: string | undefined): string | undefined => {
+  const checked = httpUrl(setting, raw)
+  return checked === undefined ? undefined : raw!.trim()
+}
+
 /** A token refresh address; `none` turns refreshing off. */
 const refreshUrl = (setting: string, raw: string | undefined): string | null | undefined =>
   raw === "none" ? null : httpUrl(setting, raw)
@@ -223,7 +232,8 @@ const platformSettings = (env: Readonly<Record<string, string | undefined>>): Pl
     }),
     pages: given({
       baseUrl: httpUrl("POSTWIRE_FACEBOOK_BASE_URL", env.POSTWIRE_FACEBOOK_BASE_URL),
-      appSecret: secret(env.POSTWIRE_FACEBOOK_APP_SECRET),
+      // One Meta app publishes and connects: either name sets its secret.
+      appSecret: secret(env.POSTWIRE_FACEBOOK_APP_SECRET || env.POSTWIRE_META_APP_SECRET),
       pollIntervalMs
     }),
     textpost: given({
@@ -242,3 +252,46 @@ const platformSettings = (env: Readonly<Record<string, string | undefined>>): Pl
 
 /** The path of the public address without a trailing slash: `""`, or `/postwire` for a server mounted there. */
 export const publicPathOf = (publicUrl: string): string => new URL(publicUrl).pathname.replace(/\/+$/, "")
+
+/**
+ * Connecting accounts: each platform's app credentials and its authorization and token hosts.
+ * The API hosts are the publishing ones (`POSTWIRE_<PLATFORM>_BASE_URL`, `_REFRESH_URL`).
+ */
+const connectSettings = (env: Readonly<Record<string, string | undefined>>): ServerSettings["connect"] => {
+  const refresh = (setting: string) => {
+    const value = refreshUrl(setting, env[setting])
+    return value === null ? undefined : value
+  }
+  return {
+    shortvideo: given({
+      clientKey: env.POSTWIRE_TIKTOK_CLIENT_KEY?.trim() || undefined,
+      clientSecret: secret(env.POSTWIRE_TIKTOK_CLIENT_SECRET),
+      authorizeUrl: exactUrl("POSTWIRE_TIKTOK_AUTHORIZE_URL", env.POSTWIRE_TIKTOK_AUTHORIZE_URL),
+      apiUrl: httpUrl("POSTWIRE_TIKTOK_BASE_URL", env.POSTWIRE_TIKTOK_BASE_URL)
+    }),
+    photo: given({
+      appId: env.POSTWIRE_INSTAGRAM_APP_ID?.trim() || undefined,
+      appSecret: secret(env.POSTWIRE_INSTAGRAM_APP_SECRET),
+      authorizeUrl: exactUrl("POSTWIRE_INSTAGRAM_AUTHORIZE_URL", env.POSTWIRE_INSTAGRAM_AUTHORIZE_URL),
+      tokenUrl: exactUrl("POSTWIRE_INSTAGRAM_TOKEN_URL", env.POSTWIRE_INSTAGRAM_TOKEN_URL),
+      exchangeUrl: exactUrl("POSTWIRE_INSTAGRAM_EXCHANGE_URL", env.POSTWIRE_INSTAGRAM_EXCHANGE_URL),
+      refreshUrl: refresh("POSTWIRE_INSTAGRAM_REFRESH_URL"),
+      graphUrl: httpUrl("POSTWIRE_INSTAGRAM_BASE_URL", env.POSTWIRE_INSTAGRAM_BASE_URL)
+    }),
+    pages: given({
+      appId: env.POSTWIRE_META_APP_ID?.trim() || undefined,
+      appSecret: secret(env.POSTWIRE_META_APP_SECRET || env.POSTWIRE_FACEBOOK_APP_SECRET),
+      authorizeUrl: exactUrl("POSTWIRE_FACEBOOK_AUTHORIZE_URL", env.POSTWIRE_FACEBOOK_AUTHORIZE_URL),
+      graphUrl: httpUrl("POSTWIRE_FACEBOOK_BASE_URL", env.POSTWIRE_FACEBOOK_BASE_URL)
+    }),
+    textpost: given({
+      appId: env.POSTWIRE_THREADS_APP_ID?.trim() || undefined,
+      appSecret: secret(env.POSTWIRE_THREADS_APP_SECRET),
+      authorizeUrl: exactUrl("POSTWIRE_THREADS_AUTHORIZE_URL", env.POSTWIRE_THREADS_AUTHORIZE_URL),
+      tokenUrl: exactUrl("POSTWIRE_THREADS_TOKEN_URL", env.POSTWIRE_THREADS_TOKEN_URL),
+      exchangeUrl: exactUrl("POSTWIRE_THREADS_EXCHANGE_URL", env.POSTWIRE_THREADS_EXCHANGE_URL),
+      refreshUrl: refresh("POSTWIRE_THREADS_REFRESH_URL"),
+      graphUrl: httpUrl("POSTWIRE_THREADS_BASE_URL", env.POSTWIRE_THREADS_BASE_URL)
+    })
+  }
+}

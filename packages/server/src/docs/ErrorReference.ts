@@ -6,10 +6,10 @@
  * @since 0.1.0
  */
 import { ErrorCatalog, type ErrorCode, errorCodes } from "@postwire/domain"
-import { type Html, html } from "../html/Html.ts"
+import { html, type SafeHtml } from "../html/Html.ts"
 
 /** Text with its `backticked` parts as code. */
-const withCode = (text: string): ReadonlyArray<Html | string> =>
+const withCode = (text: string): ReadonlyArray<SafeHtml | string> =>
   text.split("`").map((part, i) => (i % 2 === 1 ? html`<code>${part}</code>` : part))
 
 const sources: Readonly<Record<(typeof ErrorCatalog)[ErrorCode]["kind"], string>> = {
@@ -18,7 +18,7 @@ const sources: Readonly<Record<(typeof ErrorCatalog)[ErrorCode]["kind"], string>
   platform: "Platform"
 }
 
-const indexRow = (c: ErrorCode): Html => {
+const indexRow = (c: ErrorCode): SafeHtml => {
   const e = ErrorCatalog[c]
   return html`<tr>
   <th scope="row"><a href="#${c}"><code>${c}</code></a></th>
@@ -28,7 +28,7 @@ const indexRow = (c: ErrorCode): Html => {
 </tr>`
 }
 
-const entry = (c: ErrorCode): Html => {
+const entry = (c: ErrorCode): SafeHtml => {
   const e = ErrorCatalog[c]
   return html`<section id="${c}" aria-labelledby="h-${c}">
   <h2 id="h-${c}"><a href="#${c}">${c}</a></h2>

@@ -28,6 +28,7 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import {
   Accounts,
   Approvals,
+  ConnectStore,
   type Caller,
   Media,
   Posts,
@@ -63,11 +64,14 @@ export interface EngineOptions extends EmbedOptions {
 }
 
 /** The stores, with writes that carry events reported to the {@link EventFeed}. */
-const storesWithFeed = (base: Layer.Layer<Store | WebhookStore | PublishingStore, unknown>) =>
-  Layer.merge(
+const storesWithFeed = (base: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore, unknown>) =>
+  Layer.mergeAll(
     layerObservedStores,
     Layer.effect(WebhookStore)(Effect.gen(function* () {
       return yield* WebhookStore
+    })),
+    Layer.effect(ConnectStore)(Effect.gen(function* () {
+      return yield* ConnectStore
     }))
   ).pipe(Layer.provide(base), Layer.provideMerge(EventFeed.layer))
 

@@ -7,7 +7,7 @@
 import { Effect, Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Accounts, type Caller, Media, Posts } from "@postwire/core"
+import { Accounts, type Caller, Connect, Media, Posts, Profiles } from "@postwire/core"
 import { Api, CurrentKey, Media as MediaWire, Post } from "@postwire/domain"
 import { respond } from "./Failures.ts"
 import { idempotent } from "./Idempotency.ts"
@@ -94,28 +94,64 @@ export const PostsHandlers = HttpApiBuilder.group(Api, "posts", (handlers) =>
     )
 )
 
-/** GET /v1/accounts… */
+/** /v1/accounts… */
 export const AccountsHandlers = HttpApiBuilder.group(Api, "accounts", (handlers) =>
   handlers
     .handle("list", ({ query }) =>
       Effect.gen(function* () {
-        return yield* respond(Accounts.listAccounts(yield* caller, query))
+        return yield* respond(Accounts.listAccounts(yield* caller, query, yield* requestLocale))
       })
     )
     .handle("get", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Accounts.getAccount(yield* caller, params.id))
+        return yield* respond(Accounts.getAccount(yield* caller, params.id, yield* requestLocale))
+      })
+    )
+    .handle("connect", ({ payload }) =>
+      Effect.gen(function* () {
+        return yield* respond(Connect.createConnectLink(yield* caller, payload))
+      })
+    )
+    .handle("reconnect", ({ params, payload }) =>
+      Effect.gen(function* () {
+        return yield* respond(Connect.createReconnectLink(yield* caller, params.id, payload))
+      })
+    )
+    .handle("disconnect", ({ params }) =>
+      Effect.gen(function* () {
+        return yield* respond(Connect.disconnectAccount(yield* caller, params.id, yield* requestLocale))
       })
     )
 )
 
-/** GET /v1/profiles */
+/** /v1/profiles… */
 export const ProfilesHandlers = HttpApiBuilder.group(Api, "profiles", (handlers) =>
-  handlers.handle("list", ({ query }) =>
-    Effect.gen(function* () {
-      return yield* respond(Accounts.listProfiles(yield* caller, query))
-    })
-  )
+  handlers
+    .handle("list", ({ query }) =>
+      Effect.gen(function* () {
+        return yield* respond(Accounts.listProfiles(yield* caller, query))
+      })
+    )
+    .handle("create", ({ payload }) =>
+      Effect.gen(function* () {
+        return yield* respond(Profiles.createProfile(yield* caller, payload))
+      })
+    )
+    .handle("get", ({ params }) =>
+      Effect.gen(function* () {
+        return yield* respond(Profiles.getProfile(yield* caller, params.id))
+      })
+    )
+    .handle("update", ({ params, payload }) =>
+      Effect.gen(function* () {
+        return yield* respond(Profiles.updateProfile(yield* caller, params.id, payload))
+      })
+    )
+    .handle("delete", ({ params }) =>
+      Effect.gen(function* () {
+        return yield* respond(Profiles.deleteProfile(yield* caller, params.id))
+      })
+    )
 )
 
 /** /v1/media… */

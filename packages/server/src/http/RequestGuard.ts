@@ -5,7 +5,7 @@
  *   `curl -d` says form-urlencoded) is read as JSON: the API speaks nothing else.
  * - A NUL character, which no text column can hold, is refused up front: in the body as a 400
  *   naming the field, in a query parameter as a 400 naming it, in the path as a 404.
- * - The public approval routes, which carry no key, are limited per client address and answer
+ * - The public approval and connect routes, which carry no key, are limited per client address and answer
  *   with the `X-RateLimit-*` headers like the rest of the API.
  * - An address no route serves is a 404 in the shared error shape, never an empty body.
  *
@@ -20,7 +20,9 @@ import { requestLocale } from "./Locale.ts"
 import { announce, countRequest } from "./RateLimits.ts"
 
 const isApi = (path: string) => path.startsWith("/v1/") || path.startsWith("/admin/")
-const isPublicApproval = (path: string) => path.startsWith("/v1/approvals/") || path.startsWith("/approve/")
+// The connect pages and callbacks carry no key either.
+const isPublicApproval = (path: string) =>
+  path.startsWith("/v1/approvals/") || path.startsWith("/approve/") || path.startsWith("/connect/")
 
 const isJson = (contentType: string | undefined) => {
   if (contentType === undefined) return true

@@ -10,6 +10,7 @@ import init from "./0001_init.ts"
 import publishing from "./0002_publishing.ts"
 import webhooks from "./0003_webhooks.ts"
 import pendingPermalinks from "./0004_pending_permalinks.ts"
+import accountsConnect from "./0005_accounts_connect.ts"
 import webhookLog from "./0006_webhook_log.ts"
 import publishRecovery from "./0007_publish_recovery.ts"
 
@@ -22,6 +23,7 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0002_publishing": publishing,
   "0003_webhooks": webhooks,
   "0004_pending_permalinks": pendingPermalinks,
+  "0005_accounts_connect": accountsConnect,
   "0006_webhook_log": webhookLog,
   "0007_publish_recovery": publishRecovery
 })

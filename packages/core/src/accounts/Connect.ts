@@ -1,0 +1,708 @@
+/**
+ * Connecting accounts: the hosted connect link and everything after it.
+ *
+ * 1. `POST /v1/accounts/connect` makes a single-use link (30 minutes): {@link createConnectLink}.
+ * 2. The person opens it; Postwire's page says who asks ({@link loadConnectPage}), then sends the
+ *    person to the platform with a fresh `state` bound to the link and a PKCE verifier kept
+ *    sealed on the server ({@link beginAuthorization}).
+ * 3. The platform calls back: the code is exchanged for tokens and identities
+ *    ({@link completeCallback}); Facebook first lets the person pick Pages ({@link choosePages}).
+ * 4. Each identity becomes an account, or renews the account that already has it in the
+ *    workspace (same `acc_` id), with `account.connected`, in one transaction that also uses the
+ *    link up.
+ *
+ * Disconnecting ({@link disconnectAccount}), Meta's deauthorization ({@link deauthorize}) and
+ * reconnect links ({@link createReconnectLink}) live here too. Tokens never leave the sealed
+ * form except to go to the `AccountConnector`.
+ *
+ * @since 0.2.0
+ */
+import { Effect, Option } from "effect"
+import {
+  type Account,
+  ErrorDetail,
+  formatInstant,
+  type Locale,
+  type Platform,
+  platformRules,
+  PostwireError,
+  renderError
+} from "@postwire/domain"
+import type { Caller } from "../Caller.ts"
+import { EngineConfig } from "../EngineConfig.ts"
+import { hashSecret, Ids } from "../ids/Ids.ts"
+import * as PostEvents from "../posts/PostEvents.ts"
+import { derivePostStatus } from "../posts/TargetStatus.ts"
+import { accountContext, CredentialsCipher } from "../publishing/CredentialsCipher.ts"
+import type { AccountRecord, OutboxEvent, PostAggregate, ProfileRecord, TargetRecord, WorkspaceRecord } from "../store/Records.ts"
+import { Store } from "../store/Store.ts"
+import { AccountConnector, type ConnectedIdentity, type ConnectFailure } from "./AccountConnector.ts"
+import { viewAccount } from "./Accounts.ts"
+import {
+  type AccountConnectionRecord,
+  type ConnectedAccount,
+  type ConnectLinkRecord,
+  ConnectStore
+} from "./ConnectStore.ts"
+import { isAllowedRedirect } from "../approvals/Approvals.ts"
+import { nextRefreshAt } from "./TokenRenewal.ts"
+
+/** How long a connect link works. */
+export const linkLifetimeMs = 30 * 60 * 1000
+
+const now = Effect.clockWith((c) => c.currentTimeMillis)
+
+const notFound = (resource: ErrorDetail.Resource, field?: string) =>
+  new PostwireError({ code: "not_found", ...(field === undefined ? {} : { field }), details: { resource: ErrorDetail.resource(resource) } })
+
+/** The address of a connect link. */
+export const connectUrl = (publicBaseUrl: string, token: string): string => `${publicBaseUrl.replace(/\/$/, "")}/connect/${token}`
+
+/** Postwire's callback address for a platform, as registered with the platform's app. */
+export const callbackUrl = (publicBaseUrl: string, platform: Platform): string =>
+  `${publicBaseUrl.replace(/\/$/, "")}/connect/callback/${platform}`
+
+const linkContext = (link: Pick<ConnectLinkRecord, "workspaceId" | "id">) => `connect/${link.workspaceId}/${link.id}`
+
+const requireWorkspace = Effect.fn("connect.workspace")(function* (workspaceId: string) {
+  const store = yield* Store
+  const found = yield* store.getWorkspace(workspaceId)
+  if (Option.isNone(found)) return yield* Effect.fail(notFound("workspace"))
+  return found.value
+})
+
+const checkRedirect = (workspace: WorkspaceRecord, url: string | undefined) =>
+  url === undefined || isAllowedRedirect(url, workspace.allowedRedirectDomains)
+    ? Effect.void
+    : Effect.fail(new PostwireError({ code: "invalid_redirect_url", field: "redirect_url" }))
+
+/** Fails with `platform_not_configured` naming the settings the platform still needs. */
+const checkConfigured = Effect.fn("connect.configured")(function* (platform: Platform, sandbox: boolean) {
+  const connector = yield* AccountConnector
+  const missing = connector.configured(platform, sandbox)
+  if (missing.length === 0) return
+  return yield* Effect.fail(
+    new PostwireError({
+      code: "platform_not_configured",
+      field: "platform",
+      details: { platform: platformRules[platform].displayName, settings: missing.join(", ") }
+    })
+  )
+})
+
+/** Stores a new link and returns it as the API shows it. */
+const issueLink = Effect.fn("connect.issueLink")(function* (
+  caller: Caller,
+  fields: Pick<ConnectLinkRecord, "profileId" | "platform" | "sandbox" | "redirectUrl" | "accountId">
+) {
+  const connections = yield* ConnectStore
+  const settings = yield* EngineConfig
+  const at = yield* now
+  const id = yield* Ids.use((ids) => ids.make("connectLink"))
+  const token = yield* Ids.use((ids) => ids.secret(32))
+  const link: ConnectLinkRecord = {
+    ...fields,
+    id,
+    workspaceId: caller.workspaceId,
+    tokenHash: hashSecret(token),
+    stateHash: null,
+    codeVerifier: null,
+    pendingChoice: null,
+    expiresAt: at + linkLifetimeMs,
+    completedAt: null,
+    accountIds: [],
+    createdBy: `key:${caller.keyId}`,
+    createdAt: at
+  }
+  yield* connections.createLink(link)
+  return {
+    url: connectUrl(settings.publicBaseUrl, token),
+    expires_at: formatInstant(link.expiresAt),
+    profile_id: link.profileId,
+    platform: link.platform,
+    sandbox: link.sandbox,
+    account_id: link.accountId
+  } satisfies Account.ConnectLink
+})
+
+/**
+ * `POST /v1/accounts/connect`: a link that connects an account into a profile. A test key, or
+ * `sandbox: true`, connects a sandbox account through the simulated consent page.
+ */
+export const createConnectLink = Effect.fn("connect.createLink")(function* (
+  caller: Caller,
+  request: Account.ConnectAccountRequest
+) {
+  const store = yield* Store
+  const workspace = yield* requireWorkspace(caller.workspaceId)
+  const profile = yield* store.getProfile(caller.workspaceId, request.profile_id)
+  if (Option.isNone(profile)) return yield* Effect.fail(notFound("profile", "profile_id"))
+  yield* checkRedirect(workspace, request.redirect_url)
+  const sandbox = request.sandbox === true || caller.kind === "test"
+  yield* checkConfigured(request.platform, sandbox)
+  return yield* issueLink(caller, {
+    profileId: request.profile_id,
+    platform: request.platform,
+    sandbox,
+    redirectUrl: request.redirect_url ?? null,
+    accountId: null
+  })
+})
+
+/** `POST /v1/accounts/{id}/reconnect`: a link that connects the same platform account again. */
+export const createReconnectLink = Effect.fn("connect.createReconnectLink")(function* (
+  caller: Caller,
+  accountId: string,
+  request: Account.ReconnectAccountRequest
+) {
+  const store = yield* Store
+  const workspace = yield* requireWorkspace(caller.workspaceId)
+  const found = yield* store.getAccount(caller.workspaceId, accountId)
+  if (Option.isNone(found)) return yield* Effect.fail(notFound("account"))
+  const account = found.value
+  if (caller.kind === "test" && !account.sandbox) {
+    return yield* Effect.fail(new PostwireError({ code: "test_key_live_account", field: "id" }))
+  }
+  yield* checkRedirect(workspace, request.redirect_url)
+  yield* checkConfigured(account.platform, account.sandbox)
+  return yield* issueLink(caller, {
+    profileId: account.profileId,
+    platform: account.platform,
+    sandbox: account.sandbox,
+    redirectUrl: request.redirect_url ?? null,
+    accountId: account.id
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// The page and the callback
+// ---------------------------------------------------------------------------------------------
+
+/** What the connect page shows for a token. */
+export type ConnectPage =
+  | { readonly _tag: "Unknown" }
+  | { readonly _tag: "Expired"; readonly link: ConnectLinkRecord }
+  | { readonly _tag: "Used"; readonly link: ConnectLinkRecord }
+  | {
+      readonly _tag: "Open"
+      readonly link: ConnectLinkRecord
+      readonly workspace: WorkspaceRecord
+      readonly profile: ProfileRecord | undefined
+      /** A reconnect link: the account it renews. */
+      readonly account: AccountRecord | undefined
+    }
+
+/** Reads the link a token names, for the connect page. */
+export const loadConnectPage = Effect.fn("connect.loadPage")(function* (token: string) {
+  const connections = yield* ConnectStore
+  const store = yield* Store
+  const found = yield* connections.findLinkByToken(hashSecret(token))
+  if (Option.isNone(found)) return { _tag: "Unknown" } as ConnectPage
+  const link = found.value
+  if (link.completedAt !== null) return { _tag: "Used", link } as ConnectPage
+  if (link.expiresAt <= (yield* now)) return { _tag: "Expired", link } as ConnectPage
+  const workspace = yield* store.getWorkspace(link.workspaceId)
+  if (Option.isNone(workspace)) return { _tag: "Unknown" } as ConnectPage
+  const profile = yield* store.getProfile(link.workspaceId, link.profileId)
+  const account = link.accountId === null ? Option.none() : yield* store.getAccount(link.workspaceId, link.accountId)
+  return {
+    _tag: "Open",
+    link,
+    workspace: workspace.value,
+    profile: Option.getOrUndefined(profile),
+    account: Option.getOrUndefined(account)
+  } as ConnectPage
+})
+
+/**
+ * Starts the platform's authorization for an open link: a new `state` (the previous attempt's
+ * callback then finds nothing) and PKCE verifier, and the address to send the person to.
+ */
+export const beginAuthorization = Effect.fn("connect.begin")(function* (token: string) {
+  const page = yield* loadConnectPage(token)
+  if (page._tag !== "Open") return page
+  const connections = yield* ConnectStore
+  const connector = yield* AccountConnector
+  const cipher = yield* CredentialsCipher
+  const settings = yield* EngineConfig
+  const { link } = page
+  const state = yield* Ids.use((ids) => ids.secret(32))
+  const codeVerifier = yield* Ids.use((ids) => ids.secret(48))
+  const started = yield* connections.startAuthorization(
+    link.workspaceId,
+    link.id,
+    hashSecret(state),
+    cipher.seal(codeVerifier, linkContext(link))
+  )
+  if (!started) return { _tag: "Used", link } as const
+  const url = yield* connector.authorizationUrl({
+    platform: link.platform,
+    sandbox: link.sandbox,
+    state,
+    redirectUri: callbackUrl(settings.publicBaseUrl, link.platform),
+    codeVerifier
+  })
+  return { _tag: "Redirect", link, url } as const
+})
+
+/** The query of a platform's callback. */
+export interface CallbackQuery {
+  readonly code?: string | undefined
+  readonly state?: string | undefined
+  readonly error?: string | undefined
+}
+
+/** A Page (or other account) the person may pick before it is connected. */
+export interface Choice {
+  readonly id: string
+  readonly handle: string
+  readonly displayName: string | null
+  readonly avatarUrl: string | null
+}
+
+/** How a connect ended, for the page and the redirect. */
+export type ConnectOutcome =
+  | { readonly _tag: "BadState" }
+  | { readonly _tag: "Connected"; readonly link: ConnectLinkRecord; readonly accounts: ReadonlyArray<AccountRecord> }
+  | { readonly _tag: "Choose"; readonly link: ConnectLinkRecord; readonly state: string; readonly choices: ReadonlyArray<Choice> }
+  | {
+      readonly _tag: "Failed"
+      readonly link: ConnectLinkRecord
+      readonly error: PostwireError
+      /** The link still works: the person may try again from it. */
+      readonly canRetry: boolean
+    }
+
+const failed = (link: ConnectLinkRecord, error: PostwireError, canRetry = false): ConnectOutcome => ({
+  _tag: "Failed",
+  link,
+  error,
+  canRetry
+})
+
+/** A connector failure as the page and the redirect show it. */
+const errorOfFailure = (failure: ConnectFailure) =>
+  new PostwireError({
+    code: failure.code,
+    platformCode: failure.platformCode,
+    details: failure.details,
+    retryable: failure.retryable
+  })
+
+/** The open link a callback's `state` belongs to, or why there is none. */
+const linkOfState = Effect.fn("connect.linkOfState")(function* (platform: Platform, state: string | undefined) {
+  const connections = yield* ConnectStore
+  if (state === undefined || state === "" || state.length > 512) return { _tag: "BadState" } as const
+  const found = yield* connections.findLinkByState(hashSecret(state))
+  if (Option.isNone(found) || found.value.platform !== platform) return { _tag: "BadState" } as const
+  const link = found.value
+  if (link.completedAt !== null) return { _tag: "Done", outcome: failed(link, new PostwireError({ code: "connect_link_used" })) } as const
+  if (link.expiresAt <= (yield* now)) {
+    yield* connections.closeLink(link.workspaceId, link.id, yield* now)
+    return { _tag: "Done", outcome: failed(link, new PostwireError({ code: "connect_link_expired" })) } as const
+  }
+  return { _tag: "Open", link } as const
+})
+
+/** Closes the link and reports the failure (the person must ask for a new link). */
+const failForGood = Effect.fn("connect.failForGood")(function* (link: ConnectLinkRecord, error: PostwireError) {
+  const connections = yield* ConnectStore
+  yield* connections.closeLink(link.workspaceId, link.id, yield* now)
+  yield* Effect.logInfo("connect failed", { code: error.code, platform_code: error.platformCode, link_id: link.id })
+  return failed(link, error)
+})
+
+/**
+ * `GET /connect/callback/{platform}`: the platform's answer. Exchanges the code, then connects
+ * the identities, or (Facebook) asks which Pages to connect.
+ */
+export const completeCallback = Effect.fn("connect.callback")(function* (platform: Platform, query: CallbackQuery) {
+  const found = yield* linkOfState(platform, query.state)
+  if (found._tag === "BadState") return { _tag: "BadState" } as ConnectOutcome
+  if (found._tag === "Done") return found.outcome
+  const { link } = found
+  if (query.error !== undefined && query.error !== "") {
+    return yield* failForGood(link, new PostwireError({ code: "connect_refused", platformCode: query.error.slice(0, 100) }))
+  }
+  if (query.code === undefined || query.code === "") {
+    return yield* failForGood(link, new PostwireError({ code: "connect_failed", platformCode: "missing_code" }))
+  }
+  const connector = yield* AccountConnector
+  const cipher = yield* CredentialsCipher
+  const settings = yield* EngineConfig
+  const verifier = link.codeVerifier === null ? Option.none<string>() : cipher.open(link.codeVerifier, linkContext(link))
+  if (Option.isNone(verifier)) return { _tag: "BadState" } as ConnectOutcome
+  const exchanged = yield* connector
+    .exchange({
+      platform,
+      sandbox: link.sandbox,
+      code: query.code,
+      redirectUri: callbackUrl(settings.publicBaseUrl, platform),
+      codeVerifier: verifier.value
+    })
+    .pipe(Effect.result)
+  if (exchanged._tag === "Failure") {
+    const failure = exchanged.failure
+    // A platform that is down may work in a minute: the link stays open for another try.
+    if (failure.retryable) {
+      yield* Effect.logWarning("connect exchange failed, retryable", { code: failure.code, platform_code: failure.platformCode })
+      return failed(link, errorOfFailure(failure), true)
+    }
+    return yield* failForGood(link, errorOfFailure(failure))
+  }
+  const identities = exchanged.success
+  if (identities.length === 0) {
+    return yield* failForGood(link, new PostwireError({ code: "connect_refused", platformCode: "nothing_granted" }))
+  }
+  if (platform === "pages" && link.accountId === null) {
+    const connections = yield* ConnectStore
+    const sealed = cipher.seal(JSON.stringify(identities), `${linkContext(link)}/choice`)
+    const kept = yield* connections.savePendingChoice(link.workspaceId, link.id, sealed)
+    if (!kept) return failed(link, new PostwireError({ code: "connect_link_used" }))
+    return {
+      _tag: "Choose",
+      link,
+      state: query.state!,
+      choices: identities.map((i) => ({
+        id: i.platformAccountId,
+        handle: i.handle,
+        displayName: i.displayName,
+        avatarUrl: i.avatarUrl
+      }))
+    } as ConnectOutcome
+  }
+  return yield* connectIdentities(link, identities)
+})
+
+/** `POST /connect/callback/pages`: the Pages the person picked, by their platform ids. */
+export const choosePages = Effect.fn("connect.choosePages")(function* (state: string | undefined, chosen: ReadonlyArray<string>) {
+  const found = yield* linkOfState("pages", state)
+  if (found._tag === "BadState") return { _tag: "BadState" } as ConnectOutcome
+  if (found._tag === "Done") return found.outcome
+  const { link } = found
+  const cipher = yield* CredentialsCipher
+  const opened = link.pendingChoice === null ? Option.none<string>() : cipher.open(link.pendingChoice, `${linkContext(link)}/choice`)
+  if (Option.isNone(opened)) return { _tag: "BadState" } as ConnectOutcome
+  const identities = JSON.parse(opened.value) as ReadonlyArray<ConnectedIdentity>
+  const picked = identities.filter((identity) => chosen.includes(identity.platformAccountId))
+  if (picked.length === 0) {
+    return {
+      _tag: "Choose",
+      link,
+      state: state!,
+      choices: identities.map((i) => ({ id: i.platformAccountId, handle: i.handle, displayName: i.displayName, avatarUrl: i.avatarUrl }))
+    } as ConnectOutcome
+  }
+  return yield* connectIdentities(link, picked)
+})
+
+/** The event data of `account.connected`. */
+const connectedEventData = (account: AccountRecord, connection: AccountConnectionRecord, renewed: boolean) => ({
+  account_id: account.id,
+  profile_id: account.profileId,
+  platform: account.platform,
+  handle: account.handle,
+  display_name: connection.displayName,
+  sandbox: account.sandbox,
+  reconnected: renewed
+})
+
+/** Writes the identities as accounts (new, or renewing the one with the same identity) and uses the link up. */
+const connectIdentities = Effect.fn("connect.connectIdentities")(function* (
+  link: ConnectLinkRecord,
+  identities: ReadonlyArray<ConnectedIdentity>
+) {
+  const store = yield* Store
+  const connections = yield* ConnectStore
+  const cipher = yield* CredentialsCipher
+  const at = yield* now
+  const written: Array<ConnectedAccount> = []
+  const events: Array<OutboxEvent> = []
+  for (const identity of identities) {
+    const existing = yield* connections.findConnectionByIdentity(
+      link.workspaceId,
+      identity.platform,
+      link.sandbox,
+      identity.platformAccountId
+    )
+    let previous: Option.Option<AccountRecord>
+    if (link.accountId === null) {
+      previous = Option.isSome(existing) ? yield* store.getAccount(link.workspaceId, existing.value.accountId) : Option.none()
+    } else {
+      // A reconnect link renews its account, and only with the same platform account.
+      previous = yield* store.getAccount(link.workspaceId, link.accountId)
+      const own = yield* connections.getConnection(link.workspaceId, link.accountId)
+      const knownId = Option.isSome(own) ? own.value.externalId : Option.getOrNull(Option.map(previous, (a) => a.externalId))
+      const takenByOther = Option.isSome(existing) && existing.value.accountId !== link.accountId
+      if (Option.isNone(previous) || takenByOther || (knownId !== null && knownId !== identity.platformAccountId)) {
+        return yield* failForGood(
+          link,
+          new PostwireError({
+            code: "connect_wrong_account",
+            details: {
+              expected: `@${Option.match(previous, { onNone: () => "", onSome: (a) => a.handle.replace(/^@/, "") })}`,
+              handle: `@${identity.handle.replace(/^@/, "")}`
+            }
+          })
+        )
+      }
+    }
+    const id = Option.isSome(previous) ? previous.value.id : yield* Ids.use((ids) => ids.make("account"))
+    const account: AccountRecord = {
+      ...(Option.isSome(previous)
+        ? previous.value
+        : {
+            id,
+            workspaceId: link.workspaceId,
+            profileId: link.profileId,
+            platform: identity.platform,
+            sandbox: link.sandbox,
+            dailyQuota: null,
+            simulate: null,
+            createdAt: at
+          }),
+      handle: identity.handle,
+      status: "connected",
+      credentials: cipher.seal(identity.credentials, accountContext(link.workspaceId, id)),
+      externalId: identity.platformAccountId
+    }
+    const connection: AccountConnectionRecord = {
+      workspaceId: link.workspaceId,
+      accountId: id,
+      platform: identity.platform,
+      sandbox: link.sandbox,
+      externalId: identity.platformAccountId,
+      grantId: identity.grantId,
+      displayName: identity.displayName,
+      avatarUrl: identity.avatarUrl,
+      scopes: identity.scopes,
+      connectedAt: at,
+      tokenExpiresAt: identity.accessTokenExpiresAt,
+      refreshExpiresAt: identity.refreshTokenExpiresAt,
+      privacyLevelOptions: identity.creatorInfo?.privacyLevelOptions ?? null,
+      maxVideoPostDurationSec: identity.creatorInfo?.maxVideoPostDurationSec ?? null,
+      refreshAt: nextRefreshAt(identity.platform, at, identity.accessTokenExpiresAt),
+      refreshFailures: 0,
+      leaseOwner: null,
+      leaseUntil: null,
+      reconnectReason: null,
+      disconnectedAt: null
+    }
+    const renewed = Option.isSome(previous)
+    written.push({ mode: renewed ? "renew" : "insert", account, connection })
+    events.push(
+      yield* PostEvents.makeEvent(link.workspaceId, "account.connected", connectedEventData(account, connection, renewed), !link.sandbox, at)
+    )
+  }
+  const completed = yield* connections.completeLink(link.workspaceId, link.id, at, written, events)
+  if (!completed) return failed(link, new PostwireError({ code: "connect_link_used" }))
+  yield* Effect.logInfo("accounts connected", { link_id: link.id, account_ids: written.map((w) => w.account.id).join(",") })
+  return { _tag: "Connected", link, accounts: written.map((w) => w.account) } as ConnectOutcome
+})
+
+/**
+ * Where the person returns after a connect: the link's `redirect_url` with `status=connected`
+ * and `account_id` (comma-separated when several Pages were connected), or `status=error` and
+ * `error=<code>`; `undefined` when the link has none.
+ */
+export const returnUrl = (outcome: ConnectOutcome): string | undefined => {
+  if (outcome._tag === "BadState" || outcome._tag === "Choose") return undefined
+  if (outcome.link.redirectUrl === null) return undefined
+  const url = new URL(outcome.link.redirectUrl)
+  if (outcome._tag === "Connected") {
+    url.searchParams.set("status", "connected")
+    url.searchParams.set("account_id", outcome.accounts.map((a) => a.id).join(","))
+  } else {
+    url.searchParams.set("status", "error")
+    url.searchParams.set("error", outcome.error.code)
+  }
+  return url.toString()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Disconnecting
+// ---------------------------------------------------------------------------------------------
+
+/** Why an account was disconnected, as `account.disconnected` says. */
+export type DisconnectReason = "api" | "deauthorized"
+
+/** Fails the account's queued and scheduled targets at once: the account can no longer publish. */
+const failWaitingTargets = Effect.fn("connect.failWaitingTargets")(function* (account: AccountRecord) {
+  const store = yield* Store
+  const connections = yield* ConnectStore
+  const settings = yield* EngineConfig
+  const postIds = yield* connections.postsWaitingOnAccount(account.workspaceId, account.id)
+  for (const postId of postIds) {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const found = yield* store.getPost(account.workspaceId, postId)
+      if (Option.isNone(found)) break
+      const aggregate: PostAggregate = found.value
+      const at = yield* now
+      const events: Array<OutboxEvent> = []
+      const targets: Array<TargetRecord> = []
+      let changed = false
+      for (const target of aggregate.targets) {
+        if (target.accountId !== account.id || (target.status !== "queued" && target.status !== "scheduled")) {
+          targets.push(target)
+          continue
+        }
+        const error = renderError(
+          new PostwireError({
+            code: "token_expired",
+            targetId: target.id,
+            platformCode: "account_disconnected",
+            retryable: false
+          }),
+          "en",
+          settings.publicBaseUrl
+        )
+        const failedTarget: TargetRecord = { ...target, status: "failed", error, dueAt: null, leaseOwner: null, leaseUntil: null, updatedAt: at }
+        targets.push(failedTarget)
+        changed = true
+        events.push(
+          yield* PostEvents.makeEvent(
+            account.workspaceId,
+            "post.failed",
+            PostEvents.failed(aggregate.post, failedTarget, error),
+            !account.sandbox,
+            at
+          )
+        )
+      }
+      if (!changed) break
+      const next: PostAggregate = {
+        ...aggregate,
+        targets,
+        post: {
+          ...aggregate.post,
+          status: derivePostStatus(targets.map((t) => t.status)),
+          updatedAt: at,
+          version: aggregate.post.version + 1
+        }
+      }
+      const saved = yield* store.savePost(next, events).pipe(
+        Effect.as(true),
+        Effect.catchTag("VersionConflict", () => Effect.succeed(false))
+      )
+      if (saved) break
+    }
+  }
+})
+
+/**
+ * Disconnects one account: revokes at the platform where it can (and where no other live
+ * account shares the consent), erases the credentials, marks it `disconnected` with
+ * `account.disconnected`, and fails its waiting targets. False when it was disconnected already.
+ */
+const disconnect = Effect.fn("connect.disconnect")(function* (
+  account: AccountRecord,
+  reason: DisconnectReason,
+  revoke: boolean
+) {
+  const connections = yield* ConnectStore
+  const connector = yield* AccountConnector
+  const cipher = yield* CredentialsCipher
+  if (account.status === "disconnected") return false
+  const connection = yield* connections.getConnection(account.workspaceId, account.id)
+  if (revoke && account.credentials !== null) {
+    const shared = Option.isSome(connection)
+      ? (yield* connections.findConnectionsByGrant(account.platform, connection.value.grantId)).filter(
+          (c) => !(c.workspaceId === account.workspaceId && c.accountId === account.id)
+        )
+      : []
+    const credentials = cipher.open(account.credentials, accountContext(account.workspaceId, account.id))
+    if (shared.length === 0 && Option.isSome(credentials)) {
+      const revoked = yield* connector
+        .revoke({ platform: account.platform, sandbox: account.sandbox, credentials: credentials.value })
+        .pipe(Effect.result)
+      if (revoked._tag === "Failure") {
+        // The account is disconnected all the same; the token dies with its lifetime.
+        yield* Effect.logWarning("revoking at the platform failed", {
+          account_id: account.id,
+          code: revoked.failure.code,
+          platform_code: revoked.failure.platformCode
+        })
+      } else {
+        yield* Effect.logInfo("token revoked at the platform", { account_id: account.id, outcome: revoked.success._tag })
+      }
+    }
+  }
+  const at = yield* now
+  const event = yield* PostEvents.makeEvent(
+    account.workspaceId,
+    "account.disconnected",
+    {
+      account_id: account.id,
+      profile_id: account.profileId,
+      platform: account.platform,
+      handle: account.handle,
+      reason
+    },
+    !account.sandbox,
+    at
+  )
+  const changed = yield* connections.disconnectAccount(account.workspaceId, account.id, at, [event])
+  if (changed) yield* failWaitingTargets(account)
+  return changed
+})
+
+/** `DELETE /v1/accounts/{id}`: disconnects the account and returns it as it is now. */
+export const disconnectAccount = Effect.fn("connect.disconnectAccount")(function* (
+  caller: Caller,
+  accountId: string,
+  locale: Locale
+) {
+  const store = yield* Store
+  const found = yield* store.getAccount(caller.workspaceId, accountId)
+  if (Option.isNone(found)) return yield* Effect.fail(notFound("account"))
+  if (caller.kind === "test" && !found.value.sandbox) {
+    return yield* Effect.fail(new PostwireError({ code: "test_key_live_account", field: "id" }))
+  }
+  yield* disconnect(found.value, "api", true)
+  const after = yield* store.getAccount(caller.workspaceId, accountId)
+  return yield* viewAccount(Option.getOrElse(after, () => found.value), locale)
+})
+
+/**
+ * Meta's deauthorization callback: the person removed the app on Meta's side. The signed
+ * request is verified with the app secret of `only`, or with each Meta app secret the server
+ * has (Facebook, Instagram, Threads);
+ * every live account of that consent is disconnected (nothing to revoke: Meta already did).
+ * Fails with `invalid_request` when no app's secret verifies it.
+ */
+export const deauthorize = Effect.fn("connect.deauthorize")(function* (
+  signedRequest: string,
+  only?: "photo" | "pages" | "textpost"
+) {
+  const connector = yield* AccountConnector
+  const connections = yield* ConnectStore
+  const store = yield* Store
+  const candidates = (["pages", "photo", "textpost"] as const).filter(
+    (p) => (only === undefined || p === only) && connector.configured(p, false).length === 0
+  )
+  let refusal: ConnectFailure | undefined
+  for (const platform of candidates) {
+    const verified = yield* connector.verifyDeauthorization(platform, signedRequest).pipe(Effect.result)
+    if (verified._tag === "Failure") {
+      refusal = verified.failure
+      continue
+    }
+    const matching = yield* connections.findConnectionsByGrant(platform, verified.success.userId)
+    let disconnected = 0
+    for (const connection of matching) {
+      const account = yield* store.getAccount(connection.workspaceId, connection.accountId)
+      if (Option.isSome(account) && (yield* disconnect(account.value, "deauthorized", false))) disconnected++
+    }
+    yield* Effect.logInfo("deauthorization received", { platform, accounts: disconnected })
+    return { platform, disconnected }
+  }
+  yield* Effect.logWarning("deauthorization refused", { platform_code: refusal?.platformCode ?? "no_meta_app" })
+  return yield* Effect.fail(
+    new PostwireError({
+      code: "invalid_request",
+      field: "signed_request",
+      platformCode: refusal?.platformCode ?? "no_meta_app",
+      details: { detail: refusal?.details?.detail ?? ErrorDetail.reason("signed_request_bad_signature") }
+    })
+  )
+})

@@ -1,0 +1,236 @@
+/**
+ * Tokens kept alive: a worker loop that refreshes each connected account's platform token
+ * before it expires, so an account used once a month never lapses.
+ *
+ * The rule: a token is refreshed once half of its lifetime has passed (TikTok's 24-hour access
+ * token after 12 hours, a 2-hour one after an hour; Instagram's and Threads' 60-day long-lived
+ * tokens after 30 days, and never before they are 24 hours old, which Meta requires). A token
+ * that does not expire (a Facebook Page token) is not refreshed. A transient failure (the
+ * platform is down) is tried again after 1, 5 and 30 minutes, then every 2 hours; a refresh the
+ * platform refuses marks the account `needs_reconnect` and emits `account.needs_reconnect`
+ * once. A TikTok account's creator options (privacy levels, longest video) are read again with
+ * each new token, so the account detail shows them as they are now.
+ *
+ * Due refreshes are claimed with a lease (`FOR UPDATE SKIP LOCKED` in SQL) through an index on
+ * the due time, so any number of worker instances share them and a crash loses nothing.
+ *
+ * @since 0.2.0
+ */
+import { Cause, Clock, Effect, Option } from "effect"
+import type { Platform } from "@postwire/domain"
+import type { Ids } from "../ids/Ids.ts"
+import * as PostEvents from "../posts/PostEvents.ts"
+import { accountContext, CredentialsCipher } from "../publishing/CredentialsCipher.ts"
+import { Store } from "../store/Store.ts"
+import { AccountConnector } from "./AccountConnector.ts"
+import { type AccountConnectionRecord, ConnectStore, type ConnectionKey } from "./ConnectStore.ts"
+
+const minute = 60_000
+const hour = 60 * minute
+
+/** Meta refreshes only tokens at least this old. */
+export const metaMinimumAgeMs = 24 * hour
+
+/**
+ * When a token issued at `issuedAt` and expiring at `expiresAt` is refreshed: halfway through
+ * its lifetime, not before 24 hours for Instagram and Threads; `null` when it does not expire.
+ *
+ * @example
+ * ```ts
+ * nextRefreshAt("shortvideo", t, t + 24 * 3_600_000) // t + 12 h
+ * nextRefreshAt("photo", t, t + 60 * 86_400_000)     // t + 30 days
+ * ```
+ */
+export const nextRefreshAt = (platform: Platform, issuedAt: number, expiresAt: number | null): number | null => {
+  if (expiresAt === null) return null
+  const halfway = issuedAt + Math.max(0, Math.floor((expiresAt - issuedAt) / 2))
+  return platform === "photo" || platform === "textpost" ? Math.max(halfway, issuedAt + metaMinimumAgeMs) : halfway
+}
+
+/** The wait before trying again after `failures` transient failures in a row: 1 m, 5 m, 30 m, then 2 h. */
+export const retryDelayMs = (failures: number): number =>
+  failures <= 1 ? minute : failures === 2 ? 5 * minute : failures === 3 ? 30 * minute : 2 * hour
+
+/** How a worker instance refreshes tokens. */
+export interface TokenRenewalSettings {
+  /** This instance's name in every lease it takes; unique per process. */
+  readonly owner: string
+  /** Refreshes at once. */
+  readonly concurrency: number
+  /** How long a claim lasts; longer than a refresh with its retries takes. */
+  readonly leaseMs: number
+  /** How long to wait before looking again when nothing was due. */
+  readonly idlePollMs: number
+}
+
+/** The defaults, for an instance named `owner`. */
+export const defaults = (owner: string): TokenRenewalSettings => ({
+  owner,
+  concurrency: 4,
+  leaseMs: 5 * minute,
+  idlePollMs: 30_000
+})
+
+/** The services a refresh needs. */
+export type TokenRenewalServices = Store | ConnectStore | AccountConnector | CredentialsCipher | Ids
+
+/** How one refresh ended. */
+export type RefreshOutcome = "refreshed" | "unchanged" | "deferred" | "needs_reconnect" | "lost"
+
+const keyOf = (connection: AccountConnectionRecord): ConnectionKey => ({
+  workspaceId: connection.workspaceId,
+  accountId: connection.accountId
+})
+
+/** Refreshes one claimed connection's token and records what happened. */
+export const refreshToken = Effect.fn("tokens.refresh")(
+  function* (settings: TokenRenewalSettings, connection: AccountConnectionRecord) {
+    const store = yield* Store
+    const connections = yield* ConnectStore
+    const connector = yield* AccountConnector
+    const cipher = yield* CredentialsCipher
+    const at = yield* Clock.currentTimeMillis
+    const key = keyOf(connection)
+    const found = yield* store.getAccount(connection.workspaceId, connection.accountId)
+    const account = Option.getOrUndefined(found)
+    const context = accountContext(connection.workspaceId, connection.accountId)
+    const credentials =
+      account?.credentials == null ? Option.none<string>() : cipher.open(account.credentials, context)
+
+    const refuse = (code: string, platformCode: string | null) =>
+      Effect.gen(function* () {
+        const events =
+          account === undefined
+            ? []
+            : [
+                yield* PostEvents.makeEvent(
+                  account.workspaceId,
+                  "account.needs_reconnect",
+                  {
+                    account_id: account.id,
+                    profile_id: account.profileId,
+                    platform: account.platform,
+                    handle: account.handle,
+                    reason: code
+                  },
+                  !account.sandbox,
+                  at
+                )
+              ]
+        const held = yield* connections.refuseRefresh(key, settings.owner, { code, platformCode }, events)
+        yield* Effect.logInfo("token refresh refused: the account needs reconnecting", { code, platform_code: platformCode })
+        return held ? ("needs_reconnect" as const) : ("lost" as const)
+      })
+
+    if (account === undefined || Option.isNone(credentials)) return yield* refuse("token_expired", "credentials_missing")
+
+    const result = yield* connector
+      .refresh({ platform: account.platform, sandbox: account.sandbox, credentials: credentials.value })
+      .pipe(Effect.result)
+    if (result._tag === "Failure") {
+      const failure = result.failure
+      if (failure.needsReconnect) return yield* refuse(failure.code, failure.platformCode)
+      const failures = connection.refreshFailures + 1
+      const retryAt = at + retryDelayMs(failures)
+      yield* Effect.logWarning("token refresh failed, will retry", {
+        code: failure.code,
+        platform_code: failure.platformCode,
+        failures
+      })
+      const held = yield* connections.deferRefresh(key, settings.owner, retryAt, failures)
+      return held ? ("deferred" as const) : ("lost" as const)
+    }
+    const refreshed = result.success
+    if (refreshed._tag === "NothingToRefresh") {
+      const held = yield* connections.recordRefresh(key, settings.owner, {
+        at,
+        credentials: undefined,
+        tokenExpiresAt: connection.tokenExpiresAt,
+        refreshExpiresAt: connection.refreshExpiresAt,
+        scopes: null,
+        refreshAt: null
+      })
+      return held ? ("unchanged" as const) : ("lost" as const)
+    }
+    // TikTok: the creator's options change (a private account, a longer limit): read them again
+    // with the new token, so the account detail stays current. Not reading them is no failure.
+    const creator =
+      account.platform === "shortvideo"
+        ? yield* connector
+            .creatorInfo({ platform: account.platform, sandbox: account.sandbox, credentials: refreshed.credentials })
+            .pipe(
+              Effect.map((info) => ({
+                privacyLevelOptions: info.privacyLevelOptions,
+                maxVideoPostDurationSec: info.maxVideoPostDurationSec
+              })),
+              Effect.tapError((failure) =>
+                Effect.logWarning("reading the creator's options failed", { code: failure.code, platform_code: failure.platformCode })
+              ),
+              Effect.option,
+              Effect.map(Option.getOrUndefined)
+            )
+        : undefined
+    const held = yield* connections.recordRefresh(key, settings.owner, {
+      at,
+      credentials: cipher.seal(refreshed.credentials, context),
+      tokenExpiresAt: refreshed.accessTokenExpiresAt,
+      refreshExpiresAt: refreshed.refreshTokenExpiresAt,
+      scopes: refreshed.scopes,
+      refreshAt: nextRefreshAt(account.platform, at, refreshed.accessTokenExpiresAt),
+      creator
+    })
+    if (held) yield* Effect.logInfo("token refreshed")
+    return held ? ("refreshed" as const) : ("lost" as const)
+  },
+  (effect, _settings, connection) => Effect.annotateLogs(effect, { account_id: connection.accountId })
+)
+
+/**
+ * One round: claims the refreshes that are due (up to `settings.concurrency`) and runs them,
+ * concurrently, waiting for all. For an app that drives the engine itself, and for tests; a
+ * server runs {@link start}.
+ */
+export const refreshDueTokens = Effect.fn("tokens.round")(function* (settings: TokenRenewalSettings) {
+  const connections = yield* ConnectStore
+  const at = yield* Clock.currentTimeMillis
+  const claimed = yield* connections.claimDueRefreshes({
+    owner: settings.owner,
+    at,
+    leaseUntil: at + settings.leaseMs,
+    limit: settings.concurrency
+  })
+  return yield* Effect.forEach(
+    claimed,
+    (connection) =>
+      refreshToken(settings, connection).pipe(
+        // The lease is left to run out: the refresh is tried again then.
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.as(Effect.logError("token refresh failed unexpectedly", cause), "lost" as const)
+        )
+      ),
+    { concurrency: "unbounded" }
+  )
+})
+
+/**
+ * Runs the refresh loop in the current scope until it closes: a round whenever the previous one
+ * claimed all it could, otherwise after `idlePollMs`.
+ *
+ * @example
+ * ```ts
+ * const TokensLive = Layer.effectDiscard(TokenRenewal.start(TokenRenewal.defaults("worker-1")))
+ * ```
+ */
+export const start = Effect.fn("tokens.start")(function* (settings: TokenRenewalSettings) {
+  const round = refreshDueTokens(settings).pipe(
+    Effect.flatMap((done) => (done.length < settings.concurrency ? Effect.sleep(settings.idlePollMs) : Effect.void)),
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.logError("token refresh round failed", cause).pipe(Effect.andThen(Effect.sleep(settings.idlePollMs)))
+    )
+  )
+  yield* Effect.forkScoped(Effect.forever(round))
+})

@@ -1,0 +1,289 @@
+/**
+ * The connect pages, in English and Indonesian, with the approval page's look: the link's page
+ * (who asks, for which profile, and a button to the platform), the Facebook Page picker, the
+ * simulated consent page of sandbox connects, the result, and one clear page per failure.
+ *
+ * Every page is built with the escaping `html` template; error texts come from the catalog.
+ *
+ * @since 0.2.0
+ */
+import type { Connect } from "@postwire/core"
+import { type Locale, localeFromAcceptLanguage, type Platform, platformRules, type PostwireError, renderMessage } from "@postwire/domain"
+import { styles } from "../approvals/ApprovalPage.ts"
+import { html, raw, render, type SafeHtml } from "../html/Html.ts"
+
+const texts = {
+  en: {
+    languageName: "English",
+    languages: "Language",
+    connectTitle: (platform: string) => `Connect your ${platform} account`,
+    asks: (workspace: string, platform: string, profile: string) =>
+      `${workspace} asks you to connect a ${platform} account to the profile “${profile}”.`,
+    asksReconnect: (workspace: string, platform: string, handle: string) =>
+      `${workspace} asks you to connect the ${platform} account ${handle} again, so that it can keep publishing.`,
+    what: "Postwire will be able to publish posts to this account for them. You can disconnect it at any time.",
+    pagesHint: "You will choose which of your Facebook Pages to connect.",
+    sandbox: "This is a sandbox: a simulated account is connected, nothing is posted anywhere.",
+    expires: (date: string) => `This link works until ${date}.`,
+    continue: (platform: string) => `Continue to ${platform}`,
+    connectedTitle: "Account connected",
+    connectedBody: (handles: string) => `${handles} is connected. You can close this page.`,
+    connectedManyBody: (handles: string) => `${handles} are connected. You can close this page.`,
+    chooseTitle: "Choose the Pages to connect",
+    chooseIntro: "Each Page you choose becomes an account Postwire can publish to.",
+    chooseButton: "Connect the chosen Pages",
+    chooseAtLeastOne: "Choose at least one Page.",
+    unknownTitle: "This link does not work",
+    unknownBody: "Check that you opened the whole address, or ask the person who sent it for a new link.",
+    expiredTitle: "This link has expired",
+    usedTitle: "This link has been used",
+    stateTitle: "This connection could not be finished",
+    refusedTitle: "Nothing was connected",
+    failedTitle: "The account was not connected",
+    tryAgain: "Open the connect link again to try once more.",
+    sandboxTitle: (platform: string) => `Sandbox ${platform}: allow access?`,
+    sandboxIntro: (platform: string) =>
+      `This simulated consent screen stands in for ${platform}. Nothing real is connected and nothing is posted.`,
+    sandboxHandle: "Account handle",
+    sandboxHandleHint: "Lowercase letters, digits, dots and underscores, up to 30. The same handle is the same account.",
+    sandboxPage: (n: number) => `Page ${n} handle`,
+    sandboxPageHint: "Leave empty to offer fewer Pages.",
+    allow: "Allow",
+    cancel: "Cancel",
+    badHandle: "Use 1 to 30 lowercase letters, digits, dots or underscores.",
+    badRequestTitle: "This consent request is not valid",
+    badRequestBody: (parameter: string) => `The parameter ${parameter} is missing or wrong.`
+  },
+  id: {
+    languageName: "Bahasa Indonesia",
+    languages: "Bahasa",
+    connectTitle: (platform: string) => `Hubungkan akun ${platform} Anda`,
+    asks: (workspace: string, platform: string, profile: string) =>
+      `${workspace} meminta Anda menghubungkan akun ${platform} ke profil “${profile}”.`,
+    asksReconnect: (workspace: string, platform: string, handle: string) =>
+      `${workspace} meminta Anda menghubungkan kembali akun ${platform} ${handle} agar tetap dapat menerbitkan unggahan.`,
+    what: "Postwire akan dapat menerbitkan unggahan ke akun ini untuk mereka. Anda dapat memutuskannya kapan saja.",
+    pagesHint: "Anda akan memilih Halaman Facebook mana yang dihubungkan.",
+    sandbox: "Ini adalah sandbox: yang dihubungkan adalah akun simulasi, tidak ada yang diunggah ke mana pun.",
+    expires: (date: string) => `Tautan ini berlaku sampai ${date}.`,
+    continue: (platform: string) => `Lanjutkan ke ${platform}`,
+    connectedTitle: "Akun terhubung",
+    connectedBody: (handles: string) => `${handles} sudah terhubung. Anda dapat menutup halaman ini.`,
+    connectedManyBody: (handles: string) => `${handles} sudah terhubung. Anda dapat menutup halaman ini.`,
+    chooseTitle: "Pilih Halaman yang akan dihubungkan",
+    chooseIntro: "Setiap Halaman yang Anda pilih menjadi akun tempat Postwire dapat menerbitkan unggahan.",
+    chooseButton: "Hubungkan Halaman yang dipilih",
+    chooseAtLeastOne: "Pilih paling sedikit satu Halaman.",
+    unknownTitle: "Tautan ini tidak berfungsi",
+    unknownBody: "Pastikan Anda membuka alamat selengkapnya, atau mintalah tautan baru kepada orang yang mengirimnya.",
+    expiredTitle: "Tautan ini sudah kedaluwarsa",
+    usedTitle: "Tautan ini sudah digunakan",
+    stateTitle: "Penghubungan ini tidak dapat diselesaikan",
+    refusedTitle: "Tidak ada yang dihubungkan",
+    failedTitle: "Akun tidak terhubung",
+    tryAgain: "Buka lagi tautan penghubung untuk mencoba sekali lagi.",
+    sandboxTitle: (platform: string) => `${platform} sandbox: izinkan akses?`,
+    sandboxIntro: (platform: string) =>
+      `Layar persetujuan simulasi ini menggantikan ${platform}. Tidak ada akun nyata yang dihubungkan dan tidak ada yang diunggah.`,
+    sandboxHandle: "Nama pengguna akun",
+    sandboxHandleHint: "Huruf kecil, angka, titik, dan garis bawah, paling banyak 30. Nama yang sama berarti akun yang sama.",
+    sandboxPage: (n: number) => `Nama pengguna Halaman ${n}`,
+    sandboxPageHint: "Kosongkan untuk menawarkan lebih sedikit Halaman.",
+    allow: "Izinkan",
+    cancel: "Batal",
+    badHandle: "Gunakan 1 sampai 30 huruf kecil, angka, titik, atau garis bawah.",
+    badRequestTitle: "Permintaan persetujuan ini tidak valid",
+    badRequestBody: (parameter: string) => `Parameter ${parameter} tidak ada atau salah.`
+  }
+} as const
+
+/** The page's language: `?lang=en|id` first, then `Accept-Language`. */
+export const pageLocale = (lang: string | null | undefined, acceptLanguage: string | undefined): Locale =>
+  lang === "id" || lang === "en" ? lang : localeFromAcceptLanguage(acceptLanguage)
+
+/** Where a page lives and what it needs to render. */
+export interface PageContext {
+  readonly locale: Locale
+  /** The address of this page without its query, for the language switcher; none on pages that cannot be loaded again. */
+  readonly path: string | undefined
+  /** Query parameters the language switcher keeps. */
+  readonly query?: Readonly<Record<string, string>> | undefined
+  /** The nonce of this response's Content-Security-Policy. */
+  readonly nonce: string
+}
+
+const formatDate = (at: number, locale: Locale): string =>
+  `${new Intl.DateTimeFormat(locale === "id" ? "id-ID" : "en-GB", { dateStyle: "long", timeStyle: "short", timeZone: "UTC" }).format(at)} UTC`
+
+// What the approval page's stylesheet lacks: a link that looks like its buttons, and text inputs.
+const extraStyles = `
+a.button { display: inline-block; font-weight: 700; padding: .75rem 1.5rem; border-radius: 6px; text-decoration: none; min-width: 8rem; text-align: center; }
+a.button.approve { background: var(--ok); color: #fff; }
+input[type=text], input:not([type]) { display: block; width: 100%; margin-top: .3rem; font: inherit; padding: .6rem; border: 2px solid #6b6b6b; border-radius: 6px; }
+.notice p { margin: 0; }
+`
+
+const platformName = (platform: Platform) => platformRules[platform].displayName
+
+const handleOf = (handle: string) => `@${handle.replace(/^@/, "")}`
+
+const layout = (ctx: PageContext, title: string, body: SafeHtml): string => {
+  const switcher = (ctx.path === undefined ? [] : (["en", "id"] as const)).map((l) => {
+    const query = new URLSearchParams({ ...ctx.query, lang: l })
+    return html`<li><a href="${`${ctx.path}?${query.toString()}`}" hreflang="${l}" lang="${l}"${raw(
+      l === ctx.locale ? ' aria-current="true"' : ""
+    )}>${texts[l].languageName}</a></li>`
+  })
+  return render(html`<!doctype html>
+<html lang="${ctx.locale}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex, nofollow">
+<title>${title} · Postwire</title>
+<style nonce="${ctx.nonce}">${raw(styles + extraStyles)}</style>
+</head>
+<body>
+<header class="top"><span class="brand">Postwire</span>
+${ctx.path === undefined ? "" : html`<nav aria-label="${texts[ctx.locale].languages}"><ul>${switcher}</ul></nav>`}</header>
+<main id="main">
+${body}
+</main>
+<footer>Postwire</footer>
+</body>
+</html>`)
+}
+
+const problem = (ctx: PageContext, title: string, ...paragraphs: ReadonlyArray<string>) =>
+  layout(ctx, title, html`<div class="result problem"><h1>${title}</h1>${paragraphs.map((p) => html`<p>${p}</p>`)}</div>`)
+
+/** The link's page: who asks, for which profile, and the way to the platform. */
+export const renderOpen = (ctx: PageContext, page: Extract<Connect.ConnectPage, { _tag: "Open" }>, startHref: string): string => {
+  const t = texts[ctx.locale]
+  const { link } = page
+  const platform = platformName(link.platform)
+  const asks =
+    page.account === undefined
+      ? t.asks(page.workspace.name, platform, page.profile?.name ?? link.profileId)
+      : t.asksReconnect(page.workspace.name, platform, handleOf(page.account.handle))
+  const body = html`<h1>${t.connectTitle(platform)}</h1>
+<p class="lead" data-asks>${asks}</p>
+<p>${t.what}</p>
+${link.platform === "pages" && page.account === undefined ? html`<p>${t.pagesHint}</p>` : ""}
+${link.sandbox ? html`<p class="notice" data-sandbox>${t.sandbox}</p>` : ""}
+<p class="muted">${t.expires(formatDate(link.expiresAt, ctx.locale))}</p>
+<div class="actions"><a class="button approve" role="button" href="${startHref}" data-continue>${t.continue(platform)}</a></div>`
+  return layout(ctx, t.connectTitle(platform), body)
+}
+
+/** The accounts just connected (no `redirect_url` to return to). */
+export const renderConnected = (ctx: PageContext, handles: ReadonlyArray<string>): string => {
+  const t = texts[ctx.locale]
+  const list = handles.map(handleOf).join(", ")
+  return layout(
+    ctx,
+    t.connectedTitle,
+    html`<div class="result" data-connected><h1>${t.connectedTitle}</h1><p>${
+      handles.length > 1 ? t.connectedManyBody(list) : t.connectedBody(list)
+    }</p></div>`
+  )
+}
+
+/** The Facebook Page picker. */
+export const renderChoose = (
+  ctx: PageContext,
+  outcome: Extract<Connect.ConnectOutcome, { _tag: "Choose" }>,
+  action: string,
+  showProblem: boolean
+): string => {
+  const t = texts[ctx.locale]
+  const items = outcome.choices.map(
+    (choice, i) => html`<div class="check">
+<input type="checkbox" id="page-${i}" name="page" value="${choice.id}">
+<label for="page-${i}">${choice.displayName ?? choice.handle}${
+      choice.displayName === null || choice.displayName === choice.handle ? "" : html`<span class="hint">${handleOf(choice.handle)}</span>`
+    }</label>
+</div>`
+  )
+  const body = html`<h1>${t.chooseTitle}</h1>
+<p class="lead">${t.chooseIntro}</p>
+${showProblem ? html`<div class="summary" role="alert"><p>${t.chooseAtLeastOne}</p></div>` : ""}
+<form method="post" action="${action}">
+<input type="hidden" name="state" value="${outcome.state}">
+<input type="hidden" name="lang" value="${ctx.locale}">
+<fieldset><legend>${t.chooseTitle}</legend>${items}</fieldset>
+<div class="actions"><button type="submit" class="approve">${t.chooseButton}</button></div>
+</form>`
+  return layout(ctx, t.chooseTitle, body)
+}
+
+/** A token that names no link. */
+export const renderUnknown = (ctx: PageContext): string => problem(ctx, texts[ctx.locale].unknownTitle, texts[ctx.locale].unknownBody)
+
+/** The message of a failure in the page's language. */
+const messageOf = (error: PostwireError, locale: Locale) => renderMessage(error.code, locale, { ...error.details, field: error.field })
+
+/** A connect that ended without an account (the person declined, the link is used or expired, the platform failed). */
+export const renderFailure = (ctx: PageContext, error: PostwireError, canRetry: boolean): string => {
+  const t = texts[ctx.locale]
+  const title =
+    error.code === "connect_link_expired"
+      ? t.expiredTitle
+      : error.code === "connect_link_used"
+        ? t.usedTitle
+        : error.code === "connect_refused"
+          ? t.refusedTitle
+          : error.code === "connect_state_invalid"
+            ? t.stateTitle
+            : t.failedTitle
+  const paragraphs = [messageOf(error, ctx.locale), ...(canRetry ? [t.tryAgain] : [])]
+  return layout(
+    ctx,
+    title,
+    html`<div class="result problem" data-error="${error.code}"><h1>${title}</h1>${paragraphs.map((p) => html`<p>${p}</p>`)}</div>`
+  )
+}
+
+/** The fields of the simulated consent page. */
+export interface SandboxForm {
+  readonly platform: Platform
+  /** The consent request's query, carried through the form. */
+  readonly params: Readonly<Record<string, string>>
+  readonly handles: ReadonlyArray<string>
+  readonly problem: boolean
+}
+
+/** The simulated consent page of sandbox connects. */
+export const renderSandboxConsent = (ctx: PageContext, form: SandboxForm, action: string): string => {
+  const t = texts[ctx.locale]
+  const platform = platformName(form.platform)
+  const fields =
+    form.platform === "pages"
+      ? [0, 1].map(
+          (i) => html`<div class="field"><label for="handle-${i}">${t.sandboxPage(i + 1)}</label>
+<input id="handle-${i}" name="handle" value="${form.handles[i] ?? ""}" autocomplete="off"><span class="hint">${
+            i === 0 ? t.sandboxHandleHint : t.sandboxPageHint
+          }</span></div>`
+        )
+      : [
+          html`<div class="field"><label for="handle-0">${t.sandboxHandle}</label>
+<input id="handle-0" name="handle" value="${form.handles[0] ?? ""}" required autocomplete="off"><span class="hint">${t.sandboxHandleHint}</span></div>`
+        ]
+  const hidden = Object.entries(form.params).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)
+  const body = html`<h1>${t.sandboxTitle(platform)}</h1>
+<p class="lead">${t.sandboxIntro(platform)}</p>
+${form.problem ? html`<div class="summary" role="alert"><p>${t.badHandle}</p></div>` : ""}
+<form method="post" action="${action}">
+${hidden}
+<input type="hidden" name="lang" value="${ctx.locale}">
+${fields}
+<div class="actions"><button type="submit" name="decision" value="allow" class="approve">${t.allow}</button>
+<button type="submit" name="decision" value="cancel" class="reject">${t.cancel}</button></div>
+</form>`
+  return layout(ctx, t.sandboxTitle(platform), body)
+}
+
+/** A simulated consent request with a missing or wrong parameter (as a platform answers it). */
+export const renderBadConsentRequest = (ctx: PageContext, parameter: string): string =>
+  problem(ctx, texts[ctx.locale].badRequestTitle, texts[ctx.locale].badRequestBody(parameter))

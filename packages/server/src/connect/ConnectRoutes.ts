@@ -1,0 +1,314 @@
+/**
+ * The public connect routes:
+ *
+ * - `GET /connect/{token}`: the link's page; `GET /connect/{token}/start` sends the person to the
+ *   platform (a fresh `state` each time, so only the latest attempt can finish).
+ * - `GET /connect/callback/{platform}`: the platform's answer; then the result page, the Page
+ *   picker (Facebook), or a 303 to the link's `redirect_url` with `status` and `account_id` or
+ *   `error`. `POST /connect/callback/pages` takes the picked Pages.
+ * - `GET|POST /connect/sandbox/authorize`: the simulated consent page of sandbox connects.
+ * - `POST /connect/deauthorize/{meta|photo|pages|textpost}`: Meta's deauthorization callback
+ *   (form `signed_request`), verified with that app's secret (`meta`: whichever verifies).
+ *
+ * Pages are sent with a nonce-based Content-Security-Policy, `Referrer-Policy: no-referrer`
+ * (tokens and codes are in addresses) and `frame-ancestors 'none'`; nothing unexpected ever
+ * shows a stack: it is logged and answered with a plain failure page.
+ *
+ * @since 0.2.0
+ */
+import { Cause, Clock, Effect, Layer } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
+import { Connect, EngineConfig, Ids, SandboxConsent } from "@postwire/core"
+import { ErrorDetail, localeFromAcceptLanguage, type Platform, platforms, PostwireError, renderError } from "@postwire/domain"
+import { ServerConfig } from "../config/ServerConfig.ts"
+import {
+  type PageContext,
+  pageLocale,
+  renderBadConsentRequest,
+  renderChoose,
+  renderConnected,
+  renderFailure,
+  renderOpen,
+  renderSandboxConsent,
+  renderUnknown
+} from "./ConnectPage.ts"
+
+const pageHeaders = (nonce: string) => ({
+  "content-security-policy": [
+    "default-src 'none'",
+    "img-src 'self' https:",
+    `style-src 'nonce-${nonce}'`,
+    "form-action 'self' https:",
+    "frame-ancestors 'none'",
+    "base-uri 'none'"
+  ].join("; "),
+  "referrer-policy": "no-referrer",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "cache-control": "no-store"
+})
+
+const page = (body: string, status: number, ctx: PageContext) =>
+  HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers: pageHeaders(ctx.nonce) })
+
+const redirect = (location: string) =>
+  HttpServerResponse.redirect(location, {
+    status: 303,
+    headers: { "cache-control": "no-store", "referrer-policy": "no-referrer" }
+  })
+
+const queryOf = (request: HttpServerRequest.HttpServerRequest) => new URL(request.url, "http://localhost").searchParams
+
+/** The page context of the current request. */
+const contextOf = (path: string | undefined, lang: string | null | undefined, query?: Record<string, string>) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const nonce = yield* Ids.use((ids) => ids.secret(16))
+    return { locale: pageLocale(lang, request.headers["accept-language"]), path, query, nonce } satisfies PageContext
+  })
+
+const formOf = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.map(request.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty)), (body) => {
+    const all: Record<string, Array<string>> = {}
+    for (const [name, value] of body) {
+      if (typeof value !== "string") continue
+      const list = all[name] ?? []
+      list.push(value.replaceAll("\0", ""))
+      all[name] = list
+    }
+    return { first: (name: string) => all[name]?.[0], all: (name: string) => all[name] ?? [] }
+  })
+
+const fallback: PageContext = { locale: "en", path: undefined, nonce: "failure" }
+
+/** Renders an unexpected failure as a page, never a stack trace. */
+const orFailurePage = <E, R>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  effect.pipe(
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause)
+        ? Effect.failCause(cause as Cause.Cause<never>)
+        : Effect.logError("connect page failed", cause).pipe(
+            Effect.as(page(renderFailure(fallback, new PostwireError({ code: "internal_error" }), false), 500, fallback))
+          )
+    )
+  )
+
+const statusOf = (error: PostwireError) => error.httpStatus
+
+/** Answers a connect outcome: a redirect to the link's `redirect_url`, or a page. */
+const answerOutcome = (outcome: Connect.ConnectOutcome, ctx: PageContext, choosePath: string, showProblem = false) => {
+  const back = Connect.returnUrl(outcome)
+  switch (outcome._tag) {
+    case "BadState":
+      return page(renderFailure(ctx, new PostwireError({ code: "connect_state_invalid" }), false), 400, ctx)
+    case "Choose":
+      return page(renderChoose(ctx, outcome, choosePath, showProblem), showProblem ? 422 : 200, ctx)
+    case "Connected":
+      return back !== undefined ? redirect(back) : page(renderConnected(ctx, outcome.accounts.map((a) => a.handle)), 200, ctx)
+    case "Failed":
+      // A retryable failure keeps the link open: show the page, so the person can try again.
+      return back !== undefined && !outcome.canRetry
+        ? redirect(back)
+        : page(renderFailure(ctx, outcome.error, outcome.canRetry), statusOf(outcome.error), ctx)
+  }
+}
+
+/** `GET /connect/{token}`. */
+const showConnectPage = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const params = yield* HttpRouter.params
+  const token = params.token ?? ""
+  const path = `/connect/${encodeURIComponent(token)}`
+  const ctx = yield* contextOf(path, queryOf(request).get("lang"))
+  const found = yield* Connect.loadConnectPage(token)
+  switch (found._tag) {
+    case "Unknown":
+      return page(renderUnknown(ctx), 404, ctx)
+    case "Expired":
+      return page(renderFailure(ctx, new PostwireError({ code: "connect_link_expired" }), false), 410, ctx)
+    case "Used":
+      return page(renderFailure(ctx, new PostwireError({ code: "connect_link_used" }), false), 409, ctx)
+    case "Open":
+      return page(renderOpen(ctx, found, `${path}/start?lang=${ctx.locale}`), 200, ctx)
+  }
+}).pipe(orFailurePage)
+
+/** `GET /connect/{token}/start`: to the platform's authorization page. */
+const startAuthorization = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const params = yield* HttpRouter.params
+  const token = params.token ?? ""
+  const ctx = yield* contextOf(`/connect/${encodeURIComponent(token)}`, queryOf(request).get("lang"))
+  const started = yield* Connect.beginAuthorization(token).pipe(Effect.result)
+  if (started._tag === "Failure") {
+    const failure = started.failure
+    const error =
+      failure instanceof PostwireError
+        ? failure
+        : "code" in failure
+          ? new PostwireError({ code: failure.code, platformCode: failure.platformCode, details: failure.details })
+          : new PostwireError({ code: "internal_error" })
+    return page(renderFailure(ctx, error, error.code === "platform_unavailable"), statusOf(error), ctx)
+  }
+  const found = started.success
+  switch (found._tag) {
+    case "Unknown":
+      return page(renderUnknown(ctx), 404, ctx)
+    case "Expired":
+      return page(renderFailure(ctx, new PostwireError({ code: "connect_link_expired" }), false), 410, ctx)
+    case "Used":
+      return page(renderFailure(ctx, new PostwireError({ code: "connect_link_used" }), false), 409, ctx)
+    case "Redirect":
+      return redirect(found.url)
+  }
+}).pipe(orFailurePage)
+
+const isPlatform = (value: string | undefined): value is Platform => platforms.includes(value as Platform)
+
+/** `GET /connect/callback/{platform}`: the platform's answer. */
+const receiveCallback = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const params = yield* HttpRouter.params
+  const query = queryOf(request)
+  // The platform's answer cannot be loaded twice: no language switcher here.
+  const ctx = yield* contextOf(undefined, query.get("lang"))
+  const platform = params.platform
+  if (!isPlatform(platform)) return page(renderUnknown(ctx), 404, ctx)
+  const outcome = yield* Connect.completeCallback(platform, {
+    code: query.get("code") ?? undefined,
+    state: query.get("state") ?? undefined,
+    error: query.get("error") ?? undefined
+  })
+  return answerOutcome(outcome, ctx, "/connect/callback/pages")
+}).pipe(orFailurePage)
+
+/** `POST /connect/callback/pages`: the Pages the person picked. */
+const receivePageChoice = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const form = yield* formOf(request)
+  const ctx = yield* contextOf(undefined, form.first("lang"))
+  const outcome = yield* Connect.choosePages(form.first("state"), form.all("page"))
+  return answerOutcome(outcome, ctx, "/connect/callback/pages", true)
+}).pipe(orFailurePage)
+
+const handlePattern = /^[a-z0-9_.]{1,30}$/
+
+/** The consent request's own parameters, carried through the simulated consent form. */
+const consentParams = (params: SandboxConsent.AuthorizeParams): Record<string, string> => ({
+  platform: params.platform,
+  response_type: "code",
+  redirect_uri: params.redirectUri,
+  state: params.state,
+  code_challenge: params.codeChallenge,
+  code_challenge_method: "S256"
+})
+
+/** Whether a consent request names this server's own callback for its platform. */
+const isOwnCallback = (params: SandboxConsent.AuthorizeParams) =>
+  EngineConfig.useSync((settings) => params.redirectUri === Connect.callbackUrl(settings.publicBaseUrl, params.platform))
+
+/** `GET /connect/sandbox/authorize`: the simulated consent page. */
+const showSandboxConsent = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const query = queryOf(request)
+  const read = SandboxConsent.readAuthorizeParams(query)
+  const ctx = yield* contextOf(
+    SandboxConsent.authorizePath,
+    query.get("lang"),
+    read._tag === "Valid" ? consentParams(read) : undefined
+  )
+  if (read._tag === "Invalid") return page(renderBadConsentRequest(ctx, read.parameter), 400, ctx)
+  // Like a platform with one registered redirect address: the consent never leaves for another site.
+  if (!(yield* isOwnCallback(read))) return page(renderBadConsentRequest(ctx, "redirect_uri"), 400, ctx)
+  const handles = read.platform === "pages" ? ["sandbox_page", "sandbox_page_two"] : ["sandbox_creator"]
+  return page(
+    renderSandboxConsent(ctx, { platform: read.platform, params: consentParams(read), handles, problem: false }, SandboxConsent.authorizePath),
+    200,
+    ctx
+  )
+}).pipe(orFailurePage)
+
+/** `POST /connect/sandbox/authorize`: Allow (a code) or Cancel (`access_denied`), back to the callback. */
+const submitSandboxConsent = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const form = yield* formOf(request)
+  const fields = new URLSearchParams()
+  for (const name of ["platform", "response_type", "redirect_uri", "state", "code_challenge", "code_challenge_method"]) {
+    const value = form.first(name)
+    if (value !== undefined) fields.set(name, value)
+  }
+  const read = SandboxConsent.readAuthorizeParams(fields)
+  const ctx = yield* contextOf(SandboxConsent.authorizePath, form.first("lang"), read._tag === "Valid" ? consentParams(read) : undefined)
+  if (read._tag === "Invalid") return page(renderBadConsentRequest(ctx, read.parameter), 400, ctx)
+  if (!(yield* isOwnCallback(read))) return page(renderBadConsentRequest(ctx, "redirect_uri"), 400, ctx)
+  if (form.first("decision") !== "allow") return redirect(SandboxConsent.callbackUrl(read, { refused: true }))
+  const handles = form.all("handle").map((h) => h.trim().toLowerCase())
+  const chosen = handles.filter((h) => h !== "")
+  const valid = chosen.length > 0 && chosen.every((h) => handlePattern.test(h)) && (read.platform === "pages" || chosen.length === 1)
+  if (!valid) {
+    return page(
+      renderSandboxConsent(ctx, { platform: read.platform, params: consentParams(read), handles, problem: true }, SandboxConsent.authorizePath),
+      422,
+      ctx
+    )
+  }
+  const settings = yield* EngineConfig
+  const code = SandboxConsent.issue({
+    secret: settings.secret,
+    now: yield* Clock.currentTimeMillis,
+    platform: read.platform,
+    redirectUri: read.redirectUri,
+    codeChallenge: read.codeChallenge,
+    accounts: [...new Set(chosen)].map((handle) => ({ handle }))
+  })
+  return redirect(SandboxConsent.callbackUrl(read, { code }))
+}).pipe(orFailurePage)
+
+/** `POST /connect/deauthorize/meta`: a person removed the app on Meta's side. */
+const receiveDeauthorization = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const form = yield* formOf(request)
+  const config = yield* ServerConfig
+  const locale = localeFromAcceptLanguage(request.headers["accept-language"])
+  const signed = form.first("signed_request")
+  const refuse = (error: PostwireError) =>
+    HttpServerResponse.jsonUnsafe({ error: renderError(error, locale, config.publicUrl) }, { status: error.httpStatus })
+  if (signed === undefined || signed === "") {
+    return refuse(new PostwireError({ code: "invalid_request", field: "signed_request", details: { detail: ErrorDetail.reason("required") } }))
+  }
+  if (signed.length > 8192) {
+    return refuse(
+      new PostwireError({ code: "invalid_request", field: "signed_request", details: { detail: ErrorDetail.reason("max_length", { max: 8192 }) } })
+    )
+  }
+  const params = yield* HttpRouter.params
+  const which = params.platform
+  if (which !== "meta" && which !== "photo" && which !== "pages" && which !== "textpost") {
+    return refuse(new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("resource") } }))
+  }
+  const result = yield* Connect.deauthorize(signed, which === "meta" ? undefined : which).pipe(Effect.result)
+  if (result._tag === "Failure") {
+    if (result.failure instanceof PostwireError) return refuse(result.failure)
+    return yield* Effect.fail(result.failure)
+  }
+  return HttpServerResponse.jsonUnsafe({ received: true, disconnected: result.success.disconnected })
+}).pipe(
+  Effect.catchCause((cause) =>
+    Cause.hasInterruptsOnly(cause)
+      ? Effect.failCause(cause as Cause.Cause<never>)
+      : Effect.logError("deauthorization failed", cause).pipe(
+          Effect.as(HttpServerResponse.jsonUnsafe({ error: { code: "internal_error" } }, { status: 500 }))
+        )
+  )
+)
+
+/** Every public connect route. */
+export const ConnectRoutes = Layer.mergeAll(
+  HttpRouter.add("GET", "/connect/callback/:platform", receiveCallback),
+  HttpRouter.add("POST", "/connect/callback/pages", receivePageChoice),
+  HttpRouter.add("GET", SandboxConsent.authorizePath, showSandboxConsent),
+  HttpRouter.add("POST", SandboxConsent.authorizePath, submitSandboxConsent),
+  HttpRouter.add("POST", "/connect/deauthorize/:platform", receiveDeauthorization),
+  HttpRouter.add("GET", "/connect/:token", showConnectPage),
+  HttpRouter.add("GET", "/connect/:token/start", startAuthorization)
+)
