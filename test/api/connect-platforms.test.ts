@@ -165,6 +165,10 @@ describe.each(backends())("connecting platform accounts on %s", (backend) => {
     expect(post.status).toBe(201)
     expect(post.body.targets[0].status).toBe("scheduled")
     const revokes = fakes.shortvideo.count("revoke")
+    const byTestKey = await send("DELETE", `/v1/accounts/${id}`, undefined, server.testKey)
+    expect(byTestKey.status).toBe(403)
+    expect(errorOf(byTestKey)).toMatchObject({ code: "test_key_live_account" })
+    expect(fakes.shortvideo.count("revoke")).toBe(revokes)
 
     const reply = await send("DELETE", `/v1/accounts/${id}`)
     expect(reply.status).toBe(200)
