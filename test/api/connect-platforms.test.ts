@@ -23,6 +23,7 @@ describe.each(backends())("connecting platform accounts on %s", (backend) => {
   const send = (method: string, path: string, body?: unknown, key = liveKey) =>
     call(server.baseUrl, method, path, { key, ...(body === undefined ? {} : { body }) })
   const replies: Array<string> = []
+  const linkTokens: Array<string> = []
   const account = async (id: string) => {
     const reply = await send("GET", `/v1/accounts/${id}`)
     replies.push(JSON.stringify(reply.body))
@@ -33,6 +34,7 @@ describe.each(backends())("connecting platform accounts on %s", (backend) => {
   const journey = async (platform: Platform, answer?: ConsentAnswer, body: Record<string, unknown> = {}) => {
     const link = await aConnectLink(server, { platform, redirect_url: back, ...body }, liveKey)
     expect(link.status).toBe(201)
+    linkTokens.push(new URL(link.body.url).pathname.split("/").pop()!)
     const page = await step(link.body.url)
     const start = /href="([^"]+\/start[^"]*)"/.exec(page.body)![1]!.replaceAll("&amp;", "&")
     const started = await step(absolute(server, start))
@@ -165,6 +167,10 @@ describe.each(backends())("connecting platform accounts on %s", (backend) => {
     expect(post.status).toBe(201)
     expect(post.body.targets[0].status).toBe("scheduled")
     const revokes = fakes.shortvideo.count("revoke")
+    const byTestKey = await send("DELETE", `/v1/accounts/${id}`, undefined, server.testKey)
+    expect(byTestKey.status).toBe(403)
+    expect(errorOf(byTestKey)).toMatchObject({ code: "test_key_live_account" })
+    expect(fakes.shortvideo.count("revoke")).toBe(revokes)
 
     const reply = await send("DELETE", `/v1/accounts/${id}`)
     expect(reply.status).toBe(200)
@@ -223,7 +229,8 @@ describe.each(backends())("connecting platform accounts on %s", (backend) => {
         typeof fake === "object" && fake !== null && "tokens" in fake ? [...fake.tokens.keys(), ...fake.codes.keys()] : []
       ),
       fakes.shortvideo.clientSecret,
-      fakes.pages.appSecret
+      fakes.pages.appSecret,
+      ...linkTokens
     ]
     expect(secrets.length).toBeGreaterThan(10)
     const listed = await send("GET", "/v1/accounts?limit=100")

@@ -287,6 +287,20 @@ export const connectStoreConformance = <E>(name: string, makeLayer: () => Layer.
           })
         )
 
+        it.effect("never leases one refresh to two workers claiming at the same time", () =>
+          Effect.gen(function* () {
+            const { connect, connected } = yield* aSetup
+            const era = anEra()
+            const due: Array<string> = []
+            for (let i = 0; i < 8; i++) due.push((yield* connected({}, { refreshAt: era + i })).account.id)
+            const claim = (owner: string) => connect.claimDueRefreshes({ owner, at: era + 100, leaseUntil: era + 1_000, limit: 5 })
+            const [a, b] = yield* Effect.all([claim("w1"), claim("w2")], { concurrency: 2 })
+            const ids = [...a, ...b].map((c) => c.accountId)
+            assert.strictEqual(new Set(ids).size, ids.length, "no refresh is leased twice")
+            assert.sameMembers(ids, due)
+          })
+        )
+
         it.effect("records a refresh (new credentials, expiry, next time) only for the lease holder", () =>
           Effect.gen(function* () {
             const { connect, connected, store, workspaceId } = yield* aSetup

@@ -39,6 +39,11 @@ describe("the request log", () => {
     ["/v1/approvals/tok_abcdefghijklmnop/decision", "/v1/approvals/{token}/decision"],
     ["/media-files/ws_1/med_1?exp=1&sig=deadbeef", "/media-files/ws_1/med_1"],
     ["/v1/posts/post_1#x", "/v1/posts/post_1"],
+    ["/connect/Jx2abcdefghijklmnop?lang=id", "/connect/{token}"],
+    ["/connect/Jx2abcdefghijklmnop/start", "/connect/{token}/start"],
+    ["/connect/callback/shortvideo?code=secret-code&state=secret-state", "/connect/callback/shortvideo"],
+    ["/connect/sandbox/authorize?state=s", "/connect/sandbox/authorize"],
+    ["/connect/deauthorize/meta", "/connect/deauthorize/meta"],
     ["/v1/posts", "/v1/posts"]
   ])("writes %s as %s", (url, expected) => {
     expect(loggablePath(url)).toBe(expected)

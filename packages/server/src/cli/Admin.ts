@@ -51,7 +51,8 @@ const commands: Record<string, Command> = {
     options: { kind: { type: "string" }, scopes: { type: "string", multiple: true } },
     body: (v) => ({ kind: required("kind", v.kind), scopes: list(v.scopes) }),
     needsWorkspace: true,
-    usage: "postwire admin key create --workspace WS --kind test|live --scopes posts:read,posts:write,webhooks:read,webhooks:write"
+    usage:
+      "postwire admin key create --workspace WS --kind test|live --scopes posts:read,posts:write,webhooks:read,webhooks:write,accounts:write"
   },
   profile: {
     path: (w) => `/admin/v1/workspaces/${encodeURIComponent(w!)}/profiles`,

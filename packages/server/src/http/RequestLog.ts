@@ -1,7 +1,8 @@
 /**
  * The request log (`POSTWIRE_LOG_REQUESTS=1`): one line per response with the method, the path
  * and the status. Effect's own logger would write the path as it came, and two paths carry a
- * credential: an approval link's token (`/approve/{token}`, `/v1/approvals/{token}/decision`).
+ * credential: an approval link's token (`/approve/{token}`, `/v1/approvals/{token}/decision`)
+ * and a connect link's (`/connect/{token}`, `/connect/{token}/start`).
  * This one writes `{token}` in its place, and never a query string (media addresses carry
  * their signature there).
  *
@@ -12,7 +13,9 @@ import { HttpServerError, HttpServerRequest, type HttpServerResponse } from "eff
 
 const credentialInPath: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/approve\/[^/]+/, "/approve/{token}"],
-  [/^\/v1\/approvals\/[^/]+/, "/v1/approvals/{token}"]
+  [/^\/v1\/approvals\/[^/]+/, "/v1/approvals/{token}"],
+  // A connect link's token; the callback, sandbox and deauthorization routes carry none in their path.
+  [/^\/connect\/(?!callback\/|sandbox\/|deauthorize\/)[^/]+/, "/connect/{token}"]
 ]
 
 /** The path of `url` as the log writes it: no query, no fragment, no approval token. */
