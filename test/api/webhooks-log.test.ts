@@ -142,6 +142,7 @@ describe.each(backends())("webhook log, events and rotation on %s", (backend) =>
 
       sink.mode = 200
       sink.answerBody = "thanks"
+      time.advance(minute)
       const redeliver = () =>
         send("POST", `${deliveries}/${delivery.id}/redeliver`, undefined, workspace.key, { "idempotency-key": "catch-up-1" })
       const redelivered = await redeliver()
@@ -243,6 +244,73 @@ describe.each(backends())("webhook log, events and rotation on %s", (backend) =>
       expect([viaSibling.status, elsewhere.status, redeliverElsewhere.status]).toEqual([404, 404, 404])
       expect(errorOf(viaSibling).message).toBe("No webhook delivery with that id exists in this workspace.")
       expect(errorOf(elsewhere).message).toBe("No webhook endpoint with that id exists in this workspace.")
+    })
+  })
+
+  describe("disablement", () => {
+    it("disables an endpoint failing for 3 days, tells the events API and the other endpoints, and re-enables it", async () => {
+      const workspace = await aWorkspace()
+      const failing = await aSink()
+      const watcher = await aSink()
+      const endpoint = await register(workspace.key, failing.url, ["account.connected", "webhook_endpoint.disabled"])
+      const watching = await register(workspace.key, watcher.url, ["webhook_endpoint.disabled"])
+      failing.secret = endpoint.secret
+      watcher.secret = watching.secret
+      failing.mode = 503
+      const deliveries = `/v1/webhooks/${endpoint.id}/deliveries`
+      const newest = (attempts: number) =>
+        eventually(
+          () => send("GET", `${deliveries}?limit=1`, undefined, workspace.key),
+          (reply) => reply.body.data?.[0]?.attempt_count === attempts,
+          `${attempts} attempts of the newest delivery`
+        )
+      const waits = [1, 5, 15, 30, 60, 180, 360, 789].map((minutes) => Math.ceil(minutes * 1.1) * minute + minute)
+      /** Connects an account and lets its delivery fail through the whole schedule. */
+      const aBadDay = async () => {
+        await workspace.connect()
+        await newest(1)
+        for (const [index, wait] of waits.entries()) {
+          time.advance(wait)
+          await newest(index + 2)
+        }
+      }
+      const endpointNow = async () => (await send("GET", `/v1/webhooks/${endpoint.id}`, undefined, workspace.key)).body
+
+      await aBadDay()
+      await aBadDay()
+      expect(await endpointNow()).toMatchObject({ active: true })
+      await aBadDay()
+
+      const disabled = await endpointNow()
+      expect(disabled).toMatchObject({ active: false, disabled_reason: "delivery_failed", disabled_at: expect.any(String) })
+      const notices = await send("GET", "/v1/events?type=webhook_endpoint.disabled", undefined, workspace.key)
+      expect(notices.body.data).toHaveLength(1)
+      expect(notices.body.data[0].data).toMatchObject({
+        endpoint_id: endpoint.id,
+        url: failing.url,
+        disabled_reason: "delivery_failed",
+        disabled_at: disabled.disabled_at
+      })
+      await watcher.waitUntil(() => watcher.events.length === 1, "the notice at the other endpoint")
+      expect(watcher.events[0]).toEqual(notices.body.data[0])
+      expect(failing.raw.some((raw) => raw.body.includes("webhook_endpoint.disabled"))).toBe(false)
+      const log = await send("GET", deliveries, undefined, workspace.key)
+      expect(log.body.data.map((d: { status: string; given_up_reason: string }) => [d.status, d.given_up_reason])).toEqual([
+        ["failed", "retries_exhausted"],
+        ["failed", "retries_exhausted"],
+        ["failed", "retries_exhausted"]
+      ])
+
+      failing.mode = 204
+      const enabled = await send("PATCH", `/v1/webhooks/${endpoint.id}`, { active: true }, workspace.key)
+      expect(enabled.body).toMatchObject({ active: true, disabled_reason: null, disabled_at: null })
+      const account = await workspace.connect()
+      await failing.waitUntil(() => failing.events.length === 1, "the first event after re-enabling")
+      expect((failing.events[0]!.data as { account_id: string }).account_id).toBe(account.id)
+      const oldest = log.body.data[2]
+      const redelivered = await send("POST", `${deliveries}/${oldest.id}/redeliver`, undefined, workspace.key)
+      expect(redelivered.body).toMatchObject({ status: "delivered", given_up_reason: null })
+      expect(failing.events.map((event) => event.id)).toContain(oldest.event_id)
     })
   })
 
