@@ -200,7 +200,8 @@ export const resources = {
   approval: text("approval", "persetujuan"),
   webhook_endpoint: text("webhook endpoint", "endpoint webhook"),
   workspace: text("workspace", "workspace"),
-  resource: text("resource", "sumber daya")
+  resource: text("resource", "sumber daya"),
+  api_key: text("API key", "kunci API")
 } as const satisfies Record<string, LocalizedText>
 
 /** The name of a resource. */
