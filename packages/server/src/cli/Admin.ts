@@ -276,10 +276,16 @@ export const runAdmin = async (
     return 1
   }
 
+  const answerFailure = (status: number, text: string) => {
+    if (!v.json) return fail(status, text)
+    out(text)
+    return 1
+  }
+
   if (command.columns === undefined) {
     const response = await request(command.path(workspace, v))
     const text = await response.text()
-    if (!response.ok) return v.json ? (out(text), 1) : fail(response.status, text)
+    if (!response.ok) return answerFailure(response.status, text)
     if (v.json) out(text)
     else out(Object.entries(JSON.parse(text) as Row).map(([k, value]) => `${k}: ${cell(value)}`).join("\n"))
     return 0
@@ -291,7 +297,7 @@ export const runAdmin = async (
   for (;;) {
     const response = await request(path)
     const text = await response.text()
-    if (!response.ok) return v.json ? (out(text), 1) : fail(response.status, text)
+    if (!response.ok) return answerFailure(response.status, text)
     const page = JSON.parse(text) as { data: Array<Row>; cursor?: { next: string | null; has_more: boolean } }
     items.push(...page.data)
     if (!page.cursor?.has_more || page.cursor.next === null) break
