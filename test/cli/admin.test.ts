@@ -104,13 +104,11 @@ describe("postwire admin against the server", () => {
 })
 
 describe("postwire --help", () => {
-  it("answers every level of the command with its help and exit code 0", async () => {
+  it("answers the command, serve and admin with their help and exit code 0, and a mistake with 2", async () => {
     const cases: Array<[ReadonlyArray<string>, string]> = [
       [["--help"], "postwire serve"],
       [["serve", "--help"], "--database-url"],
-      [["admin", "--help"], "postwire admin key revoke"],
-      [["admin", "key", "--help"], "postwire admin key list"],
-      [["admin", "account", "create", "--help"], "--credentials-file"]
+      [["admin", "--help"], "postwire admin key revoke"]
     ]
     for (const [args, expected] of cases) {
       const result = await run(args)
@@ -120,5 +118,19 @@ describe("postwire --help", () => {
     const unknown = await run(["admin", "key", "rotate"])
     expect(unknown.code).toBe(2)
     expect(unknown.out).toContain('Unknown command "key rotate"')
+  })
+
+  it("answers every level below admin with that level's help and exit code 0", async () => {
+    const cases: Array<[ReadonlyArray<string>, string, string]> = [
+      [["key", "--help"], "postwire admin key list", "postwire admin workspace"],
+      [["account", "-h"], "postwire admin account list", "postwire admin key"],
+      [["account", "create", "--help"], "--credentials-file", "postwire admin account list"]
+    ]
+    for (const [args, expected, absent] of cases) {
+      const lines: Array<string> = []
+      expect(await runAdmin(args, {}, (line) => lines.push(line)), `admin ${args.join(" ")}`).toBe(0)
+      expect(lines.join("\n")).toContain(expected)
+      expect(lines.join("\n")).not.toContain(absent)
+    }
   })
 })
