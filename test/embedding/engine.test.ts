@@ -6,7 +6,9 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type EngineEvent, PostwireEngine, PostwireEngineError } from "@postwire/server"
+import { Effect } from "effect"
+import { Accounts, Workspaces } from "@postwire/core"
+import { type EngineEvent, EventFeed, PostwireEngine, PostwireEngineError } from "@postwire/server"
 
 const PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
 
@@ -84,5 +86,24 @@ describe("PostwireEngine.make", () => {
     stopSlow()
     await acme.accounts.create({ profile_id: profileId, platform: "photo", sandbox: true })
     expect(seen).toEqual(["account.connected", "post.awaiting_approval"])
+  })
+})
+
+describe("PostwireEngine.layer", () => {
+  it("gives Effect programs the core use-cases, with events on the EventFeed", async () => {
+    const seen: Array<string> = []
+    const program = Effect.gen(function* () {
+      const feed = yield* EventFeed
+      feed.subscribe((event) => {
+        seen.push(event.type)
+      })
+      const { id } = yield* Workspaces.createWorkspace({ name: "Effectful" })
+      const profile = yield* Workspaces.createProfile(id, { name: "Main" })
+      yield* Workspaces.createAccount(id, { profileId: profile.id, platform: "photo", sandbox: true })
+      return yield* Accounts.listAccounts({ workspaceId: id, keyId: "test", kind: "live" }, {})
+    })
+    const accounts = await Effect.runPromise(program.pipe(Effect.provide(PostwireEngine.layer({ database: "memory" }))))
+    expect(accounts.data.map((account) => account.platform)).toEqual(["photo"])
+    expect(seen).toEqual(["account.connected"])
   })
 })
