@@ -217,7 +217,8 @@ export const resources = {
   workspace: text("workspace", "workspace"),
   resource: text("resource", "sumber daya"),
   webhook_delivery: text("webhook delivery", "pengiriman webhook"),
-  event: text("event", "event")
+  event: text("event", "event"),
+  api_key: text("API key", "kunci API")
 } as const satisfies Record<string, LocalizedText>
 
 /** The name of a resource. */

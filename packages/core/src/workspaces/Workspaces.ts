@@ -8,6 +8,7 @@ import { Effect, Option } from "effect"
 import {
   allScopes,
   ErrorDetail,
+  formatInstant,
   keyPrefix,
   type KeyKind,
   type LocalizedText,
@@ -18,7 +19,7 @@ import {
 import { hashSecret, Ids } from "../ids/Ids.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
 import { sealCredentials } from "../publishing/CredentialsCipher.ts"
-import type { SimulateOptions } from "../store/Records.ts"
+import type { ApiKeyRecord, SimulateOptions } from "../store/Records.ts"
 import { Store } from "../store/Store.ts"
 import { isErrorCode } from "@postwire/domain"
 
@@ -45,7 +46,8 @@ export const createWorkspace = Effect.fn("workspaces.create")(function* (input: 
   return { id }
 })
 
-const requireWorkspace = Effect.fn("workspaces.require")(function* (workspaceId: string) {
+/** The workspace with this id, or `not_found`. */
+export const requireWorkspace = Effect.fn("workspaces.require")(function* (workspaceId: string) {
   const store = yield* Store
   const found = yield* store.getWorkspace(workspaceId)
   if (Option.isNone(found)) {
@@ -145,4 +147,67 @@ export const createAccount = Effect.fn("accounts.create")(function* (workspaceId
   // The connected event is recorded with the account's first status change path.
   yield* store.updateAccountStatus(workspaceId, id, "connected", [event])
   return { id }
+})
+
+/** A workspace as the admin API shows it. */
+export interface WorkspaceView {
+  readonly id: string
+  readonly name: string
+  readonly allowed_redirect_domains: ReadonlyArray<string>
+  readonly created_at: string
+}
+
+/** Every workspace, oldest first. */
+export const listWorkspaces = Effect.fn("workspaces.list")(function* () {
+  const store = yield* Store
+  const workspaces = yield* store.listWorkspaces()
+  return workspaces.map(
+    (w): WorkspaceView => ({
+      id: w.id,
+      name: w.name,
+      allowed_redirect_domains: w.allowedRedirectDomains,
+      created_at: formatInstant(w.createdAt)
+    })
+  )
+})
+
+/** An API key as the admin API shows it: never its secret, only its last four characters. */
+export interface KeyView {
+  readonly id: string
+  readonly kind: KeyKind
+  readonly scopes: ReadonlyArray<Scope>
+  readonly last4: string
+  readonly created_at: string
+  /** When it was revoked; `null` while it is valid. */
+  readonly revoked_at: string | null
+}
+
+const keyView = (key: ApiKeyRecord): KeyView => ({
+  id: key.id,
+  kind: key.kind,
+  scopes: key.scopes,
+  last4: key.last4,
+  created_at: formatInstant(key.createdAt),
+  revoked_at: key.revokedAt === null ? null : formatInstant(key.revokedAt)
+})
+
+/** The keys of a workspace, revoked ones included, oldest first. */
+export const listKeys = Effect.fn("keys.list")(function* (workspaceId: string) {
+  const store = yield* Store
+  yield* requireWorkspace(workspaceId)
+  return (yield* store.listApiKeys(workspaceId)).map(keyView)
+})
+
+/**
+ * Revokes a key: requests with it are refused from now on (by a server that saw it in the last
+ * 30 seconds, once its cached lookup runs out). Revoking a revoked key changes nothing.
+ */
+export const revokeKey = Effect.fn("keys.revoke")(function* (workspaceId: string, keyId: string) {
+  const store = yield* Store
+  yield* requireWorkspace(workspaceId)
+  const revoked = yield* store.revokeApiKey(workspaceId, keyId, yield* now)
+  if (Option.isNone(revoked)) {
+    return yield* Effect.fail(new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("api_key") } }))
+  }
+  return keyView(revoked.value)
 })

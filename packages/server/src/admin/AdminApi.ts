@@ -6,7 +6,7 @@
  */
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity } from "effect/http-api"
-import { ApiErrors, httpErrors, KeyKind, Platform, PrivacyLevel, Scope } from "@postwire/domain"
+import { Account, ApiErrors, httpErrors, KeyKind, Platform, PrivacyLevel, Scope } from "@postwire/domain"
 
 /** Bearer authentication with the admin token. */
 export class AdminAuthentication extends HttpApiMiddleware.Service<AdminAuthentication>()("postwire/AdminAuthentication", {
@@ -44,6 +44,26 @@ export const CreateAccount = Schema.Struct({
   external_id: Schema.optionalKey(Schema.String)
 })
 
+/** A workspace in the admin API's lists. */
+export const WorkspaceView = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  allowed_redirect_domains: Schema.Array(Schema.String),
+  created_at: Schema.String
+})
+
+/** An API key in the admin API: never its secret, only its last four characters. */
+export const KeyView = Schema.Struct({
+  id: Schema.String,
+  kind: KeyKind,
+  scopes: Schema.Array(Scope),
+  last4: Schema.String,
+  created_at: Schema.String,
+  revoked_at: Schema.NullOr(Schema.String)
+})
+
+const keyParams = { id: Schema.String, key_id: Schema.String }
+
 /** Workspaces and everything in them. */
 export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
@@ -62,6 +82,22 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       params: workspaceParams,
       payload: CreateAccount,
       success: Created
+    }),
+    HttpApiEndpoint.get("listWorkspaces", "/workspaces", { success: Schema.Struct({ data: Schema.Array(WorkspaceView) }) }),
+    HttpApiEndpoint.get("listKeys", "/workspaces/:id/keys", {
+      params: workspaceParams,
+      success: Schema.Struct({ data: Schema.Array(KeyView) })
+    }),
+    HttpApiEndpoint.post("revokeKey", "/workspaces/:id/keys/:key_id/revoke", { params: keyParams, success: KeyView }),
+    HttpApiEndpoint.get("listAccounts", "/workspaces/:id/accounts", {
+      params: workspaceParams,
+      query: Account.ListAccountsQuery,
+      success: Account.AccountList
+    }),
+    HttpApiEndpoint.get("listProfiles", "/workspaces/:id/profiles", {
+      params: workspaceParams,
+      query: Account.ListProfilesQuery,
+      success: Account.ProfileList
     })
   )
   .middleware(AdminAuthentication)

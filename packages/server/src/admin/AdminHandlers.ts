@@ -6,7 +6,7 @@
 import { timingSafeEqual } from "node:crypto"
 import { Effect, Layer, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { hashSecret, Workspaces } from "@postwire/core"
+import { Accounts, type Caller, hashSecret, Workspaces } from "@postwire/core"
 import { PostwireError } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { renderFailure, respond } from "../http/Failures.ts"
@@ -63,4 +63,17 @@ export const AdminHandlers = HttpApiBuilder.group(AdminApi, "admin", (handlers) 
         })
       )
     )
+    .handle("listWorkspaces", () => respond(Effect.map(Workspaces.listWorkspaces(), (data) => ({ data }))))
+    .handle("listKeys", ({ params }) => respond(Effect.map(Workspaces.listKeys(params.id), (data) => ({ data }))))
+    .handle("revokeKey", ({ params }) => respond(Workspaces.revokeKey(params.id, params.key_id)))
+    .handle("listAccounts", ({ params, query }) =>
+      respond(Effect.flatMap(workspaceCaller(params.id), (caller) => Accounts.listAccounts(caller, query)))
+    )
+    .handle("listProfiles", ({ params, query }) =>
+      respond(Effect.flatMap(workspaceCaller(params.id), (caller) => Accounts.listProfiles(caller, query)))
+    )
 )
+
+/** The admin acting inside a workspace that exists. */
+const workspaceCaller = (workspaceId: string) =>
+  Effect.map(Workspaces.requireWorkspace(workspaceId), (): Caller => ({ workspaceId, keyId: "admin", kind: "live" }))

@@ -15,7 +15,7 @@ const usage = `Postwire: self-hostable social publishing.
 
 Usage:
   postwire serve [--port 8080] [--host 0.0.0.0] [--data-dir ./.postwire] [--database-url URL] [--role api|worker|all]
-  postwire admin <workspace|key|profile|account> create ... [--json]
+  postwire admin <workspace|key|profile|account> <create|list|revoke> ... [--json]   (postwire admin --help)
   postwire mcp [--api-key KEY] [--base-url URL] [--lang en|id] [--allow-skip-approval]   (docs/mcp.md)
   postwire --help
 
@@ -23,7 +23,22 @@ Environment: PORT, DATABASE_URL, POSTWIRE_ADMIN_TOKEN, POSTWIRE_PUBLIC_URL,
 POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS, POSTWIRE_RATE_LIMIT_PER_KEY, POSTWIRE_RATE_LIMIT_POSTS_CREATE
 (see docs/configuration.md).`
 
-const serve = (args: ReadonlyArray<string>) => {
+const serveUsage = `Usage:
+  postwire serve [--port 8080] [--host 0.0.0.0] [--data-dir ./.postwire] [--database-url URL] [--role api|worker|all]
+
+  --port          port to listen on (PORT, default 8080)
+  --host          address to listen on (HOST, default 0.0.0.0)
+  --data-dir      embedded database, media and development e-mails (POSTWIRE_DATA_DIR, default ./.postwire)
+  --database-url  PostgreSQL instead of the embedded database (DATABASE_URL)
+  --role          api (HTTP only), worker (background work only) or all (POSTWIRE_ROLE, default all)
+
+Every environment variable is in docs/configuration.md.`
+
+const serve = (args: ReadonlyArray<string>): number | undefined => {
+  if (args.some((arg) => arg === "--help" || arg === "-h")) {
+    console.log(serveUsage)
+    return 0
+  }
   const { values } = parseArgs({
     args: [...args],
     options: {
@@ -47,6 +62,7 @@ const serve = (args: ReadonlyArray<string>) => {
     process.env
   )
   Layer.launch(serveLayer(settings)).pipe(NodeRuntime.runMain)
+  return undefined
 }
 
 const main = async (argv: ReadonlyArray<string>): Promise<number | undefined> => {
@@ -54,8 +70,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number | undefined> =>
   try {
     switch (command) {
       case "serve":
-        serve(rest)
-        return undefined
+        return serve(rest)
       case "admin":
         return await runAdmin(rest, process.env, (line) => console.log(line))
       case "mcp":
@@ -78,7 +93,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number | undefined> =>
       return 2
     }
     if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {
-      console.error(`${error.message}\n\n${command === "admin" ? adminUsage : usage}`)
+      console.error(`${error.message}\n\n${command === "admin" ? adminUsage() : command === "serve" ? serveUsage : usage}`)
       return 2
     }
     throw error

@@ -25,7 +25,7 @@ export interface EngineEvent {
   readonly data: Readonly<Record<string, unknown>>
 }
 
-/** Receives events; what it returns (or throws) does not affect the engine. */
+/** Receives events; what it returns (or throws) does not affect the engine, and a returned promise is not awaited. */
 export type EventHandler = (event: EngineEvent) => void | Promise<void>
 
 /** The subscribers of this process. */
@@ -34,11 +34,11 @@ export class EventFeed extends Context.Service<
   {
     /** Adds a subscriber; the function returned removes it. */
     readonly subscribe: (handler: EventHandler) => () => void
-    /** Hands committed events to every subscriber. */
+    /** Hands stored events to every subscriber, in order. */
     readonly publish: (events: ReadonlyArray<OutboxEvent>) => Effect.Effect<void>
   }
 >()("postwire/EventFeed") {
-  /** A feed with no subscribers yet; a subscriber's failure is logged, never raised. */
+  /** A feed with no subscribers yet; a subscriber's failure is logged as a warning, never raised. */
   static readonly layer: Layer.Layer<EventFeed> = Layer.sync(EventFeed)(() => {
     const handlers = new Set<EventHandler>()
     return {
@@ -48,23 +48,28 @@ export class EventFeed extends Context.Service<
           handlers.delete(handler)
         }
       },
+      // Subscribers are called in the order events were written, and never awaited: a slow or
+      // failing subscriber does not hold up the write that caused the event.
       publish: (events) =>
-        Effect.forEach(
-          events,
-          (event) =>
-            Effect.forEach(
-              [...handlers],
-              (handler) =>
-                Effect.tryPromise(async () => handler(toEngineEvent(event))).pipe(
-                  Effect.catchCause((cause) => Effect.logWarning("An event subscriber failed", cause))
-                ),
-              { discard: true }
-            ),
-          { discard: true }
-        )
+        Effect.suspend(() => {
+          const failures: Array<unknown> = []
+          for (const event of events) {
+            for (const handler of [...handlers]) {
+              try {
+                const result = handler(toEngineEvent(event))
+                if (result instanceof Promise) result.catch((error: unknown) => Effect.runFork(subscriberFailed(error)))
+              } catch (error) {
+                failures.push(error)
+              }
+            }
+          }
+          return Effect.forEach(failures, subscriberFailed, { discard: true })
+        })
     }
   })
 }
+
+const subscriberFailed = (error: unknown) => Effect.logWarning("An event subscriber failed", error)
 
 const toEngineEvent = (event: OutboxEvent): EngineEvent => ({
   id: event.id,
