@@ -55,7 +55,13 @@ const mcpOverStdio = (command: string, cwd: string, env: NodeJS.ProcessEnv) =>
     const child = spawn(command, [], { cwd, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
-    const answers = () => stdout.split("\n").filter((line) => line.includes('"id"')).map((line) => JSON.parse(line))
+    // Complete lines only: a long answer (tools/list) arrives in several chunks.
+    const answers = () =>
+      stdout
+        .split("\n")
+        .slice(0, -1)
+        .filter((line) => line.includes('"id"'))
+        .map((line) => JSON.parse(line))
     child.stdout!.on("data", (chunk: Buffer) => {
       stdout += chunk.toString("utf8")
       if (answers().length >= 2) child.stdin!.end()
