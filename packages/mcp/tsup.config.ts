@@ -1,10 +1,11 @@
 import { defineConfig } from "tsup"
 
+// ESM and CommonJS; the declarations (.d.ts and .d.cts) come from scripts/declarations.mjs.
 export default defineConfig({
   entry: { index: "src/index.ts", cli: "src/cli.ts" },
-  format: ["esm"],
+  format: ["esm", "cjs"],
   target: "node20",
-  dts: { entry: { index: "src/index.ts" } },
+  dts: false,
   sourcemap: true,
   clean: true
 })

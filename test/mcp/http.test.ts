@@ -3,6 +3,7 @@
  * client over Streamable HTTP, against a real server on loopback.
  */
 import { Ajv } from "ajv"
+import addFormatsModule from "ajv-formats"
 import { aPng } from "../../packages/core/test/fixtures/media.ts"
 import { ErrorCatalog, errorCodes, platforms } from "@postwire/domain"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -11,6 +12,9 @@ import { call } from "../support/Http.ts"
 import { aDatabase, backends, startServer, type TestServer } from "../support/TestServer.ts"
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { callTool, type Connected, connectHttp, resultOf, textOf, toolErrorOf } from "./McpClients.ts"
+
+// A CommonJS module: under Node's ESM its default import is the plugin function itself.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
 const toolNames = [
   "list_profiles",
@@ -138,7 +142,10 @@ describe.each(backends())("tool server over Streamable HTTP on %s", (backend) =>
     it("lists every tool with valid JSON Schemas for input and output, and honest hints", async () => {
       const { tools } = await agent.client.listTools()
       expect(tools.map((t) => t.name)).toEqual(toolNames)
+      // Strict, with the standard formats (`date-time`, `email`, `uri`): the MCP SDK's own
+      // validator adds them too, and the schemas use them to tell agents what a string holds.
       const ajv = new Ajv({ strict: true, allErrors: true })
+      addFormats(ajv)
       for (const tool of tools) {
         expect(tool.description?.length, tool.name).toBeGreaterThan(40)
         expect(tool.inputSchema.type).toBe("object")

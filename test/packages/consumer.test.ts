@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 const run = promisify(execFile)
 const root = resolve(import.meta.dirname, "../..")
 const fixtures = join(import.meta.dirname, "consumer")
-const packages = ["domain", "core", "store-sql", "platforms", "server", "client", "webhooks"] as const
+const packages = ["domain", "core", "store-sql", "platforms", "server", "client", "webhooks", "mcp"] as const
 const rootPackage = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { devDependencies: Record<string, string> }
 
 /** Runs a command; on failure the error carries its output, so the test says what went wrong. */
@@ -45,6 +45,37 @@ const freePort = () =>
 
 const node = (file: string, cwd: string, env: NodeJS.ProcessEnv = {}) =>
   sh(process.execPath, [file], cwd, env).then(({ stdout }) => JSON.parse(stdout.trim().split("\n").pop()!))
+
+/**
+ * Starts an installed MCP stdio command, initializes a session and lists the tools as an agent's
+ * host does, then closes stdin; resolves with the JSON-RPC answers in order.
+ */
+const mcpOverStdio = (command: string, cwd: string, env: NodeJS.ProcessEnv) =>
+  new Promise<Array<any>>((resolve, reject) => {
+    const child = spawn(command, [], { cwd, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    // Complete lines only: a long answer (tools/list) arrives in several chunks.
+    const answers = () =>
+      stdout
+        .split("\n")
+        .slice(0, -1)
+        .filter((line) => line.includes('"id"'))
+        .map((line) => JSON.parse(line))
+    child.stdout!.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8")
+      if (answers().length >= 2) child.stdin!.end()
+    })
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8")
+    })
+    child.on("error", reject)
+    child.on("exit", (code) => (code === 0 ? resolve(answers()) : reject(new Error(`postwire-mcp exited with ${code}:\n${stdout}\n${stderr}`))))
+    const send = (message: object) => child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`)
+    send({ id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "consumer", version: "1.0.0" } } })
+    send({ method: "notifications/initialized" })
+    send({ id: 2, method: "tools/list", params: {} })
+  })
 
 describe("the packed packages in a fresh app", () => {
   const work = mkdtempSync(join(tmpdir(), "postwire-consumer-"))
@@ -107,7 +138,7 @@ describe("the packed packages in a fresh app", () => {
     expect(existsSync(join(app, "out", "usage.js"))).toBe(true)
   }, 300_000)
 
-  it("runs the SDK against a server started with the installed postwire command", async () => {
+  it("runs the SDK and the installed postwire-mcp command against a server started with the installed postwire command", async () => {
     const dataDir = join(work, "serve-data")
     const port = await freePort()
     const server: ChildProcess = spawn(join(app, "node_modules", ".bin", "postwire"), ["serve", "--port", String(port), "--host", "127.0.0.1", "--data-dir", dataDir], {
@@ -134,6 +165,15 @@ describe("the packed packages in a fresh app", () => {
       })
       expect(result).toMatchObject({ status: "queued", accounts: 4, notFound: "404 not_found" })
       expect(result.created).toMatch(/^post_/)
+
+      // The installed `postwire-mcp` command serves an agent over stdio against the same server.
+      const answers = await mcpOverStdio(join(app, "node_modules", ".bin", "postwire-mcp"), app, {
+        POSTWIRE_BASE_URL: `http://127.0.0.1:${ready.port}`,
+        POSTWIRE_API_KEY: ready.key
+      })
+      expect(answers[0]).toMatchObject({ id: 1, result: { serverInfo: { name: "postwire" } } })
+      expect(answers[1].id).toBe(2)
+      expect(answers[1].result.tools.map((tool: { name: string }) => tool.name)).toContain("create_post")
     } finally {
       if (server.exitCode === null && server.signalCode === null) {
         const exited = new Promise((resolve) => server.once("exit", resolve))

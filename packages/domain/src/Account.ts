@@ -59,31 +59,40 @@ export const Account = Schema.Struct({
   quota: Quota,
   /** When the account was added, ISO 8601 in UTC with milliseconds. */
   created_at: Instant.annotate({ description: "When the account was added, ISO 8601 in UTC with milliseconds." }),
+  /** The name people see on the platform (a Page's name for `pages`); `null` when the platform gives none. */
   display_name: Schema.NullOr(Schema.String).annotate({
     description: "The name people see on the platform (a Page's name for `pages`); `null` when the platform gives none."
   }),
+  /** The profile picture's address as the platform gave it at the last connect; platform addresses may expire. */
   avatar_url: Schema.NullOr(Schema.String).annotate({
     description: "The profile picture's address as the platform gave it at the last connect; platform addresses may expire."
   }),
+  /** When the account was last connected (or reconnected) through a connect link; `null` for accounts created by the admin API. */
   connected_at: Schema.NullOr(Instant).annotate({
     description: "When the account was last connected (or reconnected) through a connect link; `null` for accounts created by the admin API."
   }),
+  /** The permissions the person granted, in the platform's own words (e.g. `video.publish`). */
   scopes: Schema.Array(Schema.String).annotate({
     description: "The permissions the person granted, in the platform's own words (e.g. `video.publish`)."
   }),
+  /** When the platform access token expires unless Postwire refreshes it first; `null` when it does not expire or is unknown. The token itself is never shown. */
   token_expires_at: Schema.NullOr(Instant).annotate({
     description:
       "When the platform access token expires unless Postwire refreshes it first; `null` when it does not expire or is unknown. The token itself is never shown."
   }),
+  /** shortvideo only: the privacy levels the creator may post with, as the platform last reported them. */
   privacy_level_options: Schema.optionalKey(Schema.Array(Schema.String)).annotate({
     description: "shortvideo only: the privacy levels the creator may post with, as the platform last reported them."
   }),
-  max_video_post_duration_sec: Schema.optionalKey(Schema.Number).annotate({
+  /** shortvideo only: the longest video the creator may post, in seconds, as the platform last reported it. */
+  max_video_post_duration_sec: Schema.optionalKey(Schema.Int).annotate({
     description: "shortvideo only: the longest video the creator may post, in seconds, as the platform last reported it."
   }),
   reconnect: Schema.NullOr(
     Schema.Struct({
+      /** Why the account must be connected again, in the shared error shape. */
       reason: ErrorItem.annotate({ description: "Why the account must be connected again, in the shared error shape." }),
+      /** The API call that makes a reconnect link for this account: `POST /v1/accounts/{id}/reconnect`. */
       endpoint: Schema.String.annotate({
         description: "The API call that makes a reconnect link for this account: `POST /v1/accounts/{id}/reconnect`."
       })
@@ -137,19 +146,23 @@ const ProfileName = Schema.String.check(
  * ```
  */
 export const CreateProfileRequest = Schema.Struct({
+  /** The profile's name, e.g. the brand or client it stands for (1 to 200 characters). */
   name: ProfileName.annotate({ description: "The profile's name, e.g. the brand or client it stands for (1 to 200 characters)." })
-})
+}).annotate({ description: "A profile to create.", examples: [{ name: "Kopi Kenangan" }] })
 export type CreateProfileRequest = typeof CreateProfileRequest.Type
 
 /** PATCH /profiles/{id}: the fields to change. */
 export const UpdateProfileRequest = Schema.Struct({
+  /** The new name (1 to 200 characters). */
   name: Schema.optionalKey(ProfileName.annotate({ description: "The new name (1 to 200 characters)." }))
-})
+}).annotate({ description: "The profile's fields to change.", examples: [{ name: "Kopi Kenangan Jakarta" }] })
 export type UpdateProfileRequest = typeof UpdateProfileRequest.Type
 
 /** The 200 response of DELETE /profiles/{id}. */
 export const DeletedProfile = Schema.Struct({
+  /** The deleted profile's id. */
   id: Schema.String.annotate({ description: "The deleted profile's id." }),
+  /** Always `true`. */
   deleted: Schema.Literal(true).annotate({ description: "Always `true`." })
 })
 export type DeletedProfile = typeof DeletedProfile.Type
@@ -167,37 +180,54 @@ export type DeletedProfile = typeof DeletedProfile.Type
  * ```
  */
 export const ConnectAccountRequest = Schema.Struct({
+  /** The profile the connected account will belong to. */
   profile_id: ProfileId.annotate({ description: "The profile the connected account will belong to." }),
+  /** The platform to connect an account of. */
   platform: Platform.annotate({ description: "The platform to connect an account of." }),
+  /** Where the person returns when done: https on one of the workspace's allowed domains. Postwire adds `status` (`connected` or `error`), and `account_id` or `error`. */
   redirect_url: Schema.optionalKey(
     Schema.String.annotate({
       description:
         "Where the person returns when done: https on one of the workspace's allowed domains. Postwire adds `status` (`connected` or `error`), and `account_id` or `error`."
     })
   ),
+  /** `true` connects a sandbox account through a simulated consent page. Always `true` with a test key. */
   sandbox: Schema.optionalKey(
     Schema.Boolean.annotate({
       description: "`true` connects a sandbox account through a simulated consent page. Always `true` with a test key."
     })
   )
+}).annotate({
+  description: "The account to connect: its profile and platform, and where the person returns.",
+  examples: [{ profile_id: ProfileId.make("prof_01JDEXAMPLE0000000000000000"), platform: "shortvideo", sandbox: true }]
 })
 export type ConnectAccountRequest = typeof ConnectAccountRequest.Type
 
 /** POST /accounts/{id}/reconnect: where the person returns when done. */
 export const ReconnectAccountRequest = Schema.Struct({
+  /** As for POST /accounts/connect. */
   redirect_url: Schema.optionalKey(
     Schema.String.annotate({ description: "As for POST /accounts/connect." })
   )
+}).annotate({
+  description: "Where the person returns when done.",
+  examples: [{ redirect_url: "https://app.example.com/accounts/connected" }]
 })
 export type ReconnectAccountRequest = typeof ReconnectAccountRequest.Type
 
 /** The 201 response of POST /accounts/connect and POST /accounts/{id}/reconnect. */
 export const ConnectLink = Schema.Struct({
+  /** The link to open in a browser. It works once, until `expires_at`. */
   url: Schema.String.annotate({ description: "The link to open in a browser. It works once, until `expires_at`." }),
+  /** When the link stops working: 30 minutes after it was made. */
   expires_at: Instant.annotate({ description: "When the link stops working: 30 minutes after it was made." }),
+  /** The profile the account will belong to. */
   profile_id: Schema.String.annotate({ description: "The profile the account will belong to." }),
+  /** The platform the link connects. */
   platform: Platform.annotate({ description: "The platform the link connects." }),
+  /** Whether the link connects a sandbox account (simulated consent). */
   sandbox: Schema.Boolean.annotate({ description: "Whether the link connects a sandbox account (simulated consent)." }),
+  /** For a reconnect link, the account it renews; `null` for a new connect. */
   account_id: Schema.NullOr(Schema.String).annotate({
     description: "For a reconnect link, the account it renews; `null` for a new connect."
   })

@@ -229,7 +229,13 @@ export class AccountsGroup extends HttpApiGroup.make("accounts")
       success: ConnectLink.pipe(HttpApiSchema.status(201))
     })
       .annotate(RequiredScope, "accounts:write")
-      .annotate(OpenApi.Summary, "Make a link that connects an account again"),
+      .annotate(OpenApi.Summary, "Make a link that connects an account again")
+      .annotate(
+        OpenApi.Description,
+        "A single-use link, valid 30 minutes, for the person who owns the account to grant access again (an account in " +
+          "`needs_reconnect`, or to renew its permissions). Completing it renews the same account: its id, profile and " +
+          "posts are kept. Scope `accounts:write`."
+      ),
     HttpApiEndpoint.delete("disconnect", "/:id", { params: idParams, success: Account })
       .annotate(RequiredScope, "accounts:write")
       .annotate(OpenApi.Summary, "Disconnect an account")
@@ -254,13 +260,16 @@ export class ProfilesGroup extends HttpApiGroup.make("profiles")
       ),
     HttpApiEndpoint.post("create", "/", { payload: CreateProfileRequest, success: Profile.pipe(HttpApiSchema.status(201)) })
       .annotate(RequiredScope, "accounts:write")
-      .annotate(OpenApi.Summary, "Create a profile"),
+      .annotate(OpenApi.Summary, "Create a profile")
+      .annotate(OpenApi.Description, "Creates an empty profile; connect accounts to it with `POST /v1/accounts/connect`. Scope `accounts:write`."),
     HttpApiEndpoint.get("get", "/:id", { params: idParams, success: Profile })
       .annotate(RequiredScope, "posts:read")
-      .annotate(OpenApi.Summary, "Retrieve a profile"),
+      .annotate(OpenApi.Summary, "Retrieve a profile")
+      .annotate(OpenApi.Description, "Retrieves a profile. A profile of another workspace is 404 `not_found`. Scope `posts:read`."),
     HttpApiEndpoint.patch("update", "/:id", { params: idParams, payload: UpdateProfileRequest, success: Profile })
       .annotate(RequiredScope, "accounts:write")
-      .annotate(OpenApi.Summary, "Rename a profile"),
+      .annotate(OpenApi.Summary, "Rename a profile")
+      .annotate(OpenApi.Description, "Changes the profile's name and answers the profile. Scope `accounts:write`."),
     HttpApiEndpoint.delete("delete", "/:id", { params: idParams, success: DeletedProfile })
       .annotate(RequiredScope, "accounts:write")
       .annotate(OpenApi.Summary, "Delete a profile")

@@ -44,14 +44,16 @@ const idString = (kind: IdKind) => {
   const prefix = prefixes[kind]
   const pattern = new RegExp(`^${prefix}[A-Za-z0-9]{1,60}$`)
   return Schema.String.check(
-    Schema.makeFilter(
-      (value: string) => !isPlaceholderId(value),
-      ErrorDetail.annotation(ErrorDetail.reason("id_placeholder", { value: `${prefix}…`, source: placeholderSource(kind) }))
-    ),
+    // Each filter says what it adds to the JSON Schema (OpenAPI, MCP tools): a filter without
+    // `toJsonSchema` is dropped from it, and the description of a field using the id with it.
+    Schema.makeFilter((value: string) => !isPlaceholderId(value), {
+      ...ErrorDetail.annotation(ErrorDetail.reason("id_placeholder", { value: `${prefix}…`, source: placeholderSource(kind) })),
+      toJsonSchema: () => ({})
+    }),
     Schema.makeFilter(
       // A placeholder is answered above, once.
       (value: string) => isPlaceholderId(value) || pattern.test(value),
-      ErrorDetail.annotation(ErrorDetail.reason("id_prefix", { prefix }))
+      { ...ErrorDetail.annotation(ErrorDetail.reason("id_prefix", { prefix })), toJsonSchema: () => ({ pattern: pattern.source }) }
     )
   )
 }

@@ -59,13 +59,20 @@ export const CreateWebhookRequest = Schema.Struct({
 export type CreateWebhookRequest = typeof CreateWebhookRequest.Type
 
 const endpointFields = {
-  id: Schema.String,
-  url: Schema.String,
-  events: Schema.Array(WebhookEventType),
-  active: Schema.Boolean,
-  disabled_reason: Schema.NullOr(DisabledReason),
-  disabled_at: Schema.NullOr(Instant),
-  created_at: Instant,
+  /** Unique identifier of the endpoint, `wh_…`. */
+  id: Schema.String.annotate({ description: "Unique identifier of the endpoint, `wh_…`." }),
+  /** The https address events are POSTed to. */
+  url: Schema.String.annotate({ description: "The https address events are POSTed to." }),
+  /** The event types delivered to it. */
+  events: Schema.Array(WebhookEventType).annotate({ description: "The event types delivered to it." }),
+  /** `false` while the endpoint is disabled (by the service after failing deliveries, or by request); `PATCH` with `active: true` re-enables it. */
+  active: Schema.Boolean.annotate({ description: "`false` while the endpoint is disabled (by the service after failing deliveries, or by request); `PATCH` with `active: true` re-enables it." }),
+  /** Why the endpoint is disabled: `delivery_failed` (a delivery used up its retries and every attempt had failed for 3 days) or `disabled_by_request`; `null` while active. */
+  disabled_reason: Schema.NullOr(DisabledReason).annotate({ description: "Why the endpoint is disabled: `delivery_failed` (a delivery used up its retries and every attempt had failed for 3 days) or `disabled_by_request`; `null` while active." }),
+  /** When the endpoint was disabled, ISO 8601 in UTC; `null` while active. */
+  disabled_at: Schema.NullOr(Instant).annotate({ description: "When the endpoint was disabled, ISO 8601 in UTC; `null` while active." }),
+  /** When the endpoint was registered, ISO 8601 in UTC with milliseconds. */
+  created_at: Instant.annotate({ description: "When the endpoint was registered, ISO 8601 in UTC with milliseconds." }),
   previous_secret_expires_at: Schema.NullOr(Instant).annotate({
     description:
       "While a secret rotation is in progress, when the previous secret stops signing deliveries; " +
@@ -141,9 +148,11 @@ export const maxSecretOverlapSeconds = 7 * 24 * 60 * 60
  * ```
  */
 export const UpdateWebhookRequest = Schema.Struct({
+  /** A new public https address, checked like at registration. */
   url: Schema.optionalKey(
     Schema.String.annotate({ description: "A new public https address, checked like at registration." })
   ),
+  /** The event types to receive from now on, replacing the current list. */
   events: Schema.optionalKey(
     Schema.Array(WebhookEventType)
       .check(Schema.isMinLength(1))
@@ -156,6 +165,9 @@ export const UpdateWebhookRequest = Schema.Struct({
         "`false` disables it; deliveries still waiting are given up (and can be redelivered)."
     })
   )
+}).annotate({
+  description: "The endpoint's fields to change.",
+  examples: [{ active: true }, { url: "https://hooks.example.com/v2/postwire", events: ["post.published", "post.failed"] }]
 })
 export type UpdateWebhookRequest = typeof UpdateWebhookRequest.Type
 
@@ -169,18 +181,22 @@ export type UpdateWebhookRequest = typeof UpdateWebhookRequest.Type
  * ```
  */
 export const RotateSecretRequest = Schema.Struct({
+  /** Seconds the current secret keeps signing deliveries beside the new one. Default 86400 (one day); 0 retires it now. */
   expires_in_seconds: Schema.optionalKey(
-    Schema.Number.check(
+    Schema.Finite.check(
       Schema.makeFilter(
         (n: number) => Number.isInteger(n) && n >= 0 && n <= maxSecretOverlapSeconds,
-        ErrorDetail.annotation(ErrorDetail.reason("integer_between", { min: 0, max: maxSecretOverlapSeconds }))
+        {
+          ...ErrorDetail.annotation(ErrorDetail.reason("integer_between", { min: 0, max: maxSecretOverlapSeconds })),
+          toJsonSchema: () => ({ type: "integer", minimum: 0, maximum: maxSecretOverlapSeconds })
+        }
       )
     ).annotate({
       description:
         "Seconds the current secret keeps signing deliveries beside the new one. Default 86400 (one day); 0 retires it now."
     })
   )
-})
+}).annotate({ description: "How long the current secret keeps signing beside the new one.", examples: [{ expires_in_seconds: 3600 }] })
 export type RotateSecretRequest = typeof RotateSecretRequest.Type
 
 /** Where a delivery stands: `pending` (an attempt is due), `delivered`, or `failed` (given up). */
@@ -193,17 +209,23 @@ export type GiveUpReason = typeof GiveUpReason.Type
 
 /** One attempt of a delivery, as the delivery log shows it. */
 export const DeliveryAttempt = Schema.Struct({
+  /** When the attempt started. */
   attempted_at: Instant.annotate({ description: "When the attempt started." }),
-  duration_ms: Schema.Number.annotate({ description: "How long the attempt took, in milliseconds." }),
-  status_code: Schema.NullOr(Schema.Number).annotate({
+  /** How long the attempt took, in milliseconds. */
+  duration_ms: Schema.Int.annotate({ description: "How long the attempt took, in milliseconds." }),
+  /** The HTTP status the endpoint answered; `null` when no answer came (timeout, connection failure, refused address). */
+  status_code: Schema.NullOr(Schema.Int).annotate({
     description: "The HTTP status the endpoint answered; `null` when no answer came (timeout, connection failure, refused address)."
   }),
+  /** The first 1 KB (1,024 bytes) of the answer's body, as UTF-8 text; `null` when no answer came. */
   response_body: Schema.NullOr(Schema.String).annotate({
     description: "The first 1 KB (1,024 bytes) of the answer's body, as UTF-8 text; `null` when no answer came."
   }),
+  /** Why the attempt failed, in the shared error shape (`webhook_delivery_failed` or `invalid_url`); `null` when it succeeded. */
   error: Schema.NullOr(ErrorItem).annotate({
     description: "Why the attempt failed, in the shared error shape (`webhook_delivery_failed` or `invalid_url`); `null` when it succeeded."
   }),
+  /** `true` when the attempt was a redelivery requested through the API, `false` for the service's own attempts. */
   redelivery: Schema.Boolean.annotate({
     description: "`true` when the attempt was a redelivery requested through the API, `false` for the service's own attempts."
   })
@@ -211,16 +233,25 @@ export const DeliveryAttempt = Schema.Struct({
 export type DeliveryAttempt = typeof DeliveryAttempt.Type
 
 const deliveryFields = {
+  /** The delivery's `dlv_` id. */
   id: Schema.String.annotate({ description: "The delivery's `dlv_` id." }),
+  /** The `wh_` endpoint it goes to. */
   endpoint_id: Schema.String.annotate({ description: "The `wh_` endpoint it goes to." }),
+  /** The `evt_` event it carries, the `SERVICE-Event-Id` of every attempt. */
   event_id: Schema.String.annotate({ description: "The `evt_` event it carries, the `SERVICE-Event-Id` of every attempt." }),
+  /** The event's type. */
   event_type: WebhookEventType.annotate({ description: "The event's type." }),
+  /** `pending` while an attempt is due, `delivered` once an attempt got a 2xx, `failed` once given up. */
   status: DeliveryStatus.annotate({
     description: "`pending` while an attempt is due, `delivered` once an attempt got a 2xx, `failed` once given up."
   }),
-  attempt_count: Schema.Number.annotate({ description: "Attempts made so far, redeliveries included." }),
+  /** Attempts made so far, redeliveries included. */
+  attempt_count: Schema.Int.annotate({ description: "Attempts made so far, redeliveries included." }),
+  /** When the event was queued for this endpoint. */
   created_at: Instant.annotate({ description: "When the event was queued for this endpoint." }),
+  /** When the latest attempt started; `null` before the first. */
   last_attempt_at: Schema.NullOr(Instant).annotate({ description: "When the latest attempt started; `null` before the first." }),
+  /** When the next attempt is due; `null` once delivered or given up. */
   next_attempt_at: Schema.NullOr(Instant).annotate({
     description: "When the next attempt is due; `null` once delivered or given up."
   }),
@@ -234,6 +265,7 @@ const deliveryFields = {
 /** A delivery as `GET /webhooks/{id}/deliveries` lists it, with its latest attempt. */
 export const WebhookDelivery = Schema.Struct({
   ...deliveryFields,
+  /** The latest attempt; `null` before the first. */
   last_attempt: Schema.NullOr(DeliveryAttempt).annotate({ description: "The latest attempt; `null` before the first." })
 })
 export type WebhookDelivery = typeof WebhookDelivery.Type
@@ -241,6 +273,7 @@ export type WebhookDelivery = typeof WebhookDelivery.Type
 /** A delivery with its attempts, newest first: `GET /webhooks/{id}/deliveries/{delivery_id}` and redeliver. */
 export const WebhookDeliveryDetail = Schema.Struct({
   ...deliveryFields,
+  /** Every attempt, newest first (the 100 latest when there were more; `attempt_count` counts them all). */
   attempts: Schema.Array(DeliveryAttempt).annotate({
     description: "Every attempt, newest first (the 100 latest when there were more; `attempt_count` counts them all)."
   })
@@ -249,12 +282,17 @@ export type WebhookDeliveryDetail = typeof WebhookDeliveryDetail.Type
 
 /** GET /webhooks/{id}/deliveries query: filters combine; `from` inclusive, `to` exclusive, on `created_at`. */
 export const ListDeliveriesQuery = Schema.Struct({
+  /** Only deliveries in this status. */
   status: Schema.optionalKey(DeliveryStatus.annotate({ description: "Only deliveries in this status." })),
+  /** Only deliveries of this event type. */
   event_type: Schema.optionalKey(WebhookEventType.annotate({ description: "Only deliveries of this event type." })),
+  /** Only deliveries created at or after this instant. */
   from: Schema.optionalKey(InstantInput.annotate({ description: "Only deliveries created at or after this instant." })),
+  /** Only deliveries created before this instant. */
   to: Schema.optionalKey(InstantInput.annotate({ description: "Only deliveries created before this instant." })),
   limit: Schema.optionalKey(PageLimit),
-  cursor: Schema.optionalKey(Schema.String)
+  /** `cursor.next` of the previous page; valid 24 hours (else 400 `invalid_cursor`). */
+  cursor: Schema.optionalKey(Schema.String.annotate({ description: "`cursor.next` of the previous page; valid 24 hours (else 400 `invalid_cursor`)." }))
 })
 export type ListDeliveriesQuery = typeof ListDeliveriesQuery.Type
 
@@ -267,25 +305,36 @@ export type WebhookDeliveryList = typeof WebhookDeliveryList.Type
  * delivered) to a subscribed endpoint.
  */
 export const Event = Schema.Struct({
+  /** The `evt_` id, the `SERVICE-Event-Id` of its deliveries. */
   id: Schema.String.annotate({ description: "The `evt_` id, the `SERVICE-Event-Id` of its deliveries." }),
+  /** The event type. */
   type: WebhookEventType.annotate({ description: "The event type." }),
+  /** When the event happened. */
   created_at: Instant.annotate({ description: "When the event happened." }),
+  /** `true` when a live (non-sandbox) account is involved. */
   livemode: Schema.Boolean.annotate({ description: "`true` when a live (non-sandbox) account is involved." }),
+  /** The event's payload; its shape depends on `type`. */
   data: Schema.Record(Schema.String, Schema.Unknown).annotate({ description: "The event's payload; its shape depends on `type`." })
 })
 export type Event = typeof Event.Type
 
 /** GET /events query: `type` may repeat; `from` inclusive, `to` exclusive, on `created_at`. */
 export const ListEventsQuery = Schema.Struct({
+  /** Only events of these types; repeat the parameter for several. */
   type: Schema.optionalKey(
     Schema.Array(WebhookEventType).annotate({ description: "Only events of these types; repeat the parameter for several." })
   ),
+  /** Only events created at or after this instant. */
   from: Schema.optionalKey(InstantInput.annotate({ description: "Only events created at or after this instant." })),
+  /** Only events created before this instant. */
   to: Schema.optionalKey(InstantInput.annotate({ description: "Only events created before this instant." })),
+  /** Only events about this post. */
   post_id: Schema.optionalKey(PostId.annotate({ description: "Only events about this post." })),
+  /** Only events about this account. */
   account_id: Schema.optionalKey(AccountId.annotate({ description: "Only events about this account." })),
   limit: Schema.optionalKey(PageLimit),
-  cursor: Schema.optionalKey(Schema.String)
+  /** `cursor.next` of the previous page; valid 24 hours (else 400 `invalid_cursor`). */
+  cursor: Schema.optionalKey(Schema.String.annotate({ description: "`cursor.next` of the previous page; valid 24 hours (else 400 `invalid_cursor`)." }))
 })
 export type ListEventsQuery = typeof ListEventsQuery.Type
 
