@@ -672,6 +672,36 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
             oldest: null
           })
         }))
+
+      it.effect("inserts within a quota cap only while the cap has room, else names the full account", () =>
+        Effect.gen(function* () {
+          const { store, workspaceId } = yield* withWorkspace
+          const profile = aProfile(workspaceId)
+          const account = anAccount(workspaceId, profile.id)
+          const roomy = anAccount(workspaceId, profile.id)
+          yield* store.createProfile(profile)
+          yield* store.createAccount(account)
+          yield* store.createAccount(roomy)
+          const day = { from: t0, to: t0 + 100 }
+          const onBoth = () =>
+            aPost(workspaceId, { publishAt: t0 + 10, targets: [aTarget({ accountId: roomy.id }), aTarget({ accountId: account.id })] })
+          const caps = [
+            { accountId: roomy.id, ...day, limit: 5 },
+            { accountId: account.id, ...day, limit: 1 }
+          ]
+          const first = onBoth()
+          const second = onBoth()
+
+          assert.isTrue(Option.isNone(yield* store.insertPostWithinQuota(first, [anEvent(workspaceId)], caps)))
+          assert.deepStrictEqual(yield* store.insertPostWithinQuota(second, [anEvent(workspaceId)], caps), Option.some(account.id))
+          assert.isTrue(Option.isSome(yield* store.getPost(workspaceId, first.post.id)))
+          assert.isTrue(Option.isNone(yield* store.getPost(workspaceId, second.post.id)))
+          assert.strictEqual((yield* store.listEvents(workspaceId)).length, 1)
+          assert.strictEqual((yield* store.countQuotaUsage(workspaceId, roomy.id, day.from, day.to)).used, 1)
+          // The cap counts only its own window: the next one still has room.
+          const nextDay = [{ accountId: account.id, from: t0 + 100, to: t0 + 200, limit: 1 }]
+          assert.isTrue(Option.isNone(yield* store.insertPostWithinQuota(second, [], nextDay)))
+        }))
     })
 
     describe("rate limits", () => {

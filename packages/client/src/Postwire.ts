@@ -12,6 +12,7 @@ import { make, type PostwireClientOptions, type PostwireClientService } from "./
 import type {
   ConnectAccountInput,
   CreateOptions,
+  CreatePostBatchInput,
   CreatePostInput,
   CreateProfileInput,
   CreateWebhookInput,
@@ -32,6 +33,7 @@ import type {
 import type {
   Account,
   ConnectLink,
+  CreatePostBatchResult,
   CreatePostResult,
   CreateWebhookResult,
   DecideApprovalResult,
@@ -92,6 +94,12 @@ export interface PostwirePosts {
    * `approval.mode` is `none`. Pass `idempotencyKey` to make a re-run of your own job safe.
    */
   readonly create: (body: CreatePostInput, options?: CreateOptions) => Promise<CreatePostResult>
+  /**
+   * Creates 1 to 31 posts in one call (POST /v1/posts/batch). Resolves once the batch is
+   * understood: each item of `data` holds the created `post` or its `error` (a full day of
+   * `scheduled_at` is 429 `quota_exceeded_for_day` there). One idempotency key covers the batch.
+   */
+  readonly createBatch: (body: CreatePostBatchInput, options?: CreateOptions) => Promise<CreatePostBatchResult>
   /** Checks a post without saving it (POST /v1/posts/validate); `issues` is empty when it would be accepted. */
   readonly validate: (body: CreatePostInput) => Promise<ValidatePostResult>
   /**
@@ -412,6 +420,7 @@ export class Postwire {
     )
     this.posts = {
       create: (body, options) => run(client.posts.create(body, options)),
+      createBatch: (body, options) => run(client.posts.createBatch(body, options)),
       validate: (body) => run(client.posts.validate(body)),
       list: (query) => firstPage(client.posts.list, query ?? {}),
       get: (id) => run(client.posts.get(id)),

@@ -23,6 +23,7 @@ import { transformClient } from "./internal/transport.ts"
 import type {
   ConnectAccountInput,
   CreateOptions,
+  CreatePostBatchInput,
   CreatePostInput,
   CreateProfileInput,
   CreateWebhookInput,
@@ -43,6 +44,7 @@ import type {
 import type {
   Account,
   ConnectLink,
+  CreatePostBatchResult,
   CreatePostResult,
   CreateWebhookResult,
   DecideApprovalResult,
@@ -99,7 +101,7 @@ export interface PostwireClientOptions {
 }
 
 /**
- * Posts: create, validate, list, get, update, cancel, retry.
+ * Posts: create (one or a batch), validate, list, get, update, cancel, retry.
  *
  * @example
  * ```ts
@@ -122,6 +124,15 @@ export interface PostwireClientPosts {
    * `approval.mode` is `none`.
    */
   readonly create: (body: CreatePostInput, options?: CreateOptions) => Effect.Effect<CreatePostResult, PostwireClientError>
+  /**
+   * Creates 1 to 31 posts in one call (POST /v1/posts/batch). Succeeds once the batch is
+   * understood: each item of `data` holds the created `post` or its `error` (a full day of
+   * `scheduled_at` is 429 `quota_exceeded_for_day` there). One idempotency key covers the batch.
+   */
+  readonly createBatch: (
+    body: CreatePostBatchInput,
+    options?: CreateOptions
+  ) => Effect.Effect<CreatePostBatchResult, PostwireClientError>
   /** Checks a post without saving it (POST /v1/posts/validate); `issues` is empty when it would be accepted. */
   readonly validate: (body: CreatePostInput) => Effect.Effect<ValidatePostResult, PostwireClientError>
   /** One page of posts, newest publish time first (GET /v1/posts). */
@@ -498,6 +509,7 @@ export const make = Effect.fnUntraced(function* (
   const decode = {
     posts: {
       create: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "create" }),
+      createBatch: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "createBatch" }),
       validate: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "validate" }),
       list: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "list" }),
       get: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "get" }),
@@ -573,6 +585,16 @@ export const make = Effect.fnUntraced(function* (
           responseMode: "response-only"
         }),
         decode.posts.create
+      )
+    }),
+    createBatch: Effect.fn("postwire.posts.createBatch")(function* (body: CreatePostBatchInput, options?: CreateOptions) {
+      return yield* call(
+        client.posts.createBatch({
+          payload: asContract(PostSchemas.CreatePostBatchRequest, body),
+          headers: idempotencyHeaders(options),
+          responseMode: "response-only"
+        }),
+        decode.posts.createBatch
       )
     }),
     validate: Effect.fn("postwire.posts.validate")(function* (body: CreatePostInput) {

@@ -49,6 +49,23 @@ export type Unbranded<T> = T extends Brand.Brand<infer _Key>
 export type CreatePostInput = typeof Post.CreatePostRequest.Encoded
 
 /**
+ * Body of `posts.createBatch`: 1 to 31 create requests, each created or refused on its own.
+ *
+ * @example
+ * ```ts
+ * import type { CreatePostBatchInput, CreatePostInput } from "@postwire/client"
+ *
+ * const day = (date: string, post: CreatePostInput): CreatePostInput => ({ ...post, scheduled_at: `${date}T09:00:00+07:00` })
+ * const month = (post: CreatePostInput): CreatePostBatchInput => ({
+ *   items: ["2026-12-01", "2026-12-02", "2026-12-03"].map((date) => day(date, post))
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ */
+export type CreatePostBatchInput = typeof Post.CreatePostBatchRequest.Encoded
+
+/**
  * Body of `posts.update`: a new caption and/or schedule (`scheduled_at: null` publishes as
  * soon as approved).
  *

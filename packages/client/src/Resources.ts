@@ -55,6 +55,22 @@ export type Target = PostSchemas.Target
 export type CreatePostResult = PostSchemas.CreatePostResponse
 
 /**
+ * The answer of `posts.createBatch`: one result per item in request order, each with its
+ * `index`, the `status` it would have had alone, and the created `post` or the `error`.
+ *
+ * @example
+ * ```ts
+ * import type { CreatePostBatchResult } from "@postwire/client"
+ *
+ * const refusedDays = (result: CreatePostBatchResult) =>
+ *   result.data.filter((item) => item.error?.code === "quota_exceeded_for_day").map((item) => item.index)
+ * ```
+ *
+ * @since 0.2.0
+ */
+export type CreatePostBatchResult = PostSchemas.CreatePostBatchResponse
+
+/**
  * The answer of `posts.validate`: every problem found (empty when none), nothing saved.
  *
  * @example

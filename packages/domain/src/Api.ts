@@ -25,6 +25,8 @@ import { ApiErrors, Authentication, RateLimitBucket, RequiredScope } from "./Aut
 import { EventsGroup } from "./EventsGroup.ts"
 import { Media, UploadMediaRequest } from "./Media.ts"
 import {
+  CreatePostBatchRequest,
+  CreatePostBatchResponse,
   createPostExamples,
   CreatePostRequest,
   CreatePostResponse,
@@ -107,7 +109,7 @@ export const IdempotencyHeaders = Schema.Struct({
   "idempotency-key": Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255)).annotate({ description: "A key of your choosing, 1 to 255 characters, that makes the request safe to send again: the same key with the same body within 24 hours answers with the first response and `Idempotent-Replayed: true`; with another body it is 409 `idempotency_conflict`, and while the first is still running 409 `idempotency_in_progress`. Scoped to the workspace and the API key." }))
 })
 
-/** Posts: create, validate, list, get, update, cancel, retry. */
+/** Posts: create (one or a batch), validate, list, get, update, cancel, retry. */
 export class PostsGroup extends HttpApiGroup.make("posts")
   .add(
     HttpApiEndpoint.post("create", "/", {
@@ -126,6 +128,25 @@ export class PostsGroup extends HttpApiGroup.make("posts")
           "(when `scheduled_at` is ahead) or `queued`. A shortvideo `direct` target with `approval.mode` `none` needs " +
           "`consent` (422 `consent_required`). Platform rules (caption length, media, quota) are 422 with every problem in " +
           "`error.issues`. Send `Idempotency-Key` to make retries safe. Scope `posts:write`; 30 requests a minute per key."
+      ),
+    HttpApiEndpoint.post("createBatch", "/batch", {
+      headers: IdempotencyHeaders,
+      payload: CreatePostBatchRequest,
+      success: CreatePostBatchResponse
+    })
+      .annotate(RequiredScope, "posts:write")
+      .annotate(RateLimitBucket, "posts.create")
+      .annotate(OpenApi.Summary, "Create posts in a batch")
+      .annotate(
+        OpenApi.Description,
+        "Creates up to 31 posts in one call, each item with the body and the rules of `POST /v1/posts`, each created or " +
+          "refused on its own. Answers 200 once the batch is understood, with one result per item in order: its `index`, " +
+          "the `status` it would have had alone, and the created `post` or the `error`. An item whose `scheduled_at` falls " +
+          "on a calendar day (in the offset it was written in) on which one of its accounts is already full is refused " +
+          "with 429 `quota_exceeded_for_day`, naming `items[i].scheduled_at` and the account; items of one batch count " +
+          "against each other. A body that does not match the schema, or 0 or more than 31 items, is a 400 for the whole " +
+          "batch. One `Idempotency-Key` covers the whole batch. Counts as one request toward the key's limit and the 30 " +
+          "a minute of `POST /v1/posts`. Scope `posts:write`."
       ),
     HttpApiEndpoint.post("validate", "/validate", {
       payload: CreatePostRequest,

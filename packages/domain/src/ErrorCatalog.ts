@@ -180,8 +180,8 @@ export const ErrorCatalog = {
     status: 429,
     retryable: true,
     kind: "request",
-    en: "The day of scheduled_at is already full for this account.",
-    id: "Hari pada scheduled_at sudah penuh untuk akun ini.",
+    en: "The day {day} of scheduled_at is already full for account {account_id}, which allows {limit} posts a day.",
+    id: "Hari {day} pada scheduled_at sudah penuh untuk akun {account_id}, yang dibatasi {limit} unggahan per hari.",
     when: "Batch creation: one item's `scheduled_at` day is full; the rest of the batch is not rejected."
   }),
   already_decided: entry({

@@ -304,3 +304,47 @@ export type ListPostsQuery = typeof ListPostsQuery.Type
 /** A page of posts. */
 export const PostList = ListEnvelope(Post)
 export type PostList = typeof PostList.Type
+
+/** Most items in one `POST /posts/batch`. */
+export const maxBatchItems = 31
+
+/** POST /posts/batch: up to 31 create requests, each created or refused on its own. */
+export const CreatePostBatchRequest = Schema.Struct({
+  /** 1 to 31 create requests, each with the body of `POST /v1/posts`. Each is checked and created on its own; results come back in this order. Fewer or more items is 400 naming `items`. */
+  items: Schema.Array(CreatePostRequest).check(Schema.isMinLength(1), Schema.isMaxLength(maxBatchItems)).annotate({ description: "1 to 31 create requests, each with the body of `POST /v1/posts`. Each is checked and created on its own; results come back in this order. Fewer or more items is 400 naming `items`." })
+}).annotate({
+  description: "Several posts to create in one call, for example a month of content.",
+  examples: [
+    {
+      items: [
+        { ...createPostExamples.textpost.value, scheduled_at: "2026-12-01T09:00:00+07:00" },
+        { ...createPostExamples.textpost.value, scheduled_at: "2026-12-02T09:00:00+07:00" }
+      ] as unknown as ReadonlyArray<CreatePostRequest>
+    }
+  ]
+})
+export type CreatePostBatchRequest = typeof CreatePostBatchRequest.Type
+
+/** The fate of one batch item: the post created, or the error it would have had alone. */
+export const PostBatchResult = Schema.Struct({
+  /** Position of the item in `items`, from 0. */
+  index: Schema.Int.annotate({ description: "Position of the item in `items`, from 0." }),
+  /** The HTTP status the item would have had as a `POST /v1/posts` of its own: 201 when created, else its error's status (e.g. 404, 422, 429 `quota_exceeded_for_day`). */
+  status: Schema.Int.annotate({ description: "The HTTP status the item would have had as a `POST /v1/posts` of its own: 201 when created, else its error's status (e.g. 404, 422, 429 `quota_exceeded_for_day`)." }),
+  /** The post created, as `POST /v1/posts` answers it; present when `status` is 201. */
+  post: Schema.optionalKey(CreatePostResponse.annotate({ description: "The post created, as `POST /v1/posts` answers it; present when `status` is 201." })),
+  /** Why the item was refused, in the shared error shape; its `field` is a path into the batch (`items[3].scheduled_at`). Present when `status` is not 201. */
+  error: Schema.optionalKey(ErrorObject.annotate({ description: "Why the item was refused, in the shared error shape; its `field` is a path into the batch (`items[3].scheduled_at`). Present when `status` is not 201." }))
+}).annotate({ description: "One item of a batch: its index, its status, and the created post or the error." })
+export type PostBatchResult = typeof PostBatchResult.Type
+
+/** The 200 response of POST /posts/batch: every item's result, in request order. */
+export const CreatePostBatchResponse = Schema.Struct({
+  /** One result per item, in the order of `items`, each with its `index`. */
+  data: Schema.Array(PostBatchResult).annotate({ description: "One result per item, in the order of `items`, each with its `index`." }),
+  /** How many items were created. */
+  created: Schema.Int.annotate({ description: "How many items were created." }),
+  /** How many items were refused. */
+  refused: Schema.Int.annotate({ description: "How many items were refused." })
+}).annotate({ description: "What became of each item of a batch: created posts and refused items side by side." })
+export type CreatePostBatchResponse = typeof CreatePostBatchResponse.Type

@@ -21,6 +21,7 @@ import {
   type PostAggregate,
   type PostRecord,
   type ProfileRecord,
+  type QuotaUsage,
   Store,
   StoreError,
   type StoreShape,
@@ -112,6 +113,28 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
         ON CONFLICT (workspace_id, key_id, key) DO NOTHING RETURNING key`.pipe(Effect.map((rows) => rows.length > 0))
 
   let rateLimitHits = 0
+
+  const insertAggregate = ({ approval, post, targets }: PostAggregate, events: ReadonlyArray<OutboxEvent>) =>
+    Effect.gen(function* () {
+      yield* sql`INSERT INTO posts ${sql.insert(postRow(post))}`
+      if (Arr.isReadonlyArrayNonEmpty(targets)) {
+        yield* sql`INSERT INTO targets ${sql.insert(Arr.map(targets, targetRow))}`
+      }
+      if (approval !== null) yield* insertApproval(approval)
+      yield* insertEvents(events)
+    })
+
+  const quotaUsage = (workspaceId: string, accountId: string, from: number, to: number) =>
+    sql`SELECT count(*) AS used, min(counted.instant) AS oldest FROM (
+          SELECT coalesce(t.published_at, p.publish_at) AS instant
+          FROM targets t
+          JOIN posts p ON p.workspace_id = t.workspace_id AND p.id = t.post_id
+          WHERE t.workspace_id = ${workspaceId} AND t.account_id = ${accountId}
+            AND t.status NOT IN ('cancelled', 'rejected', 'failed')
+        ) counted
+        WHERE counted.instant >= ${from} AND counted.instant < ${to}`.pipe(
+      Effect.map(([row]): QuotaUsage => ({ used: toNumber(row!.used), oldest: toNumberOrNull(row!.oldest) }))
+    )
 
   const store: StoreShape = {
     createWorkspace: (workspace) =>
@@ -255,16 +278,26 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
           )
       ),
 
-    insertPost: ({ approval, post, targets }, events) =>
-      operation("insertPost")(
+    insertPost: (aggregate, events) => operation("insertPost")(sql.withTransaction(insertAggregate(aggregate, events))),
+
+    insertPostWithinQuota: (aggregate, events, caps) =>
+      operation("insertPostWithinQuota")(
         sql.withTransaction(
           Effect.gen(function* () {
-            yield* sql`INSERT INTO posts ${sql.insert(postRow(post))}`
-            if (Arr.isReadonlyArrayNonEmpty(targets)) {
-              yield* sql`INSERT INTO targets ${sql.insert(Arr.map(targets, targetRow))}`
+            const workspaceId = aggregate.post.workspaceId
+            const accountIds = [...new Set(caps.map((cap) => cap.accountId))].sort()
+            // Locking the accounts (in one order, so two batches cannot deadlock) serializes every
+            // capped insert on them: the count below sees what the other committed.
+            if (accountIds.length > 0) {
+              yield* sql`SELECT id FROM accounts WHERE workspace_id = ${workspaceId} AND ${sql.in("id", accountIds)}
+                ORDER BY id FOR UPDATE`
             }
-            if (approval !== null) yield* insertApproval(approval)
-            yield* insertEvents(events)
+            for (const cap of caps) {
+              const { used } = yield* quotaUsage(workspaceId, cap.accountId, cap.from, cap.to)
+              if (used + 1 > cap.limit) return Option.some(cap.accountId)
+            }
+            yield* insertAggregate(aggregate, events)
+            return Option.none<string>()
           })
         )
       ),
@@ -338,18 +371,7 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
       ),
 
     countQuotaUsage: (workspaceId, accountId, from, to) =>
-      operation("countQuotaUsage")(
-        sql`SELECT count(*) AS used, min(counted.instant) AS oldest FROM (
-              SELECT coalesce(t.published_at, p.publish_at) AS instant
-              FROM targets t
-              JOIN posts p ON p.workspace_id = t.workspace_id AND p.id = t.post_id
-              WHERE t.workspace_id = ${workspaceId} AND t.account_id = ${accountId}
-                AND t.status NOT IN ('cancelled', 'rejected', 'failed')
-            ) counted
-            WHERE counted.instant >= ${from} AND counted.instant < ${to}`.pipe(
-          Effect.map(([row]) => ({ used: toNumber(row!.used), oldest: toNumberOrNull(row!.oldest) }))
-        )
-      ),
+      operation("countQuotaUsage")(quotaUsage(workspaceId, accountId, from, to)),
 
     listEvents: (workspaceId) =>
       operation("listEvents")(

@@ -18,7 +18,7 @@ import type { Caller } from "../Caller.ts"
 import { EngineConfig, type EngineSettings } from "../EngineConfig.ts"
 import type { AccountRecord, MediaRecord } from "../store/Records.ts"
 import { Store } from "../store/Store.ts"
-import { quotaLimit, quotaWindow } from "./Quota.ts"
+import { type CalendarDay, quotaLimit, quotaWindow } from "./Quota.ts"
 
 /** A target with its account, ready to be created. */
 export interface PlannedTarget {
@@ -83,8 +83,24 @@ const platformMismatch = (account: AccountRecord): LocalizedText =>
 const maxDuration = (account: AccountRecord): number =>
   account.simulate?.max_video_duration_sec ?? defaultMaxVideoDurationSec
 
+/** How a request's quota is checked beyond the rolling 24 hours. */
+export interface PlanOptions {
+  /** The calendar day of `scheduled_at` (batch creation): a full day is `quota_exceeded_for_day`. */
+  readonly day?: CalendarDay | undefined
+}
+
+/**
+ * The `quota_exceeded_for_day` failure: the day of `scheduled_at` is full for the account.
+ */
+export const dayFull = (day: CalendarDay, account: AccountRecord, limit: number): PostwireError =>
+  problem("quota_exceeded_for_day", "scheduled_at", { account_id: account.id, day: day.date, limit })
+
 /** Checks a create request; loads the profile, accounts and media it names. */
-export const planPost = Effect.fn("posts.plan")(function* (caller: Caller, request: Post.CreatePostRequest) {
+export const planPost = Effect.fn("posts.plan")(function* (
+  caller: Caller,
+  request: Post.CreatePostRequest,
+  options: PlanOptions = {}
+) {
   const store = yield* Store
   const settings: EngineSettings = yield* EngineConfig
   const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
@@ -203,11 +219,20 @@ export const planPost = Effect.fn("posts.plan")(function* (caller: Caller, reque
     }
   }
 
-  // Quotas: each target takes one slot of its account's rolling 24 hours.
+  // Quotas: each target takes one slot of its account's rolling 24 hours, and with a day given,
+  // one of that calendar day, whose being full is the answer that leads.
   for (const t of targets) {
+    const limit = quotaLimit(t.account, settings)
+    const { day } = options
+    if (day !== undefined) {
+      const daily = yield* store.countQuotaUsage(caller.workspaceId, t.account.id, day.from, day.to)
+      if (daily.used + 1 > limit) {
+        problems.push(dayFull(day, t.account, limit))
+        continue
+      }
+    }
     const { from, to } = quotaWindow(publishAt)
     const usage = yield* store.countQuotaUsage(caller.workspaceId, t.account.id, from, to)
-    const limit = quotaLimit(t.account, settings)
     if (usage.used + 1 > limit) {
       const resetsAt = new Date((usage.oldest ?? publishAt) + 24 * 60 * 60 * 1000).toISOString()
       problems.push(problem("quota_exceeded", `targets[${t.index}].account_id`, { limit, resets_at: resetsAt }))
@@ -219,7 +244,7 @@ export const planPost = Effect.fn("posts.plan")(function* (caller: Caller, reque
   return { plan, problems } satisfies PlanResult
 })
 
-const classOrder = [400, 403, 404, 422]
+const classOrder = [400, 403, 404, 422, 429]
 
 /** The failure create answers with: the first problem by status class; a 422 lists all 422s. */
 export const firstFailure = (problems: ReadonlyArray<PostwireError>): PostwireError => {

@@ -26,7 +26,8 @@ import type { ApprovalRecord, OutboxEvent, PostAggregate, TargetRecord } from ".
 import { Store, type VersionConflict } from "../store/Store.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "./Cursor.ts"
 import * as PostEvents from "./PostEvents.ts"
-import { firstFailure, planPost } from "./PostPlan.ts"
+import { dayFull, firstFailure, planPost } from "./PostPlan.ts"
+import { calendarDay, quotaLimit } from "./Quota.ts"
 import { postView, targetView } from "./PostView.ts"
 import { derivePostStatus, isFinished, readyStatus } from "./TargetStatus.ts"
 
@@ -67,16 +68,30 @@ const newApproval = Effect.fn("approvals.create")(function* (workspaceId: string
   return { record, url: approvalUrl(settings.publicBaseUrl, token) }
 })
 
+/** How one create is checked beyond the request itself. */
+export interface CreateOptions {
+  /**
+   * Caps each account at its daily quota on the calendar day of `scheduled_at`, in the offset it
+   * was written in (batch creation): a full day is 429 `quota_exceeded_for_day`, counted and
+   * inserted atomically.
+   */
+  readonly quotaByDay?: boolean | undefined
+}
+
 /** Creates a post: checks it, then stores it with its targets, approval and first events. */
 export const createPost = Effect.fn("posts.create")(function* (
   caller: Caller,
   request: Post.CreatePostRequest,
-  locale: Locale
+  locale: Locale,
+  options: CreateOptions = {}
 ) {
   const store = yield* Store
   const settings = yield* EngineConfig
   const at = yield* now
-  const { plan: maybePlan, problems } = yield* planPost(caller, request)
+  const day = options.quotaByDay === true && typeof request.scheduled_at === "string"
+    ? calendarDay(request.scheduled_at)
+    : undefined
+  const { plan: maybePlan, problems } = yield* planPost(caller, request, { day })
   if (Option.isNone(maybePlan)) return yield* Effect.fail(firstFailure(problems))
   const plan = maybePlan.value
 
@@ -140,7 +155,16 @@ export const createPost = Effect.fn("posts.create")(function* (
   } else if (post.status === "scheduled") {
     events.push(yield* PostEvents.makeEvent(caller.workspaceId, "post.scheduled", PostEvents.scheduled(post), livemode, at))
   }
-  yield* store.insertPost(aggregate, events)
+  if (day === undefined) {
+    yield* store.insertPost(aggregate, events)
+  } else {
+    const caps = plan.targets.map((t) => ({ accountId: t.account.id, from: day.from, to: day.to, limit: quotaLimit(t.account, settings) }))
+    const full = yield* store.insertPostWithinQuota(aggregate, events, caps)
+    if (Option.isSome(full)) {
+      const account = plan.targets.find((t) => t.account.id === full.value)!.account
+      return yield* Effect.fail(dayFull(day, account, quotaLimit(account, settings)))
+    }
+  }
   if (approval) yield* notifyApprover(aggregate)
 
   const view = postView(aggregate, settings, locale, at)

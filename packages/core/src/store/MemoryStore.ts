@@ -18,7 +18,15 @@ import type {
   ProfileRecord,
   WorkspaceRecord
 } from "./Records.ts"
-import { type IdempotencyBegin, type Keyset, Store, StoreError, type StoreShape, VersionConflict } from "./Store.ts"
+import {
+  type IdempotencyBegin,
+  type Keyset,
+  type QuotaUsage,
+  Store,
+  StoreError,
+  type StoreShape,
+  VersionConflict
+} from "./Store.ts"
 
 /**
  * The tables of an in-memory store. Other in-memory services of the engine (the publishing
@@ -85,6 +93,34 @@ export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
 
   const idempotencyKey = (record: Pick<IdempotencyRecord, "workspaceId" | "keyId" | "key">) =>
     key(record.workspaceId, record.keyId, record.key)
+
+  const insertPost = (aggregate: PostAggregate, list: ReadonlyArray<OutboxEvent>): Effect.Effect<void, StoreError> =>
+    Effect.suspend(() => {
+      const { post } = aggregate
+      if (posts.get(post.workspaceId, post.id) !== undefined) return duplicate("insertPost", post.id)
+      const keys = [...aggregateKeys(aggregate), ...eventKeys(list)]
+      const taken = takenKey(keys)
+      if (taken !== undefined) return duplicate("insertPost", taken)
+      for (const k of aggregateKeys(aggregate)) uniqueKeys.add(k)
+      posts.put(post.workspaceId, post.id, aggregate)
+      appendEvents(list)
+      return Effect.void
+    })
+
+  const usage = (workspaceId: string, accountId: string, from: number, to: number): QuotaUsage => {
+    let used = 0
+    let oldest: number | null = null
+    for (const { post, targets } of posts.all(workspaceId)) {
+      for (const target of targets) {
+        if (target.accountId !== accountId || notCounted.has(target.status)) continue
+        const instant = target.publishedAt ?? post.publishAt
+        if (instant < from || instant >= to) continue
+        used++
+        if (oldest === null || instant < oldest) oldest = instant
+      }
+    }
+    return { used, oldest }
+  }
 
   return {
     createWorkspace: (workspace) =>
@@ -157,17 +193,14 @@ export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
     getMediaItems: (workspaceId, ids) =>
       Effect.sync(() => [...new Set(ids)].flatMap((id) => media.get(workspaceId, id) ?? [])),
 
-    insertPost: (aggregate, list) =>
+    insertPost,
+
+    insertPostWithinQuota: (aggregate, list, caps) =>
       Effect.suspend(() => {
-        const { post } = aggregate
-        if (posts.get(post.workspaceId, post.id) !== undefined) return duplicate("insertPost", post.id)
-        const keys = [...aggregateKeys(aggregate), ...eventKeys(list)]
-        const taken = takenKey(keys)
-        if (taken !== undefined) return duplicate("insertPost", taken)
-        for (const k of aggregateKeys(aggregate)) uniqueKeys.add(k)
-        posts.put(post.workspaceId, post.id, aggregate)
-        appendEvents(list)
-        return Effect.void
+        // Counted and inserted in one synchronous step: nothing else runs in between.
+        const full = caps.find((cap) => usage(aggregate.post.workspaceId, cap.accountId, cap.from, cap.to).used + 1 > cap.limit)
+        if (full !== undefined) return Effect.succeed(Option.some(full.accountId))
+        return insertPost(aggregate, list).pipe(Effect.as(Option.none<string>()))
       }),
 
     getPost: (workspaceId, id) => Effect.sync(() => Option.fromNullishOr(posts.get(workspaceId, id))),
@@ -222,21 +255,7 @@ export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
         )
       ),
 
-    countQuotaUsage: (workspaceId, accountId, from, to) =>
-      Effect.sync(() => {
-        let used = 0
-        let oldest: number | null = null
-        for (const { post, targets } of posts.all(workspaceId)) {
-          for (const target of targets) {
-            if (target.accountId !== accountId || notCounted.has(target.status)) continue
-            const instant = target.publishedAt ?? post.publishAt
-            if (instant < from || instant >= to) continue
-            used++
-            if (oldest === null || instant < oldest) oldest = instant
-          }
-        }
-        return { used, oldest }
-      }),
+    countQuotaUsage: (workspaceId, accountId, from, to) => Effect.sync(() => usage(workspaceId, accountId, from, to)),
 
     listEvents: (workspaceId) => Effect.sync(() => [...(events.get(workspaceId) ?? [])]),
 

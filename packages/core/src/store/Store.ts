@@ -69,6 +69,14 @@ export interface QuotaUsage {
   readonly oldest: number | null
 }
 
+/** A cap on an account's counted targets in `[from, to)`, checked as a post is inserted. */
+export interface QuotaCap {
+  readonly accountId: string
+  readonly from: number
+  readonly to: number
+  readonly limit: number
+}
+
 /** Every read and write of the engine. */
 export interface StoreShape {
   // Workspaces and keys
@@ -119,6 +127,17 @@ export interface StoreShape {
   // Posts
   /** Inserts a new post with its targets, approval and events, in one transaction. */
   readonly insertPost: (post: PostAggregate, events: ReadonlyArray<OutboxEvent>) => Effect.Effect<void, StoreError>
+  /**
+   * Inserts a new post like `insertPost`, but only while each cap still has room for one more
+   * target: counted (as `countQuotaUsage` counts) and inserted atomically, so concurrent inserts
+   * on the same accounts cannot together exceed a cap. Answers the account of the first full
+   * cap (nothing inserted), or none when the post was inserted.
+   */
+  readonly insertPostWithinQuota: (
+    post: PostAggregate,
+    events: ReadonlyArray<OutboxEvent>,
+    caps: ReadonlyArray<QuotaCap>
+  ) => Effect.Effect<Option.Option<string>, StoreError>
   readonly getPost: (workspaceId: string, id: string) => Effect.Effect<Option.Option<PostAggregate>, StoreError>
   /**
    * Saves a changed post (its row, every target, its approval) and the events the change

@@ -7,7 +7,7 @@
 import { Effect, Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Accounts, type Caller, Connect, Media, Posts, Profiles } from "@postwire/core"
+import { Accounts, type Caller, Connect, Media, PostBatch, Posts, Profiles } from "@postwire/core"
 import { Api, CurrentKey, Media as MediaWire, Post } from "@postwire/domain"
 import { respond } from "./Failures.ts"
 import { idempotent } from "./Idempotency.ts"
@@ -38,6 +38,22 @@ export const PostsHandlers = HttpApiBuilder.group(Api, "posts", (handlers) =>
             request: ["POST", "/v1/posts", payload],
             status: 201,
             schema: Post.CreatePostResponse
+          })
+        )
+      })
+    )
+    .handle("createBatch", ({ payload, headers }) =>
+      Effect.gen(function* () {
+        const who = yield* caller
+        const locale = yield* requestLocale
+        return yield* respond(PostBatch.createPostBatch(who, payload, locale)).pipe(
+          idempotent({
+            key: headers["idempotency-key"],
+            workspaceId: who.workspaceId,
+            keyId: who.keyId,
+            request: ["POST", "/v1/posts/batch", payload],
+            status: 200,
+            schema: Post.CreatePostBatchResponse
           })
         )
       })
