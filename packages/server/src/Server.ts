@@ -39,6 +39,7 @@ import { errorReferenceHtml } from "./docs/ErrorReference.ts"
 import { ApiErrorsLive } from "./http/ApiErrorsLive.ts"
 import { AuthenticationLive } from "./http/AuthenticationLive.ts"
 import { MediaFilesRoute } from "./http/MediaFiles.ts"
+import { ReadyRoute } from "./http/Readiness.ts"
 import { RequestGuard } from "./http/RequestGuard.ts"
 import { requestLog } from "./http/RequestLog.ts"
 import { EventsHandlers } from "./http/EventsHandlers.ts"
@@ -128,14 +129,14 @@ export const Routes = Layer.mergeAll(
   ConnectRoutes,
   MediaFilesRoute,
   RequestGuard,
-  McpRoute
+  McpRoute,
+  ReadyRoute
 )
 
-/** What an instance with role `worker` serves: its health, for the orchestrator; no API. */
-export const WorkerRoutes = HttpRouter.add(
-  "GET",
-  "/health",
-  HttpServerResponse.jsonUnsafe({ status: "ok" })
+/** What an instance with role `worker` serves: its health and readiness, for the orchestrator; no API. */
+export const WorkerRoutes = Layer.mergeAll(
+  HttpRouter.add("GET", "/health", HttpServerResponse.jsonUnsafe({ status: "ok" })),
+  ReadyRoute
 )
 
 /** Approval e-mails: SMTP when `smtpUrl` is set, else `.eml` files under `dataDir/mail` (development). */
