@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer as createHttpServer } from "node:http"
 import { createServer, type Server } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -206,5 +207,39 @@ describe("postwire migrate", () => {
     const migrated = await run(["migrate", "--data-dir", dataDir])
     expect(migrated.code).toBe(1)
     expect(migrated.out).toBe(expected)
+  })
+})
+
+describe("postwire admin: an unreachable or foreign server is one or two lines, exit 1", () => {
+  it("says the server is not reachable at its address", async () => {
+    const port = await freePort()
+    const result = await run(["admin", "workspace", "list", "--url", `http://127.0.0.1:${port}`, "--admin-token", "pwadm_x"])
+    expect(result.code).toBe(1)
+    expect(result.out).toBe(`Postwire server not reachable at http://127.0.0.1:${port} (ECONNREFUSED).\nStart it, or point to it with --url.\n`)
+  })
+
+  it("says an answer that is not JSON does not come from Postwire, for a success and for a failure", async () => {
+    let status = 200
+    const foreign = createHttpServer((_request, response) => {
+      response.writeHead(status, { "content-type": "text/html" }).end("<html><body>Welcome to nginx!</body></html>")
+    })
+    await new Promise<void>((resolve) => foreign.listen(0, "127.0.0.1", resolve))
+    const url = `http://127.0.0.1:${(foreign.address() as { port: number }).port}`
+    try {
+      const expected = (code: number) =>
+        `The server at ${url} answered HTTP ${code} with something that is not Postwire's JSON.\nCheck that --url points to a Postwire server.\n`
+      const list = await run(["admin", "workspace", "list", "--url", url, "--admin-token", "pwadm_x"])
+      expect(list.code).toBe(1)
+      expect(list.out).toBe(expected(200))
+      const create = await run(["admin", "workspace", "create", "--name", "acme", "--url", url, "--admin-token", "pwadm_x"])
+      expect(create.code).toBe(1)
+      expect(create.out).toBe(expected(200))
+      status = 502
+      const failed = await run(["admin", "workspace", "create", "--name", "acme", "--json", "--url", url, "--admin-token", "pwadm_x"])
+      expect(failed.code).toBe(1)
+      expect(failed.out).toBe(expected(502))
+    } finally {
+      foreign.close()
+    }
   })
 })
