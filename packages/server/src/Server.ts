@@ -37,6 +37,7 @@ import { ConnectRoutes } from "./connect/ConnectRoutes.ts"
 import { publicPathOf, ServerConfig, type ServerSettings } from "./config/ServerConfig.ts"
 import { errorReferenceHtml } from "./docs/ErrorReference.ts"
 import { ApiErrorsLive } from "./http/ApiErrorsLive.ts"
+import { answerClientErrors } from "./http/ClientErrors.ts"
 import { AuthenticationLive } from "./http/AuthenticationLive.ts"
 import { MediaFilesRoute } from "./http/MediaFiles.ts"
 import { ReadyRoute } from "./http/Readiness.ts"
@@ -176,6 +177,12 @@ export const serverLayer = (
     Layer.provideMerge(engineLayer(settings)),
     // Headers up to 64 KiB, so that an overlong cursor or id is answered by the API (400 or 404)
     // rather than refused by Node with a bare 431.
-    Layer.provideMerge(NodeHttpServer.layer(() => createServer({ maxHeaderSize: 64 * 1024 }), { port: settings.port, host: settings.host })),
+    // Requests Node refuses before the router (an unknown method) still get the shared error shape.
+    Layer.provideMerge(
+      NodeHttpServer.layer(() => answerClientErrors(createServer({ maxHeaderSize: 64 * 1024 }), settings.publicUrl), {
+        port: settings.port,
+        host: settings.host
+      })
+    ),
     Layer.provideMerge(store)
   )
