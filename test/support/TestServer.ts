@@ -10,7 +10,7 @@ import { Clock, Context, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import type { ConnectStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
-import { layerPostgres, PgliteClient, SqlConnectStore, SqlPublishingStore, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
+import { DatabaseStatus, layerPostgres, PgliteClient, SqlConnectStore, SqlPublishingStore, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
 import { type FirstRun, resolveSettings, seedFirstRun, serverLayer } from "@postwire/server"
 
 /** Which database a test server runs on. */
@@ -38,7 +38,7 @@ export const backends = (): ReadonlyArray<Backend> => {
 }
 
 /** The stores of a server on one SQL database. */
-const sqlStores = Layer.mergeAll(SqlWebhookStore.layer, SqlPublishingStore.layer, SqlConnectStore.layer).pipe(
+const sqlStores = Layer.mergeAll(SqlWebhookStore.layer, SqlPublishingStore.layer, SqlConnectStore.layer, DatabaseStatus.layer).pipe(
   Layer.provideMerge(SqlStore.layer)
 )
 
@@ -59,6 +59,8 @@ const postgresStore = (): Layer.Layer<Store | WebhookStore | PublishingStore | C
 /** A database that outlives the servers started on it, so a test can stop a server and start another on it. */
 export interface TestDatabase {
   readonly backend: Backend
+  /** The PostgreSQL schema holding it (PostgreSQL only). */
+  readonly schema?: string
   /** The stores on this database, for one server. */
   readonly stores: () => Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore, unknown>
   /** What the first server on it created; servers started later report the same. */
@@ -91,6 +93,7 @@ export const aDatabase = async (backend: Backend): Promise<TestDatabase> => {
   await onSchema(`CREATE SCHEMA ${schema}`)
   return {
     backend,
+    schema,
     stores: () => sqlStores.pipe(Layer.provide(layerPostgres(url, { searchPath: schema }))),
     firstRun: undefined,
     drop: () => onSchema(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)

@@ -393,6 +393,15 @@ export const ErrorCatalog = {
     en: "This link reconnects {expected}, but the platform signed in {handle}. Sign in to {expected} and open a new link.",
     id: "Tautan ini menghubungkan kembali {expected}, tetapi platform masuk sebagai {handle}. Masuk ke {expected} lalu buka tautan baru.",
     when: "A reconnect link (`POST /v1/accounts/{id}/reconnect`) was completed with another platform account."
+  }),
+  // Operations
+  not_ready: entry({
+    status: 503,
+    retryable: true,
+    kind: "generic",
+    en: "This instance is not ready: its database is unreachable or its schema is not the one this version expects. The server's log says which.",
+    id: "Instans ini belum siap: basis datanya tidak dapat dijangkau atau skemanya bukan yang diharapkan versi ini. Log server menyebutkan penyebabnya.",
+    when: "`GET /ready` while the database does not answer, migrations are pending, or the database was migrated by a newer version."
   })
 } as const satisfies Record<string, CatalogEntry>
 

@@ -37,8 +37,10 @@ import { ConnectRoutes } from "./connect/ConnectRoutes.ts"
 import { publicPathOf, ServerConfig, type ServerSettings } from "./config/ServerConfig.ts"
 import { errorReferenceHtml } from "./docs/ErrorReference.ts"
 import { ApiErrorsLive } from "./http/ApiErrorsLive.ts"
+import { answerClientErrors } from "./http/ClientErrors.ts"
 import { AuthenticationLive } from "./http/AuthenticationLive.ts"
 import { MediaFilesRoute } from "./http/MediaFiles.ts"
+import { ReadyRoute } from "./http/Readiness.ts"
 import { RequestGuard } from "./http/RequestGuard.ts"
 import { requestLog } from "./http/RequestLog.ts"
 import { EventsHandlers } from "./http/EventsHandlers.ts"
@@ -128,14 +130,14 @@ export const Routes = Layer.mergeAll(
   ConnectRoutes,
   MediaFilesRoute,
   RequestGuard,
-  McpRoute
+  McpRoute,
+  ReadyRoute
 )
 
-/** What an instance with role `worker` serves: its health, for the orchestrator; no API. */
-export const WorkerRoutes = HttpRouter.add(
-  "GET",
-  "/health",
-  HttpServerResponse.jsonUnsafe({ status: "ok" })
+/** What an instance with role `worker` serves: its health and readiness, for the orchestrator; no API. */
+export const WorkerRoutes = Layer.mergeAll(
+  HttpRouter.add("GET", "/health", HttpServerResponse.jsonUnsafe({ status: "ok" })),
+  ReadyRoute
 )
 
 /** Approval e-mails: SMTP when `smtpUrl` is set, else `.eml` files under `dataDir/mail` (development). */
@@ -175,6 +177,12 @@ export const serverLayer = (
     Layer.provideMerge(engineLayer(settings)),
     // Headers up to 64 KiB, so that an overlong cursor or id is answered by the API (400 or 404)
     // rather than refused by Node with a bare 431.
-    Layer.provideMerge(NodeHttpServer.layer(() => createServer({ maxHeaderSize: 64 * 1024 }), { port: settings.port, host: settings.host })),
+    // Requests Node refuses before the router (an unknown method) still get the shared error shape.
+    Layer.provideMerge(
+      NodeHttpServer.layer(() => answerClientErrors(createServer({ maxHeaderSize: 64 * 1024 }), settings.publicUrl), {
+        port: settings.port,
+        host: settings.host
+      })
+    ),
     Layer.provideMerge(store)
   )

@@ -7,29 +7,38 @@
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Layer } from "effect"
+import type { SqlClient } from "effect/sql"
 import type { ConnectStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
-import { layerPostgres, PgliteClient, SqlConnectStore, SqlPublishingStore, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
+import { DatabaseStatus, layerPostgres, PgliteClient, SqlConnectStore, SqlPublishingStore, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
 import type { ServerSettings } from "./config/ServerConfig.ts"
+import * as DataDirectoryLock from "./DataDirectoryLock.ts"
 
-/** The stores on one SQL database: the `Store` first (it migrates), then the `WebhookStore`, `PublishingStore` and `ConnectStore` beside it. */
-export const sqlStores = Layer.mergeAll(SqlWebhookStore.layer, SqlPublishingStore.layer, SqlConnectStore.layer).pipe(
+/** The stores on one SQL database: the `Store` first (it migrates), then the `WebhookStore`, `PublishingStore`, `ConnectStore` and the readiness check beside it. */
+export const sqlStores = Layer.mergeAll(SqlWebhookStore.layer, SqlPublishingStore.layer, SqlConnectStore.layer, DatabaseStatus.layer).pipe(
   Layer.provideMerge(SqlStore.layer)
 )
+
+/**
+ * The SQL database for these settings: PostgreSQL at `databaseUrl`, else the embedded database in
+ * `dataDir`, held by this process alone (a lock file) while the layer lives.
+ */
+export const sqlClientLayer = (settings: Pick<ServerSettings, "databaseUrl" | "dataDir">): Layer.Layer<SqlClient.SqlClient, unknown> =>
+  settings.databaseUrl !== undefined
+    ? layerPostgres(settings.databaseUrl)
+    : Layer.unwrap(
+        Effect.gen(function* () {
+          yield* DataDirectoryLock.acquire(settings.dataDir)
+          const dataDir = join(settings.dataDir, "db")
+          yield* Effect.try({
+            try: () => mkdirSync(dataDir, { recursive: true }),
+            catch: (cause) => new DataDirectoryLock.DataDirectoryNotWritable({ dataDir: settings.dataDir, cause })
+          })
+          return PgliteClient.layer({ dataDir })
+        })
+      )
 
 /** The store for these settings. */
 export const storeLayer = (
   settings: Pick<ServerSettings, "databaseUrl" | "dataDir">
-): Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore, unknown> =>
-  settings.databaseUrl !== undefined
-    ? sqlStores.pipe(Layer.provide(layerPostgres(settings.databaseUrl)))
-    : sqlStores.pipe(
-        Layer.provide(
-          Layer.unwrap(
-            Effect.sync(() => {
-              const dataDir = join(settings.dataDir, "db")
-              mkdirSync(dataDir, { recursive: true })
-              return PgliteClient.layer({ dataDir })
-            })
-          )
-        )
-      )
+): Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | DatabaseStatus.DatabaseStatus, unknown> =>
+  sqlStores.pipe(Layer.provide(sqlClientLayer(settings)))

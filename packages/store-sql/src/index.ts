@@ -14,6 +14,7 @@
  *
  * @since 0.1.0
  */
+export * as DatabaseStatus from "./DatabaseStatus.ts"
 export * as Migrations from "./migrations/Migrations.ts"
 export * as PgliteClient from "./PgliteClient.ts"
 export * from "./Postgres.ts"

@@ -258,36 +258,67 @@ export const runAdmin = async (
   if (!token) throw new UsageError("--admin-token or POSTWIRE_ADMIN_TOKEN is required")
   const base = ((v.url as string | undefined) ?? `http://localhost:${env.PORT || "8080"}`).replace(/\/$/, "")
   const body = command.body?.(v)
-  const request = (path: string) =>
-    fetchImpl(base + path, {
-      method: command.method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    })
+  /** The answer's status and text, or `undefined` (after saying so) when no server answered. */
+  const request = async (path: string) => {
+    try {
+      const response = await fetchImpl(base + path, {
+        method: command.method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) })
+      })
+      return { ok: response.ok, status: response.status, text: await response.text() }
+    } catch (error) {
+      const code = (error as { cause?: { code?: unknown } }).cause?.code
+      out(`Postwire server not reachable at ${base}${typeof code === "string" ? ` (${code})` : ""}.\nStart it, or point to it with --url.`)
+      return undefined
+    }
+  }
+
+  /** The parsed JSON of a successful answer, or `undefined` (after saying so) when it is not JSON. */
+  const parse = <A>(status: number, text: string): A | undefined => {
+    try {
+      return JSON.parse(text) as A
+    } catch {
+      out(`The server at ${base} answered HTTP ${status} with something that is not Postwire's JSON.\nCheck that --url points to a Postwire server.`)
+      return undefined
+    }
+  }
 
   const fail = (status: number, text: string) => {
     let error: { code?: string; message?: string } | undefined
     try {
       error = (JSON.parse(text) as { error?: { code?: string; message?: string } }).error
     } catch {
-      // not JSON: printed as it came
+      out(`The server at ${base} answered HTTP ${status} with something that is not Postwire's JSON.\nCheck that --url points to a Postwire server.`)
+      return 1
     }
     out(`error ${status} ${error?.code ?? ""}: ${error?.message ?? text}`)
     return 1
   }
 
+  const isJson = (text: string) => {
+    try {
+      JSON.parse(text)
+      return true
+    } catch {
+      return false
+    }
+  }
+
   const answerFailure = (status: number, text: string) => {
-    if (!v.json) return fail(status, text)
+    if (!v.json || !isJson(text)) return fail(status, text)
     out(text)
     return 1
   }
 
   if (command.columns === undefined) {
     const response = await request(command.path(workspace, v))
-    const text = await response.text()
-    if (!response.ok) return answerFailure(response.status, text)
-    if (v.json) out(text)
-    else out(Object.entries(JSON.parse(text) as Row).map(([k, value]) => `${k}: ${cell(value)}`).join("\n"))
+    if (response === undefined) return 1
+    if (!response.ok) return answerFailure(response.status, response.text)
+    const row = parse<Row>(response.status, response.text)
+    if (row === undefined) return 1
+    if (v.json) out(response.text)
+    else out(Object.entries(row).map(([k, value]) => `${k}: ${cell(value)}`).join("\n"))
     return 0
   }
 
@@ -296,9 +327,14 @@ export const runAdmin = async (
   let path = command.path(workspace, v)
   for (;;) {
     const response = await request(path)
-    const text = await response.text()
-    if (!response.ok) return answerFailure(response.status, text)
-    const page = JSON.parse(text) as { data: Array<Row>; cursor?: { next: string | null; has_more: boolean } }
+    if (response === undefined) return 1
+    if (!response.ok) return answerFailure(response.status, response.text)
+    const page = parse<{ data?: Array<Row>; cursor?: { next: string | null; has_more: boolean } }>(response.status, response.text)
+    if (page === undefined) return 1
+    if (!Array.isArray(page.data)) {
+      out(`The server at ${base} answered HTTP ${response.status} with JSON that is not a Postwire list.\nCheck that --url points to a Postwire server.`)
+      return 1
+    }
     items.push(...page.data)
     if (!page.cursor?.has_more || page.cursor.next === null) break
     path = `${command.path(workspace, v)}&cursor=${encodeURIComponent(page.cursor.next)}`

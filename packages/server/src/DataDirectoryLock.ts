@@ -1,0 +1,93 @@
+/**
+ * One process per embedded data directory: a lock file holding the owner's pid. Two servers on
+ * one directory would each answer from their own copy of the database and both publish.
+ *
+ * @since 0.1.0
+ */
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
+import { join } from "node:path"
+import { Data, Effect } from "effect"
+
+/** Another live process holds the data directory. */
+export class DataDirectoryInUse extends Data.TaggedError("DataDirectoryInUse")<{
+  readonly dataDir: string
+  readonly pid: number
+}> {}
+
+/** The data directory could not be created or written. */
+export class DataDirectoryNotWritable extends Data.TaggedError("DataDirectoryNotWritable")<{
+  readonly dataDir: string
+  readonly cause: unknown
+}> {}
+
+/** The lock file's name inside the data directory. */
+export const lockFileName = "postwire.lock"
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+const holderOf = (path: string): number | undefined => {
+  try {
+    const pid = Number.parseInt(readFileSync(path, "utf8").trim(), 10)
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Creates the lock file exclusively; false when it already exists. */
+const tryCreate = (path: string): boolean => {
+  try {
+    const fd = openSync(path, "wx", 0o644)
+    writeSync(fd, `${process.pid}\n`)
+    closeSync(fd)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false
+    throw error
+  }
+}
+
+/**
+ * Takes the data directory for this process until the scope closes. A lock left by a process
+ * that no longer runs (killed, crashed) is taken over; one held by a live process fails with
+ * {@link DataDirectoryInUse}.
+ */
+export const acquire = (dataDir: string) =>
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      const path = join(dataDir, lockFileName)
+      yield* Effect.try({
+        try: () => mkdirSync(dataDir, { recursive: true }),
+        catch: (cause) => new DataDirectoryNotWritable({ dataDir, cause })
+      })
+      // Two attempts: the second after removing a stale lock. Removing then creating with `wx`
+      // means two processes taking over the same stale lock cannot both win.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const created = yield* Effect.try({
+          try: () => tryCreate(path),
+          catch: (cause) => new DataDirectoryNotWritable({ dataDir, cause })
+        })
+        if (created) return path
+        const holder = holderOf(path)
+        if (holder !== undefined && holder !== process.pid && isAlive(holder)) {
+          return yield* new DataDirectoryInUse({ dataDir, pid: holder })
+        }
+        yield* Effect.logInfo(`taking over the stale lock of process ${holder ?? "unknown"} on ${dataDir}`)
+        rmSync(path, { force: true })
+      }
+      const holder = holderOf(path) ?? 0
+      return yield* new DataDirectoryInUse({ dataDir, pid: holder })
+    }),
+    (path) =>
+      Effect.sync(() => {
+        if (holderOf(path) === process.pid) rmSync(path, { force: true })
+      })
+  )

@@ -1,0 +1,44 @@
+/**
+ * Answers for requests Node's HTTP parser refuses before any route sees them (an unknown
+ * method, a malformed request line or header, headers too large): the shared error shape,
+ * in English (no `Accept-Language` can be trusted from an unparsed request), then close.
+ * Node's own answer would be a bare status line with an empty body.
+ *
+ * @since 0.1.0
+ */
+import type { Server } from "node:http"
+import type { Duplex } from "node:stream"
+import { PostwireError, renderError } from "@postwire/domain"
+
+const statusText: Record<number, string> = { 400: "Bad Request", 413: "Payload Too Large", 431: "Request Header Fields Too Large" }
+
+/** The status for a parser error code: headers too large is 431, everything else 400. */
+const statusOf = (code: string | undefined) => (code === "HPE_HEADER_OVERFLOW" ? 431 : 400)
+
+/** Writes one error answer on a raw socket and closes it. */
+export const writeErrorAnswer = (socket: Duplex, status: number, error: PostwireError, publicUrl: string) => {
+  const body = JSON.stringify({ error: renderError(error, "en", publicUrl) })
+  socket.end(
+    `HTTP/1.1 ${status} ${statusText[status] ?? "Bad Request"}\r\n` +
+      "Content-Type: application/json\r\n" +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      "Connection: close\r\n\r\n" +
+      body
+  )
+}
+
+/** Makes the server answer parser-level failures in the shared error shape. */
+export const answerClientErrors = (server: Server, publicUrl: string): Server =>
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // The client went away, or a response already started: nothing can be written.
+    if (error.code === "ECONNRESET" || !socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) {
+      socket.destroy()
+      return
+    }
+    const status = statusOf(error.code)
+    const problem =
+      status === 431
+        ? new PostwireError({ code: "invalid_request", field: "headers" })
+        : new PostwireError({ code: "invalid_request", field: error.code === "HPE_INVALID_METHOD" ? "method" : "request" })
+    writeErrorAnswer(socket, status, problem, publicUrl)
+  })

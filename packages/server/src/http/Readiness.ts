@@ -1,0 +1,29 @@
+/**
+ * `GET /ready`: whether this instance can serve, for a load balancer or an orchestrator. Cheap
+ * (one query) and unauthenticated, on every role. `GET /health` says only that the process is alive.
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { PostwireError, renderError } from "@postwire/domain"
+import { DatabaseStatus } from "@postwire/store-sql"
+import { ServerConfig } from "../config/ServerConfig.ts"
+import { requestLocale } from "./Locale.ts"
+
+/** 200 `{"status":"ready"}`, or 503 `not_ready` in the shared error shape with the cause logged. */
+export const ReadyRoute = HttpRouter.add(
+  "GET",
+  "/ready",
+  Effect.gen(function* () {
+    const status = yield* Effect.serviceOption(DatabaseStatus.DatabaseStatus)
+    // A store that is not SQL (in memory, embedded in a host) has no database to wait for.
+    const check: DatabaseStatus.Check = status._tag === "Some" ? yield* status.value.check : { _tag: "Ready" }
+    if (check._tag === "Ready") return HttpServerResponse.jsonUnsafe({ status: "ready" })
+    yield* Effect.logWarning("not ready", check)
+    const config = yield* ServerConfig
+    const locale = yield* requestLocale
+    const error = new PostwireError({ code: "not_ready" })
+    return HttpServerResponse.jsonUnsafe({ error: renderError(error, locale, config.publicUrl) }, { status: 503 })
+  })
+)
