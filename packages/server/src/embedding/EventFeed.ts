@@ -99,6 +99,8 @@ export const layerObservedStores: Layer.Layer<Store | PublishingStore, never, St
         updateAccountStatus: (workspaceId, id, status, events) =>
           after(store.updateAccountStatus(workspaceId, id, status, events), () => events),
         insertPost: (post, events) => after(store.insertPost(post, events), () => events),
+        insertPostWithinQuota: (post, events, caps) =>
+          after(store.insertPostWithinQuota(post, events, caps), (full) => (Option.isNone(full) ? events : [])),
         savePost: (post, events) => after(store.savePost(post, events), () => events)
       }).pipe(
         Context.add(PublishingStore, {

@@ -31,6 +31,7 @@ import {
   ConnectStore,
   type Caller,
   Media,
+  PostBatch,
   Posts,
   type PublishingStore,
   type Store,
@@ -113,6 +114,8 @@ export interface EngineWorkspace {
   }
   readonly posts: {
     readonly create: (input: typeof Post.CreatePostRequest.Encoded) => Promise<Post.CreatePostResponse>
+    /** Creates 1 to 31 posts, each created or refused on its own, as `POST /v1/posts/batch` does. */
+    readonly createBatch: (input: typeof Post.CreatePostBatchRequest.Encoded) => Promise<Post.CreatePostBatchResponse>
     readonly validate: (input: typeof Post.CreatePostRequest.Encoded) => Promise<Post.ValidatePostResponse>
     readonly get: (id: string) => Promise<Post.Post>
     readonly list: (query?: ListPostsInput) => Promise<Post.PostList>
@@ -223,6 +226,12 @@ export const make = async (options: EngineOptions = {}): Promise<PostwireEngine>
       posts: {
         create: (input) =>
           run(Effect.flatMap(decodeInput(Post.CreatePostRequest, "body")(input), (body) => Posts.createPost(caller, body, locale))),
+        createBatch: (input) =>
+          run(
+            Effect.flatMap(decodeInput(Post.CreatePostBatchRequest, "body")(input), (body) =>
+              PostBatch.createPostBatch(caller, body, locale)
+            )
+          ),
         validate: (input) =>
           run(Effect.flatMap(decodeInput(Post.CreatePostRequest, "body")(input), (body) => Posts.validatePost(caller, body, locale))),
         get: (postId) => run(Posts.getPost(caller, postId, locale)),
