@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { accountOf, aPost, aVideo, anImage } from "../support/Builders.ts"
-import { call, errorOf } from "../support/Http.ts"
+import { call, errorOf, inOneRateLimitWindow } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 
 /** A date `days` from now in +07:00, as `YYYY-MM-DD`. */
@@ -198,6 +198,7 @@ describe.each(backends())("POST /v1/posts/batch rate limits on %s", (backend) =>
   afterAll(() => server?.stop())
 
   it("counts a batch as one request toward the key's limit and the POST /posts limit", async () => {
+    await inOneRateLimitWindow()
     const image = await anImage(server)
     const items = Array.from({ length: 10 }, () => aPost(server, [image]))
     const first = await call(server.baseUrl, "POST", "/v1/posts/batch", { key: server.testKey, body: { items } })

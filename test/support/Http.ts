@@ -53,3 +53,14 @@ export const errorOf = (reply: Reply): {
   }
   return body.error as ReturnType<typeof errorOf>
 }
+
+/**
+ * Rate limits count in fixed one-minute windows of the wall clock. A test that makes several
+ * requests and expects them counted in one window calls this first: when the current window
+ * has less than `needMs` left, it waits for the next one to start, so a slow machine never
+ * splits the test's requests across two windows.
+ */
+export const inOneRateLimitWindow = async (needMs = 30_000): Promise<void> => {
+  const left = 60_000 - (Date.now() % 60_000)
+  if (left < needMs) await new Promise((resolve) => setTimeout(resolve, left + 100))
+}
