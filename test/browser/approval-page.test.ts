@@ -7,32 +7,15 @@
  * are skipped, unless `REQUIRE_BROWSER=1` (CI), which makes them fail instead. With
  * `UPDATE_SCREENSHOTS=1` the first test also refreshes `docs/approval-page.png`.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Clock, Effect } from "effect"
-import { type BrowserContext, chromium, type Page } from "playwright-core"
+import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { accountOf, anImage, aPost, aVideo } from "../support/Builders.ts"
+import { hasChromium, launchChromium, type TestBrowser } from "../support/Chromium.ts"
 import { call } from "../support/Http.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
-const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
-const hasChromium = existsSync(executablePath)
-if (!hasChromium && process.env.REQUIRE_BROWSER === "1") {
-  throw new Error(`REQUIRE_BROWSER=1 but Chromium is not at ${executablePath}: the browser tests must run`)
-}
-
-const chromiumArgs = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync"
-]
 
 const day = 24 * 60 * 60 * 1000
 
@@ -73,7 +56,7 @@ const contrast = (foreground: string, background: string): number => {
 describe.skipIf(!hasChromium)("the approval page in Chromium", () => {
   let server: TestServer
   let context: BrowserContext
-  let userDataDir: string
+  let browser: TestBrowser | undefined
   let image: string
   let video: string
   const time = aMovableClock()
@@ -82,19 +65,13 @@ describe.skipIf(!hasChromium)("the approval page in Chromium", () => {
     server = await startServer("embedded", {}, { clock: time.clock })
     image = await anImage(server)
     video = await aVideo(server, 12)
-    userDataDir = mkdtempSync(join(tmpdir(), "postwire-chromium-"))
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath,
-      headless: true,
-      args: chromiumArgs,
-      viewport: { width: 1024, height: 900 }
-    })
+    browser = await launchChromium({ viewport: { width: 1024, height: 900 } })
+    context = browser.context
   })
 
   afterAll(async () => {
-    await context?.close()
+    await browser?.close()
     await server?.stop()
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true })
   })
 
   const createPost = async (overrides: Record<string, unknown>, media: ReadonlyArray<string>) => {

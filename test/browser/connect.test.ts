@@ -8,33 +8,16 @@
  * skipped, unless `REQUIRE_BROWSER=1` (CI). With `UPDATE_SCREENSHOTS=1` they also refresh the
  * screenshots of `docs/accounts.md`.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type BrowserContext, chromium, type Page } from "playwright-core"
+import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { aKeyWithScopes } from "../support/Builders.ts"
+import { hasChromium, launchChromium, type TestBrowser } from "../support/Chromium.ts"
 import { aConnectLink, aConnectServer } from "../support/Connect.ts"
-import { platformFakes, type PlatformFakes } from "../support/Fakes.ts"
+import { type PlatformFakes, platformFakes } from "../support/Fakes.ts"
 import { call } from "../support/Http.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
-const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
-const hasChromium = existsSync(executablePath)
-if (!hasChromium && process.env.REQUIRE_BROWSER === "1") {
-  throw new Error(`REQUIRE_BROWSER=1 but Chromium is not at ${executablePath}: the browser tests must run`)
-}
-
-const chromiumArgs = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync"
-]
 
 const back = "https://app.example.com/accounts/connected"
 const screenshots = process.env.UPDATE_SCREENSHOTS === "1"
@@ -45,7 +28,7 @@ describe.skipIf(!hasChromium)("the connect journey in Chromium", () => {
   let server: TestServer
   let fakes: PlatformFakes
   let context: BrowserContext
-  let userDataDir: string
+  let browser: TestBrowser | undefined
   let liveKey: string
 
   beforeAll(async () => {
@@ -53,20 +36,14 @@ describe.skipIf(!hasChromium)("the connect journey in Chromium", () => {
     server = await aConnectServer((env, options) => startServer("embedded", env, options), fakes.env)
     fakes.register(server.baseUrl)
     liveKey = await aKeyWithScopes(server, ["posts:read", "posts:write", "accounts:write"], "live")
-    userDataDir = mkdtempSync(join(tmpdir(), "postwire-chromium-"))
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath,
-      headless: true,
-      args: chromiumArgs,
-      viewport: { width: 760, height: 900 }
-    })
+    browser = await launchChromium({ viewport: { width: 760, height: 900 } })
+    context = browser.context
   })
 
   afterAll(async () => {
-    await context?.close()
+    await browser?.close()
     await server?.stop()
     await fakes?.stop()
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true })
   })
 
   /**

@@ -6,30 +6,20 @@
  * Chromium is found at `CHROMIUM_PATH` (default `/usr/bin/chromium`). Without it these tests are
  * skipped, unless `REQUIRE_BROWSER=1` (CI), which makes them fail instead.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import type { AccountConnector } from "@postwire/core"
 import { Effect } from "effect"
-import { type BrowserContext, chromium } from "playwright-core"
+import type { BrowserContext } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { aConnector, verifier } from "../platforms/connect/connectHarness.ts"
 import * as FacebookOAuthFake from "../platforms/fakes/oauth/FacebookOAuthFake.ts"
 import * as TikTokOAuthFake from "../platforms/fakes/oauth/TikTokOAuthFake.ts"
-import { aConnector, verifier } from "../platforms/connect/connectHarness.ts"
-
-const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
-const hasChromium = existsSync(executablePath)
-if (!hasChromium && process.env.REQUIRE_BROWSER === "1") {
-  throw new Error(`REQUIRE_BROWSER=1 but Chromium is not at ${executablePath}: the browser tests must run`)
-}
-
-const chromiumArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-sync"]
+import { hasChromium, launchChromium, type TestBrowser } from "../support/Chromium.ts"
 
 describe.skipIf(!hasChromium)("the fake platforms' consent pages in Chromium", () => {
   let context: BrowserContext
-  let userDataDir: string
+  let browser: TestBrowser | undefined
   let callbackServer: Server
   let callbackOrigin: string
   let facebook: FacebookOAuthFake.FacebookOAuthFake
@@ -51,16 +41,15 @@ describe.skipIf(!hasChromium)("the fake platforms' consent pages in Chromium", (
         shortvideo: { clientKey: tiktok.clientKey, clientSecret: tiktok.clientSecret, authorizeUrl: `${tiktok.url}/v2/auth/authorize/`, apiUrl: tiktok.url }
       })
     )
-    userDataDir = mkdtempSync(join(tmpdir(), "postwire-chromium-"))
-    context = await chromium.launchPersistentContext(userDataDir, { executablePath, headless: true, args: chromiumArgs })
+    browser = await launchChromium()
+    context = browser.context
   })
 
   afterAll(async () => {
-    await context?.close()
+    await browser?.close()
     await facebook?.stop()
     await tiktok?.stop()
     await new Promise<void>((resolve) => (callbackServer ? callbackServer.close(() => resolve()) : resolve()))
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true })
   })
 
   it("Facebook: the person unticks one Page, allows, and the connector connects the other", async () => {
