@@ -76,6 +76,11 @@ export interface Fleet {
   readonly waitForPublished: (count: number, timeoutMs: number) => Promise<void>
   /** Every post of the fleet's workspace, read from the API. */
   readonly listPosts: () => Promise<Array<any>>
+  /**
+   * Every post, read once none is `queued` or `publishing` any more (or `timeoutMs` passed): the
+   * platform counts a publish before the worker has stored its result.
+   */
+  readonly listSettledPosts: (timeoutMs: number) => Promise<Array<any>>
   /** `POST /v1/posts/{id}/retry`: queues the post's retryable failed targets again. */
   readonly retryPost: (id: string) => Promise<{ status: number; body: any }>
   readonly stop: () => Promise<void>
@@ -292,6 +297,15 @@ export const startFleet = async (options: { readonly accounts: number; readonly 
     return all
   }
 
+  const listSettledPosts = async (timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const posts = await listPosts()
+      if (Date.now() > deadline || posts.every((p) => p.status !== "queued" && p.status !== "publishing")) return posts
+      await sleep(200)
+    }
+  }
+
   return {
     databaseUrl: url,
     api,
@@ -302,6 +316,7 @@ export const startFleet = async (options: { readonly accounts: number; readonly 
     createPosts,
     waitForPublished,
     listPosts,
+    listSettledPosts,
     retryPost: (id) => api$("POST", `/v1/posts/${id}/retry`),
     stop: async () => {
       await Promise.all([api, ...workers].map((instance) => instance.stop()))

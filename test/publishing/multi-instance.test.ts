@@ -41,7 +41,7 @@ if (process.env.DATABASE_URL === undefined) {
 
       // What the user reads: every post published, with the platform's own permalink.
       const permalinkOf = new Map(fleet.fake.media.map((m) => [m.caption, m.permalink]))
-      const posts = await fleet.listPosts()
+      const posts = await fleet.listSettledPosts(30_000)
       expect(posts).toHaveLength(targets)
       for (const post of posts) {
         expect(post.status).toBe("published")
