@@ -289,6 +289,14 @@ export const ErrorCatalog = {
     id: "Platform sedang tidak tersedia. Layanan sudah mencoba ulang; Anda dapat mencoba lagi nanti.",
     when: "The platform answered 5xx, throttled, or timed out; retried internally before failing."
   }),
+  comment_action_unsupported: entry({
+    status: 422,
+    retryable: false,
+    kind: "platform",
+    en: "The platform does not let Postwire {action} this account's comments.",
+    id: "Platform tidak mengizinkan Postwire untuk {action} komentar akun ini.",
+    when: "A comment action the account's platform does not offer to apps (TikTok gives no comment access); the account's `comments` capabilities say what is offered."
+  }),
   too_many_pending: entry({
     status: 422,
     retryable: false,
