@@ -26,8 +26,8 @@ export interface CommentTables {
   readonly deleted: Set<string>
   /** Poll states by `workspace/target`. */
   readonly polls: Map<string, CommentPollState>
-  /** Calls by `workspace/account/window start`. */
-  readonly budgets: Map<string, number>
+  /** Calls by `workspace/account`, in the account's current window. */
+  readonly budgets: Map<string, { readonly windowStart: number; readonly calls: number }>
 }
 
 // Every comment store built over the same MemoryTables shares one set of comment tables, as
@@ -201,20 +201,29 @@ export const make = (memory: MemoryTables): CommentStoreShape => {
 
     takeCallBudget: (workspaceId, accountId, windowStart, budget, calls) =>
       Effect.sync(() => {
-        const key = k(workspaceId, accountId, windowStart)
-        const used = budgets.get(key) ?? 0
-        if (used >= budget) return false
-        budgets.set(key, used + calls)
+        const key = k(workspaceId, accountId)
+        const current = budgets.get(key)
+        if (budget <= 0) return false
+        if (current === undefined || current.windowStart < windowStart) {
+          budgets.set(key, { windowStart, calls })
+          return true
+        }
+        if (current.windowStart > windowStart || current.calls >= budget) return false
+        budgets.set(key, { windowStart, calls: current.calls + calls })
         return true
       }),
 
     callsUsed: (workspaceId, accountId, windowStart) =>
-      Effect.sync(() => budgets.get(k(workspaceId, accountId, windowStart)) ?? 0),
+      Effect.sync(() => {
+        const current = budgets.get(k(workspaceId, accountId))
+        return current?.windowStart === windowStart ? current.calls : 0
+      }),
 
     addCalls: (workspaceId, accountId, windowStart, calls) =>
       Effect.sync(() => {
-        const key = k(workspaceId, accountId, windowStart)
-        budgets.set(key, (budgets.get(key) ?? 0) + calls)
+        const key = k(workspaceId, accountId)
+        const current = budgets.get(key)
+        if (current?.windowStart === windowStart) budgets.set(key, { windowStart, calls: current.calls + calls })
       }),
 
     updateAccountCredentials: (workspaceId, accountId, credentials) =>
