@@ -297,6 +297,14 @@ export const ErrorCatalog = {
     id: "Platform tidak mengizinkan Postwire untuk {action} komentar akun ini.",
     when: "A comment action the account's platform does not offer to apps (TikTok gives no comment access); the account's `comments` capabilities say what is offered."
   }),
+  platform_hook_unverified: entry({
+    status: 401,
+    retryable: false,
+    kind: "platform",
+    en: "The platform webhook request could not be verified: {detail}",
+    id: "Permintaan webhook platform tidak dapat diverifikasi: {detail}",
+    when: "A request to `/platform-hooks/meta` whose `X-Hub-Signature-256` does not match the app secret, or a subscription check with the wrong verify token."
+  }),
   too_many_pending: entry({
     status: 422,
     retryable: false,

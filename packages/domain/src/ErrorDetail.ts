@@ -122,6 +122,8 @@ export const reasons = {
   comment_hide: text("hide or show", "menyembunyikan atau menampilkan"),
   comment_delete: text("delete", "menghapus"),
   comment_read: text("read", "membaca"),
+  hook_signature_mismatch: text("the X-Hub-Signature-256 header is missing or does not match", "header X-Hub-Signature-256 tidak ada atau tidak cocok"),
+  hook_verify_token_mismatch: text("hub.mode or hub.verify_token is wrong", "hub.mode atau hub.verify_token salah"),
 
   // Webhook endpoints: why a url is refused
   url_too_long: text("it is longer than {max} characters", "panjangnya melebihi {max} karakter"),
