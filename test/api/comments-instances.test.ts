@@ -3,7 +3,7 @@
  * unique comment key make each comment listed once, with one `comment.created` each.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aPost, anImage } from "../support/Builders.ts"
+import { anImage, aPost } from "../support/Builders.ts"
 import { call } from "../support/Http.ts"
 import { aDatabase, backends, startServer, type TestDatabase, type TestServer } from "../support/TestServer.ts"
 import { aMovableClock, type MovableClock } from "../webhooks/MovableClock.ts"

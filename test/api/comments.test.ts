@@ -5,9 +5,9 @@
  * delivered signed as Meta signs it.
  */
 import { createHmac } from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SimulatedPlatform } from "@postwire/platforms"
-import { aKeyWithScopes, aPost, anImage } from "../support/Builders.ts"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { aKeyWithScopes, anImage, aPost } from "../support/Builders.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 import { aMovableClock, type MovableClock } from "../webhooks/MovableClock.ts"
@@ -129,7 +129,8 @@ describe.each(backends())("comments on %s", (backend) => {
     expect(Date.parse(listed.body.data[0].created_at)).toBeGreaterThan(Date.parse(listed.body.data[2].created_at))
     const events = createdEventsOf(postId)
     expect(events.map((e) => (e.data as { id: string }).id).sort()).toEqual(listed.body.data.map((c: { id: string }) => c.id).sort())
-    expect(events[0]?.data).toEqual(listed.body.data.find((c: { id: string }) => c.id === (events[0]?.data as { id: string }).id))
+    const announced = events[0]!.data as { id: string }
+    expect(announced).toEqual(listed.body.data.find((c: { id: string }) => c.id === announced.id))
     const one = await send("GET", `/v1/comments/${newest.id}`)
     expect(one.body).toEqual(newest)
   })

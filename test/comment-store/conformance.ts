@@ -5,7 +5,6 @@
  * a later case's future.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, type Layer, Option } from "effect"
 import {
   type CommentPollState,
   type CommentRecord,
@@ -14,7 +13,8 @@ import {
   type OutboxEvent,
   Store
 } from "@postwire/core"
-import { aPost, aProfile, aTarget, aWorkspace, anAccount, anId, t0 } from "../store-conformance/builders.ts"
+import { Effect, type Layer, Option } from "effect"
+import { anAccount, anId, aPost, aProfile, aTarget, aWorkspace, t0 } from "../store-conformance/builders.ts"
 
 const minute = 60_000
 const day = 24 * 60 * minute

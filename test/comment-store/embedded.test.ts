@@ -1,5 +1,5 @@
-import { Layer } from "effect"
 import { PgliteClient, SqlCommentStore, SqlStore } from "@postwire/store-sql"
+import { Layer } from "effect"
 import { commentStoreConformance } from "./conformance.ts"
 
 commentStoreConformance("embedded PGlite", () =>

@@ -3,9 +3,9 @@
  * schema dropped at the end. With `REQUIRE_POSTGRES=1` a missing URL fails the run.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { layerPostgres, SqlCommentStore, SqlStore } from "@postwire/store-sql"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { layerPostgres, SqlCommentStore, SqlStore } from "@postwire/store-sql"
 import { commentStoreConformance } from "./conformance.ts"
 
 const url = process.env.DATABASE_URL

@@ -1,15 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Comment } from "@postwire/domain"
 import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { Comment } from "@postwire/domain"
 import {
+  accountContext,
   BlobStore,
   CommentIngestion,
   CommentPlatform,
   CommentSchedule,
   CommentStore,
   CredentialsCipher,
-  accountContext,
   defaultSettings,
   EngineConfig,
   Ids,
@@ -18,8 +18,8 @@ import {
   MemoryPublishingStore,
   MemoryStore,
   PlatformClient,
-  PlatformFailure,
   type PlatformComment,
+  PlatformFailure,
   Posts,
   Publisher,
   Store,

@@ -7,9 +7,9 @@
  */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { IdempotencyHeaders } from "./Idempotency.ts"
 import { Authentication, RequiredScope } from "./Auth.ts"
 import { Comment, CommentList, DeletedComment, ListCommentsQuery, ReplyToCommentRequest } from "./Comment.ts"
+import { IdempotencyHeaders } from "./Idempotency.ts"
 
 const idParams = {
   /** The comment's id, `cmt_…`. An unknown id, or one of another workspace, is 404 `not_found`. */

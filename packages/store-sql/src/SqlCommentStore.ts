@@ -10,8 +10,7 @@
  *
  * @since 0.3.0
  */
-import { Effect, Layer, Option } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
+
 import {
   type CommentPollState,
   type CommentRecord,
@@ -21,6 +20,8 @@ import {
   StoreError
 } from "@postwire/core"
 import type { Platform } from "@postwire/domain"
+import { Effect, Layer, Option } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
 
 type Row = Readonly<Record<string, unknown>>
 

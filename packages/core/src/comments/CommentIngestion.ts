@@ -18,12 +18,12 @@
  * @since 0.3.0
  */
 import { Cause, Clock, Effect, Option } from "effect"
+import type { Ids } from "../ids/Ids.ts"
+import type { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import { openAccountCredentials } from "../publishing/CredentialsCipher.ts"
 import { PlatformFailure } from "../publishing/PlatformClient.ts"
 import type { OutboxEvent } from "../store/Records.ts"
 import { Store } from "../store/Store.ts"
-import type { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
-import type { Ids } from "../ids/Ids.ts"
 import { CommentPlatform, type PushedComment } from "./CommentPlatform.ts"
 import * as CommentSchedule from "./CommentSchedule.ts"
 import { type CommentPollState, CommentStore, type PollKey } from "./CommentStore.ts"

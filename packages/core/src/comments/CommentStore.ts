@@ -11,8 +11,9 @@
  *
  * @since 0.3.0
  */
-import { Context, type Effect, type Option } from "effect"
+
 import type { Platform } from "@postwire/domain"
+import { Context, type Effect, type Option } from "effect"
 import type { OutboxEvent } from "../store/Records.ts"
 import type { Keyset, StoreError } from "../store/Store.ts"
 

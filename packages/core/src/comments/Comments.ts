@@ -7,15 +7,16 @@
  *
  * @since 0.3.0
  */
-import { Cause, Effect, Option } from "effect"
+
 import {
-  Comment,
+  type Comment,
   defaultPageSize,
   ErrorDetail,
   formatInstant,
   PostwireError,
   parseInstant
 } from "@postwire/domain"
+import { Cause, Effect, Option } from "effect"
 import type { Caller } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { Ids } from "../ids/Ids.ts"

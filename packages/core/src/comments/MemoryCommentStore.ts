@@ -7,8 +7,8 @@
  * @since 0.3.0
  */
 import { Effect, Layer, Option } from "effect"
-import type { OutboxEvent } from "../store/Records.ts"
 import { MemoryState, type MemoryTables } from "../store/MemoryStore.ts"
+import type { OutboxEvent } from "../store/Records.ts"
 import {
   type CommentPollState,
   type CommentRecord,

@@ -8,10 +8,10 @@
  * @since 0.3.0
  */
 import { timingSafeEqual } from "node:crypto"
-import { Cause, Clock, Effect, Layer, Redacted } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { CommentIngestion } from "@postwire/core"
 import { ErrorDetail, localeFromAcceptLanguage, PostwireError, renderError } from "@postwire/domain"
+import { Cause, Clock, Effect, Layer, Redacted } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { parseMetaCommentHook, verifyMetaSignature } from "./MetaHook.ts"
 

@@ -6,10 +6,11 @@
  *
  * @since 0.3.0
  */
-import { Effect, Layer } from "effect"
-import { CommentPlatform, type AccountRecord, PlatformFailure } from "@postwire/core"
+
+import { type AccountRecord, CommentPlatform, PlatformFailure } from "@postwire/core"
 import { Comment } from "@postwire/domain"
 import { SimulatedComments } from "@postwire/platforms"
+import { Effect, Layer } from "effect"
 
 const notAvailable = (account: AccountRecord) =>
   Effect.fail(

@@ -4,10 +4,11 @@
  *
  * @since 0.3.0
  */
-import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
+
 import { type Caller, Comments } from "@postwire/core"
 import { Api, Comment, CurrentKey } from "@postwire/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
 import { respond } from "./Failures.ts"
 import { idempotent } from "./Idempotency.ts"
 

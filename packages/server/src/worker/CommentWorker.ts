@@ -7,8 +7,8 @@
  */
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
-import { Effect, Layer } from "effect"
 import { CommentIngestion } from "@postwire/core"
+import { Effect, Layer } from "effect"
 import { ServerConfig } from "../config/ServerConfig.ts"
 
 /** Runs comment polling in the background while the layer is alive; leases held at shutdown run out on their own. */
