@@ -104,7 +104,7 @@ export const ReplyToCommentRequest = Schema.Struct({
   text: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(2200)).annotate({
     description: "The answer's text, 1 to 2,200 characters, published as the account."
   })
-}).annotate({ description: "An answer to publish under a comment." })
+}).annotate({ description: "An answer to publish under a comment.", examples: [{ text: "Terima kasih! See you at the shop this weekend 🙏" }] })
 export type ReplyToCommentRequest = typeof ReplyToCommentRequest.Type
 
 /** The answer of `DELETE /v1/comments/{id}`. */
