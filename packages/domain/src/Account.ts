@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import { CommentCapabilities } from "./Comment.ts"
 import { Schema } from "effect"
 import { ErrorItem } from "./ApiError.ts"
 import * as ErrorDetail from "./ErrorDetail.ts"
@@ -88,6 +89,7 @@ export const Account = Schema.Struct({
   max_video_post_duration_sec: Schema.optionalKey(Schema.Int).annotate({
     description: "shortvideo only: the longest video the creator may post, in seconds, as the platform last reported it."
   }),
+  comments: CommentCapabilities,
   reconnect: Schema.NullOr(
     Schema.Struct({
       /** Why the account must be connected again, in the shared error shape. */

@@ -38,6 +38,10 @@ import {
   ValidatePostResponse
 } from "./Post.ts"
 import { WebhooksGroup } from "./WebhooksGroup.ts"
+import { CommentsGroup } from "./CommentsGroup.ts"
+import { IdempotencyHeaders } from "./Idempotency.ts"
+
+export { IdempotencyHeaders } from "./Idempotency.ts"
 
 /**
  * Shows named request examples in the API reference: viewers offer them as a choice, where a
@@ -102,12 +106,6 @@ const idParams = {
   /** Identifier of the resource the path names: `post_…` under `/v1/posts`, `acc_…` under `/v1/accounts`, `med_…` under `/v1/media`. An unknown id, or one of another workspace, is 404 `not_found`. */
   id: Schema.String.annotate({ description: "Identifier of the resource the path names: `post_…` under `/v1/posts`, `acc_…` under `/v1/accounts`, `med_…` under `/v1/media`. An unknown id, or one of another workspace, is 404 `not_found`." })
 }
-
-/** The optional `Idempotency-Key` header of POST requests. */
-export const IdempotencyHeaders = Schema.Struct({
-  /** A key of your choosing, 1 to 255 characters, that makes the request safe to send again: the same key with the same body within 24 hours answers with the first response and `Idempotent-Replayed: true`; with another body it is 409 `idempotency_conflict`, and while the first is still running 409 `idempotency_in_progress`. Scoped to the workspace and the API key. */
-  "idempotency-key": Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255)).annotate({ description: "A key of your choosing, 1 to 255 characters, that makes the request safe to send again: the same key with the same body within 24 hours answers with the first response and `Idempotent-Replayed: true`; with another body it is 409 `idempotency_conflict`, and while the first is still running 409 `idempotency_in_progress`. Scoped to the workspace and the API key." }))
-})
 
 /** Posts: create (one or a batch), validate, list, get, update, cancel, retry. */
 export class PostsGroup extends HttpApiGroup.make("posts")
@@ -355,6 +353,7 @@ export class Api extends HttpApi.make("postwire")
   .add(ApprovalsGroup)
   .add(SystemGroup)
   .add(EventsGroup)
+  .add(CommentsGroup)
   .middleware(ApiErrors)
   .annotate(HttpApi.PayloadParseOptions, strictInput)
   .annotate(HttpApi.QueryParseOptions, strictInput)
@@ -368,7 +367,7 @@ export class Api extends HttpApi.make("postwire")
         "Publish a caption plus media to many social accounts. Every error has one shape: " +
         "`{ error: { code, message, message_id, target_id?, field?, retryable, docs } }`." +
         "\n\n**Authentication**: `Authorization: Bearer <API key>`. Test keys (`svc_test_…`) post to sandbox " +
-        "accounts only; live keys (`svc_live_…`) to real ones. Scopes: `posts:read`, `posts:write`, `webhooks:write`." +
+        "accounts only; live keys (`svc_live_…`) to real ones. Scopes: `posts:read`, `posts:write`, `webhooks:write`, `accounts:write`, `comments:write`." +
         "\n\n**Errors**: branch on `code`; `message` follows `Accept-Language` (`id` for Indonesian) and " +
         "`message_id` is always Indonesian. Every code is listed, with its status and retryability, at `/docs/errors`." +
         "\n\n**Rate limits**: 120 requests a minute per key, 30 a minute for `POST /v1/posts` (server defaults). " +

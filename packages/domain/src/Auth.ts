@@ -8,11 +8,11 @@ import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { httpErrors } from "./ApiError.ts"
 
 /** A permission a key may hold. */
-export const Scope = Schema.Literals(["posts:read", "posts:write", "webhooks:write", "webhooks:read", "accounts:write"])
+export const Scope = Schema.Literals(["posts:read", "posts:write", "webhooks:write", "webhooks:read", "accounts:write", "comments:write"])
 export type Scope = typeof Scope.Type
 
 /** Every scope, e.g. for the first-run test key. */
-export const allScopes: ReadonlyArray<Scope> = ["posts:read", "posts:write", "webhooks:write", "webhooks:read", "accounts:write"]
+export const allScopes: ReadonlyArray<Scope> = ["posts:read", "posts:write", "webhooks:write", "webhooks:read", "accounts:write", "comments:write"]
 
 /** Scopes that come with another: `webhooks:write` implies `webhooks:read`. */
 export const impliedScopes: Readonly<Partial<Record<Scope, ReadonlyArray<Scope>>>> = {

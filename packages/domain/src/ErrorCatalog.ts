@@ -289,6 +289,22 @@ export const ErrorCatalog = {
     id: "Platform sedang tidak tersedia. Layanan sudah mencoba ulang; Anda dapat mencoba lagi nanti.",
     when: "The platform answered 5xx, throttled, or timed out; retried internally before failing."
   }),
+  comment_action_unsupported: entry({
+    status: 422,
+    retryable: false,
+    kind: "platform",
+    en: "The platform does not let Postwire {action} this account's comments.",
+    id: "Platform tidak mengizinkan Postwire untuk {action} komentar akun ini.",
+    when: "A comment action the account's platform does not offer to apps (TikTok gives no comment access); the account's `comments` capabilities say what is offered."
+  }),
+  platform_hook_unverified: entry({
+    status: 401,
+    retryable: false,
+    kind: "platform",
+    en: "The platform webhook request could not be verified: {detail}",
+    id: "Permintaan webhook platform tidak dapat diverifikasi: {detail}",
+    when: "A request to `/platform-hooks/meta` whose `X-Hub-Signature-256` does not match the app secret, or a subscription check with the wrong verify token."
+  }),
   too_many_pending: entry({
     status: 422,
     retryable: false,

@@ -117,6 +117,13 @@ export const reasons = {
   video_duration_not_accepted: text("the video's duration was not accepted", "durasi video tidak diterima"),
   publish_cancelled_on_platform: text("the publish was cancelled on the platform", "publikasi dibatalkan di platform"),
   simulated_failure: text("simulated failure", "kegagalan simulasi"),
+  // Comment actions, for `comment_action_unsupported`
+  comment_reply: text("answer", "membalas"),
+  comment_hide: text("hide or show", "menyembunyikan atau menampilkan"),
+  comment_delete: text("delete", "menghapus"),
+  comment_read: text("read", "membaca"),
+  hook_signature_mismatch: text("the X-Hub-Signature-256 header is missing or does not match", "header X-Hub-Signature-256 tidak ada atau tidak cocok"),
+  hook_verify_token_mismatch: text("hub.mode or hub.verify_token is wrong", "hub.mode atau hub.verify_token salah"),
 
   // Webhook endpoints: why a url is refused
   url_too_long: text("it is longer than {max} characters", "panjangnya melebihi {max} karakter"),
@@ -218,7 +225,8 @@ export const resources = {
   resource: text("resource", "sumber daya"),
   webhook_delivery: text("webhook delivery", "pengiriman webhook"),
   event: text("event", "event"),
-  api_key: text("API key", "kunci API")
+  api_key: text("API key", "kunci API"),
+  comment: text("comment", "komentar")
 } as const satisfies Record<string, LocalizedText>
 
 /** The name of a resource. */

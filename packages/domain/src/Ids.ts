@@ -21,7 +21,8 @@ export const prefixes = {
   workspace: "ws_",
   key: "key_",
   delivery: "dlv_",
-  connectLink: "cnl_"
+  connectLink: "cnl_",
+  comment: "cmt_"
 } as const
 
 /** A kind of identifier. */
@@ -88,3 +89,6 @@ export type WorkspaceId = typeof WorkspaceId.Type
 /** An API key id, `key_…` (the key's public handle, never the secret). */
 export const KeyId = idString("key").pipe(Schema.brand("KeyId"))
 export type KeyId = typeof KeyId.Type
+/** A comment id, `cmt_…`. */
+export const CommentId = idString("comment").pipe(Schema.brand("CommentId"))
+export type CommentId = typeof CommentId.Type

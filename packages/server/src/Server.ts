@@ -18,6 +18,7 @@ import {
   EngineConfig,
   Ids,
   Mailer,
+  type CommentStore,
   type ConnectStore,
   type PublishingStore,
   Store,
@@ -45,6 +46,9 @@ import { RequestGuard } from "./http/RequestGuard.ts"
 import { requestLog } from "./http/RequestLog.ts"
 import { EventsHandlers } from "./http/EventsHandlers.ts"
 import { ApiHandlers } from "./http/Handlers.ts"
+import { CommentsHandlers } from "./http/CommentsHandlers.ts"
+import { SandboxCommentPlatform } from "./comments/SandboxCommentPlatform.ts"
+import { PlatformHookRoutes } from "./comments/PlatformHookRoutes.ts"
 import { WebhooksHandlers } from "./http/WebhooksHandlers.ts"
 import { DeliveryServices } from "./worker/DeliveryWorker.ts"
 
@@ -69,7 +73,7 @@ const AccountConnectorLive = Layer.unwrap(
 )
 
 /** The handlers of every group of the public contract. */
-const PublicHandlers = Layer.mergeAll(ApiHandlers, ApprovalsHandlers, WebhooksHandlers, EventsHandlers)
+const PublicHandlers = Layer.mergeAll(ApiHandlers, ApprovalsHandlers, WebhooksHandlers, EventsHandlers, CommentsHandlers)
 
 const PublicApi = HttpApiBuilder.layer(Api, { openapiPath: "/v1/openapi.json" }).pipe(
   Layer.provide(PublicHandlers),
@@ -131,7 +135,8 @@ export const Routes = Layer.mergeAll(
   MediaFilesRoute,
   RequestGuard,
   McpRoute,
-  ReadyRoute
+  ReadyRoute,
+  PlatformHookRoutes
 )
 
 /** What an instance with role `worker` serves: its health and readiness, for the orchestrator; no API. */
@@ -155,6 +160,7 @@ export const engineLayer = (settings: ServerSettings) =>
     BlobStore.layerDirectory(join(settings.dataDir, "media")),
     mailerLayer(settings),
     PlatformRouter.layer(settings.platforms),
+    SandboxCommentPlatform,
     CredentialsCipher.layer.pipe(Layer.provide(EngineConfigLive)),
     AccountConnectorLive.pipe(Layer.provide(EngineConfigLive)),
     DeliveryServices
@@ -165,7 +171,7 @@ export const engineLayer = (settings: ServerSettings) =>
 /** The HTTP server on `settings.port`, over the given store. */
 export const serverLayer = (
   settings: ServerSettings,
-  store: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore, unknown>
+  store: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore, unknown>
 ) =>
   HttpRouter.serve(settings.role === "worker" ? WorkerRoutes : Routes, {
     // Our own request log: Effect's would write approval tokens into the log.

@@ -15,6 +15,7 @@ import { Array as Arr, Data, Effect, Layer, Option } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import {
   type AccountChange,
+  CommentSchedule,
   type OutboxEvent,
   type PendingPermalink,
   type PostRecord,
@@ -188,7 +189,7 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
                 updated_at = ${progress.at}
               WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
                 AND lease_owner = ${owner} AND status = 'publishing'
-              RETURNING account_id`
+              RETURNING account_id, platform`
             if (updated.length === 0) return yield* new LeaseLost()
             yield* changeAccount(key.workspaceId, updated[0]!.account_id as string, progress.account)
           })
@@ -251,7 +252,7 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
                 updated_at = ${at}
               WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
                 AND lease_owner = ${owner} AND status = 'publishing'
-              RETURNING account_id`
+              RETURNING account_id, platform`
             if (updated.length === 0) return false
             const rows = yield* sql`SELECT status FROM targets WHERE workspace_id = ${key.workspaceId} AND post_id = ${key.postId}`
             const status = TargetStatus.derivePostStatus(rows.map((row) => row.status as TargetRecord["status"]))
@@ -273,6 +274,24 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
               })}
                 ON CONFLICT (workspace_id, target_id) DO UPDATE SET since = EXCLUDED.since, asked = 0,
                   ask_at = EXCLUDED.ask_at, lease_owner = NULL, lease_until = NULL`
+            }
+            if (outcome._tag === "Published" && typeof outcome.platformPostId === "string") {
+              // From now on the target's comments are polled (CommentIngestion).
+              yield* sql`INSERT INTO comment_polls ${sql.insert({
+                workspace_id: key.workspaceId,
+                target_id: key.targetId,
+                post_id: key.postId,
+                account_id: updated[0]!.account_id as string,
+                platform: updated[0]!.platform as string,
+                platform_post_id: outcome.platformPostId,
+                published_at: outcome.publishedAt,
+                cursor: null,
+                next_poll_at: outcome.publishedAt + CommentSchedule.firstPollAfterMs,
+                failures: 0,
+                lease_owner: null,
+                lease_until: null
+              })}
+                ON CONFLICT (workspace_id, target_id) DO NOTHING`
             }
             return true
           })

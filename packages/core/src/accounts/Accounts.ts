@@ -6,6 +6,7 @@
 import { Effect, Option } from "effect"
 import {
   type Account,
+  Comment,
   defaultPageSize,
   ErrorDetail,
   formatInstant,
@@ -86,6 +87,7 @@ export const accountView = (
   ...(account.platform === "shortvideo" && connection?.maxVideoPostDurationSec != null
     ? { max_video_post_duration_sec: connection.maxVideoPostDurationSec }
     : {}),
+  comments: Comment.commentCapabilities(account.platform, account.sandbox),
   reconnect: reconnectView(account, connection, locale, publicBaseUrl)
 })
 

@@ -6,6 +6,8 @@
  * @since 0.1.0
  */
 import { Effect, Layer, Option } from "effect"
+import { firstPollAfterMs } from "../comments/CommentSchedule.ts"
+import { tablesFor as commentTablesFor, trackTarget } from "../comments/MemoryCommentStore.ts"
 import { derivePostStatus } from "../posts/TargetStatus.ts"
 import type { OutboxEvent, PostAggregate, TargetRecord } from "../store/Records.ts"
 import { MemoryState, type MemoryTables } from "../store/MemoryStore.ts"
@@ -39,6 +41,7 @@ const pendingKey = (workspaceId: string, targetId: string) => `${workspaceId}\u0
 export const make = (tables: MemoryTables): PublishingStoreShape => {
   const { accounts, events, posts, uniqueKeys } = tables
   const pending = pendingFor(tables)
+  const comments = commentTablesFor(tables)
 
   // The same unique keys the in-memory Store keeps for events (its `key("event", ws, id)`).
   const eventKey = (event: OutboxEvent) => ["event", event.workspaceId, event.id].join("\u0000")
@@ -261,6 +264,22 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
                 since: outcome.publishedAt,
                 asked: 0,
                 askAt: outcome.permalinkAskAt,
+                leaseOwner: null,
+                leaseUntil: null
+              })
+            }
+            if (outcome._tag === "Published" && typeof outcome.platformPostId === "string") {
+              trackTarget(comments, {
+                workspaceId: key.workspaceId,
+                targetId: key.targetId,
+                postId: key.postId,
+                accountId: target.accountId,
+                platform: target.platform,
+                platformPostId: outcome.platformPostId,
+                publishedAt: outcome.publishedAt,
+                cursor: null,
+                nextPollAt: outcome.publishedAt + firstPollAfterMs,
+                failures: 0,
                 leaseOwner: null,
                 leaseUntil: null
               })

@@ -247,6 +247,7 @@ const recordPublished = Effect.fn("publishing.published")(function* (
       permalink: step.permalink,
       publishedAt: at,
       platformState: step.state,
+      platformPostId: step.platformPostId,
       ...(permalinkPending
         ? { permalinkAskAt: at + Math.max(0, step.permalinkAskAfterMs ?? PermalinkBackfill.firstAskAfterMs) }
         : {})

@@ -61,6 +61,11 @@ export type Outcome =
        * waiting for its permalink ({@link PendingPermalink}), first asked for at this time.
        */
       readonly permalinkAskAt?: number | undefined
+      /**
+       * The platform's id of the published item: when set, the target's comments are polled
+       * from now on (a comment polling state is written with the outcome).
+       */
+      readonly platformPostId?: string | null | undefined
     }
   | {
       readonly _tag: "Failed"

@@ -44,6 +44,11 @@ export interface SimulateOptions {
   readonly times?: number | undefined
   readonly max_video_duration_sec?: number | undefined
   readonly privacy_level_options?: ReadonlyArray<string> | undefined
+  /**
+   * Comments the simulated platform makes under each published target: comment `i` (from 1)
+   * appears `i * every_seconds` after the target published, up to `count`.
+   */
+  readonly comments?: { readonly count: number; readonly every_seconds: number } | undefined
 }
 
 /** A connected social account. */
@@ -143,6 +148,11 @@ export interface TargetRecord {
    * platform might have published it. `null` (or absent) otherwise; cleared when it completes.
    */
   readonly unconfirmedSince?: number | null | undefined
+  /**
+   * The platform's id of the published item, when known (comment polling reads it; the
+   * publisher records it with the target's comment polling state).
+   */
+  readonly platformPostId?: string | null | undefined
 }
 
 /** The approval link of a post. */

@@ -31,7 +31,14 @@ export const Simulate = Schema.Struct({
   error: Schema.optionalKey(Schema.String),
   times: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
   max_video_duration_sec: Schema.optionalKey(Schema.Number.check(Schema.isGreaterThan(0))),
-  privacy_level_options: Schema.optionalKey(Schema.Array(PrivacyLevel))
+  privacy_level_options: Schema.optionalKey(Schema.Array(PrivacyLevel)),
+  /** Comments the simulated platform makes under each published target: comment i appears i × every_seconds after publishing, up to count. */
+  comments: Schema.optionalKey(
+    Schema.Struct({
+      count: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(10_000)),
+      every_seconds: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
+    })
+  )
 })
 export const CreateAccount = Schema.Struct({
   profile_id: Schema.String,

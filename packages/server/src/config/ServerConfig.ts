@@ -44,6 +44,8 @@ export interface ServerSettings {
   readonly mcpAllowSkipApproval: boolean
   /** The platforms' authorization and token hosts and app credentials, for connecting accounts (docs/accounts.md). */
   readonly connect: Omit<ConnectRouter.Options, "publicUrl" | "sandboxSecret">
+  /** How an instance with role `worker` or `all` reads comments, and Meta's comment webhook (docs/comments.md). */
+  readonly comments: CommentSettings
 }
 
 /** The server's settings. */
@@ -153,9 +155,39 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
     publishing: publishingSettings(env),
     platforms: platformSettings(env),
     mcpAllowSkipApproval: mcpSkip === "1",
-    connect: connectSettings(env)
+    connect: connectSettings(env),
+    comments: commentSettings(env)
   }
 }
+
+/** How a worker reads comments, and Meta's comment webhook. */
+export interface CommentSettings {
+  /** How often an idle worker looks for targets due a comment poll (`POSTWIRE_COMMENT_POLL_MS`, default 5000). */
+  readonly pollMs: number
+  /** Platform calls one account may spend on comment polls per clock hour (`POSTWIRE_COMMENT_HOURLY_CALL_BUDGET`, default 120). */
+  readonly hourlyCallBudget: number
+  /** Targets an instance polls at once (`POSTWIRE_COMMENT_CONCURRENCY`, default 8). */
+  readonly concurrency: number
+  /** The token Meta sends back when subscribing `GET /platform-hooks/meta` (`POSTWIRE_META_WEBHOOK_VERIFY_TOKEN`); unset refuses every subscription. */
+  readonly metaVerifyToken: Redacted.Redacted<string> | undefined
+  /** The app secrets a Meta webhook delivery may be signed with (the Meta, Instagram and Threads app secrets that are set). */
+  readonly metaAppSecrets: ReadonlyArray<Redacted.Redacted<string>>
+}
+
+const commentSettings = (env: Readonly<Record<string, string | undefined>>): CommentSettings => ({
+  pollMs: positiveInt("POSTWIRE_COMMENT_POLL_MS", env.POSTWIRE_COMMENT_POLL_MS, 5_000),
+  hourlyCallBudget: positiveInt("POSTWIRE_COMMENT_HOURLY_CALL_BUDGET", env.POSTWIRE_COMMENT_HOURLY_CALL_BUDGET, 120),
+  concurrency: positiveInt("POSTWIRE_COMMENT_CONCURRENCY", env.POSTWIRE_COMMENT_CONCURRENCY, 8),
+  metaVerifyToken: secret(env.POSTWIRE_META_WEBHOOK_VERIFY_TOKEN),
+  metaAppSecrets: [
+    env.POSTWIRE_META_APP_SECRET,
+    env.POSTWIRE_FACEBOOK_APP_SECRET,
+    env.POSTWIRE_INSTAGRAM_APP_SECRET,
+    env.POSTWIRE_THREADS_APP_SECRET
+  ]
+    .filter((value): value is string => value !== undefined && value !== "")
+    .map((value) => Redacted.make(value))
+})
 
 /** How a worker publishes. */
 export interface PublishingSettings {

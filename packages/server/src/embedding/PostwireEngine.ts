@@ -28,6 +28,7 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import {
   Accounts,
   Approvals,
+  CommentStore,
   ConnectStore,
   type Caller,
   Media,
@@ -65,7 +66,7 @@ export interface EngineOptions extends EmbedOptions {
 }
 
 /** The stores, with writes that carry events reported to the {@link EventFeed}. */
-const storesWithFeed = (base: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore, unknown>) =>
+const storesWithFeed = (base: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore, unknown>) =>
   Layer.mergeAll(
     layerObservedStores,
     Layer.effect(WebhookStore)(Effect.gen(function* () {
@@ -73,6 +74,9 @@ const storesWithFeed = (base: Layer.Layer<Store | WebhookStore | PublishingStore
     })),
     Layer.effect(ConnectStore)(Effect.gen(function* () {
       return yield* ConnectStore
+    })),
+    Layer.effect(CommentStore)(Effect.gen(function* () {
+      return yield* CommentStore
     }))
   ).pipe(Layer.provide(base), Layer.provideMerge(EventFeed.layer))
 
