@@ -162,6 +162,7 @@ export const paginate = <T extends { readonly id: string }>(
   const p = request.params
   const limit = Math.min(Math.max(Number(p.limit ?? defaultLimit) || defaultLimit, 1), 100)
   let from = 0
+  let end = list.length
   if (p.after !== undefined) {
     const id = decodeCursor(p.after)
     if (id === null) return undefined
@@ -171,10 +172,11 @@ export const paginate = <T extends { readonly id: string }>(
   } else if (p.before !== undefined) {
     const id = decodeCursor(p.before)
     if (id === null) return undefined
-    const at = list.findIndex((item) => item.id === id)
-    from = Math.max(0, (at < 0 ? 0 : at) - limit)
+    const at = Math.max(0, list.findIndex((item) => item.id === id))
+    from = Math.max(0, at - limit)
+    end = at
   }
-  const page = list.slice(from, from + limit)
+  const page = list.slice(from, Math.min(end, from + limit))
   if (page.length === 0) return { page, paging: undefined }
   const link = (key: "after" | "before", id: string) => {
     const url = new URL(request.path, origin)
@@ -186,7 +188,7 @@ export const paginate = <T extends { readonly id: string }>(
     page,
     paging: {
       cursors: { before: cursorOf(page[0]!.id), after: cursorOf(page.at(-1)!.id) },
-      ...(from + limit < list.length ? { next: link("after", page.at(-1)!.id) } : {}),
+      ...(from + page.length < list.length ? { next: link("after", page.at(-1)!.id) } : {}),
       ...(from > 0 ? { previous: link("before", page[0]!.id) } : {})
     }
   }

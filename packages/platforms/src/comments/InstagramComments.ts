@@ -131,7 +131,7 @@ export const make = (options: {
           // How many new ones to look for; the first poll reads everything (up to the budget).
           const wanted = saved === null ? Number.POSITIVE_INFINITY : count - saved.count
           const found: Array<PlatformComment> = []
-          const cutReplies: Array<string> = []
+          const cutReplies: Array<{ readonly parent: string; readonly after: string }> = []
           const take = (comment: PlatformComment | undefined) => {
             if (comment !== undefined && isNew(mark, comment)) found.push(comment)
           }
@@ -149,15 +149,16 @@ export const make = (options: {
               if (top === undefined) continue
               const replies = field(item, "replies")
               for (const reply of dataOf(replies)) take(toComment(reply, input.account, top.platformCommentId))
-              if (pagingOf(replies).next) cutReplies.push(top.platformCommentId)
+              const cut = pagingOf(replies)
+              if (cut.next && cut.after !== undefined) cutReplies.push({ parent: top.platformCommentId, after: cut.after })
             }
             const paging = pagingOf(body)
             if (found.length >= wanted || !paging.next || paging.after === undefined) break
             after = paging.after
           }
           // Replies beyond the ones expanded inline, while new ones are still missing.
-          for (const parent of cutReplies) {
-            let replyAfter: string | undefined
+          for (const { after: expandedUpTo, parent } of cutReplies) {
+            let replyAfter = expandedUpTo
             while (found.length < wanted && pages < config.maxPagesPerPoll) {
               const body = yield* call((token) =>
                 graph.get(`${parent}/replies`, { fields: commentFields, limit: config.pageSize, after: replyAfter }, token)
