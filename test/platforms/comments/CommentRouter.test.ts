@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { PlatformComment } from "@postwire/core"
-import { CommentRouter, Credentials, TikTokComments } from "@postwire/platforms"
+import { type CommentRouter, Credentials, TikTokComments } from "@postwire/platforms"
 import { Effect } from "effect"
 import { anAccount, aPost, aSandboxAccount, aTarget } from "../builders.ts"
 import * as InstagramFake from "../fakes/InstagramFake.ts"
@@ -23,11 +23,16 @@ const aSandbox = () => {
     fromOwner: false,
     permalink: null
   }
+  const note = <A>(what: string, answer: A) =>
+    Effect.sync(() => {
+      asked.push(what)
+      return answer
+    })
   const sandbox: CommentRouter.SandboxComments = {
-    poll: (input) => Effect.sync(() => (asked.push(`poll:${input.account.platform}`), { comments: [comment], cursor: { n: 1 }, calls: 0 })),
-    reply: (input) => Effect.sync(() => (asked.push(`reply:${input.text}`), { comment: { ...comment, platformCommentId: "sim_2", text: input.text, fromOwner: true } })),
-    setHidden: (input) => Effect.sync(() => (asked.push(`hide:${input.hidden}`), {})),
-    remove: () => Effect.sync(() => (asked.push("remove"), {}))
+    poll: (input) => note(`poll:${input.account.platform}`, { comments: [comment], cursor: { n: 1 }, calls: 0 }),
+    reply: (input) => note(`reply:${input.text}`, { comment: { ...comment, platformCommentId: "sim_2", text: input.text, fromOwner: true } }),
+    setHidden: (input) => note(`hide:${input.hidden}`, {}),
+    remove: () => note("remove", {})
   }
   return { asked, sandbox }
 }

@@ -6,11 +6,6 @@ import { graphError } from "../fakes/GraphFake.ts"
 import * as InstagramFake from "../fakes/InstagramFake.ts"
 import { aCommentRouter, aPublishedTarget, failureOf, poller, texts } from "./harness.ts"
 
-const options = (fake: InstagramFake.InstagramFake, pageSize = 50) => ({
-  photo: { baseUrl: fake.url, refreshUrl: `${fake.origin}/refresh_access_token` },
-  comments: { pageSize }
-})
-
 /** A media of the account with a poller on it. */
 const setUp = (options: { readonly pageSize?: number; readonly credentials?: (fake: InstagramFake.InstagramFake) => string } = {}) =>
   Effect.gen(function* () {

@@ -22,7 +22,6 @@
  * @since 0.1.0
  */
 import type {
-  AccountRecord,
   CredentialsUpdate,
   PermalinkInput,
   PermalinkLookup,
@@ -32,7 +31,6 @@ import type {
 } from "@postwire/core"
 import { type ErrorCode, ErrorDetail } from "@postwire/domain"
 import { Clock, Effect, Option, type Redacted, Schema } from "effect"
-import { HttpClientRequest } from "effect/http"
 import type * as Credentials from "../Credentials.ts"
 import * as MediaRules from "../internal/MediaRules.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
