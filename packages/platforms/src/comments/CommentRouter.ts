@@ -27,7 +27,7 @@ import * as GraphApi from "../graph/GraphApi.ts"
 import * as Sessions from "../graph/Sessions.ts"
 import * as Wire from "../internal/Wire.ts"
 import * as PlatformRouter from "../PlatformRouter.ts"
-import * as CommentCommon from "./CommentCommon.ts"
+import * as CommentAdapter from "./CommentAdapter.ts"
 import * as FacebookComments from "./FacebookComments.ts"
 import * as InstagramComments from "./InstagramComments.ts"
 import * as ThreadsComments from "./ThreadsComments.ts"
@@ -35,14 +35,14 @@ import * as TikTokComments from "./TikTokComments.ts"
 
 /** The publishing adapters' settings, plus the comment polling budget. */
 export interface Options extends PlatformRouter.Options {
-  readonly comments?: Partial<CommentCommon.Config> | undefined
+  readonly comments?: Partial<CommentAdapter.Config> | undefined
 }
 
 /**
  * What serves sandbox accounts: the same operations as a platform's. `capabilities`, when given,
  * answers for sandbox accounts; otherwise everything but `push` is allowed.
  */
-export type SandboxComments = CommentCommon.CommentOperations & {
+export type SandboxComments = CommentAdapter.CommentOperations & {
   readonly capabilities?: ((platform: Platform) => CommentCapabilities) | undefined
 }
 
@@ -53,9 +53,9 @@ export const sandboxCapabilities: CommentCapabilities = { read: true, reply: tru
 export const adapters = (
   options: Options,
   wire: Wire.Wire
-): Readonly<Record<Platform, CommentCommon.CommentAdapter>> => {
+): Readonly<Record<Platform, CommentAdapter.CommentAdapter>> => {
   const config = PlatformRouter.makeConfig(options)
-  const comments: CommentCommon.Config = { ...CommentCommon.defaults, ...options.comments }
+  const comments: CommentAdapter.Config = { ...CommentAdapter.defaults, ...options.comments }
   const photoGraph = GraphApi.make({ wire, baseUrl: config.photo.baseUrl, platform: "photo", appSecret: config.photo.appSecret })
   const threadsGraph = GraphApi.make({
     wire,
@@ -104,7 +104,7 @@ export const make = (
     const client = yield* HttpClient.HttpClient
     const wire = Wire.make(client, { timeoutMs: config.requestTimeoutMs, retry: config.retry })
     const real = adapters(options, wire)
-    const of = (account: { readonly platform: Platform; readonly sandbox: boolean }): CommentCommon.CommentOperations =>
+    const of = (account: { readonly platform: Platform; readonly sandbox: boolean }): CommentAdapter.CommentOperations =>
       account.sandbox ? sandbox : real[account.platform]
     return CommentPlatform.of({
       capabilities: (platform, isSandbox) =>

@@ -37,7 +37,7 @@ import {
   pagingOf,
   parseTimestamp,
   platformPostIdOf
-} from "./CommentCommon.ts"
+} from "./CommentAdapter.ts"
 
 /** The fields asked of each comment. */
 export const listFields = "id,message,created_time,from,parent{id},like_count,is_hidden,permalink_url"

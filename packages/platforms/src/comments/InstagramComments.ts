@@ -17,7 +17,7 @@
  *    comment or reply later than the mark is new. When the page holds at least as many new ones
  *    as the count grew by, done.
  * 3. Otherwise (a burst, or new replies under older comments) the next pages, then the reply
- *    lists that were cut, until that many are found or {@link CommentCommon.Config.maxPagesPerPoll}
+ *    lists that were cut, until that many are found or {@link CommentAdapter.Config.maxPagesPerPoll}
  *    pages were read.
  *
  * The steady state costs one call (nothing new) or two. Limits, documented in
@@ -49,7 +49,7 @@ import {
   pagingOf,
   parseTimestamp,
   platformPostIdOf
-} from "./CommentCommon.ts"
+} from "./CommentAdapter.ts"
 
 /** The fields of one comment. */
 const commentFields = "id,text,timestamp,username,from,like_count,hidden,parent_id"

@@ -28,7 +28,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto"
 import type { PlatformComment, PushedComment } from "@postwire/core"
 import { field, numberField, stringField } from "../internal/Wire.ts"
-import { parseTimestamp } from "./CommentCommon.ts"
+import { parseTimestamp } from "./CommentAdapter.ts"
 
 /**
  * Checks `X-Hub-Signature-256` (`sha256=<hex HMAC-SHA256 of the raw body>`) against every listed

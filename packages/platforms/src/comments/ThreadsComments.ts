@@ -40,7 +40,7 @@ import {
   parseTimestamp,
   platformPostIdOf,
   unsupported
-} from "./CommentCommon.ts"
+} from "./CommentAdapter.ts"
 
 /** The fields asked of each reply of a conversation. */
 export const listFields =

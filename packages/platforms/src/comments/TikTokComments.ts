@@ -10,7 +10,7 @@
  * @since 0.3.0
  */
 import { Effect } from "effect"
-import { type CommentAdapter, unsupported } from "./CommentCommon.ts"
+import { type CommentAdapter, unsupported } from "./CommentAdapter.ts"
 
 /** The `platform_code` of a refused TikTok comment action. */
 export const refusalCode = "tiktok_comments_unavailable"

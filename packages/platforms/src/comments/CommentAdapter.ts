@@ -1,5 +1,5 @@
 /**
- * What the comment adapters share: their settings, the operations each implements, Meta's
+ * A platform's comment adapter: its settings, the operations each implements, Meta's
  * timestamps, the "seen up to" mark that keeps a poll from returning a comment twice, and the
  * normalized refusals of actions a platform does not allow.
  *
