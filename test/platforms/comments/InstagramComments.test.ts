@@ -155,6 +155,33 @@ describe("Instagram comments", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("a deletion costs the page read and returns nothing", () =>
+    Effect.gen(function* () {
+      const { fake, media, p } = yield* setUp()
+      const gone = fake.comment({ on: media.id, text: "spam", at: at(1) })
+      fake.comment({ on: media.id, text: "kind words", at: at(2) })
+      yield* p.poll
+      fake.comments.remove(gone.id)
+      const poll = yield* p.poll
+      assert.deepStrictEqual(poll.comments, [])
+      assert.strictEqual(poll.requests, 2)
+      assert.strictEqual((yield* p.poll).requests, 1)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("an answer whose reply from Instagram is lost is not sent again", () =>
+    Effect.gen(function* () {
+      const { fake, media, p, router } = yield* setUp()
+      const question = fake.comment({ on: media.id, text: "Shipping?", at: at(1) })
+      fake.faults.injectAfter("reply", { lose: true })
+      const failed = yield* failureOf(router.reply({ ...p.action(question.id), text: "Not yet" }))
+      assert.strictEqual(failed.code, "platform_unavailable")
+      assert.strictEqual(failed.platformCode, "network_error")
+      assert.strictEqual(fake.count("reply"), 1)
+      assert.strictEqual(fake.comments.comments.filter((c) => c.text === "Not yet").length, 1)
+    }).pipe(Effect.scoped)
+  )
+
   it.live("a token without the comment permission is permission_missing, asking for a reconnect", () =>
     Effect.gen(function* () {
       const { fake, media, p, router } = yield* setUp()

@@ -82,6 +82,8 @@ describe("Threads replies", () => {
       const created = fake.requests.find((r) => r.route === "create")!
       assert.strictEqual(created.path, "/v1.0/me/threads")
       assert.deepStrictEqual([created.params.media_type, created.params.text, created.params.reply_to_id], ["TEXT", "Eight euros", question.id])
+      // Not ready at once: Threads answers 9007 until the container is FINISHED; it is asked again.
+      assert.isAtLeast(fake.count("container_status"), 1)
       const published = fake.requests.filter((r) => r.route === "publish").at(-1)!
       assert.strictEqual(published.path, `/v1.0/${ThreadsFake.threadsUserId}/threads_publish`)
       assert.strictEqual(published.params.access_token, fake.accessToken)
