@@ -155,6 +155,26 @@ describe("Instagram comments", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("a post without comments costs one call a poll after the first", () =>
+    Effect.gen(function* () {
+      const { p } = yield* setUp()
+      assert.strictEqual((yield* p.poll).requests, 2)
+      assert.strictEqual((yield* p.poll).requests, 1)
+      assert.strictEqual((yield* p.poll).requests, 1)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a comment Instagram lists late, behind a newer one already returned, still comes", () =>
+    Effect.gen(function* () {
+      const { fake, media, p } = yield* setUp()
+      fake.comment({ on: media.id, text: "newer", at: at(100) })
+      yield* p.poll
+      fake.comment({ on: media.id, text: "written earlier, listed late", at: at(40) })
+      assert.deepStrictEqual(texts(yield* p.poll), ["written earlier, listed late"])
+      assert.deepStrictEqual((yield* p.poll).comments, [])
+    }).pipe(Effect.scoped)
+  )
+
   it.live("a deletion costs the page read and returns nothing", () =>
     Effect.gen(function* () {
       const { fake, media, p } = yield* setUp()

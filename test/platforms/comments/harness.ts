@@ -59,7 +59,8 @@ export const poller = (
     poll: Effect.gen(function* () {
       const before = fake.requests.length
       const result = yield* comments.poll({ post, target, account: current, cursor })
-      cursor = result.cursor
+      // Stored as JSON, as the engine stores it.
+      cursor = JSON.parse(JSON.stringify(result.cursor)) as unknown
       if (result.credentials !== undefined) current = { ...current, credentials: result.credentials.credentials }
       return { ...result, requests: fake.requests.length - before } satisfies CountedPoll
     }),

@@ -65,30 +65,45 @@ export const pagingOf = (body: unknown): { readonly after: string | undefined; r
 }
 
 /**
- * What a poll has already returned: the newest platform time seen, and the ids seen at exactly
- * that time (Meta's times are whole seconds, so two comments can share one).
+ * What polls have already returned: the newest platform time seen, and the comments returned
+ * lately (id and time), so that a comment listed again is not returned twice. Plain JSON.
  */
 export const Mark = Schema.Struct({
+  /** The newest comment time returned (epoch ms); 0 before any. */
   at: Schema.Number,
-  ids: Schema.Array(Schema.String)
+  recent: Schema.Array(Schema.Struct({ id: Schema.String, at: Schema.Number }))
 })
-/** What a poll has already returned. */
+/** What polls have already returned. */
 export type Mark = typeof Mark.Type
 
 /** No comment seen yet. */
-export const noMark: Mark = { at: Number.NEGATIVE_INFINITY, ids: [] }
+export const noMark: Mark = { at: 0, recent: [] }
 
-/** A comment is new when it is later than the mark, or at the mark and not seen there. */
-export const isNew = (mark: Mark, comment: PlatformComment): boolean =>
-  comment.createdAt > mark.at || (comment.createdAt === mark.at && !mark.ids.includes(comment.platformCommentId))
+/**
+ * How much older than the newest one returned a comment may be and still be new: platforms list
+ * a comment a little after its time, so one can appear behind a newer one already returned.
+ */
+export const lateMs = 5 * 60_000
 
-/** The mark after returning `comments` (the ids at the mark are kept to at most 200). */
+/** The most recently returned comments a mark keeps. */
+const recentMax = 500
+
+/**
+ * A comment is new when it was not returned lately and is not older than the mark by more than
+ * `windowMs` (`Infinity` where the platform's cursor already says it comes after the last read).
+ */
+export const isNew = (mark: Mark, comment: PlatformComment, windowMs: number = lateMs): boolean =>
+  comment.createdAt > mark.at - windowMs && !mark.recent.some((r) => r.id === comment.platformCommentId)
+
+/** The mark after returning `comments`: the newest time, and what came within {@link lateMs} of it. */
 export const advance = (mark: Mark, comments: ReadonlyArray<PlatformComment>): Mark => {
   let at = mark.at
   for (const c of comments) if (c.createdAt > at) at = c.createdAt
-  const ids = new Set(at === mark.at ? mark.ids : [])
-  for (const c of comments) if (c.createdAt === at) ids.add(c.platformCommentId)
-  return { at, ids: [...ids].slice(-200) }
+  const recent = [...mark.recent, ...comments.map((c) => ({ id: c.platformCommentId, at: c.createdAt }))]
+    .filter((r) => r.at > at - lateMs)
+    .sort((x, y) => x.at - y.at)
+    .slice(-recentMax)
+  return { at, recent }
 }
 
 /** Keeps one comment per platform id (a page boundary may repeat one). */

@@ -32,6 +32,7 @@ import {
   decodeCursor,
   distinct,
   isNew,
+  lateMs,
   Mark,
   noMark,
   pagingOf,
@@ -115,6 +116,9 @@ export const make = (options: {
           const mark = saved?.mark ?? noMark
           let calls = 0
           let after = saved?.after ?? null
+          // After the saved cursor everything is new but what was returned lately; a read started
+          // over (first poll aside) skips what is older than the mark.
+          let windowMs = Number.POSITIVE_INFINITY
           let last = after
           const found: Array<PlatformComment> = []
           const page = (cursor: string | null) =>
@@ -140,13 +144,14 @@ export const make = (options: {
                 () => {
                   // The saved cursor is no longer valid: read again from the start.
                   calls += 1
+                  windowMs = lateMs
                   return page(null)
                 }
               )
             )
             for (const item of dataOf(body)) {
               const comment = toComment(item, pageId)
-              if (comment !== undefined && isNew(mark, comment)) found.push(comment)
+              if (comment !== undefined && isNew(mark, comment, windowMs)) found.push(comment)
             }
             const paging = pagingOf(body)
             if (paging.after !== undefined) last = paging.after

@@ -122,9 +122,10 @@ export const make = (options: {
                 token
               )
             )
+            // After the saved cursor everything is new but what was returned lately.
             for (const item of dataOf(body)) {
               const comment = toComment(item, rootId, input.account)
-              if (comment !== undefined && isNew(mark, comment)) found.push(comment)
+              if (comment !== undefined && isNew(mark, comment, Number.POSITIVE_INFINITY)) found.push(comment)
             }
             const paging = pagingOf(body)
             if (paging.after !== undefined) last = paging.after
