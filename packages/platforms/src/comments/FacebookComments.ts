@@ -9,8 +9,8 @@
  *
  * The stream is chronological, so the cursor keeps Meta's `after` cursor of the last comment read:
  * the next poll asks for what comes after it, which is exactly what was written since (one call
- * in the steady state, more only while full pages keep coming). The mark (newest time and ids seen
- * at that second) drops anything already returned should the platform repeat it. A first poll,
+ * in the steady state, more only while full pages keep coming). The mark (the newest time and what
+ * was returned lately) drops anything already returned should the platform repeat it. A first poll,
  * or a burst, larger than the page budget is continued by the next poll from where it stopped.
  * A cursor the platform no longer accepts (code 100) starts the read over from the beginning,
  * the mark keeping what was returned from coming back.

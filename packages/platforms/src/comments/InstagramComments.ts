@@ -9,13 +9,13 @@
  *
  * Instagram's comment listing has no `since` filter and "ordering results is not supported", so
  * a poll cannot ask for "what is new". The cursor instead keeps the media's `comments_count` (which
- * counts replies too) and a mark: the newest comment time returned so far with the ids seen at
- * that second.
+ * counts replies too) and a mark: the newest comment time returned so far, and what was returned
+ * within 5 minutes of it (`lateMs`).
  *
  * 1. `GET /{ig-media-id}?fields=comments_count` (1 call). Unchanged count: nothing new, done.
- * 2. Changed: the first page of comments, 50 with their first replies expanded (2 calls). Every
- *    comment or reply later than the mark is new. When the page holds at least as many new ones
- *    as the count grew by, done.
+ * 2. Changed: the first page of comments, 50 with their first replies expanded (2 calls). A
+ *    comment or reply is new unless returned lately or older than the mark by more than
+ *    5 minutes. When the page holds at least as many new ones as the count grew by, done.
  * 3. Otherwise (a burst, or new replies under older comments) the next pages, then the reply
  *    lists that were cut, until that many are found or {@link CommentAdapter.Config.maxPagesPerPoll}
  *    pages were read.
