@@ -17,7 +17,7 @@
  *    comment or reply is new unless returned lately or older than the mark by more than
  *    5 minutes. When the page holds at least as many new ones as the count grew by, done.
  * 3. Otherwise (a burst, or new replies under older comments) the next pages, then the reply
- *    lists that were cut, until that many are found or {@link CommentAdapter.Config.maxPagesPerPoll}
+ *    lists that were cut, until that many are found or `comments.maxPagesPerPoll`
  *    pages were read.
  *
  * The steady state costs one call (nothing new) or two. Limits, documented in
