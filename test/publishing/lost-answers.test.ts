@@ -18,10 +18,15 @@ import * as ThreadsFake from "../platforms/fakes/ThreadsFake.ts"
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The two container platforms, each with its fake and the account it publishes to. */
-const platforms = [
+const platforms: ReadonlyArray<{
+  readonly platform: "textpost" | "photo"
+  readonly name: string
+  readonly make: () => Effect.Effect<ContainerFake, never, Scope.Scope>
+  readonly userId: string
+}> = [
   { platform: "textpost", name: "Threads", make: ThreadsFake.make, userId: ThreadsFake.threadsUserId },
   { platform: "photo", name: "Instagram", make: InstagramFake.make, userId: InstagramFake.igUserId }
-] as const
+]
 
 const unavailable = graphError(500, 2, undefined, { message: "Service temporarily unavailable", is_transient: true })
 

@@ -1,7 +1,8 @@
 /**
  * `@postwire/platforms`: the `PlatformClient` adapters for TikTok (shortvideo), Instagram
  * (photo), Facebook Pages (pages) and Threads (textpost), the simulated platform behind sandbox
- * accounts, and the router that chooses between them.
+ * accounts, the router that chooses between them, the comment adapters with their router, and
+ * the Meta comment webhooks.
  *
  * @since 0.1.0
  */
@@ -22,3 +23,11 @@ export * as SimulatedConnect from "./connect/SimulatedConnect.ts"
 export * as ThreadsConnect from "./connect/ThreadsConnect.ts"
 export * as TikTokConnect from "./connect/TikTokConnect.ts"
 export * as SimulatedComments from "./simulated/SimulatedComments.ts"
+export * as CommentRouter from "./comments/CommentRouter.ts"
+export * as CommentAdapter from "./comments/CommentAdapter.ts"
+export * as InstagramComments from "./comments/InstagramComments.ts"
+export * as FacebookComments from "./comments/FacebookComments.ts"
+export * as ThreadsComments from "./comments/ThreadsComments.ts"
+export * as TikTokComments from "./comments/TikTokComments.ts"
+export * as MetaWebhooks from "./comments/MetaWebhooks.ts"
+export { parseMetaCommentHook, verifyMetaSignature } from "./comments/MetaWebhooks.ts"

@@ -36,7 +36,7 @@ describe("Facebook Pages connect", () => {
         )
         assert.strictEqual(`${url.origin}${url.pathname}`, `${fake.url}/v23.0/dialog/oauth`)
         assert.strictEqual(url.searchParams.get("client_id"), fake.appId)
-        assert.strictEqual(url.searchParams.get("scope"), "pages_show_list,pages_manage_posts,pages_read_engagement")
+        assert.strictEqual(url.searchParams.get("scope"), "pages_show_list,pages_manage_posts,pages_read_engagement,pages_manage_engagement")
         assert.strictEqual(url.searchParams.get("state"), state)
         assert.strictEqual(url.searchParams.get("auth_type"), "rerequest")
       })
@@ -61,7 +61,7 @@ describe("Facebook Pages connect", () => {
         assert.strictEqual(fake.validToken(first!.user_access_token)?.kind, "long")
         assert.strictEqual(first!.user_id, fake.person.id)
         assert.isTrue(identities.every((i) => i.grantId === fake.person.id))
-        assert.deepStrictEqual(identities[0]!.scopes, ["public_profile", "pages_show_list", "pages_manage_posts", "pages_read_engagement"])
+        assert.deepStrictEqual(identities[0]!.scopes, ["public_profile", "pages_show_list", "pages_manage_posts", "pages_read_engagement", "pages_manage_engagement"])
         // The short-lived user token was upgraded before the Pages were read.
         const accounts = fake.requests.find((r) => r.route === "accounts")!
         assert.strictEqual(fake.tokens.get(accounts.params.access_token!)?.kind, "long")
@@ -98,6 +98,17 @@ describe("Facebook Pages connect", () => {
         fake.pages[0]!.tasks = ["ANALYZE", "MODERATE"]
         const postable = yield* connect(connector, fake, "pages")
         assert.deepStrictEqual(postable.map((i) => i.platformAccountId), [bikes])
+      })
+    )
+  )
+
+  it.live("connects without pages_manage_engagement: publishing does not need it", () =>
+    withFake((fake, connector) =>
+      Effect.gen(function* () {
+        fake.declinedScopes.push("pages_manage_engagement")
+        const identities = yield* connect(connector, fake, "pages")
+        assert.isAbove(identities.length, 0)
+        assert.notInclude(identities[0]!.scopes, "pages_manage_engagement")
       })
     )
   )

@@ -40,7 +40,7 @@ describe("Instagram connect", () => {
         )
         assert.strictEqual(`${url.origin}${url.pathname}`, `${fake.url}/oauth/authorize`)
         assert.strictEqual(url.searchParams.get("client_id"), fake.appId)
-        assert.strictEqual(url.searchParams.get("scope"), "instagram_business_basic,instagram_business_content_publish")
+        assert.strictEqual(url.searchParams.get("scope"), "instagram_business_basic,instagram_business_content_publish,instagram_business_manage_comments")
         assert.strictEqual(url.searchParams.get("response_type"), "code")
         assert.strictEqual(url.searchParams.get("state"), state)
         assert.strictEqual(url.searchParams.get("redirect_uri"), callbackOf("photo"))
@@ -64,7 +64,7 @@ describe("Instagram connect", () => {
           assert.strictEqual(identity!.handle, "warung.sari")
           assert.strictEqual(identity!.displayName, "Warung Sari")
           assert.strictEqual(identity!.avatarUrl, fake.person.profile_picture_url)
-          assert.deepStrictEqual(identity!.scopes, ["instagram_business_basic", "instagram_business_content_publish"])
+          assert.deepStrictEqual(identity!.scopes, ["instagram_business_basic", "instagram_business_content_publish", "instagram_business_manage_comments"])
           assert.isAtLeast(identity!.accessTokenExpiresAt!, before + 5_000_000_000)
           assert.isAtMost(identity!.accessTokenExpiresAt!, Date.now() + 5_000_000_000)
           assert.isNull(identity!.refreshTokenExpiresAt)
@@ -113,6 +113,16 @@ describe("Instagram connect", () => {
         const declined = yield* failureOf(connect(connector, fake, "photo"))
         assert.strictEqual(declined.code, "connect_refused")
         assert.strictEqual(declined.platformCode, "scope_declined:instagram_business_content_publish")
+      })
+    )
+  )
+
+  it.live("connects without the comment permission: publishing does not need it", () =>
+    withFake((fake, connector) =>
+      Effect.gen(function* () {
+        fake.declinedScopes.push("instagram_business_manage_comments")
+        const [identity] = yield* connect(connector, fake, "photo")
+        assert.deepStrictEqual(identity!.scopes, ["instagram_business_basic", "instagram_business_content_publish"])
       })
     )
   )

@@ -38,7 +38,7 @@ describe("Threads connect", () => {
         )
         assert.strictEqual(`${url.origin}${url.pathname}`, `${fake.url}/oauth/authorize`)
         assert.strictEqual(url.searchParams.get("client_id"), fake.appId)
-        assert.strictEqual(url.searchParams.get("scope"), "threads_basic,threads_content_publish")
+        assert.strictEqual(url.searchParams.get("scope"), "threads_basic,threads_content_publish,threads_read_replies,threads_manage_replies,threads_delete")
         assert.strictEqual(url.searchParams.get("state"), state)
         const cancelled = yield* consent(connector, fake, "textpost", { decision: "cancel" })
         assert.strictEqual(cancelled.get("error_reason"), "user_denied")

@@ -88,10 +88,23 @@ export interface ContainerFake extends FakeServer {
   afterPublish: ((media: FakeMedia) => void) | undefined
 }
 
-const routeOf = (dialect: ContainerDialect) => (request: FakeRequest): string => {
+/**
+ * More routes a platform's fake adds (comments): asked first to name a request's route, and to
+ * answer it once the access token was checked; `onPublish` may take a published container for
+ * itself (a Threads reply), so that it is not listed as the account's media.
+ */
+export interface ContainerExtension {
+  readonly route: (request: FakeRequest, parts: ReadonlyArray<string>) => string | undefined
+  readonly handle: (route: string, request: FakeRequest) => FakeReply | undefined
+  readonly onPublish?: ((container: FakeContainer, id: string, publishedAt: number) => boolean) | undefined
+}
+
+const routeOf = (dialect: ContainerDialect, extension: ContainerExtension | undefined) => (request: FakeRequest): string => {
   if (request.path === "/refresh_access_token") return "refresh"
   const parts = segments(request, dialect.version)
   if (parts === undefined) return "unknown"
+  const extended = extension?.route(request, parts)
+  if (extended !== undefined) return extended
   const [node, edge] = parts
   if (edge === undefined) {
     if (request.method !== "GET") return "unknown"
@@ -106,10 +119,14 @@ const routeOf = (dialect: ContainerDialect) => (request: FakeRequest): string =>
 }
 
 /** Starts a container fake speaking `dialect`. */
-export const make = (dialect: ContainerDialect): Effect.Effect<ContainerFake, never, Scope.Scope> =>
+export const make = (
+  dialect: ContainerDialect,
+  extension?: () => ContainerExtension
+): Effect.Effect<ContainerFake, never, Scope.Scope> =>
   // Each run of the effect is a fresh platform: no state leaks between tests.
   Effect.suspend(() => {
   let fake: ContainerFake
+  const extra = extension?.()
   let issued = 0
   let nextId = 0
   const newId = () => {
@@ -196,6 +213,8 @@ export const make = (dialect: ContainerDialect): Effect.Effect<ContainerFake, ne
       return { status: 200, json: { access_token: fake.accessToken, token_type: "bearer", expires_in: 5_184_000 } }
     }
     if (tokenOf(request) !== fake.accessToken) return expiredToken
+    const extended = extra?.handle(route, request)
+    if (extended !== undefined) return extended
     switch (route) {
       case "limit":
         return {
@@ -242,6 +261,7 @@ export const make = (dialect: ContainerDialect): Effect.Effect<ContainerFake, ne
         if (used() >= dialect.quotaTotal) return graphError(400, 9, 2207042, { message: "Maximum posts reached" })
         const id = newId()
         container.mediaId = id
+        if (extra?.onPublish?.(container, id, Date.now()) === true) return { status: 200, json: { id } }
         fake.media.unshift({
           id,
           containerId: container.id,
@@ -291,7 +311,7 @@ export const make = (dialect: ContainerDialect): Effect.Effect<ContainerFake, ne
     fake.media.sort((a, b) => b.publishedAt - a.publishedAt)
   }
 
-  return Effect.map(start({ route: routeOf(dialect), handle: (route, request) => unreliable(route, request) }), (server) => {
+  return Effect.map(start({ route: routeOf(dialect, extra), handle: (route, request) => unreliable(route, request) }), (server) => {
     fake = Object.assign(server, {
       url: `${server.origin}/${dialect.version}`,
       dialect,

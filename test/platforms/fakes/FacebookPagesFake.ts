@@ -4,13 +4,25 @@
  * start, the hosted-file upload on the rupload address with `Authorization: OAuth` and
  * `file_url`, `finish`, the video's phased `status`), `permalink_url`, and a Page token derived
  * again from the user token.
+ *
+ * And Page post comments (platforms-connect.md, Facebook "Comments"), in the Graph wire format:
+ * `GET /{post-id}/comments` with `filter` (`toplevel` by default, `stream` for every level),
+ * `order` (`chronological` by default, or `reverse_chronological`), `summary=true` (`order`,
+ * `total_count`, `can_comment`), 25 a page and cursor paging; `POST /{object-id}/comments`
+ * (`message`; answers as the Page), `POST /{comment-id}` (`is_hidden`), `DELETE /{comment-id}`.
+ * Without `pages_read_engagement` reads answer `(#10)`; without `pages_manage_engagement` writes
+ * answer `(#200)`.
  */
 import { Effect, type Scope } from "effect"
+import { CommentStore, type FakeComment, metaTime, type NewComment, paginate, parseFields, pick } from "./CommentFake.ts"
 import { type FakeReply, type FakeRequest, type FakeServer, start } from "./FakeServer.ts"
 import { expiredToken, graphError, segments, tokenOf } from "./GraphFake.ts"
 
 /** The Page the fake serves. */
 export const pageId = "104000000000001"
+
+/** The Page's name (what its own comments are signed with). */
+export const pageName = "Maya Bakes"
 
 const version = "v23.0"
 
@@ -45,6 +57,13 @@ export interface FacebookPagesFake extends FakeServer {
   readonly unpublishedPhotos: Array<string>
   readonly posts: Array<FakePagePost>
   readonly reels: Array<FakeReel>
+  readonly comments: CommentStore
+  /** The token carries `pages_read_engagement`. */
+  commentRead: boolean
+  /** The token carries `pages_manage_engagement`. */
+  commentManage: boolean
+  /** Someone comments under a Page post (or answers a comment with `parentId`). */
+  readonly comment: (input: NewComment) => FakeComment
 }
 
 const routeOf = (request: FakeRequest): string => {
@@ -53,6 +72,11 @@ const routeOf = (request: FakeRequest): string => {
   if (parts === undefined) return "unknown"
   const [node, edge] = parts
   const fields = request.params.fields ?? ""
+  if (node !== pageId && edge === "comments") return request.method === "GET" ? "comments" : "comment_create"
+  if (node !== pageId && edge === undefined && request.method === "POST" && request.params.is_hidden !== undefined) {
+    return "comment_hide"
+  }
+  if (edge === undefined && request.method === "DELETE") return "comment_delete"
   if (edge === undefined && request.method === "GET") {
     if (node === pageId && fields === "access_token") return "page_token"
     if (fields === "status") return "video_status"
@@ -72,6 +96,7 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
   // Each run of the effect is a fresh platform: no state leaks between tests.
   Effect.suspend(() => {
   let fake: FacebookPagesFake
+  const store = new CommentStore("5550000000")
   let nextId = 0
   const newId = () => {
     nextId += 1
@@ -102,6 +127,7 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
       return { status: 200, json: { access_token: fake.pageAccessToken, id: pageId } }
     }
     if (tokenOf(request) !== fake.pageAccessToken) return expiredToken
+    if (route.startsWith("comment")) return comments(route, request)
     switch (route) {
       case "published_posts": {
         // Newest first, `since` in Unix seconds, 25 a page by default, cursors as Graph pages them.
@@ -200,6 +226,90 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
     }
   }
 
+  const noObject = (id: string) =>
+    graphError(400, 100, 33, { message: `Unsupported get request. Object with ID '${id}' does not exist` })
+
+  const wire = (c: FakeComment, fields: Map<string, string | undefined>): Record<string, unknown> => {
+    const parent = store.find(c.parentId ?? undefined)
+    return pick(
+      {
+        id: c.id,
+        message: c.text,
+        created_time: metaTime(c.createdAt),
+        from: { name: c.username, id: c.authorId },
+        parent: parent === undefined ? undefined : { id: parent.id },
+        like_count: c.likeCount,
+        is_hidden: c.hidden,
+        permalink_url: `https://www.facebook.com/${pageId}/posts/${c.rootId.split("_")[1]}/?comment_id=${c.id.split("_")[1]}`
+      },
+      fields
+    )
+  }
+
+  const comments = (route: string, request: FakeRequest): FakeReply => {
+    const p = request.params
+    const node = request.path.split("/")[2] ?? ""
+    const post = fake.posts.find((x) => x.id === node)
+    const target = store.find(node)
+    if (route === "comments") {
+      if (post === undefined && target === undefined) return noObject(node)
+      if (!fake.commentRead) {
+        return graphError(403, 10, undefined, { message: "(#10) This endpoint requires the 'pages_read_engagement' permission" })
+      }
+      const stream = p.filter === "stream" && post !== undefined
+      // A post's comments: every level (`stream`) or the top level; a comment's: its answers.
+      let items = store.chronological((c) =>
+        post === undefined ? c.parentId === node : c.rootId === node && (stream || c.parentId === null)
+      )
+      if (p.order === "reverse_chronological") items = items.reverse()
+      const paged = paginate(items, request, fake.origin)
+      if (paged === undefined) return graphError(400, 100, undefined, { message: "Invalid cursor" })
+      const fields = parseFields(p.fields ?? "id,message,created_time,from")
+      return {
+        status: 200,
+        json: {
+          data: paged.page.map((c) => wire(c, fields)),
+          ...(paged.paging === undefined ? {} : { paging: paged.paging }),
+          ...(p.summary === "true"
+            ? { summary: { order: p.order === "reverse_chronological" ? "reverse_chronological" : "chronological", total_count: items.length, can_comment: true } }
+            : {})
+        }
+      }
+    }
+    if (post === undefined && target === undefined) return noObject(node)
+    if (!fake.commentManage) {
+      return graphError(403, 200, undefined, { message: "(#200) Requires pages_manage_engagement permission to manage the object" })
+    }
+    switch (route) {
+      case "comment_create": {
+        if (p.message === undefined || p.message === "") {
+          return graphError(400, 100, undefined, { message: "(#100) Missing message or attachment" })
+        }
+        const rootId = post?.id ?? target!.rootId
+        const reply = store.add({
+          id: `${rootId.split("_")[1]}_${store.newId()}`,
+          on: rootId,
+          parentId: target?.id ?? null,
+          text: p.message,
+          username: pageName,
+          authorId: pageId,
+          byOwner: true
+        })
+        return { status: 200, json: { id: reply.id } }
+      }
+      case "comment_hide":
+        if (target === undefined) return noObject(node)
+        target.hidden = p.is_hidden === "true"
+        return { status: 200, json: { success: true } }
+      case "comment_delete":
+        if (target === undefined) return noObject(node)
+        store.remove(node)
+        return { status: 200, json: { success: true } }
+      default:
+        return graphError(400, 100, 33, { message: "Unsupported request" })
+    }
+  }
+
   return Effect.map(start({ route: routeOf, handle: (route, request) => handle(route, request) }), (server) => {
     fake = Object.assign(server, {
       url: `${server.origin}/${version}`,
@@ -209,7 +319,14 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
       reelProcessingFails: false,
       unpublishedPhotos: [],
       posts: [],
-      reels: []
+      reels: [],
+      comments: store,
+      commentRead: true,
+      commentManage: true,
+      comment: (input: NewComment) => {
+        const rootId = input.on
+        return store.add({ ...input, id: `${rootId.split("_")[1] ?? rootId}_${store.newId()}` })
+      }
     })
     return fake
   })

@@ -14,7 +14,10 @@
  * | `appSecret` | `POSTWIRE_META_APP_SECRET` | (none: required) |
  * | `authorizeUrl` | `POSTWIRE_FACEBOOK_AUTHORIZE_URL` | `https://www.facebook.com/v23.0/dialog/oauth` |
  * | `graphUrl` | `POSTWIRE_FACEBOOK_BASE_URL` (shared with publishing) | `https://graph.facebook.com/v23.0` |
- * | `scopes` | | `pages_show_list,pages_manage_posts,pages_read_engagement` |
+ * | `scopes` | | `pages_show_list,pages_manage_posts,pages_read_engagement,pages_manage_engagement` |
+ *
+ * `pages_read_engagement` reads the comments under the Page's posts, `pages_manage_engagement`
+ * answers, hides and deletes them; a person who declines the latter can still publish.
  *
  * A Page the person cannot create content on (no `CREATE_CONTENT` task) is left out: it could
  * never publish.
@@ -65,7 +68,7 @@ export const settingNames = {
 export const defaults = {
   authorizeUrl: "https://www.facebook.com/v23.0/dialog/oauth",
   graphUrl: "https://graph.facebook.com/v23.0",
-  scopes: ["pages_show_list", "pages_manage_posts", "pages_read_engagement"]
+  scopes: ["pages_show_list", "pages_manage_posts", "pages_read_engagement", "pages_manage_engagement"]
 } as const
 
 /** Without these the Pages cannot be listed or published to: the connect is refused. */

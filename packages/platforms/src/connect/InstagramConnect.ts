@@ -16,7 +16,10 @@
  * | `exchangeUrl` | `POSTWIRE_INSTAGRAM_EXCHANGE_URL` | `https://graph.instagram.com/access_token` |
  * | `refreshUrl` | `POSTWIRE_INSTAGRAM_REFRESH_URL` (shared with publishing) | `https://graph.instagram.com/refresh_access_token` |
  * | `graphUrl` | `POSTWIRE_INSTAGRAM_BASE_URL` (shared with publishing) | `https://graph.instagram.com/v23.0` |
- * | `scopes` | | `instagram_business_basic,instagram_business_content_publish` |
+ * | `scopes` | | `instagram_business_basic,instagram_business_content_publish,instagram_business_manage_comments` |
+ *
+ * `instagram_business_manage_comments` reads, answers, hides and deletes comments; a person who
+ * declines it can still publish (comment calls then fail `permission_missing`).
  *
  * Instagram Login has no revoke API: `revoke` says `Unsupported`; the person removes the app in
  * Instagram's settings, and Meta's deauthorization callback tells the service.
@@ -73,7 +76,7 @@ export const defaults = {
   exchangeUrl: "https://graph.instagram.com/access_token",
   refreshUrl: "https://graph.instagram.com/refresh_access_token",
   graphUrl: "https://graph.instagram.com/v23.0",
-  scopes: ["instagram_business_basic", "instagram_business_content_publish"]
+  scopes: ["instagram_business_basic", "instagram_business_content_publish", "instagram_business_manage_comments"]
 } as const
 
 /** Without these nothing can be published: the connect is refused. */

@@ -15,7 +15,11 @@
  * | `exchangeUrl` | `POSTWIRE_THREADS_EXCHANGE_URL` | `https://graph.threads.net/access_token` |
  * | `refreshUrl` | `POSTWIRE_THREADS_REFRESH_URL` (shared with publishing) | `https://graph.threads.net/refresh_access_token` |
  * | `graphUrl` | `POSTWIRE_THREADS_BASE_URL` (shared with publishing) | `https://graph.threads.net/v1.0` |
- * | `scopes` | | `threads_basic,threads_content_publish` |
+ * | `scopes` | | `threads_basic,threads_content_publish,threads_read_replies,threads_manage_replies,threads_delete` |
+ *
+ * `threads_read_replies` reads the replies under the account's posts, `threads_manage_replies`
+ * answers and hides them, `threads_delete` deletes the account's own; a person who declines them
+ * can still publish.
  *
  * Threads has no revoke API: `revoke` says `Unsupported`; the person removes the app in
  * Threads' settings (the app's deauthorize callback then tells the service).
@@ -66,7 +70,7 @@ export const defaults = {
   exchangeUrl: "https://graph.threads.net/access_token",
   refreshUrl: "https://graph.threads.net/refresh_access_token",
   graphUrl: "https://graph.threads.net/v1.0",
-  scopes: ["threads_basic", "threads_content_publish"]
+  scopes: ["threads_basic", "threads_content_publish", "threads_read_replies", "threads_manage_replies", "threads_delete"]
 } as const
 
 /** Creates Threads' connector. */

@@ -22,7 +22,6 @@
  * @since 0.1.0
  */
 import type {
-  AccountRecord,
   CredentialsUpdate,
   PermalinkInput,
   PermalinkLookup,
@@ -32,14 +31,14 @@ import type {
 } from "@postwire/core"
 import { type ErrorCode, ErrorDetail } from "@postwire/domain"
 import { Clock, Effect, Option, type Redacted, Schema } from "effect"
-import { HttpClientRequest } from "effect/http"
-import * as Credentials from "../Credentials.ts"
+import type * as Credentials from "../Credentials.ts"
 import * as MediaRules from "../internal/MediaRules.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
 import { amend, failure, field, malformed, numberField, retrying, stringField, type Wire } from "../internal/Wire.ts"
 import * as GraphApi from "./GraphApi.ts"
 import type { GraphParams, GraphRetry } from "./GraphApi.ts"
 import * as GraphError from "./GraphError.ts"
+import * as Sessions from "./Sessions.ts"
 
 /** The containers to create: carousel children first (none for a single item), then the parent. */
 export interface ContainerPlan {
@@ -180,36 +179,14 @@ const parseTimestamp = (value: string | undefined): number | undefined => {
 export const make = (spec: ContainerPlatform, config: Config, wire: Wire): ContainerAdapter => {
   const graph = GraphApi.make({ wire, baseUrl: config.baseUrl, platform: spec.platform, appSecret: config.appSecret })
 
-  const refresh: TokenSession.Refresh<LongLived> | null =
-    config.refreshUrl === null
-      ? null
-      : TokenSession.makeRefresher(
-          (credentials) =>
-            Effect.gen(function* () {
-              const request = HttpClientRequest.get(config.refreshUrl!).pipe(
-                HttpClientRequest.setUrlParams({
-                  grant_type: spec.refreshGrantType,
-                  access_token: credentials.access_token
-                })
-              )
-              const body = yield* wire.send(request).pipe(Effect.flatMap(graph.interpret), retrying(wire.retry))
-              const accessToken = stringField(body, "access_token")
-              if (accessToken === undefined) {
-                return yield* Effect.fail(failure("token_expired", "refresh_malformed", { needsReconnect: true }))
-              }
-              const now = yield* Clock.currentTimeMillis
-              const expiresIn = numberField(body, "expires_in")
-              // Keep what the account's credentials carry besides the token (user id, scopes).
-              const { expires_at: _old, ...kept } = credentials
-              return {
-                ...kept,
-                access_token: accessToken,
-                issued_at: now,
-                ...(expiresIn === undefined ? {} : { expires_at: now + expiresIn * 1000 })
-              }
-            }),
-          (credentials) => credentials.access_token
-        )
+  const openSession = Sessions.longLived({
+    platform: spec.platform,
+    graph,
+    wire,
+    refreshUrl: config.refreshUrl,
+    refreshWithinMs: config.refreshWithinMs,
+    refreshGrantType: spec.refreshGrantType
+  })
 
   const get = (session: Session, path: string, params: GraphParams, retry: GraphRetry = "all") =>
     session.authed((c) => graph.get(path, params, c.access_token, retry))
@@ -489,27 +466,6 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
       const plan = spec.plan(input)
       const containerId = yield* createContainer(session, userId, plan.parent(state.children))
       return inProgress({ ...state, container_id: containerId })
-    })
-
-  const openSession = (account: AccountRecord) =>
-    Effect.gen(function* () {
-      const credentials = yield* Credentials.decode(spec.platform, account.credentials)
-      const session = yield* TokenSession.make({
-        accountId: account.id,
-        credentials,
-        refresh,
-        encode: (c) => Credentials.encode(spec.platform, c)
-      })
-      // Meta refreshes only a token that is still valid: renew it while it is, before it lapses.
-      const now = yield* Clock.currentTimeMillis
-      const expiresAt = credentials.expires_at
-      if (refresh !== null && expiresAt !== undefined && expiresAt - now < config.refreshWithinMs) {
-        yield* expiresAt <= now
-          ? session.refreshNow
-          : // Still valid: a failed renewal must not stop this publish.
-            Effect.ignore(session.refreshNow)
-      }
-      return session
     })
 
   const decodeState = (state: unknown) =>

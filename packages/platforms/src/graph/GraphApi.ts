@@ -29,6 +29,8 @@ export interface GraphApi {
   readonly get: (path: string, params: GraphParams, token: string, retry?: GraphRetry) => Effect.Effect<unknown, PlatformFailure>
   /** A write. */
   readonly post: (path: string, params: GraphParams, token: string, retry?: GraphRetry) => Effect.Effect<unknown, PlatformFailure>
+  /** A deletion (`DELETE /{id}`), the token in the query. */
+  readonly del: (path: string, params: GraphParams, token: string, retry?: GraphRetry) => Effect.Effect<unknown, PlatformFailure>
   /** Reads a Graph answer: the JSON body on success, the normalized failure otherwise. */
   readonly interpret: (response: WireResponse) => Effect.Effect<unknown, PlatformFailure>
   readonly wire: Wire
@@ -72,6 +74,8 @@ export const make = (options: {
     get: (path, params, token, retry = "all") =>
       send(HttpClientRequest.get(url(path)).pipe(HttpClientRequest.setUrlParams(withToken(params, token))), retry),
     post: (path, params, token, retry = "all") =>
-      send(HttpClientRequest.post(url(path)).pipe(HttpClientRequest.bodyUrlParams(withToken(params, token))), retry)
+      send(HttpClientRequest.post(url(path)).pipe(HttpClientRequest.bodyUrlParams(withToken(params, token))), retry),
+    del: (path, params, token, retry = "all") =>
+      send(HttpClientRequest.delete(url(path)).pipe(HttpClientRequest.setUrlParams(withToken(params, token))), retry)
   }
 }

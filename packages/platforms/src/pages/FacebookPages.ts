@@ -33,11 +33,12 @@ import type {
 import { ErrorDetail } from "@postwire/domain"
 import { Clock, Effect, Option, type Redacted, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
-import * as Credentials from "../Credentials.ts"
+import type * as Credentials from "../Credentials.ts"
 import * as MediaRules from "../internal/MediaRules.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
 import { amend, failure, field, malformed, retrying, stringField, type Wire } from "../internal/Wire.ts"
 import * as GraphApi from "../graph/GraphApi.ts"
+import * as Sessions from "../graph/Sessions.ts"
 
 /** Facebook Pages settings. */
 export interface Config {
@@ -114,23 +115,6 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
     session.authed((c) => graph.get(path, params, c.page_access_token, retry))
   const post = (session: Session, path: string, params: GraphApi.GraphParams, retry: GraphApi.GraphRetry = "all") =>
     session.authed((c) => graph.post(path, params, c.page_access_token, retry))
-
-  const refreshFor = (pageId: string) =>
-    TokenSession.makeRefresher<Credentials.PagesCredentials>(
-      (credentials) =>
-        credentials.user_access_token === undefined
-          ? Effect.fail(failure("token_expired", "no_refresh", { needsReconnect: true }))
-          : graph.get(pageId, { fields: "access_token" }, credentials.user_access_token).pipe(
-              Effect.flatMap((body) => {
-                const token = stringField(body, "access_token")
-                return token === undefined
-                  ? Effect.fail(failure("permission_missing", "page_token_missing", { needsReconnect: true }))
-                  : Effect.succeed({ ...credentials, page_access_token: token })
-              })
-            ),
-      (credentials) => credentials.page_access_token
-    )
-  const refreshers = new Map<string, TokenSession.Refresh<Credentials.PagesCredentials>>()
 
   const permalinkOf = (session: Session, id: string) =>
     get(session, id, { fields: "permalink_url" }).pipe(
@@ -361,21 +345,7 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
       return inProgress({ ...state, phase: "finished" })
     }).pipe(retrying(wire.retry))
 
-  const openSession = (account: PublishInput["account"], pageId: string) =>
-    Effect.gen(function* () {
-      const credentials = yield* Credentials.decode("pages", account.credentials)
-      let refresh = refreshers.get(pageId)
-      if (refresh === undefined) {
-        refresh = refreshFor(pageId)
-        refreshers.set(pageId, refresh)
-      }
-      return yield* TokenSession.make({
-        accountId: account.id,
-        credentials,
-        refresh,
-        encode: (c) => Credentials.encode("pages", c)
-      })
-    })
+  const openSession = Sessions.page(graph)
 
   const permalink: FacebookPages["permalink"] = (input) =>
     Effect.gen(function* () {

@@ -1,0 +1,227 @@
+/**
+ * Instagram comments through the Graph API (Instagram Login or Facebook Login hosts):
+ * `GET /{ig-media-id}/comments` (with each comment's `replies{...}` expanded), `GET
+ * /{ig-comment-id}/replies`, `POST /{ig-comment-id}/replies` (`message`), `POST /{ig-comment-id}`
+ * (`hide=true|false`) and `DELETE /{ig-comment-id}`. Permission: `instagram_business_manage_comments`
+ * (Facebook Login: `instagram_manage_comments`).
+ *
+ * ## Polling without `since`
+ *
+ * Instagram's comment listing has no `since` filter and "ordering results is not supported", so
+ * a poll cannot ask for "what is new". The cursor instead keeps the media's `comments_count` (which
+ * counts replies too) and a mark: the newest comment time returned so far, and what was returned
+ * within 5 minutes of it (`lateMs`).
+ *
+ * 1. `GET /{ig-media-id}?fields=comments_count` (1 call). Unchanged count: nothing new, done.
+ * 2. Changed: the first page of comments, 50 with their first replies expanded (2 calls). A
+ *    comment or reply is new unless returned lately or older than the mark by more than
+ *    5 minutes. When the page holds at least as many new ones as the count grew by, done.
+ * 3. Otherwise (a burst, or new replies under older comments) the next pages, then the reply
+ *    lists that were cut, until that many are found or `comments.maxPagesPerPoll`
+ *    pages were read.
+ *
+ * The steady state costs one call (nothing new) or two. Limits, documented in
+ * docs/comments-platforms.md: a deletion and an addition between two polls cancel out in the count
+ * (the addition is found by the next poll that reads, since the mark did not move); a burst larger
+ * than the page budget, or a reply deep under an old thread, may be found only by the webhook.
+ * The first poll reads every page up to the budget.
+ *
+ * @since 0.3.0
+ */
+import type { AccountRecord, CommentPoll, PlatformComment, PlatformFailure } from "@postwire/core"
+import { Clock, Effect, Schema } from "effect"
+import type { GraphApi } from "../graph/GraphApi.ts"
+import type { OpenLongLived } from "../graph/Sessions.ts"
+import * as TokenSession from "../internal/TokenSession.ts"
+import { failure, field, malformed, stringField } from "../internal/Wire.ts"
+import {
+  advance,
+  bareHandle,
+  type CommentAdapter,
+  type Config,
+  countField,
+  dataOf,
+  decodeCursor,
+  distinct,
+  isNew,
+  Mark,
+  noMark,
+  pagingOf,
+  parseTimestamp,
+  platformPostIdOf
+} from "./CommentAdapter.ts"
+
+/** The fields of one comment. */
+const commentFields = "id,text,timestamp,username,from,like_count,hidden,parent_id"
+
+/** The fields asked of a media's comments: each with its first replies. */
+export const listFields = `${commentFields},replies{${commentFields}}`
+
+/** What an Instagram poll saves. */
+export const Cursor = Schema.Struct({
+  /** The media's `comments_count` when last read. */
+  count: Schema.Number,
+  mark: Mark
+})
+/** What an Instagram poll saves. */
+export type Cursor = typeof Cursor.Type
+
+/** Reads one comment of the wire format; `undefined` when it lacks an id. */
+export const toComment = (
+  item: unknown,
+  account: Pick<AccountRecord, "externalId" | "handle">,
+  parentOf: string | null
+): PlatformComment | undefined => {
+  const id = stringField(item, "id")
+  if (id === undefined) return undefined
+  const from = field(item, "from")
+  const username = stringField(item, "username") ?? stringField(from, "username") ?? ""
+  const authorId = stringField(from, "id") ?? null
+  const likes = countField(item, "like_count")
+  return {
+    platformCommentId: id,
+    parentPlatformCommentId: stringField(field(item, "parent_id"), "id") ?? stringField(item, "parent_id") ?? parentOf,
+    authorHandle: username,
+    authorDisplayName: null,
+    authorPlatformId: authorId,
+    text: stringField(item, "text") ?? "",
+    createdAt: parseTimestamp(stringField(item, "timestamp")) ?? 0,
+    hidden: field(item, "hidden") === true,
+    likeCount: likes ?? null,
+    fromOwner:
+      (authorId !== null && authorId === account.externalId) ||
+      (username !== "" && username.toLowerCase() === bareHandle(account.handle)),
+    permalink: null
+  }
+}
+
+/** Creates the Instagram comment adapter over the photo adapter's Graph host and sessions. */
+export const make = (options: {
+  readonly graph: GraphApi
+  readonly openSession: OpenLongLived
+  readonly config: Config
+}): CommentAdapter => {
+  const { config, graph, openSession } = options
+
+  const withSession = <A extends object>(
+    account: AccountRecord,
+    step: (call: <B>(f: (token: string) => Effect.Effect<B, PlatformFailure>) => Effect.Effect<B, PlatformFailure>) => Effect.Effect<A, PlatformFailure>
+  ) =>
+    Effect.gen(function* () {
+      const session = yield* openSession(account)
+      return yield* TokenSession.withCredentials(
+        session,
+        step((f) => session.authed((c) => f(c.access_token)))
+      )
+    })
+
+  const poll: CommentAdapter["poll"] = (input) =>
+    Effect.gen(function* () {
+      const mediaId = platformPostIdOf(input.target)
+      const saved = decodeCursor(Cursor, input.cursor)
+      if (mediaId === null) return { comments: [], cursor: saved, calls: 0 } satisfies CommentPoll
+      return yield* withSession(input.account, (call) =>
+        Effect.gen(function* () {
+          let calls = 1
+          const head = yield* call((token) => graph.get(mediaId, { fields: "comments_count" }, token))
+          const count = countField(head, "comments_count")
+          if (count === undefined) return yield* Effect.fail(malformed("comments_count"))
+          if (saved !== null && saved.count === count) return { comments: [], cursor: saved, calls }
+          const mark = saved?.mark ?? noMark
+          // How many new ones to look for; the first poll reads everything (up to the budget).
+          const wanted = saved === null ? Number.POSITIVE_INFINITY : count - saved.count
+          const found: Array<PlatformComment> = []
+          const cutReplies: Array<{ readonly parent: string; readonly after: string }> = []
+          const take = (comment: PlatformComment | undefined) => {
+            if (comment !== undefined && isNew(mark, comment)) found.push(comment)
+          }
+          let after: string | undefined
+          let pages = 0
+          while (pages < config.maxPagesPerPoll) {
+            const body = yield* call((token) =>
+              graph.get(`${mediaId}/comments`, { fields: listFields, limit: config.pageSize, after }, token)
+            )
+            calls += 1
+            pages += 1
+            for (const item of dataOf(body)) {
+              const top = toComment(item, input.account, null)
+              take(top)
+              if (top === undefined) continue
+              const replies = field(item, "replies")
+              for (const reply of dataOf(replies)) take(toComment(reply, input.account, top.platformCommentId))
+              const cut = pagingOf(replies)
+              if (cut.next && cut.after !== undefined) cutReplies.push({ parent: top.platformCommentId, after: cut.after })
+            }
+            const paging = pagingOf(body)
+            if (found.length >= wanted || !paging.next || paging.after === undefined) break
+            after = paging.after
+          }
+          // Replies beyond the ones expanded inline, while new ones are still missing.
+          for (const { after: expandedUpTo, parent } of cutReplies) {
+            let replyAfter = expandedUpTo
+            while (found.length < wanted && pages < config.maxPagesPerPoll) {
+              const body = yield* call((token) =>
+                graph.get(`${parent}/replies`, { fields: commentFields, limit: config.pageSize, after: replyAfter }, token)
+              )
+              calls += 1
+              pages += 1
+              for (const reply of dataOf(body)) take(toComment(reply, input.account, parent))
+              const paging = pagingOf(body)
+              if (!paging.next || paging.after === undefined) break
+              replyAfter = paging.after
+            }
+          }
+          const comments = distinct(found)
+          return { comments, cursor: { count, mark: advance(mark, comments) } satisfies Cursor, calls }
+        })
+      )
+    }).pipe(Effect.withSpan("platforms.photo.comments.poll"))
+
+  const reply: CommentAdapter["reply"] = (input) =>
+    withSession(input.account, (call) =>
+      Effect.gen(function* () {
+        // A new answer: a lost one is not sent again blindly.
+        const body = yield* call((token) =>
+          graph.post(`${input.platformCommentId}/replies`, { message: input.text }, token, "unambiguous")
+        )
+        const id = stringField(body, "id")
+        if (id === undefined) return yield* Effect.fail(malformed("reply id"))
+        const now = yield* Clock.currentTimeMillis
+        const comment: PlatformComment = {
+          platformCommentId: id,
+          parentPlatformCommentId: input.platformCommentId,
+          authorHandle: bareHandle(input.account.handle),
+          authorDisplayName: null,
+          authorPlatformId: input.account.externalId,
+          text: input.text,
+          createdAt: now,
+          hidden: false,
+          likeCount: 0,
+          fromOwner: true,
+          permalink: null
+        }
+        return { comment }
+      })
+    ).pipe(Effect.withSpan("platforms.photo.comments.reply"))
+
+  const succeeded = (body: unknown) =>
+    field(body, "success") === false ? Effect.fail(failure("platform_unavailable", "success_false")) : Effect.succeed({})
+
+  const setHidden: CommentAdapter["setHidden"] = (input) =>
+    withSession(input.account, (call) =>
+      call((token) => graph.post(input.platformCommentId, { hide: input.hidden }, token)).pipe(Effect.flatMap(succeeded))
+    ).pipe(Effect.withSpan("platforms.photo.comments.hide"))
+
+  const remove: CommentAdapter["remove"] = (input) =>
+    withSession(input.account, (call) =>
+      call((token) => graph.del(input.platformCommentId, {}, token)).pipe(Effect.flatMap(succeeded))
+    ).pipe(Effect.withSpan("platforms.photo.comments.delete"))
+
+  return {
+    capabilities: { read: true, reply: true, hide: true, delete: true, push: true },
+    poll,
+    reply,
+    setHidden,
+    remove
+  }
+}
