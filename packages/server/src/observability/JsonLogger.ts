@@ -19,7 +19,7 @@ export const formatLine = (options: Logger.Options<unknown>): string => {
   const annotations = options.fiber.getRef(References.CurrentLogAnnotations)
   const line: Record<string, unknown> = {
     time: options.date.toISOString(),
-    level: options.logLevel,
+    level: options.logLevel.toLowerCase(),
     message: words.join(" "),
     ...annotations
   }
