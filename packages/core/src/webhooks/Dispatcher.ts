@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect } from "effect"
+import { Context, Duration, Effect, References } from "effect"
 import { formatInstant } from "@postwire/domain"
 import { Ids } from "../ids/Ids.ts"
 import type { OutboxEvent } from "../store/Records.ts"
@@ -144,15 +144,20 @@ const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (owner: 
   return { delivered: false, disabled: recorded.endpointDisabled }
 })
 
+/** Whether deliveries are traced: the tracing setting outside the (untraced) polling pass. */
+const DeliveriesTraced = Context.Reference<boolean>("postwire/Dispatcher/DeliveriesTraced", { defaultValue: () => true })
+
 /** One delivery attempt as its own trace, even inside an untraced polling pass. */
 const tracedAttempt = (owner: string, claimed: ClaimedDelivery) =>
-  attemptDelivery(owner, claimed).pipe(
-    Effect.withSpan("webhooks.delivery", {
-      root: true,
-      kind: "producer",
-      attributes: { "postwire.event_id": claimed.event.id, "postwire.event_type": claimed.event.type }
-    }),
-    Effect.withTracerEnabled(true)
+  Effect.flatMap(DeliveriesTraced, (traced: boolean) =>
+    attemptDelivery(owner, claimed).pipe(
+      Effect.withSpan("webhooks.delivery", {
+        root: true,
+        kind: "producer",
+        attributes: { "postwire.event_id": claimed.event.id, "postwire.event_type": claimed.event.type }
+      }),
+      Effect.withTracerEnabled(traced)
+    )
   )
 
 /**
@@ -207,8 +212,10 @@ export const run = (options: DispatcherOptions): Effect.Effect<never, never, Dis
     const store = yield* WebhookStore
     const pause = options.pollInterval ?? defaults.pollInterval
     // Polled every second when idle: untraced, so traces show deliveries rather than polls.
+    const traced = yield* References.TracerEnabled
     const pass = dispatchOnce(options).pipe(
       Effect.withTracerEnabled(false),
+      Effect.provideService(DeliveriesTraced, traced),
       Effect.map((report) => report.eventsDispatched > 0 || report.attempted > 0),
       Effect.catchCause((cause) =>
         Effect.as(Effect.logError("webhook dispatch pass failed", cause), false)
