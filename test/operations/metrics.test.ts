@@ -5,9 +5,9 @@
  * and no ids in any label.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aPost, anImage, accountOf } from "../support/Builders.ts"
+import { accountOf, anImage, aPost } from "../support/Builders.ts"
 import { call, errorOf } from "../support/Http.ts"
-import { type Family, parse, valueOf } from "../support/Prometheus.ts"
+import { type Family, parse, sampleValue } from "../support/Prometheus.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 import { aReceiver, type Receiver } from "../webhooks/Receiver.ts"
 
@@ -78,12 +78,12 @@ describe.each(backends())("GET /metrics (%s)", (backend) => {
     // The delivery is recorded right after the receiver answers.
     await waitFor("the delivery to be counted", async () => {
       const now = await scrape(server)
-      return valueOf(now, "postwire_webhook_deliveries_total", { outcome: "delivered" }) >
-        valueOf(before, "postwire_webhook_deliveries_total", { outcome: "delivered" })
+      return sampleValue(now, "postwire_webhook_deliveries_total", { outcome: "delivered" }) >
+        sampleValue(before, "postwire_webhook_deliveries_total", { outcome: "delivered" })
     })
 
     const after = await scrape(server)
-    const moved = (name: string, labels: Record<string, string>) => valueOf(after, name, labels) - valueOf(before, name, labels)
+    const moved = (name: string, labels: Record<string, string>) => sampleValue(after, name, labels) - sampleValue(before, name, labels)
 
     expect(moved("postwire_http_requests_total", { route: "/v1/posts/:id", method: "GET", status: "404" })).toBeGreaterThanOrEqual(1)
     expect(moved("postwire_http_requests_total", { route: "/v1/posts", method: "POST", status: "201" })).toBe(1)
@@ -104,8 +104,8 @@ describe.each(backends())("GET /metrics (%s)", (backend) => {
     ]) {
       expect(after.get(name)?.type, name).toBe("gauge")
     }
-    expect(valueOf(after, "postwire_background_loop_running", { loop: "publisher" })).toBe(1)
-    expect(valueOf(after, "postwire_background_loop_running", { loop: "dispatcher" })).toBe(1)
+    expect(sampleValue(after, "postwire_background_loop_running", { loop: "publisher" })).toBe(1)
+    expect(sampleValue(after, "postwire_background_loop_running", { loop: "dispatcher" })).toBe(1)
     expect(after.get("postwire_http_requests_total")?.type).toBe("counter")
     expect(after.get("postwire_http_request_duration_seconds")?.type).toBe("histogram")
     expect(after.get("postwire_http_requests_total")?.help).toBeTruthy()
@@ -129,8 +129,8 @@ describe.each(backends())("GET /metrics (%s)", (backend) => {
       expect(created.body.status).toBe("queued")
       await new Promise((resolve) => setTimeout(resolve, 20))
       const metrics = await scrape(api)
-      expect(valueOf(metrics, "postwire_targets_due")).toBe(1)
-      expect(valueOf(metrics, "postwire_targets_due_oldest_age_seconds")).toBeGreaterThan(0)
+      expect(sampleValue(metrics, "postwire_targets_due")).toBe(1)
+      expect(sampleValue(metrics, "postwire_targets_due_oldest_age_seconds")).toBeGreaterThan(0)
     } finally {
       await api.stop()
     }

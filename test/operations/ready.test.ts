@@ -1,7 +1,7 @@
+import { layerPostgres } from "@postwire/store-sql"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { layerPostgres } from "@postwire/store-sql"
 import { aDatabase, backends, startServer, type TestDatabase, type TestServer } from "../support/TestServer.ts"
 
 describe.each(backends())("GET /health and GET /ready (%s)", (backend) => {

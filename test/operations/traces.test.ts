@@ -7,7 +7,7 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aPost, accountOf, anImage } from "../support/Builders.ts"
+import { accountOf, anImage, aPost } from "../support/Builders.ts"
 import { call } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 
@@ -23,11 +23,11 @@ interface Span {
 type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number }
 type KeyValue = { key: string; value: AnyValue }
 
-const valueOf = (value: AnyValue): unknown =>
+const decodeValue = (value: AnyValue): unknown =>
   value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue))
 
 const attributesOf = (list: ReadonlyArray<KeyValue> | undefined) =>
-  Object.fromEntries((list ?? []).map(({ key, value }) => [key, valueOf(value)]))
+  Object.fromEntries((list ?? []).map(({ key, value }) => [key, decodeValue(value)]))
 
 /** A collector's OTLP/HTTP traces endpoint on loopback, keeping every span it receives. */
 const aCollector = async () => {

@@ -168,7 +168,7 @@ const checkHistogram = (family: Family) => {
 }
 
 /** The value of the sample `name` whose labels include `labels`, summed over the matching series (0 when none). */
-export const valueOf = (families: Map<string, Family>, name: string, labels: Readonly<Record<string, string>> = {}): number => {
+export const sampleValue = (families: Map<string, Family>, name: string, labels: Readonly<Record<string, string>> = {}): number => {
   let total = 0
   for (const family of families.values()) {
     for (const sample of family.samples) {

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { defaultBodyLimits, type BodyLimitSettings } from "../config/ServerConfig.ts"
+import { type BodyLimitSettings, defaultBodyLimits } from "../config/ServerConfig.ts"
 
 /** The largest body accepted for `method` on `path` in bytes, or `undefined` for a route that bounds its own. */
 export const limitFor = (path: string, limits: BodyLimitSettings = defaultBodyLimits): number | undefined => {

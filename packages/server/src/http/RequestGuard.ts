@@ -13,6 +13,9 @@
  *
  * @since 0.1.0
  */
+
+import { Store } from "@postwire/core"
+import { ErrorDetail, PostwireError, renderError } from "@postwire/domain"
 import { ByteSize, Cause, Effect, Option } from "effect"
 import {
   Headers,
@@ -23,11 +26,9 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "effect/http"
-import { ErrorDetail, PostwireError, renderError } from "@postwire/domain"
-import { Store } from "@postwire/core"
 import { ServerConfig } from "../config/ServerConfig.ts"
-import { requestLocale } from "./Locale.ts"
 import { limitFor } from "./BodyLimits.ts"
+import { requestLocale } from "./Locale.ts"
 import { announce, countRequest } from "./RateLimits.ts"
 
 const isApi = (path: string) => path.startsWith("/v1/") || path.startsWith("/admin/")

@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Layer, Logger, References } from "effect"
+import { Cause, type Layer, Logger, References } from "effect"
 
 /** Renders one log line as JSON. */
 export const formatLine = (options: Logger.Options<unknown>): string => {

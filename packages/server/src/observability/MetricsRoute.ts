@@ -11,11 +11,11 @@
  * @since 0.1.0
  */
 import { createHash, timingSafeEqual } from "node:crypto"
+import { PublishingStore, WebhookStore } from "@postwire/core"
+import { PostwireError, renderError } from "@postwire/domain"
 import { Clock, Effect, Metric } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
-import { PublishingStore, WebhookStore } from "@postwire/core"
-import { PostwireError, renderError } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { requestLocale } from "../http/Locale.ts"
 import * as BackgroundLoops from "./BackgroundLoops.ts"

@@ -7,8 +7,9 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Effect, Layer, Metric } from "effect"
+
 import { PlatformClient, PlatformFailure } from "@postwire/core"
+import { Cause, Clock, Effect, Layer, Metric } from "effect"
 
 /** Platform calls by platform, operation and outcome. */
 export const callsTotal = Metric.counter("postwire_platform_calls_total", {
