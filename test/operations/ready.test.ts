@@ -1,7 +1,7 @@
+import { layerPostgres } from "@postwire/store-sql"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { layerPostgres } from "@postwire/store-sql"
 import { aDatabase, backends, startServer, type TestDatabase, type TestServer } from "../support/TestServer.ts"
 
 describe.each(backends())("GET /health and GET /ready (%s)", (backend) => {
@@ -14,13 +14,23 @@ describe.each(backends())("GET /health and GET /ready (%s)", (backend) => {
       await server?.stop()
     })
 
-    it("answers /health alive and /ready ready without a key", async () => {
+    it("answers /health alive and /ready ready without a key, listing the background loops a worker runs", async () => {
       const health = await fetch(`${server.baseUrl}/health`)
       expect(health.status).toBe(200)
       expect(await health.json()).toEqual({ status: "ok" })
       const ready = await fetch(`${server.baseUrl}/ready`)
       expect(ready.status).toBe(200)
-      expect(await ready.json()).toEqual({ status: "ready" })
+      const loops =
+        role === "api"
+          ? {}
+          : {
+              publisher: "running",
+              permalink_backfill: "running",
+              dispatcher: "running",
+              log_pruner: "running",
+              token_renewal: "running"
+            }
+      expect(await ready.json()).toEqual({ status: "ready", loops })
     })
   })
 })

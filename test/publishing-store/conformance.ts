@@ -317,6 +317,20 @@ export const publishingStoreConformance = <E>(
           assert.strictEqual(resumed[0]!.status, "publishing")
         }))
 
+      it.effect("counts the due targets nobody holds and says since when the oldest is due", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, queue } = yield* aSetup()
+          yield* post([{ dueAt: era }, { dueAt: era + 1_000 }, { dueAt: era + 5_000 }])
+          assert.deepStrictEqual(yield* queue.dueTargets(era - 1), { count: 0, oldestDueAt: null })
+          assert.deepStrictEqual(yield* queue.dueTargets(era + 2_000), { count: 2, oldestDueAt: era })
+          const [claimed] = yield* claim({ owner: "w1", at: era + 2_000, limit: 1 })
+          assert.strictEqual(claimed!.dueAt, era)
+          // Held by a worker, the oldest no longer waits; once its lease runs out it does again.
+          assert.deepStrictEqual(yield* queue.dueTargets(era + 2_000), { count: 1, oldestDueAt: era + 1_000 })
+          assert.deepStrictEqual(yield* queue.dueTargets(era + 2_000 + 60_000), { count: 3, oldestDueAt: era })
+        }))
+
       it.effect("saves a checkpoint before a publish keeping the lease, and counts the target as unconfirmed once nobody holds it", () =>
         Effect.gen(function* () {
           const era = anEra()

@@ -36,6 +36,8 @@ export type ErrorItem = typeof ErrorItem.Type
 /** The `error` object of an error body; a 422 platform validation failure lists every problem in `issues`. */
 export const ErrorObject = Schema.Struct({
   ...errorFields,
+  /** The id of the request this error answers, the same as the response's `X-Request-Id` header and the server's log line: quote it when asking for help. */
+  request_id: Schema.optionalKey(Schema.String.annotate({ description: "The id of the request this error answers, the same as the response's `X-Request-Id` header and the server's log line: quote it when asking for help." })),
   /** Every problem found, the first being the one this object describes. Always present on a 422, even for one problem; on a 400 when the request had several. */
   issues: Schema.optionalKey(Schema.Array(ErrorItem).annotate({ description: "Every problem found, the first being the one this object describes. Always present on a 422, even for one problem; on a 400 when the request had several." }))
 }).annotate({ description: "The error, in the one shape every error of the API has." })

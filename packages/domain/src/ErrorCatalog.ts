@@ -160,6 +160,14 @@ export const ErrorCatalog = {
     id: "Media yang diunggah melebihi batas {limit} byte.",
     when: "Inline base64 media decodes to more than 10 MiB."
   }),
+  request_too_large: entry({
+    status: 413,
+    retryable: false,
+    kind: "request",
+    en: "The request body is larger than the limit of {limit} bytes for this address.",
+    id: "Isi permintaan melebihi batas {limit} byte untuk alamat ini.",
+    when: "A request body is larger than its address accepts (1 MiB for JSON by default, about 14 MiB for POST /v1/media); the connection is closed after the answer."
+  }),
   unsupported_format: entry({
     status: 400,
     retryable: false,
@@ -415,9 +423,9 @@ export const ErrorCatalog = {
     status: 503,
     retryable: true,
     kind: "generic",
-    en: "This instance is not ready: its database is unreachable or its schema is not the one this version expects. The server's log says which.",
-    id: "Instans ini belum siap: basis datanya tidak dapat dijangkau atau skemanya bukan yang diharapkan versi ini. Log server menyebutkan penyebabnya.",
-    when: "`GET /ready` while the database does not answer, migrations are pending, or the database was migrated by a newer version."
+    en: "This instance is not ready: its database is unreachable, its schema is not the one this version expects, or one of its background loops stopped. The server's log says which.",
+    id: "Instans ini belum siap: basis datanya tidak dapat dijangkau, skemanya bukan yang diharapkan versi ini, atau salah satu proses latarnya berhenti. Log server menyebutkan penyebabnya.",
+    when: "`GET /ready` while the database does not answer, migrations are pending, the database was migrated by a newer version, or (on a worker) a background loop stopped."
   })
 } as const satisfies Record<string, CatalogEntry>
 

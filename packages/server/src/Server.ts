@@ -43,13 +43,19 @@ import { AuthenticationLive } from "./http/AuthenticationLive.ts"
 import { MediaFilesRoute } from "./http/MediaFiles.ts"
 import { ReadyRoute } from "./http/Readiness.ts"
 import { RequestGuard } from "./http/RequestGuard.ts"
-import { requestLog } from "./http/RequestLog.ts"
+import { observeRequests } from "./http/RequestLog.ts"
 import { EventsHandlers } from "./http/EventsHandlers.ts"
 import { ApiHandlers } from "./http/Handlers.ts"
 import { CommentsHandlers } from "./http/CommentsHandlers.ts"
 import { SandboxCommentPlatform } from "./comments/SandboxCommentPlatform.ts"
 import { PlatformHookRoutes } from "./comments/PlatformHookRoutes.ts"
 import { WebhooksHandlers } from "./http/WebhooksHandlers.ts"
+import { BackgroundLoops } from "./observability/BackgroundLoops.ts"
+import { RouteTemplates } from "./observability/HttpMetrics.ts"
+import * as JsonLogger from "./observability/JsonLogger.ts"
+import { MetricsRoute } from "./observability/MetricsRoute.ts"
+import * as PlatformCalls from "./observability/PlatformCalls.ts"
+import * as Tracing from "./observability/Tracing.ts"
 import { DeliveryServices } from "./worker/DeliveryWorker.ts"
 
 /** The engine's settings, keyed by the server secret kept in the store. */
@@ -136,14 +142,16 @@ export const Routes = Layer.mergeAll(
   RequestGuard,
   McpRoute,
   ReadyRoute,
-  PlatformHookRoutes
-)
+  PlatformHookRoutes,
+  MetricsRoute
+).pipe(Layer.provide(RouteTemplates.layer))
 
-/** What an instance with role `worker` serves: its health and readiness, for the orchestrator; no API. */
+/** What an instance with role `worker` serves: its health, readiness and metrics, for the orchestrator; no API. */
 export const WorkerRoutes = Layer.mergeAll(
   HttpRouter.add("GET", "/health", HttpServerResponse.jsonUnsafe({ status: "ok" })),
-  ReadyRoute
-)
+  ReadyRoute,
+  MetricsRoute
+).pipe(Layer.provide(RouteTemplates.layer))
 
 /** Approval e-mails: SMTP when `smtpUrl` is set, else `.eml` files under `dataDir/mail` (development). */
 const mailerLayer = (settings: ServerSettings): Layer.Layer<Mailer> =>
@@ -159,11 +167,12 @@ export const engineLayer = (settings: ServerSettings) =>
     Ids.layer,
     BlobStore.layerDirectory(join(settings.dataDir, "media")),
     mailerLayer(settings),
-    PlatformRouter.layer(settings.platforms),
+    PlatformCalls.layer.pipe(Layer.provide(PlatformRouter.layer(settings.platforms))),
     SandboxCommentPlatform,
     CredentialsCipher.layer.pipe(Layer.provide(EngineConfigLive)),
     AccountConnectorLive.pipe(Layer.provide(EngineConfigLive)),
-    DeliveryServices
+    DeliveryServices,
+    BackgroundLoops.layer
   ).pipe(
     Layer.provideMerge(ServerConfig.layer(settings))
   )
@@ -177,7 +186,8 @@ export const serverLayer = (
     // Our own request log: Effect's would write approval tokens into the log.
     disableLogger: true,
     disableListenLog: true,
-    ...(settings.logRequests ? { middleware: requestLog } : {})
+    // Request ids and HTTP metrics on every request; the request log when asked for.
+    middleware: observeRequests(settings.logRequests)
   }).pipe(
     Layer.merge(backgroundLayer(settings)),
     Layer.provideMerge(engineLayer(settings)),
@@ -190,5 +200,8 @@ export const serverLayer = (
         host: settings.host
       })
     ),
-    Layer.provideMerge(store)
+    Layer.provideMerge(store),
+    // Outermost, so that every fiber of the server (requests, background loops) logs and traces through them.
+    Layer.provide(settings.logFormat === "json" ? JsonLogger.layer : Layer.empty),
+    Layer.provide(Tracing.layer(settings.tracing))
   )

@@ -49,10 +49,11 @@ describe("the request log", () => {
     expect(loggablePath(url)).toBe(expected)
   })
 
-  it("writes one line per response with method, path and status, and no token", async () => {
+  it("writes one line per response with its request id, method, path and status, and no token", async () => {
     const lines = await logOf("/approve/secret-token-value")
     expect(lines).toHaveLength(1)
-    expect(lines[0]?.annotations).toMatchObject({ "http.method": "GET", "http.url": "/approve/{token}", "http.status": 204 })
+    expect(lines[0]?.annotations).toMatchObject({ method: "GET", path: "/approve/{token}", route: "unmatched", status: 204 })
+    expect(lines[0]?.annotations.request_id).toMatch(/^req_[0-9a-z]{26}$/)
     expect(JSON.stringify(lines)).not.toContain("secret-token-value")
   })
 
@@ -60,6 +61,6 @@ describe("the request log", () => {
     const lines = await logOf("/v1/posts", Effect.die(new Error("boom")))
     expect(lines).toHaveLength(1)
     expect(lines[0]?.level).toBe("Error")
-    expect(lines[0]?.annotations).toMatchObject({ "http.status": 500, "http.url": "/v1/posts" })
+    expect(lines[0]?.annotations).toMatchObject({ status: 500, path: "/v1/posts" })
   })
 })

@@ -221,6 +221,17 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
         )
       ),
 
+    dueTargets: (at) =>
+      operation("dueTargets")(
+        // Reads the partial index of active targets (targets_due), as a claim does.
+        sql`SELECT count(*) AS n, min(due_at) AS oldest FROM targets
+          WHERE status IN ('queued', 'scheduled', 'publishing')
+            AND due_at <= ${at}
+            AND (lease_until IS NULL OR lease_until <= ${at})`.pipe(
+          Effect.map(([row]) => ({ count: toNumber(row?.n ?? 0), oldestDueAt: toNumberOrNull(row?.oldest) }))
+        )
+      ),
+
     unconfirmedTargets: (at) =>
       operation("unconfirmedTargets")(
         sql`SELECT count(*) AS n, min(unconfirmed_since) AS oldest FROM targets

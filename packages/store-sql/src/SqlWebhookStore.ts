@@ -248,6 +248,16 @@ export const make: Effect.Effect<WebhookStoreShape, never, SqlClient.SqlClient> 
         )
       ),
 
+    deliveryBacklog: () =>
+      operation("deliveryBacklog")(
+        // The pending count reads the partial index of pending deliveries; endpoints are few.
+        sql`SELECT
+            (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending') AS pending,
+            (SELECT count(*) FROM webhook_endpoints WHERE NOT active) AS disabled`.pipe(
+          Effect.map(([row]) => ({ pending: Number(row?.pending ?? 0), disabledEndpoints: Number(row?.disabled ?? 0) }))
+        )
+      ),
+
     releaseDeliveries: (owner) =>
       operation("releaseDeliveries")(
         sql`UPDATE webhook_deliveries SET lease_owner = NULL, lease_until = NULL

@@ -215,6 +215,22 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
         return true
       }),
 
+    dueTargets: (at) =>
+      Effect.sync(() => {
+        let count = 0
+        let oldestDueAt: number | null = null
+        for (const aggregate of posts.everywhere()) {
+          for (const target of aggregate.targets) {
+            if (target.status !== "queued" && target.status !== "scheduled" && target.status !== "publishing") continue
+            if (target.dueAt === null || target.dueAt > at) continue
+            if (target.leaseUntil !== null && target.leaseUntil > at) continue
+            count++
+            if (oldestDueAt === null || target.dueAt < oldestDueAt) oldestDueAt = target.dueAt
+          }
+        }
+        return { count, oldestDueAt }
+      }),
+
     unconfirmedTargets: (at) =>
       Effect.sync(() => {
         let count = 0

@@ -32,6 +32,7 @@ import { Store } from "../store/Store.ts"
 import { accountContext, CredentialsCipher, openAccountCredentials } from "./CredentialsCipher.ts"
 import { signMediaUrl } from "./MediaUrls.ts"
 import * as PermalinkBackfill from "./PermalinkBackfill.ts"
+import * as PublishingMetrics from "./PublishingMetrics.ts"
 import {
   type CredentialsUpdate,
   PlatformClient,
@@ -455,6 +456,32 @@ export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
 }, (effect, _settings, claimed) => Effect.annotateLogs(effect, { target_id: claimed.id, post_id: claimed.postId }))
 
 /**
+ * Takes the next step of one claimed target as its own trace (`publishing.target`, with the
+ * target and post ids as attributes: a worker's loop would otherwise make one endless trace),
+ * and records the step in the publishing metrics.
+ */
+export const publishClaimedTarget = (settings: PublisherSettings, claimed: TargetRecord) =>
+  Effect.gen(function* () {
+    const claimedAt = yield* now
+    const outcome = yield* publishTarget(settings, claimed)
+    yield* PublishingMetrics.recordStep({
+      platform: claimed.platform,
+      outcome,
+      claimedAt,
+      finishedAt: yield* now,
+      dueAt: claimed.dueAt,
+      firstStep: claimed.status !== "publishing"
+    })
+    return outcome
+  }).pipe(
+    Effect.withSpan("publishing.target", {
+      root: true,
+      kind: "consumer",
+      attributes: { "postwire.target_id": claimed.id, "postwire.post_id": claimed.postId, "postwire.platform": claimed.platform }
+    })
+  )
+
+/**
  * One round: claims what is due now (up to `settings.concurrency`) and takes each target's next
  * step, concurrently, waiting for all of them. For an app that drives publishing itself, and
  * for tests; a server runs {@link start}.
@@ -469,7 +496,7 @@ export const publishDueTargets = Effect.fn("publishing.round")(function* (settin
     limit: settings.concurrency,
     perAccount: settings.perAccountConcurrency
   })
-  return yield* Effect.forEach(claimed, (target) => publishTarget(settings, target), { concurrency: "unbounded" })
+  return yield* Effect.forEach(claimed, (target) => publishClaimedTarget(settings, target), { concurrency: "unbounded" })
 })
 
 /**
@@ -489,7 +516,7 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
   const slotFreed = yield* Queue.sliding<void>(1)
 
   const step = (target: TargetRecord) =>
-    publishTarget(settings, target).pipe(
+    publishClaimedTarget(settings, target).pipe(
       // The lease is left to run out: the target is tried again then, not in a tight loop.
       Effect.catchCause((cause) =>
         Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("publishing step failed", cause)
@@ -511,6 +538,8 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
         perAccount: settings.perAccountConcurrency
       })
       .pipe(
+        // Polled every second when idle: untraced, or an operator's traces would be mostly polls.
+        Effect.withTracerEnabled(false),
         Effect.catchTag("StoreError", (error) =>
           Effect.as(Effect.logWarning("claiming due targets failed", error), [] as ReadonlyArray<TargetRecord>)
         )

@@ -121,6 +121,14 @@ export interface UnconfirmedTargets {
   readonly oldestSince: number | null
 }
 
+/** The due targets no worker holds (see {@link PublishingStoreShape.dueTargets}). */
+export interface DueTargets {
+  /** How many targets are due and unclaimed. */
+  readonly count: number
+  /** When the longest-waiting one became due; `null` when none is. */
+  readonly oldestDueAt: number | null
+}
+
 /** A post whose target just started, as {@link PublishingStoreShape.startPublishing} left it. */
 export interface StartedPost {
   readonly post: PostRecord
@@ -219,6 +227,12 @@ export interface PublishingStoreShape {
    * published (`unconfirmedSince` set), and held by no live lease at `at`, across workspaces.
    */
   readonly unconfirmedTargets: (at: number) => Effect.Effect<UnconfirmedTargets, StoreError>
+
+  /**
+   * The targets due at `at` that no worker holds, across workspaces, and since when the
+   * longest-waiting one has been due: the publishing lag an operator alerts on.
+   */
+  readonly dueTargets: (at: number) => Effect.Effect<DueTargets, StoreError>
 
   /**
    * Ends an attempt: the target becomes `published` or `failed`, its attempts count one more,

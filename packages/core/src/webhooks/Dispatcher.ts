@@ -11,11 +11,12 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect } from "effect"
+import { Context, Duration, Effect, References } from "effect"
 import { formatInstant } from "@postwire/domain"
 import { Ids } from "../ids/Ids.ts"
 import type { OutboxEvent } from "../store/Records.ts"
 import type { StoreError } from "../store/Store.ts"
+import * as DeliveryMetrics from "./DeliveryMetrics.ts"
 import { disableAfterFailingMs, nextAttemptAt } from "./DeliverySchedule.ts"
 import type { Resolver } from "./UrlSafety.ts"
 import { deliverEvent, eventBody, failureCode, storedError, type WebhookSettings } from "./Webhooks.ts"
@@ -113,6 +114,7 @@ const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (owner: 
       nextAttemptAt: null,
       attempt: logged
     })
+    yield* DeliveryMetrics.recordAttempt("delivered", false)
     return { delivered: true, disabled: false }
   }
   const error = attempt.failure === null ? null : failureCode(attempt.failure)
@@ -133,6 +135,7 @@ const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (owner: 
         }
       : { at, result: "retry", statusCode: attempt.statusCode, error, nextAttemptAt: retryAt, attempt: logged }
   )
+  yield* DeliveryMetrics.recordAttempt(retryAt === null ? "dead" : "retry", recorded.endpointDisabled)
   if (recorded.endpointDisabled) {
     yield* Effect.logWarning("webhook endpoint disabled: a delivery used up its retries and every attempt failed for 3 days").pipe(
       Effect.annotateLogs({ workspace_id: endpoint.workspaceId, endpoint_id: endpoint.id, event_id: event.id })
@@ -140,6 +143,22 @@ const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (owner: 
   }
   return { delivered: false, disabled: recorded.endpointDisabled }
 })
+
+/** Whether deliveries are traced: the tracing setting outside the (untraced) polling pass. */
+const DeliveriesTraced = Context.Reference<boolean>("postwire/Dispatcher/DeliveriesTraced", { defaultValue: () => true })
+
+/** One delivery attempt as its own trace, even inside an untraced polling pass. */
+const tracedAttempt = (owner: string, claimed: ClaimedDelivery) =>
+  Effect.flatMap(DeliveriesTraced, (traced: boolean) =>
+    attemptDelivery(owner, claimed).pipe(
+      Effect.withSpan("webhooks.delivery", {
+        root: true,
+        kind: "producer",
+        attributes: { "postwire.event_id": claimed.event.id, "postwire.event_type": claimed.event.type }
+      }),
+      Effect.withTracerEnabled(traced)
+    )
+  )
 
 /**
  * Claims the deliveries due now (one batch) and attempts them, `concurrency` at a time.
@@ -154,7 +173,7 @@ export const deliverDue = Effect.fn("webhooks.deliverDue")(function* (options: D
     at + (options.leaseMs ?? defaults.leaseMs),
     options.batchSize ?? defaults.batchSize
   )
-  const results = yield* Effect.forEach(claimed, (claim) => attemptDelivery(options.owner, claim), {
+  const results = yield* Effect.forEach(claimed, (claim) => tracedAttempt(options.owner, claim), {
     concurrency: options.concurrency ?? defaults.concurrency
   })
   return {
@@ -192,7 +211,11 @@ export const run = (options: DispatcherOptions): Effect.Effect<never, never, Dis
   Effect.gen(function* () {
     const store = yield* WebhookStore
     const pause = options.pollInterval ?? defaults.pollInterval
+    // Polled every second when idle: untraced, so traces show deliveries rather than polls.
+    const traced = yield* References.TracerEnabled
     const pass = dispatchOnce(options).pipe(
+      Effect.withTracerEnabled(false),
+      Effect.provideService(DeliveriesTraced, traced),
       Effect.map((report) => report.eventsDispatched > 0 || report.attempted > 0),
       Effect.catchCause((cause) =>
         Effect.as(Effect.logError("webhook dispatch pass failed", cause), false)

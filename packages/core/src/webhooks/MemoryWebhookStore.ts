@@ -35,6 +35,10 @@ class Endpoints {
     return [...(this.byWorkspace.get(workspaceId)?.values() ?? [])]
   }
 
+  *everywhere(): Iterable<WebhookEndpointRecord> {
+    for (const rows of this.byWorkspace.values()) yield* rows.values()
+  }
+
   put(endpoint: WebhookEndpointRecord): void {
     const rows = this.byWorkspace.get(endpoint.workspaceId)
     if (rows === undefined) this.byWorkspace.set(endpoint.workspaceId, new Map([[endpoint.id, endpoint]]))
@@ -342,6 +346,13 @@ export const make = (tables: MemoryTables): WebhookStoreShape => {
             : { ...endpoint, failingSince: endpoint.failingSince ?? outcome.at }
         )
         return Option.some(detailOf(k))
+      }),
+
+    deliveryBacklog: () =>
+      Effect.sync(() => {
+        let disabledEndpoints = 0
+        for (const endpoint of endpoints.everywhere()) if (!endpoint.active) disabledEndpoints++
+        return { pending: pending.size, disabledEndpoints }
       }),
 
     releaseDeliveries: (owner) =>

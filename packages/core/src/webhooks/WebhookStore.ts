@@ -192,6 +192,14 @@ export interface AttemptRecorded {
   readonly endpointDisabled: boolean
 }
 
+/** What the webhook dispatcher has left to do, across workspaces (metrics read it). */
+export interface DeliveryBacklog {
+  /** Deliveries still to be delivered (due now or waiting for a retry). */
+  readonly pending: number
+  /** Endpoints disabled because their deliveries kept failing. */
+  readonly disabledEndpoints: number
+}
+
 /** Storage of webhook endpoints and deliveries. */
 export interface WebhookStoreShape {
   readonly createEndpoint: (endpoint: WebhookEndpointRecord) => Effect.Effect<void, StoreError>
@@ -253,6 +261,9 @@ export interface WebhookStoreShape {
 
   /** Gives up every lease `owner` holds, so another instance can take the deliveries at once. */
   readonly releaseDeliveries: (owner: string) => Effect.Effect<void, StoreError>
+
+  /** The delivery backlog across workspaces, for metrics: pending deliveries and disabled endpoints. */
+  readonly deliveryBacklog: () => Effect.Effect<DeliveryBacklog, StoreError>
 
   /**
    * Records a redelivery's attempt whatever the delivery's status, without a lease: a success

@@ -46,7 +46,41 @@ export interface ServerSettings {
   readonly connect: Omit<ConnectRouter.Options, "publicUrl" | "sandboxSecret">
   /** How an instance with role `worker` or `all` reads comments, and Meta's comment webhook (docs/comments.md). */
   readonly comments: CommentSettings
+  /** `POSTWIRE_METRICS_TOKEN`: when set, `GET /metrics` asks for it as a bearer token. */
+  readonly metricsToken?: string | undefined
+  /** `POSTWIRE_LOG_FORMAT`: `text` (default) or `json`, one JSON object per line on stdout. */
+  readonly logFormat?: LogFormat | undefined
+  /** Where spans go over OTLP/HTTP (`OTEL_EXPORTER_OTLP_ENDPOINT`); tracing is off when absent. */
+  readonly tracing?: TracingSettings | undefined
+  /** The largest request bodies the server reads (docs/configuration.md). */
+  readonly bodyLimits?: BodyLimitSettings | undefined
 }
+
+/** How log lines are written. */
+export type LogFormat = "text" | "json"
+
+/** Exporting spans over OTLP/HTTP (the OpenTelemetry environment variables). */
+export interface TracingSettings {
+  /** The traces address, e.g. `http://collector:4318/v1/traces`. */
+  readonly tracesUrl: string
+  /** `OTEL_SERVICE_NAME` (or `service.name` of `OTEL_RESOURCE_ATTRIBUTES`), default `postwire`. */
+  readonly serviceName: string
+  /** `OTEL_EXPORTER_OTLP_HEADERS` / `OTEL_EXPORTER_OTLP_TRACES_HEADERS`, e.g. an API key of the collector. */
+  readonly headers: Readonly<Record<string, string>>
+  /** `OTEL_BSP_SCHEDULE_DELAY`: how often spans are sent, in milliseconds (default 5000). */
+  readonly exportIntervalMs: number
+}
+
+/** Request body limits, in bytes. */
+export interface BodyLimitSettings {
+  /** `POSTWIRE_MAX_BODY_BYTES`: any JSON body (default 1 MiB); a batch of posts may be 8 times larger. */
+  readonly json: number
+  /** `POSTWIRE_MAX_MEDIA_BODY_BYTES`: `POST /v1/media`, whose inline base64 may decode to 10 MiB (default 14 MiB). */
+  readonly media: number
+}
+
+/** The default body limits. */
+export const defaultBodyLimits: BodyLimitSettings = { json: 1024 * 1024, media: 14 * 1024 * 1024 }
 
 /** The server's settings. */
 export class ServerConfig extends Context.Service<ServerConfig, ServerSettings>()("postwire/ServerConfig") {
@@ -156,7 +190,62 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
     platforms: platformSettings(env),
     mcpAllowSkipApproval: mcpSkip === "1",
     connect: connectSettings(env),
-    comments: commentSettings(env)
+    comments: commentSettings(env),
+    metricsToken: metricsToken(env.POSTWIRE_METRICS_TOKEN),
+    logFormat: logFormat(env.POSTWIRE_LOG_FORMAT),
+    tracing: tracingSettings(env),
+    bodyLimits: {
+      json: positiveInt("POSTWIRE_MAX_BODY_BYTES", env.POSTWIRE_MAX_BODY_BYTES, defaultBodyLimits.json),
+      media: positiveInt("POSTWIRE_MAX_MEDIA_BODY_BYTES", env.POSTWIRE_MAX_MEDIA_BODY_BYTES, defaultBodyLimits.media)
+    }
+  }
+}
+
+const metricsToken = (raw: string | undefined): string | undefined => {
+  const token = raw?.trim()
+  if (token === undefined || token === "") return undefined
+  if (!/^[\x21-\x7e]+$/.test(token)) throw new ConfigProblem("POSTWIRE_METRICS_TOKEN", "expected printable characters without spaces")
+  return token
+}
+
+const logFormat = (raw: string | undefined): LogFormat => {
+  if (raw === undefined || raw === "" || raw === "text") return "text"
+  if (raw === "json") return "json"
+  throw new ConfigProblem("POSTWIRE_LOG_FORMAT", `expected text or json, got "${raw}"`)
+}
+
+/** `key=value,key2=value2` (values percent-encoded), as the OpenTelemetry variables write lists. */
+const keyValues = (setting: string, raw: string | undefined): Record<string, string> => {
+  const out: Record<string, string> = {}
+  if (raw === undefined || raw.trim() === "") return out
+  for (const entry of raw.split(",")) {
+    const at = entry.indexOf("=")
+    if (at <= 0) continue
+    try {
+      out[decodeURIComponent(entry.slice(0, at).trim())] = decodeURIComponent(entry.slice(at + 1).trim())
+    } catch {
+      throw new ConfigProblem(setting, "expected key=value pairs, percent-encoded")
+    }
+  }
+  return out
+}
+
+/** Tracing from the OpenTelemetry environment variables; `undefined` (off) without an endpoint. */
+const tracingSettings = (env: Readonly<Record<string, string | undefined>>): TracingSettings | undefined => {
+  if (env.OTEL_SDK_DISABLED === "true" || env.OTEL_TRACES_EXPORTER === "none") return undefined
+  const signal = httpUrl("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
+  const base = httpUrl("OTEL_EXPORTER_OTLP_ENDPOINT", env.OTEL_EXPORTER_OTLP_ENDPOINT)
+  const tracesUrl = signal ?? (base === undefined ? undefined : `${base}/v1/traces`)
+  if (tracesUrl === undefined) return undefined
+  const attributes = keyValues("OTEL_RESOURCE_ATTRIBUTES", env.OTEL_RESOURCE_ATTRIBUTES)
+  return {
+    tracesUrl,
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || attributes["service.name"] || "postwire",
+    headers: {
+      ...keyValues("OTEL_EXPORTER_OTLP_HEADERS", env.OTEL_EXPORTER_OTLP_HEADERS),
+      ...keyValues("OTEL_EXPORTER_OTLP_TRACES_HEADERS", env.OTEL_EXPORTER_OTLP_TRACES_HEADERS)
+    },
+    exportIntervalMs: positiveInt("OTEL_BSP_SCHEDULE_DELAY", env.OTEL_BSP_SCHEDULE_DELAY, 5_000)
   }
 }
 

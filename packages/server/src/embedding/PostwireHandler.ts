@@ -26,7 +26,7 @@ import { AdminToken } from "../admin/AdminToken.ts"
 import { type FirstRun, seedFirstRun } from "../admin/Bootstrap.ts"
 import { backgroundLayer } from "../Background.ts"
 import { ConfigProblem } from "../config/ServerConfig.ts"
-import { requestLog } from "../http/RequestLog.ts"
+import { observeRequests } from "../http/RequestLog.ts"
 import { engineLayer, Routes } from "../Server.ts"
 import { type EmbedOptions, embedStoreLayer, resolveEmbedSettings } from "./EmbedOptions.ts"
 
@@ -113,8 +113,8 @@ export const makeHandler = async (options: HandlerOptions = {}): Promise<Postwir
   const context = await runtime.context()
   const requestScope = Scope.makeUnsafe()
   const httpEffect = await runtime.runPromise(Scope.provide(HttpRouter.toHttpEffect(Routes), requestScope))
-  // Our own request log when asked for: Effect's would write approval tokens into the log.
-  const middleware = (settings.logRequests ? requestLog : undefined) as HttpMiddleware.HttpMiddleware | undefined
+  // Request ids and metrics always; our own request log when asked for (Effect's would write approval tokens into the log).
+  const middleware = observeRequests(settings.logRequests) as HttpMiddleware.HttpMiddleware | undefined
   const nodeHandler = await runtime.runPromise(
     NodeHttpServer.makeHandler(httpEffect, middleware === undefined ? { scope: requestScope } : { scope: requestScope, middleware })
   )

@@ -9,6 +9,7 @@
 import type { Server } from "node:http"
 import type { Duplex } from "node:stream"
 import { PostwireError, renderError } from "@postwire/domain"
+import * as RequestId from "../observability/RequestId.ts"
 
 const statusText: Record<number, string> = { 400: "Bad Request", 413: "Payload Too Large", 431: "Request Header Fields Too Large" }
 
@@ -17,10 +18,13 @@ const statusOf = (code: string | undefined) => (code === "HPE_HEADER_OVERFLOW" ?
 
 /** Writes one error answer on a raw socket and closes it. */
 export const writeErrorAnswer = (socket: Duplex, status: number, error: PostwireError, publicUrl: string) => {
-  const body = JSON.stringify({ error: renderError(error, "en", publicUrl) })
+  // The request could not be read, so a caller's X-Request-Id cannot be trusted: a new id.
+  const requestId = RequestId.make()
+  const body = JSON.stringify({ error: { ...renderError(error, "en", publicUrl), request_id: requestId } })
   socket.end(
     `HTTP/1.1 ${status} ${statusText[status] ?? "Bad Request"}\r\n` +
       "Content-Type: application/json\r\n" +
+      `X-Request-Id: ${requestId}\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       "Connection: close\r\n\r\n" +
       body

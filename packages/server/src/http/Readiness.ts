@@ -1,6 +1,8 @@
 /**
  * `GET /ready`: whether this instance can serve, for a load balancer or an orchestrator. Cheap
- * (one query) and unauthenticated, on every role. `GET /health` says only that the process is alive.
+ * (one query) and unauthenticated, on every role: the database answers at the expected schema
+ * version and, on a `worker` or `all` instance, every background loop runs (the answer lists
+ * them). `GET /health` says only that the process is alive.
  *
  * @since 0.1.0
  */
@@ -9,9 +11,10 @@ import { HttpRouter, HttpServerResponse } from "effect/http"
 import { PostwireError, renderError } from "@postwire/domain"
 import { DatabaseStatus } from "@postwire/store-sql"
 import { ServerConfig } from "../config/ServerConfig.ts"
+import * as BackgroundLoops from "../observability/BackgroundLoops.ts"
 import { requestLocale } from "./Locale.ts"
 
-/** 200 `{"status":"ready"}`, or 503 `not_ready` in the shared error shape with the cause logged. */
+/** 200 `{"status":"ready","loops":{"publisher":"running",…}}`, or 503 `not_ready` in the shared error shape with the cause logged. */
 export const ReadyRoute = HttpRouter.add(
   "GET",
   "/ready",
@@ -19,9 +22,13 @@ export const ReadyRoute = HttpRouter.add(
     const status = yield* Effect.serviceOption(DatabaseStatus.DatabaseStatus)
     // A store that is not SQL (in memory, embedded in a host) has no database to wait for.
     const check: DatabaseStatus.Check = status._tag === "Some" ? yield* status.value.check : { _tag: "Ready" }
-    if (check._tag === "Ready") return HttpServerResponse.jsonUnsafe({ status: "ready" })
-    yield* Effect.logWarning("not ready", check)
     const config = yield* ServerConfig
+    const states = yield* BackgroundLoops.states
+    const loops = Object.fromEntries(states.map(([name, running]) => [name, running ? "running" : "stopped"]))
+    const stopped =
+      config.role === "api" ? [] : BackgroundLoops.expected.filter((name) => !states.some(([n, running]) => n === name && running))
+    if (check._tag === "Ready" && stopped.length === 0) return HttpServerResponse.jsonUnsafe({ status: "ready", loops })
+    yield* Effect.logWarning("not ready", check._tag === "Ready" ? { stopped_loops: stopped } : check)
     const locale = yield* requestLocale
     const error = new PostwireError({ code: "not_ready" })
     return HttpServerResponse.jsonUnsafe({ error: renderError(error, locale, config.publicUrl) }, { status: 503 })

@@ -8,14 +8,26 @@
  * - The public approval and connect routes, which carry no key, are limited per client address and answer
  *   with the `X-RateLimit-*` headers like the rest of the API.
  * - An address no route serves is a 404 in the shared error shape, never an empty body.
+ * - A body larger than its address accepts (`BodyLimits`) is a 413 `request_too_large`, and the
+ *   connection is closed instead of reading the rest.
  *
  * @since 0.1.0
  */
-import { Cause, Effect, Option } from "effect"
-import { Headers, HttpMethod, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { ErrorDetail, PostwireError, renderError } from "@postwire/domain"
+
 import { Store } from "@postwire/core"
+import { ErrorDetail, PostwireError, renderError } from "@postwire/domain"
+import { ByteSize, Cause, Effect, Option } from "effect"
+import {
+  Headers,
+  HttpIncomingMessage,
+  HttpMethod,
+  HttpRouter,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "effect/http"
 import { ServerConfig } from "../config/ServerConfig.ts"
+import { limitFor } from "./BodyLimits.ts"
 import { requestLocale } from "./Locale.ts"
 import { announce, countRequest } from "./RateLimits.ts"
 
@@ -68,6 +80,17 @@ const addressProblem = (url: string): PostwireError | undefined => {
 const isRouteNotFound = (error: unknown) =>
   HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound"
 
+const isBodyTooLarge = (error: unknown) =>
+  HttpServerError.isHttpServerError(error) &&
+  error.reason._tag === "RequestParseError" &&
+  (error.reason as { readonly reason?: string }).reason === "BodyTooLarge"
+
+/** The declared length of a request's body, when it declares one. */
+const declaredLength = (request: HttpServerRequest.HttpServerRequest): number | undefined => {
+  const header = request.headers["content-length"]
+  return header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined
+}
+
 /** The request checks, as global middleware of the router. */
 export const RequestGuard = HttpRouter.middleware(
   Effect.gen(function* () {
@@ -77,6 +100,12 @@ export const RequestGuard = HttpRouter.middleware(
     const answer = (error: PostwireError) =>
       Effect.map(requestLocale, (locale) =>
         HttpServerResponse.jsonUnsafe({ error: renderError(error, locale, config.publicUrl) }, { status: error.httpStatus })
+      )
+
+    // Closing, not reading on: the rest of an oversized body is never worth receiving.
+    const tooLarge = (limit: number) =>
+      Effect.map(answer(new PostwireError({ code: "request_too_large", field: "body", details: { limit } })), (response) =>
+        HttpServerResponse.setHeader(response, "connection", "close")
       )
 
     return (httpEffect) =>
@@ -106,12 +135,24 @@ export const RequestGuard = HttpRouter.middleware(
           }
         }
 
+        const limit = HttpMethod.hasBody(request.method) ? limitFor(path, config.bodyLimits) : undefined
+        if (limit !== undefined) {
+          const declared = declaredLength(request)
+          if (declared !== undefined && declared > limit) return yield* tooLarge(limit)
+        }
+
         if (isApi(path) && HttpMethod.hasBody(request.method)) {
           if (!isJson(request.headers["content-type"])) {
             request = request.modify({ headers: Headers.set(request.headers, "content-type", "application/json") })
           }
-          // Read once here; the request keeps the text for the route that decodes it.
-          const text = yield* request.text.pipe(Effect.orElseSucceed(() => ""))
+          // Read once here, within the limit; the request keeps the text for the route that decodes it.
+          const read = yield* request.text.pipe(
+            Effect.provideService(HttpIncomingMessage.MaxBodySize, limit === undefined ? undefined : ByteSize.bytes(BigInt(limit))),
+            Effect.map((text) => ({ text, tooLarge: false })),
+            Effect.catch((error) => Effect.succeed({ text: "", tooLarge: isBodyTooLarge(error) }))
+          )
+          if (read.tooLarge && limit !== undefined) return yield* tooLarge(limit)
+          const text = read.text
           if (text.includes("\\u0000")) {
             const field = (() => {
               try {
@@ -124,7 +165,11 @@ export const RequestGuard = HttpRouter.middleware(
           }
         }
 
-        return yield* Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, request)
+        return yield* httpEffect.pipe(
+          Effect.provideService(HttpServerRequest.HttpServerRequest, request),
+          // Routes that read their own body (the approval and connect forms) read within the limit too.
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, limit === undefined ? undefined : ByteSize.bytes(BigInt(limit)))
+        )
       }).pipe(
         Effect.catchCause((cause) => {
           const failure = Cause.findErrorOption(cause)

@@ -10,6 +10,7 @@ import { hostname } from "node:os"
 import { Effect, Layer } from "effect"
 import { Dispatcher, type Ids, LogPruner, UrlSafety, type WebhookStore, WebhookTransport, Webhooks } from "@postwire/core"
 import { ServerConfig } from "../config/ServerConfig.ts"
+import * as BackgroundLoops from "../observability/BackgroundLoops.ts"
 
 /** The webhook settings of the engine, from the server's configuration. */
 export const WebhookSettingsLive: Layer.Layer<Webhooks.WebhookSettings, never, ServerConfig> = Layer.effect(
@@ -39,7 +40,7 @@ export const layer = (
   Layer.effectDiscard(
     Effect.gen(function* () {
       const owner = `${hostname()}:${process.pid}:${randomUUID()}`
-      yield* Effect.forkScoped(Dispatcher.run({ ...options, owner }))
-      yield* Effect.forkScoped(LogPruner.run({ owner }))
+      yield* BackgroundLoops.running("dispatcher", yield* Effect.forkScoped(Dispatcher.run({ ...options, owner })))
+      yield* BackgroundLoops.running("log_pruner", yield* Effect.forkScoped(LogPruner.run({ owner })))
     })
   ).pipe(Layer.provide(DeliveryServices))

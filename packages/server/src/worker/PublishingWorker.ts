@@ -20,6 +20,7 @@ import {
   type Store
 } from "@postwire/core"
 import { ServerConfig } from "../config/ServerConfig.ts"
+import * as BackgroundLoops from "../observability/BackgroundLoops.ts"
 
 /**
  * Runs the publisher and the permalink backfill in the background while the layer is alive.
@@ -42,8 +43,10 @@ export const layer: Layer.Layer<
       leaseMs: config.publishing.leaseMs,
       idlePollMs: config.publishing.pollMs
     })
+    yield* BackgroundLoops.running("publisher")
     const backfill = PermalinkBackfill.defaults(owner)
     // An idle backfill looks no less often than the publisher: a permalink due soon is asked soon.
     yield* PermalinkBackfill.start({ ...backfill, idlePollMs: Math.min(backfill.idlePollMs, config.publishing.pollMs) })
+    yield* BackgroundLoops.running("permalink_backfill")
   })
 )

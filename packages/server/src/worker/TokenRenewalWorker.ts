@@ -6,8 +6,14 @@
  */
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { TokenRenewal } from "@postwire/core"
+import * as BackgroundLoops from "../observability/BackgroundLoops.ts"
 
 /** Runs the token refresh loop in the background while the layer is alive. */
-export const layer = Layer.effectDiscard(TokenRenewal.start(TokenRenewal.defaults(`${hostname()}:${process.pid}:${randomUUID()}`)))
+export const layer = Layer.effectDiscard(
+  Effect.andThen(
+    TokenRenewal.start(TokenRenewal.defaults(`${hostname()}:${process.pid}:${randomUUID()}`)),
+    BackgroundLoops.running("token_renewal")
+  )
+)

@@ -1,0 +1,58 @@
+/**
+ * The publisher's metrics, in Effect's metric registry (served at `GET /metrics` by the server,
+ * readable with `Metric.snapshot` by an app that embeds the engine). Labels are the platform and
+ * the outcome only: never an id.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Metric } from "effect"
+
+/** Targets that reached a final outcome (`published` or `failed`), by platform. */
+export const targetsTotal = Metric.counter("postwire_targets_total", {
+  description: "Targets that reached a final outcome, by platform and outcome (published, failed).",
+  incremental: true
+})
+
+/** Seconds boundaries shared by the publishing histograms: 50 ms to about 1 hour. */
+const boundaries = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900, 3600]
+
+/**
+ * How long each publishing step took, from its claim to its recorded outcome (`published`,
+ * `failed`, `in_progress`, `unconfirmed`, `lost`), by platform.
+ */
+export const stepDuration = Metric.histogram("postwire_publish_step_duration_seconds", {
+  description: "Seconds from claiming a target to recording the outcome of its publishing step, by platform and outcome.",
+  boundaries
+})
+
+/** How late a target's first publishing step started after the target was due: the queue's latency. */
+export const publishDelay = Metric.histogram("postwire_publish_delay_seconds", {
+  description: "Seconds from when a target was due to when a worker started publishing it, by platform.",
+  boundaries
+})
+
+/** Records one step's outcome, its duration, and (for a first step) how late it started. */
+export const recordStep = (options: {
+  readonly platform: string
+  readonly outcome: string
+  readonly claimedAt: number
+  readonly finishedAt: number
+  readonly dueAt: number | null
+  readonly firstStep: boolean
+}): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    const { platform, outcome } = options
+    yield* Metric.update(
+      Metric.withAttributes(stepDuration, { platform, outcome }),
+      Math.max(0, options.finishedAt - options.claimedAt) / 1000
+    )
+    if (outcome === "published" || outcome === "failed") {
+      yield* Metric.update(Metric.withAttributes(targetsTotal, { platform, outcome }), 1)
+    }
+    if (options.firstStep && options.dueAt !== null) {
+      yield* Metric.update(
+        Metric.withAttributes(publishDelay, { platform }),
+        Math.max(0, options.claimedAt - options.dueAt) / 1000
+      )
+    }
+  })

@@ -1,0 +1,29 @@
+/**
+ * Traces over OTLP/HTTP with Effect's own exporter, when the OpenTelemetry environment
+ * variables name a collector (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`,
+ * `OTEL_RESOURCE_ATTRIBUTES`, docs/operations.md). Without them nothing is installed: Effect's
+ * tracer is switched off (`References.TracerEnabled`), so no span is even made in memory.
+ *
+ * What a trace holds: an HTTP request's server span, the use-case's spans under it, and each SQL
+ * statement under those; a claimed target's step (`publishing.target`, with the target and post
+ * ids) and each platform call under it (`platform.publish`, then the HTTP calls to the
+ * platform); each webhook delivery (`webhooks.delivery`).
+ *
+ * @since 0.1.0
+ */
+import { Layer, References } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { OtlpSerialization, OtlpTracer } from "effect/observability"
+import type { TracingSettings } from "../config/ServerConfig.ts"
+
+/** The tracer for these settings; with tracing off, spans are not even recorded in memory. */
+export const layer = (tracing: TracingSettings | undefined): Layer.Layer<never> =>
+  tracing === undefined
+    ? Layer.succeed(References.TracerEnabled)(false)
+    : OtlpTracer.layer({
+        url: tracing.tracesUrl,
+        resource: { serviceName: tracing.serviceName },
+        headers: tracing.headers,
+        exportInterval: tracing.exportIntervalMs,
+        shutdownTimeout: "3 seconds"
+      }).pipe(Layer.provide([OtlpSerialization.layerJson, FetchHttpClient.layer])) as Layer.Layer<never>
