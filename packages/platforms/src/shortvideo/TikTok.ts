@@ -36,7 +36,7 @@ import type {
   PublishInput,
   PublishStep
 } from "@postwire/core"
-import { type ErrorCode, ErrorDetail, type ErrorDetails, type LocalizedText, platformRules } from "@postwire/domain"
+import { type ErrorCode, ErrorDetail, type ErrorDetails, type LocalizedText, platformRules, TargetRules } from "@postwire/domain"
 import { Clock, Effect, Option, Redacted, Result, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
 import * as Credentials from "../Credentials.ts"
@@ -331,9 +331,8 @@ export const make = (config: Config, wire: Wire): TikTok => {
       if (!info.privacyLevelOptions.includes(consent.privacy_level)) {
         return yield* Effect.fail(failure("privacy_level_mismatch", "privacy_level_option_mismatch", { state: null }))
       }
-      if (consent.branded_content === true && consent.privacy_level === "SELF_ONLY") {
-        return yield* Effect.fail(failure("privacy_level_mismatch", "branded_content_private", { state: null }))
-      }
+      const broken = TargetRules.consentRuleBreak(consent)
+      if (broken !== undefined) return yield* Effect.fail(failure(broken.code, broken.rule, { state: null }))
       const duration = video.record.durationSeconds
       if (duration !== null && duration > info.maxVideoPostDurationSec) {
         return yield* Effect.fail(

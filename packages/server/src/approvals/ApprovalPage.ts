@@ -21,7 +21,8 @@ import {
   type Post,
   type PostwireError,
   platformRules,
-  renderMessage
+  renderMessage,
+  TargetRules
 } from "@postwire/domain"
 
 type Summary = Approvals.PageSummary
@@ -333,7 +334,7 @@ export const readForm = (fields: FormFields, summary: Summary, locale: Locale): 
       problems.push({ fieldId: ids.yourBrand, message: t.chooseBrand(handle) })
       continue
     }
-    if (v.disclose && v.branded && v.privacy === "SELF_ONLY") {
+    if (TargetRules.consentRuleBreak({ privacy_level: v.privacy, branded_content: v.disclose && v.branded }) !== undefined) {
       problems.push({ fieldId: ids.privacy, message: t.brandedPrivate(handle) })
       continue
     }
