@@ -6,7 +6,8 @@ import { PostwireError } from "@postwire/domain"
 import { ConfigProblem, resolveSettings } from "@postwire/server"
 import { Clock, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as ApprovalPage from "../../packages/server/src/approvals/ApprovalPage.ts"
+import * as ApprovalForm from "../../packages/server/src/approvals/ApprovalForm.ts"
+import * as ApprovalView from "../../packages/server/src/approvals/ApprovalView.ts"
 import { accountOf, anImage, aPost, aVideo } from "../support/Builders.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
@@ -686,7 +687,7 @@ describe("the consent form of the approval page", () => {
   const ready = aSummary({ _tag: "Ready", creator })
 
   it("offers only the creator's privacy levels, none chosen, and greys out what the creator turned off", () => {
-    const html = ApprovalPage.renderPending(ctx, ready, ApprovalPage.emptyForm("c"))
+    const html = ApprovalView.renderPending(ctx, ready, ApprovalForm.emptyForm("c"))
     expect(html).toContain("<strong>Kopi Kenangan</strong>")
     expect(html.match(/<option value="[A-Z_]+"/g)).toEqual(['<option value="PUBLIC_TO_EVERYONE"', '<option value="SELF_ONLY"'])
     expect(html).toContain('<option value="" selected>Choose…</option>')
@@ -696,7 +697,7 @@ describe("the consent form of the approval page", () => {
   })
 
   it("turns the choices into consent: switches off unless turned on, and off where the creator disabled them", () => {
-    const form = ApprovalPage.readForm(
+    const form = ApprovalForm.readForm(
       {
         decision: "approve",
         declaration: "music",
@@ -721,7 +722,7 @@ describe("the consent form of the approval page", () => {
 
   it("asks for a privacy level the creator offers, a brand when disclosing, and no private branded content", () => {
     const check = (fields: Record<string, string>) =>
-      ApprovalPage.readForm({ decision: "approve", declaration: "music", ...fields }, ready, "id").problems.map((p) => p.message)
+      ApprovalForm.readForm({ decision: "approve", declaration: "music", ...fields }, ready, "id").problems.map((p) => p.message)
     expect(check({})).toEqual(["Pilih siapa yang dapat melihat video di @kopi."])
     expect(check({ [`privacy_level.${target}`]: "FOLLOWER_OF_CREATOR" })).toHaveLength(1)
     expect(check({ [`privacy_level.${target}`]: "SELF_ONLY", [`disclose.${target}`]: "on" })[0]).toContain("Merek Anda")
@@ -733,7 +734,7 @@ describe("the consent form of the approval page", () => {
         declaration: "branded"
       })[0]
     ).toContain("Konten bermerek tidak dapat dibuat privat")
-    expect(ApprovalPage.readForm({ decision: "reject" }, ready, "en").problems).toEqual([])
+    expect(ApprovalForm.readForm({ decision: "reject" }, ready, "en").problems).toEqual([])
   })
 
   it("shows why TikTok cannot take the video instead of the form, and disables Approve", () => {
@@ -741,7 +742,7 @@ describe("the consent form of the approval page", () => {
       _tag: "Unavailable",
       error: new PostwireError({ code: "media_too_long", targetId: target, details: { duration: 90, limit: 60 } })
     })
-    const html = ApprovalPage.renderPending({ ...ctx, locale: "id" }, blocked, ApprovalPage.emptyForm("c"))
+    const html = ApprovalView.renderPending({ ...ctx, locale: "id" }, blocked, ApprovalForm.emptyForm("c"))
     expect(html).toContain("Video berdurasi 90 detik; akun ini mengizinkan paling lama 60 detik.")
     expect(html).toContain('value="approve" disabled')
     expect(html).not.toContain("<select")

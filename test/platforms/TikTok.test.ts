@@ -147,7 +147,7 @@ adapterConformance<Fake>({
   firstRoute: "creator_info",
   unavailable: TikTokFake.tiktokError(500, "internal_error"),
   publishRoute: "init",
-  lostPublishAnswer: "unknowable",
+  lostPublishAnswer: "looked-up",
   failures,
   refresh: {
     arrange: (fake) => credentialsFor(fake, { access_token: "act.revoked" }),
@@ -171,6 +171,129 @@ adapterConformance<Fake>({
     },
     platformCode: "spam_risk_too_many_posts"
   }
+})
+
+describe("TikTok: after a lost init answer", () => {
+  /** Drives a publish whose init answer is lost, remembering every state it saved. */
+  const publishLosingInit = (fake: Fake, input = aDirectPost(fake), overrides: Parameters<typeof aRouter>[0] = {}) =>
+    Effect.gen(function* () {
+      const client = yield* aRouter({ ...options(fake), ...overrides })
+      const checkpoints: Array<unknown> = []
+      fake.loseInitAnswers()
+      const result = yield* drive(client, { ...input, checkpoint: (state) => Effect.sync(() => void checkpoints.push(state)) })
+      return { result, checkpoints, client, input }
+    })
+
+  it.live("saves that the init is sent before sending it, then finds the post among the creator's videos", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      const { checkpoints, result } = yield* publishLosingInit(fake)
+      const postId = fake.publishes[0]!.postId
+      assert.strictEqual(fake.count("init"), 1)
+      assert.strictEqual(fake.count("status"), 0)
+      assert.lengthOf(checkpoints, 1)
+      assert.containsAllKeys(checkpoints[0], ["init_sent_at"])
+      assert.notProperty(checkpoints[0], "publish_id")
+      assert.strictEqual(result.published?.platformPostId, postId)
+      assert.strictEqual(result.published?.permalink, `https://www.tiktok.com/@maya.bakes/video/${postId}`)
+      const lists = fake.requests.filter((r) => r.route === "video_list")
+      assert.isNotEmpty(lists)
+      assert.strictEqual(lists[0]!.query.get("fields"), "id,create_time,title,video_description,share_url")
+    }))
+
+  it.live("pages back through 45 newer videos with TikTok's cursor, and skips the same caption posted yesterday", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      const input = aDirectPost(fake)
+      fake.postElsewhere(1, () => input.post.caption, Date.now() - 24 * 60 * 60_000)
+      fake.postElsewhere(45, undefined, Date.now() + 60_000)
+      const { result } = yield* publishLosingInit(fake, input)
+      assert.strictEqual(result.published?.platformPostId, fake.publishes[0]!.postId)
+      const lists = fake.requests.filter((r) => r.route === "video_list")
+      assert.isAtLeast(lists.length, 3)
+      assert.isTrue(lists.slice(1).every((r) => r.params.cursor !== undefined))
+      assert.strictEqual(fake.count("init"), 1)
+    }))
+
+  it.live("keeps asking, doubling the wait up to 10 minutes, while TikTok has not listed the video yet", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      fake.listHiddenFor = 12
+      const { result } = yield* publishLosingInit(fake, aDirectPost(fake), { shortvideo: { ...options(fake).shortvideo, pollIntervalMs: 1_000 } })
+      assert.isDefined(result.published, result.failure?.platformCode)
+      const waits = result.steps.flatMap((s) => (s._tag === "InProgress" ? [s.pollAfterMs] : []))
+      assert.deepStrictEqual(waits.slice(0, 4), [2_000, 4_000, 8_000, 16_000])
+      assert.strictEqual(Math.max(...waits), 600_000)
+      assert.strictEqual(fake.count("init"), 1)
+    }))
+
+  it.live("waits instead of failing while the video list cannot be read", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      fake.faults.inject("video_list", TikTokFake.tiktokError(500, "internal_error"), 12)
+      const { result } = yield* publishLosingInit(fake)
+      assert.isDefined(result.published, result.failure?.platformCode)
+      assert.isAtLeast(result.steps.filter((s) => s._tag === "InProgress").length, 4)
+      assert.strictEqual(fake.count("init"), 1)
+    }))
+
+  it.live("resumes from the saved state after a crash by looking the post up, never by sending the init again", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      const client = yield* aRouter(options(fake))
+      const input = aDirectPost(fake)
+      let saved: unknown
+      fake.postIdHeld = true
+      fake.loseInitAnswers()
+      // The worker dies after sending the init: what its step returned is lost, the checkpoint is kept.
+      const keep = (state: unknown) =>
+        Effect.sync(() => {
+          saved = state
+        })
+      yield* Effect.result(client.publish({ ...input, checkpoint: keep }))
+      assert.isDefined(saved)
+      fake.postIdHeld = false
+      const result = yield* drive(client, { ...input, state: saved })
+      assert.strictEqual(result.published?.platformPostId, fake.publishes[0]!.postId)
+      assert.strictEqual(fake.count("init"), 1)
+      assert.lengthOf(fake.publishes, 1)
+    }))
+
+  it.live("fails retryable, as not published, when the video is still not listed after the window", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      fake.postIdHeld = true
+      const { result } = yield* publishLosingInit(fake, aDirectPost(fake), {
+        shortvideo: { ...options(fake).shortvideo, lostInitWindowMs: 0 }
+      })
+      assert.strictEqual(result.failure?.code, "platform_unavailable")
+      assert.strictEqual(result.failure?.platformCode, "video_not_listed_after_lost_answer")
+      assert.strictEqual(result.failure?.retryable, true)
+      assert.strictEqual(result.failure?.notPublished, true)
+      assert.strictEqual(fake.count("init"), 1)
+    }))
+
+  it.live("says the video list could not be read when the scope video.list is missing at the end of the window", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      fake.videoListScope = false
+      const { result } = yield* publishLosingInit(fake, aDirectPost(fake), {
+        shortvideo: { ...options(fake).shortvideo, lostInitWindowMs: 0 }
+      })
+      assert.strictEqual(result.failure?.platformCode, "video_list_unavailable_after_lost_answer")
+      assert.strictEqual(fake.count("init"), 1)
+    }))
+
+  it.live("marks a refused init as not published: TikTok answered", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      const client = yield* aRouter(options(fake))
+      fake.faults.inject("init", TikTokFake.tiktokError(403, "spam_risk_too_many_posts"))
+      const result = yield* drive(client, { ...aDirectPost(fake), checkpoint: () => Effect.void })
+      assert.strictEqual(result.failure?.code, "quota_exceeded")
+      assert.strictEqual(result.failure?.notPublished, true)
+      assert.strictEqual(result.failure?.state, null)
+    }))
 })
 
 describe("TikTok adapter", () => {

@@ -424,6 +424,24 @@ export const publishingStoreConformance = <E>(
           assert.isFalse(yield* queue.completeTarget(key, "w1", published(era + 3)))
         }))
 
+      it.effect("moves a target only as the state table allows: never completed before it started, never started twice", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, queue, reload, start } = yield* aSetup()
+          const aggregate = yield* post([{ dueAt: era }])
+          const target = aggregate.targets[0]!
+          const key = targetKey(target)
+          yield* claim({ owner: "w1", at: era })
+          // Claimed but still queued: queued → published is not a move of the table.
+          assert.isFalse(yield* queue.completeTarget(key, "w1", published(era + 1)))
+          assert.strictEqual((yield* reload(aggregate)).targets[0]!.status, "queued")
+          assert.isTrue(Option.isSome(yield* start(target, "w1", era + 2)))
+          // publishing → publishing is no move: a second start changes nothing.
+          assert.isTrue(Option.isNone(yield* start(target, "w1", era + 3)))
+          assert.isTrue(yield* queue.completeTarget(key, "w1", published(era + 4)))
+          assert.strictEqual((yield* reload(aggregate)).targets[0]!.status, "published")
+        }))
+
       it.effect("records a failure with the account's new status, its events and rotated credentials in one go", () =>
         Effect.gen(function* () {
           const era = anEra()

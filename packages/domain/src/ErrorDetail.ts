@@ -89,18 +89,14 @@ export const reasons = {
   shortvideo_one_video: text("a shortvideo post needs exactly one video", "unggahan shortvideo memerlukan tepat satu video"),
   reel_one_video: text("a reel needs exactly one video", "reel memerlukan tepat satu video"),
   story_one_item: text("a story needs exactly one image or video", "story memerlukan tepat satu gambar atau video"),
-  feed_item_count: text("a feed post takes 1 to 10 images or videos", "unggahan feed berisi 1 sampai 10 gambar atau video"),
+  feed_item_count: text("a feed post takes 1 to {max} images or videos", "unggahan feed berisi 1 sampai {max} gambar atau video"),
   page_video_or_images: text(
     "a page post takes one video, or up to ten images",
     "unggahan halaman berisi satu video, atau paling banyak sepuluh gambar"
   ),
-  page_images_max: text("a page post takes at most 10 images", "unggahan halaman berisi paling banyak 10 gambar"),
-  page_images_or_one_video: text(
-    "a page post takes images or one video, not both",
-    "unggahan halaman berisi gambar atau satu video, tidak keduanya"
-  ),
+  page_images_max: text("a page post takes at most {max} images", "unggahan halaman berisi paling banyak {max} gambar"),
   reel_min_duration: text("a reel lasts at least {min} seconds", "reel berdurasi paling singkat {min} detik"),
-  textpost_items_max: text("a post takes at most 20 images or videos", "unggahan berisi paling banyak 20 gambar atau video"),
+  textpost_items_max: text("a post takes at most {max} images or videos", "unggahan berisi paling banyak {max} gambar atau video"),
 
   // What a platform said
   platform_rejected_request: text("the platform rejected the request", "platform menolak permintaan ini"),

@@ -22,7 +22,11 @@ export interface PlatformRules {
   readonly captionMax: number
   /** Default posting quota per account per rolling 24 hours. */
   readonly dailyQuota: number
-  /** Minimum and maximum media items per post. */
+  /**
+   * Minimum and maximum media items the platform takes in one post (read by `TargetRules`).
+   * Facebook Pages and Threads also publish text alone; the API's create request still asks for
+   * at least one media item.
+   */
   readonly mediaMin: number
   readonly mediaMax: number
 }
@@ -31,8 +35,8 @@ export interface PlatformRules {
 export const platformRules: Readonly<Record<Platform, PlatformRules>> = {
   shortvideo: { displayName: "TikTok", captionMax: 2200, dailyQuota: 15, mediaMin: 1, mediaMax: 1 },
   photo: { displayName: "Instagram", captionMax: 2200, dailyQuota: 100, mediaMin: 1, mediaMax: 10 },
-  pages: { displayName: "Facebook Pages", captionMax: 63206, dailyQuota: 50, mediaMin: 1, mediaMax: 10 },
-  textpost: { displayName: "Threads", captionMax: 500, dailyQuota: 250, mediaMin: 1, mediaMax: 10 }
+  pages: { displayName: "Facebook Pages", captionMax: 63206, dailyQuota: 50, mediaMin: 0, mediaMax: 10 },
+  textpost: { displayName: "Threads", captionMax: 500, dailyQuota: 250, mediaMin: 0, mediaMax: 10 }
 }
 
 /** The privacy levels a shortvideo creator may be offered. */

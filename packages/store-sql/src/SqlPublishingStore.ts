@@ -150,12 +150,12 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
               WHERE workspace_id = ${key.workspaceId} AND post_id = ${key.postId} ORDER BY position`).map(targetFromRow)
             const target = targets.find((t) => t.id === key.targetId)
             if (target === undefined || target.leaseOwner !== owner) return Option.none()
-            if (target.status !== "queued" && target.status !== "scheduled") return Option.none()
+            if (!TargetStatus.startableStatuses.includes(target.status)) return Option.none()
             const first = !targets.some(
               (t) => t.attempts > 0 || t.status === "publishing" || t.status === "published" || t.status === "failed"
             )
             const nextTargets = targets.map((t): TargetRecord =>
-              t.id === key.targetId ? { ...t, status: "publishing", updatedAt: at } : t
+              t.id === key.targetId ? TargetStatus.move(t, "publishing", { updatedAt: at }) : t
             )
             const before = postFromRow(postRow)
             const post: PostRecord = {
@@ -165,7 +165,8 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
               version: before.version + 1
             }
             yield* sql`UPDATE targets SET status = 'publishing', updated_at = ${at}
-              WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}`
+              WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
+                AND ${sql.in("status", TargetStatus.startableStatuses)}`
             yield* sql`UPDATE posts SET status = ${post.status}, updated_at = ${at}, version = ${post.version}
               WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId}`
             if (first) yield* insertEvents(firstStartEvents)
@@ -249,8 +250,9 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
             const locked = yield* sql`SELECT id FROM posts WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId} FOR UPDATE`
             if (locked.length === 0) return false
             const published = outcome._tag === "Published"
+            const to = published ? "published" : "failed"
             const updated = yield* sql`UPDATE targets SET
-                status = ${published ? "published" : "failed"},
+                status = ${to},
                 permalink = ${published ? outcome.permalink : null},
                 published_at = ${published ? outcome.publishedAt : null},
                 error = ${outcome._tag === "Failed" ? JSON.stringify(outcome.error) : null},
@@ -262,7 +264,7 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
                 lease_until = NULL,
                 updated_at = ${at}
               WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
-                AND lease_owner = ${owner} AND status = 'publishing'
+                AND lease_owner = ${owner} AND ${sql.in("status", TargetStatus.movesTo(to, ["publishing"]))}
               RETURNING account_id, platform`
             if (updated.length === 0) return false
             const rows = yield* sql`SELECT status FROM targets WHERE workspace_id = ${key.workspaceId} AND post_id = ${key.postId}`

@@ -5,6 +5,14 @@
  * moderation (for a number of fetches, or until released), per-token rate limits per minute, the
  * daily cap, at most 5 pending inbox shares, and the OAuth refresh grant with rotating refresh
  * tokens.
+ *
+ * The Display API's `POST /v2/video/list/` (scope `video.list`) lists the creator's public videos
+ * newest first, `max_count` (at most 20) at a time, older pages through the `cursor` (the
+ * `create_time` of the last video, in milliseconds), with the fields asked in `fields`. A direct
+ * post to `PUBLIC_TO_EVERYONE` appears there once TikTok published it (after
+ * {@link TikTokFake.listHiddenFor} listings); inbox drafts and non-public posts never do. Init
+ * answers are lost deterministically with {@link TikTokFake.loseInitAnswers}: the publish is
+ * made, the connection closes.
  */
 import { Effect, type Scope } from "effect"
 import { type FakeReply, type FakeRequest, type FakeServer, start } from "./FakeServer.ts"
@@ -26,6 +34,20 @@ interface Publish {
   readonly body: unknown
   polls: number
   postId: string
+  /** When TikTok made it (epoch milliseconds). */
+  readonly createdAt: number
+  /** Listings of video.list that have not shown it yet. */
+  hiddenFor: number
+}
+
+/** A public video on the creator's profile, as video.list describes it. */
+export interface FakeVideo {
+  readonly id: string
+  /** Epoch seconds. */
+  readonly create_time: number
+  readonly title: string
+  readonly video_description: string
+  readonly share_url: string
 }
 
 /** The fake and the knobs a test turns. */
@@ -56,6 +78,18 @@ export interface TikTokFake extends FakeServer {
   readonly publishes: Array<Publish>
   /** Every access token the fake has issued, newest last. */
   readonly issuedAccessTokens: Array<string>
+  /** The token was granted `video.list`; without it video.list answers 401 scope_not_authorized. */
+  videoListScope: boolean
+  /** Listings of video.list a new public video stays out of (processing, moderation). */
+  listHiddenFor: number
+  /** Videos posted on the creator's profile by other means (the app, other tools). */
+  readonly otherVideos: Array<FakeVideo>
+  /** Posts `count` videos by other means, each `caption(i)`, one second apart from `at` (epoch ms, default now). */
+  postElsewhere(count: number, caption?: (i: number) => string, at?: number): void
+  /** Makes the next `times` direct and the next `times` inbox init calls publish, then lose their answers. */
+  loseInitAnswers(times?: number): void
+  /** Every video video.list can show now, newest first. */
+  readonly listedVideos: () => ReadonlyArray<FakeVideo>
 }
 
 const ok = (data: unknown): FakeReply => ({
@@ -81,6 +115,8 @@ const routeOf = (request: FakeRequest): string => {
       return "inbox_init"
     case "/v2/post/publish/status/fetch/":
       return "status"
+    case "/v2/video/list/":
+      return "video_list"
     default:
       return "unknown"
   }
@@ -175,10 +211,57 @@ export const make = (): Effect.Effect<TikTokFake, never, Scope.Scope> =>
       mode,
       body: request.json,
       polls: 0,
-      postId: `73012345678901234${String(n).padStart(2, "0")}`
+      postId: `73012345678901234${String(n).padStart(2, "0")}`,
+      createdAt: Date.now(),
+      hiddenFor: fake.listHiddenFor
     }
     fake.publishes.push(publish)
     return ok({ publish_id: publish.id })
+  }
+
+  const share = (id: string) =>
+    `https://www.tiktok.com/@${fake.creator.creator_username}/video/${id}?utm_campaign=tt4d_open_api&utm_source=aw41`
+
+  /** What video.list shows of a publish: only a published public direct post. */
+  const videoOf = (publish: Publish): FakeVideo | undefined => {
+    const postInfo = (publish.body as { post_info?: Record<string, unknown> } | undefined)?.post_info
+    if (publish.mode !== "direct" || postInfo?.privacy_level !== "PUBLIC_TO_EVERYONE" || fake.failReason !== null) return undefined
+    if (publish.hiddenFor > 0 || fake.postIdHeld) return undefined
+    const caption = String(postInfo.title ?? "")
+    return {
+      id: publish.postId,
+      create_time: Math.floor(publish.createdAt / 1000),
+      title: caption,
+      video_description: caption,
+      share_url: share(publish.postId)
+    }
+  }
+
+  const listed = (): ReadonlyArray<FakeVideo> =>
+    [...fake.publishes.flatMap((p) => {
+      const video = videoOf(p)
+      return video === undefined ? [] : [video]
+    }), ...fake.otherVideos].sort((a, b) => b.create_time - a.create_time || (a.id < b.id ? 1 : -1))
+
+  const videoList = (request: FakeRequest): FakeReply => {
+    if (!fake.videoListScope) return tiktokError(401, "scope_not_authorized", "The user did not authorize the scope required for completing this request.")
+    const fields = (request.query.get("fields") ?? "").split(",").filter((f) => f !== "")
+    if (fields.length === 0) return tiktokError(400, "invalid_params", "fields is required")
+    const body = (request.json ?? {}) as { max_count?: unknown; cursor?: unknown }
+    const maxCount = body.max_count === undefined ? 10 : Number(body.max_count)
+    if (!Number.isInteger(maxCount) || maxCount < 1 || maxCount > 20) return tiktokError(400, "invalid_params", "max_count must be 1 to 20")
+    const cursor = body.cursor === undefined ? Number.POSITIVE_INFINITY : Number(body.cursor)
+    const all = listed()
+    for (const publish of fake.publishes) if (publish.hiddenFor > 0) publish.hiddenFor -= 1
+    const older = all.filter((v) => v.create_time * 1000 < cursor)
+    const page = older.slice(0, maxCount)
+    const videos = page.map((v) => Object.fromEntries(fields.filter((f) => f in v).map((f) => [f, v[f as keyof FakeVideo]])))
+    const last = page.at(-1)
+    return ok({
+      videos,
+      cursor: last === undefined ? 0 : last.create_time * 1000,
+      has_more: older.length > page.length
+    })
   }
 
   const handle = (route: string, request: FakeRequest): FakeReply => {
@@ -186,6 +269,7 @@ export const make = (): Effect.Effect<TikTokFake, never, Scope.Scope> =>
     if (route === "unknown") return tiktokError(404, "not_found")
     const token = bearer(request)
     if (token !== fake.accessToken) return tiktokError(401, "access_token_invalid", "The access token is invalid or not found in the request.")
+    if (route === "video_list") return videoList(request)
     const kind = route === "inbox_init" ? "init" : (route as "init" | "creator_info" | "status")
     if (rateLimited(kind, token)) return tiktokError(429, "rate_limit_exceeded")
     switch (route) {
@@ -228,7 +312,29 @@ export const make = (): Effect.Effect<TikTokFake, never, Scope.Scope> =>
         dailyCap: 15,
         rateLimits: { init: 6, creator_info: 20, status: 30 },
         publishes: [],
-        issuedAccessTokens: []
+        issuedAccessTokens: [],
+        videoListScope: true,
+        listHiddenFor: 0,
+        otherVideos: [],
+        postElsewhere(count: number, caption = (i: number) => `Another video ${i}`, at = Date.now()) {
+          for (let i = 0; i < count; i++) {
+            const id = `7299${String(fake.otherVideos.length + 1).padStart(15, "0")}`
+            // One second apart from `at` on.
+            const seconds = Math.floor(at / 1000) + i
+            fake.otherVideos.push({
+              id,
+              create_time: seconds,
+              title: caption(i),
+              video_description: caption(i),
+              share_url: share(id)
+            })
+          }
+        },
+        loseInitAnswers(times = 1) {
+          server.faults.injectAfter("init", { lose: true }, times)
+          server.faults.injectAfter("inbox_init", { lose: true }, times)
+        },
+        listedVideos: listed
       })
       return fake
     }

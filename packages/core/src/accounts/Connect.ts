@@ -32,7 +32,7 @@ import type { Caller } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { hashSecret, Ids } from "../ids/Ids.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
-import { derivePostStatus } from "../posts/TargetStatus.ts"
+import { derivePostStatus, move } from "../posts/TargetStatus.ts"
 import { accountContext, CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import type { AccountRecord, OutboxEvent, PostAggregate, ProfileRecord, TargetRecord, WorkspaceRecord } from "../store/Records.ts"
 import { Store } from "../store/Store.ts"
@@ -556,7 +556,7 @@ const failWaitingTargets = Effect.fn("connect.failWaitingTargets")(function* (ac
           "en",
           settings.publicBaseUrl
         )
-        const failedTarget: TargetRecord = { ...target, status: "failed", error, dueAt: null, leaseOwner: null, leaseUntil: null, updatedAt: at }
+        const failedTarget: TargetRecord = move(target, "failed", { error, dueAt: null, leaseOwner: null, leaseUntil: null, updatedAt: at })
         targets.push(failedTarget)
         changed = true
         events.push(

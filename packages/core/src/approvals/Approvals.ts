@@ -16,13 +16,14 @@ import {
   type Locale,
   type Post,
   PostwireError,
-  platformRules
+  platformRules,
+  TargetRules
 } from "@postwire/domain"
 import { EngineConfig } from "../EngineConfig.ts"
 import { BlobStore } from "../media/BlobStore.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
 import { postView } from "../posts/PostView.ts"
-import { derivePostStatus, readyStatus } from "../posts/TargetStatus.ts"
+import { derivePostStatus, move, readyStatus } from "../posts/TargetStatus.ts"
 import { accountContext, CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import { type CreatorInfo, type PlatformFailure, PlatformClient } from "../publishing/PlatformClient.ts"
 import { PublishingStore } from "../publishing/PublishingStore.ts"
@@ -289,9 +290,8 @@ const consentProblem = (
   if (!creator.privacyLevelOptions.includes(consent.privacy_level)) {
     return new PostwireError({ code: "privacy_level_mismatch", targetId, field })
   }
-  if (consent.branded_content === true && consent.privacy_level === "SELF_ONLY") {
-    return new PostwireError({ code: "privacy_level_mismatch", targetId, field })
-  }
+  const broken = TargetRules.consentRuleBreak(consent)
+  if (broken !== undefined) return new PostwireError({ code: broken.code, targetId, field })
   return creatorProblem(creator, media, targetId)
 }
 
@@ -305,7 +305,7 @@ const decideTargets = Effect.fn("approvals.decideTargets")(function* (
   const { post } = aggregate
   if (request.decision === "reject") {
     return aggregate.targets.map(
-      (t): TargetRecord => (t.status === "awaiting_approval" ? { ...t, status: "rejected", dueAt: null, updatedAt: at } : t)
+      (t): TargetRecord => (t.status === "awaiting_approval" ? move(t, "rejected", { dueAt: null, updatedAt: at }) : t)
     )
   }
   const waiting = aggregate.targets.filter((t) => t.status === "awaiting_approval")
@@ -349,7 +349,7 @@ const decideTargets = Effect.fn("approvals.decideTargets")(function* (
   const status = readyStatus(post.scheduledAt, at)
   return aggregate.targets.map((t): TargetRecord => {
     if (t.status !== "awaiting_approval") return t
-    return { ...t, status, dueAt: post.publishAt, consent: consents.get(t.id) ?? t.consent, updatedAt: at }
+    return move(t, status, { dueAt: post.publishAt, consent: consents.get(t.id) ?? t.consent, updatedAt: at })
   })
 })
 

@@ -12,7 +12,8 @@ import {
   type LocalizedText,
   type Post,
   PostwireError,
-  parseInstant
+  parseInstant,
+  TargetRules
 } from "@postwire/domain"
 import type { Caller } from "../Caller.ts"
 import { EngineConfig, type EngineSettings } from "../EngineConfig.ts"
@@ -49,39 +50,26 @@ const problem = (
   details?: ErrorDetails
 ): PostwireError => new PostwireError({ code, field, details })
 
-/** The photo type of a target: given, or `reel` for one video, else `feed`. */
-const photoType = (input: Post.TargetInput, media: ReadonlyArray<MediaRecord>): Post.PhotoType =>
-  input.photo?.type ?? (media.length === 1 && media[0]!.kind === "video" ? "reel" : "feed")
-
-/** Media rules of each platform; returns a detail for `media_invalid`, or undefined when fine. */
-const mediaProblem = (
-  account: AccountRecord,
-  options: Post.TargetOptions,
-  media: ReadonlyArray<MediaRecord>
-): LocalizedText | undefined => {
-  const videos = media.filter((m) => m.kind === "video").length
-  switch (account.platform) {
-    case "shortvideo":
-      return media.length === 1 && videos === 1 ? undefined : ErrorDetail.reason("shortvideo_one_video")
-    case "photo": {
-      const type = options.photo?.type ?? "feed"
-      if (type === "reel") return media.length === 1 && videos === 1 ? undefined : ErrorDetail.reason("reel_one_video")
-      if (type === "story") return media.length === 1 ? undefined : ErrorDetail.reason("story_one_item")
-      return undefined
-    }
-    case "pages":
-      return videos > 0 && media.length > 1 ? ErrorDetail.reason("page_video_or_images") : undefined
-    case "textpost":
-      return undefined
-  }
-}
-
 /** Why a target's options do not fit its account: they are for another platform. */
 const platformMismatch = (account: AccountRecord): LocalizedText =>
   ErrorDetail.reason("account_of_platform", { platform: account.platform })
 
-const maxDuration = (account: AccountRecord): number =>
+/** The longest shortvideo an account allows: its simulated limit, else the default. */
+export const maxVideoSeconds = (account: Pick<AccountRecord, "simulate">): number =>
   account.simulate?.max_video_duration_sec ?? defaultMaxVideoDurationSec
+
+/**
+ * What the platform rules ({@link TargetRules}) need to know of a target: checked with these
+ * facts at validate, create and publish alike, so that they always agree.
+ */
+export const ruleFacts = (
+  account: Pick<AccountRecord, "platform" | "simulate">,
+  options: Post.TargetOptions
+): TargetRules.TargetFacts => ({
+  platform: account.platform,
+  photoType: options.photo?.type,
+  maxVideoSeconds: maxVideoSeconds(account)
+})
 
 /** How a request's quota is checked beyond the rolling 24 hours. */
 export interface PlanOptions {
@@ -170,7 +158,7 @@ export const planPost = Effect.fn("posts.plan")(function* (
     }
     const options: Post.TargetOptions =
       account.platform === "photo"
-        ? { photo: { type: photoType(input, media) } }
+        ? { photo: { type: TargetRules.photoType(input.photo?.type, media) } }
         : account.platform === "shortvideo"
           ? { shortvideo: input.shortvideo ?? { mode: "inbox" } }
           : {}
@@ -186,17 +174,8 @@ export const planPost = Effect.fn("posts.plan")(function* (
       problems.push(problem("caption_too_long", "caption", { limit: captionMax, platform }))
     }
     if (media.length === request.media.length) {
-      const detail = mediaProblem(t.account, t.options, media)
-      if (detail !== undefined) problems.push(problem("media_invalid", "media", { platform, detail }))
-      if (platform === "shortvideo") {
-        const video = media.find((m) => m.kind === "video")
-        const limit = maxDuration(t.account)
-        if (video?.durationSeconds != null && video.durationSeconds > limit) {
-          problems.push(
-            problem("media_too_long", "media[0]", { duration: Math.round(video.durationSeconds), limit })
-          )
-        }
-      }
+      const broken = TargetRules.mediaRuleBreak(ruleFacts(t.account, t.options), media)
+      if (broken !== undefined) problems.push(problem(broken.code, broken.field, broken.details))
     }
     const sv = t.options.shortvideo
     if (sv?.mode === "direct") {
@@ -206,14 +185,9 @@ export const planPost = Effect.fn("posts.plan")(function* (
         const allowed = t.account.simulate?.privacy_level_options
         if (allowed !== undefined && !allowed.includes(sv.consent.privacy_level)) {
           problems.push(problem("privacy_level_mismatch", `${at}.shortvideo.consent.privacy_level`))
-        } else if (sv.consent.branded_content === true && sv.consent.privacy_level === "SELF_ONLY") {
-          problems.push(
-            new PostwireError({
-              code: "privacy_level_mismatch",
-              field: `${at}.shortvideo.consent.privacy_level`,
-              details: {}
-            })
-          )
+        } else {
+          const broken = TargetRules.consentRuleBreak(sv.consent)
+          if (broken !== undefined) problems.push(problem(broken.code, `${at}.${broken.field}`, broken.details))
         }
       }
     }

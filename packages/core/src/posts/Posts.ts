@@ -29,7 +29,7 @@ import * as PostEvents from "./PostEvents.ts"
 import { dayFull, firstFailure, planPost } from "./PostPlan.ts"
 import { calendarDay, quotaLimit } from "./Quota.ts"
 import { postView, targetView } from "./PostView.ts"
-import { derivePostStatus, isFinished, readyStatus } from "./TargetStatus.ts"
+import { derivePostStatus, isFinished, move, readyStatus } from "./TargetStatus.ts"
 
 const now = Effect.clockWith((c) => c.currentTimeMillis)
 
@@ -348,10 +348,9 @@ export const updatePost = Effect.fn("posts.update")(function* (
       const publishAt = scheduledAt ?? current.post.createdAt
       const targets = current.targets.map((t): TargetRecord => {
         if (isFinished(t.status)) return t
-        if (reapprove) return { ...t, status: "awaiting_approval", dueAt: null, updatedAt: at }
+        if (reapprove) return move(t, "awaiting_approval", { dueAt: null, updatedAt: at })
         if (t.status === "awaiting_approval") return t
-        const status = readyStatus(scheduledAt, at)
-        return { ...t, status, dueAt: publishAt, updatedAt: at }
+        return move(t, readyStatus(scheduledAt, at), { dueAt: publishAt, updatedAt: at })
       })
       const next = settle({ ...current, targets, approval }, at, { caption, scheduledAt })
       // A receiver that tracks the schedule learns the new time: entering `scheduled`, or a
@@ -386,7 +385,7 @@ export const cancelPost = Effect.fn("posts.cancel")(function* (caller: Caller, i
         (t): TargetRecord =>
           t.status === "published" || t.status === "cancelled" || t.status === "rejected"
             ? t
-            : { ...t, status: "cancelled", dueAt: null, leaseOwner: null, leaseUntil: null, updatedAt: at }
+            : move(t, "cancelled", { dueAt: null, leaseOwner: null, leaseUntil: null, updatedAt: at })
       )
       return { next: settle({ ...current, targets }, at), events: [] }
     })
@@ -403,7 +402,7 @@ export const retryPost = Effect.fn("posts.retry")(function* (caller: Caller, id:
       const targets = current.targets.map((t): TargetRecord => {
         if (t.status !== "failed" || t.error?.retryable !== true) return t
         retried.push(t.id)
-        return { ...t, status: "queued", error: null, dueAt: at, leaseOwner: null, leaseUntil: null, updatedAt: at }
+        return move(t, "queued", { error: null, dueAt: at, leaseOwner: null, leaseUntil: null, updatedAt: at })
       })
       if (retried.length === 0) return yield* Effect.fail(invalidState(ErrorDetail.reason("nothing_to_retry")))
       return { next: settle({ ...current, targets }, at), events: [] }

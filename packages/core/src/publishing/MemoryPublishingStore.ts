@@ -8,7 +8,7 @@
 import { Effect, Layer, Option } from "effect"
 import { firstPollAfterMs } from "../comments/CommentSchedule.ts"
 import { tablesFor as commentTablesFor, trackTarget } from "../comments/MemoryCommentStore.ts"
-import { derivePostStatus } from "../posts/TargetStatus.ts"
+import { derivePostStatus, move, startableStatuses } from "../posts/TargetStatus.ts"
 import type { OutboxEvent, PostAggregate, TargetRecord } from "../store/Records.ts"
 import { MemoryState, type MemoryTables } from "../store/MemoryStore.ts"
 import { StoreError } from "../store/Store.ts"
@@ -163,13 +163,13 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
         const aggregate = posts.get(key.workspaceId, key.postId)
         const target = aggregate?.targets.find((t) => t.id === key.targetId)
         if (aggregate === undefined || target === undefined) return Effect.succeed(Option.none())
-        if (target.leaseOwner !== owner || (target.status !== "queued" && target.status !== "scheduled")) {
+        if (target.leaseOwner !== owner || !startableStatuses.includes(target.status)) {
           return Effect.succeed(Option.none())
         }
         const first = !aggregate.targets.some(
           (t) => t.attempts > 0 || t.status === "publishing" || t.status === "published" || t.status === "failed"
         )
-        const next = withTarget(aggregate, { ...target, status: "publishing", updatedAt: at }, at)
+        const next = withTarget(aggregate, move(target, "publishing", { updatedAt: at }), at)
         return Effect.map(appendEvents("startPublishing", first ? firstStartEvents : []), () => {
           posts.put(key.workspaceId, key.postId, next)
           return Option.some({ post: next.post, targets: next.targets, firstStart: first })
@@ -253,9 +253,7 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
         if (found === undefined) return Effect.succeed(false)
         const { outcome, at } = completion
         const { unconfirmedSince: _, ...attempted } = found.target
-        const target: TargetRecord = {
-          ...attempted,
-          status: outcome._tag === "Published" ? "published" : "failed",
+        const target: TargetRecord = move(attempted, outcome._tag === "Published" ? "published" : "failed", {
           permalink: outcome._tag === "Published" ? outcome.permalink : null,
           publishedAt: outcome._tag === "Published" ? outcome.publishedAt : null,
           error: outcome._tag === "Failed" ? outcome.error : null,
@@ -265,7 +263,7 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
           leaseOwner: null,
           leaseUntil: null,
           updatedAt: at
-        }
+        })
         const next = withTarget(found.aggregate, target, at)
         return appendEvents("completeTarget", completion.events).pipe(
           Effect.andThen(applyAccountChange("completeTarget", key.workspaceId, target.accountId, completion.account)),

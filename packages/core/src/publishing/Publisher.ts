@@ -27,6 +27,7 @@ import type { Ids } from "../ids/Ids.ts"
 import { BlobStore } from "../media/BlobStore.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
 import { quotaLimit, quotaWindow } from "../posts/Quota.ts"
+import { move } from "../posts/TargetStatus.ts"
 import type { AccountRecord, PostAggregate, TargetRecord } from "../store/Records.ts"
 import { Store } from "../store/Store.ts"
 import { accountContext, CredentialsCipher, openAccountCredentials } from "./CredentialsCipher.ts"
@@ -195,7 +196,7 @@ const recordFailure = Effect.fn("publishing.fail")(function* (started: Started, 
     "en",
     engine.publicBaseUrl
   )
-  const failed: TargetRecord = { ...target, status: "failed", error }
+  const failed: TargetRecord = move(target, "failed", { error })
   const events = [
     yield* PostEvents.makeEvent(
       target.workspaceId,
@@ -231,7 +232,7 @@ const recordPublished = Effect.fn("publishing.published")(function* (
   const queue = yield* PublishingStore
   const platform = yield* PlatformClient
   const { aggregate, at, target } = started
-  const published: TargetRecord = { ...target, status: "published", permalink: step.permalink, publishedAt: at }
+  const published: TargetRecord = move(target, "published", { permalink: step.permalink, publishedAt: at })
   // Published now; the permalink backfill asks for the public address the platform makes later.
   const permalinkPending = step.permalinkPending === true && step.permalink === null && platform.permalink !== undefined
   const event = yield* PostEvents.makeEvent(

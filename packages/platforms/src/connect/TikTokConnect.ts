@@ -11,7 +11,7 @@
  * | `clientSecret` | `POSTWIRE_TIKTOK_CLIENT_SECRET` | (none: required) |
  * | `authorizeUrl` | `POSTWIRE_TIKTOK_AUTHORIZE_URL` | `https://www.tiktok.com/v2/auth/authorize/` |
  * | `apiUrl` | `POSTWIRE_TIKTOK_BASE_URL` (the publishing API's host) | `https://open.tiktokapis.com` |
- * | `scopes` | | `user.info.basic,user.info.profile,video.publish,video.upload` |
+ * | `scopes` | | `user.info.basic,user.info.profile,video.publish,video.upload,video.list` |
  *
  * Lifetimes come from each answer's `expires_in` and `refresh_expires_in` (TikTok's documents
  * disagree: 2 h / 180 days or 24 h / 365 days). Refresh tokens rotate: every refresh returns the
@@ -19,7 +19,7 @@
  *
  * @since 0.2.0
  */
-import { type CodeExchange, type ConnectedIdentity, type CreatorInfo, type ConnectFailure, SandboxConsent } from "@postwire/core"
+import { type CodeExchange, type ConnectedIdentity, type ConnectFailure, type CreatorInfo, SandboxConsent } from "@postwire/core"
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
 import * as Credentials from "../Credentials.ts"
@@ -57,7 +57,7 @@ export const settingNames = {
 export const defaults = {
   authorizeUrl: "https://www.tiktok.com/v2/auth/authorize/",
   apiUrl: "https://open.tiktokapis.com",
-  scopes: ["user.info.basic", "user.info.profile", "video.publish", "video.upload"]
+  scopes: ["user.info.basic", "user.info.profile", "video.publish", "video.upload", "video.list"]
 } as const
 
 /** Without these the account cannot be identified or post directly: the connect is refused. */

@@ -11,6 +11,16 @@
  * keeps its public post id back: the step says `permalinkPending`, and `permalink` fetches the
  * status again later (the engine's permalink backfill) until the id appears.
  *
+ * The init call (direct or inbox) is the one that may publish, and its answer alone carries the
+ * publish id. Right before it the state is saved through the publisher's `checkpoint`
+ * (`init_sent_at`, no publish id). When its answer is lost (a timeout, a dropped connection),
+ * the init is never re-sent: the creator's public videos (Display API `video/list`, newest first,
+ * cursor-paged back to 5 minutes before the init) are read for the one with the caption. Found,
+ * it is the post; not listed yet (TikTok still downloading, moderation, a listing that failed),
+ * asked again after a wait that doubles up to 10 minutes; still not listed
+ * {@link Config.lostInitWindowMs} after the init, the target fails retryable (see
+ * docs/publishing.md for what that cannot see: inbox drafts and non-public posts).
+ *
  * Access tokens last 2 hours: an expired one is refreshed with the refresh token (which rotates:
  * the new one leaves the step as a `credentials` update).
  *
@@ -26,8 +36,8 @@ import type {
   PublishInput,
   PublishStep
 } from "@postwire/core"
-import { type ErrorCode, ErrorDetail, type ErrorDetails, type LocalizedText, platformRules } from "@postwire/domain"
-import { Clock, Effect, Redacted, Schema } from "effect"
+import { type ErrorCode, ErrorDetail, type ErrorDetails, type LocalizedText, platformRules, TargetRules } from "@postwire/domain"
+import { Clock, Effect, Option, Redacted, Result, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
 import * as Credentials from "../Credentials.ts"
 import * as MediaRules from "../internal/MediaRules.ts"
@@ -42,13 +52,28 @@ export interface Config {
   readonly clientSecret: Redacted.Redacted<string>
   /** Delay between status fetches (the status endpoint allows 30 calls a minute per token). */
   readonly pollIntervalMs: number
+  /**
+   * After a lost init answer, how long the creator's videos are looked through for the post
+   * before the target fails (retryable). Default 48 hours, the time moderation is given.
+   */
+  readonly lostInitWindowMs?: number | undefined
 }
 
 /** Defaults for everything but the app credentials. */
 export const defaults = {
   baseUrl: "https://open.tiktokapis.com",
-  pollIntervalMs: 10_000
+  pollIntervalMs: 10_000,
+  lostInitWindowMs: 48 * 60 * 60_000
 } as const
+
+/** TikTok's timestamps and ours may differ this much: videos are looked for from this long before. */
+const clockSkewMs = 5 * 60_000
+
+/** The longest wait between two looks for a post whose init answer was lost. */
+const maxLookWaitMs = 10 * 60_000
+
+/** At most this many pages of the creator's videos are read per look (20 each). */
+const maxListPages = 50
 
 /** The resume state of a TikTok target: the publish id and what the permalink needs. */
 export const State = Schema.Struct({
@@ -61,6 +86,24 @@ export const State = Schema.Struct({
 })
 /** The resume state of a TikTok target. */
 export type State = typeof State.Type
+
+/**
+ * The resume state saved right before an init call, whose answer alone holds the publish id:
+ * when that answer is lost, the post is looked for among the creator's videos.
+ */
+export const SentState = Schema.Struct({
+  /** When the init was sent (epoch milliseconds). */
+  init_sent_at: Schema.Number,
+  mode: Schema.Literals(["direct", "inbox"]),
+  username: Schema.NullOr(Schema.String),
+  max_duration_sec: Schema.optionalKey(Schema.Number),
+  /** Looks through the creator's videos that did not find it yet. */
+  asks: Schema.optionalKey(Schema.Number),
+  /** The public post id, once found. */
+  post_id: Schema.optionalKey(Schema.String)
+})
+/** The resume state of a TikTok target whose init was sent. */
+export type SentState = typeof SentState.Type
 
 /** The public address of a TikTok video. */
 export const permalink = (username: string, postId: string): string =>
@@ -134,6 +177,19 @@ const interpret = (response: WireResponse): Effect.Effect<unknown, PlatformFailu
     }
     return Effect.fail(classify(response.status, code === "ok" ? undefined : code, now))
   })
+
+/** The fields read from the creator's video list. */
+const videoListFields = "id,create_time,title,video_description,share_url"
+
+/** A video id from the Display API: a string, or a number when it is small enough to be exact. */
+const idField = (value: unknown, key: string): string | undefined => {
+  const id = field(value, key)
+  if (typeof id === "string" && id !== "") return id
+  return typeof id === "number" && Number.isSafeInteger(id) ? String(id) : undefined
+}
+
+/** A video's share address without its tracking parameters. */
+const shareLink = (shareUrl: string | undefined): string | null => (shareUrl === undefined ? null : shareUrl.split("?")[0]!)
 
 /** A TikTok post id is an int64: read it from the raw text, JSON numbers lose its last digits. */
 const publicPostId = (text: string): string | undefined =>
@@ -236,6 +292,8 @@ export const make = (config: Config, wire: Wire): TikTok => {
       call(path, c.access_token, body).pipe(Effect.flatMap(interpret), retrying(wire.retry, options))
     )
 
+  type Session = TokenSession.TokenSession<Credentials.ShortVideoCredentials>
+
   const fetchCreatorInfo = (session: TokenSession.TokenSession<Credentials.ShortVideoCredentials>) =>
     authedCall(session, "/v2/post/publish/creator_info/query/", undefined).pipe(
       Effect.map(
@@ -263,10 +321,8 @@ export const make = (config: Config, wire: Wire): TikTok => {
       const mode = input.target.options.shortvideo?.mode ?? "inbox"
 
       if (mode === "inbox") {
-        const data = yield* authedCall(session, "/v2/post/publish/inbox/video/init/", { source_info }, { publishes: true })
-        const publishId = stringField(data, "publish_id")
-        if (publishId === undefined) return yield* Effect.fail(malformed("publish_id"))
-        return { publish_id: publishId, mode, username: null } satisfies State
+        const sent: SentState = { init_sent_at: yield* Clock.currentTimeMillis, mode, username: null }
+        return yield* sendInit(input, session, sent, "/v2/post/publish/inbox/video/init/", { source_info })
       }
 
       const consent = input.target.consent?.consent
@@ -275,9 +331,8 @@ export const make = (config: Config, wire: Wire): TikTok => {
       if (!info.privacyLevelOptions.includes(consent.privacy_level)) {
         return yield* Effect.fail(failure("privacy_level_mismatch", "privacy_level_option_mismatch", { state: null }))
       }
-      if (consent.branded_content === true && consent.privacy_level === "SELF_ONLY") {
-        return yield* Effect.fail(failure("privacy_level_mismatch", "branded_content_private", { state: null }))
-      }
+      const broken = TargetRules.consentRuleBreak(consent)
+      if (broken !== undefined) return yield* Effect.fail(failure(broken.code, broken.rule, { state: null }))
       const duration = video.record.durationSeconds
       if (duration !== null && duration > info.maxVideoPostDurationSec) {
         return yield* Effect.fail(
@@ -297,15 +352,119 @@ export const make = (config: Config, wire: Wire): TikTok => {
         brand_organic_toggle: consent.brand_organic === true,
         is_aigc: input.post.aiGenerated
       }
-      const data = yield* authedCall(session, "/v2/post/publish/video/init/", { post_info, source_info }, { publishes: true })
-      const publishId = stringField(data, "publish_id")
-      if (publishId === undefined) return yield* Effect.fail(malformed("publish_id"))
-      return {
-        publish_id: publishId,
+      const sent: SentState = {
+        init_sent_at: yield* Clock.currentTimeMillis,
         mode,
         username: info.username,
         ...(Number.isFinite(info.maxVideoPostDurationSec) ? { max_duration_sec: info.maxVideoPostDurationSec } : {})
-      } satisfies State
+      }
+      return yield* sendInit(input, session, sent, "/v2/post/publish/video/init/", { post_info, source_info })
+    })
+
+  /** A failure that says nothing about whether the call was acted on: no answer came. */
+  const answerLost = (f: PlatformFailure) => f.platformCode === "timeout" || f.platformCode === "network_error"
+
+  /**
+   * Sends an init after saving that it is sent. Its answer holds the publish id; a lost answer is
+   * never re-sent: the creator's videos are looked through instead. A refusal with an answer
+   * published nothing.
+   */
+  const sendInit = (
+    input: PublishInput,
+    session: Session,
+    sent: SentState,
+    path: string,
+    body: unknown
+  ): Effect.Effect<PublishStep, PlatformFailure> =>
+    Effect.gen(function* () {
+      if (input.checkpoint !== undefined) yield* input.checkpoint(sent)
+      const answered = yield* authedCall(session, path, body, { publishes: true }).pipe(
+        Effect.map(Option.some),
+        Effect.catchIf(answerLost, () => Effect.succeed(Option.none<unknown>()))
+      )
+      if (Option.isNone(answered)) return yield* recoverInit(input, session, sent)
+      const publishId = stringField(answered.value, "publish_id")
+      if (publishId === undefined) return yield* Effect.fail(malformed("publish_id"))
+      const { init_sent_at: _sentAt, ...kept } = sent
+      const state: State = { ...kept, publish_id: publishId }
+      return { _tag: "InProgress", state, pollAfterMs: config.pollIntervalMs } satisfies PublishStep
+    }).pipe(
+      Effect.mapError((f) => (f.state === undefined && f.notPublished !== true ? amend(f, { state: null, notPublished: true }) : f))
+    )
+
+  /**
+   * Reads the creator's public videos newest first, back to 5 minutes before the init, for the
+   * one with the caption: the earliest, should two match.
+   */
+  const findVideo = (session: Session, input: PublishInput, sent: SentState) =>
+    Effect.gen(function* () {
+      const from = sent.init_sent_at - clockSkewMs
+      const caption = input.post.caption.trim()
+      let cursor: number | undefined
+      let best: { readonly id: string; readonly at: number; readonly shareUrl: string | undefined } | undefined
+      for (let page = 0; page < maxListPages; page++) {
+        const data = yield* authedCall(
+          session,
+          `/v2/video/list/?fields=${videoListFields}`,
+          cursor === undefined ? { max_count: 20 } : { max_count: 20, cursor }
+        )
+        const videos = field(data, "videos")
+        const items = Array.isArray(videos) ? videos : []
+        let older = false
+        for (const item of items) {
+          const created = numberField(item, "create_time")
+          const at = created === undefined ? undefined : created * 1000
+          if (at !== undefined && at < from) {
+            older = true
+            continue
+          }
+          const id = idField(item, "id")
+          const texts = [stringField(item, "title"), stringField(item, "video_description")].map((t) => t?.trim())
+          if (id === undefined || !texts.includes(caption)) continue
+          const when = at ?? Number.MAX_SAFE_INTEGER
+          if (best === undefined || when < best.at) best = { id, at: when, shareUrl: stringField(item, "share_url") }
+        }
+        const next = numberField(data, "cursor")
+        if (older || items.length === 0 || field(data, "has_more") !== true || next === undefined) break
+        cursor = next
+      }
+      return Option.fromUndefinedOr(best)
+    })
+
+  /**
+   * The answer to an init was lost: the post is looked for among the creator's videos. Not
+   * listed yet: asked again later; not listed within the window: the target fails, retryable.
+   */
+  const recoverInit = (input: PublishInput, session: Session, sent: SentState) =>
+    Effect.gen(function* () {
+      const found = yield* findVideo(session, input, sent).pipe(Effect.result)
+      if (Result.isSuccess(found) && Option.isSome(found.success)) {
+        const video = found.success.value
+        const link = sent.username === null ? shareLink(video.shareUrl) : permalink(sent.username, video.id)
+        return {
+          _tag: "Published",
+          platformPostId: video.id,
+          permalink: link,
+          state: { ...sent, post_id: video.id }
+        } satisfies PublishStep
+      }
+      const now = yield* Clock.currentTimeMillis
+      const window = config.lostInitWindowMs ?? defaults.lostInitWindowMs
+      if (now - sent.init_sent_at >= window) {
+        return yield* Effect.fail(
+          failure("platform_unavailable", Result.isSuccess(found) ? "video_not_listed_after_lost_answer" : "video_list_unavailable_after_lost_answer", {
+            retryable: true,
+            state: null,
+            notPublished: true
+          })
+        )
+      }
+      const asks = (sent.asks ?? 0) + 1
+      return {
+        _tag: "InProgress",
+        state: { ...sent, asks },
+        pollAfterMs: Math.min(config.pollIntervalMs * 2 ** Math.min(asks, 16), maxLookWaitMs)
+      } satisfies PublishStep
     })
 
   const fetchStatus = (state: State, session: TokenSession.TokenSession<Credentials.ShortVideoCredentials>) =>
@@ -317,7 +476,7 @@ export const make = (config: Config, wire: Wire): TikTok => {
     )
 
   const decodeState = (state: unknown) =>
-    Schema.decodeUnknownEffect(State)(state).pipe(
+    Schema.decodeUnknownEffect(Schema.Union([State, SentState]))(state).pipe(
       Effect.mapError(() => failure("internal_error", "unreadable_state", { retryable: false }))
     )
 
@@ -387,11 +546,10 @@ export const make = (config: Config, wire: Wire): TikTok => {
     Effect.gen(function* () {
       const session = yield* openSession(input.account)
       const step = Effect.gen(function* () {
-        if (input.state === null || input.state === undefined) {
-          const state = yield* start(input, session)
-          return { _tag: "InProgress", state, pollAfterMs: config.pollIntervalMs } satisfies PublishStep
-        }
+        if (input.state === null || input.state === undefined) return yield* start(input, session)
         const state = yield* decodeState(input.state)
+        // An init whose answer was lost: only looked for, never sent again.
+        if (!("publish_id" in state)) return yield* recoverInit(input, session, state)
         return yield* checkStatus(input, state, session)
       })
       return yield* TokenSession.withCredentials(session, step)
@@ -409,7 +567,10 @@ export const make = (config: Config, wire: Wire): TikTok => {
 
   const lookUpPermalink: TikTok["permalink"] = (input) =>
     Effect.gen(function* () {
-      const state = yield* decodeState(input.state)
+      const decoded = yield* decodeState(input.state)
+      // A post found among the creator's videos had its permalink from the start.
+      if (!("publish_id" in decoded)) return { _tag: "Never" } satisfies PermalinkLookup
+      const state = decoded
       const username = state.username
       if (username === null) return { _tag: "Never" } satisfies PermalinkLookup
       const session = yield* openSession(input.account)

@@ -19,7 +19,7 @@
  */
 import { createHash } from "node:crypto"
 import type { AccountRecord, CreatorInfo, PlatformFailure, PublishInput, PublishStep } from "@postwire/core"
-import { defaultMaxVideoDurationSec, ErrorDetail, isErrorCode, type Platform, PrivacyLevel } from "@postwire/domain"
+import { defaultMaxVideoDurationSec, ErrorDetail, isErrorCode, type Platform, PrivacyLevel, TargetRules } from "@postwire/domain"
 import { Effect } from "effect"
 import * as MediaRules from "../internal/MediaRules.ts"
 import { failure } from "../internal/Wire.ts"
@@ -117,6 +117,8 @@ const shortVideoFailure = (input: PublishInput): PlatformFailure | undefined => 
   if (!info.privacyLevelOptions.includes(consent.privacy_level)) {
     return failure("privacy_level_mismatch", "privacy_level_option_mismatch", { state: null })
   }
+  const broken = TargetRules.consentRuleBreak(consent)
+  if (broken !== undefined) return failure(broken.code, broken.rule, { state: null })
   const duration = input.media[0]?.record.durationSeconds ?? null
   if (duration !== null && duration > info.maxVideoPostDurationSec) {
     return failure("media_too_long", "max_video_post_duration_sec", {

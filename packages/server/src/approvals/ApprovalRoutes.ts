@@ -17,14 +17,10 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "ef
 import { Approvals, ApprovalToken, EngineConfig, Ids } from "@postwire/core"
 import { PostwireError } from "@postwire/domain"
 import { publicPathOf, ServerConfig } from "../config/ServerConfig.ts"
+import { emptyForm, type FormFields, type FormState, problemOfError, readForm } from "./ApprovalForm.ts"
+import { pageLocale } from "./ApprovalTexts.ts"
 import {
-  emptyForm,
-  type FormFields,
-  type FormState,
   type PageContext,
-  pageLocale,
-  problemOfError,
-  readForm,
   renderClosed,
   renderDecided,
   renderExpired,
@@ -34,7 +30,7 @@ import {
   renderResult,
   renderStaleForm,
   renderUnknown
-} from "./ApprovalPage.ts"
+} from "./ApprovalView.ts"
 
 const csrfCookie = "postwire_approval"
 

@@ -9,7 +9,8 @@
  */
 import type { Connect } from "@postwire/core"
 import { type Locale, localeFromAcceptLanguage, type Platform, platformRules, type PostwireError, renderMessage } from "@postwire/domain"
-import { styles } from "../approvals/ApprovalPage.ts"
+import { styles } from "../approvals/ApprovalStyles.ts"
+import { formatDate } from "../html/DateText.ts"
 import { html, raw, render, type SafeHtml } from "../html/Html.ts"
 
 const texts = {
@@ -111,9 +112,6 @@ export interface PageContext {
   /** The nonce of this response's Content-Security-Policy. */
   readonly nonce: string
 }
-
-const formatDate = (at: number, locale: Locale): string =>
-  `${new Intl.DateTimeFormat(locale === "id" ? "id-ID" : "en-GB", { dateStyle: "long", timeStyle: "short", timeZone: "UTC" }).format(at)} UTC`
 
 // What the approval page's stylesheet lacks: a link that looks like its buttons, and text inputs.
 const extraStyles = `
