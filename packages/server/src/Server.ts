@@ -47,7 +47,7 @@ import { requestLog } from "./http/RequestLog.ts"
 import { EventsHandlers } from "./http/EventsHandlers.ts"
 import { ApiHandlers } from "./http/Handlers.ts"
 import { CommentsHandlers } from "./http/CommentsHandlers.ts"
-import { SandboxCommentPlatform } from "./comments/SandboxCommentPlatform.ts"
+import { PlatformComments } from "./comments/PlatformComments.ts"
 import { PlatformHookRoutes } from "./comments/PlatformHookRoutes.ts"
 import { WebhooksHandlers } from "./http/WebhooksHandlers.ts"
 import { DeliveryServices } from "./worker/DeliveryWorker.ts"
@@ -160,7 +160,7 @@ export const engineLayer = (settings: ServerSettings) =>
     BlobStore.layerDirectory(join(settings.dataDir, "media")),
     mailerLayer(settings),
     PlatformRouter.layer(settings.platforms),
-    SandboxCommentPlatform,
+    PlatformComments(settings.platforms),
     CredentialsCipher.layer.pipe(Layer.provide(EngineConfigLive)),
     AccountConnectorLive.pipe(Layer.provide(EngineConfigLive)),
     DeliveryServices
