@@ -47,7 +47,7 @@ import { observeRequests } from "./http/RequestLog.ts"
 import { EventsHandlers } from "./http/EventsHandlers.ts"
 import { ApiHandlers } from "./http/Handlers.ts"
 import { CommentsHandlers } from "./http/CommentsHandlers.ts"
-import { SandboxCommentPlatform } from "./comments/SandboxCommentPlatform.ts"
+import { PlatformComments } from "./comments/PlatformComments.ts"
 import { PlatformHookRoutes } from "./comments/PlatformHookRoutes.ts"
 import { WebhooksHandlers } from "./http/WebhooksHandlers.ts"
 import { BackgroundLoops } from "./observability/BackgroundLoops.ts"
@@ -168,7 +168,7 @@ export const engineLayer = (settings: ServerSettings) =>
     BlobStore.layerDirectory(join(settings.dataDir, "media")),
     mailerLayer(settings),
     PlatformCalls.layer.pipe(Layer.provide(PlatformRouter.layer(settings.platforms))),
-    SandboxCommentPlatform,
+    PlatformComments(settings.platforms),
     CredentialsCipher.layer.pipe(Layer.provide(EngineConfigLive)),
     AccountConnectorLive.pipe(Layer.provide(EngineConfigLive)),
     DeliveryServices,

@@ -5,7 +5,7 @@
  *
  * @since 0.3.0
  */
-import type { CommentCapabilities, CommentPlatform, PlatformComment, PlatformFailure, TargetRecord } from "@postwire/core"
+import type { CommentPlatform, PlatformComment, PlatformFailure, TargetRecord } from "@postwire/core"
 import { ErrorDetail } from "@postwire/domain"
 import { Schema } from "effect"
 import { failure, field, numberField, stringField } from "../internal/Wire.ts"
@@ -37,10 +37,11 @@ export const defaults: Config = {
 /** The comment operations of one platform. */
 export type CommentOperations = Pick<CommentPlatform["Service"], "poll" | "reply" | "setHidden" | "remove">
 
-/** A platform's comment adapter: what it allows, and the operations. */
-export interface CommentAdapter extends CommentOperations {
-  readonly capabilities: CommentCapabilities
-}
+/**
+ * A platform's comment adapter: the operations. What each platform allows is the domain's
+ * `Comment.commentCapabilities`, the one source the API and the router both read.
+ */
+export type CommentAdapter = CommentOperations
 
 /** Meta writes offsets without a colon (`+0000`); epoch milliseconds, or `undefined`. */
 export const parseTimestamp = (value: string | undefined): number | undefined => {

@@ -20,7 +20,7 @@
  * @since 0.3.0
  */
 import { type CommentCapabilities, CommentPlatform } from "@postwire/core"
-import type { Platform } from "@postwire/domain"
+import { Comment, type Platform } from "@postwire/domain"
 import { Effect, Layer } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import * as GraphApi from "../graph/GraphApi.ts"
@@ -40,14 +40,11 @@ export interface Options extends PlatformRouter.Options {
 
 /**
  * What serves sandbox accounts: the same operations as a platform's. `capabilities`, when given,
- * answers for sandbox accounts; otherwise everything but `push` is allowed.
+ * answers for sandbox accounts; otherwise the domain's (everything but `push`).
  */
 export type SandboxComments = CommentAdapter.CommentOperations & {
   readonly capabilities?: ((platform: Platform) => CommentCapabilities) | undefined
 }
-
-/** What sandbox accounts may do when the sandbox implementation does not say. */
-export const sandboxCapabilities: CommentCapabilities = { read: true, reply: true, hide: true, delete: true, push: false }
 
 /** The adapters of the four platforms, built from the settings. */
 export const adapters = (
@@ -108,7 +105,9 @@ export const make = (
       account.sandbox ? sandbox : real[account.platform]
     return CommentPlatform.of({
       capabilities: (platform, isSandbox) =>
-        isSandbox ? (sandbox.capabilities?.(platform) ?? sandboxCapabilities) : real[platform].capabilities,
+        isSandbox
+          ? (sandbox.capabilities?.(platform) ?? Comment.commentCapabilities(platform, true))
+          : Comment.commentCapabilities(platform, false),
       poll: (input) => of(input.account).poll(input),
       reply: (input) => of(input.account).reply(input),
       setHidden: (input) => of(input.account).setHidden(input),

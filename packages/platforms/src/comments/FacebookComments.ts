@@ -205,7 +205,6 @@ export const make = (options: {
     ).pipe(Effect.withSpan("platforms.pages.comments.delete"))
 
   return {
-    capabilities: { read: true, reply: true, hide: true, delete: true, push: true },
     poll,
     reply,
     setHidden,

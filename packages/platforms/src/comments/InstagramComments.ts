@@ -218,7 +218,6 @@ export const make = (options: {
     ).pipe(Effect.withSpan("platforms.photo.comments.delete"))
 
   return {
-    capabilities: { read: true, reply: true, hide: true, delete: true, push: true },
     poll,
     reply,
     setHidden,

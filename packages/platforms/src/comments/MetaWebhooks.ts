@@ -63,7 +63,7 @@ const entryTime = (value: unknown): number | undefined => {
   return n < 1e12 ? n * 1000 : n
 }
 
-const instagramComment = (entry: unknown, value: unknown): PushedComment | undefined => {
+const instagramComment = (entry: unknown, value: unknown, receivedAt: number): PushedComment | undefined => {
   const id = stringField(value, "id")
   const mediaId = stringField(field(value, "media"), "id")
   if (id === undefined || mediaId === undefined) return undefined
@@ -77,7 +77,7 @@ const instagramComment = (entry: unknown, value: unknown): PushedComment | undef
     authorDisplayName: null,
     authorPlatformId: authorId,
     text: stringField(value, "text") ?? "",
-    createdAt: parseTimestamp(stringField(value, "timestamp")) ?? entryTime(entry) ?? 0,
+    createdAt: parseTimestamp(stringField(value, "timestamp")) ?? entryTime(entry) ?? receivedAt,
     hidden: false,
     likeCount: null,
     fromOwner: authorId !== null && authorId === accountId,
@@ -88,7 +88,7 @@ const instagramComment = (entry: unknown, value: unknown): PushedComment | undef
 
 const verbs: Readonly<Record<string, PushedComment["change"]>> = { add: "added", edited: "edited", remove: "removed" }
 
-const pageComment = (entry: unknown, value: unknown): PushedComment | undefined => {
+const pageComment = (entry: unknown, value: unknown, receivedAt: number): PushedComment | undefined => {
   if (stringField(value, "item") !== "comment") return undefined
   const change = verbs[stringField(value, "verb") ?? ""]
   const id = stringField(value, "comment_id")
@@ -111,7 +111,7 @@ const pageComment = (entry: unknown, value: unknown): PushedComment | undefined 
         ? created < 1e12
           ? created * 1000
           : created
-        : (parseTimestamp(typeof created === "string" ? created : undefined) ?? entryTime(entry) ?? 0),
+        : (parseTimestamp(typeof created === "string" ? created : undefined) ?? entryTime(entry) ?? receivedAt),
     hidden: false,
     likeCount: null,
     fromOwner: authorId !== null && authorId === pageId,
@@ -120,7 +120,7 @@ const pageComment = (entry: unknown, value: unknown): PushedComment | undefined 
   return { platform: "pages", accountExternalId: pageId, platformPostId: postId, change, comment }
 }
 
-const threadsReply = (delivery: unknown, value: unknown): PushedComment | undefined => {
+const threadsReply = (delivery: unknown, value: unknown, receivedAt: number): PushedComment | undefined => {
   const id = stringField(value, "id")
   const root = field(value, "root_post")
   const rootId = stringField(root, "id")
@@ -135,7 +135,7 @@ const threadsReply = (delivery: unknown, value: unknown): PushedComment | undefi
     authorDisplayName: null,
     authorPlatformId: null,
     text: stringField(value, "text") ?? "",
-    createdAt: parseTimestamp(stringField(value, "timestamp")) ?? entryTime(delivery) ?? 0,
+    createdAt: parseTimestamp(stringField(value, "timestamp")) ?? entryTime(delivery) ?? receivedAt,
     hidden: false,
     likeCount: null,
     fromOwner: owner !== undefined && username !== "" && username === owner,
@@ -150,12 +150,12 @@ const threadsReply = (delivery: unknown, value: unknown): PushedComment | undefi
   }
 }
 
-const threadsDelivery = (delivery: unknown): ReadonlyArray<PushedComment> => {
+const threadsDelivery = (delivery: unknown, receivedAt: number): ReadonlyArray<PushedComment> => {
   const values = field(delivery, "values")
   const out: Array<PushedComment> = []
   for (const change of Array.isArray(values) ? values : [values]) {
     if (stringField(change, "field") !== "replies") continue
-    const pushed = threadsReply(delivery, field(change, "value"))
+    const pushed = threadsReply(delivery, field(change, "value"), receivedAt)
     if (pushed !== undefined) out.push(pushed)
   }
   return out
@@ -163,13 +163,14 @@ const threadsDelivery = (delivery: unknown): ReadonlyArray<PushedComment> => {
 
 /**
  * The comment changes of a Meta webhook body (already JSON-parsed). Unknown objects, fields,
- * items and verbs are skipped; malformed input gives an empty list.
+ * items and verbs are skipped; malformed input gives an empty list. `receivedAt` (epoch ms) stands
+ * in for a comment time the delivery does not give.
  */
-export const parseMetaCommentHook = (body: unknown): ReadonlyArray<PushedComment> => {
+export const parseMetaCommentHook = (body: unknown, receivedAt: number = Date.now()): ReadonlyArray<PushedComment> => {
   try {
-    if (Array.isArray(body)) return body.flatMap((delivery) => [...threadsDelivery(delivery)])
+    if (Array.isArray(body)) return body.flatMap((delivery) => [...threadsDelivery(delivery, receivedAt)])
     const object = stringField(body, "object")
-    if (object === undefined) return field(body, "values") === undefined ? [] : threadsDelivery(body)
+    if (object === undefined) return field(body, "values") === undefined ? [] : threadsDelivery(body, receivedAt)
     const out: Array<PushedComment> = []
     for (const entry of listOf(field(body, "entry"))) {
       for (const change of listOf(field(entry, "changes"))) {
@@ -177,9 +178,9 @@ export const parseMetaCommentHook = (body: unknown): ReadonlyArray<PushedComment
         const value = field(change, "value")
         const pushed =
           object === "instagram" && name === "comments"
-            ? instagramComment(entry, value)
+            ? instagramComment(entry, value, receivedAt)
             : object === "page" && name === "feed"
-              ? pageComment(entry, value)
+              ? pageComment(entry, value, receivedAt)
               : undefined
         if (pushed !== undefined) out.push(pushed)
       }

@@ -223,7 +223,6 @@ export const make = (options: {
     ).pipe(Effect.withSpan("platforms.textpost.comments.delete"))
 
   return {
-    capabilities: { read: true, reply: true, hide: true, delete: true, push: true },
     poll,
     reply,
     setHidden,

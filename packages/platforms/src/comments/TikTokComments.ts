@@ -3,7 +3,7 @@
  * Posting) give no comment access: no scope reads or answers comments, and TikTok sends no comment
  * webhooks. Only the Research API (researchers) and the separate TikTok API for Business list them.
  *
- * So every capability is `false`; a poll answers an empty result without calling TikTok; answering,
+ * So every capability is `false` (`Comment.commentCapabilities`); a poll answers an empty result without calling TikTok; answering,
  * hiding and deleting fail with `invalid_state` (`platform_code: tiktok_comments_unavailable`),
  * never retried.
  *
@@ -17,7 +17,6 @@ export const refusalCode = "tiktok_comments_unavailable"
 
 /** The TikTok comment adapter: nothing to read, every action refused. */
 export const adapter: CommentAdapter = {
-  capabilities: { read: false, reply: false, hide: false, delete: false, push: false },
   poll: (input) => Effect.succeed({ comments: [], cursor: input.cursor ?? null, calls: 0 }),
   reply: () => Effect.fail(unsupported(refusalCode)),
   setHidden: () => Effect.fail(unsupported(refusalCode)),

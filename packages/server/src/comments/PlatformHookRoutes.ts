@@ -10,10 +10,10 @@
 import { timingSafeEqual } from "node:crypto"
 import { CommentIngestion } from "@postwire/core"
 import { ErrorDetail, localeFromAcceptLanguage, PostwireError, renderError } from "@postwire/domain"
+import { parseMetaCommentHook, verifyMetaSignature } from "@postwire/platforms"
 import { Cause, Clock, Effect, Layer, Redacted } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ServerConfig } from "../config/ServerConfig.ts"
-import { parseMetaCommentHook, verifyMetaSignature } from "./MetaHook.ts"
 
 /** The largest body accepted: Meta batches changes, but a delivery stays small. */
 const maxBodyBytes = 1024 * 1024
