@@ -8,8 +8,7 @@
  *
  * @since 0.1.0
  */
-import { Array as Arr, Effect, Layer, Option } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
+
 import {
   type AccountRecord,
   type ApiKeyRecord,
@@ -29,6 +28,8 @@ import {
   VersionConflict,
   type WorkspaceRecord
 } from "@postwire/core"
+import { Array as Arr, Effect, Layer, Option } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
 import * as Migrations from "./migrations/Migrations.ts"
 
 type Row = Readonly<Record<string, unknown>>
@@ -73,12 +74,12 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
             ON CONFLICT (workspace_id, post_id) DO UPDATE SET ${sql.unsafe(excludedColumns(approvalColumns))}`
       ], { discard: true })
 
-  const upsertTargets = (workspaceId: string, postId: string, targets: ReadonlyArray<TargetRecord>) =>
+  const upsertTargets = (post: PostRecord, targets: ReadonlyArray<TargetRecord>) =>
     Effect.all([
-      sql`DELETE FROM targets WHERE workspace_id = ${workspaceId} AND post_id = ${postId}
+      sql`DELETE FROM targets WHERE workspace_id = ${post.workspaceId} AND post_id = ${post.id}
           AND NOT (${sql.in("id", targets.map((target) => target.id))})`,
       Arr.isReadonlyArrayNonEmpty(targets)
-        ? sql`INSERT INTO targets ${sql.insert(Arr.map(targets, targetRow))}
+        ? sql`INSERT INTO targets ${sql.insert(targetRows(post, targets))}
               ON CONFLICT (workspace_id, id) DO UPDATE SET ${sql.unsafe(excludedColumns(targetColumns))}`
         : Effect.void
     ], { discard: true })
@@ -118,21 +119,18 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
     Effect.gen(function* () {
       yield* sql`INSERT INTO posts ${sql.insert(postRow(post))}`
       if (Arr.isReadonlyArrayNonEmpty(targets)) {
-        yield* sql`INSERT INTO targets ${sql.insert(Arr.map(targets, targetRow))}`
+        yield* sql`INSERT INTO targets ${sql.insert(targetRows(post, targets))}`
       }
       if (approval !== null) yield* insertApproval(approval)
       yield* insertEvents(events)
     })
 
+  // One range of `targets_quota`: the rows of the window, however long the account's history.
   const quotaUsage = (workspaceId: string, accountId: string, from: number, to: number) =>
-    sql`SELECT count(*) AS used, min(counted.instant) AS oldest FROM (
-          SELECT coalesce(t.published_at, p.publish_at) AS instant
-          FROM targets t
-          JOIN posts p ON p.workspace_id = t.workspace_id AND p.id = t.post_id
-          WHERE t.workspace_id = ${workspaceId} AND t.account_id = ${accountId}
-            AND t.status NOT IN ('cancelled', 'rejected', 'failed')
-        ) counted
-        WHERE counted.instant >= ${from} AND counted.instant < ${to}`.pipe(
+    sql`SELECT count(*) AS used, min(quota_at) AS oldest FROM targets
+        WHERE workspace_id = ${workspaceId} AND account_id = ${accountId}
+          AND status NOT IN ('cancelled', 'rejected', 'failed')
+          AND quota_at >= ${from} AND quota_at < ${to}`.pipe(
       Effect.map(([row]): QuotaUsage => ({ used: toNumber(row!.used), oldest: toNumberOrNull(row!.oldest) }))
     )
 
@@ -292,9 +290,16 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
               yield* sql`SELECT id FROM accounts WHERE workspace_id = ${workspaceId} AND ${sql.in("id", accountIds)}
                 ORDER BY id FOR UPDATE`
             }
-            for (const cap of caps) {
-              const { used } = yield* quotaUsage(workspaceId, cap.accountId, cap.from, cap.to)
-              if (used + 1 > cap.limit) return Option.some(cap.accountId)
+            // A statement of its own, after the locks: its snapshot sees what the holders committed.
+            if (Arr.isReadonlyArrayNonEmpty(caps)) {
+              const [row] = yield* sql`SELECT ${sql.csv(caps.map((cap, i) =>
+                sql`(SELECT count(*) FROM targets
+                      WHERE workspace_id = ${workspaceId} AND account_id = ${cap.accountId}
+                        AND status NOT IN ('cancelled', 'rejected', 'failed')
+                        AND quota_at >= ${cap.from} AND quota_at < ${cap.to}) AS ${sql(`cap${i}`)}`
+              ))}`
+              const full = caps.find((cap, i) => toNumber(row![`cap${i}`]) + 1 > cap.limit)
+              if (full !== undefined) return Option.some(full.accountId)
             }
             yield* insertAggregate(aggregate, events)
             return Option.none<string>()
@@ -331,7 +336,7 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
               WHERE workspace_id = ${post.workspaceId} AND id = ${post.id} AND version = ${post.version - 1}
               RETURNING id`
             if (updated.length === 0) return yield* new VersionConflict({ postId: post.id })
-            yield* upsertTargets(post.workspaceId, post.id, targets)
+            yield* upsertTargets(post, targets)
             yield* upsertApproval(post.workspaceId, post.id, approval)
             yield* insertEvents(events)
           })
@@ -523,6 +528,7 @@ const targetColumns = [
   "consent",
   "permalink",
   "published_at",
+  "quota_at",
   "error",
   "attempts",
   "platform_state",
@@ -652,6 +658,10 @@ const postFromRow = (row: Row): PostRecord => ({
   updatedAt: toNumber(row.updated_at),
   version: toNumber(row.version)
 })
+
+/** The rows of a post's targets, in order; each counts against its quota at `quota_at`. */
+const targetRows = (post: PostRecord, targets: Arr.NonEmptyReadonlyArray<TargetRecord>) =>
+  Arr.map(targets, (target, position) => ({ ...targetRow(target, position), quota_at: target.publishedAt ?? post.publishAt }))
 
 const targetRow = (target: TargetRecord, position: number) => ({
   workspace_id: target.workspaceId,

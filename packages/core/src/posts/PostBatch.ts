@@ -5,8 +5,9 @@
  *
  * @since 0.2.0
  */
-import { Cause, Effect } from "effect"
+
 import { type Locale, type Post, PostwireError, renderError } from "@postwire/domain"
+import { Cause, Effect } from "effect"
 import type { Caller } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { createPost } from "./Posts.ts"

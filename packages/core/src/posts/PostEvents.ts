@@ -4,8 +4,9 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+
 import { type ErrorObject, formatInstant, Webhook } from "@postwire/domain"
+import { Effect } from "effect"
 import { Ids } from "../ids/Ids.ts"
 import type { OutboxEvent, PostRecord, TargetRecord } from "../store/Records.ts"
 

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Option } from "effect"
+
 import {
   defaultPageSize,
   ErrorDetail,
@@ -17,6 +17,7 @@ import {
   parseInstant,
   renderError
 } from "@postwire/domain"
+import { Effect, Option } from "effect"
 import { notifyApprover } from "../approvals/Approvals.ts"
 import { approvalToken, approvalTokenHash, approvalUrl } from "../approvals/ApprovalToken.ts"
 import type { Caller } from "../Caller.ts"
@@ -26,9 +27,9 @@ import type { ApprovalRecord, OutboxEvent, PostAggregate, TargetRecord } from ".
 import { Store, type VersionConflict } from "../store/Store.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "./Cursor.ts"
 import * as PostEvents from "./PostEvents.ts"
-import { dayFull, firstFailure, planPost } from "./PostPlan.ts"
-import { calendarDay, quotaLimit } from "./Quota.ts"
+import { dayFull, firstFailure, planPost, quotaExceeded } from "./PostPlan.ts"
 import { postView, targetView } from "./PostView.ts"
+import { calendarDay, quotaLimit, quotaWindow } from "./Quota.ts"
 import { derivePostStatus, isFinished, readyStatus } from "./TargetStatus.ts"
 
 const now = Effect.clockWith((c) => c.currentTimeMillis)
@@ -155,15 +156,24 @@ export const createPost = Effect.fn("posts.create")(function* (
   } else if (post.status === "scheduled") {
     events.push(yield* PostEvents.makeEvent(caller.workspaceId, "post.scheduled", PostEvents.scheduled(post), livemode, at))
   }
-  if (day === undefined) {
-    yield* store.insertPost(aggregate, events)
-  } else {
-    const caps = plan.targets.map((t) => ({ accountId: t.account.id, from: day.from, to: day.to, limit: quotaLimit(t.account, settings) }))
-    const full = yield* store.insertPostWithinQuota(aggregate, events, caps)
-    if (Option.isSome(full)) {
-      const account = plan.targets.find((t) => t.account.id === full.value)!.account
-      return yield* Effect.fail(dayFull(day, account, quotaLimit(account, settings)))
+  // The plan counted the quotas; the insert counts them again under the accounts' locks, so two
+  // concurrent creates can never together exceed one (the calendar day first, as the plan does).
+  const window = quotaWindow(plan.publishAt)
+  const caps = plan.targets.flatMap((t) => {
+    const limit = quotaLimit(t.account, settings)
+    const rolling = { accountId: t.account.id, from: window.from, to: window.to, limit }
+    return day === undefined ? [rolling] : [{ accountId: t.account.id, from: day.from, to: day.to, limit }, rolling]
+  })
+  const full = yield* store.insertPostWithinQuota(aggregate, events, caps)
+  if (Option.isSome(full)) {
+    const target = plan.targets.find((t) => t.account.id === full.value)!
+    const limit = quotaLimit(target.account, settings)
+    if (day !== undefined) {
+      const daily = yield* store.countQuotaUsage(caller.workspaceId, target.account.id, day.from, day.to)
+      if (daily.used + 1 > limit) return yield* Effect.fail(dayFull(day, target.account, limit))
     }
+    const usage = yield* store.countQuotaUsage(caller.workspaceId, target.account.id, window.from, window.to)
+    return yield* Effect.fail(quotaExceeded(target.index, limit, usage.oldest ?? plan.publishAt))
   }
   if (approval) yield* notifyApprover(aggregate)
 
