@@ -4,10 +4,9 @@
  *
  * @since 0.1.0
  */
-
-import { PgClient } from "@effect/sql-pg"
 import { Config, type Layer, Redacted } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
+import { PgClient } from "@effect/sql-pg"
 
 /** Connection settings beyond the URL. */
 export interface PostgresOptions {

@@ -6,7 +6,8 @@
  *
  * @since 0.2.0
  */
-
+import { Array as Arr, Data, Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
 import {
   type AccountConnectionRecord,
   type ConnectLinkRecord,
@@ -18,8 +19,6 @@ import {
   StoreError
 } from "@postwire/core"
 import { Platform } from "@postwire/domain"
-import { Array as Arr, Data, Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
 
 /** Rolls a transaction back when what it changes is no longer as expected. */
 class Unchanged extends Data.TaggedError("Unchanged")<{}> {}

@@ -8,7 +8,8 @@
  *
  * @since 0.1.0
  */
-
+import { Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
 import {
   type AttemptRecord,
   type ClaimedDelivery,
@@ -23,8 +24,6 @@ import {
   WebhookStore,
   type WebhookStoreShape
 } from "@postwire/core"
-import { Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
 import * as Migrations from "./migrations/Migrations.ts"
 
 type Row = Readonly<Record<string, unknown>>

@@ -5,9 +5,8 @@
  *
  * @since 0.2.0
  */
-
-import { type Locale, type Post, PostwireError, renderError } from "@postwire/domain"
 import { Cause, Effect } from "effect"
+import { type Locale, type Post, PostwireError, renderError } from "@postwire/domain"
 import type { Caller } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { createPost } from "./Posts.ts"

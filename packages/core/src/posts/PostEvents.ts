@@ -4,9 +4,8 @@
  *
  * @since 0.1.0
  */
-
-import { type ErrorObject, formatInstant, Webhook } from "@postwire/domain"
 import { Effect } from "effect"
+import { type ErrorObject, formatInstant, Webhook } from "@postwire/domain"
 import { Ids } from "../ids/Ids.ts"
 import type { OutboxEvent, PostRecord, TargetRecord } from "../store/Records.ts"
 
