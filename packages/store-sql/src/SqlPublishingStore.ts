@@ -11,7 +11,8 @@
  *
  * @since 0.1.0
  */
-
+import { Array as Arr, Data, Effect, Layer, Option } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
 import {
   type AccountChange,
   type OutboxEvent,
@@ -23,8 +24,6 @@ import {
   type TargetRecord,
   TargetStatus
 } from "@postwire/core"
-import { Array as Arr, Data, Effect, Layer, Option } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
 import * as Migrations from "./migrations/Migrations.ts"
 
 type Row = Readonly<Record<string, unknown>>

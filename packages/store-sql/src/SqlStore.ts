@@ -8,7 +8,8 @@
  *
  * @since 0.1.0
  */
-
+import { Array as Arr, Effect, Layer, Option } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
 import {
   type AccountRecord,
   type ApiKeyRecord,
@@ -28,8 +29,6 @@ import {
   VersionConflict,
   type WorkspaceRecord
 } from "@postwire/core"
-import { Array as Arr, Effect, Layer, Option } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
 import * as Migrations from "./migrations/Migrations.ts"
 
 type Row = Readonly<Record<string, unknown>>

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-
+import { Effect, Option } from "effect"
 import {
   defaultMaxVideoDurationSec,
   ErrorDetail,
@@ -14,7 +14,6 @@ import {
   PostwireError,
   parseInstant
 } from "@postwire/domain"
-import { Effect, Option } from "effect"
 import type { Caller } from "../Caller.ts"
 import { EngineConfig, type EngineSettings } from "../EngineConfig.ts"
 import type { AccountRecord, MediaRecord } from "../store/Records.ts"

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-
+import { Effect, Option } from "effect"
 import {
   defaultPageSize,
   ErrorDetail,
@@ -17,7 +17,6 @@ import {
   parseInstant,
   renderError
 } from "@postwire/domain"
-import { Effect, Option } from "effect"
 import { notifyApprover } from "../approvals/Approvals.ts"
 import { approvalToken, approvalTokenHash, approvalUrl } from "../approvals/ApprovalToken.ts"
 import type { Caller } from "../Caller.ts"
