@@ -68,6 +68,9 @@ const newApproval = Effect.fn("approvals.create")(function* (workspaceId: string
   return { record, url: approvalUrl(settings.publicBaseUrl, token) }
 })
 
+/** How far past a post's instant its atomic quota count looks: concurrent creates within it count each other. */
+const concurrentCreateMs = 60_000
+
 /** How one create is checked beyond the request itself. */
 export interface CreateOptions {
   /**
@@ -157,10 +160,13 @@ export const createPost = Effect.fn("posts.create")(function* (
   }
   // The plan counted the quotas; the insert counts them again under the accounts' locks, so two
   // concurrent creates can never together exceed one (the calendar day first, as the plan does).
+  // The rolling window reaches a little past this post's instant: a concurrent create whose
+  // instant is a few milliseconds later (or from an instance whose clock is ahead) commits first,
+  // and every 24 hours that hold that target and this one must still stay within the limit.
   const window = quotaWindow(plan.publishAt)
   const caps = plan.targets.flatMap((t) => {
     const limit = quotaLimit(t.account, settings)
-    const rolling = { accountId: t.account.id, from: window.from, to: window.to, limit }
+    const rolling = { accountId: t.account.id, from: window.from, to: window.to + concurrentCreateMs, limit }
     return day === undefined ? [rolling] : [{ accountId: t.account.id, from: day.from, to: day.to, limit }, rolling]
   })
   const full = yield* store.insertPostWithinQuota(aggregate, events, caps)
