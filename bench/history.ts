@@ -1,7 +1,7 @@
 /**
  * A workspace's history, written straight into the schema with `generate_series`: posts that
  * were published long ago, each with two targets (one per account), an approval on every tenth
- * post, and one dispatched outbox event per post. The history-bound test and the history benches
+ * post, one dispatched outbox event per post, and optionally its delivery to a webhook endpoint. The history-bound test and the history benches
  * share it, so both measure the same shape of data.
  *
  * Every row is old: the newest is two days before `endAt`, outside every quota window, so a
@@ -21,6 +21,8 @@ export interface History {
   readonly to: number
   /** Post `n` was published `n` minutes before two days before this instant. */
   readonly endAt: number
+  /** When given, every event was delivered to this webhook endpoint (one delivery per post). */
+  readonly endpointId?: string | undefined
   /** Keeps the ids of two seeded workspaces apart (default `H`). */
   readonly tag?: string | undefined
 }
@@ -32,17 +34,17 @@ export const historyStatements = (h: History): ReadonlyArray<string> => {
   const text = (value: string) => `'${value.replaceAll("'", "''")}'`
   const tag = h.tag ?? "H"
   const id = (prefix: string) => `'${prefix}_${tag}' || lpad(g::text, 20, '0')`
-  const at = `(${h.endAt - 2 * day} - g * 60000)::bigint`
+  const at = `(${h.endAt - 2 * day} - g::bigint * 60000)`
   const failed = `g % 20 = 0`
   const series = `generate_series(${h.from}, ${h.to}) AS g`
   const [first, second] = h.accounts
   const target = (suffix: string, position: number, account: string) => `
     SELECT ${text(h.workspaceId)}, ${id("tgt")} || '${suffix}', ${id("post")}, ${position}, ${text(account)}, ${text(h.platform)},
-      CASE WHEN ${failed} THEN 'failed' ELSE 'published' END, '{"photo":{"type":"feed"}}'::jsonb, NULL,
+      CASE WHEN ${failed} THEN 'failed' ELSE 'published' END, '{"photo":{"type":"feed"}}'::jsonb, NULL::jsonb,
       CASE WHEN ${failed} THEN NULL ELSE 'https://example.com/p/' || g || '${suffix}' END,
       CASE WHEN ${failed} THEN NULL ELSE ${at} END,
       CASE WHEN ${failed} THEN '{"code":"platform_error"}'::jsonb ELSE NULL END,
-      1, NULL, NULL, NULL, NULL, ${at}, ${at}
+      1, NULL::jsonb, NULL::bigint, NULL::text, NULL::bigint, ${at}, ${at}
     FROM ${series}`
   return [
     `INSERT INTO posts (workspace_id, id, profile_id, caption, media, scheduled_at, ai_generated, approval_mode, notify,
@@ -64,6 +66,15 @@ export const historyStatements = (h: History): ReadonlyArray<string> => {
       SELECT ${text(h.workspaceId)}, ${id("evt")}, 'post.published', ${at}, false,
         jsonb_build_object('post_id', ${id("post")}), ${at}
       FROM ${series}`,
+    ...(h.endpointId === undefined
+      ? []
+      : [
+        `INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, id, event_type, status, attempts,
+            first_attempt_at, last_attempt_at, next_attempt_at, last_status_code, last_error, lease_owner, lease_until, created_at)
+          SELECT ${text(h.workspaceId)}, ${text(h.endpointId)}, ${id("evt")}, ${id("dlv")}, 'post.published', 'delivered', 1,
+            ${at}, ${at}, NULL, 200, NULL, NULL, NULL, ${at}
+          FROM ${series}`
+      ]),
     "ANALYZE"
   ]
 }

@@ -7,6 +7,8 @@
  * - `targets.quota_at`: the instant a target counts against its account's quota (backfilled).
  * - `targets_quota`: the targets that count, by account and instant (the quota check at create).
  * - `targets_publishing`: the targets being published, by account (the quota check at publish).
+ * - `approval_tokens_by_post`: a post's approval tokens (saving a post replaces them), which were
+ *   found by reading every token of every workspace.
  *
  * @since 0.3.0
  */
@@ -20,7 +22,8 @@ const statements: ReadonlyArray<string> = [
   `ALTER TABLE targets ALTER COLUMN quota_at SET NOT NULL`,
   `CREATE INDEX targets_quota ON targets (workspace_id, account_id, quota_at)
     WHERE status NOT IN ('cancelled', 'rejected', 'failed')`,
-  `CREATE INDEX targets_publishing ON targets (workspace_id, account_id) WHERE status = 'publishing'`
+  `CREATE INDEX targets_publishing ON targets (workspace_id, account_id) WHERE status = 'publishing'`,
+  `CREATE INDEX approval_tokens_by_post ON approval_tokens (workspace_id, post_id)`
 ]
 
 /** Adds the quota instant to targets and the indexes that bound the quota counts. */
