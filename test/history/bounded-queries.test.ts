@@ -24,7 +24,6 @@ import {
   anApiKey,
   anApproval,
   anEvent,
-  anId,
   anIdempotencyClaim,
   aPost,
   aProfile,
@@ -239,6 +238,7 @@ if (url === undefined) {
             yield* step("listPosts next page", store.listPosts(workspace.id, {}, { sortKey: last.publishAt, id: last.id }, 25))
             yield* step("listPosts by status", store.listPosts(workspace.id, { status: "published" }, undefined, 25))
             yield* step("listPosts by platform", store.listPosts(workspace.id, { platform: "photo" }, undefined, 25))
+            yield* step("listPosts by an unused platform", store.listPosts(workspace.id, { platform: "shortvideo" }, undefined, 25))
             yield* step("listPosts by profile", store.listPosts(workspace.id, { profileId: profile.id }, undefined, 25))
             yield* step("savePost", store.savePost(aSave(awaiting, () => ({ caption: "Edited", updatedAt: at })), []))
             yield* step("findApprovalByTokenHash", store.findApprovalByTokenHash(awaiting.approval!.tokenHash))

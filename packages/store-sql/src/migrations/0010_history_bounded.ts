@@ -9,6 +9,8 @@
  * - `targets_publishing`: the targets being published, by account (the quota check at publish).
  * - `approval_tokens_by_post`: a post's approval tokens (saving a post replaces them), which were
  *   found by reading every token of every workspace.
+ * - `targets_by_platform`: the posts with a target on a platform, for a list filtered by a
+ *   platform few posts use (a common one finds its page by walking the posts newest first).
  *
  * @since 0.3.0
  */
@@ -23,7 +25,8 @@ const statements: ReadonlyArray<string> = [
   `CREATE INDEX targets_quota ON targets (workspace_id, account_id, quota_at)
     WHERE status NOT IN ('cancelled', 'rejected', 'failed')`,
   `CREATE INDEX targets_publishing ON targets (workspace_id, account_id) WHERE status = 'publishing'`,
-  `CREATE INDEX approval_tokens_by_post ON approval_tokens (workspace_id, post_id)`
+  `CREATE INDEX approval_tokens_by_post ON approval_tokens (workspace_id, post_id)`,
+  `CREATE INDEX targets_by_platform ON targets (workspace_id, platform, post_id)`
 ]
 
 /** Adds the quota instant to targets and the indexes that bound the quota counts. */
