@@ -38,12 +38,19 @@ export const historyStatements = (h: History): ReadonlyArray<string> => {
   const failed = `g % 20 = 0`
   const series = `generate_series(${h.from}, ${h.to}) AS g`
   const [first, second] = h.accounts
+  const failure = JSON.stringify({
+    code: "platform_error",
+    message: "The platform refused the post.",
+    message_id: "Platform menolak postingan.",
+    retryable: false,
+    docs: "http://127.0.0.1/docs/errors#platform_error"
+  })
   const target = (suffix: string, position: number, account: string) => `
     SELECT ${text(h.workspaceId)}, ${id("tgt")} || '${suffix}', ${id("post")}, ${position}, ${text(account)}, ${text(h.platform)},
       CASE WHEN ${failed} THEN 'failed' ELSE 'published' END, '{"photo":{"type":"feed"}}'::jsonb, NULL::jsonb,
       CASE WHEN ${failed} THEN NULL ELSE 'https://example.com/p/' || g || '${suffix}' END,
       CASE WHEN ${failed} THEN NULL ELSE ${at} END,
-      CASE WHEN ${failed} THEN '{"code":"platform_error"}'::jsonb ELSE NULL END,
+      CASE WHEN ${failed} THEN '${failure}'::jsonb ELSE NULL END,
       1, NULL::jsonb, NULL::bigint, NULL::text, NULL::bigint, ${at}, ${at}
     FROM ${series}`
   return [
