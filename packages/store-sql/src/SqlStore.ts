@@ -51,12 +51,6 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
       ? sql`INSERT INTO outbox_events ${sql.insert(Arr.map(events, eventRow))}`.pipe(Effect.asVoid)
       : Effect.void
 
-  const insertApproval = (approval: ApprovalRecord) =>
-    Effect.all([
-      sql`INSERT INTO approvals ${sql.insert(approvalRow(approval))}`,
-      sql`INSERT INTO approval_tokens ${sql.insert(approvalTokenRow(approval))}`
-    ], { discard: true })
-
   const upsertApproval = (workspaceId: string, postId: string, approval: ApprovalRecord | null) =>
     approval === null
       ? Effect.all([
@@ -114,15 +108,24 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
 
   let rateLimitHits = 0
 
+  // One statement, one round trip: the post, its targets, its approval and its events, each a
+  // data-modifying WITH (all run, in one snapshot; the foreign keys are checked at its end).
   const insertAggregate = ({ approval, post, targets }: PostAggregate, events: ReadonlyArray<OutboxEvent>) =>
-    Effect.gen(function* () {
-      yield* sql`INSERT INTO posts ${sql.insert(postRow(post))}`
-      if (Arr.isReadonlyArrayNonEmpty(targets)) {
-        yield* sql`INSERT INTO targets ${sql.insert(targetRows(post, targets))}`
-      }
-      if (approval !== null) yield* insertApproval(approval)
-      yield* insertEvents(events)
-    })
+    sql`WITH ${sql.csv([
+      sql`new_post AS (INSERT INTO posts ${sql.insert(postRow(post))})`,
+      ...(Arr.isReadonlyArrayNonEmpty(targets)
+        ? [sql`new_targets AS (INSERT INTO targets ${sql.insert(targetRows(post, targets))})`]
+        : []),
+      ...(approval === null
+        ? []
+        : [
+          sql`new_approval AS (INSERT INTO approvals ${sql.insert(approvalRow(approval))})`,
+          sql`new_token AS (INSERT INTO approval_tokens ${sql.insert(approvalTokenRow(approval))})`
+        ]),
+      ...(Arr.isReadonlyArrayNonEmpty(events)
+        ? [sql`new_events AS (INSERT INTO outbox_events ${sql.insert(Arr.map(events, eventRow))})`]
+        : [])
+    ])} SELECT 1`.pipe(Effect.asVoid)
 
   // One range of `targets_quota`: the rows of the window, however long the account's history.
   const quotaUsage = (workspaceId: string, accountId: string, from: number, to: number) =>
