@@ -184,6 +184,8 @@ const throughput = async (backend: Backend) => {
     const created = await fetch(`${server.baseUrl}/v1/posts`, { method: "POST", headers: authOf(s), body: createBody(s) })
     if (created.status !== 201) throw new Error(`create: ${created.status} ${await created.text()}`)
     post = await load({ url: `${server.baseUrl}/v1/posts`, method: "POST", headers: authOf(s), body: createBody(s), seconds, connections })
+    // The requests still queued when the load stopped are answered before the next load starts.
+    await (await fetch(`${server.baseUrl}/v1/posts?limit=1`, { headers: authOf(s) })).arrayBuffer()
     get = await load({ url: `${server.baseUrl}/v1/posts?limit=25`, headers: authOf(s), seconds, connections })
   } finally {
     // The embedded database has one owner at a time: the baseline opens it after the server stops.
@@ -194,6 +196,7 @@ const throughput = async (backend: Backend) => {
     const check = await fetch(`${bare.url}/v1/posts`, { method: "POST", headers: authOf(s), body: createBody(s) })
     if (check.status !== 201) throw new Error(`baseline create: ${check.status} ${await check.text()}`)
     const barePost = await load({ url: `${bare.url}/v1/posts`, method: "POST", headers: authOf(s), body: createBody(s), seconds, connections })
+    await (await fetch(`${bare.url}/v1/posts?limit=1`, { headers: authOf(s) })).arrayBuffer()
     const bareGet = await load({ url: `${bare.url}/v1/posts?limit=25`, headers: authOf(s), seconds, connections })
     return [
       { run: `${backend.label} POST /v1/posts`, rps: post.rps, p99_ms: post.p99, errors: post.errors + post.non2xx, baseline_rps: barePost.rps, baseline_p99_ms: barePost.p99, baseline_errors: barePost.errors + barePost.non2xx, ratio: post.rps / barePost.rps },
