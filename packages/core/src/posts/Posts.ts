@@ -27,8 +27,8 @@ import { Store, type VersionConflict } from "../store/Store.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "./Cursor.ts"
 import * as PostEvents from "./PostEvents.ts"
 import { dayFull, firstFailure, planPost, quotaExceeded } from "./PostPlan.ts"
-import { postView, targetView } from "./PostView.ts"
 import { calendarDay, quotaLimit, quotaWindow } from "./Quota.ts"
+import { postView, targetView } from "./PostView.ts"
 import { derivePostStatus, isFinished, readyStatus } from "./TargetStatus.ts"
 
 const now = Effect.clockWith((c) => c.currentTimeMillis)
