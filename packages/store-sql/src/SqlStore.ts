@@ -182,13 +182,10 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
 
     findApiKeyByHash: (hash) =>
       operation("findApiKeyByHash")(
-        Effect.gen(function* () {
-          const [pointer] = yield* sql`SELECT workspace_id, key_id FROM api_key_hashes WHERE key_hash = ${hash}`
-          if (pointer === undefined) return Option.none()
-          const rows = yield* sql`SELECT * FROM api_keys
-            WHERE workspace_id = ${pointer.workspace_id as string} AND id = ${pointer.key_id as string}`
-          return firstAs(rows, apiKeyFromRow)
-        })
+        // One round trip: the global pointer and the key it points at, joined.
+        sql`SELECT k.* FROM api_key_hashes h
+            JOIN api_keys k ON k.workspace_id = h.workspace_id AND k.id = h.key_id
+            WHERE h.key_hash = ${hash}`.pipe(Effect.map((rows) => firstAs(rows, apiKeyFromRow)))
       ),
 
     createProfile: (profile) =>
