@@ -1,167 +1,309 @@
 /**
- * POST /v1/posts and GET /v1/posts over loopback: throughput and p99 of the real server
- * (embedded database, and PostgreSQL when DATABASE_URL is set), each beside a bare node:http
- * server answering the same JSON in the same run; the ratio is the figure. Then the latency of
- * the first page of GET /v1/posts with 1,000 and with 100,000 posts in the workspace.
+ * The posts API over loopback, each figure beside a baseline measured in the same run:
+ *
+ * - POST /v1/posts (2 sandbox targets, approval link) and GET /v1/posts (first page of 25), 16
+ *   connections, against `baseline-server.ts`: node:http and the driver doing the same checks
+ *   and writes on the same database (embedded, and PostgreSQL when `DATABASE_URL` is set).
+ * - History: the first page of a workspace with 100,000 posts against one with 1,000, requests
+ *   interleaved on one server; and creates into accounts with 100,000 posts of history against
+ *   fresh accounts of the same workspace, in alternating rounds. The history is written with
+ *   `generate_series` (`history.ts`), on PostgreSQL when `DATABASE_URL` is set, else embedded.
  */
 import { execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect, Layer } from "effect"
-import { type PostAggregate, Store } from "@postwire/core"
-import { PgliteClient, SqlStore } from "@postwire/store-sql"
 import { aPng } from "../packages/core/test/fixtures/media.ts"
-import { freePort, latency, load, serve, type Served, table } from "./support.ts"
+import { historyStatements } from "./history.ts"
+import { freePort, load, serve, type Served, table } from "./support.ts"
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const large = Number(process.env.BENCH_LARGE_POSTS ?? 100_000)
+const small = 1_000
+const connections = 16
 
+/** A workspace a bench works in: its key, profile, two accounts and an image. */
 interface Session {
-  readonly server: Served
+  readonly workspace: string
   readonly key: string
   readonly profile: string
-  readonly account: string
+  readonly accounts: readonly [string, string]
   readonly media: string
 }
 
-const session = async (server: Served): Promise<Session> => {
-  const key = server.output.match(/svc_test_[A-Za-z0-9_-]+/)?.[0]
-  const profile = server.output.match(/prof_[0-9A-Z]+/)?.[0]
-  const adminToken = server.output.match(/pwadm_[A-Za-z0-9_-]+/)?.[0]
-  const workspace = server.output.match(/Workspace: (ws_[0-9A-Z]+)/)?.[1]
-  if (!key || !profile || !adminToken || !workspace) throw new Error(`unexpected first-start output:\n${server.output}`)
-  // An account whose daily quota does not stop a load test.
-  const created = await fetch(`${server.baseUrl}/admin/v1/workspaces/${workspace}/accounts`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-    body: JSON.stringify({ profile_id: profile, platform: "photo", sandbox: true, daily_quota: 100_000_000 })
-  })
-  const account = ((await created.json()) as { id: string }).id
+const adminOf = (server: Served) => {
+  const token = server.output.match(/pwadm_[A-Za-z0-9_-]+/)?.[0]
+  if (!token) throw new Error(`no admin token in the first-start output:\n${server.output}`)
+  return async <A>(path: string, body: unknown): Promise<A> => {
+    const reply = await fetch(`${server.baseUrl}/admin/v1${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
+    if (!reply.ok) throw new Error(`POST /admin/v1${path}: ${reply.status} ${await reply.text()}`)
+    return (await reply.json()) as A
+  }
+}
+
+/** Two accounts whose daily quota does not stop a load test. */
+const accountsIn = async (server: Served, workspace: string, profile: string): Promise<readonly [string, string]> => {
+  const admin = adminOf(server)
+  const account = () =>
+    admin<{ id: string }>(`/workspaces/${workspace}/accounts`, {
+      profile_id: profile,
+      platform: "photo",
+      sandbox: true,
+      daily_quota: 100_000_000
+    }).then((a) => a.id)
+  return [await account(), await account()]
+}
+
+const imageIn = async (server: Served, key: string) => {
   const uploaded = await fetch(`${server.baseUrl}/v1/media`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: JSON.stringify({ data: Buffer.from(aPng({ width: 8, height: 8 })).toString("base64") })
   })
-  const media = ((await uploaded.json()) as { id: string }).id
-  return { server, key, profile, account, media }
+  return ((await uploaded.json()) as { id: string }).id
 }
 
-const createBody = (s: Session) =>
-  JSON.stringify({ profile_id: s.profile, caption: "bench", media: [s.media], targets: [{ account_id: s.account }] })
+/** The first-start workspace. */
+const firstSession = async (server: Served): Promise<Session> => {
+  const key = server.output.match(/svc_test_[A-Za-z0-9_-]+/)?.[0]
+  const profile = server.output.match(/prof_[0-9A-Z]+/)?.[0]
+  const workspace = server.output.match(/Workspace: (ws_[0-9A-Z]+)/)?.[1]
+  if (!key || !profile || !workspace) throw new Error(`unexpected first-start output:\n${server.output}`)
+  return { workspace, key, profile, accounts: await accountsIn(server, workspace, profile), media: await imageIn(server, key) }
+}
 
-const baseline = async (getBody: string, postBody: string) => {
-  const port = await freePort()
-  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), join(import.meta.dirname, "baseline-server.ts")], {
-    env: { ...process.env, PORT: String(port), BODY_GET: getBody, BODY_POST: postBody },
-    stdio: ["ignore", "pipe", "inherit"]
+/** A new workspace with its own key. */
+const newSession = async (server: Served, name: string): Promise<Session> => {
+  const admin = adminOf(server)
+  const workspace = (await admin<{ id: string }>("/workspaces", { name })).id
+  const { key } = await admin<{ key: string }>(`/workspaces/${workspace}/keys`, {
+    kind: "test",
+    scopes: ["posts:read", "posts:write"]
   })
-  await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()))
-  return { url: `http://127.0.0.1:${port}`, stop: () => void child.kill("SIGTERM") }
+  const profile = (await admin<{ id: string }>(`/workspaces/${workspace}/profiles`, { name })).id
+  return { workspace, key, profile, accounts: await accountsIn(server, workspace, profile), media: await imageIn(server, key) }
 }
 
-const throughput = async (label: string, args: ReadonlyArray<string>, env: Record<string, string>) => {
+const createBody = (s: Session, accounts: readonly [string, string] = s.accounts) =>
+  JSON.stringify({
+    profile_id: s.profile,
+    caption: "bench",
+    media: [s.media],
+    targets: accounts.map((account_id) => ({ account_id }))
+  })
+
+const authOf = (s: Session) => ({ authorization: `Bearer ${s.key}`, "content-type": "application/json" })
+
+/** Where a bench runs: a fresh embedded data directory, or a fresh PostgreSQL database. */
+interface Backend {
+  readonly label: string
+  readonly args: ReadonlyArray<string>
+  readonly env: Record<string, string>
+  readonly baselineEnv: Record<string, string>
+  /** Runs SQL on the database (embedded: only while no server has it open). */
+  readonly sql: (statements: ReadonlyArray<string>) => Promise<void>
+  readonly drop: () => void
+}
+
+const embeddedBackend = (): Backend => {
   const dataDir = mkdtempSync(join(tmpdir(), "postwire-bench-"))
-  const server = await serve(["--data-dir", dataDir, ...args], env)
-  try {
-    const s = await session(server)
-    const auth = { authorization: `Bearer ${s.key}`, "content-type": "application/json" }
-    const createdReply = await fetch(`${server.baseUrl}/v1/posts`, { method: "POST", headers: auth, body: createBody(s) })
-    const postJson = await createdReply.text()
-    const post = await load({ url: `${server.baseUrl}/v1/posts`, method: "POST", headers: auth, body: createBody(s), seconds })
-    const getJson = await (await fetch(`${server.baseUrl}/v1/posts?limit=25`, { headers: auth })).text()
-    const get = await load({ url: `${server.baseUrl}/v1/posts?limit=25`, headers: auth, seconds })
-    const bare = await baseline(getJson, postJson)
-    const barePost = await load({ url: bare.url, method: "POST", body: createBody(s), seconds })
-    const bareGet = await load({ url: bare.url, seconds })
-    bare.stop()
-    return [
-      { run: `${label} POST /v1/posts`, rps: post.rps, p99_ms: post.p99, errors: post.errors + post.non2xx, baseline_rps: barePost.rps, baseline_p99_ms: barePost.p99, ratio: post.rps / barePost.rps },
-      { run: `${label} GET /v1/posts`, rps: get.rps, p99_ms: get.p99, errors: get.errors + get.non2xx, baseline_rps: bareGet.rps, baseline_p99_ms: bareGet.p99, ratio: get.rps / bareGet.rps }
-    ]
-  } finally {
-    await server.stop()
-    rmSync(dataDir, { recursive: true, force: true })
+  return {
+    label: "embedded",
+    args: ["--data-dir", dataDir],
+    env: { DATABASE_URL: "" },
+    baselineEnv: { DATABASE_URL: "", DATA_DIR: join(dataDir, "db") },
+    sql: async (statements) => {
+      const { PGlite } = await import("@electric-sql/pglite")
+      const db = await PGlite.create(join(dataDir, "db"))
+      for (const statement of statements) await db.exec(statement)
+      await db.close()
+    },
+    drop: () => rmSync(dataDir, { recursive: true, force: true })
   }
-}
-
-/** Fills an embedded database with `count` posts of the first-start workspace, through the Store. */
-const seed = (dataDir: string, workspaceId: string, profileId: string, accountId: string, mediaId: string, count: number) =>
-  Effect.gen(function* () {
-    const store = yield* Store
-    const t0 = Date.now() - count * 1000
-    for (let i = 0; i < count; i++) {
-      const id = `post_B${String(i).padStart(25, "0")}`
-      const at = t0 + i * 1000
-      const aggregate: PostAggregate = {
-        post: {
-          id, workspaceId, profileId, caption: `seeded ${i}`, media: [mediaId], scheduledAt: null, aiGenerated: false,
-          approvalMode: "none", notify: null, status: "published", publishAt: at, createdAt: at, updatedAt: at, version: 1
-        },
-        targets: [{
-          id: `tgt_B${String(i).padStart(25, "0")}`, workspaceId, postId: id, accountId, platform: "photo", status: "published",
-          options: { photo: { type: "feed" } }, consent: null, permalink: `https://www.instagram.com/p/${i}/`, publishedAt: at,
-          error: null, attempts: 1, platformState: null, dueAt: null, leaseOwner: null, leaseUntil: null, updatedAt: at
-        }],
-        approval: null
-      }
-      yield* store.insertPost(aggregate, [])
-    }
-  }).pipe(Effect.provide(SqlStore.layer.pipe(Layer.provide(PgliteClient.layer({ dataDir: join(dataDir, "db") })))))
-
-const firstPage = async (count: number) => {
-  const dataDir = mkdtempSync(join(tmpdir(), "postwire-bench-"))
-  try {
-    let server = await serve(["--data-dir", dataDir], { DATABASE_URL: "" })
-    const s = await session(server)
-    const workspaceId = await workspaceOf(s)
-    await server.stop()
-    const started = Date.now()
-    await Effect.runPromise(seed(dataDir, workspaceId, s.profile, s.account, s.media, count))
-    const seededIn = (Date.now() - started) / 1000
-    server = await serve(["--data-dir", dataDir], { DATABASE_URL: "" })
-    const headers = { authorization: `Bearer ${s.key}` }
-    await latency(`${server.baseUrl}/v1/posts?limit=25`, headers, 20)
-    const first = await latency(`${server.baseUrl}/v1/posts?limit=25`, headers, 200)
-    const filtered = await latency(`${server.baseUrl}/v1/posts?limit=25&status=published&platform=photo`, headers, 200)
-    await server.stop()
-    return { posts: count, first_page_median_ms: first.median, first_page_p99_ms: first.p99, filtered_median_ms: filtered.median, filtered_p99_ms: filtered.p99, seeded_in_s: seededIn }
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true })
-  }
-}
-
-const workspaceOf = async (s: Session): Promise<string> => {
-  const found = s.server.output.match(/Workspace: (ws_[0-9A-Z]+)/)?.[1]
-  if (!found) throw new Error(`workspace id not printed:\n${s.server.output}`)
-  return found
 }
 
 /** A new, empty PostgreSQL database beside the one `url` names, dropped afterwards. */
-const freshDatabase = async (url: string) => {
+const postgresBackend = (url: string): Backend => {
   const name = `postwire_bench_${process.pid}_${Date.now()}`
   execFileSync("psql", [url, "-qc", `CREATE DATABASE ${name}`])
   const fresh = new URL(url)
   fresh.pathname = `/${name}`
+  const dataDir = mkdtempSync(join(tmpdir(), "postwire-bench-"))
   return {
-    url: fresh.toString(),
-    drop: () => execFileSync("psql", [url, "-qc", `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`])
+    label: "postgres",
+    args: ["--data-dir", dataDir],
+    env: { DATABASE_URL: fresh.toString() },
+    baselineEnv: { DATABASE_URL: fresh.toString() },
+    sql: async (statements) => {
+      const { default: pg } = await import("pg")
+      const client = new pg.Client({ connectionString: fresh.toString() })
+      await client.connect()
+      for (const statement of statements) await client.query(statement)
+      await client.end()
+    },
+    drop: () => {
+      execFileSync("psql", [url, "-qc", `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`])
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }
+}
+
+const startBaseline = async (env: Record<string, string>) => {
+  const port = await freePort()
+  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), join(import.meta.dirname, "baseline-server.ts")], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "inherit"]
+  })
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once("data", () => resolve())
+    child.once("exit", (code) => reject(new Error(`baseline exited with ${code}`)))
+  })
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((done) => {
+        child.removeAllListeners("exit")
+        child.once("exit", () => done())
+        child.kill("SIGTERM")
+      })
+  }
+}
+
+/** POST and GET /v1/posts on Postwire, then the same requests on the baseline over the same data. */
+const throughput = async (backend: Backend) => {
+  const server = await serve(backend.args, backend.env)
+  let s: Session
+  let post: Awaited<ReturnType<typeof load>>
+  let get: Awaited<ReturnType<typeof load>>
+  try {
+    s = await firstSession(server)
+    const created = await fetch(`${server.baseUrl}/v1/posts`, { method: "POST", headers: authOf(s), body: createBody(s) })
+    if (created.status !== 201) throw new Error(`create: ${created.status} ${await created.text()}`)
+    post = await load({ url: `${server.baseUrl}/v1/posts`, method: "POST", headers: authOf(s), body: createBody(s), seconds, connections })
+    // The requests still queued when the load stopped are answered before the next load starts.
+    await (await fetch(`${server.baseUrl}/v1/posts?limit=1`, { headers: authOf(s) })).arrayBuffer()
+    get = await load({ url: `${server.baseUrl}/v1/posts?limit=25`, headers: authOf(s), seconds, connections })
+  } finally {
+    // The embedded database has one owner at a time: the baseline opens it after the server stops.
+    await server.stop()
+  }
+  const bare = await startBaseline(backend.baselineEnv)
+  try {
+    const check = await fetch(`${bare.url}/v1/posts`, { method: "POST", headers: authOf(s), body: createBody(s) })
+    if (check.status !== 201) throw new Error(`baseline create: ${check.status} ${await check.text()}`)
+    const barePost = await load({ url: `${bare.url}/v1/posts`, method: "POST", headers: authOf(s), body: createBody(s), seconds, connections })
+    await (await fetch(`${bare.url}/v1/posts?limit=1`, { headers: authOf(s) })).arrayBuffer()
+    const bareGet = await load({ url: `${bare.url}/v1/posts?limit=25`, headers: authOf(s), seconds, connections })
+    return [
+      { run: `${backend.label} POST /v1/posts`, rps: post.rps, p99_ms: post.p99, errors: post.errors + post.non2xx, baseline_rps: barePost.rps, baseline_p99_ms: barePost.p99, baseline_errors: barePost.errors + barePost.non2xx, ratio: post.rps / barePost.rps },
+      { run: `${backend.label} GET /v1/posts`, rps: get.rps, p99_ms: get.p99, errors: get.errors + get.non2xx, baseline_rps: bareGet.rps, baseline_p99_ms: bareGet.p99, baseline_errors: bareGet.errors + bareGet.non2xx, ratio: get.rps / bareGet.rps }
+    ]
+  } finally {
+    await bare.stop()
+  }
+}
+
+const median = (samples: Array<number>) => samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)]!
+const p99 = (samples: Array<number>) => samples.sort((a, b) => a - b)[Math.min(samples.length - 1, Math.floor(samples.length * 0.99))]!
+
+const timed = async (url: string, init: RequestInit) => {
+  const start = performance.now()
+  const response = await fetch(url, init)
+  await response.arrayBuffer()
+  if (!response.ok) throw new Error(`${init.method ?? "GET"} ${url}: ${response.status}`)
+  return performance.now() - start
+}
+
+/**
+ * One server, a workspace with `small` posts and one with `large`, the first page of each asked
+ * for in turn; then creates into the large workspace's seeded accounts and into fresh ones, in
+ * alternating rounds of load.
+ */
+const history = async (backend: Backend) => {
+  let server = await serve(backend.args, backend.env)
+  const few = await newSession(server, "Few posts")
+  const many = await newSession(server, "Many posts")
+  const fresh = await accountsIn(server, many.workspace, many.profile)
+  const seed = (s: Session, count: number, tag: string) =>
+    historyStatements({ workspaceId: s.workspace, profileId: s.profile, accounts: s.accounts, platform: "photo", from: 1, to: count, endAt: Date.now(), tag })
+  if (backend.label === "embedded") await server.stop()
+  const started = Date.now()
+  await backend.sql([...seed(few, small, "F"), ...seed(many, large, "M")])
+  const seededIn = (Date.now() - started) / 1000
+  if (backend.label === "embedded") server = await serve(backend.args, backend.env)
+  try {
+    const page = (s: Session) => timed(`${server.baseUrl}/v1/posts?limit=25`, { headers: authOf(s) })
+    for (let i = 0; i < 20; i++) await Promise.all([page(few), page(many)])
+    const fewMs: Array<number> = []
+    const manyMs: Array<number> = []
+    for (let i = 0; i < 200; i++) {
+      fewMs.push(await page(few))
+      manyMs.push(await page(many))
+    }
+    const pages = [
+      {
+        run: `${backend.label} first page, ${large.toLocaleString("en")} posts vs ${small.toLocaleString("en")}`,
+        p50_ms: median(manyMs),
+        p99_ms: p99(manyMs),
+        baseline_p50_ms: median(fewMs),
+        baseline_p99_ms: p99(fewMs),
+        ratio: median(manyMs) / median(fewMs),
+        seeded_in_s: seededIn
+      }
+    ]
+    const rounds = 2
+    const seededRps: Array<number> = []
+    const freshRps: Array<number> = []
+    const round = (accounts: readonly [string, string]) =>
+      load({ url: `${server.baseUrl}/v1/posts`, method: "POST", headers: authOf(many), body: createBody(many, accounts), seconds, connections })
+    for (let i = 0; i < rounds; i++) {
+      seededRps.push((await round(many.accounts)).rps)
+      freshRps.push((await round(fresh)).rps)
+    }
+    const mean = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0) / values.length
+    const creates = [
+      {
+        run: `${backend.label} POST into accounts with ${large.toLocaleString("en")} posts of history vs fresh`,
+        rps: mean(seededRps),
+        baseline_rps: mean(freshRps),
+        ratio: mean(freshRps) / mean(seededRps)
+      }
+    ]
+    return { pages, creates }
+  } catch (error) {
+    console.error(server.output.slice(-4000))
+    throw error
+  } finally {
+    await server.stop()
   }
 }
 
 /** Runs the posts API bench. */
 export const run = async (): Promise<void> => {
-  console.log(`\n## Posts API over loopback (${seconds}s per run, 10 connections)\n`)
-  const rows = [...(await throughput("embedded", [], { DATABASE_URL: "" }))]
-  if (process.env.DATABASE_URL) {
-    const database = await freshDatabase(process.env.DATABASE_URL)
+  const backends = [() => embeddedBackend(), ...(process.env.DATABASE_URL ? [() => postgresBackend(process.env.DATABASE_URL!)] : [])]
+  console.log(`\n## Posts API over loopback (${seconds}s per run, ${connections} connections), against the baseline server\n`)
+  const rows = []
+  for (const make of backends) {
+    const backend = make()
     try {
-      rows.push(...(await throughput("postgres", [], { DATABASE_URL: database.url })))
+      rows.push(...(await throughput(backend)))
     } finally {
-      database.drop()
+      backend.drop()
     }
   }
   table(rows)
-  console.log(`\n## GET /v1/posts first page by workspace size (embedded)\n`)
-  table([await firstPage(1_000), await firstPage(large)])
+  console.log(`\n## Cost by history (ratio: time at ${large.toLocaleString("en")} posts over time at ${small.toLocaleString("en")} or fresh; 1.00 is flat)\n`)
+  const historyBackend = process.env.DATABASE_URL ? postgresBackend(process.env.DATABASE_URL) : embeddedBackend()
+  try {
+    const { creates, pages } = await history(historyBackend)
+    table(pages)
+    console.log("")
+    table(creates)
+  } finally {
+    historyBackend.drop()
+  }
 }

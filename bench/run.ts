@@ -4,6 +4,7 @@
  */
 const benches: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   "posts-api": () => import("./posts-api.ts"),
+  "posts-wire": () => import("./posts-wire.ts"),
   "webhooks-verify": () => import("./webhooks-verify.ts"),
   "webhooks-deliveries": () => import("./webhooks-deliveries.ts"),
   publishing: () => import("./publishing.ts")

@@ -25,11 +25,18 @@ export interface Served {
   readonly stop: () => Promise<void>
 }
 
-/** Starts `postwire serve` with high rate limits and waits until it listens. */
-export const serve = async (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Served> => {
+/**
+ * Starts `postwire serve` with high rate limits and waits until it listens; `nodeArgs` go to
+ * node itself (e.g. `--cpu-prof`).
+ */
+export const serve = async (
+  args: ReadonlyArray<string>,
+  env: Record<string, string> = {},
+  nodeArgs: ReadonlyArray<string> = []
+): Promise<Served> => {
   const port = await freePort()
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "serve", "--port", String(port), ...args], {
+    const child = spawn(process.execPath, [...nodeArgs, bin, "serve", "--port", String(port), ...args], {
       env: {
         ...process.env,
         POSTWIRE_RATE_LIMIT_PER_KEY: "100000000",

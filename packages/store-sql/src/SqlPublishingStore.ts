@@ -255,6 +255,7 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
                 status = ${to},
                 permalink = ${published ? outcome.permalink : null},
                 published_at = ${published ? outcome.publishedAt : null},
+                quota_at = ${published ? sql`${outcome.publishedAt}` : sql`quota_at`},
                 error = ${outcome._tag === "Failed" ? JSON.stringify(outcome.error) : null},
                 attempts = attempts + 1,
                 platform_state = ${jsonOrNull(outcome.platformState)},
@@ -412,12 +413,18 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
 
     publishedUsage: (workspaceId, accountId, from, to, exceptTargetId) =>
       operation("publishedUsage")(
-        sql`SELECT
-              count(*) FILTER (WHERE status = 'published' AND published_at >= ${from} AND published_at < ${to}) AS published,
-              min(published_at) FILTER (WHERE status = 'published' AND published_at >= ${from} AND published_at < ${to}) AS oldest,
-              count(*) FILTER (WHERE status = 'publishing' AND id <> ${exceptTargetId}) AS publishing
-            FROM targets
-            WHERE workspace_id = ${workspaceId} AND account_id = ${accountId} AND status IN ('published', 'publishing')`.pipe(
+        // Two index ranges (`targets_published` over the window, `targets_publishing`), not the
+        // account's whole history of published targets.
+        sql`SELECT published.n AS published, published.oldest, (
+              SELECT count(*) FROM targets
+              WHERE workspace_id = ${workspaceId} AND account_id = ${accountId} AND status = 'publishing'
+                AND id <> ${exceptTargetId}
+            ) AS publishing
+            FROM (
+              SELECT count(*) AS n, min(published_at) AS oldest FROM targets
+              WHERE workspace_id = ${workspaceId} AND account_id = ${accountId} AND status = 'published'
+                AND published_at >= ${from} AND published_at < ${to}
+            ) published`.pipe(
           Effect.map(([row]) => ({
             used: toNumber(row!.published) + toNumber(row!.publishing),
             oldest: toNumberOrNull(row!.oldest)

@@ -51,12 +51,6 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
       ? sql`INSERT INTO outbox_events ${sql.insert(Arr.map(events, eventRow))}`.pipe(Effect.asVoid)
       : Effect.void
 
-  const insertApproval = (approval: ApprovalRecord) =>
-    Effect.all([
-      sql`INSERT INTO approvals ${sql.insert(approvalRow(approval))}`,
-      sql`INSERT INTO approval_tokens ${sql.insert(approvalTokenRow(approval))}`
-    ], { discard: true })
-
   const upsertApproval = (workspaceId: string, postId: string, approval: ApprovalRecord | null) =>
     approval === null
       ? Effect.all([
@@ -73,12 +67,12 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
             ON CONFLICT (workspace_id, post_id) DO UPDATE SET ${sql.unsafe(excludedColumns(approvalColumns))}`
       ], { discard: true })
 
-  const upsertTargets = (workspaceId: string, postId: string, targets: ReadonlyArray<TargetRecord>) =>
+  const upsertTargets = (post: PostRecord, targets: ReadonlyArray<TargetRecord>) =>
     Effect.all([
-      sql`DELETE FROM targets WHERE workspace_id = ${workspaceId} AND post_id = ${postId}
+      sql`DELETE FROM targets WHERE workspace_id = ${post.workspaceId} AND post_id = ${post.id}
           AND NOT (${sql.in("id", targets.map((target) => target.id))})`,
       Arr.isReadonlyArrayNonEmpty(targets)
-        ? sql`INSERT INTO targets ${sql.insert(Arr.map(targets, targetRow))}
+        ? sql`INSERT INTO targets ${sql.insert(targetRows(post, targets))}
               ON CONFLICT (workspace_id, id) DO UPDATE SET ${sql.unsafe(excludedColumns(targetColumns))}`
         : Effect.void
     ], { discard: true })
@@ -114,25 +108,31 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
 
   let rateLimitHits = 0
 
+  // One statement, one round trip: the post, its targets, its approval and its events, each a
+  // data-modifying WITH (all run, in one snapshot; the foreign keys are checked at its end).
   const insertAggregate = ({ approval, post, targets }: PostAggregate, events: ReadonlyArray<OutboxEvent>) =>
-    Effect.gen(function* () {
-      yield* sql`INSERT INTO posts ${sql.insert(postRow(post))}`
-      if (Arr.isReadonlyArrayNonEmpty(targets)) {
-        yield* sql`INSERT INTO targets ${sql.insert(Arr.map(targets, targetRow))}`
-      }
-      if (approval !== null) yield* insertApproval(approval)
-      yield* insertEvents(events)
-    })
+    sql`WITH ${sql.csv([
+      sql`new_post AS (INSERT INTO posts ${sql.insert(postRow(post))})`,
+      ...(Arr.isReadonlyArrayNonEmpty(targets)
+        ? [sql`new_targets AS (INSERT INTO targets ${sql.insert(targetRows(post, targets))})`]
+        : []),
+      ...(approval === null
+        ? []
+        : [
+          sql`new_approval AS (INSERT INTO approvals ${sql.insert(approvalRow(approval))})`,
+          sql`new_token AS (INSERT INTO approval_tokens ${sql.insert(approvalTokenRow(approval))})`
+        ]),
+      ...(Arr.isReadonlyArrayNonEmpty(events)
+        ? [sql`new_events AS (INSERT INTO outbox_events ${sql.insert(Arr.map(events, eventRow))})`]
+        : [])
+    ])} SELECT 1`.pipe(Effect.asVoid)
 
+  // One range of `targets_quota`: the rows of the window, however long the account's history.
   const quotaUsage = (workspaceId: string, accountId: string, from: number, to: number) =>
-    sql`SELECT count(*) AS used, min(counted.instant) AS oldest FROM (
-          SELECT coalesce(t.published_at, p.publish_at) AS instant
-          FROM targets t
-          JOIN posts p ON p.workspace_id = t.workspace_id AND p.id = t.post_id
-          WHERE t.workspace_id = ${workspaceId} AND t.account_id = ${accountId}
-            AND t.status NOT IN ('cancelled', 'rejected', 'failed')
-        ) counted
-        WHERE counted.instant >= ${from} AND counted.instant < ${to}`.pipe(
+    sql`SELECT count(*) AS used, min(quota_at) AS oldest FROM targets
+        WHERE workspace_id = ${workspaceId} AND account_id = ${accountId}
+          AND status NOT IN ('cancelled', 'rejected', 'failed')
+          AND quota_at >= ${from} AND quota_at < ${to}`.pipe(
       Effect.map(([row]): QuotaUsage => ({ used: toNumber(row!.used), oldest: toNumberOrNull(row!.oldest) }))
     )
 
@@ -182,13 +182,10 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
 
     findApiKeyByHash: (hash) =>
       operation("findApiKeyByHash")(
-        Effect.gen(function* () {
-          const [pointer] = yield* sql`SELECT workspace_id, key_id FROM api_key_hashes WHERE key_hash = ${hash}`
-          if (pointer === undefined) return Option.none()
-          const rows = yield* sql`SELECT * FROM api_keys
-            WHERE workspace_id = ${pointer.workspace_id as string} AND id = ${pointer.key_id as string}`
-          return firstAs(rows, apiKeyFromRow)
-        })
+        // One round trip: the global pointer and the key it points at, joined.
+        sql`SELECT k.* FROM api_key_hashes h
+            JOIN api_keys k ON k.workspace_id = h.workspace_id AND k.id = h.key_id
+            WHERE h.key_hash = ${hash}`.pipe(Effect.map((rows) => firstAs(rows, apiKeyFromRow)))
       ),
 
     createProfile: (profile) =>
@@ -292,9 +289,16 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
               yield* sql`SELECT id FROM accounts WHERE workspace_id = ${workspaceId} AND ${sql.in("id", accountIds)}
                 ORDER BY id FOR UPDATE`
             }
-            for (const cap of caps) {
-              const { used } = yield* quotaUsage(workspaceId, cap.accountId, cap.from, cap.to)
-              if (used + 1 > cap.limit) return Option.some(cap.accountId)
+            // A statement of its own, after the locks: its snapshot sees what the holders committed.
+            if (Arr.isReadonlyArrayNonEmpty(caps)) {
+              const [row] = yield* sql`SELECT ${sql.csv(caps.map((cap, i) =>
+                sql`(SELECT count(*) FROM targets
+                      WHERE workspace_id = ${workspaceId} AND account_id = ${cap.accountId}
+                        AND status NOT IN ('cancelled', 'rejected', 'failed')
+                        AND quota_at >= ${cap.from} AND quota_at < ${cap.to}) AS ${sql(`cap${i}`)}`
+              ))}`
+              const full = caps.find((cap, i) => toNumber(row![`cap${i}`]) + 1 > cap.limit)
+              if (full !== undefined) return Option.some(full.accountId)
             }
             yield* insertAggregate(aggregate, events)
             return Option.none<string>()
@@ -331,7 +335,7 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
               WHERE workspace_id = ${post.workspaceId} AND id = ${post.id} AND version = ${post.version - 1}
               RETURNING id`
             if (updated.length === 0) return yield* new VersionConflict({ postId: post.id })
-            yield* upsertTargets(post.workspaceId, post.id, targets)
+            yield* upsertTargets(post, targets)
             yield* upsertApproval(post.workspaceId, post.id, approval)
             yield* insertEvents(events)
           })
@@ -523,6 +527,7 @@ const targetColumns = [
   "consent",
   "permalink",
   "published_at",
+  "quota_at",
   "error",
   "attempts",
   "platform_state",
@@ -652,6 +657,10 @@ const postFromRow = (row: Row): PostRecord => ({
   updatedAt: toNumber(row.updated_at),
   version: toNumber(row.version)
 })
+
+/** The rows of a post's targets, in order; each counts against its quota at `quota_at`. */
+const targetRows = (post: PostRecord, targets: Arr.NonEmptyReadonlyArray<TargetRecord>) =>
+  Arr.map(targets, (target, position) => ({ ...targetRow(target, position), quota_at: target.publishedAt ?? post.publishAt }))
 
 const targetRow = (target: TargetRecord, position: number) => ({
   workspace_id: target.workspaceId,

@@ -83,6 +83,16 @@ export interface PlanOptions {
 export const dayFull = (day: CalendarDay, account: AccountRecord, limit: number): PostwireError =>
   problem("quota_exceeded_for_day", "scheduled_at", { account_id: account.id, day: day.date, limit })
 
+/**
+ * The `quota_exceeded` failure: the rolling 24 hours of the target at `index` are full; they
+ * reset 24 hours after the oldest target counted in them.
+ */
+export const quotaExceeded = (index: number, limit: number, oldest: number): PostwireError =>
+  problem("quota_exceeded", `targets[${index}].account_id`, {
+    limit,
+    resets_at: new Date(oldest + 24 * 60 * 60 * 1000).toISOString()
+  })
+
 /** Checks a create request; loads the profile, accounts and media it names. */
 export const planPost = Effect.fn("posts.plan")(function* (
   caller: Caller,
@@ -207,10 +217,7 @@ export const planPost = Effect.fn("posts.plan")(function* (
     }
     const { from, to } = quotaWindow(publishAt)
     const usage = yield* store.countQuotaUsage(caller.workspaceId, t.account.id, from, to)
-    if (usage.used + 1 > limit) {
-      const resetsAt = new Date((usage.oldest ?? publishAt) + 24 * 60 * 60 * 1000).toISOString()
-      problems.push(problem("quota_exceeded", `targets[${t.index}].account_id`, { limit, resets_at: resetsAt }))
-    }
+    if (usage.used + 1 > limit) problems.push(quotaExceeded(t.index, limit, usage.oldest ?? publishAt))
   }
 
   const plan: Option.Option<PostPlan> =

@@ -26,8 +26,8 @@ import type { ApprovalRecord, OutboxEvent, PostAggregate, TargetRecord } from ".
 import { Store, type VersionConflict } from "../store/Store.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "./Cursor.ts"
 import * as PostEvents from "./PostEvents.ts"
-import { dayFull, firstFailure, planPost } from "./PostPlan.ts"
-import { calendarDay, quotaLimit } from "./Quota.ts"
+import { dayFull, firstFailure, planPost, quotaExceeded } from "./PostPlan.ts"
+import { calendarDay, quotaLimit, quotaWindow } from "./Quota.ts"
 import { postView, targetView } from "./PostView.ts"
 import { derivePostStatus, isFinished, move, readyStatus } from "./TargetStatus.ts"
 
@@ -67,6 +67,9 @@ const newApproval = Effect.fn("approvals.create")(function* (workspaceId: string
   }
   return { record, url: approvalUrl(settings.publicBaseUrl, token) }
 })
+
+/** How far past a post's instant its atomic quota count looks: concurrent creates within it count each other. */
+const concurrentCreateMs = 60_000
 
 /** How one create is checked beyond the request itself. */
 export interface CreateOptions {
@@ -155,15 +158,27 @@ export const createPost = Effect.fn("posts.create")(function* (
   } else if (post.status === "scheduled") {
     events.push(yield* PostEvents.makeEvent(caller.workspaceId, "post.scheduled", PostEvents.scheduled(post), livemode, at))
   }
-  if (day === undefined) {
-    yield* store.insertPost(aggregate, events)
-  } else {
-    const caps = plan.targets.map((t) => ({ accountId: t.account.id, from: day.from, to: day.to, limit: quotaLimit(t.account, settings) }))
-    const full = yield* store.insertPostWithinQuota(aggregate, events, caps)
-    if (Option.isSome(full)) {
-      const account = plan.targets.find((t) => t.account.id === full.value)!.account
-      return yield* Effect.fail(dayFull(day, account, quotaLimit(account, settings)))
+  // The plan counted the quotas; the insert counts them again under the accounts' locks, so two
+  // concurrent creates can never together exceed one (the calendar day first, as the plan does).
+  // The rolling window reaches a little past this post's instant: a concurrent create whose
+  // instant is a few milliseconds later (or from an instance whose clock is ahead) commits first,
+  // and every 24 hours that hold that target and this one must still stay within the limit.
+  const window = quotaWindow(plan.publishAt)
+  const caps = plan.targets.flatMap((t) => {
+    const limit = quotaLimit(t.account, settings)
+    const rolling = { accountId: t.account.id, from: window.from, to: window.to + concurrentCreateMs, limit }
+    return day === undefined ? [rolling] : [{ accountId: t.account.id, from: day.from, to: day.to, limit }, rolling]
+  })
+  const full = yield* store.insertPostWithinQuota(aggregate, events, caps)
+  if (Option.isSome(full)) {
+    const target = plan.targets.find((t) => t.account.id === full.value)!
+    const limit = quotaLimit(target.account, settings)
+    if (day !== undefined) {
+      const daily = yield* store.countQuotaUsage(caller.workspaceId, target.account.id, day.from, day.to)
+      if (daily.used + 1 > limit) return yield* Effect.fail(dayFull(day, target.account, limit))
     }
+    const usage = yield* store.countQuotaUsage(caller.workspaceId, target.account.id, window.from, window.to)
+    return yield* Effect.fail(quotaExceeded(target.index, limit, usage.oldest ?? plan.publishAt))
   }
   if (approval) yield* notifyApprover(aggregate)
 
