@@ -6,7 +6,9 @@
  */
 import { createHmac } from "node:crypto"
 import { SimulatedPlatform } from "@postwire/platforms"
+import { Effect, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Postwire, PostwireApiError, PostwireClient } from "@postwire/client"
 import { aKeyWithScopes, anImage, aPost } from "../support/Builders.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
@@ -170,6 +172,32 @@ describe.each(backends())("comments on %s", (backend) => {
     expect(gone.status).toBe(404)
     expect(errorOf(gone).code).toBe("not_found")
     expect((await commentsOf(postId)).body.data.map((c: { id: string }) => c.id)).toEqual([reply.body.id])
+  })
+
+  it("reads, answers, hides, shows again and deletes through the SDK, Promise and Effect alike", async () => {
+    const account = await aCommentedAccount(3)
+    const { postId } = await aPublishedPost(account.id)
+    await advanceUntil(postId, 3 * minute, 3)
+    const postwire = new Postwire({ apiKey: server.testKey, baseUrl: server.baseUrl })
+    const seen: Array<string> = []
+    for await (const comment of postwire.comments.list({ post_id: postId, limit: 1 })) seen.push(comment.id)
+    expect(seen).toHaveLength(3)
+    const first = await postwire.comments.get(seen[0]!)
+    const answer = await postwire.comments.reply(first.id, { text: "Sampai jumpa!" })
+    expect(answer).toMatchObject({ parent_id: first.id, from_owner: true, text: "Sampai jumpa!" })
+    expect((await postwire.comments.hide(first.id)).hidden).toBe(true)
+    expect((await postwire.comments.unhide(first.id)).hidden).toBe(false)
+    expect(await postwire.comments.delete(answer.id)).toEqual({ id: answer.id, deleted: true })
+    const missing = await postwire.comments.get(answer.id).catch((error: unknown) => error)
+    expect(missing).toBeInstanceOf(PostwireApiError)
+    expect((missing as PostwireApiError).code).toBe("not_found")
+
+    const listed = await Effect.runPromise(
+      PostwireClient.use((client) => Stream.runCollect(client.comments.listAll({ post_id: postId, limit: 2 }))).pipe(
+        Effect.provide(PostwireClient.layer({ apiKey: server.testKey, baseUrl: server.baseUrl }))
+      )
+    )
+    expect([...listed].map((c) => c.id).sort()).toEqual([...seen].sort())
   })
 
   it("lets a posts:read key read comments, and needs comments:write to act on them", async () => {
