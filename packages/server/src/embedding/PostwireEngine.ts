@@ -28,7 +28,7 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import {
   Accounts,
   Approvals,
-  CommentStore,
+  type CommentStore,
   ConnectStore,
   type Caller,
   Media,
