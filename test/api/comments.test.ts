@@ -252,6 +252,25 @@ describe.each(backends())("comments on %s", (backend) => {
   it("shows each account's comment capabilities", async () => {
     const sandbox = await send("GET", `/v1/accounts/${server.accounts[0]!.id}`)
     expect(sandbox.body.comments).toEqual({ read: true, reply: true, hide: true, delete: true, push: false })
+    const liveKey = await aKeyWithScopes(server, ["posts:read"], "live")
+    for (const [platform, comments] of [
+      ["shortvideo", { read: false, reply: false, hide: false, delete: false, push: false }],
+      ["photo", { read: true, reply: true, hide: true, delete: true, push: true }]
+    ] as const) {
+      const live = await server.admin<{ id: string }>(`/workspaces/${server.workspaceId}/accounts`, {
+        profile_id: server.profileId,
+        platform,
+        sandbox: false
+      })
+      const read = await send("GET", `/v1/accounts/${live.id}`, undefined, liveKey)
+      expect(read.status).toBe(200)
+      expect(read.body.comments).toEqual(comments)
+      // No comment access on TikTok: its comments list is an empty page, not an error.
+      if (platform === "shortvideo") {
+        const page = await send("GET", `/v1/comments?account_id=${live.id}`, undefined, liveKey)
+        expect(page.body).toEqual({ data: [], cursor: { next: null, has_more: false } })
+      }
+    }
   })
 
   describe("Meta's webhook", () => {
