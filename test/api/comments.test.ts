@@ -6,7 +6,9 @@
  */
 import { createHmac } from "node:crypto"
 import { SimulatedPlatform } from "@postwire/platforms"
+import { Effect, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Postwire, PostwireApiError, PostwireClient } from "@postwire/client"
 import { aKeyWithScopes, anImage, aPost } from "../support/Builders.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
@@ -172,6 +174,32 @@ describe.each(backends())("comments on %s", (backend) => {
     expect((await commentsOf(postId)).body.data.map((c: { id: string }) => c.id)).toEqual([reply.body.id])
   })
 
+  it("reads, answers, hides, shows again and deletes through the SDK, Promise and Effect alike", async () => {
+    const account = await aCommentedAccount(3)
+    const { postId } = await aPublishedPost(account.id)
+    await advanceUntil(postId, 3 * minute, 3)
+    const postwire = new Postwire({ apiKey: server.testKey, baseUrl: server.baseUrl })
+    const seen: Array<string> = []
+    for await (const comment of postwire.comments.list({ post_id: postId, limit: 1 })) seen.push(comment.id)
+    expect(seen).toHaveLength(3)
+    const first = await postwire.comments.get(seen[0]!)
+    const answer = await postwire.comments.reply(first.id, { text: "Sampai jumpa!" })
+    expect(answer).toMatchObject({ parent_id: first.id, from_owner: true, text: "Sampai jumpa!" })
+    expect((await postwire.comments.hide(first.id)).hidden).toBe(true)
+    expect((await postwire.comments.unhide(first.id)).hidden).toBe(false)
+    expect(await postwire.comments.delete(answer.id)).toEqual({ id: answer.id, deleted: true })
+    const missing = await postwire.comments.get(answer.id).catch((error: unknown) => error)
+    expect(missing).toBeInstanceOf(PostwireApiError)
+    expect((missing as PostwireApiError).code).toBe("not_found")
+
+    const listed = await Effect.runPromise(
+      PostwireClient.use((client) => Stream.runCollect(client.comments.listAll({ post_id: postId, limit: 2 }))).pipe(
+        Effect.provide(PostwireClient.layer({ apiKey: server.testKey, baseUrl: server.baseUrl }))
+      )
+    )
+    expect([...listed].map((c) => c.id).sort()).toEqual([...seen].sort())
+  })
+
   it("lets a posts:read key read comments, and needs comments:write to act on them", async () => {
     const account = await aCommentedAccount(1)
     const { postId } = await aPublishedPost(account.id)
@@ -224,6 +252,25 @@ describe.each(backends())("comments on %s", (backend) => {
   it("shows each account's comment capabilities", async () => {
     const sandbox = await send("GET", `/v1/accounts/${server.accounts[0]!.id}`)
     expect(sandbox.body.comments).toEqual({ read: true, reply: true, hide: true, delete: true, push: false })
+    const liveKey = await aKeyWithScopes(server, ["posts:read"], "live")
+    for (const [platform, comments] of [
+      ["shortvideo", { read: false, reply: false, hide: false, delete: false, push: false }],
+      ["photo", { read: true, reply: true, hide: true, delete: true, push: true }]
+    ] as const) {
+      const live = await server.admin<{ id: string }>(`/workspaces/${server.workspaceId}/accounts`, {
+        profile_id: server.profileId,
+        platform,
+        sandbox: false
+      })
+      const read = await send("GET", `/v1/accounts/${live.id}`, undefined, liveKey)
+      expect(read.status).toBe(200)
+      expect(read.body.comments).toEqual(comments)
+      // No comment access on TikTok: its comments list is an empty page, not an error.
+      if (platform === "shortvideo") {
+        const page = await send("GET", `/v1/comments?account_id=${live.id}`, undefined, liveKey)
+        expect(page.body).toEqual({ data: [], cursor: { next: null, has_more: false } })
+      }
+    }
   })
 
   describe("Meta's webhook", () => {

@@ -18,12 +18,14 @@ import type {
   CreateWebhookInput,
   DecideApprovalInput,
   ListAccountsInput,
+  ListCommentsInput,
   ListPostsInput,
   ListDeliveriesInput,
   ListEventsInput,
   ListProfilesInput,
   ListWebhooksInput,
   ReconnectAccountInput,
+  ReplyToCommentInput,
   RotateSecretInput,
   UpdatePostInput,
   UpdateProfileInput,
@@ -32,11 +34,13 @@ import type {
 } from "./Requests.ts"
 import type {
   Account,
+  Comment,
   ConnectLink,
   CreatePostBatchResult,
   CreatePostResult,
   CreateWebhookResult,
   DecideApprovalResult,
+  DeleteCommentResult,
   DeleteProfileResult,
   DeleteWebhookResult,
   Event,
@@ -255,6 +259,39 @@ export interface PostwireEvents {
 }
 
 /**
+ * Comments under published posts, with Promises: reading needs `posts:read`, answering and
+ * moderating `comments:write`.
+ *
+ * @example
+ * ```ts
+ * import { Postwire } from "@postwire/client"
+ *
+ * const postwire = new Postwire({ apiKey: process.env.POSTWIRE_API_KEY!, baseUrl: "http://localhost:8080" })
+ * for await (const comment of postwire.comments.list({ post_id: "post_01JD0000000000000000000000" })) {
+ *   if (comment.text.includes("?") && !comment.from_owner) {
+ *     await postwire.comments.reply(comment.id, { text: "Good question! We'll DM you." })
+ *   }
+ * }
+ * ```
+ *
+ * @since 0.3.0
+ */
+export interface PostwireComments {
+  /** The first page of comments, newest first (GET /v1/comments); `for await` over it for every comment. */
+  readonly list: (query?: ListCommentsInput) => PagePromise<Comment>
+  /** One comment (GET /v1/comments/{id}). */
+  readonly get: (id: string) => Promise<Comment>
+  /** Publishes an answer as the account and resolves to it (POST /v1/comments/{id}/replies); safe to retry. */
+  readonly reply: (id: string, body: ReplyToCommentInput, options?: CreateOptions) => Promise<Comment>
+  /** Hides the comment on the platform (POST /v1/comments/{id}/hide). */
+  readonly hide: (id: string) => Promise<Comment>
+  /** Shows a hidden comment again (POST /v1/comments/{id}/unhide). */
+  readonly unhide: (id: string) => Promise<Comment>
+  /** Deletes the comment on the platform (DELETE /v1/comments/{id}). */
+  readonly delete: (id: string) => Promise<DeleteCommentResult>
+}
+
+/**
  * Webhook endpoints, with Promises. Reading needs a key with `webhooks:read` (or
  * `webhooks:write`); every change needs `webhooks:write`.
  *
@@ -407,6 +444,8 @@ export class Postwire {
   readonly approvals: PostwireApprovals
   /** Events: list and get. */
   readonly events: PostwireEvents
+  /** Comments: list, get, reply, hide, unhide, delete. */
+  readonly comments: PostwireComments
 
   /**
    * Makes a client; throws a `TypeError` naming the option when one is wrong (`baseUrl` not an
@@ -463,6 +502,14 @@ export class Postwire {
     this.events = {
       list: (query) => firstPage(client.events.list, query ?? {}),
       get: (id) => run(client.events.get(id))
+    }
+    this.comments = {
+      list: (query) => firstPage(client.comments.list, query ?? {}),
+      get: (id) => run(client.comments.get(id)),
+      reply: (id, body, options) => run(client.comments.reply(id, body, options)),
+      hide: (id) => run(client.comments.hide(id)),
+      unhide: (id) => run(client.comments.unhide(id)),
+      delete: (id) => run(client.comments.delete(id))
     }
     this.approvals = {
       decide: (token, body) => run(client.approvals.decide(token, body))

@@ -8,6 +8,7 @@ import {
   Account as AccountSchemas,
   Api,
   Approval as ApprovalSchemas,
+  Comment as CommentSchemas,
   type Locale,
   Post as PostSchemas,
   Webhook as WebhookSchemas
@@ -29,12 +30,14 @@ import type {
   CreateWebhookInput,
   DecideApprovalInput,
   ListAccountsInput,
+  ListCommentsInput,
   ListPostsInput,
   ListProfilesInput,
   ListDeliveriesInput,
   ListEventsInput,
   ListWebhooksInput,
   ReconnectAccountInput,
+  ReplyToCommentInput,
   RotateSecretInput,
   UpdatePostInput,
   UpdateProfileInput,
@@ -43,11 +46,13 @@ import type {
 } from "./Requests.ts"
 import type {
   Account,
+  Comment,
   ConnectLink,
   CreatePostBatchResult,
   CreatePostResult,
   CreateWebhookResult,
   DecideApprovalResult,
+  DeleteCommentResult,
   DeleteProfileResult,
   DeleteWebhookResult,
   Event,
@@ -147,6 +152,48 @@ export interface PostwireClientPosts {
   readonly cancel: (id: string) => Effect.Effect<Post, PostwireClientError>
   /** Queues again the targets that failed with `retryable: true` (POST /v1/posts/{id}/retry). */
   readonly retry: (id: string) => Effect.Effect<RetryPostResult, PostwireClientError>
+}
+
+/**
+ * Comments under published posts: read them (`posts:read`), answer, hide, show again and delete
+ * them (`comments:write`).
+ *
+ * @example
+ * ```ts
+ * import { PostwireClient } from "@postwire/client"
+ * import { Effect, Stream } from "effect"
+ *
+ * const thankEveryone = (postId: string) =>
+ *   PostwireClient.use((postwire) =>
+ *     postwire.comments.listAll({ post_id: postId }).pipe(
+ *       Stream.filter((comment) => !comment.from_owner && comment.parent_id === null),
+ *       Stream.mapEffect((comment) => postwire.comments.reply(comment.id, { text: "Thank you!" })),
+ *       Stream.runDrain
+ *     )
+ *   )
+ * ```
+ *
+ * @since 0.3.0
+ */
+export interface PostwireClientComments {
+  /** One page of comments, newest first (GET /v1/comments). */
+  readonly list: (query?: ListCommentsInput) => Effect.Effect<ListPage<Comment>, PostwireClientError>
+  /** Every comment matching `query`, following `cursor.next` page by page as the stream is pulled. */
+  readonly listAll: (query?: ListCommentsInput) => Stream.Stream<Comment, PostwireClientError>
+  /** One comment (GET /v1/comments/{id}). */
+  readonly get: (id: string) => Effect.Effect<Comment, PostwireClientError>
+  /** Publishes an answer as the account and returns it (POST /v1/comments/{id}/replies); safe to retry. */
+  readonly reply: (
+    id: string,
+    body: ReplyToCommentInput,
+    options?: CreateOptions
+  ) => Effect.Effect<Comment, PostwireClientError>
+  /** Hides the comment on the platform (POST /v1/comments/{id}/hide). */
+  readonly hide: (id: string) => Effect.Effect<Comment, PostwireClientError>
+  /** Shows a hidden comment again (POST /v1/comments/{id}/unhide). */
+  readonly unhide: (id: string) => Effect.Effect<Comment, PostwireClientError>
+  /** Deletes the comment on the platform (DELETE /v1/comments/{id}). */
+  readonly delete: (id: string) => Effect.Effect<DeleteCommentResult, PostwireClientError>
 }
 
 /**
@@ -410,6 +457,7 @@ export interface PostwireClientService {
   readonly webhooks: PostwireClientWebhooks
   readonly approvals: PostwireClientApprovals
   readonly events: PostwireClientEvents
+  readonly comments: PostwireClientComments
 }
 
 const defaultMaxRetries = 2
@@ -553,6 +601,14 @@ export const make = Effect.fnUntraced(function* (
     },
     approvals: {
       decide: HttpApiClient.decodeResponse(Api, { group: "approvals", endpoint: "decide" })
+    },
+    comments: {
+      list: HttpApiClient.decodeResponse(Api, { group: "comments", endpoint: "list" }),
+      get: HttpApiClient.decodeResponse(Api, { group: "comments", endpoint: "get" }),
+      reply: HttpApiClient.decodeResponse(Api, { group: "comments", endpoint: "reply" }),
+      hide: HttpApiClient.decodeResponse(Api, { group: "comments", endpoint: "hide" }),
+      unhide: HttpApiClient.decodeResponse(Api, { group: "comments", endpoint: "unhide" }),
+      delete: HttpApiClient.decodeResponse(Api, { group: "comments", endpoint: "delete" })
     }
   }
 
@@ -635,6 +691,44 @@ export const make = Effect.fnUntraced(function* (
     retry: Effect.fn("postwire.posts.retry")(function* (id: string) {
       const params = yield* checkId(id)
       return yield* call(client.posts.retry({ params, responseMode: "response-only" }), decode.posts.retry)
+    })
+  }
+
+  const comments: PostwireClientComments = {
+    list: Effect.fn("postwire.comments.list")(function* (query?: ListCommentsInput) {
+      return yield* call(
+        client.comments.list({ query: asContract(CommentSchemas.ListCommentsQuery, query ?? {}), responseMode: "response-only" }),
+        decode.comments.list
+      )
+    }),
+    listAll: (query) => paginate(comments.list, query ?? {}),
+    get: Effect.fn("postwire.comments.get")(function* (id: string) {
+      const params = yield* checkId(id)
+      return yield* call(client.comments.get({ params, responseMode: "response-only" }), decode.comments.get)
+    }),
+    reply: Effect.fn("postwire.comments.reply")(function* (id: string, body: ReplyToCommentInput, options?: CreateOptions) {
+      const params = yield* checkId(id)
+      return yield* call(
+        client.comments.reply({
+          params,
+          payload: asContract(CommentSchemas.ReplyToCommentRequest, body),
+          headers: idempotencyHeaders(options),
+          responseMode: "response-only"
+        }),
+        decode.comments.reply
+      )
+    }),
+    hide: Effect.fn("postwire.comments.hide")(function* (id: string) {
+      const params = yield* checkId(id)
+      return yield* call(client.comments.hide({ params, responseMode: "response-only" }), decode.comments.hide)
+    }),
+    unhide: Effect.fn("postwire.comments.unhide")(function* (id: string) {
+      const params = yield* checkId(id)
+      return yield* call(client.comments.unhide({ params, responseMode: "response-only" }), decode.comments.unhide)
+    }),
+    delete: Effect.fn("postwire.comments.delete")(function* (id: string) {
+      const params = yield* checkId(id)
+      return yield* call(client.comments.delete({ params, responseMode: "response-only" }), decode.comments.delete)
     })
   }
 
@@ -838,7 +932,7 @@ export const make = Effect.fnUntraced(function* (
     })
   }
 
-  return { posts, media, accounts, profiles, webhooks, approvals, events }
+  return { posts, media, accounts, profiles, webhooks, approvals, events, comments }
 })
 
 /**

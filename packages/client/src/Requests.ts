@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import type { Account, Approval, Media, Post, Webhook } from "@postwire/domain"
+import type { Account, Approval, Comment, Media, Post, Webhook } from "@postwire/domain"
 import type { Brand } from "effect"
 
 /**
@@ -332,3 +332,25 @@ export type ConnectAccountInput = Unbranded<typeof Account.ConnectAccountRequest
  * @since 0.2.0
  */
 export type ReconnectAccountInput = typeof Account.ReconnectAccountRequest.Encoded
+
+/**
+ * Query of `comments.list`: filters by post, target, account, platform, `hidden` and a range of
+ * the times comments were written.
+ *
+ * @example
+ * ```ts
+ * import type { ListCommentsInput } from "@postwire/client"
+ *
+ * const query: ListCommentsInput = { post_id: "post_01JD0000000000000000000000", hidden: "false", limit: 50 }
+ * ```
+ *
+ * @since 0.3.0
+ */
+export type ListCommentsInput = Unbranded<typeof Comment.ListCommentsQuery.Type>
+
+/**
+ * Body of `comments.reply`: the answer's text, published as the account.
+ *
+ * @since 0.3.0
+ */
+export type ReplyToCommentInput = typeof Comment.ReplyToCommentRequest.Encoded

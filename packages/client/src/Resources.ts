@@ -6,6 +6,7 @@
 import type {
   Account as AccountSchemas,
   Approval as ApprovalSchemas,
+  Comment as CommentSchemas,
   Cursor,
   Media as MediaSchemas,
   Post as PostSchemas,
@@ -315,3 +316,24 @@ export type ConnectLink = AccountSchemas.ConnectLink
  * @since 0.2.0
  */
 export type DeleteProfileResult = AccountSchemas.DeletedProfile
+
+/**
+ * A comment under a published post, or an answer to one (also the data of `comment.created`).
+ *
+ * @example
+ * ```ts
+ * import type { Comment } from "@postwire/client"
+ *
+ * const isQuestion = (comment: Comment) => !comment.from_owner && comment.text.includes("?")
+ * ```
+ *
+ * @since 0.3.0
+ */
+export type Comment = CommentSchemas.Comment
+
+/**
+ * Answer of `comments.delete`.
+ *
+ * @since 0.3.0
+ */
+export type DeleteCommentResult = CommentSchemas.DeletedComment

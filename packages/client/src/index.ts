@@ -12,6 +12,7 @@ export { PostwireClient } from "./PostwireClient.ts"
 export type {
   PostwireClientAccounts,
   PostwireClientApprovals,
+  PostwireClientComments,
   PostwireClientDeliveries,
   PostwireClientEvents,
   PostwireClientMedia,

@@ -201,6 +201,30 @@ describe("CommentIngestion", () => {
     }).pipe(Effect.provide(engineWith(platform)))
   })
 
+  it.effect("takes over the poll of a worker that died holding it, once its lease has run out", () => {
+    const { platform, say, thread } = aThread()
+    return Effect.gen(function* () {
+      const { createdEvents, listed } = yield* aPublishedPost
+      const start = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      say("c1", start)
+      yield* TestClock.adjust(minute)
+      // w1 claims the due poll and dies before asking the platform.
+      const claimed = yield* CommentStore.use((s) =>
+        s.claimDuePolls({ owner: "w1", at: start + minute, leaseUntil: start + minute + settings.leaseMs, limit: 10 })
+      )
+      assert.strictEqual(claimed.length, 1)
+      const w2 = { ...settings, owner: "w2" }
+      assert.deepStrictEqual(yield* CommentIngestion.pollDueTargets(w2), [])
+      assert.strictEqual(thread.polls.length, 0)
+      yield* TestClock.adjust(settings.leaseMs)
+      assert.deepStrictEqual(yield* CommentIngestion.pollDueTargets(w2), ["polled"])
+      // w1 comes back and finishes its poll late: the comment is stored once, its cursor is not saved.
+      assert.deepStrictEqual(yield* CommentIngestion.pollTarget(settings, claimed[0]!), "lost")
+      assert.deepStrictEqual(yield* listed, ["c1"])
+      assert.strictEqual((yield* createdEvents).length, 1)
+    }).pipe(Effect.provide(engineWith(platform)))
+  })
+
   it.effect("spends at most the account's hourly call budget, and goes on in the next hour", () => {
     const { platform, say, thread } = aThread()
     thread.callsPerPoll = 2

@@ -201,6 +201,23 @@ export const layer = (toolkit: PostwireToolkit, options: ToolOptions) =>
             const client = yield* caller.client(IdempotencyKey.derive("retry_post", { ...a, post_updated_at: state }))
             return yield* client.posts.retry(id).pipe(Effect.mapError((error) => fromClientError(error, caller)))
           }).pipe(Effect.withSpan("mcp.retry_post")),
+        list_comments: (args) => call("list_comments", args, (client, a) => client.comments.list(a), false),
+        reply_to_comment: (args) =>
+          call(
+            "reply_to_comment",
+            args,
+            (client, a, caller) =>
+              Effect.flatMap(idOf(a, caller), (id) => client.comments.reply(id, { text: String(a.text ?? "") })),
+            true
+          ),
+        hide_comment: (args) =>
+          call(
+            "hide_comment",
+            args,
+            (client, a, caller) =>
+              Effect.flatMap(idOf(a, caller), (id) => (a.hidden === false ? client.comments.unhide(id) : client.comments.hide(id))),
+            true
+          ),
         explain_error: (args) =>
           Effect.gen(function* () {
             const caller = yield* current

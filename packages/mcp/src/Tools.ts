@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Account, ErrorItem, Media, Post } from "@postwire/domain"
+import { Account, Comment, ErrorItem, Media, Post } from "@postwire/domain"
 import { Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
 import { ToolError } from "./ToolError.ts"
@@ -267,6 +267,53 @@ export const make = (options: ToolOptions) =>
           "Fix non-retryable errors (see explain_error) instead. Needs scope posts:write.",
         parameters: jsonSchema(idInput("post", "post")),
         success: Post.RetryPostResponse,
+        failure,
+        failureMode
+      }),
+      { destructive: false, openWorld: true }
+    ),
+    readOnly(
+      Tool.dynamic("list_comments", {
+        description:
+          "List the comments people wrote under published posts, newest first, filtered by post, target, account, platform, " +
+          "`hidden` (\"true\" or \"false\") or when they were written (`from`/`to`, ISO 8601 with offset). Each comment has its " +
+          "author, text, `parent_id` when it answers another comment, and `from_owner` when the account wrote it. Pages: pass " +
+          "`cursor.next` back as `cursor` while `cursor.has_more` is true. Needs scope posts:read.",
+        parameters: jsonSchema(
+          Schema.Struct({ ...Comment.ListCommentsQuery.fields, limit: Schema.optionalKey(pageLimit), cursor: Schema.optionalKey(cursor) })
+        ),
+        success: Comment.CommentList,
+        failure,
+        failureMode
+      })
+    ),
+    mutating(
+      Tool.dynamic("reply_to_comment", {
+        description:
+          "Publish an answer to a comment, as the account the post was published with; the answer is public on the platform " +
+          "at once and comes back as a comment. Show the user the text before answering on their behalf. Calling again with " +
+          "the same arguments returns the same answer, never a second one. Needs scope comments:write.",
+        parameters: jsonSchema(Schema.Struct({ id: id("comment", "cmt"), ...Comment.ReplyToCommentRequest.fields })),
+        success: Comment.Comment,
+        failure,
+        failureMode
+      }),
+      { destructive: false, openWorld: true }
+    ),
+    mutating(
+      Tool.dynamic("hide_comment", {
+        description:
+          "Hide a comment from the public on its platform (`hidden: true`, the default), or show a hidden one again " +
+          "(`hidden: false`); answers the comment. Needs scope comments:write.",
+        parameters: jsonSchema(
+          Schema.Struct({
+            id: id("comment", "cmt"),
+            hidden: Schema.optionalKey(
+              Schema.Boolean.annotate({ description: "`true` (default) hides the comment; `false` shows it again." })
+            )
+          })
+        ),
+        success: Comment.Comment,
         failure,
         failureMode
       }),

@@ -12,7 +12,7 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { formatInstant, type Webhook } from "@postwire/domain"
-import { type OutboxEvent, PublishingStore, Store } from "@postwire/core"
+import { CommentStore, type OutboxEvent, PublishingStore, Store } from "@postwire/core"
 
 /** An event as a subscriber receives it: the body of a webhook delivery. */
 export interface EngineEvent {
@@ -119,3 +119,22 @@ export const layerObservedStores: Layer.Layer<Store | PublishingStore, never, St
       )
     })
   )
+
+/**
+ * The comment store, with every comment it inserts handing its `comment.created` to the feed once
+ * the write has succeeded. Provide it over the real comment store.
+ */
+export const layerObservedCommentStore: Layer.Layer<CommentStore, never, CommentStore | EventFeed> = Layer.effect(CommentStore)(
+  Effect.gen(function* () {
+    const feed = yield* EventFeed
+    const comments = yield* CommentStore
+    return {
+      ...comments,
+      storeComments: (batch) =>
+        Effect.tap(comments.storeComments(batch), (stored) => {
+          const eventIds = new Map(batch.comments.map((c) => [c.record.id, c.eventId]))
+          return feed.publish(stored.inserted.map((comment) => batch.event(comment, eventIds.get(comment.id) ?? "")))
+        })
+    }
+  })
+)

@@ -28,7 +28,7 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import {
   Accounts,
   Approvals,
-  CommentStore,
+  type CommentStore,
   ConnectStore,
   type Caller,
   Media,
@@ -54,7 +54,7 @@ import { backgroundLayer } from "../Background.ts"
 import { engineLayer } from "../Server.ts"
 import { decodeInput, toPromiseFailure } from "./EngineError.ts"
 import { type EmbedOptions, embedStoreLayer, resolveEmbedSettings } from "./EmbedOptions.ts"
-import { type EventHandler, EventFeed, layerObservedStores } from "./EventFeed.ts"
+import { type EventHandler, EventFeed, layerObservedCommentStore, layerObservedStores } from "./EventFeed.ts"
 
 export type { EngineEvent, EventHandler } from "./EventFeed.ts"
 export { PostwireEngineError } from "./EngineError.ts"
@@ -75,9 +75,7 @@ const storesWithFeed = (base: Layer.Layer<Store | WebhookStore | PublishingStore
     Layer.effect(ConnectStore)(Effect.gen(function* () {
       return yield* ConnectStore
     })),
-    Layer.effect(CommentStore)(Effect.gen(function* () {
-      return yield* CommentStore
-    }))
+    layerObservedCommentStore
   ).pipe(Layer.provide(base), Layer.provideMerge(EventFeed.layer))
 
 /**
