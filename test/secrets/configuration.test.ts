@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process"
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Redacted } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { ConfigProblem, resolveSettings } from "@postwire/server"
+import { ConfigProblem, resolveSettings, ServerSecrets } from "@postwire/server"
 
 const bin = join(import.meta.dirname, "../../packages/server/bin/postwire.js")
 
@@ -84,6 +84,19 @@ describe("POSTWIRE_SECRET", () => {
     expect(() => resolveSettings({}, { POSTWIRE_SECRET_FILE: missing })).toThrow(
       `Invalid configuration POSTWIRE_SECRET_FILE: cannot read ${missing} (ENOENT)`
     )
+  })
+})
+
+describe("the data directory's secret file", () => {
+  it("is created whole with mode 0600, and never replaced by a process that comes second", () => {
+    const directory = aDirectory()
+    const path = join(directory, "secret")
+    expect(ServerSecrets.createSecretFile(path, [strong])).toBe(true)
+    expect(ServerSecrets.createSecretFile(path, [older])).toBe(false)
+    expect(readFileSync(path, "utf8")).toContain(strong)
+    expect(readFileSync(path, "utf8")).not.toContain(older)
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+    expect(readdirSync(directory)).toEqual(["secret"])
   })
 })
 

@@ -11,7 +11,7 @@
  *
  * @since 0.2.0
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from "node:fs"
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import { Data, Effect, Option, Redacted } from "effect"
 import { Keyring, Store } from "@postwire/core"
@@ -84,11 +84,12 @@ const readSecretFile = (path: string): Effect.Effect<Option.Option<ReadonlyArray
   })
 
 /**
- * Writes a secret file readable by its owner only, atomically (a temporary file renamed over),
- * so a crash never leaves a half-written secret.
+ * Creates a secret file readable by its owner only, whole or not at all (written and synced
+ * under a temporary name, then linked into place), so a crash never leaves a half-written
+ * secret. False when the file already exists: another process created it first.
  */
-export const writeSecretFile = (path: string, secrets: ReadonlyArray<string>): void => {
-  const temporary = `${path}.${process.pid}.tmp`
+export const createSecretFile = (path: string, secrets: ReadonlyArray<string>): boolean => {
+  const temporary = `${path}.${process.pid}.${Date.now()}.tmp`
   const fd = openSync(temporary, "wx", 0o600)
   try {
     writeSync(fd, MasterSecrets.formatFile(secrets))
@@ -96,7 +97,15 @@ export const writeSecretFile = (path: string, secrets: ReadonlyArray<string>): v
   } finally {
     closeSync(fd)
   }
-  renameSync(temporary, path)
+  try {
+    linkSync(temporary, path)
+    return true
+  } catch (error) {
+    if (codeOf(error) === "EEXIST") return false
+    throw error
+  } finally {
+    unlinkSync(temporary)
+  }
 }
 
 /** The data directory's secrets: read, or created once (from the 0.1 database secret when there is one). */
@@ -106,13 +115,18 @@ const dataDirectorySecrets = (dataDir: string, legacy: Option.Option<string>) =>
     const existing = yield* readSecretFile(path)
     if (Option.isSome(existing)) return existing.value
     const secrets = Option.isSome(legacy) ? [legacy.value] : [MasterSecrets.generate()]
-    yield* Effect.try({
+    const created = yield* Effect.try({
       try: () => {
         mkdirSync(dataDir, { recursive: true })
-        writeSecretFile(path, secrets)
+        return createSecretFile(path, secrets)
       },
       catch: (error) => new SecretFileUnusable({ path, detail: `cannot write it (${codeOf(error)})` })
     })
+    if (!created) {
+      const raced = yield* readSecretFile(path)
+      if (Option.isSome(raced)) return raced.value
+      return yield* new SecretFileUnusable({ path, detail: "it vanished while being created" })
+    }
     yield* Effect.logInfo(
       Option.isSome(legacy) ? `moved the server secret out of the database into ${path}` : `generated the server secret in ${path}`
     )
