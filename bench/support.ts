@@ -1,6 +1,7 @@
 /**
  * Shared pieces of the benchmarks: starting servers as child processes and measuring them.
  */
+import { randomBytes } from "node:crypto"
 import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:net"
 import { join } from "node:path"
@@ -25,6 +26,8 @@ export interface Served {
   readonly stop: () => Promise<void>
 }
 
+const benchSecret = randomBytes(32).toString("base64url")
+
 /**
  * Starts `postwire serve` with high rate limits and waits until it listens; `nodeArgs` go to
  * node itself (e.g. `--cpu-prof`).
@@ -41,6 +44,8 @@ export const serve = async (
         ...process.env,
         POSTWIRE_RATE_LIMIT_PER_KEY: "100000000",
         POSTWIRE_RATE_LIMIT_POSTS_CREATE: "100000000",
+        // One master secret for every process of a run (required on PostgreSQL).
+        POSTWIRE_SECRET: benchSecret,
         ...env
       },
       stdio: ["ignore", "pipe", "pipe"]

@@ -177,6 +177,8 @@ export const startFleet = async (options: { readonly accounts: number; readonly 
   const common = {
     DATABASE_URL: url,
     POSTWIRE_ADMIN_TOKEN: adminToken,
+    // On PostgreSQL every instance is given the same master secret (docs/operations.md).
+    POSTWIRE_SECRET: randomBytes(32).toString("base64url"),
     POSTWIRE_PUBLIC_URL: apiUrl,
     POSTWIRE_DATA_DIR: dataDir
   }

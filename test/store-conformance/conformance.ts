@@ -871,5 +871,19 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
 
           assert.strictEqual(new Set(values).size, 1)
         }))
+
+      it.effect("reads a value, and deletes it only while it still holds the value named", () =>
+        Effect.gen(function* () {
+          const store = yield* Store
+          const name = anId("setting")
+
+          assert.isTrue(Option.isNone(yield* store.readSetting(name)))
+          yield* store.ensureSetting(name, "kept")
+          assert.deepStrictEqual(yield* store.readSetting(name), Option.some("kept"))
+          assert.isFalse(yield* store.deleteSetting(name, "other"))
+          assert.deepStrictEqual(yield* store.readSetting(name), Option.some("kept"))
+          assert.isTrue(yield* store.deleteSetting(name, "kept"))
+          assert.isTrue(Option.isNone(yield* store.readSetting(name)))
+        }))
     })
   })

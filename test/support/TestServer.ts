@@ -63,6 +63,8 @@ export interface TestDatabase {
   readonly schema?: string
   /** The stores on this database, for one server. */
   readonly stores: () => Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore, unknown>
+  /** The master secret every server on it runs with (`POSTWIRE_SECRET`), as on a real deployment. */
+  readonly secret: string
   /** What the first server on it created; servers started later report the same. */
   firstRun: FirstRun | undefined
   /** Deletes the database. */
@@ -75,6 +77,7 @@ export const aDatabase = async (backend: Backend): Promise<TestDatabase> => {
     const directory = mkdtempSync(join(tmpdir(), "postwire-db-"))
     return {
       backend,
+      secret: randomBytes(32).toString("base64url"),
       stores: () => sqlStores.pipe(Layer.provide(PgliteClient.layer({ dataDir: directory }))),
       firstRun: undefined,
       drop: async () => rmSync(directory, { recursive: true, force: true })
@@ -94,6 +97,7 @@ export const aDatabase = async (backend: Backend): Promise<TestDatabase> => {
   return {
     backend,
     schema,
+    secret: randomBytes(32).toString("base64url"),
     stores: () => sqlStores.pipe(Layer.provide(layerPostgres(url, { searchPath: schema }))),
     firstRun: undefined,
     drop: () => onSchema(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
@@ -122,7 +126,12 @@ export const startServer = async (
     { port: "1", host: "127.0.0.1", dataDir },
     // Publishing is opt-in: suites that look at queued posts must not see them published under
     // them, so the publisher looks for due targets once an hour unless a suite asks for more.
-    { POSTWIRE_ADMIN_TOKEN: adminToken, POSTWIRE_PUBLISH_POLL_MS: "3600000", ...env }
+    {
+      POSTWIRE_ADMIN_TOKEN: adminToken,
+      POSTWIRE_PUBLISH_POLL_MS: "3600000",
+      ...(options.database === undefined ? {} : { POSTWIRE_SECRET: options.database.secret }),
+      ...env
+    }
   )
   const store =
     options.database?.stores() ?? (backend === "postgres" ? postgresStore() : sqlStores.pipe(Layer.provide(PgliteClient.layer({}))))

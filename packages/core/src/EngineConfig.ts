@@ -5,13 +5,18 @@
  */
 import { Context, Layer } from "effect"
 import { type Platform, platformRules } from "@postwire/domain"
+import * as Keyring from "./secrets/Keyring.ts"
 
 /** Settings the use-cases read. */
 export interface EngineSettings {
   /** Base of approval links and docs links, e.g. `http://localhost:8080`. */
   readonly publicBaseUrl: string
-  /** Server secret (≥ 32 bytes) keying cursors and approval tokens. Never leaves the server. */
-  readonly secret: string
+  /**
+   * The server's master secrets, newest first: every key that seals credentials or signs
+   * approval links, media addresses, cursors and sandbox codes derives from them. Never leaves
+   * the server, never stored in the database.
+   */
+  readonly keyring: Keyring.Keyring
   /** How long an approval link is valid. Default 7 days. */
   readonly approvalTtlMs: number
   /** How long a list cursor is valid. Default 24 hours. */
@@ -28,10 +33,13 @@ export interface EngineSettings {
 
 const day = 24 * 60 * 60 * 1000
 
-/** The documented defaults, given the two values that have none. */
-export const defaultSettings = (publicBaseUrl: string, secret: string): EngineSettings => ({
+/**
+ * The documented defaults, given the two values that have none: the public address and the
+ * master secret (one string, or a keyring of several, newest first).
+ */
+export const defaultSettings = (publicBaseUrl: string, secret: string | Keyring.Keyring): EngineSettings => ({
   publicBaseUrl,
-  secret,
+  keyring: typeof secret === "string" ? Keyring.make([secret]) : secret,
   approvalTtlMs: 7 * day,
   cursorTtlMs: day,
   maxRangeMs: 92 * day,

@@ -527,11 +527,11 @@ describe("Publisher", () => {
       const url = new URL(fake.mediaUrls[0]!)
       assert.strictEqual(url.origin + url.pathname, `https://postwire.test/media-files/${caller.workspaceId}/${mediaId}`)
       const check = (at: number, sig = url.searchParams.get("sig") ?? undefined) =>
-        MediaUrls.verifyMediaUrl(secret, caller.workspaceId, mediaId, url.searchParams.get("exp") ?? undefined, sig, at)
+        MediaUrls.verifyMediaUrl(engineSettings.keyring, caller.workspaceId, mediaId, url.searchParams.get("exp") ?? undefined, sig, at)
       const at = yield* now
       assert.isTrue(check(at))
       assert.isFalse(check(at, "x".repeat(43)))
-      assert.isFalse(MediaUrls.verifyMediaUrl(secret, caller.workspaceId, "med_other", url.searchParams.get("exp") ?? undefined, url.searchParams.get("sig") ?? undefined, at))
+      assert.isFalse(MediaUrls.verifyMediaUrl(engineSettings.keyring, caller.workspaceId, "med_other", url.searchParams.get("exp") ?? undefined, url.searchParams.get("sig") ?? undefined, at))
       assert.isFalse(check(at + 61 * 60_000))
     }).pipe(Effect.provide(engineWith(service)))
   })

@@ -4,7 +4,6 @@
  *
  * @since 0.1.0
  */
-import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import { join } from "node:path"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -21,7 +20,8 @@ import {
   type CommentStore,
   type ConnectStore,
   type PublishingStore,
-  Store,
+  SandboxConsent,
+  type Store,
   type WebhookStore
 } from "@postwire/core"
 import { Api } from "@postwire/domain"
@@ -56,16 +56,19 @@ import * as JsonLogger from "./observability/JsonLogger.ts"
 import { MetricsRoute } from "./observability/MetricsRoute.ts"
 import * as PlatformCalls from "./observability/PlatformCalls.ts"
 import * as Tracing from "./observability/Tracing.ts"
+import * as ServerSecrets from "./secrets/ServerSecrets.ts"
 import { DeliveryServices } from "./worker/DeliveryWorker.ts"
 
-/** The engine's settings, keyed by the server secret kept in the store. */
+/**
+ * The engine's settings, keyed by the master secrets from the configuration or the data
+ * directory, never from the database alone (secrets/ServerSecrets.ts).
+ */
 export const EngineConfigLive = Layer.effect(
   EngineConfig,
   Effect.gen(function* () {
     const config = yield* ServerConfig
-    const store = yield* Store
-    const secret = yield* store.ensureSetting("server_secret", randomBytes(32).toString("base64url")).pipe(Effect.orDie)
-    return defaultSettings(config.publicUrl, secret)
+    const { keyring } = yield* ServerSecrets.resolve(config)
+    return defaultSettings(config.publicUrl, keyring)
   })
 )
 
@@ -74,7 +77,7 @@ const AccountConnectorLive = Layer.unwrap(
   Effect.gen(function* () {
     const config = yield* ServerConfig
     const engine = yield* EngineConfig
-    return ConnectRouter.layer({ ...config.connect, publicUrl: config.publicUrl, sandboxSecret: engine.secret })
+    return ConnectRouter.layer({ ...config.connect, publicUrl: config.publicUrl, sandboxSecret: SandboxConsent.signingSecret(engine.keyring) })
   })
 )
 

@@ -14,3 +14,6 @@ export { EventFeed, type EngineEvent, type EventHandler } from "./embedding/Even
 export { PostwireEngineError } from "./embedding/EngineError.ts"
 export type { EmbedOptions } from "./embedding/EmbedOptions.ts"
 export * from "./embedding/PostwireHandler.ts"
+export * as MasterSecrets from "./secrets/MasterSecrets.ts"
+export * as ServerSecrets from "./secrets/ServerSecrets.ts"
+export * as Reseal from "./secrets/Reseal.ts"

@@ -454,6 +454,18 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
         })
       ),
 
+    readSetting: (name) =>
+      operation("readSetting")(
+        sql`SELECT value FROM settings WHERE name = ${name}`.pipe(
+          Effect.map((rows) => Option.fromNullishOr(rows[0]?.value as string | undefined))
+        )
+      ),
+
+    deleteSetting: (name, value) =>
+      operation("deleteSetting")(
+        sql`DELETE FROM settings WHERE name = ${name} AND value = ${value} RETURNING name`.pipe(Effect.map((rows) => rows.length > 0))
+      ),
+
     listWorkspaces: () =>
       operation("listWorkspaces")(
         sql`SELECT * FROM workspaces ORDER BY created_at, id`.pipe(Effect.map((rows) => rows.map(workspaceFromRow)))

@@ -129,7 +129,7 @@ const page = Effect.fn("lists.page")(function* <A>(
   const digest = filterDigest(scope, filters)
   let after: Keyset | undefined
   if (query.cursor !== undefined) {
-    const decoded = decodeCursor(settings.secret, query.cursor, digest, at, settings.cursorTtlMs)
+    const decoded = decodeCursor(settings.keyring, query.cursor, digest, at, settings.cursorTtlMs)
     if (Option.isNone(decoded)) return yield* Effect.fail(new PostwireError({ code: "invalid_cursor", field: "cursor" }))
     after = decoded.value
   }
@@ -140,7 +140,7 @@ const page = Effect.fn("lists.page")(function* <A>(
   const hasMore = rows.length > limit && last !== undefined
   return {
     items,
-    cursor: { next: hasMore ? encodeCursor(settings.secret, keyOf(last), digest, at) : null, has_more: hasMore }
+    cursor: { next: hasMore ? encodeCursor(settings.keyring, keyOf(last), digest, at) : null, has_more: hasMore }
   }
 })
 

@@ -29,6 +29,7 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto"
 import { Platform } from "@postwire/domain"
 import { Schema } from "effect"
+import * as Keyring from "../secrets/Keyring.ts"
 
 /** How long a simulated authorization code may be exchanged: ten minutes, like most platforms. */
 export const codeLifetimeMs = 10 * 60 * 1000
@@ -119,6 +120,12 @@ const Payload = Schema.Struct({
 })
 
 const handlePattern = /^[a-z0-9_.]{1,30}$/
+
+/**
+ * The secret the sandbox consent page signs codes with: the newest master's key for sandbox
+ * codes. A code lives minutes, so a code issued just before a rotation may need a second try.
+ */
+export const signingSecret = (keyring: Keyring.Keyring): string => Keyring.newest(keyring).key("sandbox-code").toString("base64url")
 
 const mac = (secret: string, body: string): Buffer =>
   createHmac("sha256", secret).update(`postwire/sandbox-code/v1:${body}`).digest()

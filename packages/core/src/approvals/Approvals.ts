@@ -38,7 +38,7 @@ import type {
   WorkspaceRecord
 } from "../store/Records.ts"
 import { Store } from "../store/Store.ts"
-import { approvalToken, approvalTokenHash, approvalUrl } from "./ApprovalToken.ts"
+import { approvalTokenHash, approvalTokenOf, approvalUrl } from "./ApprovalToken.ts"
 import { type MailMessage, Mailer } from "./Mailer.ts"
 
 const now = Effect.clockWith((c) => c.currentTimeMillis)
@@ -116,7 +116,7 @@ const creatorProblem = (creator: CreatorInfo, media: ReadonlyArray<MediaRecord>,
 const askCreator = Effect.fn("approvals.creatorInfo")(function* (account: AccountRecord) {
   const client = yield* PlatformClient
   const settings = yield* EngineConfig
-  const cipher = Option.getOrElse(yield* Effect.serviceOption(CredentialsCipher), () => CredentialsCipher.make(settings.secret))
+  const cipher = Option.getOrElse(yield* Effect.serviceOption(CredentialsCipher), () => CredentialsCipher.make(settings.keyring))
   const context = accountContext(account.workspaceId, account.id)
   const opened =
     account.credentials === null ? account : { ...account, credentials: Option.getOrNull(cipher.open(account.credentials, context)) }
@@ -571,7 +571,7 @@ export const notifyApprover = Effect.fn("approvals.notify")(
       caption: aggregate.post.caption,
       destinations: accounts.map((a) => ({ platform: a.platform, handle: a.handle })),
       scheduledAt: aggregate.post.scheduledAt,
-      url: approvalUrl(settings.publicBaseUrl, approvalToken(settings.secret, approval.id)),
+      url: approvalUrl(settings.publicBaseUrl, approvalTokenOf(settings.keyring, approval)),
       expiresAt: approval.expiresAt
     })
     yield* mailer.value.send(message).pipe(Effect.timeout("30 seconds"))

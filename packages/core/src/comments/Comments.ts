@@ -191,7 +191,7 @@ export const listComments = Effect.fn("comments.list")(function* (caller: Caller
   const digest = filterDigest(`comments:${caller.workspaceId}`, filter)
   let after: { sortKey: number; id: string } | undefined
   if (query.cursor !== undefined) {
-    const decoded = decodeCursor(settings.secret, query.cursor, digest, at, settings.cursorTtlMs)
+    const decoded = decodeCursor(settings.keyring, query.cursor, digest, at, settings.cursorTtlMs)
     if (Option.isNone(decoded)) return yield* Effect.fail(new PostwireError({ code: "invalid_cursor", field: "cursor" }))
     after = decoded.value
   }
@@ -203,7 +203,7 @@ export const listComments = Effect.fn("comments.list")(function* (caller: Caller
   return {
     data: page.map(commentView),
     cursor: {
-      next: hasMore ? encodeCursor(settings.secret, { sortKey: last.createdAt, id: last.id }, digest, at) : null,
+      next: hasMore ? encodeCursor(settings.keyring, { sortKey: last.createdAt, id: last.id }, digest, at) : null,
       has_more: hasMore
     }
   } satisfies Comment.CommentList

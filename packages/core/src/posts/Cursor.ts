@@ -4,8 +4,9 @@
  *
  * @since 0.1.0
  */
-import { createHash, createHmac, timingSafeEqual } from "node:crypto"
+import { createHash, createHmac } from "node:crypto"
 import { Option } from "effect"
+import * as Keyring from "../secrets/Keyring.ts"
 import type { Keyset } from "../store/Store.ts"
 
 interface Payload {
@@ -27,18 +28,21 @@ export const filterDigest = (scope: string, filters: Readonly<Record<string, unk
     .slice(0, 16)
 }
 
-const mac = (secret: string, body: string) => createHmac("sha256", secret).update(body).digest().subarray(0, 16)
+const macLength = 16
 
-/** Encodes a position for the given filter digest. */
-export const encodeCursor = (secret: string, keyset: Keyset, filter: string, issuedAt: number): string => {
+/** How 0.1 signed cursors: HMAC under the master itself (still accepted, never made). */
+const legacyMac = (body: string) => (master: string) => createHmac("sha256", master).update(body).digest()
+
+/** Encodes a position for the given filter digest, signed under the newest master. */
+export const encodeCursor = (keyring: Keyring.Keyring, keyset: Keyset, filter: string, issuedAt: number): string => {
   const payload: Payload = { v: 1, s: keyset.sortKey, id: keyset.id, f: filter, i: issuedAt }
   const body = Buffer.from(JSON.stringify(payload)).toString("base64url")
-  return `${body}.${mac(secret, body).toString("base64url")}`
+  return `${body}.${Keyring.sign(keyring, "cursor", body).subarray(0, macLength).toString("base64url")}`
 }
 
 /** Decodes a cursor; `None` when it was altered, issued for other filters, or is too old. */
 export const decodeCursor = (
-  secret: string,
+  keyring: Keyring.Keyring,
   cursor: string,
   filter: string,
   now: number,
@@ -46,9 +50,8 @@ export const decodeCursor = (
 ): Option.Option<Keyset> => {
   const [body, signature, extra] = cursor.split(".")
   if (!body || !signature || extra !== undefined) return Option.none()
-  const expected = mac(secret, body)
   const given = Buffer.from(signature, "base64url")
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return Option.none()
+  if (!Keyring.verify(keyring, "cursor", body, given, { length: macLength, legacy: legacyMac(body) })) return Option.none()
   try {
     const p = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as Partial<Payload>
     if (p.v !== 1 || typeof p.s !== "number" || typeof p.id !== "string" || typeof p.i !== "number") {

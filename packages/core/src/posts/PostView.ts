@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { type ErrorObject, formatInstant, type Locale, type Post } from "@postwire/domain"
-import { approvalToken, approvalUrl } from "../approvals/ApprovalToken.ts"
+import { approvalTokenOf, approvalUrl } from "../approvals/ApprovalToken.ts"
 import type { EngineSettings } from "../EngineConfig.ts"
 import type { PostAggregate, TargetRecord } from "../store/Records.ts"
 
@@ -54,7 +54,7 @@ export const approvalView = (aggregate: PostAggregate, settings: EngineSettings,
   return {
     id: approval.id,
     status,
-    url: approvalUrl(settings.publicBaseUrl, approvalToken(settings.secret, approval.id)),
+    url: approvalUrl(settings.publicBaseUrl, approvalTokenOf(settings.keyring, approval)),
     expires_at: formatInstant(approval.expiresAt),
     decided_at: approval.decidedAt === null ? null : formatInstant(approval.decidedAt)
   }

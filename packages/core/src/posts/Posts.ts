@@ -53,7 +53,7 @@ const livemodeOf = Effect.fn("posts.livemode")(function* (aggregate: PostAggrega
 const newApproval = Effect.fn("approvals.create")(function* (workspaceId: string, postId: string, at: number) {
   const settings = yield* EngineConfig
   const id = yield* Ids.use((ids) => ids.make("approval"))
-  const token = approvalToken(settings.secret, id)
+  const token = approvalToken(settings.keyring, id)
   const record: ApprovalRecord = {
     id,
     workspaceId,
@@ -243,7 +243,7 @@ export const listPosts = Effect.fn("posts.list")(function* (caller: Caller, quer
   const digest = filterDigest(`posts:${caller.workspaceId}`, filter)
   let after: { sortKey: number; id: string } | undefined
   if (query.cursor !== undefined) {
-    const decoded = decodeCursor(settings.secret, query.cursor, digest, at, settings.cursorTtlMs)
+    const decoded = decodeCursor(settings.keyring, query.cursor, digest, at, settings.cursorTtlMs)
     if (Option.isNone(decoded)) {
       return yield* Effect.fail(new PostwireError({ code: "invalid_cursor", field: "cursor" }))
     }
@@ -257,7 +257,7 @@ export const listPosts = Effect.fn("posts.list")(function* (caller: Caller, quer
   return {
     data: page.map((a) => postView(a, settings, locale, at)),
     cursor: {
-      next: hasMore ? encodeCursor(settings.secret, { sortKey: last.post.publishAt, id: last.post.id }, digest, at) : null,
+      next: hasMore ? encodeCursor(settings.keyring, { sortKey: last.post.publishAt, id: last.post.id }, digest, at) : null,
       has_more: hasMore
     }
   } satisfies Post.PostList

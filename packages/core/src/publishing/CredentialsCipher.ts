@@ -1,16 +1,19 @@
 /**
  * The `CredentialsCipher` service: platform credentials (tokens) are stored encrypted, with
- * AES-256-GCM under a key derived from the server secret, and bound to their account, so a
- * sealed value copied onto another account does not open.
+ * AES-256-GCM under a key derived (HKDF-SHA256) from the server's newest master secret, and
+ * bound to their account, so a sealed value copied onto another account does not open.
  *
- * Sealed values read `pwc1.<iv>.<ciphertext>.<tag>` (base64url): the version prefix leaves room
- * for a key rotation.
+ * Sealed values read `pwc2.<key id>.<iv>.<ciphertext>.<tag>` (base64url): the key id names the
+ * master that sealed it, so a value opens under any master still listed. Values sealed by
+ * 0.1 (`pwc1.<iv>.<ciphertext>.<tag>`, no key id) open by trying each master;
+ * `postwire secrets reseal` rewrites them under the newest.
  *
  * @since 0.1.0
  */
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto"
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 import { Context, Effect, Layer, Option } from "effect"
 import { EngineConfig } from "../EngineConfig.ts"
+import * as Keyring from "../secrets/Keyring.ts"
 import type { AccountRecord } from "../store/Records.ts"
 
 /** Seals and opens an account's credentials. */
@@ -19,6 +22,8 @@ export interface CredentialsCipherShape {
   readonly seal: (plaintext: string, context: string) => string
   /** Decrypts a sealed value; `None` when it was altered, sealed for another account or key. */
   readonly open: (sealed: string, context: string) => Option.Option<string>
+  /** Whether a sealed value is already sealed under the newest master (nothing to reseal). */
+  readonly isCurrent: (sealed: string) => boolean
 }
 
 /** Seals and opens platform credentials. */
@@ -26,7 +31,7 @@ export class CredentialsCipher extends Context.Service<CredentialsCipher, Creden
   "postwire/CredentialsCipher"
 ) {
   /**
-   * A cipher whose key is derived (HKDF-SHA256) from `secret`.
+   * A cipher keyed by `secret` (one master secret, or a keyring of several, newest first).
    *
    * @example
    * ```ts
@@ -35,43 +40,59 @@ export class CredentialsCipher extends Context.Service<CredentialsCipher, Creden
    * cipher.open(sealed, "ws_1/acc_1") // Option.some('{"access_token":"…"}')
    * ```
    */
-  static readonly make = (secret: string): CredentialsCipherShape => makeCipher(secret)
+  static readonly make = (secret: string | Keyring.Keyring): CredentialsCipherShape =>
+    makeCipher(typeof secret === "string" ? Keyring.make([secret]) : secret)
 
-  /** The cipher keyed by the engine's server secret. */
+  /** The cipher keyed by the engine's master secrets. */
   static readonly layer: Layer.Layer<CredentialsCipher, never, EngineConfig> = Layer.effect(CredentialsCipher)(
-    EngineConfig.useSync((settings) => makeCipher(settings.secret))
+    EngineConfig.useSync((settings) => makeCipher(settings.keyring))
   )
 }
 
-const version = "pwc1"
+const version = "pwc2"
+const version1 = "pwc1"
 
 /** The context a sealed value is bound to: its account. */
 export const accountContext = (workspaceId: string, accountId: string): string => `${workspaceId}/${accountId}`
 
-const makeCipher = (secret: string): CredentialsCipherShape => {
-  const key = Buffer.from(hkdfSync("sha256", secret, "postwire", "postwire/credentials/v1", 32))
+const decrypt = (key: Buffer, iv: string, body: string, tag: string, context: string): Option.Option<string> => {
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"))
+    decipher.setAAD(Buffer.from(context))
+    decipher.setAuthTag(Buffer.from(tag, "base64url"))
+    return Option.some(Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8"))
+  } catch {
+    return Option.none()
+  }
+}
+
+const makeCipher = (keyring: Keyring.Keyring): CredentialsCipherShape => {
+  const sealer = Keyring.newest(keyring)
   return {
     seal: (plaintext, context) => {
       const iv = randomBytes(12)
-      const cipher = createCipheriv("aes-256-gcm", key, iv)
+      const cipher = createCipheriv("aes-256-gcm", sealer.key("credentials"), iv)
       cipher.setAAD(Buffer.from(context))
       const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()])
-      return [version, iv, body, cipher.getAuthTag()]
-        .map((part) => (typeof part === "string" ? part : part.toString("base64url")))
-        .join(".")
+      return [version, sealer.id, iv.toString("base64url"), body.toString("base64url"), cipher.getAuthTag().toString("base64url")].join(".")
     },
     open: (sealed, context) => {
-      const [prefix, iv, body, tag] = sealed.split(".")
-      if (prefix !== version || iv === undefined || body === undefined || tag === undefined) return Option.none()
-      try {
-        const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"))
-        decipher.setAAD(Buffer.from(context))
-        decipher.setAuthTag(Buffer.from(tag, "base64url"))
-        return Option.some(Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8"))
-      } catch {
-        return Option.none()
+      const parts = sealed.split(".")
+      if (parts[0] === version && parts.length === 5) {
+        const [, id, iv, body, tag] = parts as [string, string, string, string, string]
+        const master = Keyring.byId(keyring, id)
+        return master === undefined ? Option.none() : decrypt(master.key("credentials"), iv, body, tag, context)
       }
-    }
+      if (parts[0] === version1 && parts.length === 4) {
+        const [, iv, body, tag] = parts as [string, string, string, string]
+        for (const master of keyring.masters) {
+          const opened = decrypt(master.key("credentials"), iv, body, tag, context)
+          if (Option.isSome(opened)) return opened
+        }
+      }
+      return Option.none()
+    },
+    isCurrent: (sealed) => sealed.startsWith(`${version}.${sealer.id}.`)
   }
 }
 
@@ -80,7 +101,7 @@ const current: Effect.Effect<CredentialsCipherShape, never, EngineConfig> = Effe
   Effect.serviceOption(CredentialsCipher),
   Option.match({
     onSome: Effect.succeed,
-    onNone: () => EngineConfig.useSync((settings) => makeCipher(settings.secret))
+    onNone: () => EngineConfig.useSync((settings) => makeCipher(settings.keyring))
   })
 )
 

@@ -315,6 +315,15 @@ export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
         return value
       }),
 
+    readSetting: (name) => Effect.sync(() => Option.fromNullishOr(settings.get(name))),
+
+    deleteSetting: (name, value) =>
+      Effect.sync(() => {
+        if (settings.get(name) !== value) return false
+        settings.delete(name)
+        return true
+      }),
+
     listWorkspaces: () => Effect.sync(() => [...workspaces.values()].sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))),
 
     listApiKeys: (workspaceId) =>

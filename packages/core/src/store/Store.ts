@@ -206,6 +206,10 @@ export interface StoreShape {
   // Settings
   /** Stores a value under `name` unless one is there; returns the value that is stored. */
   readonly ensureSetting: (name: string, value: string) => Effect.Effect<string, StoreError>
+  /** The value stored under `name`, if any. */
+  readonly readSetting: (name: string) => Effect.Effect<Option.Option<string>, StoreError>
+  /** Deletes `name` if it still holds `value`; true when it was deleted. */
+  readonly deleteSetting: (name: string, value: string) => Effect.Effect<boolean, StoreError>
 
   // Administration (the admin API and command line)
   /** Every workspace, oldest first. */

@@ -99,7 +99,7 @@ export const checkRange = Effect.fn("lists.checkRange")(function* (from: string 
 export const readCursor = Effect.fn("lists.readCursor")(function* (cursor: string | undefined, digest: string) {
   if (cursor === undefined) return undefined
   const settings = yield* EngineConfig
-  const decoded = decodeCursor(settings.secret, cursor, digest, yield* now, settings.cursorTtlMs)
+  const decoded = decodeCursor(settings.keyring, cursor, digest, yield* now, settings.cursorTtlMs)
   if (Option.isNone(decoded)) return yield* new PostwireError({ code: "invalid_cursor", field: "cursor" })
   return decoded.value satisfies Keyset
 })
@@ -138,7 +138,7 @@ export const listDeliveries = Effect.fn("webhooks.deliveries.list")(function* (
       last_attempt: lastAttempt === null ? null : attemptView(lastAttempt, locale, settings.publicBaseUrl)
     })),
     cursor: {
-      next: hasMore ? encodeCursor(settings.secret, { sortKey: last.delivery.createdAt, id: last.delivery.id }, digest, at) : null,
+      next: hasMore ? encodeCursor(settings.keyring, { sortKey: last.delivery.createdAt, id: last.delivery.id }, digest, at) : null,
       has_more: hasMore
     }
   } satisfies Webhook.WebhookDeliveryList

@@ -40,7 +40,7 @@ export const listEvents = Effect.fn("events.list")(function* (caller: Caller, qu
   return {
     data: page.map(eventView),
     cursor: {
-      next: hasMore ? encodeCursor(settings.secret, { sortKey: last.createdAt, id: last.id }, digest, yield* now) : null,
+      next: hasMore ? encodeCursor(settings.keyring, { sortKey: last.createdAt, id: last.id }, digest, yield* now) : null,
       has_more: hasMore
     }
   } satisfies Webhook.EventList

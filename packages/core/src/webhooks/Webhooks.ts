@@ -272,7 +272,7 @@ export const listEndpoints = Effect.fn("webhooks.list")(function* (caller: Calle
   const digest = filterDigest(`webhooks:${caller.workspaceId}`, {})
   let after: Keyset | undefined
   if (query.cursor !== undefined) {
-    const decoded = decodeCursor(settings.secret, query.cursor, digest, at, settings.cursorTtlMs)
+    const decoded = decodeCursor(settings.keyring, query.cursor, digest, at, settings.cursorTtlMs)
     if (Option.isNone(decoded)) return yield* new PostwireError({ code: "invalid_cursor", field: "cursor" })
     after = decoded.value
   }
@@ -284,7 +284,7 @@ export const listEndpoints = Effect.fn("webhooks.list")(function* (caller: Calle
   return {
     data: items.map((endpoint) => endpointView(endpoint, at)),
     cursor: {
-      next: hasMore ? encodeCursor(settings.secret, { sortKey: last.createdAt, id: last.id }, digest, at) : null,
+      next: hasMore ? encodeCursor(settings.keyring, { sortKey: last.createdAt, id: last.id }, digest, at) : null,
       has_more: hasMore
     }
   } satisfies Webhook.WebhookEndpointList

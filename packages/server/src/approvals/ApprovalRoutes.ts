@@ -11,10 +11,10 @@
  *
  * @since 0.1.0
  */
-import { createHmac, timingSafeEqual } from "node:crypto"
+import { createHmac } from "node:crypto"
 import { Cause, Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
-import { Approvals, ApprovalToken, EngineConfig, Ids } from "@postwire/core"
+import { Approvals, ApprovalToken, EngineConfig, Ids, Keyring } from "@postwire/core"
 import { PostwireError } from "@postwire/domain"
 import { publicPathOf, ServerConfig } from "../config/ServerConfig.ts"
 import { emptyForm, type FormFields, type FormState, problemOfError, readForm } from "./ApprovalForm.ts"
@@ -82,18 +82,22 @@ const pageRequest = (lang: string | undefined, redirectUrl: string | undefined) 
 
 const queryOf = (request: HttpServerRequest.HttpServerRequest) => new URL(request.url, "http://localhost").searchParams
 
+const csrfMessage = (token: string, nonce: string) => `approval-form:${ApprovalToken.approvalTokenHash(token)}:${nonce}`
+
 /** The hidden form field that proves the form came from this page (HMAC of the cookie's value). */
-const csrfProof = (secret: string, token: string, nonce: string) =>
-  createHmac("sha256", secret).update(`approval-form:${ApprovalToken.approvalTokenHash(token)}:${nonce}`).digest("base64url")
+const csrfProof = (keyring: Keyring.Keyring, token: string, nonce: string) =>
+  Keyring.sign(keyring, "approval-form", csrfMessage(token, nonce)).toString("base64url")
+
+/** Whether a form's proof was made by this server (under any listed master) for this page and cookie. */
+const genuineProof = (keyring: Keyring.Keyring, token: string, nonce: string, proof: string) =>
+  /^[A-Za-z0-9_-]{43}$/.test(proof) &&
+  Keyring.verify(keyring, "approval-form", csrfMessage(token, nonce), Buffer.from(proof, "base64url"), {
+    legacy: (master) => createHmac("sha256", master).update(csrfMessage(token, nonce)).digest()
+  })
 
 const wellFormedNonce = (value: string | undefined): value is string =>
   value !== undefined && /^[A-Za-z0-9_-]{22,64}$/.test(value)
 
-const sameText = (a: string, b: string) => {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
-}
 
 /**
  * Whether a form post comes from a page of this server, when the browser says where from. Under
@@ -145,7 +149,7 @@ const showApprovalPage = Effect.gen(function* () {
       const config = yield* ServerConfig
       const existing = request.cookies[csrfCookie]
       const nonce = wellFormedNonce(existing) ? existing : yield* Ids.use((ids) => ids.secret(24))
-      const response = html(renderPending(ctx, page.summary, emptyForm(csrfProof(settings.secret, token, nonce))), 200, ctx)
+      const response = html(renderPending(ctx, page.summary, emptyForm(csrfProof(settings.keyring, token, nonce))), 200, ctx)
       return HttpServerResponse.setCookieUnsafe(response, csrfCookie, nonce, {
         path: ctx.path,
         httpOnly: true,
@@ -170,7 +174,7 @@ const submitApprovalForm = Effect.gen(function* () {
 
   const nonce = request.cookies[csrfCookie]
   const proof = fields.csrf ?? ""
-  if (!wellFormedNonce(nonce) || !sameText(csrfProof(settings.secret, token, nonce), proof) || !sameOrigin(request, config.publicUrl)) {
+  if (!wellFormedNonce(nonce) || !genuineProof(settings.keyring, token, nonce, proof) || !sameOrigin(request, config.publicUrl)) {
     return html(renderStaleForm(ctx), 403, ctx)
   }
 

@@ -8,6 +8,7 @@ import { Cause } from "effect"
 import { Migrations } from "@postwire/store-sql"
 import type { ServerSettings } from "../config/ServerConfig.ts"
 import { DataDirectoryInUse, DataDirectoryNotWritable } from "../DataDirectoryLock.ts"
+import { SecretFileExposed, SecretFileUnusable, SecretRequired } from "../secrets/ServerSecrets.ts"
 
 interface NodeProblem {
   readonly code?: unknown
@@ -67,6 +68,15 @@ export const explainStartupFailure = (
   const problems = problemsIn(cause)
   const database = settings.databaseUrl === undefined ? undefined : databaseAt(settings.databaseUrl)
   for (const problem of problems) {
+    if (problem instanceof SecretRequired) {
+      return "POSTWIRE_SECRET is not set: on PostgreSQL set it (or POSTWIRE_SECRET_FILE) on every instance, generated with `postwire secrets generate`."
+    }
+    if (problem instanceof SecretFileExposed) {
+      return `The secret file ${problem.path} can be read by other users (mode ${problem.mode.toString(8).padStart(4, "0")}): restrict it with \`chmod 600 ${problem.path}\`.`
+    }
+    if (problem instanceof SecretFileUnusable) {
+      return `The secret file ${problem.path} is unusable: ${problem.detail}; restore it from a backup (docs/operations.md).`
+    }
     if (problem instanceof Migrations.SchemaFromNewerVersion) {
       return `The database was migrated by a newer version of Postwire (it has ${problem.unknown.join(", ")}, which this version does not know).\nRun the newer version, or restore a backup taken before the upgrade.`
     }
@@ -121,3 +131,6 @@ export const explainStartupFailure = (
   return `Postwire could not start: ${innermost === undefined ? "unknown failure" : messageOf(innermost)}.\nRun the same command with --debug to see the details.`
 }
 
+/** The exit code of a start-up failure: 2 for a configuration problem (the master secret), else 1. */
+export const startupExitCode = (cause: Cause.Cause<unknown>): 1 | 2 =>
+  problemsIn(cause).some((p) => p instanceof SecretRequired || p instanceof SecretFileExposed || p instanceof SecretFileUnusable) ? 2 : 1

@@ -1,5 +1,5 @@
 /**
- * The `postwire` command: `serve`, `migrate`, `admin` and `mcp`.
+ * The `postwire` command: `serve`, `migrate`, `secrets`, `admin` and `mcp`.
  *
  * @since 0.1.0
  */
@@ -7,23 +7,26 @@ import { parseArgs } from "node:util"
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer, Runtime } from "effect"
 import { McpStdio } from "@postwire/mcp"
-import { Migrations } from "@postwire/store-sql"
+import { Migrations, SqlStore } from "@postwire/store-sql"
 import { ConfigProblem, resolveSettings, type ServerSettings } from "../config/ServerConfig.ts"
+import * as MasterSecrets from "../secrets/MasterSecrets.ts"
+import * as Reseal from "../secrets/Reseal.ts"
 import { sqlClientLayer } from "../Storage.ts"
 import { adminUsage, runAdmin, UsageError } from "./Admin.ts"
 import { serveLayer } from "./Serve.ts"
-import { explainStartupFailure } from "./StartupFailure.ts"
+import { explainStartupFailure, startupExitCode } from "./StartupFailure.ts"
 
 const usage = `Postwire: self-hostable social publishing.
 
 Usage:
   postwire serve [--port 8080] [--host 0.0.0.0] [--data-dir ./.postwire] [--database-url URL] [--role api|worker|all]
   postwire migrate [--data-dir ./.postwire] [--database-url URL]   (docs/operations.md)
+  postwire secrets <generate|reseal> [--data-dir ./.postwire] [--database-url URL]   (postwire secrets --help)
   postwire admin <workspace|key|profile|account> <create|list|revoke> ... [--json]   (postwire admin --help)
   postwire mcp [--api-key KEY] [--base-url URL] [--lang en|id] [--allow-skip-approval]   (docs/mcp.md)
   postwire --help
 
-Environment: PORT, DATABASE_URL, POSTWIRE_ADMIN_TOKEN, POSTWIRE_PUBLIC_URL,
+Environment: PORT, DATABASE_URL, POSTWIRE_SECRET, POSTWIRE_SECRET_FILE, POSTWIRE_ADMIN_TOKEN, POSTWIRE_PUBLIC_URL,
 POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS, POSTWIRE_RATE_LIMIT_PER_KEY, POSTWIRE_RATE_LIMIT_POSTS_CREATE
 (see docs/configuration.md).`
 
@@ -48,6 +51,19 @@ Applies the pending database migrations and exits; \`serve\` applies them too, u
   --database-url  PostgreSQL instead of the embedded database (DATABASE_URL)
   --debug         on a failure, print the full cause after the one-line explanation`
 
+const secretsUsage = `Usage:
+  postwire secrets generate
+  postwire secrets reseal [--data-dir ./.postwire] [--database-url URL] [--debug]
+
+  generate   prints a new strong master secret (for POSTWIRE_SECRET or a line of POSTWIRE_SECRET_FILE)
+  reseal     re-seals every stored platform credential under the newest secret (POSTWIRE_SECRET,
+             POSTWIRE_SECRET_FILE, or the data directory's secret file), then deletes an old secret
+             left in the database; safe to run again (docs/operations.md)
+
+  --data-dir      embedded database (POSTWIRE_DATA_DIR, default ./.postwire); stop the server first
+  --database-url  PostgreSQL instead of the embedded database (DATABASE_URL)
+  --debug         on a failure, print the full cause after the one-line explanation`
+
 /**
  * Runs a start-up program as the process's main: a failure prints one or two lines naming its
  * cause and fix (the full cause too with `--debug`) and exits 1; a stop signal stops it cleanly.
@@ -60,7 +76,7 @@ const runStartup = <A, E>(program: Effect.Effect<A, E>, settings: ServerSettings
         const explained = explainStartupFailure(exit.cause, settings)
         if (explained !== undefined) {
           console.error(debug ? `${explained}\n\n${Cause.pretty(exit.cause)}` : explained)
-          return onExit(1)
+          return onExit(startupExitCode(exit.cause))
         }
       }
       Runtime.defaultTeardown(exit, onExit)
@@ -124,6 +140,38 @@ const migrate = (args: ReadonlyArray<string>): number | undefined => {
   return undefined
 }
 
+const secrets = (args: ReadonlyArray<string>): number | undefined => {
+  const [action, ...rest] = args
+  if (action === undefined || action === "--help" || action === "-h" || rest.some((arg) => arg === "--help" || arg === "-h")) {
+    console.log(secretsUsage)
+    return action === undefined ? 2 : 0
+  }
+  if (action === "generate") {
+    parseArgs({ args: [...rest], options: {}, strict: true, allowPositionals: false })
+    console.log(MasterSecrets.generate())
+    return 0
+  }
+  if (action !== "reseal") {
+    console.error(`Unknown action "${action}" of postwire secrets.\n\n${secretsUsage}`)
+    return 2
+  }
+  const { values } = parseArgs({
+    args: [...rest],
+    options: { "data-dir": { type: "string" }, "database-url": { type: "string" }, debug: { type: "boolean" } },
+    strict: true,
+    allowPositionals: false
+  })
+  const settings = resolveSettings({ dataDir: values["data-dir"], databaseUrl: values["database-url"] }, process.env)
+  const program = Reseal.reseal(settings).pipe(
+    Effect.tap((counts) => Effect.sync(() => Reseal.report(counts).forEach((line) => {
+      console.log(line)
+    }))),
+    Effect.provide(Layer.provideMerge(SqlStore.layer, sqlClientLayer(settings)))
+  )
+  runStartup(program, settings, values.debug === true)
+  return undefined
+}
+
 const main = async (argv: ReadonlyArray<string>): Promise<number | undefined> => {
   const [command, ...rest] = argv
   try {
@@ -132,6 +180,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number | undefined> =>
         return serve(rest)
       case "migrate":
         return migrate(rest)
+      case "secrets":
+        return secrets(rest)
       case "admin":
         return await runAdmin(rest, process.env, (line) => console.log(line))
       case "mcp":
@@ -158,7 +208,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number | undefined> =>
         console.error(`${error.message}\n\n${adminUsage()}`)
       } else {
         // One line naming the flag, one saying where the flags are listed.
-        console.error(`${error.message}\nRun \`postwire ${command === "serve" || command === "migrate" ? `${command} ` : ""}--help\` for the options.`)
+        console.error(`${error.message}\nRun \`postwire ${command === "serve" || command === "migrate" || command === "secrets" ? `${command} ` : ""}--help\` for the options.`)
       }
       return 2
     }

@@ -4,8 +4,10 @@
  *
  * @since 0.1.0
  */
+import { readFileSync } from "node:fs"
 import { Context, Layer, Redacted } from "effect"
 import type { ConnectRouter, PlatformRouter } from "@postwire/platforms"
+import * as MasterSecrets from "../secrets/MasterSecrets.ts"
 
 /** Which work an instance does: serve HTTP, run background work, or both. */
 export type Role = "api" | "worker" | "all"
@@ -19,6 +21,11 @@ export interface ServerSettings {
   /** PostgreSQL URL; when absent, the embedded database in `dataDir` is used. */
   readonly databaseUrl: string | undefined
   readonly role: Role
+  /**
+   * The master secrets from `POSTWIRE_SECRET` or `POSTWIRE_SECRET_FILE`, newest first; empty
+   * when neither is set (the embedded default then keeps its own in `dataDir/secret`).
+   */
+  readonly secrets: ReadonlyArray<Redacted.Redacted<string>>
   /** Bearer token of the admin API; generated and stored on first start when absent. */
   readonly adminToken: string | undefined
   /** Base of approval and docs links. */
@@ -140,6 +147,7 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
   if (databaseUrl !== undefined && databaseUrl !== "" && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigProblem(flags.databaseUrl ? "--database-url" : "DATABASE_URL", "expected a postgres:// URL")
   }
+  const secrets = masterSecrets(env)
   const publicUrl = (env.POSTWIRE_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/$/, "")
   try {
     const u = new URL(publicUrl)
@@ -177,6 +185,7 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
     dataDir,
     databaseUrl: databaseUrl === "" ? undefined : databaseUrl,
     role,
+    secrets,
     adminToken,
     publicUrl,
     unsafeAllowLoopbackWebhooks: flag === "1",
@@ -277,6 +286,29 @@ const commentSettings = (env: Readonly<Record<string, string | undefined>>): Com
     .filter((value): value is string => value !== undefined && value !== "")
     .map((value) => Redacted.make(value))
 })
+
+/** `POSTWIRE_SECRET` or `POSTWIRE_SECRET_FILE`, checked (docs/configuration.md); empty when neither is set. */
+const masterSecrets = (env: Readonly<Record<string, string | undefined>>): ReadonlyArray<Redacted.Redacted<string>> => {
+  const value = env.POSTWIRE_SECRET
+  const file = env.POSTWIRE_SECRET_FILE
+  if (value && file) throw new ConfigProblem("POSTWIRE_SECRET", "set it or POSTWIRE_SECRET_FILE, not both")
+  try {
+    if (value) return MasterSecrets.parseList(value).map((secret) => Redacted.make(secret))
+    if (!file) return []
+    let text: string
+    try {
+      text = readFileSync(file, "utf8")
+    } catch (error) {
+      throw new ConfigProblem("POSTWIRE_SECRET_FILE", `cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? "error"})`)
+    }
+    return MasterSecrets.parseFile(text).map((secret) => Redacted.make(secret))
+  } catch (error) {
+    if (error instanceof MasterSecrets.MalformedSecrets) {
+      throw new ConfigProblem(value ? "POSTWIRE_SECRET" : `POSTWIRE_SECRET_FILE (${file})`, error.detail)
+    }
+    throw error
+  }
+}
 
 /** How a worker publishes. */
 export interface PublishingSettings {

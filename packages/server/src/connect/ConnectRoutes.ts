@@ -254,7 +254,7 @@ const submitSandboxConsent = Effect.gen(function* () {
   }
   const settings = yield* EngineConfig
   const code = SandboxConsent.issue({
-    secret: settings.secret,
+    secret: SandboxConsent.signingSecret(settings.keyring),
     now: yield* Clock.currentTimeMillis,
     platform: read.platform,
     redirectUri: read.redirectUri,

@@ -5,11 +5,12 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import type { CommentStore, ConnectStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
 import type { PlatformRouter } from "@postwire/platforms"
 import { PgliteClient } from "@postwire/store-sql"
 import { ConfigProblem, resolveSettings, type ServerSettings } from "../config/ServerConfig.ts"
+import * as MasterSecrets from "../secrets/MasterSecrets.ts"
 import { sqlStores, storeLayer } from "../Storage.ts"
 
 /** Options shared by {@link PostwireEngine} and {@link makeHandler}. */
@@ -52,7 +53,10 @@ export const resolveEmbedSettings = (options: EmbedOptions): ServerSettings => {
     },
     { ...env, DATABASE_URL: undefined, POSTWIRE_PUBLIC_URL: options.publicUrl ?? env.POSTWIRE_PUBLIC_URL ?? "http://localhost:8080" }
   )
-  return options.platforms === undefined ? settings : { ...settings, platforms: options.platforms }
+  // A database that lives as long as the process needs no secret that outlives it.
+  const withSecret =
+    database === "memory" && settings.secrets.length === 0 ? { ...settings, secrets: [Redacted.make(MasterSecrets.generate())] } : settings
+  return options.platforms === undefined ? withSecret : { ...withSecret, platforms: options.platforms }
 }
 
 /** The stores for embedding options: PostgreSQL, the embedded database on disk, or one in memory. */

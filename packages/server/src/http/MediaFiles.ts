@@ -25,7 +25,7 @@ const serveMedia = (request: HttpServerRequest.HttpServerRequest) =>
     const query = new URL(request.url, "http://localhost").searchParams
     const at = yield* Clock.currentTimeMillis
     const exp = query.get("exp") ?? undefined
-    if (!MediaUrls.verifyMediaUrl(engine.secret, workspaceId, mediaId, exp, query.get("sig") ?? undefined, at)) {
+    if (!MediaUrls.verifyMediaUrl(engine.keyring, workspaceId, mediaId, exp, query.get("sig") ?? undefined, at)) {
       return yield* notFound
     }
     const media = yield* store.getMedia(workspaceId, mediaId).pipe(Effect.orDie)

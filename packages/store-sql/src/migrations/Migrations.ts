@@ -97,3 +97,16 @@ export const migrate: Effect.Effect<
     return yield* Migrator.make({})({ loader, table })
   }).pipe(sql.withTransaction)
 })
+
+/**
+ * Applies the migrations up to and including `last` (`<number>_<name>`), as a database of the
+ * version that ended there would be: for upgrade tests, which load that version's data and
+ * then {@link migrate} the rest.
+ */
+export const migrateTo = (last: string) =>
+  Effect.gen(function* () {
+    const index = known.indexOf(last)
+    if (index < 0) return yield* Effect.die(new Error(`unknown migration ${last}`))
+    const subset = Object.fromEntries(Object.entries(migrations).slice(0, index + 1))
+    return yield* Migrator.make({})({ loader: Migrator.fromRecord(subset), table })
+  })
