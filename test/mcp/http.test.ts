@@ -80,7 +80,8 @@ describe.each(backends())("tool server over Streamable HTTP on %s", (backend) =>
           message: "The API key is missing or invalid.",
           message_id: "Kunci API tidak ada atau tidak valid.",
           retryable: false,
-          docs: expect.stringMatching(/\/docs\/errors#unauthorized$/)
+          docs: expect.stringMatching(/\/docs\/errors#unauthorized$/),
+          request_id: reply.headers.get("x-request-id")
         }
       })
       await expect(connectHttp(server.baseUrl)).rejects.toThrow(/"code":"unauthorized"/)

@@ -166,4 +166,20 @@ describe.each(backends())("traces over OTLP/HTTP (%s)", (backend) => {
     expect(path.map((s) => s.name)).toContain("publishing.publishTarget")
     expect([...collector.contentTypes]).toEqual(["application/json"])
   })
+
+  it("keeps credentials out of spans: no key, no approval token", async () => {
+    const image = await anImage(server)
+    const created = await call(server.baseUrl, "POST", "/v1/posts", { key: server.testKey, body: aPost(server, [image]) })
+    expect(created.status).toBe(201)
+    const token = (created.body.approval.url as string).split("/approve/")[1]!
+    expect((await fetch(`${server.baseUrl}/approve/${token}`)).status).toBe(200)
+    const decided = await call(server.baseUrl, "POST", `/v1/approvals/${token}/decision`, { body: { decision: "reject" } })
+    expect(decided.status).toBe(200)
+    // The page's use-case is traced (a root of its own: the page's request gets no server span).
+    await eventually("the approval page's spans", () => collector.spans.find((s) => s.name === "approvals.page"))
+    await eventually("the decision's spans", () => collector.spans.find((s) => s.name === "approvals.decide"))
+    const everything = JSON.stringify(collector.spans)
+    expect(everything.includes(token)).toBe(false)
+    expect(everything.includes(server.testKey)).toBe(false)
+  })
 })
