@@ -3,9 +3,9 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { ConfigProblem, resolveSettings, ServerSecrets } from "@postwire/server"
 import { Redacted } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { ConfigProblem, resolveSettings, ServerSecrets } from "@postwire/server"
 
 const bin = join(import.meta.dirname, "../../packages/server/bin/postwire.js")
 
@@ -20,6 +20,23 @@ const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
     child.stdout.on("data", (c: Buffer) => (out += c.toString()))
     child.stderr.on("data", (c: Buffer) => (out += c.toString()))
     child.on("exit", (code) => resolve({ code, out }))
+  })
+
+/** Starts `postwire` and resolves once it says it listens; `stop` kills it. */
+const startUntilListening = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  new Promise<{ stop: () => void; output: () => string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { ...process.env, DATABASE_URL: "", POSTWIRE_SECRET: "", POSTWIRE_SECRET_FILE: "", ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let out = ""
+    const seen = (c: Buffer) => {
+      out += c.toString()
+      if (out.includes("Postwire is listening")) resolve({ stop: () => void child.kill("SIGTERM"), output: () => out })
+    }
+    child.stdout.on("data", seen)
+    child.stderr.on("data", seen)
+    child.on("exit", (code) => reject(new Error(`postwire exited with ${code}:\n${out}`)))
   })
 
 const freePort = () =>
@@ -155,15 +172,29 @@ describe("postwire secrets and serve", () => {
     })
   })
 
-  it.each(process.env.DATABASE_URL ? ["postgres"] : [])("on %s without POSTWIRE_SECRET refuses to start with one line naming it", async () => {
-    const dataDir = aDirectory()
-    const result = await run(["serve", "--port", String(await freePort()), "--data-dir", dataDir], { DATABASE_URL: await freshDatabase() })
-    expect(result).toEqual({
-      code: 2,
-      out: "POSTWIRE_SECRET is not set: on PostgreSQL set it (or POSTWIRE_SECRET_FILE) on every instance, generated with `postwire secrets generate`.\n"
-    })
-    expect(existsSync(join(dataDir, "secret"))).toBe(false)
-  })
+  it.each(process.env.DATABASE_URL ? ["postgres"] : [])(
+    "on %s: a database never served with POSTWIRE_SECRET starts without it (warning), then refuses once it was",
+    async () => {
+      const database = await freshDatabase()
+      const dataDir = aDirectory()
+      const port = await freePort()
+      const tryOut = await startUntilListening(["serve", "--port", String(port), "--data-dir", dataDir], { DATABASE_URL: database })
+      expect((await fetch(`http://127.0.0.1:${port}/ready`)).status).toBe(200)
+      tryOut.stop()
+      expect(tryOut.output()).toContain("POSTWIRE_SECRET is not set: the server secret is kept in the database")
+      expect(existsSync(join(dataDir, "secret"))).toBe(false)
+
+      // An operator sets the secret and moves what the database sealed under its own.
+      const resealed = await run(["secrets", "reseal"], { DATABASE_URL: database, POSTWIRE_SECRET: strong })
+      expect(resealed.code).toBe(0)
+
+      const result = await run(["serve", "--port", String(await freePort()), "--data-dir", dataDir], { DATABASE_URL: database })
+      expect(result).toEqual({
+        code: 2,
+        out: "POSTWIRE_SECRET is not set: on PostgreSQL set it (or POSTWIRE_SECRET_FILE) on every instance, generated with `postwire secrets generate`.\n"
+      })
+    }
+  )
 })
 
 /** A URL of a fresh, empty schema of the test PostgreSQL (dropped after the suite). */
