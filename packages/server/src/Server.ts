@@ -19,6 +19,7 @@ import {
   Ids,
   Mailer,
   type ConnectStore,
+  type MediaStore,
   type PublishingStore,
   Store,
   type WebhookStore
@@ -47,6 +48,7 @@ import { EventsHandlers } from "./http/EventsHandlers.ts"
 import { ApiHandlers } from "./http/Handlers.ts"
 import { WebhooksHandlers } from "./http/WebhooksHandlers.ts"
 import { DeliveryServices } from "./worker/DeliveryWorker.ts"
+import * as UrlMediaFetcher from "./media/UrlMediaFetcher.ts"
 
 /** The engine's settings, keyed by the server secret kept in the store. */
 export const EngineConfigLive = Layer.effect(
@@ -157,7 +159,8 @@ export const engineLayer = (settings: ServerSettings) =>
     PlatformRouter.layer(settings.platforms),
     CredentialsCipher.layer.pipe(Layer.provide(EngineConfigLive)),
     AccountConnectorLive.pipe(Layer.provide(EngineConfigLive)),
-    DeliveryServices
+    DeliveryServices,
+    UrlMediaFetcher.layer.pipe(Layer.provide(DeliveryServices))
   ).pipe(
     Layer.provideMerge(ServerConfig.layer(settings))
   )
@@ -165,7 +168,7 @@ export const engineLayer = (settings: ServerSettings) =>
 /** The HTTP server on `settings.port`, over the given store. */
 export const serverLayer = (
   settings: ServerSettings,
-  store: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore, unknown>
+  store: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | MediaStore, unknown>
 ) =>
   HttpRouter.serve(settings.role === "worker" ? WorkerRoutes : Routes, {
     // Our own request log: Effect's would write approval tokens into the log.

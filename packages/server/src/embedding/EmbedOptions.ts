@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Effect, Layer } from "effect"
-import type { ConnectStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
+import type { ConnectStore, MediaStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
 import type { PlatformRouter } from "@postwire/platforms"
 import { PgliteClient } from "@postwire/store-sql"
 import { ConfigProblem, resolveSettings, type ServerSettings } from "../config/ServerConfig.ts"
@@ -59,7 +59,7 @@ export const resolveEmbedSettings = (options: EmbedOptions): ServerSettings => {
 export const embedStoreLayer = (
   options: EmbedOptions,
   settings: ServerSettings
-): Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore, unknown> =>
+): Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | MediaStore, unknown> =>
   options.database === "memory"
     ? sqlStores.pipe(Layer.provide(Layer.unwrap(Effect.sync(() => PgliteClient.layer({})))))
     : storeLayer(settings)

@@ -29,6 +29,7 @@ import {
   Accounts,
   Approvals,
   ConnectStore,
+  MediaStore,
   type Caller,
   Media,
   PostBatch,
@@ -65,7 +66,7 @@ export interface EngineOptions extends EmbedOptions {
 }
 
 /** The stores, with writes that carry events reported to the {@link EventFeed}. */
-const storesWithFeed = (base: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore, unknown>) =>
+const storesWithFeed = (base: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | MediaStore, unknown>) =>
   Layer.mergeAll(
     layerObservedStores,
     Layer.effect(WebhookStore)(Effect.gen(function* () {
@@ -73,6 +74,9 @@ const storesWithFeed = (base: Layer.Layer<Store | WebhookStore | PublishingStore
     })),
     Layer.effect(ConnectStore)(Effect.gen(function* () {
       return yield* ConnectStore
+    })),
+    Layer.effect(MediaStore)(Effect.gen(function* () {
+      return yield* MediaStore
     }))
   ).pipe(Layer.provide(base), Layer.provideMerge(EventFeed.layer))
 

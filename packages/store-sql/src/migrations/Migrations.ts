@@ -13,6 +13,7 @@ import pendingPermalinks from "./0004_pending_permalinks.ts"
 import accountsConnect from "./0005_accounts_connect.ts"
 import webhookLog from "./0006_webhook_log.ts"
 import publishRecovery from "./0007_publish_recovery.ts"
+import mediaLifecycle from "./0009_media_lifecycle.ts"
 
 /** The table recording applied migrations; named for Postwire so it never meets an app's own. */
 export const table = "postwire_migrations"
@@ -24,7 +25,8 @@ const migrations = {
   "0004_pending_permalinks": pendingPermalinks,
   "0005_accounts_connect": accountsConnect,
   "0006_webhook_log": webhookLog,
-  "0007_publish_recovery": publishRecovery
+  "0007_publish_recovery": publishRecovery,
+  "0009_media_lifecycle": mediaLifecycle
 }
 
 /** Every migration, keyed `<number>_<name>`; append new ones, never edit applied ones. */
