@@ -96,7 +96,7 @@ const writeFileFromStream = <E>(path: string, key: string, body: Stream.Stream<U
       Effect.flatMap(() =>
         Effect.tryPromise({ try: () => rename(temporary, path), catch: (cause) => new BlobError({ key, cause }) })
       ),
-      Effect.as(written),
+      Effect.map(() => written),
       Effect.onError(() => Effect.promise(() => rm(temporary, { force: true })))
     )
   })
