@@ -48,6 +48,7 @@ import { EventsHandlers } from "./http/EventsHandlers.ts"
 import { ApiHandlers } from "./http/Handlers.ts"
 import { WebhooksHandlers } from "./http/WebhooksHandlers.ts"
 import { DeliveryServices } from "./worker/DeliveryWorker.ts"
+import * as S3BlobStore from "./media/S3BlobStore.ts"
 import * as UrlMediaFetcher from "./media/UrlMediaFetcher.ts"
 
 /** The engine's settings, keyed by the server secret kept in the store. */
@@ -154,7 +155,7 @@ export const engineLayer = (settings: ServerSettings) =>
     EngineConfigLive,
     AdminToken.layer,
     Ids.layer,
-    BlobStore.layerDirectory(join(settings.dataDir, "media")),
+    settings.mediaS3 === undefined ? BlobStore.layerDirectory(join(settings.dataDir, "media")) : S3BlobStore.layer(settings.mediaS3),
     mailerLayer(settings),
     PlatformRouter.layer(settings.platforms),
     CredentialsCipher.layer.pipe(Layer.provide(EngineConfigLive)),

@@ -14,3 +14,4 @@ export { EventFeed, type EngineEvent, type EventHandler } from "./embedding/Even
 export { PostwireEngineError } from "./embedding/EngineError.ts"
 export type { EmbedOptions } from "./embedding/EmbedOptions.ts"
 export * from "./embedding/PostwireHandler.ts"
+export * as S3BlobStore from "./media/S3BlobStore.ts"

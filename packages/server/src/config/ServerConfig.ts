@@ -6,6 +6,7 @@
  */
 import { Context, Layer, Redacted } from "effect"
 import type { ConnectRouter, PlatformRouter } from "@postwire/platforms"
+import { parseS3Url, type S3Settings } from "../media/S3BlobStore.ts"
 
 /** Which work an instance does: serve HTTP, run background work, or both. */
 export type Role = "api" | "worker" | "all"
@@ -44,6 +45,8 @@ export interface ServerSettings {
   readonly mcpAllowSkipApproval: boolean
   /** The platforms' authorization and token hosts and app credentials, for connecting accounts (docs/accounts.md). */
   readonly connect: Omit<ConnectRouter.Options, "publicUrl" | "sandboxSecret">
+  /** `POSTWIRE_MEDIA_S3_URL`: media bytes in this S3-compatible bucket; absent, under `dataDir/media`. */
+  readonly mediaS3?: S3Settings | undefined
 }
 
 /** The server's settings. */
@@ -153,7 +156,17 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
     publishing: publishingSettings(env),
     platforms: platformSettings(env),
     mcpAllowSkipApproval: mcpSkip === "1",
-    connect: connectSettings(env)
+    connect: connectSettings(env),
+    mediaS3: mediaS3Settings(env.POSTWIRE_MEDIA_S3_URL)
+  }
+}
+
+const mediaS3Settings = (raw: string | undefined): S3Settings | undefined => {
+  if (raw === undefined || raw.trim() === "") return undefined
+  try {
+    return parseS3Url(raw.trim())
+  } catch (error) {
+    throw new ConfigProblem("POSTWIRE_MEDIA_S3_URL", (error as Error).message)
   }
 }
 
