@@ -161,7 +161,7 @@ describe.each(backends())("media uploads on %s", (backend) => {
   describe("POST /v1/media as multipart/form-data", () => {
     it("stores a form's file like an inline upload, its type read from the bytes", async () => {
       const form = new FormData()
-      form.append("file", new Blob([aPng({ width: 30, height: 20 })]), "photo.jpg")
+      form.append("file", new Blob([Buffer.from(aPng({ width: 30, height: 20 }))]), "photo.jpg")
       const response = await fetch(`${server.baseUrl}/v1/media`, {
         method: "POST",
         headers: { authorization: `Bearer ${server.testKey}` },
@@ -173,7 +173,7 @@ describe.each(backends())("media uploads on %s", (backend) => {
 
     it("answers 400 unsupported_format naming file for another format", async () => {
       const form = new FormData()
-      form.append("file", new Blob([aGif()]), "a.png")
+      form.append("file", new Blob([Buffer.from(aGif())]), "a.png")
       const response = await fetch(`${server.baseUrl}/v1/media`, {
         method: "POST",
         headers: { authorization: `Bearer ${server.testKey}` },
