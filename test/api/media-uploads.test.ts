@@ -5,8 +5,8 @@
  * needs the item, and a post whose media is still processing waiting until it is ready.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aGif, aPng, anMp4 } from "../../packages/core/test/fixtures/media.ts"
-import { accountOf, aPost, anImage } from "../support/Builders.ts"
+import { aGif, anMp4, aPng } from "../../packages/core/test/fixtures/media.ts"
+import { accountOf, anImage, aPost } from "../support/Builders.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { aLargeMp4, type LargeFile, partRange, sendPart, sendPartAndDropConnection } from "../support/LargeMedia.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
@@ -36,16 +36,6 @@ describe.each(backends())("media uploads on %s", (backend) => {
     expect(reply.status).toBe(201)
     return reply
   }
-  const uploadWhole = async (file: LargeFile, filename?: string) => {
-    const started = await startUpload(file, filename)
-    const url = local(started.body.upload_url)
-    for (let n = 0; n < started.body.part_count; n++) {
-      const sent = await sendPart(url, server.testKey, file, started.body.part_size, n)
-      expect(sent.status).toBe(200)
-    }
-    return { id: started.body.id as string, url }
-  }
-
   beforeAll(async () => {
     server = await startServer(backend, { POSTWIRE_PUBLISH_POLL_MS: "100", POSTWIRE_RATE_LIMIT_PER_KEY: "100000" })
   })

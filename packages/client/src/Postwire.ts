@@ -6,8 +6,8 @@
 import { Effect } from "effect"
 import { FetchHttpClient } from "effect/http"
 import type { PostwireClientError } from "./ClientError.ts"
-import { Page, PagePromise } from "./Page.ts"
 import { checkOptions } from "./internal/options.ts"
+import { Page, PagePromise } from "./Page.ts"
 import { make, type PostwireClientOptions, type PostwireClientService } from "./PostwireClient.ts"
 import type {
   ConnectAccountInput,
@@ -19,20 +19,19 @@ import type {
   DecideApprovalInput,
   ImportMediaInput,
   ListAccountsInput,
-  ListMediaInput,
-  MediaSource,
-  MediaUploadOptions,
-  ListPostsInput,
   ListDeliveriesInput,
   ListEventsInput,
+  ListMediaInput,
+  ListPostsInput,
   ListProfilesInput,
   ListWebhooksInput,
+  MediaSource,
+  MediaUploadOptions,
   ReconnectAccountInput,
   RotateSecretInput,
   UpdatePostInput,
   UpdateProfileInput,
-  UpdateWebhookInput,
-  UploadMediaInput
+  UpdateWebhookInput
 } from "./Requests.ts"
 import type {
   Account,
@@ -41,9 +40,9 @@ import type {
   CreatePostResult,
   CreateWebhookResult,
   DecideApprovalResult,
+  DeletedMedia,
   DeleteProfileResult,
   DeleteWebhookResult,
-  DeletedMedia,
   Event,
   ListPage,
   Media,

@@ -18,9 +18,9 @@ import { Base64 } from "effect/encoding"
 import { FetchHttpClient, HttpClient, type HttpClientResponse } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import type { PostwireClientError } from "./ClientError.ts"
-import { checkOptions } from "./internal/options.ts"
 import { type ErrorContext, failBeforeAnswer, failFromAnswer, invalidRequest } from "./internal/errors.ts"
 import { type OpenedSource, openSource } from "./internal/mediaSource.ts"
+import { checkOptions } from "./internal/options.ts"
 import { transformClient } from "./internal/transport.ts"
 import type {
   ConnectAccountInput,
@@ -31,15 +31,15 @@ import type {
   CreateWebhookInput,
   DecideApprovalInput,
   ImportMediaInput,
-  ListMediaInput,
-  MediaSource,
-  MediaUploadOptions,
   ListAccountsInput,
-  ListPostsInput,
-  ListProfilesInput,
   ListDeliveriesInput,
   ListEventsInput,
+  ListMediaInput,
+  ListPostsInput,
+  ListProfilesInput,
   ListWebhooksInput,
+  MediaSource,
+  MediaUploadOptions,
   ReconnectAccountInput,
   RotateSecretInput,
   UpdatePostInput,
@@ -54,11 +54,11 @@ import type {
   CreatePostResult,
   CreateWebhookResult,
   DecideApprovalResult,
+  DeletedMedia,
   DeleteProfileResult,
   DeleteWebhookResult,
   Event,
   ListPage,
-  DeletedMedia,
   Media,
   MediaList,
   Post,
@@ -736,7 +736,7 @@ export const make = Effect.fnUntraced(function* (
           source.size <= maxInlineUploadBytes
             ? fromSource(() => source.read(0, source.size)).pipe(
                 Effect.flatMap((data) => uploadInline(source.filename === undefined ? { data } : { data, filename: source.filename }, options)),
-                Effect.tap((uploaded) => Effect.sync(() => options?.onProgress?.({ sentBytes: source.size, totalBytes: source.size })))
+                Effect.tap(() => Effect.sync(() => options?.onProgress?.({ sentBytes: source.size, totalBytes: source.size })))
               )
             : uploadInParts(source, options),
         (source) => Effect.promise(() => source.close().catch(() => undefined))

@@ -88,7 +88,13 @@ const writeFileFromStream = <E>(path: string, key: string, body: Stream.Stream<U
       Effect.tryPromise({
         try: () => handle.write(chunk),
         catch: (cause) => new BlobError({ key, cause })
-      }).pipe(Effect.map(() => void (written += chunk.length)))
+      }).pipe(
+        Effect.andThen(
+          Effect.sync(() => {
+            written += chunk.length
+          })
+        )
+      )
     )
     const closed = Effect.promise(() => handle.close().catch(() => undefined))
     return yield* copy.pipe(

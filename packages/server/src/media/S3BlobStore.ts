@@ -157,7 +157,11 @@ export const make = (settings: S3Settings): Effect.Effect<BlobStoreShape, never,
         Effect.gen(function* () {
           let written = 0
           const { readable, failure, signal } = yield* readableOf(
-            Stream.tap(body, (chunk) => Effect.sync(() => void (written += chunk.length)))
+            Stream.tap(body, (chunk) =>
+              Effect.sync(() => {
+                written += chunk.length
+              })
+            )
           )
           const upload = yield* Effect.tryPromise({
             try: () => {
