@@ -315,6 +315,17 @@ export class ProfilesGroup extends HttpApiGroup.make("profiles")
   .prefix("/v1/profiles")
   .annotate(OpenApi.Description, "Profiles group the accounts that publish together (a brand, a client).") {}
 
+/** A form's file field has no schema of its own to carry a description: it is added here. */
+const describeFormFile = (operation: Record<string, unknown>): Record<string, unknown> => {
+  const form = (operation as Partial<OpenApi.OpenAPISpecOperation>).requestBody?.content["multipart/form-data"]
+  const file = (form?.schema as { properties?: Record<string, Record<string, unknown>> } | undefined)?.properties?.file
+  if (file !== undefined) {
+    file.description =
+      "The file, at most 10 MiB (400 `payload_too_large`); JPEG, PNG, WebP, MP4 or QuickTime, read from the bytes."
+  }
+  return operation
+}
+
 const uploadParams = {
   /** The media item's id, `med_…`, as `POST /v1/media/uploads` answered it. An unknown id, or one of another workspace, is 404 `not_found`. */
   id: Schema.String.annotate({ description: "The media item's id, `med_…`, as `POST /v1/media/uploads` answered it. An unknown id, or one of another workspace, is 404 `not_found`." })
@@ -329,6 +340,7 @@ export class MediaGroup extends HttpApiGroup.make("media")
       success: [Media.pipe(HttpApiSchema.status(201)), Media.pipe(HttpApiSchema.status(202))]
     })
       .annotate(RequiredScope, "posts:write")
+      .annotate(OpenApi.Transform, describeFormFile)
       .annotate(OpenApi.Summary, "Upload media (inline, form) or import it from a URL")
       .annotate(
         OpenApi.Description,
