@@ -2,13 +2,16 @@
  * Media that real videos fit through, black-box over HTTP: resumable uploads in parts (sent in
  * any order, an interrupted part sent again, a 1 GB file streamed with the process's memory
  * staying flat), form uploads for curl users, the media list, deletion refused while a post
- * needs the item, and a post whose media is still processing waiting until it is ready.
+ * needs the item, and a post whose media is still processing waiting until it is ready. The
+ * suite runs on each database with the local media directory, and on the embedded database with
+ * an S3-compatible bucket (s3rver, started here).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { aGif, anMp4, aPng } from "../../packages/core/test/fixtures/media.ts"
 import { accountOf, anImage, aPost } from "../support/Builders.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { aLargeMp4, type LargeFile, partRange, sendPart, sendPartAndDropConnection } from "../support/LargeMedia.ts"
+import { startS3Server, type TestS3Server } from "../support/S3Server.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 
 const MiB = 1024 * 1024
@@ -26,8 +29,15 @@ const waitFor = async <A>(read: () => Promise<A>, done: (a: A) => boolean, what:
   }
 }
 
-describe.each(backends())("media uploads on %s", (backend) => {
+type Storage = "directory" | "S3"
+const setups: ReadonlyArray<readonly [string, ReturnType<typeof backends>[number], Storage]> = [
+  ...backends().map((backend) => [`${backend} with the media directory`, backend, "directory"] as const),
+  ["embedded with an S3 bucket", "embedded", "S3"]
+]
+
+describe.each(setups)("media uploads on %s", (_name, backend, storage) => {
   let server: TestServer
+  let s3: TestS3Server | undefined
   const api = (method: string, path: string, body?: unknown) => call(server.baseUrl, method, path, { key: server.testKey, body })
   /** The upload's address on this server (the public URL of a test server is not its port). */
   const local = (uploadUrl: string) => server.baseUrl + new URL(uploadUrl).pathname
@@ -37,9 +47,17 @@ describe.each(backends())("media uploads on %s", (backend) => {
     return reply
   }
   beforeAll(async () => {
-    server = await startServer(backend, { POSTWIRE_PUBLISH_POLL_MS: "100", POSTWIRE_RATE_LIMIT_PER_KEY: "100000" })
+    s3 = storage === "S3" ? await startS3Server() : undefined
+    server = await startServer(backend, {
+      POSTWIRE_PUBLISH_POLL_MS: "100",
+      POSTWIRE_RATE_LIMIT_PER_KEY: "100000",
+      ...(s3 === undefined ? {} : { POSTWIRE_MEDIA_S3_URL: s3.url })
+    })
   })
-  afterAll(() => server?.stop())
+  afterAll(async () => {
+    await server?.stop()
+    await s3?.stop()
+  })
 
   describe("POST /v1/media/uploads", () => {
     it("answers the parts to send, with a media item processing until the upload completes", async () => {
@@ -252,8 +270,8 @@ describe.each(backends())("media uploads on %s", (backend) => {
     })
   })
 
-  // The memory check runs once (on the first backend): it is about streaming, not the database.
-  it.runIf(backend === backends()[0])(
+  // The memory check runs once (the first setup): it is about streaming, not the database.
+  it.runIf(backend === backends()[0] && storage === "directory")(
     "streams a 1 GB upload in parts, one dropped and resumed, with the process's memory staying flat",
     async () => {
       const file = aLargeMp4(1024 * MiB, { durationSeconds: 600, width: 3840, height: 2160 })

@@ -30,6 +30,8 @@ export const startS3Server = async (bucket = "postwire-media"): Promise<TestS3Se
     endpoint: `http://${endpoint}`,
     bucket,
     stop: async () => {
+      // Clients keep connections alive; close them so the server stops at once.
+      server.httpServer?.closeAllConnections?.()
       await server.close()
       rmSync(directory, { recursive: true, force: true })
     }
