@@ -41,7 +41,7 @@ describe.runIf(backends().includes("postgres"))("two instances on one PostgreSQL
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql.unsafe(`SELECT value FROM ${database.schema}.settings WHERE name = 'server_secret'`)
-        return String(rows[0]?.value)
+        return String((rows[0] as { readonly value?: unknown } | undefined)?.value)
       }).pipe(Effect.provide(layerPostgres(process.env.DATABASE_URL!, { maxConnections: 1 })))
     )
 
