@@ -1,4 +1,4 @@
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
@@ -11,25 +11,24 @@ import {
   MediaFetchFailed,
   MediaJobs,
   MediaStore,
-  MemoryMediaStore,
-  MemoryStore,
   Posts,
   Store,
   Workspaces
-} from "../src/index.ts"
-import { aPng } from "./fixtures/media.ts"
+} from "@postwire/core"
+import { aPng } from "../../packages/core/test/fixtures/media.ts"
 
 // Expiry needs no download; an import in these tests would fail like an unreachable address.
 const NoDownloads = Layer.succeed(MediaFetcher)({
   fetch: () => Effect.fail(new MediaFetchFailed({ failure: { code: "invalid_url", field: "url" } }))
 })
 
-const Engine = Layer.mergeAll(
-  Ids.layerTest,
-  BlobStore.layerMemory,
-  NoDownloads,
-  EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes"))
-).pipe(Layer.provideMerge(MemoryMediaStore.layer), Layer.provideMerge(MemoryStore.layer))
+const engineOver = (stores: Layer.Layer<Store | MediaStore, unknown>) =>
+  Layer.mergeAll(
+    Ids.layerTest,
+    BlobStore.layerMemory,
+    NoDownloads,
+    EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes"))
+  ).pipe(Layer.provideMerge(stores), Layer.orDie)
 
 const settings = MediaJobs.defaults("worker-1")
 const hours = (n: number) => `${n} hours` as const
@@ -48,7 +47,12 @@ const anImage = (caller: { readonly workspaceId: string; readonly keyId: string;
 const exists = (workspaceId: string, id: string) =>
   Store.use((store) => store.getMedia(workspaceId, id)).pipe(Effect.map(Option.isSome))
 
-describe("media expiry", () => {
+/**
+ * The media lifecycle on a pair of stores (`Store` and `MediaStore` over one database): upload
+ * expiry, unused media expiry that spares media a post names, and an import that fails.
+ */
+export const mediaLifecycleConformance = (name: string, stores: () => Layer.Layer<Store | MediaStore, unknown>) =>
+  layer(engineOver(stores()))(`media lifecycle: ${name}`, (it) => {
   it.effect("deletes an upload not completed within 24 hours, with its parts", () =>
     Effect.gen(function* () {
       const { caller } = yield* aWorkspace
@@ -61,7 +65,7 @@ describe("media expiry", () => {
       assert.isFalse(yield* exists(caller.workspaceId, upload.id))
       const media = yield* MediaStore
       assert.isTrue(Option.isNone(yield* media.getUpload(caller.workspaceId, upload.id)))
-    }).pipe(Effect.provide(Engine))
+    })
   )
 
   it.effect("deletes media no post names 7 days after creation, and its bytes, but keeps media a post names", () =>
@@ -84,7 +88,7 @@ describe("media expiry", () => {
       const blobs = yield* BlobStore
       const gone = yield* Effect.result(blobs.get(`${caller.workspaceId}/${unused.id}`))
       assert.strictEqual(gone._tag, "Failure")
-    }).pipe(Effect.provide(Engine))
+    })
   )
 
   it.effect("fails an import the fetcher cannot download, in the shared error shape", () =>
@@ -114,6 +118,6 @@ describe("media expiry", () => {
       assert.strictEqual(view.status, "failed")
       assert.strictEqual(view.error?.code, "invalid_url")
       assert.isTrue((yield* media.listMedia(caller.workspaceId, undefined, 10)).some((m) => m.id === "med_import"))
-    }).pipe(Effect.provide(Engine))
+    })
   )
 })
