@@ -13,7 +13,7 @@ import {
   Post as PostSchemas,
   Webhook as WebhookSchemas
 } from "@postwire/domain"
-import { Context, Effect, Layer, Option, type Redacted, Schedule, type Schema, Stream } from "effect"
+import { Context, Effect, Layer, Option, type Redacted, type Schema, Stream } from "effect"
 import { Base64 } from "effect/encoding"
 import { FetchHttpClient, HttpClient, type HttpClientResponse } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
@@ -681,9 +681,10 @@ export const make = Effect.fnUntraced(function* (
       catch: (cause) => invalidRequest([{ field: "source", detail: cause instanceof Error ? cause.message : String(cause) }], context)
     })
 
-  // Sends one part, again after a failure that a retry can mend (a dropped connection, a 5xx).
-  const sendPart = (id: string, size: number, start: number, bytes: Uint8Array, attempts: number) =>
-    call(
+  // Sends one part, again after a failure that a retry can mend (a dropped connection, a 5xx,
+  // a 429 after its Retry-After): a part is replaced whole, so sending it twice is harmless.
+  const sendPart = (id: string, size: number, start: number, bytes: Uint8Array, attempts: number) => {
+    const once = call(
       client.media.uploadPart({
         params: { id },
         headers: { "content-range": `bytes ${start}-${start + bytes.length - 1}/${size}` },
@@ -691,13 +692,16 @@ export const make = Effect.fnUntraced(function* (
         responseMode: "response-only"
       }),
       decode.media.uploadPart
-    ).pipe(
-      Effect.retry({
-        times: Math.max(0, attempts - 1),
-        while: (error) => error._tag !== "PostwireApiError" || error.status >= 500 || error.status === 429,
-        schedule: Schedule.exponential("250 millis")
-      })
     )
+    const attempt = (left: number, delayMillis: number): Effect.Effect<MediaSchemas.MediaUpload, PostwireClientError> =>
+      Effect.catch(once, (error) => {
+        const mendable = error._tag !== "PostwireApiError" || error.status >= 500 || error.status === 429
+        if (!mendable || left <= 1) return Effect.fail(error)
+        const wait = error._tag === "PostwireApiError" && error.retryAfter !== undefined ? error.retryAfter * 1000 : delayMillis
+        return Effect.sleep(wait).pipe(Effect.andThen(attempt(left - 1, Math.min(delayMillis * 2, 8_000))))
+      })
+    return attempt(Math.max(1, attempts), 500)
+  }
 
   const uploadInParts = Effect.fn("postwire.media.uploadInParts")(function* (
     source: OpenedSource,

@@ -375,7 +375,17 @@ export const completeUpload = Effect.fn("media.completeUpload")(function* (calle
       invalidState(ErrorDetail.reason("upload_parts_missing", { count: missing.length, part: missing[0]! }))
     )
   }
-  const size = yield* blobs.joinParts(item.blobKey, upload.reference, parts).pipe(Effect.orDie)
+  const joined = yield* Effect.result(blobs.joinParts(item.blobKey, upload.reference, parts))
+  if (joined._tag === "Failure") {
+    // Two completes at once: the one that joined first has made the item; answer it.
+    const now = yield* media.getUpload(caller.workspaceId, id)
+    const current = yield* store.getMedia(caller.workspaceId, id)
+    if (Option.isSome(now) && now.value.status === "completed" && Option.isSome(current)) {
+      return yield* viewIn(current.value, locale, now.value)
+    }
+    return yield* Effect.die(joined.failure)
+  }
+  const size = joined.success
   const sniffed = size === upload.size ? yield* probeStoredMedia(blobs, item.blobKey, size).pipe(Effect.orDie) : undefined
   const done = yield* Effect.clockWith((c) => c.currentTimeMillis)
   if (sniffed === undefined || sniffed._tag === "Unsupported") {
