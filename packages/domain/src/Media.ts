@@ -63,8 +63,8 @@ export const Media = Schema.Struct({
   error: Schema.NullOr(ErrorObject).annotate({ description: "Why the item `failed`, in the shared error shape (`unsupported_format`, `payload_too_large`, `invalid_url`, …); `null` otherwise." }),
   /** When the item was created, ISO 8601 in UTC with milliseconds. */
   created_at: Instant.annotate({ description: "When the item was created, ISO 8601 in UTC with milliseconds." }),
-  /** When the item is deleted unless something keeps it: an unfinished upload 24 hours after it started, an item no post uses 7 days after it was created; `null` once a post names it. */
-  expires_at: Schema.NullOr(Instant).annotate({ description: "When the item is deleted unless something keeps it: an unfinished upload 24 hours after it started, an item no post uses 7 days after it was created; `null` once a post names it." })
+  /** When an upload still receiving parts expires with its item (24 hours after it started); `null` otherwise. An item no post names is deleted 7 days after its creation. */
+  expires_at: Schema.NullOr(Instant).annotate({ description: "When an upload still receiving parts expires with its item (24 hours after it started); `null` otherwise. An item no post names is deleted 7 days after its creation." })
 }).annotate({ description: "An image or video to publish, and where it is in its life." })
 export type Media = typeof Media.Type
 
