@@ -9,8 +9,18 @@ import { join } from "node:path"
 import { Clock, Context, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
-import type { CommentStore, ConnectStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
-import { DatabaseStatus, layerPostgres, PgliteClient, SqlCommentStore, SqlConnectStore, SqlPublishingStore, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
+import type { CommentStore, ConnectStore, MediaStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
+import {
+  DatabaseStatus,
+  layerPostgres,
+  PgliteClient,
+  SqlCommentStore,
+  SqlConnectStore,
+  SqlMediaStore,
+  SqlPublishingStore,
+  SqlStore,
+  SqlWebhookStore
+} from "@postwire/store-sql"
 import { type FirstRun, resolveSettings, seedFirstRun, serverLayer } from "@postwire/server"
 
 /** Which database a test server runs on. */
@@ -38,11 +48,16 @@ export const backends = (): ReadonlyArray<Backend> => {
 }
 
 /** The stores of a server on one SQL database. */
-const sqlStores = Layer.mergeAll(SqlWebhookStore.layer, SqlPublishingStore.layer, SqlConnectStore.layer, SqlCommentStore.layer, DatabaseStatus.layer).pipe(
-  Layer.provideMerge(SqlStore.layer)
-)
+const sqlStores = Layer.mergeAll(
+  SqlWebhookStore.layer,
+  SqlPublishingStore.layer,
+  SqlConnectStore.layer,
+  SqlCommentStore.layer,
+  SqlMediaStore.layer,
+  DatabaseStatus.layer
+).pipe(Layer.provideMerge(SqlStore.layer))
 
-const postgresStore = (): Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore, unknown> => {
+const postgresStore = (): Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore, unknown> => {
   const url = process.env.DATABASE_URL
   if (!url) throw new Error("DATABASE_URL is not set")
   const schema = `pw_api_${randomBytes(6).toString("hex")}`
@@ -62,7 +77,7 @@ export interface TestDatabase {
   /** The PostgreSQL schema holding it (PostgreSQL only). */
   readonly schema?: string
   /** The stores on this database, for one server. */
-  readonly stores: () => Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore, unknown>
+  readonly stores: () => Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore, unknown>
   /** The master secret every server on it runs with (`POSTWIRE_SECRET`), as on a real deployment. */
   readonly secret: string
   /** What the first server on it created; servers started later report the same. */

@@ -6,8 +6,8 @@
 import { Effect } from "effect"
 import { FetchHttpClient } from "effect/http"
 import type { PostwireClientError } from "./ClientError.ts"
-import { Page, PagePromise } from "./Page.ts"
 import { checkOptions } from "./internal/options.ts"
+import { Page, PagePromise } from "./Page.ts"
 import { make, type PostwireClientOptions, type PostwireClientService } from "./PostwireClient.ts"
 import type {
   ConnectAccountInput,
@@ -17,20 +17,23 @@ import type {
   CreateProfileInput,
   CreateWebhookInput,
   DecideApprovalInput,
+  ImportMediaInput,
   ListAccountsInput,
   ListCommentsInput,
-  ListPostsInput,
   ListDeliveriesInput,
   ListEventsInput,
+  ListMediaInput,
+  ListPostsInput,
   ListProfilesInput,
   ListWebhooksInput,
+  MediaSource,
+  MediaUploadOptions,
   ReconnectAccountInput,
   ReplyToCommentInput,
   RotateSecretInput,
   UpdatePostInput,
   UpdateProfileInput,
-  UpdateWebhookInput,
-  UploadMediaInput
+  UpdateWebhookInput
 } from "./Requests.ts"
 import type {
   Account,
@@ -41,6 +44,7 @@ import type {
   CreateWebhookResult,
   DecideApprovalResult,
   DeleteCommentResult,
+  DeletedMedia,
   DeleteProfileResult,
   DeleteWebhookResult,
   Event,
@@ -137,10 +141,20 @@ export interface PostwirePosts {
  * @since 0.1.0
  */
 export interface PostwireMedia {
-  /** Uploads an image or video inline, up to 10 MiB (POST /v1/media). */
-  readonly upload: (input: UploadMediaInput, options?: CreateOptions) => Promise<Media>
+  /**
+   * Uploads a file (`{ path }`, `{ data }`, `{ blob }` or `{ stream, size, filename }`): up to
+   * 10 MiB inline, larger in resumable parts, each sent again alone when it fails; `onProgress`
+   * reports the bytes stored. Answers the media item, `ready`.
+   */
+  readonly upload: (source: MediaSource, options?: MediaUploadOptions) => Promise<Media>
+  /** Imports a file from a public https address in the background; answers the item `processing`. */
+  readonly import: (input: ImportMediaInput, options?: CreateOptions) => Promise<Media>
+  /** The media, newest first (GET /v1/media): await one page, or `for await` over every item. */
+  readonly list: (query?: ListMediaInput) => PagePromise<Media>
   /** A media item (GET /v1/media/{id}). */
   readonly get: (id: string) => Promise<Media>
+  /** Deletes a media item no unfinished post uses. */
+  readonly delete: (id: string) => Promise<DeletedMedia>
 }
 
 /**
@@ -468,8 +482,11 @@ export class Postwire {
       retry: (id) => run(client.posts.retry(id))
     }
     this.media = {
-      upload: (input, options) => run(client.media.upload(input, options)),
-      get: (id) => run(client.media.get(id))
+      upload: (source, options) => run(client.media.upload(source, options)),
+      import: (input, options) => run(client.media.import(input, options)),
+      list: (query) => firstPage(client.media.list, query ?? {}),
+      get: (id) => run(client.media.get(id)),
+      delete: (id) => run(client.media.delete(id))
     }
     this.accounts = {
       list: (query) => firstPage(client.accounts.list, query ?? {}),

@@ -10,6 +10,7 @@ import {
   Approval as ApprovalSchemas,
   Comment as CommentSchemas,
   type Locale,
+  Media as MediaSchemas,
   Post as PostSchemas,
   Webhook as WebhookSchemas
 } from "@postwire/domain"
@@ -18,8 +19,9 @@ import { Base64 } from "effect/encoding"
 import { FetchHttpClient, HttpClient, type HttpClientResponse } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import type { PostwireClientError } from "./ClientError.ts"
-import { checkOptions } from "./internal/options.ts"
 import { type ErrorContext, failBeforeAnswer, failFromAnswer, invalidRequest } from "./internal/errors.ts"
+import { type OpenedSource, openSource } from "./internal/mediaSource.ts"
+import { checkOptions } from "./internal/options.ts"
 import { transformClient } from "./internal/transport.ts"
 import type {
   ConnectAccountInput,
@@ -29,13 +31,17 @@ import type {
   CreateProfileInput,
   CreateWebhookInput,
   DecideApprovalInput,
+  ImportMediaInput,
   ListAccountsInput,
   ListCommentsInput,
-  ListPostsInput,
-  ListProfilesInput,
   ListDeliveriesInput,
   ListEventsInput,
+  ListMediaInput,
+  ListPostsInput,
+  ListProfilesInput,
   ListWebhooksInput,
+  MediaSource,
+  MediaUploadOptions,
   ReconnectAccountInput,
   ReplyToCommentInput,
   RotateSecretInput,
@@ -53,11 +59,13 @@ import type {
   CreateWebhookResult,
   DecideApprovalResult,
   DeleteCommentResult,
+  DeletedMedia,
   DeleteProfileResult,
   DeleteWebhookResult,
   Event,
   ListPage,
   Media,
+  MediaList,
   Post,
   Profile,
   RetryPostResult,
@@ -197,23 +205,38 @@ export interface PostwireClientComments {
 }
 
 /**
- * Media: inline upload and retrieval.
+ * Media: uploads of any size (inline up to 10 MiB, resumable parts beyond, up to 4 GiB), URL
+ * imports, the list, retrieval and deletion.
  *
  * @example
  * ```ts
  * import { PostwireClient } from "@postwire/client"
  *
- * const upload = (bytes: Uint8Array) =>
- *   PostwireClient.use((postwire) => postwire.media.upload({ data: bytes, filename: "cover.jpg" }))
+ * const upload = (path: string) =>
+ *   PostwireClient.use((postwire) =>
+ *     postwire.media.upload({ path }, { onProgress: ({ sentBytes, totalBytes }) => console.log(sentBytes, "/", totalBytes) })
+ *   )
  * ```
  *
  * @since 0.1.0
  */
 export interface PostwireClientMedia {
-  /** Uploads an image or video inline, base64 on the wire, up to 10 MiB (POST /v1/media). */
-  readonly upload: (input: UploadMediaInput, options?: CreateOptions) => Effect.Effect<Media, PostwireClientError>
+  /**
+   * Uploads a file: up to 10 MiB inline (POST /v1/media), larger in 16 MiB parts of a resumable
+   * upload (POST /v1/media/uploads, a PUT per part, then complete), each part sent again alone
+   * when its connection fails. Answers the media item, `ready`.
+   */
+  readonly upload: (source: MediaSource, options?: MediaUploadOptions) => Effect.Effect<Media, PostwireClientError>
+  /** Imports a file from a public https address in the background; the item answers `processing` (POST /v1/media). */
+  readonly import: (input: ImportMediaInput, options?: CreateOptions) => Effect.Effect<Media, PostwireClientError>
+  /** One page of media, newest first (GET /v1/media). */
+  readonly list: (query?: ListMediaInput) => Effect.Effect<MediaList, PostwireClientError>
+  /** Every media item, page after page. */
+  readonly listAll: (query?: ListMediaInput) => Stream.Stream<Media, PostwireClientError>
   /** A media item (GET /v1/media/{id}). */
   readonly get: (id: string) => Effect.Effect<Media, PostwireClientError>
+  /** Deletes a media item no unfinished post uses (DELETE /v1/media/{id}). */
+  readonly delete: (id: string) => Effect.Effect<DeletedMedia, PostwireClientError>
 }
 
 /**
@@ -480,6 +503,8 @@ const asContract = <S extends Schema.Top>(_schema: S, value: unknown): S["Type"]
 const idempotencyHeaders = (options: CreateOptions | undefined) =>
   options?.idempotencyKey === undefined ? {} : { "idempotency-key": options.idempotencyKey }
 
+const maxInlineUploadBytes = MediaSchemas.maxInlineUploadBytes
+
 const toBase64 = (data: Uint8Array | string): string => (typeof data === "string" ? data : Base64.encode(data))
 
 const nextCursor = (page: ListPage<unknown>): Option.Option<string> =>
@@ -567,7 +592,12 @@ export const make = Effect.fnUntraced(function* (
     },
     media: {
       upload: HttpApiClient.decodeResponse(Api, { group: "media", endpoint: "upload" }),
-      get: HttpApiClient.decodeResponse(Api, { group: "media", endpoint: "get" })
+      list: HttpApiClient.decodeResponse(Api, { group: "media", endpoint: "list" }),
+      get: HttpApiClient.decodeResponse(Api, { group: "media", endpoint: "get" }),
+      delete: HttpApiClient.decodeResponse(Api, { group: "media", endpoint: "delete" }),
+      createUpload: HttpApiClient.decodeResponse(Api, { group: "media", endpoint: "createUpload" }),
+      uploadPart: HttpApiClient.decodeResponse(Api, { group: "media", endpoint: "uploadPart" }),
+      completeUpload: HttpApiClient.decodeResponse(Api, { group: "media", endpoint: "completeUpload" })
     },
     accounts: {
       list: HttpApiClient.decodeResponse(Api, { group: "accounts", endpoint: "list" }),
@@ -732,17 +762,104 @@ export const make = Effect.fnUntraced(function* (
     })
   }
 
+  const uploadInline = (input: UploadMediaInput, options?: CreateOptions) => {
+    const payload = input.filename === undefined ? { data: toBase64(input.data) } : { data: toBase64(input.data), filename: input.filename }
+    return call(
+      client.media.upload({ payload, headers: idempotencyHeaders(options), responseMode: "response-only" }),
+      decode.media.upload
+    )
+  }
+  const fromSource = <A>(run: () => Promise<A>) =>
+    Effect.tryPromise({
+      try: run,
+      catch: (cause) => invalidRequest([{ field: "source", detail: cause instanceof Error ? cause.message : String(cause) }], context)
+    })
+
+  // Sends one part, again after a failure that a retry can mend (a dropped connection, a 5xx,
+  // a 429 after its Retry-After): a part is replaced whole, so sending it twice is harmless.
+  const sendPart = (id: string, size: number, start: number, bytes: Uint8Array, attempts: number) => {
+    const once = call(
+      client.media.uploadPart({
+        params: { id },
+        headers: { "content-range": `bytes ${start}-${start + bytes.length - 1}/${size}` },
+        payload: Stream.make(bytes),
+        responseMode: "response-only"
+      }),
+      decode.media.uploadPart
+    )
+    const attempt = (left: number, delayMillis: number): Effect.Effect<MediaSchemas.MediaUpload, PostwireClientError> =>
+      Effect.catch(once, (error) => {
+        const mendable = error._tag !== "PostwireApiError" || error.status >= 500 || error.status === 429
+        if (!mendable || left <= 1) return Effect.fail(error)
+        const wait = error._tag === "PostwireApiError" && error.retryAfter !== undefined ? error.retryAfter * 1000 : delayMillis
+        return Effect.sleep(wait).pipe(Effect.andThen(attempt(left - 1, Math.min(delayMillis * 2, 8_000))))
+      })
+    return attempt(Math.max(1, attempts), 500)
+  }
+
+  const uploadInParts = Effect.fn("postwire.media.uploadInParts")(function* (
+    source: OpenedSource,
+    options: MediaUploadOptions | undefined
+  ) {
+    const started = yield* call(
+      client.media.createUpload({
+        payload: { filename: source.filename ?? "upload", size: source.size },
+        responseMode: "response-only"
+      }),
+      decode.media.createUpload
+    )
+    for (let n = 0; n < started.part_count; n++) {
+      const start = n * started.part_size
+      const length = Math.min(started.part_size, source.size - start)
+      const bytes = yield* fromSource(() => source.read(start, length))
+      const answer = yield* sendPart(started.id, source.size, start, bytes, options?.partAttempts ?? 5)
+      options?.onProgress?.({ sentBytes: answer.bytes_received, totalBytes: source.size })
+    }
+    return yield* call(
+      client.media.completeUpload({ params: { id: started.id }, responseMode: "response-only" }),
+      decode.media.completeUpload
+    )
+  })
+
   const media: PostwireClientMedia = {
-    upload: Effect.fn("postwire.media.upload")(function* (input: UploadMediaInput, options?: CreateOptions) {
-      const payload = input.filename === undefined ? { data: toBase64(input.data) } : { data: toBase64(input.data), filename: input.filename }
+    upload: Effect.fn("postwire.media.upload")(function* (input: MediaSource, options?: MediaUploadOptions) {
+      if ("data" in input && (typeof input.data === "string" ? input.data.length * 0.75 : input.data.length) <= maxInlineUploadBytes) {
+        const uploaded = yield* uploadInline(input, options)
+        options?.onProgress?.({ sentBytes: uploaded.size_bytes ?? 0, totalBytes: uploaded.size_bytes ?? 0 })
+        return uploaded
+      }
+      return yield* Effect.acquireUseRelease(
+        fromSource(() => openSource(input)),
+        (source) =>
+          source.size <= maxInlineUploadBytes
+            ? fromSource(() => source.read(0, source.size)).pipe(
+                Effect.flatMap((data) => uploadInline(source.filename === undefined ? { data } : { data, filename: source.filename }, options)),
+                Effect.tap(() => Effect.sync(() => options?.onProgress?.({ sentBytes: source.size, totalBytes: source.size })))
+              )
+            : uploadInParts(source, options),
+        (source) => Effect.promise(() => source.close().catch(() => undefined))
+      )
+    }),
+    import: Effect.fn("postwire.media.import")(function* (input: ImportMediaInput, options?: CreateOptions) {
       return yield* call(
-        client.media.upload({ payload, headers: idempotencyHeaders(options), responseMode: "response-only" }),
+        client.media.upload({ payload: asContract(MediaSchemas.ImportMediaRequest, input), headers: idempotencyHeaders(options), responseMode: "response-only" }),
         decode.media.upload
       )
     }),
+    list: Effect.fn("postwire.media.list")(function* (query?: ListMediaInput) {
+      return yield* call(
+        client.media.list({ query: asContract(MediaSchemas.ListMediaQuery, query ?? {}), responseMode: "response-only" }),
+        decode.media.list
+      )
+    }),
+    listAll: (query) => paginate(media.list, query ?? {}),
     get: Effect.fn("postwire.media.get")(function* (id: string) {
       const params = yield* checkId(id)
       return yield* call(client.media.get({ params, responseMode: "response-only" }), decode.media.get)
+    }),
+    delete: Effect.fn("postwire.media.delete")(function* (id: string) {
+      const params = yield* checkId(id)
+      return yield* call(client.media.delete({ params, responseMode: "response-only" }), decode.media.delete)
     })
   }
 

@@ -142,6 +142,78 @@ export type UploadMediaInput = Omit<typeof Media.UploadMediaRequest.Encoded, "da
 }
 
 /**
+ * A file for `media.upload`: bytes in memory (`data`), a file on disk (`path`, Node only), a
+ * `Blob` or `File` (browsers, Node 20+), or a stream of known `size`. Up to 10 MiB it goes up
+ * inline; larger, in parts of a resumable upload (up to 4 GiB).
+ *
+ * @example
+ * ```ts
+ * import type { MediaSource } from "@postwire/client"
+ *
+ * const onDisk: MediaSource = { path: "./launch.mp4" }
+ * const inMemory: MediaSource = { data: new Uint8Array([0xff, 0xd8, 0xff]), filename: "cover.jpg" }
+ * ```
+ *
+ * @since 0.3.0
+ */
+export type MediaSource =
+  | UploadMediaInput
+  | { readonly path: string; readonly filename?: string | undefined }
+  | { readonly blob: Blob; readonly filename?: string | undefined }
+  | {
+      readonly stream: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>
+      readonly size: number
+      readonly filename: string
+    }
+
+/**
+ * How far an upload is, for `onProgress`.
+ *
+ * @since 0.3.0
+ */
+export interface UploadProgress {
+  /** Bytes the server has stored. */
+  readonly sentBytes: number
+  /** The file's size. */
+  readonly totalBytes: number
+}
+
+/**
+ * Options of `media.upload`.
+ *
+ * @example
+ * ```ts
+ * import type { MediaUploadOptions } from "@postwire/client"
+ *
+ * const options: MediaUploadOptions = {
+ *   onProgress: ({ sentBytes, totalBytes }) => console.log(`${Math.round((100 * sentBytes) / totalBytes)}%`)
+ * }
+ * ```
+ *
+ * @since 0.3.0
+ */
+export interface MediaUploadOptions extends CreateOptions {
+  /** Called after each stored part (once for an inline upload). */
+  readonly onProgress?: ((progress: UploadProgress) => void) | undefined
+  /** How many times one part is sent before the upload gives up (default 5); the parts already stored stay. */
+  readonly partAttempts?: number | undefined
+}
+
+/**
+ * Query of `media.list`: page size and cursor.
+ *
+ * @since 0.3.0
+ */
+export type ListMediaInput = Unbranded<typeof Media.ListMediaQuery.Type>
+
+/**
+ * Body of `media.import`: a public https address to fetch the file from, and an optional name.
+ *
+ * @since 0.3.0
+ */
+export type ImportMediaInput = typeof Media.ImportMediaRequest.Encoded
+
+/**
  * Body of `webhooks.create`: where to deliver (a public https address) and which event types
  * (at least one).
  *

@@ -114,6 +114,20 @@ export type RetryPostResult = PostSchemas.RetryPostResponse
 export type Media = MediaSchemas.Media
 
 /**
+ * A page of media items.
+ *
+ * @since 0.3.0
+ */
+export type MediaList = MediaSchemas.MediaList
+
+/**
+ * The answer to `media.delete`.
+ *
+ * @since 0.3.0
+ */
+export type DeletedMedia = MediaSchemas.DeletedMedia
+
+/**
  * A social account that posts can target, with its posting quota.
  *
  * @example

@@ -124,6 +124,22 @@ describe("sniffMedia", () => {
   })
 
   describe("videos", () => {
+    it.each(["avc1", "hvc1", "av01"])("reads the video track's codec %s from its sample description", (codec) => {
+      assert.deepStrictEqual(sniffMedia(anMp4({ durationSeconds: 4, width: 640, height: 360, codec })), {
+        _tag: "Video",
+        mime: "video/mp4",
+        durationSeconds: 4,
+        width: 640,
+        height: 360,
+        codec
+      })
+    })
+
+    it("takes the codec of the video track, not of an audio track before it", () => {
+      const result = sniffMedia(anMp4({ tracks: ["audio", "video"], codec: "hvc1" }))
+      assert.strictEqual(result._tag === "Video" ? result.codec : undefined, "hvc1")
+    })
+
     it("reads an MP4's duration from a version 0 mvhd and its size from the video tkhd", () => {
       assert.deepStrictEqual(sniffMedia(anMp4({ durationSeconds: 15, width: 1080, height: 1920 })), {
         _tag: "Video",

@@ -85,6 +85,28 @@ export const reasons = {
     "tidak ada target unggahan ini yang menunggu persetujuan dengan id ini"
   ),
 
+  // Media lifecycle
+  media_in_use: text(
+    "post {post_id} uses it and has not finished publishing",
+    "unggahan {post_id} memakainya dan belum selesai dipublikasikan"
+  ),
+  upload_parts_missing: text(
+    "{count} of its parts have not arrived (the first missing is part {part})",
+    "{count} bagiannya belum diterima (bagian pertama yang belum ada: {part})"
+  ),
+  upload_not_open: text("the upload is {status} and takes no more parts", "unggahan ini berstatus {status} dan tidak menerima bagian lagi"),
+  upload_expired: text("the upload expired before it was completed", "unggahan ini kedaluwarsa sebelum diselesaikan"),
+  content_range: text(
+    "must be `bytes start-end/size` covering one whole part of {part_size} bytes, with size {size}",
+    "harus berupa `bytes awal-akhir/ukuran` yang mencakup satu bagian utuh sebesar {part_size} byte, dengan ukuran {size}"
+  ),
+  part_length: text("the body had {received} bytes where the part has {expected}", "badan permintaan berisi {received} byte, padahal bagian ini {expected} byte"),
+  url_answered: text("the address answered with HTTP status {status}", "alamat tersebut menjawab dengan status HTTP {status}"),
+  url_too_large: text("the file is larger than {limit} bytes", "berkasnya lebih besar dari {limit} byte"),
+  url_timed_out: text("the download did not finish within {seconds} seconds", "unduhan tidak selesai dalam {seconds} detik"),
+  url_unreachable: text("the address could not be reached", "alamat tersebut tidak dapat dihubungi"),
+  too_many_redirects: text("it redirected more than {max} times", "alamat tersebut dialihkan lebih dari {max} kali"),
+
   // Media rules of the platforms
   shortvideo_one_video: text("a shortvideo post needs exactly one video", "unggahan shortvideo memerlukan tepat satu video"),
   reel_one_video: text("a reel needs exactly one video", "reel memerlukan tepat satu video"),

@@ -44,7 +44,14 @@ const samples: Readonly<Record<string, string | number | LocalizedText>> = {
   seconds: 10,
   cause: "ECONNREFUSED",
   scopes: "posts:read, posts:write, webhooks:write",
-  count: 2
+  count: 2,
+  post_id: "post_01J9Z",
+  part: 3,
+  part_size: 16777216,
+  size: 734003200,
+  received: 1000,
+  expected: 16777216,
+  limit: 4294967296
 }
 
 const placeholders = (template: string) => [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!).sort()

@@ -19,6 +19,7 @@ import {
   Mailer,
   type CommentStore,
   type ConnectStore,
+  type MediaStore,
   type PublishingStore,
   SandboxConsent,
   type Store,
@@ -58,6 +59,8 @@ import * as PlatformCalls from "./observability/PlatformCalls.ts"
 import * as Tracing from "./observability/Tracing.ts"
 import * as ServerSecrets from "./secrets/ServerSecrets.ts"
 import { DeliveryServices } from "./worker/DeliveryWorker.ts"
+import * as S3BlobStore from "./media/S3BlobStore.ts"
+import * as UrlMediaFetcher from "./media/UrlMediaFetcher.ts"
 
 /**
  * The engine's settings, keyed by the master secrets from the configuration or the data
@@ -168,14 +171,15 @@ export const engineLayer = (settings: ServerSettings) =>
     EngineConfigLive,
     AdminToken.layer,
     Ids.layer,
-    BlobStore.layerDirectory(join(settings.dataDir, "media")),
+    settings.mediaS3 === undefined ? BlobStore.layerDirectory(join(settings.dataDir, "media")) : S3BlobStore.layer(settings.mediaS3),
     mailerLayer(settings),
     PlatformCalls.layer.pipe(Layer.provide(PlatformRouter.layer(settings.platforms))),
     PlatformComments(settings.platforms),
     CredentialsCipher.layer.pipe(Layer.provide(EngineConfigLive)),
     AccountConnectorLive.pipe(Layer.provide(EngineConfigLive)),
     DeliveryServices,
-    BackgroundLoops.layer
+    BackgroundLoops.layer,
+    UrlMediaFetcher.layer.pipe(Layer.provide(DeliveryServices))
   ).pipe(
     Layer.provideMerge(ServerConfig.layer(settings))
   )
@@ -183,7 +187,7 @@ export const engineLayer = (settings: ServerSettings) =>
 /** The HTTP server on `settings.port`, over the given store. */
 export const serverLayer = (
   settings: ServerSettings,
-  store: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore, unknown>
+  store: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore, unknown>
 ) =>
   HttpRouter.serve(settings.role === "worker" ? WorkerRoutes : Routes, {
     // Our own request log: Effect's would write approval tokens into the log.

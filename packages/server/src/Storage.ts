@@ -8,13 +8,30 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
-import type { CommentStore, ConnectStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
-import { DatabaseStatus, layerPostgres, PgliteClient, SqlCommentStore, SqlConnectStore, SqlPublishingStore, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
+import type { CommentStore, ConnectStore, MediaStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
+import {
+  DatabaseStatus,
+  layerPostgres,
+  PgliteClient,
+  SqlCommentStore,
+  SqlConnectStore,
+  SqlMediaStore,
+  SqlPublishingStore,
+  SqlStore,
+  SqlWebhookStore
+} from "@postwire/store-sql"
 import type { ServerSettings } from "./config/ServerConfig.ts"
 import * as DataDirectoryLock from "./DataDirectoryLock.ts"
 
-/** The stores on one SQL database: the `Store` first (it migrates), then the `WebhookStore`, `PublishingStore`, `ConnectStore`, `CommentStore` and the readiness check beside it. */
-export const sqlStores = Layer.mergeAll(SqlWebhookStore.layer, SqlPublishingStore.layer, SqlConnectStore.layer, SqlCommentStore.layer, DatabaseStatus.layer).pipe(
+/** The stores on one SQL database: the `Store` first (it migrates), then the `WebhookStore`, `PublishingStore`, `ConnectStore`, `CommentStore`, `MediaStore` and the readiness check beside it. */
+export const sqlStores = Layer.mergeAll(
+  SqlWebhookStore.layer,
+  SqlPublishingStore.layer,
+  SqlConnectStore.layer,
+  SqlCommentStore.layer,
+  SqlMediaStore.layer,
+  DatabaseStatus.layer
+).pipe(
   Layer.provideMerge(SqlStore.layer)
 )
 
@@ -40,5 +57,5 @@ export const sqlClientLayer = (settings: Pick<ServerSettings, "databaseUrl" | "d
 /** The store for these settings. */
 export const storeLayer = (
   settings: Pick<ServerSettings, "databaseUrl" | "dataDir">
-): Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | DatabaseStatus.DatabaseStatus, unknown> =>
+): Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore | DatabaseStatus.DatabaseStatus, unknown> =>
   sqlStores.pipe(Layer.provide(sqlClientLayer(settings)))

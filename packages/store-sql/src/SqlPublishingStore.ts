@@ -97,6 +97,9 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
               WHERE t.status IN ('queued', 'scheduled', 'publishing')
                 AND t.due_at <= ${at}
                 AND (t.lease_until IS NULL OR t.lease_until <= ${at})
+                AND NOT EXISTS (SELECT 1 FROM posts p JOIN media m ON m.workspace_id = p.workspace_id
+                                  AND m.id IN (SELECT jsonb_array_elements_text(p.media))
+                                WHERE p.workspace_id = t.workspace_id AND p.id = t.post_id AND m.status = 'processing')
                 AND (SELECT count(*) FROM targets busy
                      WHERE busy.workspace_id = t.workspace_id AND busy.account_id = t.account_id
                        AND busy.lease_owner IS NOT NULL AND busy.lease_until > ${at}) < ${perAccount}

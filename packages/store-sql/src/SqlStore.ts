@@ -606,7 +606,8 @@ const accountFromRow = (row: Row): AccountRecord => ({
   createdAt: toNumber(row.created_at)
 })
 
-const mediaRow = (media: MediaRecord) => ({
+/** A media row, as the media store writes it too. */
+export const mediaRow = (media: MediaRecord) => ({
   workspace_id: media.workspaceId,
   id: media.id,
   kind: media.kind,
@@ -618,10 +619,16 @@ const mediaRow = (media: MediaRecord) => ({
   duration_seconds: media.durationSeconds,
   blob_key: media.blobKey,
   sha256: media.sha256,
-  created_at: media.createdAt
+  created_at: media.createdAt,
+  status: media.status ?? "ready",
+  error: media.error === undefined || media.error === null ? null : JSON.stringify(media.error),
+  codec: media.codec ?? null,
+  source_url: media.sourceUrl ?? null,
+  updated_at: media.updatedAt ?? media.createdAt
 })
 
-const mediaFromRow = (row: Row): MediaRecord => ({
+/** A media record from its row, as the media store reads it too. */
+export const mediaFromRow = (row: Row): MediaRecord => ({
   id: row.id as string,
   workspaceId: row.workspace_id as string,
   kind: row.kind as MediaRecord["kind"],
@@ -633,7 +640,12 @@ const mediaFromRow = (row: Row): MediaRecord => ({
   durationSeconds: toNumberOrNull(row.duration_seconds),
   blobKey: row.blob_key as string,
   sha256: row.sha256 as string,
-  createdAt: toNumber(row.created_at)
+  createdAt: toNumber(row.created_at),
+  status: row.status as NonNullable<MediaRecord["status"]>,
+  error: (row.error ?? null) as MediaRecord["error"],
+  codec: (row.codec ?? null) as string | null,
+  sourceUrl: (row.source_url ?? null) as string | null,
+  updatedAt: toNumberOrNull(row.updated_at) ?? toNumber(row.created_at)
 })
 
 const postRow = (post: PostRecord) => ({

@@ -27,7 +27,9 @@ export interface SniffedImage {
  * files) and is `undefined` when the file has no readable movie header (for example, an upload
  * cut off before a trailing `moov`). `width` and `height` are the display size of the first
  * video track (its `tkhd` size, swapped when the track matrix rotates by 90° or 270°); absent
- * when the file has no video track.
+ * when the file has no video track. `codec` is the four-character type of the video track's
+ * first sample description (`moov/trak/mdia/minf/stbl/stsd`); when `mvhd` carries no duration,
+ * the video track's `mdhd` gives it.
  *
  * @since 0.1.0
  */
@@ -37,6 +39,8 @@ export interface SniffedVideo {
   readonly durationSeconds: number | undefined
   readonly width?: number
   readonly height?: number
+  /** The video track's codec, the type of its first `stsd` sample entry (`avc1`, `hvc1`, `av01`, …). */
+  readonly codec?: string
 }
 
 /**
@@ -259,16 +263,49 @@ const readHandler = (bytes: Uint8Array, trak: Box): string | undefined => {
   return hdlr && hdlr.body + 12 <= hdlr.end ? ascii(bytes, hdlr.body + 8, 4) : undefined
 }
 
+interface VideoTrack {
+  readonly width?: number
+  readonly height?: number
+  readonly codec?: string
+  readonly durationSeconds?: number
+}
+
+// stsd is a full box: version and flags, an entry count, then sample entries (size, type, …).
+const readCodec = (bytes: Uint8Array, trak: Box): string | undefined => {
+  let box: Box | undefined = trak
+  for (const type of ["mdia", "minf", "stbl", "stsd"]) {
+    box = box && child(bytes, box, type)
+  }
+  if (box === undefined || box.body + 16 > box.end || u32be(bytes, box.body + 4) === 0) return undefined
+  const codec = ascii(bytes, box.body + 12, 4)
+  return /^[\x20-\x7e]{4}$/.test(codec) ? codec.trimEnd() : undefined
+}
+
+// mdhd: the track's own timescale and duration, for files whose mvhd says nothing.
+const readMediaDuration = (bytes: Uint8Array, trak: Box): number | undefined => {
+  const mdia = child(bytes, trak, "mdia")
+  const mdhd = mdia && child(bytes, mdia, "mdhd")
+  const header = mdhd && readMovieHeader(bytes, mdhd)
+  return header && header.timescale > 0 && header.duration ? header.duration / header.timescale : undefined
+}
+
 // The first track whose handler is `vide`; a track without a handler counts when it has a
 // picture size (audio tracks have none).
-const readVideoDimensions = (bytes: Uint8Array, moov: Box): Dimensions | undefined => {
+const readVideoTrack = (bytes: Uint8Array, moov: Box): VideoTrack | undefined => {
   for (const trak of boxesIn(bytes, moov.body, moov.end)) {
     if (trak.type !== "trak") continue
     const handler = readHandler(bytes, trak)
     if (handler !== undefined && handler !== "vide") continue
     const tkhd = child(bytes, trak, "tkhd")
     const dimensions = tkhd && readTrackDimensions(bytes, tkhd)
-    if (dimensions !== undefined) return dimensions
+    if (dimensions === undefined && handler === undefined) continue
+    const codec = readCodec(bytes, trak)
+    const durationSeconds = readMediaDuration(bytes, trak)
+    return {
+      ...dimensions,
+      ...(codec === undefined ? {} : { codec }),
+      ...(durationSeconds === undefined ? {} : { durationSeconds })
+    }
   }
   return undefined
 }
@@ -279,8 +316,9 @@ const readMovie = (bytes: Uint8Array, mime: SniffedVideo["mime"]): SniffedVideo 
     const mvhd = child(bytes, box, "mvhd")
     const header = mvhd && readMovieHeader(bytes, mvhd)
     const units = header?.duration || readFragmentDuration(bytes, box)
-    const durationSeconds = header && header.timescale > 0 && units ? units / header.timescale : undefined
-    return { _tag: "Video", mime, durationSeconds, ...readVideoDimensions(bytes, box) }
+    const { durationSeconds: trackSeconds, ...track } = readVideoTrack(bytes, box) ?? {}
+    const durationSeconds = header && header.timescale > 0 && units ? units / header.timescale : trackSeconds
+    return { _tag: "Video", mime, durationSeconds, ...track }
   }
   return { _tag: "Video", mime, durationSeconds: undefined }
 }

@@ -39,9 +39,12 @@ const pendingKey = (workspaceId: string, targetId: string) => `${workspaceId}\u0
 
 /** Builds the publishing store over the tables of an in-memory `Store`. */
 export const make = (tables: MemoryTables): PublishingStoreShape => {
-  const { accounts, events, posts, uniqueKeys } = tables
+  const { accounts, events, media, posts, uniqueKeys } = tables
   const pending = pendingFor(tables)
   const comments = commentTablesFor(tables)
+
+  const mediaProcessing = (workspaceId: string, postId: string) =>
+    posts.get(workspaceId, postId)?.post.media.some((id) => media.get(workspaceId, id)?.status === "processing") ?? false
 
   // The same unique keys the in-memory Store keeps for events (its `key("event", ws, id)`).
   const eventKey = (event: OutboxEvent) => ["event", event.workspaceId, event.id].join("\u0000")
@@ -140,6 +143,8 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
             }
             // Like the SQL store, which locks the account's row: no account, no claim.
             if (!queueStatuses.has(target.status) || target.dueAt === null || target.dueAt > at) continue
+            // Like the SQL store: a target waits while a media item of its post is processing.
+            if (mediaProcessing(target.workspaceId, target.postId)) continue
             if (accounts.get(target.workspaceId, target.accountId) !== undefined) due.push(target)
           }
         }

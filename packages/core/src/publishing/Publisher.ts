@@ -431,6 +431,15 @@ export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
   // A target that may be published only asks its platform: the media that remain will do.
   const media = yield* publishMedia(started, unconfirmedSince !== null)
   if (Option.isNone(media)) return yield* recordFailure(started, refusal("media_not_found", "media_missing"))
+  // A media item that failed (an import or an upload of the wrong format) fails the target with its error.
+  const failedMedia = media.value.find((m) => m.record.status === "failed")
+  if (failedMedia !== undefined && unconfirmedSince === null) {
+    const reason = failedMedia.record.error ?? { code: "unsupported_format" as const }
+    return yield* recordFailure(
+      started,
+      new PlatformFailure({ code: reason.code, platformCode: "media_failed", retryable: false, details: reason.details })
+    )
+  }
   const queue = yield* PublishingStore
   const checkpoint = (state: unknown) =>
     Effect.gen(function* () {

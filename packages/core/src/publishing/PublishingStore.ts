@@ -190,6 +190,8 @@ export interface PublishingStoreShape {
    * claimed again here). Targets of an account that already has `perAccount` leased targets
    * are left for later. Targets locked by another instance are skipped. The status does not
    * change until {@link startPublishing}. Each claimed target carries its `unconfirmedSince`.
+   * A target whose post names a media item still `processing` waits: it is not claimed until
+   * the item is `ready` or `failed` (the publisher then fails it with the item's error).
    */
   readonly claimDueTargets: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<TargetRecord>, StoreError>
 

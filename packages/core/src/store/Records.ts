@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { ErrorObject, KeyKind, Platform, Post as PostWire, Scope } from "@postwire/domain"
+import type { ErrorCode, ErrorDetails, ErrorObject, KeyKind, Platform, Post as PostWire, Scope } from "@postwire/domain"
 
 /** A tenant: everything else belongs to exactly one workspace. */
 export interface WorkspaceRecord {
@@ -70,7 +70,18 @@ export interface AccountRecord {
   readonly createdAt: number
 }
 
-/** An uploaded media item; its bytes live in the `BlobStore` under `blobKey`. */
+/** Why a media item failed, as data: rendered into the shared error shape when read. */
+export interface MediaFailure {
+  readonly code: ErrorCode
+  readonly field?: string | undefined
+  readonly details?: ErrorDetails | undefined
+}
+
+/**
+ * A media item; its bytes live in the `BlobStore` under `blobKey`. While it is `processing`,
+ * `kind` and `mime` are what the upload announced (or a guess from its name), not yet read from
+ * the bytes; they are exact once it is `ready`.
+ */
 export interface MediaRecord {
   readonly id: string
   readonly workspaceId: string
@@ -82,8 +93,18 @@ export interface MediaRecord {
   readonly height: number | null
   readonly durationSeconds: number | null
   readonly blobKey: string
+  /** Hex SHA-256 of the bytes; empty while processing and for files assembled in storage. */
   readonly sha256: string
   readonly createdAt: number
+  /** `processing` until the bytes are all there and sniffed; absent on records written before 0.3 (ready). */
+  readonly status?: "processing" | "ready" | "failed" | undefined
+  /** The video track's codec (`avc1`, `hvc1`, …). */
+  readonly codec?: string | null | undefined
+  /** Why it failed: a catalog code and its details, rendered in the reader's language when read. */
+  readonly error?: MediaFailure | null | undefined
+  /** The address a URL import fetches from. */
+  readonly sourceUrl?: string | null | undefined
+  readonly updatedAt?: number | undefined
 }
 
 /** Status of a target. */

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs"
 import { Context, Layer, Redacted } from "effect"
 import type { ConnectRouter, PlatformRouter } from "@postwire/platforms"
 import * as MasterSecrets from "../secrets/MasterSecrets.ts"
+import { parseS3Url, type S3Settings } from "../media/S3BlobStore.ts"
 
 /** Which work an instance does: serve HTTP, run background work, or both. */
 export type Role = "api" | "worker" | "all"
@@ -61,6 +62,8 @@ export interface ServerSettings {
   readonly tracing?: TracingSettings | undefined
   /** The largest request bodies the server reads (docs/configuration.md). */
   readonly bodyLimits?: BodyLimitSettings | undefined
+  /** `POSTWIRE_MEDIA_S3_URL`: media bytes in this S3-compatible bucket; absent, under `dataDir/media`. */
+  readonly mediaS3?: S3Settings | undefined
 }
 
 /** How log lines are written. */
@@ -206,7 +209,17 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
     bodyLimits: {
       json: positiveInt("POSTWIRE_MAX_BODY_BYTES", env.POSTWIRE_MAX_BODY_BYTES, defaultBodyLimits.json),
       media: positiveInt("POSTWIRE_MAX_MEDIA_BODY_BYTES", env.POSTWIRE_MAX_MEDIA_BODY_BYTES, defaultBodyLimits.media)
-    }
+    },
+    mediaS3: mediaS3Settings(env.POSTWIRE_MEDIA_S3_URL)
+  }
+}
+
+const mediaS3Settings = (raw: string | undefined): S3Settings | undefined => {
+  if (raw === undefined || raw.trim() === "") return undefined
+  try {
+    return parseS3Url(raw.trim())
+  } catch (error) {
+    throw new ConfigProblem("POSTWIRE_MEDIA_S3_URL", (error as Error).message)
   }
 }
 

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Effect, Layer, Redacted } from "effect"
-import type { CommentStore, ConnectStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
+import type { CommentStore, ConnectStore, MediaStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
 import type { PlatformRouter } from "@postwire/platforms"
 import { PgliteClient } from "@postwire/store-sql"
 import { ConfigProblem, resolveSettings, type ServerSettings } from "../config/ServerConfig.ts"
@@ -63,7 +63,7 @@ export const resolveEmbedSettings = (options: EmbedOptions): ServerSettings => {
 export const embedStoreLayer = (
   options: EmbedOptions,
   settings: ServerSettings
-): Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore, unknown> =>
+): Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore, unknown> =>
   options.database === "memory"
     ? sqlStores.pipe(Layer.provide(Layer.unwrap(Effect.sync(() => PgliteClient.layer({})))))
     : storeLayer(settings)

@@ -30,6 +30,7 @@ import {
   Approvals,
   type CommentStore,
   ConnectStore,
+  MediaStore,
   type Caller,
   Media,
   PostBatch,
@@ -66,7 +67,7 @@ export interface EngineOptions extends EmbedOptions {
 }
 
 /** The stores, with writes that carry events reported to the {@link EventFeed}. */
-const storesWithFeed = (base: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore, unknown>) =>
+const storesWithFeed = (base: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore, unknown>) =>
   Layer.mergeAll(
     layerObservedStores,
     Layer.effect(WebhookStore)(Effect.gen(function* () {
@@ -75,7 +76,10 @@ const storesWithFeed = (base: Layer.Layer<Store | WebhookStore | PublishingStore
     Layer.effect(ConnectStore)(Effect.gen(function* () {
       return yield* ConnectStore
     })),
-    layerObservedCommentStore
+    layerObservedCommentStore,
+    Layer.effect(MediaStore)(Effect.gen(function* () {
+      return yield* MediaStore
+    }))
   ).pipe(Layer.provide(base), Layer.provideMerge(EventFeed.layer))
 
 /**

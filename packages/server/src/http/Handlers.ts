@@ -4,11 +4,13 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer } from "effect"
-import { HttpServerRequest } from "effect/http"
+import { createHash } from "node:crypto"
+import { readFile, stat } from "node:fs/promises"
+import { Effect, Layer, Schema } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Accounts, type Caller, Connect, Media, PostBatch, Posts, Profiles } from "@postwire/core"
-import { Api, CurrentKey, Media as MediaWire, Post } from "@postwire/domain"
+import { Api, CurrentKey, Media as MediaWire, Post, PostwireError } from "@postwire/domain"
 import { respond } from "./Failures.ts"
 import { idempotent } from "./Idempotency.ts"
 import { requestLocale } from "./Locale.ts"
@@ -170,15 +172,52 @@ export const ProfilesHandlers = HttpApiBuilder.group(Api, "profiles", (handlers)
     )
 )
 
+const mediaRequestKey = (payload: MediaWire.CreateMediaRequest | MediaWire.UploadMediaForm, bytes?: Uint8Array) =>
+  "file" in payload
+    ? { form: createHash("sha256").update(bytes ?? new Uint8Array()).digest("hex"), filename: payload.filename }
+    : payload
+
 /** /v1/media… */
 export const MediaHandlers = HttpApiBuilder.group(Api, "media", (handlers) =>
   handlers
     .handle("upload", ({ payload, headers }) =>
       Effect.gen(function* () {
         const who = yield* caller
+        const key = headers["idempotency-key"]
+        if ("file" in payload) {
+          const file = payload.file
+          const bytes = yield* readFormFile(file.path)
+          const filename = payload.filename ?? (file.name === "" ? null : file.name.slice(0, 255))
+          return yield* respond(Media.storeUploadedBytes(who, bytes, filename, "file")).pipe(
+            idempotent({
+              key,
+              workspaceId: who.workspaceId,
+              keyId: who.keyId,
+              request: ["POST", "/v1/media", mediaRequestKey(payload, bytes)],
+              status: 201,
+              schema: MediaWire.Media
+            })
+          )
+        }
+        if ("url" in payload) {
+          const accepted = yield* respond(Media.importMedia(who, payload)).pipe(
+            idempotent({
+              key,
+              workspaceId: who.workspaceId,
+              keyId: who.keyId,
+              request: ["POST", "/v1/media", payload],
+              status: 202,
+              schema: MediaWire.Media
+            })
+          )
+          // A replay is already a response; a new import is answered 202.
+          return HttpServerResponse.isHttpServerResponse(accepted)
+            ? accepted
+            : HttpServerResponse.jsonUnsafe(Schema.encodeSync(MediaWire.Media)(accepted), { status: 202 })
+        }
         return yield* respond(Media.uploadMedia(who, payload)).pipe(
           idempotent({
-            key: headers["idempotency-key"],
+            key,
             workspaceId: who.workspaceId,
             keyId: who.keyId,
             request: ["POST", "/v1/media", payload],
@@ -188,12 +227,54 @@ export const MediaHandlers = HttpApiBuilder.group(Api, "media", (handlers) =>
         )
       })
     )
+    .handle("list", ({ query }) =>
+      Effect.gen(function* () {
+        return yield* respond(Media.listMedia(yield* caller, query, yield* requestLocale))
+      })
+    )
     .handle("get", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Media.getMedia(yield* caller, params.id))
+        return yield* respond(Media.getMedia(yield* caller, params.id, yield* requestLocale))
+      })
+    )
+    .handle("delete", ({ params }) =>
+      Effect.gen(function* () {
+        return yield* respond(Media.deleteMedia(yield* caller, params.id))
+      })
+    )
+    .handle("createUpload", ({ payload }) =>
+      Effect.gen(function* () {
+        return yield* respond(Media.createUpload(yield* caller, payload))
+      })
+    )
+    .handle("getUpload", ({ params }) =>
+      Effect.gen(function* () {
+        return yield* respond(Media.getUpload(yield* caller, params.id))
+      })
+    )
+    .handle("uploadPart", ({ params, headers, payload }) =>
+      Effect.gen(function* () {
+        return yield* respond(Media.receiveUploadPart(yield* caller, params.id, headers["content-range"], payload))
+      })
+    )
+    .handle("completeUpload", ({ params }) =>
+      Effect.gen(function* () {
+        return yield* respond(Media.completeUpload(yield* caller, params.id, yield* requestLocale))
       })
     )
 )
+
+/** A form's file, at most the inline limit (it was written to a temporary file by the parser). */
+const readFormFile = (path: string) =>
+  Effect.gen(function* () {
+    const size = yield* Effect.promise(() => stat(path).then((s) => s.size))
+    if (size > MediaWire.maxInlineUploadBytes) {
+      return yield* respond(
+        Effect.fail(new PostwireError({ code: "payload_too_large", field: "file", details: { limit: MediaWire.maxInlineUploadBytes } }))
+      )
+    }
+    return new Uint8Array(yield* Effect.promise(() => readFile(path)))
+  })
 
 /** GET /health */
 export const SystemHandlers = HttpApiBuilder.group(Api, "system", (handlers) =>

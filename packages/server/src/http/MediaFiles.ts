@@ -2,7 +2,9 @@
  * `GET /media-files/{workspace_id}/{media_id}?exp=…&sig=…`: the bytes of a media item at the
  * signed, expiring address the publisher hands to a platform (Meta and TikTok fetch media
  * themselves). Without a valid signature, or after the expiry, the answer is a 404 that tells
- * nothing about whether the media exists.
+ * nothing about whether the media exists. The bytes are streamed from storage; with a bucket
+ * (`POSTWIRE_MEDIA_S3_URL`) the answer is a redirect to the bucket's own signed address, valid
+ * until the same expiry.
  *
  * @since 0.1.0
  */
@@ -29,13 +31,21 @@ const serveMedia = (request: HttpServerRequest.HttpServerRequest) =>
       return yield* notFound
     }
     const media = yield* store.getMedia(workspaceId, mediaId).pipe(Effect.orDie)
-    if (Option.isNone(media)) return yield* notFound
-    const bytes = yield* blobs.get(media.value.blobKey).pipe(Effect.option)
-    if (Option.isNone(bytes)) return yield* notFound
-    return HttpServerResponse.uint8Array(bytes.value, {
+    if (Option.isNone(media) || (media.value.status ?? "ready") !== "ready") return yield* notFound
+    const ttlSeconds = Math.max(0, Number(exp) - Math.floor(at / 1000))
+    // A bucket signs its own address: the platform fetches from the bucket, not through us.
+    if (blobs.signedUrl !== undefined) {
+      const signed = yield* blobs.signedUrl(media.value.blobKey, media.value.mime, Number(exp) * 1000).pipe(Effect.option)
+      if (Option.isNone(signed)) return yield* notFound
+      return HttpServerResponse.redirect(signed.value, { status: 302, headers: { "cache-control": "no-store" } })
+    }
+    const size = yield* blobs.size(media.value.blobKey).pipe(Effect.option)
+    if (Option.isNone(size)) return yield* notFound
+    return HttpServerResponse.stream(blobs.read(media.value.blobKey), {
       contentType: media.value.mime,
+      contentLength: size.value,
       headers: {
-        "cache-control": `private, max-age=${Math.max(0, Number(exp) - Math.floor(at / 1000))}`,
+        "cache-control": `private, max-age=${ttlSeconds}`,
         "content-disposition": "inline"
       }
     })

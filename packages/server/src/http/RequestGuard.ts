@@ -2,7 +2,8 @@
  * What every request meets before its route: the checks no single endpoint should have to repeat.
  *
  * - A JSON body sent with another `Content-Type` (`fetch` with a string body says `text/plain`,
- *   `curl -d` says form-urlencoded) is read as JSON: the API speaks nothing else.
+ *   `curl -d` says form-urlencoded) is read as JSON: the API speaks nothing else, except media
+ *   bytes (a part of a resumable upload, a `multipart/form-data` upload), which pass untouched.
  * - A NUL character, which no text column can hold, is refused up front: in the body as a 400
  *   naming the field, in a query parameter as a 400 naming it, in the path as a 404.
  * - The public approval and connect routes, which carry no key, are limited per client address and answer
@@ -41,6 +42,12 @@ const isJson = (contentType: string | undefined) => {
   const type = contentType.split(";")[0]?.trim().toLowerCase() ?? ""
   return type === "application/json"
 }
+
+// Media bytes are not JSON and may be large: a part of a resumable upload is streamed to storage
+// and a form upload goes to the multipart parser, neither read here.
+const isBinaryUpload = (method: string, path: string, contentType: string | undefined) =>
+  (method === "PUT" && path.startsWith("/v1/media/uploads/")) ||
+  (path === "/v1/media" && (contentType ?? "").toLowerCase().startsWith("multipart/form-data"))
 
 /** Where a NUL character sits in a parsed JSON value: `caption`, `targets[0].account_id`, … */
 export const nulPath = (value: unknown, path = ""): string | undefined => {
@@ -141,7 +148,11 @@ export const RequestGuard = HttpRouter.middleware(
           if (declared !== undefined && declared > limit) return yield* tooLarge(limit)
         }
 
-        if (isApi(path) && HttpMethod.hasBody(request.method)) {
+        // A part is bytes whatever type the client names (or none): the contract takes octet-stream.
+        if (request.method === "PUT" && path.startsWith("/v1/media/uploads/")) {
+          request = request.modify({ headers: Headers.set(request.headers, "content-type", "application/octet-stream") })
+        }
+        if (isApi(path) && HttpMethod.hasBody(request.method) && !isBinaryUpload(request.method, path, request.headers["content-type"])) {
           if (!isJson(request.headers["content-type"])) {
             request = request.modify({ headers: Headers.set(request.headers, "content-type", "application/json") })
           }

@@ -14,6 +14,7 @@ import accountsConnect from "./0005_accounts_connect.ts"
 import webhookLog from "./0006_webhook_log.ts"
 import publishRecovery from "./0007_publish_recovery.ts"
 import comments from "./0008_comments.ts"
+import mediaLifecycle from "./0009_media_lifecycle.ts"
 import historyBounded from "./0010_history_bounded.ts"
 
 /** The table recording applied migrations; named for Postwire so it never meets an app's own. */
@@ -28,6 +29,7 @@ const migrations = {
   "0006_webhook_log": webhookLog,
   "0007_publish_recovery": publishRecovery,
   "0008_comments": comments,
+  "0009_media_lifecycle": mediaLifecycle,
   "0010_history_bounded": historyBounded
 }
 
