@@ -94,7 +94,7 @@ describe.each(backends())("request checks on %s", (backend) => {
 
   describe("an address no route serves", () => {
     it.each([
-      ["GET", "/v1/comments"],
+      ["GET", "/v1/nothing-here"],
       ["POST", "/v1/posts/batch/extra/segments"],
       ["GET", "/admin/v1/unknown"]
     ])("%s %s is a 404 not_found in the shared shape", async (method, path) => {
@@ -105,7 +105,7 @@ describe.each(backends())("request checks on %s", (backend) => {
     })
 
     it("says so in Indonesian for Accept-Language: id", async () => {
-      const reply = await raw(server, "GET", "/v1/comments", undefined, { "accept-language": "id" })
+      const reply = await raw(server, "GET", "/v1/nothing-here", undefined, { "accept-language": "id" })
       expect(reply.status).toBe(404)
       const error = errorOf(reply)
       expect(error.message).toBe(error.message_id)
