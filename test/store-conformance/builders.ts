@@ -87,6 +87,11 @@ export const aMedia = (workspaceId: string, overrides: Partial<MediaRecord> = {}
   blobKey: anId("blob"),
   sha256: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
   createdAt: t0,
+  status: "ready",
+  codec: null,
+  error: null,
+  sourceUrl: null,
+  updatedAt: t0,
   ...overrides
 })
 
