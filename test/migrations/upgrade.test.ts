@@ -4,7 +4,10 @@
  * that version's server wrote (`fixtures/V.sql`, plain SQL), then migrated to the latest; a
  * real server then runs on it and the data must be intact and usable: every post and account
  * listed, every approval link opening, every webhook endpoint delivering a signed event with its
- * stored secret, every stored credential opened (and re-sealed) with the master secret.
+ * stored secret, every stored credential opened (and re-sealed) with the master secret, every
+ * comment listed, every media item listed with its status (an unfinished upload's parts still
+ * there, or the upload deleted by the workers once expired), and every operator-set quota still
+ * counting the account's targets at their instants.
  *
  * Adding migration `N`: write `fixtures/<N>.sql` (data as the server at `N` writes it, see
  * test/migrations/README.md) and add `<N>` to {@link fixturesRequired}. The migration before it
@@ -16,7 +19,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it, vi } from "vitest"
 import { Reseal } from "@postwire/server"
 import { Migrations, SqlStore } from "@postwire/store-sql"
 import { call } from "../support/Http.ts"
@@ -37,7 +40,10 @@ const fixturesRequired: ReadonlyArray<string> = [
   "0004_pending_permalinks",
   "0005_accounts_connect",
   "0006_webhook_log",
-  "0007_publish_recovery"
+  "0007_publish_recovery",
+  "0008_comments",
+  "0009_media_lifecycle",
+  "0010_history_bounded"
 ]
 
 const fixturePath = (version: string) => join(import.meta.dirname, "fixtures", `${version}.sql`)
@@ -81,6 +87,15 @@ const loadFixture = (version: string) =>
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
+const day = 24 * 60 * 60 * 1000
+
+/** Each account with a limit of its own: the limit and the instants its targets count at, oldest first. */
+const quotasOf = (rows: ReadonlyArray<{ account_id: string; daily_quota: number; at: number | string }>) =>
+  [...new Set(rows.map((row) => row.account_id))].map((accountId) => {
+    const own = rows.filter((row) => row.account_id === accountId)
+    return { accountId, limit: Number(own[0]!.daily_quota), instants: own.map((row) => Number(row.at)).sort((a, b) => a - b) }
+  })
+
 /** What the fixture holds, read back with SQL after the migrations. */
 const contentsOf = (database: OpenDatabase) =>
   database.run(
@@ -95,7 +110,35 @@ const contentsOf = (database: OpenDatabase) =>
       const approvals = yield* sql<{ post_id: string }>`SELECT post_id FROM approvals WHERE workspace_id = ${workspaceId} AND status = 'pending'`
       const sealed = yield* sql<{ n: number | string }>`SELECT count(*) AS n FROM accounts WHERE credentials IS NOT NULL`
       const endpoints = yield* sql<{ id: string; secret: string }>`SELECT id, secret FROM webhook_endpoints WHERE workspace_id = ${workspaceId}`
-      return { workspaceId, posts, accounts, profiles, approvals, sealed: Number(sealed[0]?.n ?? 0), endpoints }
+      const comments = yield* sql<{ id: string; post_id: string; target_id: string; text: string }>`SELECT id, post_id, target_id, text FROM comments WHERE workspace_id = ${workspaceId} AND deleted_at IS NULL`
+      const media = yield* sql<{ id: string; upload_status: string | null; expires_at: number | string | null }>`SELECT m.id, u.status AS upload_status, u.expires_at FROM media m
+        LEFT JOIN media_uploads u ON u.workspace_id = m.workspace_id AND u.media_id = m.id WHERE m.workspace_id = ${workspaceId}`
+      const parts = yield* sql<{ media_id: string; part_number: number }>`SELECT media_id, part_number FROM media_upload_parts WHERE workspace_id = ${workspaceId} ORDER BY part_number`
+      // The instant each target counts against its account's quota, from the fixture's own columns
+      // (its publication, else its post's publish time), for the accounts with a limit of their own.
+      const counted = yield* sql<{ account_id: string; daily_quota: number; at: number | string }>`SELECT a.id AS account_id, a.daily_quota, coalesce(t.published_at, p.publish_at) AS at
+        FROM accounts a
+        JOIN targets t ON t.workspace_id = a.workspace_id AND t.account_id = a.id
+        JOIN posts p ON p.workspace_id = t.workspace_id AND p.id = t.post_id
+        WHERE a.workspace_id = ${workspaceId} AND a.daily_quota IS NOT NULL AND a.sandbox
+          AND t.status NOT IN ('cancelled', 'rejected', 'failed')`
+      return {
+        workspaceId,
+        posts,
+        accounts,
+        profiles,
+        approvals,
+        sealed: Number(sealed[0]?.n ?? 0),
+        endpoints,
+        comments,
+        media: media.map((item) => ({
+          id: item.id,
+          receiving: item.upload_status === "receiving",
+          expiresAt: item.expires_at === null ? null : Number(item.expires_at),
+          parts: parts.filter((part) => part.media_id === item.id).map((part) => Number(part.part_number))
+        })),
+        quotas: quotasOf(counted)
+      }
     })
   )
 
@@ -119,6 +162,14 @@ describe.each(backends())("migrations on %s, each from the schema before it with
 
     const contents = await contentsOf(database)
     expect(contents.posts.length).toBeGreaterThan(0)
+    if (Migrations.known.indexOf(version) >= Migrations.known.indexOf("0008_comments")) {
+      // What the checks below need: a comment, an account with a limit of its own (and, from 0009, an unfinished upload).
+      expect(contents.comments.length).toBeGreaterThan(0)
+      expect(contents.quotas.length).toBeGreaterThan(0)
+    }
+    if (Migrations.known.indexOf(version) >= Migrations.known.indexOf("0009_media_lifecycle")) {
+      expect(contents.media.filter((item) => item.receiving && item.parts.length > 0).length).toBeGreaterThan(0)
+    }
     const server = await startServer(
       backend,
       { POSTWIRE_SECRET: fixtureSecret, POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS: "1" },
@@ -157,6 +208,86 @@ describe.each(backends())("migrations on %s, each from the schema before it with
         expect(receiver.events.map((event) => event.id)).toContain(tested.body.event_id)
       }
       expect(receiver.rejected).toEqual([])
+
+      // Comments (0008 on): every one listed, under its post and target, with its text.
+      const comments = await call(server.baseUrl, "GET", "/v1/comments?limit=100", { key: fixtureKey })
+      expect(comments.status).toBe(200)
+      const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1)
+      expect(
+        comments.body.data
+          .map((comment: { id: string; post_id: string; target_id: string; text: string }) => ({
+            id: comment.id,
+            post_id: comment.post_id,
+            target_id: comment.target_id,
+            text: comment.text
+          }))
+          .sort(byId)
+      ).toEqual([...contents.comments].sort(byId))
+
+      // Media: items from before 0009 and finished ones are ready; an unfinished upload is
+      // processing with the parts it received, until it expires and the workers delete it.
+      const media = await call(server.baseUrl, "GET", "/v1/media?limit=100", { key: fixtureKey })
+      expect(media.status).toBe(200)
+      const listed = new Map<string, string>(media.body.data.map((item: { id: string; status: string }) => [item.id, item.status]))
+      const expired = new Set(
+        contents.media.filter((item) => item.receiving && item.expiresAt !== null && item.expiresAt <= Date.now()).map((item) => item.id)
+      )
+      // Listed or already deleted, the expired uploads aside, the list is exactly the fixture's media.
+      expect([...listed.keys()].filter((id) => !expired.has(id)).sort()).toEqual(
+        contents.media.map((item) => item.id).filter((id) => !expired.has(id)).sort()
+      )
+      for (const item of contents.media) {
+        if (expired.has(item.id)) {
+          await vi.waitFor(
+            async () => expect((await call(server.baseUrl, "GET", `/v1/media/${item.id}`, { key: fixtureKey })).status).toBe(404),
+            { timeout: 20_000, interval: 250 }
+          )
+          continue
+        }
+        expect(listed.get(item.id), `the status of ${item.id}`).toBe(item.receiving ? "processing" : "ready")
+        if (item.receiving) {
+          const upload = await call(server.baseUrl, "GET", `/v1/media/uploads/${item.id}`, { key: fixtureKey })
+          expect(upload.body).toMatchObject({ id: item.id, status: "receiving", parts_received: item.parts })
+        }
+      }
+
+      // Quotas: an account's targets still count at their instants. A post an hour after the
+      // latest is over a full limit (resetting a day after the oldest in its window); a day
+      // later the window is empty again.
+      const readyMedia = contents.media.find((item) => !item.receiving)?.id
+      for (const quota of contents.quotas) {
+        const latest = quota.instants.at(-1)!
+        const validate = (at: number) =>
+          call(server.baseUrl, "POST", "/v1/posts/validate", {
+            key: fixtureKey,
+            body: {
+              profile_id: contents.profiles[0]!.id,
+              caption: "Quota check",
+              media: [readyMedia],
+              targets: [{ account_id: quota.accountId }],
+              scheduled_at: new Date(at).toISOString()
+            }
+          })
+        const at = latest + 60 * 60 * 1000
+        const inWindow = quota.instants.filter((instant) => instant > at - day && instant <= at)
+        const full = await validate(at)
+        expect(full.status, JSON.stringify(full.body)).toBe(200)
+        const quotaIssues = (body: { issues: ReadonlyArray<{ code: string }> }) => body.issues.filter((issue) => issue.code === "quota_exceeded")
+        if (inWindow.length + 1 > quota.limit) {
+          expect(quotaIssues(full.body), `the quota of ${quota.accountId}`).toEqual([
+            expect.objectContaining({
+              code: "quota_exceeded",
+              field: "targets[0].account_id",
+              // The issue names the limit and when it resets (the shared shape carries no details for it).
+              message: expect.stringMatching(new RegExp(`limit of ${quota.limit}\\b.*${new Date(inWindow[0]! + day).toISOString().replaceAll(".", "\\.")}`))
+            })
+          ])
+        } else {
+          expect(quotaIssues(full.body)).toEqual([])
+        }
+        const later = await validate(latest + day + 60 * 60 * 1000)
+        expect(later.body.issues).toEqual([])
+      }
     } finally {
       await receiver.close()
       await server.stop()
