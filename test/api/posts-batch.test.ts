@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { accountOf, aPost, aVideo, anImage } from "../support/Builders.ts"
+import { accountOf, anImage, aPost, aVideo } from "../support/Builders.ts"
 import { call, errorOf, inOneRateLimitWindow } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 
@@ -185,8 +185,9 @@ describe.each(backends())("POST /v1/posts/batch on %s", (backend) => {
     const batch = { items: Array.from({ length: 3 }, (_, i) => anItem(limited.id, `${day}T0${i + 1}:00:00+07:00`)) }
     const replies = await Promise.all([post("/v1/posts/batch", batch), post("/v1/posts/batch", batch), post("/v1/posts/batch", batch)])
     const statuses = replies.flatMap((r) => r.body.data.map((d: { status: number }) => d.status))
-    expect(statuses.filter((s) => s === 201)).toHaveLength(3)
-    expect(statuses.filter((s) => s === 429)).toHaveLength(6)
+    const codes = replies.flatMap((r) => r.body.data.map((d: { error?: { code: string } }) => d.error?.code ?? "created"))
+    expect(statuses.filter((s) => s === 201), JSON.stringify(codes)).toHaveLength(3)
+    expect(statuses.filter((s) => s === 429), JSON.stringify(codes)).toHaveLength(6)
   })
 })
 

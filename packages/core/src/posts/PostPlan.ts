@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Option } from "effect"
+
 import {
   defaultMaxVideoDurationSec,
   ErrorDetail,
@@ -15,6 +15,7 @@ import {
   parseInstant,
   TargetRules
 } from "@postwire/domain"
+import { Effect, Option } from "effect"
 import type { Caller } from "../Caller.ts"
 import { EngineConfig, type EngineSettings } from "../EngineConfig.ts"
 import type { AccountRecord, MediaRecord } from "../store/Records.ts"
@@ -217,7 +218,15 @@ export const planPost = Effect.fn("posts.plan")(function* (
     }
     const { from, to } = quotaWindow(publishAt)
     const usage = yield* store.countQuotaUsage(caller.workspaceId, t.account.id, from, to)
-    if (usage.used + 1 > limit) problems.push(quotaExceeded(t.index, limit, usage.oldest ?? publishAt))
+    if (usage.used + 1 > limit) {
+      // A concurrent create may have filled the day between the two counts: the full day leads.
+      const daily = day === undefined ? undefined : yield* store.countQuotaUsage(caller.workspaceId, t.account.id, day.from, day.to)
+      problems.push(
+        day !== undefined && daily !== undefined && daily.used + 1 > limit
+          ? dayFull(day, t.account, limit)
+          : quotaExceeded(t.index, limit, usage.oldest ?? publishAt)
+      )
+    }
   }
 
   const plan: Option.Option<PostPlan> =
