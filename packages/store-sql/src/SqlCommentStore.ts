@@ -17,11 +17,11 @@ import {
   CommentStore,
   type CommentStoreShape,
   type OutboxEvent,
-  StoreError
 } from "@postwire/core"
 import type { Platform } from "@postwire/domain"
 import { Effect, Layer, Option } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
+import { SqlClient, } from "effect/sql"
+import { eventRow, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -29,23 +29,10 @@ type Row = Readonly<Record<string, unknown>>
 export const make: Effect.Effect<CommentStoreShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  const operation =
-    (name: string) =>
-    <A, E>(effect: Effect.Effect<A, E | SqlError.SqlError>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreError> =>
-      effect.pipe(
-        Effect.catchIf(SqlError.isSqlError, (cause) => Effect.fail(new StoreError({ operation: name, cause }))),
-        Effect.withSpan(`CommentStore.${name}`)
-      )
+  const operation = operations("CommentStore")
 
   const insertEvent = (event: OutboxEvent) =>
-    sql`INSERT INTO outbox_events ${sql.insert({
-      workspace_id: event.workspaceId,
-      id: event.id,
-      type: event.type,
-      created_at: event.createdAt,
-      livemode: event.livemode,
-      data: JSON.stringify(event.data)
-    })}`
+    sql`INSERT INTO outbox_events ${sql.insert(eventRow(event))}`
 
   const storeCredentials = (workspaceId: string, accountId: string, credentials: string | undefined) =>
     credentials === undefined
@@ -256,8 +243,6 @@ export const make: Effect.Effect<CommentStoreShape, never, SqlClient.SqlClient> 
 /** The comment store on the current `SqlClient`. */
 export const layer: Layer.Layer<CommentStore, never, SqlClient.SqlClient> = Layer.effect(CommentStore)(make)
 
-const toNumber = (value: unknown): number => (typeof value === "number" ? value : Number(value))
-const toNumberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : toNumber(value))
 const fromJson = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 
 // The opaque cursor is kept wrapped in an object, so a cursor that is itself a JSON string reads

@@ -6,8 +6,7 @@
  *
  * @since 0.2.0
  */
-import { Array as Arr, Data, Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
+
 import {
   type AccountConnectionRecord,
   type ConnectLinkRecord,
@@ -16,9 +15,11 @@ import {
   finishedPostStatuses,
   type OutboxEvent,
   Store,
-  StoreError
 } from "@postwire/core"
 import { Platform } from "@postwire/domain"
+import { Array as Arr, Data, Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
+import { SqlClient, } from "effect/sql"
+import { eventRow, operations } from "./internal/SqlToolkit.ts"
 
 /** Rolls a transaction back when what it changes is no longer as expected. */
 class Unchanged extends Data.TaggedError("Unchanged")<{}> {}
@@ -185,27 +186,13 @@ const connectionColumns = Object.keys(connectionRow({} as AccountConnectionRecor
   (column) => column !== "workspace_id" && column !== "account_id"
 )
 
-const eventRow = (event: OutboxEvent) => ({
-  workspace_id: event.workspaceId,
-  id: event.id,
-  type: event.type,
-  created_at: event.createdAt,
-  livemode: event.livemode,
-  data: JSON.stringify(event.data)
-})
 
 /** Builds the connect store on the current `SqlClient`; the schema must already be migrated. */
 export const make: Effect.Effect<ConnectStoreShape, never, SqlClient.SqlClient | Store> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const store = yield* Store
 
-  const operation =
-    (name: string) =>
-    <A, E>(effect: Effect.Effect<A, E | SqlError.SqlError>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreError> =>
-      effect.pipe(
-        Effect.catchIf(SqlError.isSqlError, (cause) => Effect.fail(new StoreError({ operation: name, cause }))),
-        Effect.withSpan(`ConnectStore.${name}`)
-      )
+  const operation = operations("ConnectStore")
 
   /** Runs `effect` in a transaction; `Unchanged` rolls it back and answers false. */
   const transaction = <E, R>(effect: Effect.Effect<void, E | Unchanged, R>) =>

@@ -5,8 +5,7 @@
  *
  * @since 0.3.0
  */
-import { Effect, Layer, Option } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
+
 import {
   type DeleteMediaResult,
   finishedTargetStatuses,
@@ -18,12 +17,14 @@ import {
   type UploadPartRecord,
   type UploadRecord
 } from "@postwire/core"
+import { Effect, Layer, Option } from "effect"
+import { SqlClient, } from "effect/sql"
+import { operations, toNumber } from "./internal/SqlToolkit.ts"
 import * as Migrations from "./migrations/Migrations.ts"
 import { mediaFromRow, mediaRow } from "./SqlStore.ts"
 
 type Row = Readonly<Record<string, unknown>>
 
-const toNumber = (value: unknown): number => (typeof value === "number" ? value : Number(value))
 
 const uploadRow = (upload: UploadRecord) => ({
   workspace_id: upload.workspaceId,
@@ -57,13 +58,7 @@ const partFromRow = (row: Row): UploadPartRecord => ({
 export const make: Effect.Effect<MediaStoreShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  const operation =
-    (name: string) =>
-    <A, E>(effect: Effect.Effect<A, E | SqlError.SqlError>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreError> =>
-      effect.pipe(
-        Effect.catchIf(SqlError.isSqlError, (cause) => Effect.fail(new StoreError({ operation: name, cause }))),
-        Effect.withSpan(`MediaStore.${name}`)
-      )
+  const operation = operations("MediaStore")
 
   // A post names the media item and has a target that has not finished.
   const unfinishedUser = (workspaceId: string, id: string) =>

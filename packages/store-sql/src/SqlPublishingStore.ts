@@ -11,8 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Array as Arr, Data, Effect, Layer, Option } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
+
 import {
   type AccountChange,
   CommentSchedule,
@@ -25,6 +24,9 @@ import {
   type TargetRecord,
   TargetStatus
 } from "@postwire/core"
+import { Array as Arr, Data, Effect, Layer, Option } from "effect"
+import { SqlClient, } from "effect/sql"
+import { eventRow, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
 import * as Migrations from "./migrations/Migrations.ts"
 
 type Row = Readonly<Record<string, unknown>>
@@ -39,13 +41,7 @@ const scanFactor = 2
 export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  const operation =
-    (name: string) =>
-    <A, E>(effect: Effect.Effect<A, E | SqlError.SqlError>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreError> =>
-      effect.pipe(
-        Effect.catchIf(SqlError.isSqlError, (cause) => Effect.fail(new StoreError({ operation: name, cause }))),
-        Effect.withSpan(`PublishingStore.${name}`)
-      )
+  const operation = operations("PublishingStore")
 
   /** `(workspace_id = w AND <column> IN (...)) OR ...` for pairs of workspace and id. */
   const inWorkspaces = (column: string, pairs: ReadonlyArray<readonly [workspaceId: string, id: string]>) => {
@@ -455,19 +451,9 @@ export const layer: Layer.Layer<PublishingStore, never, SqlClient.SqlClient> = L
 )
 
 // Drivers differ: PGlite returns int8 as a number, @effect/sql-pg as a bigint, others as a string.
-const toNumber = (value: unknown): number => (typeof value === "number" ? value : Number(value))
-const toNumberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : toNumber(value))
 const jsonOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value))
 const fromJson = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 
-const eventRow = (event: OutboxEvent) => ({
-  workspace_id: event.workspaceId,
-  id: event.id,
-  type: event.type,
-  created_at: event.createdAt,
-  livemode: event.livemode,
-  data: JSON.stringify(event.data)
-})
 
 const postFromRow = (row: Row): PostRecord => ({
   id: row.id as string,

@@ -8,8 +8,7 @@
  *
  * @since 0.1.0
  */
-import { Array as Arr, Effect, Layer, Option } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
+
 import {
   type AccountRecord,
   type ApiKeyRecord,
@@ -29,6 +28,9 @@ import {
   VersionConflict,
   type WorkspaceRecord
 } from "@postwire/core"
+import { Array as Arr, Effect, Layer, Option } from "effect"
+import { SqlClient, } from "effect/sql"
+import { eventRow, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
 import * as Migrations from "./migrations/Migrations.ts"
 
 type Row = Readonly<Record<string, unknown>>
@@ -37,14 +39,7 @@ type Row = Readonly<Record<string, unknown>>
 export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  /** Runs one store operation: traced, with every SQL failure turned into a `StoreError`. */
-  const operation =
-    (name: string) =>
-    <A, E>(effect: Effect.Effect<A, E | SqlError.SqlError>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreError> =>
-      effect.pipe(
-        Effect.catchIf(SqlError.isSqlError, (cause) => Effect.fail(new StoreError({ operation: name, cause }))),
-        Effect.withSpan(`Store.${name}`)
-      )
+  const operation = operations("Store")
 
   const insertEvents = (events: ReadonlyArray<OutboxEvent>) =>
     Arr.isReadonlyArrayNonEmpty(events)
@@ -511,8 +506,6 @@ const mismatch: IdempotencyBegin = { _tag: "Mismatch" }
 const inProgress: IdempotencyBegin = { _tag: "InProgress" }
 
 // Drivers differ: PGlite returns int8 as a number, @effect/sql-pg as a bigint, others as a string.
-const toNumber = (value: unknown): number => (typeof value === "number" ? value : Number(value))
-const toNumberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : toNumber(value))
 const jsonOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value))
 
 const firstAs = <A>(rows: ReadonlyArray<Row>, decode: (row: Row) => A): Option.Option<A> =>
@@ -758,14 +751,6 @@ const approvalFromRow = (row: Row): ApprovalRecord => ({
   createdAt: toNumber(row.created_at)
 })
 
-const eventRow = (event: OutboxEvent) => ({
-  workspace_id: event.workspaceId,
-  id: event.id,
-  type: event.type,
-  created_at: event.createdAt,
-  livemode: event.livemode,
-  data: JSON.stringify(event.data)
-})
 
 const eventFromRow = (row: Row): OutboxEvent => ({
   id: row.id as string,

@@ -8,8 +8,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
+
 import {
   type AttemptRecord,
   type ClaimedDelivery,
@@ -24,6 +23,9 @@ import {
   WebhookStore,
   type WebhookStoreShape
 } from "@postwire/core"
+import { Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
+import { SqlClient, } from "effect/sql"
+import { eventRow, operations, toNumber } from "./internal/SqlToolkit.ts"
 import * as Migrations from "./migrations/Migrations.ts"
 
 type Row = Readonly<Record<string, unknown>>
@@ -32,13 +34,7 @@ type Row = Readonly<Record<string, unknown>>
 export const make: Effect.Effect<WebhookStoreShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  const operation =
-    (name: string) =>
-    <A, E>(effect: Effect.Effect<A, E | SqlError.SqlError>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreError> =>
-      effect.pipe(
-        Effect.catchIf(SqlError.isSqlError, (cause) => Effect.fail(new StoreError({ operation: name, cause }))),
-        Effect.withSpan(`WebhookStore.${name}`)
-      )
+  const operation = operations("WebhookStore")
 
   const giveUpPending = (workspaceId: string, endpointId: string) =>
     sql`UPDATE webhook_deliveries
@@ -535,7 +531,6 @@ const decodeDelivery = Schema.decodeUnknownSync(DeliveryRow)
 const decodeAttempt = Schema.decodeUnknownSync(AttemptRow)
 const decodeEvent = Schema.decodeUnknownSync(EventRow)
 
-const toNumber = (value: unknown): number => (typeof value === "number" ? value : Number(value))
 
 const endpointRow = (endpoint: WebhookEndpointRecord) => ({
   workspace_id: endpoint.workspaceId,
@@ -608,14 +603,6 @@ const attemptFromRow = (input: Row): AttemptRecord => {
   }
 }
 
-const eventRow = (event: OutboxEvent) => ({
-  workspace_id: event.workspaceId,
-  id: event.id,
-  type: event.type,
-  created_at: event.createdAt,
-  livemode: event.livemode,
-  data: JSON.stringify(event.data)
-})
 
 const eventFromRow = (input: Row): OutboxEvent => {
   const row = decodeEvent(input)
