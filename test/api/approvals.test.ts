@@ -4,12 +4,13 @@ import { join } from "node:path"
 import type { Approvals, CreatorInfo } from "@postwire/core"
 import { PostwireError } from "@postwire/domain"
 import { ConfigProblem, resolveSettings } from "@postwire/server"
-import { Clock, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as ApprovalForm from "../../packages/server/src/approvals/ApprovalForm.ts"
 import * as ApprovalView from "../../packages/server/src/approvals/ApprovalView.ts"
 import { accountOf, anImage, aPost, aVideo } from "../support/Builders.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
+import { aMovableClock } from "../support/MovableClock.ts"
+import { anAccountRecord, aPostRecord, aTargetRecord } from "../support/Records.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -58,28 +59,6 @@ const decide = (
   headers?: Record<string, string>
 ): Promise<Reply> =>
   call(server.baseUrl, "POST", `/v1/approvals/${token}/decision`, { body, ...(headers ? { headers } : {}) })
-
-/** A clock that reads real time plus an offset the test moves forward. */
-const aMovableClock = () => {
-  const real = Effect.runSync(Clock.clockWith(Effect.succeed))
-  let offset = 0
-  const millis = () => real.currentTimeMillisUnsafe() + offset
-  const clock: Clock.Clock = {
-    ...real,
-    currentTimeMillisUnsafe: millis,
-    currentTimeMillis: Effect.sync(millis),
-    currentTimeNanosUnsafe: () => BigInt(millis()) * 1_000_000n,
-    currentTimeNanos: Effect.sync(() => BigInt(millis()) * 1_000_000n),
-    sleep: (duration) => real.sleep(duration)
-  }
-  return {
-    clock,
-    /** Moves time forward for the server. */
-    advance: (ms: number) => {
-      offset += ms
-    }
-  }
-}
 
 /** A minimal SMTP server on 127.0.0.1 that keeps every message it receives. */
 const aFakeSmtpServer = async () => {
@@ -627,26 +606,21 @@ describe("the consent form of the approval page", () => {
       reason: null,
       createdAt: Date.UTC(2030, 0, 1)
     },
-    post: {
+    post: aPostRecord({
       id: "post_1",
       workspaceId: "ws_1",
       profileId: "prof_1",
       caption: "Es kopi susu",
-      media: [],
-      scheduledAt: null,
-      aiGenerated: false,
       approvalMode: "link",
-      notify: null,
       status: "awaiting_approval",
       publishAt: Date.UTC(2030, 0, 1),
       createdAt: Date.UTC(2030, 0, 1),
-      updatedAt: Date.UTC(2030, 0, 1),
-      version: 1
-    },
+      updatedAt: Date.UTC(2030, 0, 1)
+    }),
     media: [],
     targets: [
       {
-        target: {
+        target: aTargetRecord({
           id: target,
           workspaceId: "ws_1",
           postId: "post_1",
@@ -654,31 +628,17 @@ describe("the consent form of the approval page", () => {
           platform: "shortvideo",
           status: "awaiting_approval",
           options: { shortvideo: { mode: "direct" } },
-          consent: null,
-          permalink: null,
-          publishedAt: null,
-          error: null,
-          attempts: 0,
-          platformState: null,
-          dueAt: null,
-          leaseOwner: null,
-          leaseUntil: null,
           updatedAt: Date.UTC(2030, 0, 1)
-        },
-        account: {
+        }),
+        account: anAccountRecord({
           id: "acc_1",
           workspaceId: "ws_1",
           profileId: "prof_1",
           platform: "shortvideo",
           handle: "kopi",
           sandbox: true,
-          status: "connected",
-          dailyQuota: null,
-          simulate: null,
-          credentials: null,
-          externalId: null,
           createdAt: 0
-        },
+        }),
         consentForm
       }
     ]

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { anImage, aPost } from "../support/Builders.ts"
 import { call } from "../support/Http.ts"
 import { aDatabase, backends, startServer, type TestDatabase, type TestServer } from "../support/TestServer.ts"
-import { aMovableClock, type MovableClock } from "../webhooks/MovableClock.ts"
+import { aMovableClock, type MovableClock } from "../support/MovableClock.ts"
 import { aReceiver, type Receiver } from "../webhooks/Receiver.ts"
 
 const eventually = async <A>(read: () => Promise<A>, done: (value: A) => boolean, what: string): Promise<A> => {

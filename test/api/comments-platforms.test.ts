@@ -15,7 +15,7 @@ import * as ThreadsFake from "../platforms/fakes/ThreadsFake.ts"
 import { anImage } from "../support/Builders.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
-import { aMovableClock, type MovableClock } from "../webhooks/MovableClock.ts"
+import { aMovableClock, type MovableClock } from "../support/MovableClock.ts"
 import { aReceiver, type Receiver } from "../webhooks/Receiver.ts"
 
 const minute = 60_000

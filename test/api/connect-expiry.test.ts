@@ -1,31 +1,10 @@
-import { Clock, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { absolute, aConnectLink, aConnectServer, hiddenFields, postForm, returnedQuery, step } from "../support/Connect.ts"
+import { aMovableClock } from "../support/MovableClock.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 
 const back = "https://app.example.com/accounts/connected"
 const minute = 60_000
-
-/** A clock that reads real time plus an offset the test moves forward. */
-const aMovableClock = () => {
-  const real = Effect.runSync(Clock.clockWith(Effect.succeed))
-  let offset = 0
-  const millis = () => real.currentTimeMillisUnsafe() + offset
-  const clock: Clock.Clock = {
-    ...real,
-    currentTimeMillisUnsafe: millis,
-    currentTimeMillis: Effect.sync(millis),
-    currentTimeNanosUnsafe: () => BigInt(millis()) * 1_000_000n,
-    currentTimeNanos: Effect.sync(() => BigInt(millis()) * 1_000_000n),
-    sleep: (duration) => real.sleep(duration)
-  }
-  return {
-    clock,
-    advance: (ms: number) => {
-      offset += ms
-    }
-  }
-}
 
 describe.each(backends())("connect links expire after 30 minutes on %s", (backend) => {
   let server: TestServer

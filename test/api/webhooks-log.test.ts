@@ -9,7 +9,7 @@ import { verify, WebhookVerificationError } from "@postwire/webhooks"
 import { aKeyWithScopes, anImage, anotherWorkspace } from "../support/Builders.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
-import { aMovableClock } from "../webhooks/MovableClock.ts"
+import { aMovableClock } from "../support/MovableClock.ts"
 import { aReceiver, type Receiver } from "../webhooks/Receiver.ts"
 
 const loopbackAllowed = { POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS: "1" }

@@ -8,37 +8,16 @@
  * `UPDATE_SCREENSHOTS=1` the first test also refreshes `docs/approval-page.png`.
  */
 import { join } from "node:path"
-import { Clock, Effect } from "effect"
 import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { accountOf, anImage, aPost, aVideo } from "../support/Builders.ts"
 import { hasChromium, launchChromium, type TestBrowser } from "../support/Chromium.ts"
 import { call } from "../support/Http.ts"
+import { aMovableClock } from "../support/MovableClock.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
 
 const day = 24 * 60 * 60 * 1000
-
-/** A clock that reads real time plus an offset the test moves forward. */
-const aMovableClock = () => {
-  const real = Effect.runSync(Clock.clockWith(Effect.succeed))
-  let offset = 0
-  const millis = () => real.currentTimeMillisUnsafe() + offset
-  const clock: Clock.Clock = {
-    ...real,
-    currentTimeMillisUnsafe: millis,
-    currentTimeMillis: Effect.sync(millis),
-    currentTimeNanosUnsafe: () => BigInt(millis()) * 1_000_000n,
-    currentTimeNanos: Effect.sync(() => BigInt(millis()) * 1_000_000n),
-    sleep: (duration) => real.sleep(duration)
-  }
-  return {
-    clock,
-    advance: (ms: number) => {
-      offset += ms
-    }
-  }
-}
 
 /** The relative WCAG contrast ratio of two computed CSS colours (`rgb(...)`). */
 const contrast = (foreground: string, background: string): number => {

@@ -5,50 +5,18 @@
 import type { AccountRecord, MediaRecord, PostRecord, PublishInput, PublishMedia, TargetRecord } from "@postwire/core"
 import type { Platform, Post } from "@postwire/domain"
 import { Effect } from "effect"
+import { anAccountRecord, anId, aPostRecord, aTargetRecord, t0 } from "../support/Records.ts"
 
-let counter = 0
-const anId = (prefix: string) => `${prefix}_01JD8XK2M3N4P5Q6R7S8T9${String(++counter).padStart(4, "0")}`
+export { t0 } from "../support/Records.ts"
 
-/** A fixed instant to build times from. */
-export const t0 = 1_795_000_000_000
-
-export const anAccount = (platform: Platform, overrides: Partial<AccountRecord> = {}): AccountRecord => ({
-  id: anId("acct"),
-  workspaceId: "ws_01JD8XK2M3N4P5Q6R7S8T9V0W1",
-  profileId: "prof_01JD8XK2M3N4P5Q6R7S8T9V0W1",
-  platform,
-  handle: "@maya.bakes",
-  sandbox: false,
-  status: "connected",
-  dailyQuota: null,
-  simulate: null,
-  credentials: null,
-  externalId: null,
-  createdAt: t0,
-  ...overrides
-})
+export const anAccount = (platform: Platform, overrides: Partial<AccountRecord> = {}): AccountRecord =>
+  anAccountRecord({ platform, ...overrides })
 
 /** A sandbox account of the simulated platform. */
 export const aSandboxAccount = (platform: Platform, overrides: Partial<AccountRecord> = {}): AccountRecord =>
   anAccount(platform, { sandbox: true, ...overrides })
 
-export const aPost = (overrides: Partial<PostRecord> = {}): PostRecord => ({
-  id: anId("post"),
-  workspaceId: "ws_01JD8XK2M3N4P5Q6R7S8T9V0W1",
-  profileId: "prof_01JD8XK2M3N4P5Q6R7S8T9V0W1",
-  caption: `Sourdough day ${counter}: crumb shot at the end`,
-  media: [],
-  scheduledAt: null,
-  aiGenerated: false,
-  approvalMode: "none",
-  notify: null,
-  status: "publishing",
-  publishAt: t0,
-  createdAt: t0,
-  updatedAt: t0,
-  version: 1,
-  ...overrides
-})
+export const aPost = (overrides: Partial<PostRecord> = {}): PostRecord => aPostRecord(overrides)
 
 /** Consent as the approval page records it. */
 export const aConsent = (overrides: Partial<Post.Consent> = {}): Post.Consent => ({
@@ -62,27 +30,13 @@ export const aTarget = (
   overrides: Partial<Omit<TargetRecord, "consent">> & { readonly consent?: Post.Consent | null } = {}
 ): TargetRecord => {
   const { consent, ...rest } = overrides
-  return {
-    id: anId("tgt"),
+  return aTargetRecord({
     workspaceId: account.workspaceId,
-    postId: "post_01JD8XK2M3N4P5Q6R7S8T9V0W1",
     accountId: account.id,
     platform: account.platform,
-    status: "publishing",
-    options: {},
-    consent:
-      consent === undefined || consent === null ? null : { consent, givenBy: "key:key_01JD8XK2", givenAt: t0 },
-    permalink: null,
-    publishedAt: null,
-    error: null,
-    attempts: 0,
-    platformState: null,
-    dueAt: null,
-    leaseOwner: null,
-    leaseUntil: null,
-    updatedAt: t0,
+    consent: consent === undefined || consent === null ? null : { consent, givenBy: "key:key_01JD8XK2", givenAt: t0 },
     ...rest
-  }
+  })
 }
 
 const aMediaRecord = (overrides: Partial<MediaRecord>): MediaRecord => ({

@@ -13,6 +13,7 @@
  * container made once one was saved (a saved container is one the workers asked about).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { onPostgres } from "../support/Postgres.ts"
 import { type CreatedPost, type Fleet, publishedCaptions, startFleet } from "./fleet.ts"
 
 const targets = 1_000
@@ -28,17 +29,7 @@ const random = (seed: number) => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-if (process.env.DATABASE_URL === undefined) {
-  describe("publishing through worker crashes", () => {
-    if (process.env.REQUIRE_POSTGRES === "1") {
-      it("needs DATABASE_URL, because REQUIRE_POSTGRES=1", () => {
-        expect.fail("REQUIRE_POSTGRES=1 but DATABASE_URL is not set")
-      })
-    } else {
-      it.skip("runs when DATABASE_URL is set (worker processes share one PostgreSQL)", () => {})
-    }
-  })
-} else {
+onPostgres("publishing through worker crashes", () => {
   describe("publishing through worker crashes", () => {
     let fleet: Fleet
     let created: Array<CreatedPost>
@@ -120,4 +111,4 @@ if (process.env.DATABASE_URL === undefined) {
       // Only a guard against a hang: how long it takes depends on the machine, and is not asserted.
     }, 15 * 60_000)
   })
-}
+}, "runs when DATABASE_URL is set (worker processes share one PostgreSQL)")

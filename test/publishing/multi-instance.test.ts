@@ -4,21 +4,12 @@
  * published exactly once, and the work must really be shared.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { onPostgres } from "../support/Postgres.ts"
 import { type CreatedPost, type Fleet, publishedCaptions, startFleet } from "./fleet.ts"
 
 const targets = 2_000
 
-if (process.env.DATABASE_URL === undefined) {
-  describe("publishing with several instances", () => {
-    if (process.env.REQUIRE_POSTGRES === "1") {
-      it("needs DATABASE_URL, because REQUIRE_POSTGRES=1", () => {
-        expect.fail("REQUIRE_POSTGRES=1 but DATABASE_URL is not set")
-      })
-    } else {
-      it.skip("runs when DATABASE_URL is set (several processes share one PostgreSQL)", () => {})
-    }
-  })
-} else {
+onPostgres("publishing with several instances", () => {
   describe("publishing with several instances on one PostgreSQL", () => {
     let fleet: Fleet
     let created: Array<CreatedPost>
@@ -61,4 +52,4 @@ if (process.env.DATABASE_URL === undefined) {
       expect(forged.status).toBe(404)
     })
   })
-}
+}, "runs when DATABASE_URL is set (several processes share one PostgreSQL)")
