@@ -16,9 +16,10 @@
  *
  * @since 0.2.0
  */
-import { Cause, Clock, Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import type { Platform } from "@postwire/domain"
 import type { Ids } from "../ids/Ids.ts"
+import * as LeasedWork from "../internal/LeasedWork.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
 import { accountContext, CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import { Store } from "../store/Store.ts"
@@ -192,25 +193,11 @@ export const refreshToken = Effect.fn("tokens.refresh")(
  */
 export const refreshDueTokens = Effect.fn("tokens.round")(function* (settings: TokenRenewalSettings) {
   const connections = yield* ConnectStore
-  const at = yield* Clock.currentTimeMillis
-  const claimed = yield* connections.claimDueRefreshes({
-    owner: settings.owner,
-    at,
-    leaseUntil: at + settings.leaseMs,
-    limit: settings.concurrency
-  })
-  return yield* Effect.forEach(
-    claimed,
-    (connection) =>
-      refreshToken(settings, connection).pipe(
-        // The lease is left to run out: the refresh is tried again then.
-        Effect.catchCause((cause) =>
-          Cause.hasInterruptsOnly(cause)
-            ? Effect.failCause(cause)
-            : Effect.as(Effect.logError("token refresh failed unexpectedly", cause), "lost" as const)
-        )
-      ),
-    { concurrency: "unbounded" }
+  return yield* LeasedWork.round(
+    settings,
+    (claim) => connections.claimDueRefreshes(claim),
+    (connection) => refreshToken(settings, connection),
+    "token refresh failed unexpectedly"
   )
 })
 
@@ -224,13 +211,5 @@ export const refreshDueTokens = Effect.fn("tokens.round")(function* (settings: T
  * ```
  */
 export const start = Effect.fn("tokens.start")(function* (settings: TokenRenewalSettings) {
-  const round = refreshDueTokens(settings).pipe(
-    Effect.flatMap((done) => (done.length < settings.concurrency ? Effect.sleep(settings.idlePollMs) : Effect.void)),
-    Effect.catchCause((cause) =>
-      Cause.hasInterruptsOnly(cause)
-        ? Effect.failCause(cause)
-        : Effect.logError("token refresh round failed", cause).pipe(Effect.andThen(Effect.sleep(settings.idlePollMs)))
-    )
-  )
-  yield* Effect.forkScoped(Effect.forever(round))
+  yield* LeasedWork.loop(settings, refreshDueTokens(settings), "token refresh round failed")
 })

@@ -19,6 +19,7 @@
  */
 import { Cause, Clock, Effect, Option } from "effect"
 import type { Ids } from "../ids/Ids.ts"
+import * as LeasedWork from "../internal/LeasedWork.ts"
 import type { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import { openAccountCredentials } from "../publishing/CredentialsCipher.ts"
 import { PlatformFailure } from "../publishing/PlatformClient.ts"
@@ -159,25 +160,11 @@ export const pollTarget = Effect.fn("comments.poll")(
  */
 export const pollDueTargets = Effect.fn("comments.round")(function* (settings: CommentIngestionSettings) {
   const comments = yield* CommentStore
-  const at = yield* Clock.currentTimeMillis
-  const claimed = yield* comments.claimDuePolls({
-    owner: settings.owner,
-    at,
-    leaseUntil: at + settings.leaseMs,
-    limit: settings.concurrency
-  })
-  return yield* Effect.forEach(
-    claimed,
-    (state) =>
-      pollTarget(settings, state).pipe(
-        // The lease is left to run out: the target is polled again then.
-        Effect.catchCause((cause) =>
-          Cause.hasInterruptsOnly(cause)
-            ? Effect.failCause(cause)
-            : Effect.as(Effect.logError("polling comments failed unexpectedly", cause), "lost" as const)
-        )
-      ),
-    { concurrency: "unbounded" }
+  return yield* LeasedWork.round(
+    settings,
+    (claim) => comments.claimDuePolls(claim),
+    (state) => pollTarget(settings, state),
+    "polling comments failed unexpectedly"
   )
 })
 
@@ -191,15 +178,7 @@ export const pollDueTargets = Effect.fn("comments.round")(function* (settings: C
  * ```
  */
 export const start = Effect.fn("comments.start")(function* (settings: CommentIngestionSettings) {
-  const round = pollDueTargets(settings).pipe(
-    Effect.flatMap((polled) => (polled.length < settings.concurrency ? Effect.sleep(settings.idlePollMs) : Effect.void)),
-    Effect.catchCause((cause) =>
-      Cause.hasInterruptsOnly(cause)
-        ? Effect.failCause(cause)
-        : Effect.logError("comment round failed", cause).pipe(Effect.andThen(Effect.sleep(settings.idlePollMs)))
-    )
-  )
-  yield* Effect.forkScoped(Effect.forever(round))
+  yield* LeasedWork.loop(settings, pollDueTargets(settings), "comment round failed")
 })
 
 /**

@@ -17,6 +17,7 @@
  * @since 0.1.0
  */
 import { Cause, Clock, Effect, Option } from "effect"
+import * as LeasedWork from "../internal/LeasedWork.ts"
 import { Store } from "../store/Store.ts"
 import { accountContext, CredentialsCipher, openAccountCredentials } from "./CredentialsCipher.ts"
 import { type CredentialsUpdate, PlatformClient, PlatformFailure } from "./PlatformClient.ts"
@@ -195,25 +196,11 @@ export const askForPermalink = Effect.fn("permalinks.ask")(
  */
 export const fillDuePermalinks = Effect.fn("permalinks.round")(function* (settings: PermalinkBackfillSettings) {
   const queue = yield* PublishingStore
-  const at = yield* Clock.currentTimeMillis
-  const claimed = yield* queue.claimPendingPermalinks({
-    owner: settings.owner,
-    at,
-    leaseUntil: at + settings.leaseMs,
-    limit: settings.concurrency
-  })
-  return yield* Effect.forEach(
-    claimed,
-    (pending) =>
-      askForPermalink(settings, pending).pipe(
-        // The lease is left to run out: the permalink is asked for again then.
-        Effect.catchCause((cause) =>
-          Cause.hasInterruptsOnly(cause)
-            ? Effect.failCause(cause)
-            : Effect.as(Effect.logError("asking for a permalink failed", cause), "lost" as const)
-        )
-      ),
-    { concurrency: "unbounded" }
+  return yield* LeasedWork.round(
+    settings,
+    (claim) => queue.claimPendingPermalinks(claim),
+    (pending) => askForPermalink(settings, pending),
+    "asking for a permalink failed"
   )
 })
 
@@ -228,14 +215,5 @@ export const fillDuePermalinks = Effect.fn("permalinks.round")(function* (settin
  * ```
  */
 export const start = Effect.fn("permalinks.start")(function* (settings: PermalinkBackfillSettings) {
-  const round = fillDuePermalinks(settings).pipe(
-    Effect.flatMap((asked) => (asked.length < settings.concurrency ? Effect.sleep(settings.idlePollMs) : Effect.void)),
-    // A failed round (a lost database) is logged, and the loop goes on after a pause.
-    Effect.catchCause((cause) =>
-      Cause.hasInterruptsOnly(cause)
-        ? Effect.failCause(cause)
-        : Effect.logError("permalink round failed", cause).pipe(Effect.andThen(Effect.sleep(settings.idlePollMs)))
-    )
-  )
-  yield* Effect.forkScoped(Effect.forever(round))
+  yield* LeasedWork.loop(settings, fillDuePermalinks(settings), "permalink round failed")
 })

@@ -1,0 +1,82 @@
+/**
+ * The shape the engine's background loops share (comment polling, permalink backfill, token
+ * renewal): claim a batch of due rows under a lease, work each, and go round again.
+ *
+ * A claimed row is held by this instance until its lease runs out; its worker saves the outcome
+ * only while it still holds the lease. A worker that fails unexpectedly is logged and counted as
+ * `lost`: nothing is given back, the lease runs out and the row is worked again then (by any
+ * instance).
+ *
+ * @internal
+ */
+import { Cause, Clock, Effect, type Scope } from "effect"
+
+/** What every leased loop is configured with. */
+export interface LeasedSettings {
+  /** This instance's name in every lease it takes; unique per process. */
+  readonly owner: string
+  /** Rows claimed, and worked at once, per round. */
+  readonly concurrency: number
+  /** How long a claim lasts. */
+  readonly leaseMs: number
+  /** How long to wait before looking again when the last round found fewer rows than it could take. */
+  readonly idlePollMs: number
+}
+
+/** What a store's claim is asked for. */
+export interface Claim {
+  readonly owner: string
+  readonly at: number
+  readonly leaseUntil: number
+  readonly limit: number
+}
+
+/**
+ * One round: claims up to `settings.concurrency` due rows, leased until now plus
+ * `settings.leaseMs`, and works them all concurrently, waiting for every one. A worker's
+ * unexpected failure (not an interruption) is logged with `unexpected` and counts as `lost`.
+ */
+export const round = <Row, Outcome, E, R, E2, R2>(
+  settings: LeasedSettings,
+  claim: (claim: Claim) => Effect.Effect<ReadonlyArray<Row>, E, R>,
+  work: (row: Row) => Effect.Effect<Outcome, E2, R2>,
+  unexpected: string
+): Effect.Effect<Array<Outcome | "lost">, E | E2, R | R2> =>
+  Effect.gen(function* () {
+    const at = yield* Clock.currentTimeMillis
+    const claimed = yield* claim({ owner: settings.owner, at, leaseUntil: at + settings.leaseMs, limit: settings.concurrency })
+    return yield* Effect.forEach(
+      claimed,
+      (row) =>
+        work(row).pipe(
+          // The lease is left to run out: the row is worked again then.
+          Effect.catchCause((cause) =>
+            Cause.hasInterruptsOnly(cause)
+              ? Effect.failCause(cause)
+              : Effect.as(Effect.logError(unexpected, cause), "lost" as const)
+          )
+        ),
+      { concurrency: "unbounded" }
+    )
+  })
+
+/**
+ * Runs `oneRound` in the current scope until it closes: again at once when it worked a full batch
+ * (more may be due), otherwise after `settings.idlePollMs`. A failed round (a lost database) is
+ * logged with `failed`, and the loop goes on after the same pause.
+ */
+export const loop = <E, R>(
+  settings: LeasedSettings,
+  oneRound: Effect.Effect<ReadonlyArray<unknown>, E, R>,
+  failed: string
+): Effect.Effect<void, never, R | Scope.Scope> => {
+  const next = oneRound.pipe(
+    Effect.flatMap((worked) => (worked.length < settings.concurrency ? Effect.sleep(settings.idlePollMs) : Effect.void)),
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.logError(failed, cause).pipe(Effect.andThen(Effect.sleep(settings.idlePollMs)))
+    )
+  )
+  return Effect.asVoid(Effect.forkScoped(Effect.forever(next)))
+}
