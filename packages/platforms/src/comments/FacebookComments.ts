@@ -19,26 +19,20 @@
  */
 import type { AccountRecord, PlatformComment, PlatformFailure } from "@postwire/core"
 import { Clock, Effect, Schema } from "effect"
-import type { GraphApi } from "../graph/GraphApi.ts"
 import type { OpenPage } from "../graph/Sessions.ts"
-import * as TokenSession from "../internal/TokenSession.ts"
 import { failure, field, malformed, stringField } from "../internal/Wire.ts"
 import {
   advance,
   type CommentAdapter,
-  type Config,
   countField,
-  dataOf,
-  decodeCursor,
   distinct,
   isNew,
   lateMs,
   Mark,
   noMark,
-  pagingOf,
-  parseTimestamp,
-  platformPostIdOf
+  parseTimestamp
 } from "./CommentAdapter.ts"
+import { type Call, deleteComment, inSession, type Options, ownReply, pollItem, readPages, succeeded } from "./GraphComments.ts"
 
 /** The fields asked of each comment. */
 export const listFields = "id,message,created_time,from,parent{id},like_count,is_hidden,permalink_url"
@@ -77,19 +71,12 @@ export const toComment = (item: unknown, pageId: string | null): PlatformComment
 }
 
 /** Creates the Facebook Pages comment adapter over the pages adapter's Graph host and sessions. */
-export const make = (options: {
-  readonly graph: GraphApi
-  readonly openSession: OpenPage
-  readonly config: Config
-}): CommentAdapter => {
+export const make = (options: Options<OpenPage>): CommentAdapter => {
   const { config, graph, openSession } = options
 
   const withSession = <A extends object>(
     account: AccountRecord,
-    step: (
-      call: <B>(f: (token: string) => Effect.Effect<B, PlatformFailure>) => Effect.Effect<B, PlatformFailure>,
-      pageId: string
-    ) => Effect.Effect<A, PlatformFailure>
+    step: (call: Call, pageId: string) => Effect.Effect<A, PlatformFailure>
   ) =>
     Effect.gen(function* () {
       const pageId = account.externalId
@@ -97,29 +84,21 @@ export const make = (options: {
         return yield* Effect.fail(failure("permission_missing", "page_id_missing", { needsReconnect: true }))
       }
       const session = yield* openSession(account, pageId)
-      return yield* TokenSession.withCredentials(
-        session,
-        step((f) => session.authed((c) => f(c.page_access_token)), pageId)
-      )
+      return yield* inSession(session, (c) => c.page_access_token, (call) => step(call, pageId))
     })
 
   /** A cursor the platform refuses: Graph's invalid parameter. */
   const refusedCursor = (f: PlatformFailure) => f.platformCode === "100" || f.platformCode.startsWith("100/")
 
   const poll: CommentAdapter["poll"] = (input) =>
-    Effect.gen(function* () {
-      const postId = platformPostIdOf(input.target)
-      const saved = decodeCursor(Cursor, input.cursor)
-      if (postId === null) return { comments: [], cursor: saved, calls: 0 }
-      return yield* withSession(input.account, (call, pageId) =>
+    pollItem(Cursor, input, (postId, saved) =>
+      withSession(input.account, (call, pageId) =>
         Effect.gen(function* () {
           const mark = saved?.mark ?? noMark
-          let calls = 0
-          let after = saved?.after ?? null
+          let restarts = 0
           // After the saved cursor everything is new but what was returned lately; a read started
           // over (first poll aside) skips what is older than the mark.
           let windowMs = Number.POSITIVE_INFINITY
-          let last = after
           const found: Array<PlatformComment> = []
           const page = (cursor: string | null) =>
             call((token) =>
@@ -136,33 +115,35 @@ export const make = (options: {
                 token
               )
             )
-          for (let pages = 0; pages < config.maxPagesPerPoll; pages++) {
-            calls += 1
-            const body = yield* page(after).pipe(
-              Effect.catchIf(
-                (f: PlatformFailure) => after !== null && after === saved?.after && refusedCursor(f),
-                () => {
-                  // The saved cursor is no longer valid: read again from the start.
-                  calls += 1
-                  windowMs = lateMs
-                  return page(null)
-                }
-              )
-            )
-            for (const item of dataOf(body)) {
+          const read = yield* readPages({
+            after: saved?.after ?? null,
+            maxPages: config.maxPagesPerPoll,
+            page: (after) =>
+              page(after).pipe(
+                Effect.catchIf(
+                  (f: PlatformFailure) => after !== null && after === saved?.after && refusedCursor(f),
+                  () => {
+                    // The saved cursor is no longer valid: read again from the start.
+                    restarts += 1
+                    windowMs = lateMs
+                    return page(null)
+                  }
+                )
+              ),
+            take: (item) => {
               const comment = toComment(item, pageId)
               if (comment !== undefined && isNew(mark, comment, windowMs)) found.push(comment)
             }
-            const paging = pagingOf(body)
-            if (paging.after !== undefined) last = paging.after
-            if (!paging.next || paging.after === undefined) break
-            after = paging.after
-          }
+          })
           const comments = distinct(found)
-          return { comments, cursor: { after: last, mark: advance(mark, comments) } satisfies Cursor, calls }
+          return {
+            comments,
+            cursor: { after: read.last, mark: advance(mark, comments) } satisfies Cursor,
+            calls: read.pages + restarts
+          }
         })
       )
-    }).pipe(Effect.withSpan("platforms.pages.comments.poll"))
+    ).pipe(Effect.withSpan("platforms.pages.comments.poll"))
 
   const reply: CommentAdapter["reply"] = (input) =>
     withSession(input.account, (call, pageId) =>
@@ -172,27 +153,16 @@ export const make = (options: {
         )
         const id = stringField(body, "id")
         if (id === undefined) return yield* Effect.fail(malformed("reply id"))
-        const now = yield* Clock.currentTimeMillis
         const name = input.account.handle.replace(/^@/, "")
-        const comment: PlatformComment = {
-          platformCommentId: id,
-          parentPlatformCommentId: input.platformCommentId,
-          authorHandle: name,
-          authorDisplayName: name,
-          authorPlatformId: pageId,
+        return ownReply({
+          id,
+          parent: input.platformCommentId,
           text: input.text,
-          createdAt: now,
-          hidden: false,
-          likeCount: 0,
-          fromOwner: true,
-          permalink: null
-        }
-        return { comment }
+          at: yield* Clock.currentTimeMillis,
+          author: { authorHandle: name, authorDisplayName: name, authorPlatformId: pageId, likeCount: 0 }
+        })
       })
     ).pipe(Effect.withSpan("platforms.pages.comments.reply"))
-
-  const succeeded = (body: unknown) =>
-    field(body, "success") === false ? Effect.fail(failure("platform_unavailable", "success_false")) : Effect.succeed({})
 
   const setHidden: CommentAdapter["setHidden"] = (input) =>
     withSession(input.account, (call) =>
@@ -200,9 +170,7 @@ export const make = (options: {
     ).pipe(Effect.withSpan("platforms.pages.comments.hide"))
 
   const remove: CommentAdapter["remove"] = (input) =>
-    withSession(input.account, (call) =>
-      call((token) => graph.del(input.platformCommentId, {}, token)).pipe(Effect.flatMap(succeeded))
-    ).pipe(Effect.withSpan("platforms.pages.comments.delete"))
+    withSession(input.account, (call) => deleteComment(graph, call, input.platformCommentId)).pipe(Effect.withSpan("platforms.pages.comments.delete"))
 
   return {
     poll,

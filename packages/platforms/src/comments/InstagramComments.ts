@@ -28,28 +28,24 @@
  *
  * @since 0.3.0
  */
-import type { AccountRecord, CommentPoll, PlatformComment, PlatformFailure } from "@postwire/core"
+import type { AccountRecord, PlatformComment } from "@postwire/core"
 import { Clock, Effect, Schema } from "effect"
-import type { GraphApi } from "../graph/GraphApi.ts"
 import type { OpenLongLived } from "../graph/Sessions.ts"
-import * as TokenSession from "../internal/TokenSession.ts"
-import { failure, field, malformed, stringField } from "../internal/Wire.ts"
+import { field, malformed, stringField } from "../internal/Wire.ts"
 import {
   advance,
   bareHandle,
   type CommentAdapter,
-  type Config,
   countField,
   dataOf,
-  decodeCursor,
   distinct,
   isNew,
   Mark,
   noMark,
   pagingOf,
-  parseTimestamp,
-  platformPostIdOf
+  parseTimestamp
 } from "./CommentAdapter.ts"
+import { deleteComment, longLivedSteps, type Options, ownReply, pollItem, readPages, succeeded } from "./GraphComments.ts"
 
 /** The fields of one comment. */
 const commentFields = "id,text,timestamp,username,from,like_count,hidden,parent_id"
@@ -96,31 +92,14 @@ export const toComment = (
 }
 
 /** Creates the Instagram comment adapter over the photo adapter's Graph host and sessions. */
-export const make = (options: {
-  readonly graph: GraphApi
-  readonly openSession: OpenLongLived
-  readonly config: Config
-}): CommentAdapter => {
+export const make = (options: Options<OpenLongLived>): CommentAdapter => {
   const { config, graph, openSession } = options
 
-  const withSession = <A extends object>(
-    account: AccountRecord,
-    step: (call: <B>(f: (token: string) => Effect.Effect<B, PlatformFailure>) => Effect.Effect<B, PlatformFailure>) => Effect.Effect<A, PlatformFailure>
-  ) =>
-    Effect.gen(function* () {
-      const session = yield* openSession(account)
-      return yield* TokenSession.withCredentials(
-        session,
-        step((f) => session.authed((c) => f(c.access_token)))
-      )
-    })
+  const withSession = longLivedSteps(openSession)
 
   const poll: CommentAdapter["poll"] = (input) =>
-    Effect.gen(function* () {
-      const mediaId = platformPostIdOf(input.target)
-      const saved = decodeCursor(Cursor, input.cursor)
-      if (mediaId === null) return { comments: [], cursor: saved, calls: 0 } satisfies CommentPoll
-      return yield* withSession(input.account, (call) =>
+    pollItem(Cursor, input, (mediaId, saved) =>
+      withSession(input.account, (call) =>
         Effect.gen(function* () {
           let calls = 1
           const head = yield* call((token) => graph.get(mediaId, { fields: "comments_count" }, token))
@@ -135,47 +114,47 @@ export const make = (options: {
           const take = (comment: PlatformComment | undefined) => {
             if (comment !== undefined && isNew(mark, comment)) found.push(comment)
           }
-          let after: string | undefined
-          let pages = 0
-          while (pages < config.maxPagesPerPoll) {
-            const body = yield* call((token) =>
-              graph.get(`${mediaId}/comments`, { fields: listFields, limit: config.pageSize, after }, token)
-            )
-            calls += 1
-            pages += 1
-            for (const item of dataOf(body)) {
-              const top = toComment(item, input.account, null)
-              take(top)
-              if (top === undefined) continue
+          const enough = () => found.length >= wanted
+          const top = yield* readPages({
+            after: null,
+            maxPages: config.maxPagesPerPoll,
+            page: (after) =>
+              call((token) =>
+                graph.get(`${mediaId}/comments`, { fields: listFields, limit: config.pageSize, after: after ?? undefined }, token)
+              ),
+            take: (item) => {
+              const comment = toComment(item, input.account, null)
+              take(comment)
+              if (comment === undefined) return
               const replies = field(item, "replies")
-              for (const reply of dataOf(replies)) take(toComment(reply, input.account, top.platformCommentId))
+              for (const reply of dataOf(replies)) take(toComment(reply, input.account, comment.platformCommentId))
               const cut = pagingOf(replies)
-              if (cut.next && cut.after !== undefined) cutReplies.push({ parent: top.platformCommentId, after: cut.after })
-            }
-            const paging = pagingOf(body)
-            if (found.length >= wanted || !paging.next || paging.after === undefined) break
-            after = paging.after
-          }
+              if (cut.next && cut.after !== undefined) cutReplies.push({ parent: comment.platformCommentId, after: cut.after })
+            },
+            enough
+          })
+          let pages = top.pages
           // Replies beyond the ones expanded inline, while new ones are still missing.
           for (const { after: expandedUpTo, parent } of cutReplies) {
-            let replyAfter = expandedUpTo
-            while (found.length < wanted && pages < config.maxPagesPerPoll) {
-              const body = yield* call((token) =>
-                graph.get(`${parent}/replies`, { fields: commentFields, limit: config.pageSize, after: replyAfter }, token)
-              )
-              calls += 1
-              pages += 1
-              for (const reply of dataOf(body)) take(toComment(reply, input.account, parent))
-              const paging = pagingOf(body)
-              if (!paging.next || paging.after === undefined) break
-              replyAfter = paging.after
-            }
+            if (enough() || pages >= config.maxPagesPerPoll) continue
+            const more = yield* readPages({
+              after: expandedUpTo,
+              maxPages: config.maxPagesPerPoll - pages,
+              page: (after) =>
+                call((token) =>
+                  graph.get(`${parent}/replies`, { fields: commentFields, limit: config.pageSize, after: after ?? undefined }, token)
+                ),
+              take: (reply) => take(toComment(reply, input.account, parent)),
+              enough
+            })
+            pages += more.pages
           }
+          calls += pages
           const comments = distinct(found)
           return { comments, cursor: { count, mark: advance(mark, comments) } satisfies Cursor, calls }
         })
       )
-    }).pipe(Effect.withSpan("platforms.photo.comments.poll"))
+    ).pipe(Effect.withSpan("platforms.photo.comments.poll"))
 
   const reply: CommentAdapter["reply"] = (input) =>
     withSession(input.account, (call) =>
@@ -186,26 +165,20 @@ export const make = (options: {
         )
         const id = stringField(body, "id")
         if (id === undefined) return yield* Effect.fail(malformed("reply id"))
-        const now = yield* Clock.currentTimeMillis
-        const comment: PlatformComment = {
-          platformCommentId: id,
-          parentPlatformCommentId: input.platformCommentId,
-          authorHandle: bareHandle(input.account.handle),
-          authorDisplayName: null,
-          authorPlatformId: input.account.externalId,
+        return ownReply({
+          id,
+          parent: input.platformCommentId,
           text: input.text,
-          createdAt: now,
-          hidden: false,
-          likeCount: 0,
-          fromOwner: true,
-          permalink: null
-        }
-        return { comment }
+          at: yield* Clock.currentTimeMillis,
+          author: {
+            authorHandle: bareHandle(input.account.handle),
+            authorDisplayName: null,
+            authorPlatformId: input.account.externalId,
+            likeCount: 0
+          }
+        })
       })
     ).pipe(Effect.withSpan("platforms.photo.comments.reply"))
-
-  const succeeded = (body: unknown) =>
-    field(body, "success") === false ? Effect.fail(failure("platform_unavailable", "success_false")) : Effect.succeed({})
 
   const setHidden: CommentAdapter["setHidden"] = (input) =>
     withSession(input.account, (call) =>
@@ -213,9 +186,7 @@ export const make = (options: {
     ).pipe(Effect.withSpan("platforms.photo.comments.hide"))
 
   const remove: CommentAdapter["remove"] = (input) =>
-    withSession(input.account, (call) =>
-      call((token) => graph.del(input.platformCommentId, {}, token)).pipe(Effect.flatMap(succeeded))
-    ).pipe(Effect.withSpan("platforms.photo.comments.delete"))
+    withSession(input.account, (call) => deleteComment(graph, call, input.platformCommentId)).pipe(Effect.withSpan("platforms.photo.comments.delete"))
 
   return {
     poll,

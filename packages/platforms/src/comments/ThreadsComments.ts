@@ -18,29 +18,24 @@
  *
  * @since 0.3.0
  */
-import type { AccountRecord, PlatformComment, PlatformFailure } from "@postwire/core"
+import type { AccountRecord, PlatformComment } from "@postwire/core"
 import { Clock, Duration, Effect, Schema } from "effect"
-import type { GraphApi } from "../graph/GraphApi.ts"
 import * as GraphError from "../graph/GraphError.ts"
 import type { OpenLongLived } from "../graph/Sessions.ts"
-import * as TokenSession from "../internal/TokenSession.ts"
 import { failure, field, malformed, stringField } from "../internal/Wire.ts"
 import {
   advance,
   bareHandle,
   type CommentAdapter,
-  type Config,
-  dataOf,
-  decodeCursor,
   distinct,
   isNew,
   Mark,
   noMark,
-  pagingOf,
   parseTimestamp,
   platformPostIdOf,
   unsupported
 } from "./CommentAdapter.ts"
+import { type Call, deleteComment, longLivedSteps, type Options, ownReply, pollItem, readPages, succeeded } from "./GraphComments.ts"
 
 /** The fields asked of each reply of a conversation. */
 export const listFields =
@@ -82,65 +77,43 @@ export const toComment = (
 }
 
 /** Creates the Threads comment adapter over the textpost adapter's Graph host and sessions. */
-export const make = (options: {
-  readonly graph: GraphApi
-  readonly openSession: OpenLongLived
-  readonly config: Config
-}): CommentAdapter => {
+export const make = (options: Options<OpenLongLived>): CommentAdapter => {
   const { config, graph, openSession } = options
 
-  const withSession = <A extends object>(
-    account: AccountRecord,
-    step: (call: <B>(f: (token: string) => Effect.Effect<B, PlatformFailure>) => Effect.Effect<B, PlatformFailure>) => Effect.Effect<A, PlatformFailure>
-  ) =>
-    Effect.gen(function* () {
-      const session = yield* openSession(account)
-      return yield* TokenSession.withCredentials(
-        session,
-        step((f) => session.authed((c) => f(c.access_token)))
-      )
-    })
+  const withSession = longLivedSteps(openSession)
 
   const poll: CommentAdapter["poll"] = (input) =>
-    Effect.gen(function* () {
-      const rootId = platformPostIdOf(input.target)
-      const saved = decodeCursor(Cursor, input.cursor)
-      if (rootId === null) return { comments: [], cursor: saved, calls: 0 }
-      return yield* withSession(input.account, (call) =>
+    pollItem(Cursor, input, (rootId, saved) =>
+      withSession(input.account, (call) =>
         Effect.gen(function* () {
           const mark = saved?.mark ?? noMark
-          let calls = 0
-          let after = saved?.after ?? null
-          let last = after
           const found: Array<PlatformComment> = []
-          for (let pages = 0; pages < config.maxPagesPerPoll; pages++) {
-            calls += 1
-            const body = yield* call((token) =>
-              graph.get(
-                `${rootId}/conversation`,
-                { fields: listFields, reverse: false, limit: config.pageSize, after: after ?? undefined },
-                token
-              )
-            )
+          const read = yield* readPages({
+            after: saved?.after ?? null,
+            maxPages: config.maxPagesPerPoll,
+            page: (after) =>
+              call((token) =>
+                graph.get(
+                  `${rootId}/conversation`,
+                  { fields: listFields, reverse: false, limit: config.pageSize, after: after ?? undefined },
+                  token
+                )
+              ),
             // After the saved cursor everything is new but what was returned lately.
-            for (const item of dataOf(body)) {
+            take: (item) => {
               const comment = toComment(item, rootId, input.account)
               if (comment !== undefined && isNew(mark, comment, Number.POSITIVE_INFINITY)) found.push(comment)
             }
-            const paging = pagingOf(body)
-            if (paging.after !== undefined) last = paging.after
-            if (!paging.next || paging.after === undefined) break
-            after = paging.after
-          }
+          })
           const comments = distinct(found)
-          return { comments, cursor: { after: last, mark: advance(mark, comments) } satisfies Cursor, calls }
+          return { comments, cursor: { after: read.last, mark: advance(mark, comments) } satisfies Cursor, calls: read.pages }
         })
       )
-    }).pipe(Effect.withSpan("platforms.textpost.comments.poll"))
+    ).pipe(Effect.withSpan("platforms.textpost.comments.poll"))
 
   /** Publishes a reply container once it is ready: not ready yet, its status is asked again. */
   const publishReply = (
-    call: <B>(f: (token: string) => Effect.Effect<B, PlatformFailure>) => Effect.Effect<B, PlatformFailure>,
+    call: Call,
     userId: string,
     containerId: string
   ) =>
@@ -180,27 +153,21 @@ export const make = (options: {
         const containerId = stringField(created, "id")
         if (containerId === undefined) return yield* Effect.fail(malformed("container id"))
         const id = yield* publishReply(call, userId, containerId)
-        const now = yield* Clock.currentTimeMillis
         const rootId = platformPostIdOf(input.target)
-        const comment: PlatformComment = {
-          platformCommentId: id,
-          parentPlatformCommentId: input.platformCommentId === rootId ? null : input.platformCommentId,
-          authorHandle: bareHandle(input.account.handle),
-          authorDisplayName: null,
-          authorPlatformId: input.account.externalId,
+        return ownReply({
+          id,
+          parent: input.platformCommentId === rootId ? null : input.platformCommentId,
           text: input.text,
-          createdAt: now,
-          hidden: false,
-          likeCount: null,
-          fromOwner: true,
-          permalink: null
-        }
-        return { comment }
+          at: yield* Clock.currentTimeMillis,
+          author: {
+            authorHandle: bareHandle(input.account.handle),
+            authorDisplayName: null,
+            authorPlatformId: input.account.externalId,
+            likeCount: null
+          }
+        })
       })
     ).pipe(Effect.withSpan("platforms.textpost.comments.reply"))
-
-  const succeeded = (body: unknown) =>
-    field(body, "success") === false ? Effect.fail(failure("platform_unavailable", "success_false")) : Effect.succeed({})
 
   const setHidden: CommentAdapter["setHidden"] = (input) =>
     withSession(input.account, (call) =>
@@ -218,9 +185,7 @@ export const make = (options: {
     ).pipe(Effect.withSpan("platforms.textpost.comments.hide"))
 
   const remove: CommentAdapter["remove"] = (input) =>
-    withSession(input.account, (call) =>
-      call((token) => graph.del(input.platformCommentId, {}, token)).pipe(Effect.flatMap(succeeded))
-    ).pipe(Effect.withSpan("platforms.textpost.comments.delete"))
+    withSession(input.account, (call) => deleteComment(graph, call, input.platformCommentId)).pipe(Effect.withSpan("platforms.textpost.comments.delete"))
 
   return {
     poll,
