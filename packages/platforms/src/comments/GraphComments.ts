@@ -26,8 +26,8 @@ export interface Options<Open> {
 export type Call = <B>(f: (token: string) => Effect.Effect<B, PlatformFailure>) => Effect.Effect<B, PlatformFailure>
 
 /**
- * Runs `step` with calls authorized by `tokenOf` the session's credentials; credentials the
- * session refreshed leave with the result or the failure.
+ * Runs `step` with calls authorized by the token `tokenOf` reads from the session's credentials;
+ * credentials the session refreshed leave with the result or the failure.
  */
 export const inSession = <C, A extends object>(
   session: TokenSession.TokenSession<C>,
