@@ -33,7 +33,7 @@ import type {
   WorkspaceRecord
 } from "@postwire/core"
 import { Platform } from "@postwire/domain"
-import { Schema, SchemaIssue, SchemaTransformation } from "effect"
+import { Cause, Exit, Option, Schema, SchemaIssue, SchemaTransformation } from "effect"
 
 /** A row that does not match its table's decoder: which table, which columns. */
 export class RowDecodeError extends Error {
@@ -54,16 +54,19 @@ const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /** A decoder for `table`, compiled once: throws a {@link RowDecodeError} (paths only) on a bad row. */
 const decoder = <S extends Schema.Codec<unknown, unknown, never, never>>(table: string, schema: S) => {
-  const decode = Schema.decodeUnknownSync(schema)
+  // The `Exit` form: no exception machinery on the (hot) path where the row is fine.
+  const decode = Schema.decodeUnknownExit(schema)
   return (row: unknown): S["Type"] => {
-    try {
-      return decode(row)
-    } catch (error) {
-      const columns = Schema.isSchemaError(error)
-        ? [...new Set(formatIssue(error.issue).issues.map((issue) => (issue.path ?? []).map(String).join(".")))]
+    const exit = decode(row)
+    if (Exit.isSuccess(exit)) return exit.value
+    // The slow path, once: every problem of the row, for the message.
+    const all = decode(row, { errors: "all" })
+    const failure = Exit.isFailure(all) ? Cause.findErrorOption(all.cause) : Option.none()
+    const columns =
+      Option.isSome(failure) && Schema.isSchemaError(failure.value)
+        ? [...new Set(formatIssue(failure.value.issue).issues.map((issue) => (issue.path ?? []).map(String).join(".")))]
         : []
-      throw new RowDecodeError(table, columns)
-    }
+    throw new RowDecodeError(table, columns)
   }
 }
 
@@ -77,7 +80,11 @@ export const Num = Schema.Union([Schema.Number, Schema.BigInt, Schema.String]).p
   )
 )
 
-/** A `jsonb` column holding `schema`: parsed by the driver, or its text. */
+/**
+ * A `jsonb` column holding `schema`, which never accepts a bare string: parsed by the driver, or
+ * its text (parsed here). A column whose value may itself be a JSON string (a platform's state)
+ * is read as the driver hands it (`Schema.Unknown`): parsing it again would corrupt it.
+ */
 export const Json = <S extends Schema.Top>(schema: S) =>
   Schema.Unknown.pipe(
     Schema.decodeTo(
@@ -95,8 +102,13 @@ const orNull = <S extends Schema.Top>(schema: S) => Schema.optional(Schema.NullO
 const Str = Schema.String
 const Bool = Schema.Boolean
 const Strings = Schema.Array(Schema.String)
-const JsonObject = Json(Schema.Record(Schema.String, Schema.Unknown))
-const AnyJson = Json(Schema.Unknown)
+/** A JSON object, its members left to the record's own type (checking each member of a map costs more). */
+const JsonObject = Json(
+  Schema.declare(
+    (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u),
+    { expected: "a JSON object" }
+  )
+)
 
 // Store: workspaces, keys, profiles, accounts, media ----------------------------------------
 
@@ -286,7 +298,8 @@ const decodeTarget = decoder(
     // The stored error is read as it is stored (JSON); what it holds is the publisher's.
     error: orNull(JsonObject),
     attempts: Num,
-    platform_state: orNull(AnyJson),
+    // Any JSON, a bare string included: taken as the driver parsed it (see `Json`).
+    platform_state: orNull(Schema.Unknown),
     due_at: orNull(Num),
     lease_owner: orNull(Str),
     lease_until: orNull(Num),
