@@ -136,7 +136,16 @@ export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
         return Effect.void
       }),
 
-    createMedia: (item) => media.insert("createMedia", item.workspaceId, item.id, item),
+    // The lifecycle's defaults, as the SQL store writes them.
+    createMedia: (item) =>
+      media.insert("createMedia", item.workspaceId, item.id, {
+        ...item,
+        status: item.status ?? "ready",
+        codec: item.codec ?? null,
+        error: item.error ?? null,
+        sourceUrl: item.sourceUrl ?? null,
+        updatedAt: item.updatedAt ?? item.createdAt
+      }),
 
     getMedia: (workspaceId, id) => Effect.sync(() => Option.fromNullishOr(media.get(workspaceId, id))),
 
