@@ -706,4 +706,44 @@ export const publishingStoreConformance = <E>(
           assert.deepStrictEqual(usage, { used: 3, oldest: era + 1_000 })
         }))
     })
+
+    describe("one reading of a row", () => {
+      // The publishing store and the Store once decoded posts and targets with two copies that
+      // disagreed (one parsed `media` as JSON, the other took the driver's value as it came).
+      it.effect("hands the publisher the post and target exactly as the Store reads them: media, notify, options, consent, state", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { accounts, reload, start, store, workspaceId } = yield* aSetup()
+          const aggregate = aPost(workspaceId, {
+            media: ["med_one", "med_two"],
+            notify: { email: "owner@example.com", locale: "id" },
+            status: "queued",
+            targets: [
+              aTarget({
+                platform: "textpost",
+                accountId: accounts[0]!.id,
+                status: "queued",
+                dueAt: era,
+                options: { textpost: { reply_control: "followers" } } as TargetRecord["options"],
+                consent: { consent: { privacy_level: "SELF_ONLY", music_usage_confirmed: true }, givenBy: "key_1", givenAt: era },
+                platformState: { step: 2, ids: ["a", "b"], nothing: null }
+              })
+            ]
+          })
+          yield* store.insertPost(aggregate, [])
+          const [claimed] = yield* claim({ owner: "w1", at: era })
+          const read = yield* reload(aggregate)
+          const started = Option.getOrThrow(yield* start(aggregate.targets[0]!, "w1", era + 1))
+
+          assert.deepStrictEqual(started.post.media, ["med_one", "med_two"])
+          assert.deepStrictEqual(started.post.notify, { email: "owner@example.com", locale: "id" })
+          assert.deepStrictEqual(started.post.media, read.post.media)
+          assert.deepStrictEqual(started.post.notify, read.post.notify)
+          for (const target of [claimed!, read.targets[0]!]) {
+            assert.deepStrictEqual(target.options, aggregate.targets[0]!.options)
+            assert.deepStrictEqual(target.consent, aggregate.targets[0]!.consent)
+            assert.deepStrictEqual(target.platformState, aggregate.targets[0]!.platformState)
+          }
+        }))
+    })
   })

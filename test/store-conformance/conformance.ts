@@ -326,6 +326,27 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
             video
           ])
         }))
+
+      // The SQL store wrote the lifecycle's defaults and read them back; the memory store kept
+      // the record as given, so the two answered differently for the same item.
+      it.effect("reads an item created without its lifecycle fields as ready, without error, updated when created", () =>
+        Effect.gen(function* () {
+          const { store, workspaceId } = yield* withWorkspace
+          const { codec: _codec, error: _error, sourceUrl: _sourceUrl, status: _status, updatedAt: _updatedAt, ...bare } =
+            aMedia(workspaceId)
+          yield* store.createMedia(bare)
+
+          const read = Option.getOrThrow(yield* store.getMedia(workspaceId, bare.id))
+          assert.deepStrictEqual(read, {
+            ...bare,
+            status: "ready",
+            codec: null,
+            error: null,
+            sourceUrl: null,
+            updatedAt: bare.createdAt
+          })
+          assert.deepStrictEqual(yield* store.getMediaItems(workspaceId, [bare.id]), [read])
+        }))
     })
 
     describe("posts", () => {

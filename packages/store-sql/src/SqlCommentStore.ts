@@ -18,12 +18,10 @@ import {
   type CommentStoreShape,
   type OutboxEvent,
 } from "@postwire/core"
-import type { Platform } from "@postwire/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient, } from "effect/sql"
-import { eventRow, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
-
-type Row = Readonly<Record<string, unknown>>
+import { commentFromRow, pollFromRow } from "./internal/Rows.ts"
+import { eventRow, operations, toNumber, } from "./internal/SqlToolkit.ts"
 
 /** Builds the comment store on the current `SqlClient`; the schema must already be migrated. */
 export const make: Effect.Effect<CommentStoreShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
@@ -243,17 +241,10 @@ export const make: Effect.Effect<CommentStoreShape, never, SqlClient.SqlClient> 
 /** The comment store on the current `SqlClient`. */
 export const layer: Layer.Layer<CommentStore, never, SqlClient.SqlClient> = Layer.effect(CommentStore)(make)
 
-const fromJson = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 
 // The opaque cursor is kept wrapped in an object, so a cursor that is itself a JSON string reads
 // back the same whether the driver parses `jsonb` or hands it over as text.
 const cursorJson = (cursor: unknown): string => JSON.stringify({ v: cursor ?? null })
-const cursorFromJson = (value: unknown): unknown => {
-  if (value === null || value === undefined) return null
-  const wrapped = fromJson(value) as { readonly v?: unknown } | null
-  return wrapped?.v ?? null
-}
-
 const commentRow = (c: CommentRecord) => ({
   workspace_id: c.workspaceId,
   id: c.id,
@@ -276,27 +267,6 @@ const commentRow = (c: CommentRecord) => ({
   deleted_at: null
 })
 
-const commentFromRow = (row: Row): CommentRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  postId: row.post_id as string,
-  targetId: row.target_id as string,
-  accountId: row.account_id as string,
-  platform: row.platform as Platform,
-  platformCommentId: row.platform_comment_id as string,
-  parentId: (row.parent_id as string | null) ?? null,
-  parentPlatformCommentId: (row.parent_platform_comment_id as string | null) ?? null,
-  authorHandle: row.author_handle as string,
-  authorDisplayName: (row.author_display_name as string | null) ?? null,
-  text: row.text as string,
-  createdAt: toNumber(row.created_at),
-  hidden: row.hidden as boolean,
-  likeCount: toNumberOrNull(row.like_count),
-  fromOwner: row.from_owner as boolean,
-  permalink: (row.permalink as string | null) ?? null,
-  storedAt: toNumber(row.stored_at)
-})
-
 const pollRow = (p: CommentPollState) => ({
   workspace_id: p.workspaceId,
   target_id: p.targetId,
@@ -312,17 +282,3 @@ const pollRow = (p: CommentPollState) => ({
   lease_until: p.leaseUntil
 })
 
-const pollFromRow = (row: Row): CommentPollState => ({
-  workspaceId: row.workspace_id as string,
-  targetId: row.target_id as string,
-  postId: row.post_id as string,
-  accountId: row.account_id as string,
-  platform: row.platform as Platform,
-  platformPostId: row.platform_post_id as string,
-  publishedAt: toNumber(row.published_at),
-  cursor: cursorFromJson(row.cursor),
-  nextPollAt: toNumberOrNull(row.next_poll_at),
-  failures: toNumber(row.failures),
-  leaseOwner: (row.lease_owner as string | null) ?? null,
-  leaseUntil: toNumberOrNull(row.lease_until)
-})

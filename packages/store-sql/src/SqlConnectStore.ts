@@ -16,129 +16,13 @@ import {
   type OutboxEvent,
   Store,
 } from "@postwire/core"
-import { Platform } from "@postwire/domain"
-import { Array as Arr, Data, Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
+import { Array as Arr, Data, Effect, Layer, Option, } from "effect"
 import { SqlClient, } from "effect/sql"
+import { connectionFromRow, linkFromRow } from "./internal/Rows.ts"
 import { eventRow, operations } from "./internal/SqlToolkit.ts"
 
 /** Rolls a transaction back when what it changes is no longer as expected. */
 class Unchanged extends Data.TaggedError("Unchanged")<{}> {}
-
-// Drivers differ: PGlite returns int8 as a number, @effect/sql-pg as a bigint, others as a string.
-const Millis = Schema.Union([Schema.Number, Schema.BigInt, Schema.String]).pipe(
-  Schema.decodeTo(Schema.Number, SchemaTransformation.transform({ decode: (v) => Number(v), encode: (n) => n }))
-)
-
-// A jsonb column arrives parsed, or as its text on some drivers.
-const Json = <S extends Schema.Top>(schema: S) =>
-  Schema.Unknown.pipe(
-    Schema.decodeTo(
-      schema,
-      SchemaTransformation.transform({
-        decode: (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value),
-        encode: (value: unknown) => value
-      })
-    )
-  )
-
-const Strings = Schema.Array(Schema.String)
-
-/** A row of `connect_links`. */
-const LinkRow = Schema.Struct({
-  workspace_id: Schema.String,
-  id: Schema.String,
-  profile_id: Schema.String,
-  platform: Platform,
-  sandbox: Schema.Boolean,
-  redirect_url: Schema.NullOr(Schema.String),
-  account_id: Schema.NullOr(Schema.String),
-  token_hash: Schema.String,
-  state_hash: Schema.NullOr(Schema.String),
-  code_verifier: Schema.NullOr(Schema.String),
-  pending_choice: Schema.NullOr(Schema.String),
-  expires_at: Millis,
-  completed_at: Schema.NullOr(Millis),
-  account_ids: Json(Strings),
-  created_by: Schema.String,
-  created_at: Millis
-})
-
-/** A row of `account_connections`. */
-const ConnectionRow = Schema.Struct({
-  workspace_id: Schema.String,
-  account_id: Schema.String,
-  platform: Platform,
-  sandbox: Schema.Boolean,
-  external_id: Schema.String,
-  grant_id: Schema.String,
-  display_name: Schema.NullOr(Schema.String),
-  avatar_url: Schema.NullOr(Schema.String),
-  scopes: Json(Strings),
-  connected_at: Millis,
-  token_expires_at: Schema.NullOr(Millis),
-  refresh_expires_at: Schema.NullOr(Millis),
-  privacy_level_options: Schema.NullOr(Json(Strings)),
-  max_video_post_duration_sec: Schema.NullOr(Millis),
-  refresh_at: Schema.NullOr(Millis),
-  refresh_failures: Millis,
-  lease_owner: Schema.NullOr(Schema.String),
-  lease_until: Schema.NullOr(Millis),
-  reconnect_reason: Schema.NullOr(
-    Json(Schema.Struct({ code: Schema.String, platformCode: Schema.NullOr(Schema.String) }))
-  ),
-  disconnected_at: Schema.NullOr(Millis)
-})
-
-const decodeLinkRow = Schema.decodeUnknownSync(LinkRow)
-const decodeConnectionRow = Schema.decodeUnknownSync(ConnectionRow)
-
-const linkFromRow = (row: unknown): ConnectLinkRecord => {
-  const r = decodeLinkRow(row)
-  return {
-    id: r.id,
-    workspaceId: r.workspace_id,
-    profileId: r.profile_id,
-    platform: r.platform,
-    sandbox: r.sandbox,
-    redirectUrl: r.redirect_url,
-    accountId: r.account_id,
-    tokenHash: r.token_hash,
-    stateHash: r.state_hash,
-    codeVerifier: r.code_verifier,
-    pendingChoice: r.pending_choice,
-    expiresAt: r.expires_at,
-    completedAt: r.completed_at,
-    accountIds: r.account_ids,
-    createdBy: r.created_by,
-    createdAt: r.created_at
-  }
-}
-
-const connectionFromRow = (row: unknown): AccountConnectionRecord => {
-  const r = decodeConnectionRow(row)
-  return {
-    workspaceId: r.workspace_id,
-    accountId: r.account_id,
-    platform: r.platform,
-    sandbox: r.sandbox,
-    externalId: r.external_id,
-    grantId: r.grant_id,
-    displayName: r.display_name,
-    avatarUrl: r.avatar_url,
-    scopes: r.scopes,
-    connectedAt: r.connected_at,
-    tokenExpiresAt: r.token_expires_at,
-    refreshExpiresAt: r.refresh_expires_at,
-    privacyLevelOptions: r.privacy_level_options,
-    maxVideoPostDurationSec: r.max_video_post_duration_sec,
-    refreshAt: r.refresh_at,
-    refreshFailures: r.refresh_failures,
-    leaseOwner: r.lease_owner,
-    leaseUntil: r.lease_until,
-    reconnectReason: r.reconnect_reason,
-    disconnectedAt: r.disconnected_at
-  }
-}
 
 const linkRow = (link: ConnectLinkRecord) => ({
   workspace_id: link.workspaceId,

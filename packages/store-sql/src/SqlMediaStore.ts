@@ -13,17 +13,13 @@ import {
   type MediaRecord,
   MediaStore,
   type MediaStoreShape,
-  StoreError,
-  type UploadPartRecord,
   type UploadRecord
 } from "@postwire/core"
-import { Effect, Layer, Option } from "effect"
+import { Effect, type Layer, Option } from "effect"
 import { SqlClient, } from "effect/sql"
-import { operations, toNumber } from "./internal/SqlToolkit.ts"
-import * as Migrations from "./migrations/Migrations.ts"
-import { mediaFromRow, mediaRow } from "./SqlStore.ts"
-
-type Row = Readonly<Record<string, unknown>>
+import { migratedLayer, operations } from "./internal/SqlToolkit.ts"
+import { mediaFromRow, partFromRow, uploadFromRow } from "./internal/Rows.ts"
+import { mediaRow } from "./SqlStore.ts"
 
 
 const uploadRow = (upload: UploadRecord) => ({
@@ -35,23 +31,6 @@ const uploadRow = (upload: UploadRecord) => ({
   status: upload.status,
   created_at: upload.createdAt,
   expires_at: upload.expiresAt
-})
-
-const uploadFromRow = (row: Row): UploadRecord => ({
-  workspaceId: row.workspace_id as string,
-  mediaId: row.media_id as string,
-  size: toNumber(row.size),
-  partSize: toNumber(row.part_size),
-  reference: row.reference as string,
-  status: row.status as UploadRecord["status"],
-  createdAt: toNumber(row.created_at),
-  expiresAt: toNumber(row.expires_at)
-})
-
-const partFromRow = (row: Row): UploadPartRecord => ({
-  number: toNumber(row.part_number),
-  size: toNumber(row.size),
-  tag: row.tag as string
 })
 
 /** Builds the media store on the current `SqlClient`; the schema must already be migrated. */
@@ -223,10 +202,4 @@ export const make: Effect.Effect<MediaStoreShape, never, SqlClient.SqlClient> = 
 })
 
 /** The media store on the current `SqlClient`, migrating the schema first. */
-export const layer: Layer.Layer<MediaStore, never, SqlClient.SqlClient> = Layer.effect(MediaStore)(
-  Migrations.migrate.pipe(
-    Effect.mapError((cause) => new StoreError({ operation: "migrate", cause })),
-    Effect.orDie,
-    Effect.andThen(make)
-  )
-)
+export const layer: Layer.Layer<MediaStore, never, SqlClient.SqlClient> = migratedLayer(MediaStore, make)

@@ -16,18 +16,16 @@ import {
   type AccountChange,
   CommentSchedule,
   type OutboxEvent,
-  type PendingPermalink,
   type PostRecord,
   PublishingStore,
   type PublishingStoreShape,
-  StoreError,
   type TargetRecord,
   TargetStatus
 } from "@postwire/core"
-import { Array as Arr, Data, Effect, Layer, Option } from "effect"
+import { Array as Arr, Data, Effect, type Layer, Option } from "effect"
 import { SqlClient, } from "effect/sql"
-import { eventRow, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
-import * as Migrations from "./migrations/Migrations.ts"
+import { pendingFromRow, postFromRow, targetFromRow } from "./internal/Rows.ts"
+import { eventRow, migratedLayer, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -442,67 +440,11 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
  * const Publishing = SqlPublishingStore.layer.pipe(Layer.provide(layerPostgres(process.env.DATABASE_URL!)))
  * ```
  */
-export const layer: Layer.Layer<PublishingStore, never, SqlClient.SqlClient> = Layer.effect(PublishingStore)(
-  Migrations.migrate.pipe(
-    Effect.mapError((cause) => new StoreError({ operation: "migrate", cause })),
-    Effect.orDie,
-    Effect.andThen(make)
-  )
-)
+export const layer: Layer.Layer<PublishingStore, never, SqlClient.SqlClient> = migratedLayer(PublishingStore, make)
 
 // Drivers differ: PGlite returns int8 as a number, @effect/sql-pg as a bigint, others as a string.
 const jsonOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value))
-const fromJson = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 
-
-const postFromRow = (row: Row): PostRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  profileId: row.profile_id as string,
-  caption: row.caption as string,
-  media: fromJson(row.media) as ReadonlyArray<string>,
-  scheduledAt: toNumberOrNull(row.scheduled_at),
-  aiGenerated: row.ai_generated as boolean,
-  approvalMode: row.approval_mode as PostRecord["approvalMode"],
-  notify: (fromJson(row.notify) ?? null) as PostRecord["notify"],
-  status: row.status as PostRecord["status"],
-  publishAt: toNumber(row.publish_at),
-  createdAt: toNumber(row.created_at),
-  updatedAt: toNumber(row.updated_at),
-  version: toNumber(row.version)
-})
-
-const pendingFromRow = (row: Row): PendingPermalink => ({
-  workspaceId: row.workspace_id as string,
-  postId: row.post_id as string,
-  targetId: row.target_id as string,
-  accountId: row.account_id as string,
-  since: toNumber(row.since),
-  asked: toNumber(row.asked),
-  askAt: toNumber(row.ask_at),
-  leaseOwner: (row.lease_owner ?? null) as string | null,
-  leaseUntil: toNumberOrNull(row.lease_until)
-})
-
-const targetFromRow = (row: Row): TargetRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  postId: row.post_id as string,
-  accountId: row.account_id as string,
-  platform: row.platform as TargetRecord["platform"],
-  status: row.status as TargetRecord["status"],
-  options: fromJson(row.options) as TargetRecord["options"],
-  consent: (fromJson(row.consent) ?? null) as TargetRecord["consent"],
-  permalink: (row.permalink ?? null) as string | null,
-  publishedAt: toNumberOrNull(row.published_at),
-  error: (fromJson(row.error) ?? null) as TargetRecord["error"],
-  attempts: toNumber(row.attempts),
-  platformState: fromJson(row.platform_state) ?? null,
-  dueAt: toNumberOrNull(row.due_at),
-  leaseOwner: (row.lease_owner ?? null) as string | null,
-  leaseUntil: toNumberOrNull(row.lease_until),
-  updatedAt: toNumber(row.updated_at)
-})
 
 /** A claimed target: with `unconfirmedSince` when the platform may have published it. */
 const claimedFromRow = (row: Row): TargetRecord => {

@@ -11,7 +11,6 @@
 
 import {
   type AccountRecord,
-  type ApiKeyRecord,
   type ApprovalRecord,
   type IdempotencyBegin,
   type IdempotencyRecord,
@@ -19,19 +18,26 @@ import {
   type OutboxEvent,
   type PostAggregate,
   type PostRecord,
-  type ProfileRecord,
   type QuotaUsage,
   Store,
-  StoreError,
   type StoreShape,
   type TargetRecord,
   VersionConflict,
-  type WorkspaceRecord
 } from "@postwire/core"
-import { Array as Arr, Effect, Layer, Option } from "effect"
+import { Array as Arr, Effect, type Layer, Option } from "effect"
 import { SqlClient, } from "effect/sql"
-import { eventRow, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
-import * as Migrations from "./migrations/Migrations.ts"
+import {
+  accountFromRow,
+  apiKeyFromRow,
+  approvalFromRow,
+  eventFromRow,
+  mediaFromRow,
+  postFromRow,
+  profileFromRow,
+  targetFromRow,
+  workspaceFromRow
+} from "./internal/Rows.ts"
+import { eventRow, migratedLayer, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -491,13 +497,7 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
  * const Embedded = SqlStore.layer.pipe(Layer.provide(PgliteClient.layer({ dataDir: ".postwire/db" })))
  * ```
  */
-export const layer: Layer.Layer<Store, never, SqlClient.SqlClient> = Layer.effect(Store)(
-  Migrations.migrate.pipe(
-    Effect.mapError((cause) => new StoreError({ operation: "migrate", cause })),
-    Effect.orDie,
-    Effect.andThen(make)
-  )
-)
+export const layer: Layer.Layer<Store, never, SqlClient.SqlClient> = migratedLayer(Store, make)
 
 const pruneEvery = 100
 
@@ -544,31 +544,6 @@ const targetColumns = [
 
 const approvalColumns = ["id", "token_hash", "status", "expires_at", "decided_at", "reason", "created_at"]
 
-const workspaceFromRow = (row: Row): WorkspaceRecord => ({
-  id: row.id as string,
-  name: row.name as string,
-  allowedRedirectDomains: row.allowed_redirect_domains as ReadonlyArray<string>,
-  createdAt: toNumber(row.created_at)
-})
-
-const apiKeyFromRow = (row: Row): ApiKeyRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  kind: row.kind as ApiKeyRecord["kind"],
-  scopes: row.scopes as ApiKeyRecord["scopes"],
-  hash: row.key_hash as string,
-  last4: row.last4 as string,
-  createdAt: toNumber(row.created_at),
-  revokedAt: toNumberOrNull(row.revoked_at)
-})
-
-const profileFromRow = (row: Row): ProfileRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  name: row.name as string,
-  createdAt: toNumber(row.created_at)
-})
-
 const accountRow = (account: AccountRecord) => ({
   workspace_id: account.workspaceId,
   id: account.id,
@@ -582,21 +557,6 @@ const accountRow = (account: AccountRecord) => ({
   credentials: account.credentials,
   external_id: account.externalId,
   created_at: account.createdAt
-})
-
-const accountFromRow = (row: Row): AccountRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  profileId: row.profile_id as string,
-  platform: row.platform as AccountRecord["platform"],
-  handle: row.handle as string,
-  sandbox: row.sandbox as boolean,
-  status: row.status as AccountRecord["status"],
-  dailyQuota: toNumberOrNull(row.daily_quota),
-  simulate: (row.simulate ?? null) as AccountRecord["simulate"],
-  credentials: (row.credentials ?? null) as string | null,
-  externalId: (row.external_id ?? null) as string | null,
-  createdAt: toNumber(row.created_at)
 })
 
 /** A media row, as the media store writes it too. */
@@ -620,27 +580,6 @@ export const mediaRow = (media: MediaRecord) => ({
   updated_at: media.updatedAt ?? media.createdAt
 })
 
-/** A media record from its row, as the media store reads it too. */
-export const mediaFromRow = (row: Row): MediaRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  kind: row.kind as MediaRecord["kind"],
-  mime: row.mime as string,
-  sizeBytes: toNumber(row.size_bytes),
-  filename: (row.filename ?? null) as string | null,
-  width: toNumberOrNull(row.width),
-  height: toNumberOrNull(row.height),
-  durationSeconds: toNumberOrNull(row.duration_seconds),
-  blobKey: row.blob_key as string,
-  sha256: row.sha256 as string,
-  createdAt: toNumber(row.created_at),
-  status: row.status as NonNullable<MediaRecord["status"]>,
-  error: (row.error ?? null) as MediaRecord["error"],
-  codec: (row.codec ?? null) as string | null,
-  sourceUrl: (row.source_url ?? null) as string | null,
-  updatedAt: toNumberOrNull(row.updated_at) ?? toNumber(row.created_at)
-})
-
 const postRow = (post: PostRecord) => ({
   workspace_id: post.workspaceId,
   id: post.id,
@@ -656,23 +595,6 @@ const postRow = (post: PostRecord) => ({
   created_at: post.createdAt,
   updated_at: post.updatedAt,
   version: post.version
-})
-
-const postFromRow = (row: Row): PostRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  profileId: row.profile_id as string,
-  caption: row.caption as string,
-  media: row.media as ReadonlyArray<string>,
-  scheduledAt: toNumberOrNull(row.scheduled_at),
-  aiGenerated: row.ai_generated as boolean,
-  approvalMode: row.approval_mode as PostRecord["approvalMode"],
-  notify: (row.notify ?? null) as PostRecord["notify"],
-  status: row.status as PostRecord["status"],
-  publishAt: toNumber(row.publish_at),
-  createdAt: toNumber(row.created_at),
-  updatedAt: toNumber(row.updated_at),
-  version: toNumber(row.version)
 })
 
 /** The rows of a post's targets, in order; each counts against its quota at `quota_at`. */
@@ -700,26 +622,6 @@ const targetRow = (target: TargetRecord, position: number) => ({
   updated_at: target.updatedAt
 })
 
-const targetFromRow = (row: Row): TargetRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  postId: row.post_id as string,
-  accountId: row.account_id as string,
-  platform: row.platform as TargetRecord["platform"],
-  status: row.status as TargetRecord["status"],
-  options: row.options as TargetRecord["options"],
-  consent: (row.consent ?? null) as TargetRecord["consent"],
-  permalink: (row.permalink ?? null) as string | null,
-  publishedAt: toNumberOrNull(row.published_at),
-  error: (row.error ?? null) as TargetRecord["error"],
-  attempts: toNumber(row.attempts),
-  platformState: row.platform_state ?? null,
-  dueAt: toNumberOrNull(row.due_at),
-  leaseOwner: (row.lease_owner ?? null) as string | null,
-  leaseUntil: toNumberOrNull(row.lease_until),
-  updatedAt: toNumber(row.updated_at)
-})
-
 const approvalRow = (approval: ApprovalRecord) => ({
   workspace_id: approval.workspaceId,
   id: approval.id,
@@ -739,27 +641,6 @@ const approvalTokenRow = (approval: ApprovalRecord) => ({
   approval_id: approval.id
 })
 
-const approvalFromRow = (row: Row): ApprovalRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  postId: row.post_id as string,
-  tokenHash: row.token_hash as string,
-  status: row.status as ApprovalRecord["status"],
-  expiresAt: toNumber(row.expires_at),
-  decidedAt: toNumberOrNull(row.decided_at),
-  reason: (row.reason ?? null) as string | null,
-  createdAt: toNumber(row.created_at)
-})
-
-
-const eventFromRow = (row: Row): OutboxEvent => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  type: row.type as string,
-  createdAt: toNumber(row.created_at),
-  livemode: row.livemode as boolean,
-  data: row.data as OutboxEvent["data"]
-})
 
 const idempotencyRow = (record: IdempotencyRecord) => ({
   workspace_id: record.workspaceId,

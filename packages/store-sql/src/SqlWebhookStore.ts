@@ -15,18 +15,14 @@ import {
   type DeliveryDetail,
   type DeliveryKey,
   maxAttemptsShown,
-  type OutboxEvent,
-  type StoredDeliveryError,
-  StoreError,
-  type WebhookDeliveryRecord,
   type WebhookEndpointRecord,
   WebhookStore,
   type WebhookStoreShape
 } from "@postwire/core"
-import { Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
+import { Effect, type Layer, Option, } from "effect"
 import { SqlClient, } from "effect/sql"
-import { eventRow, operations, toNumber } from "./internal/SqlToolkit.ts"
-import * as Migrations from "./migrations/Migrations.ts"
+import { attemptFromRow, deliveryFromRow, endpointFromRow, eventFromRow } from "./internal/Rows.ts"
+import { eventRow, migratedLayer, operations, toNumber } from "./internal/SqlToolkit.ts"
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -447,90 +443,7 @@ export const make: Effect.Effect<WebhookStoreShape, never, SqlClient.SqlClient> 
  * )
  * ```
  */
-export const layer: Layer.Layer<WebhookStore, never, SqlClient.SqlClient> = Layer.effect(WebhookStore)(
-  Migrations.migrate.pipe(
-    Effect.mapError((cause) => new StoreError({ operation: "migrate", cause })),
-    Effect.orDie,
-    Effect.andThen(make)
-  )
-)
-
-// Drivers differ: PGlite returns int8 as a number, @effect/sql-pg as a bigint, others as a string.
-const DbNumber = Schema.Union([Schema.Number, Schema.BigInt, Schema.String]).pipe(
-  Schema.decodeTo(Schema.Number, SchemaTransformation.transform({ decode: (value) => Number(value), encode: (n) => n }))
-)
-// jsonb arrives parsed from some drivers and as text from others.
-const DbJson = Schema.Unknown.pipe(
-  Schema.decodeTo(
-    Schema.Unknown,
-    SchemaTransformation.transform({ decode: (value) => (typeof value === "string" ? JSON.parse(value) : value), encode: (v) => v })
-  )
-)
-const nullable = <S extends Schema.Top>(schema: S) => Schema.optional(Schema.NullOr(schema))
-
-/** A `webhook_endpoints` row. */
-const EndpointRow = Schema.Struct({
-  workspace_id: Schema.String,
-  id: Schema.String,
-  url: Schema.String,
-  events: DbJson,
-  secret: Schema.String,
-  previous_secret: nullable(Schema.String),
-  previous_secret_expires_at: nullable(DbNumber),
-  active: Schema.Boolean,
-  disabled_reason: nullable(Schema.String),
-  disabled_at: nullable(DbNumber),
-  last_success_at: nullable(DbNumber),
-  failing_since: nullable(DbNumber),
-  subscribed_from: DbNumber,
-  created_at: DbNumber
-})
-
-/** A `webhook_deliveries` row. */
-const DeliveryRow = Schema.Struct({
-  workspace_id: Schema.String,
-  endpoint_id: Schema.String,
-  event_id: Schema.String,
-  id: Schema.String,
-  event_type: Schema.String,
-  status: Schema.Literals(["pending", "delivered", "dead"]),
-  attempts: DbNumber,
-  first_attempt_at: nullable(DbNumber),
-  last_attempt_at: nullable(DbNumber),
-  next_attempt_at: nullable(DbNumber),
-  last_status_code: nullable(DbNumber),
-  last_error: nullable(Schema.String),
-  lease_owner: nullable(Schema.String),
-  lease_until: nullable(DbNumber),
-  created_at: DbNumber
-})
-
-/** A `webhook_attempts` row. */
-const AttemptRow = Schema.Struct({
-  number: DbNumber,
-  attempted_at: DbNumber,
-  duration_ms: DbNumber,
-  status_code: nullable(DbNumber),
-  response_body: nullable(Schema.String),
-  error: nullable(DbJson),
-  redelivery: Schema.Boolean
-})
-
-/** An `outbox_events` row, as the events list reads it. */
-const EventRow = Schema.Struct({
-  workspace_id: Schema.String,
-  id: Schema.String,
-  type: Schema.String,
-  created_at: DbNumber,
-  livemode: Schema.Boolean,
-  data: DbJson
-})
-
-const decodeEndpoint = Schema.decodeUnknownSync(EndpointRow)
-const decodeDelivery = Schema.decodeUnknownSync(DeliveryRow)
-const decodeAttempt = Schema.decodeUnknownSync(AttemptRow)
-const decodeEvent = Schema.decodeUnknownSync(EventRow)
-
+export const layer: Layer.Layer<WebhookStore, never, SqlClient.SqlClient> = migratedLayer(WebhookStore, make)
 
 const endpointRow = (endpoint: WebhookEndpointRecord) => ({
   workspace_id: endpoint.workspaceId,
@@ -549,72 +462,6 @@ const endpointRow = (endpoint: WebhookEndpointRecord) => ({
   created_at: endpoint.createdAt
 })
 
-const endpointFromRow = (input: Row): WebhookEndpointRecord => {
-  const row = decodeEndpoint(input)
-  return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    url: row.url,
-    events: row.events as ReadonlyArray<string>,
-    secret: row.secret,
-    previousSecret: row.previous_secret ?? null,
-    previousSecretExpiresAt: row.previous_secret_expires_at ?? null,
-    active: row.active,
-    disabledReason: row.disabled_reason ?? null,
-    disabledAt: row.disabled_at ?? null,
-    lastSuccessAt: row.last_success_at ?? null,
-    failingSince: row.failing_since ?? null,
-    subscribedFrom: row.subscribed_from,
-    createdAt: row.created_at
-  }
-}
-
-const deliveryFromRow = (input: Row): WebhookDeliveryRecord => {
-  const row = decodeDelivery(input)
-  return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    endpointId: row.endpoint_id,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    status: row.status,
-    attempts: row.attempts,
-    firstAttemptAt: row.first_attempt_at ?? null,
-    lastAttemptAt: row.last_attempt_at ?? null,
-    nextAttemptAt: row.next_attempt_at ?? null,
-    lastStatusCode: row.last_status_code ?? null,
-    lastError: row.last_error ?? null,
-    leaseOwner: row.lease_owner ?? null,
-    leaseUntil: row.lease_until ?? null,
-    createdAt: row.created_at
-  }
-}
-
-const attemptFromRow = (input: Row): AttemptRecord => {
-  const row = decodeAttempt(input)
-  return {
-    number: row.number,
-    at: row.attempted_at,
-    durationMs: row.duration_ms,
-    statusCode: row.status_code ?? null,
-    responseBody: row.response_body ?? null,
-    error: (row.error ?? null) as StoredDeliveryError | null,
-    redelivery: row.redelivery
-  }
-}
-
-
-const eventFromRow = (input: Row): OutboxEvent => {
-  const row = decodeEvent(input)
-  return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    type: row.type,
-    createdAt: row.created_at,
-    livemode: row.livemode,
-    data: row.data as OutboxEvent["data"]
-  }
-}
 
 const claimedFromRow = (row: Row): ClaimedDelivery => {
   const event = eventFromRow({

@@ -7,7 +7,7 @@
  */
 import { Effect, Layer, Option } from "effect"
 import type { OutboxEvent } from "../store/Records.ts"
-import { MemoryState, type MemoryTables } from "../store/MemoryStore.ts"
+import { eventKey, MemoryState, type MemoryTables, rowKey } from "../store/MemoryState.ts"
 import { StoreError } from "../store/Store.ts"
 import {
   type AccountConnectionRecord,
@@ -17,27 +17,19 @@ import {
   finishedPostStatuses
 } from "./ConnectStore.ts"
 
-const key = (...parts: ReadonlyArray<string>) => parts.join("\u0000")
+const key = rowKey
 
 /** Builds the connect store over the tables of an in-memory `Store`. */
 export const make = (tables: MemoryTables): ConnectStoreShape => {
-  const { accounts, connectLinks, connections, events, posts, profiles, uniqueKeys } = tables
+  const { accounts, connectLinks, connections, posts, profiles, uniqueKeys } = tables
 
   const duplicate = (operation: string, k: string) =>
     Effect.fail(new StoreError({ operation, cause: new Error(`duplicate key ${k}`) }))
 
-  const eventKey = (event: OutboxEvent) => key("event", event.workspaceId, event.id)
   const identityKey = (c: Pick<AccountConnectionRecord, "workspaceId" | "platform" | "sandbox" | "externalId">) =>
     key("connection", c.workspaceId, c.platform, String(c.sandbox), c.externalId)
 
-  const appendEvents = (list: ReadonlyArray<OutboxEvent>) => {
-    for (const event of list) {
-      uniqueKeys.add(eventKey(event))
-      const log = events.get(event.workspaceId)
-      if (log === undefined) events.set(event.workspaceId, [event])
-      else log.push(event)
-    }
-  }
+  const appendEvents = (list: ReadonlyArray<OutboxEvent>) => tables.appendEvents(list)
 
   const findLink = (matches: (link: ConnectLinkRecord) => boolean) =>
     Effect.sync(() => {

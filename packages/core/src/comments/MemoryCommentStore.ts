@@ -7,7 +7,7 @@
  * @since 0.3.0
  */
 import { Effect, Layer, Option } from "effect"
-import { MemoryState, type MemoryTables } from "../store/MemoryStore.ts"
+import { MemoryState, type MemoryTables, rowKey } from "../store/MemoryState.ts"
 import type { OutboxEvent } from "../store/Records.ts"
 import {
   type CommentPollState,
@@ -17,54 +17,27 @@ import {
   type PollKey
 } from "./CommentStore.ts"
 
-/** The comment tables kept beside one set of `MemoryTables`. */
-export interface CommentTables {
-  /** Comments by `workspace/id`. */
-  readonly comments: Map<string, CommentRecord>
-  /** `workspace/account/platform comment id` → comment id: the unique key. */
-  readonly byPlatformId: Map<string, string>
-  readonly deleted: Set<string>
-  /** Poll states by `workspace/target`. */
-  readonly polls: Map<string, CommentPollState>
-  /** Calls by `workspace/account`, in the account's current window. */
-  readonly budgets: Map<string, { readonly windowStart: number; readonly calls: number }>
-}
-
-// Every comment store built over the same MemoryTables shares one set of comment tables, as
-// every SQL store over one database shares its tables.
-const commentTables = new WeakMap<MemoryTables, CommentTables>()
-
-/** The comment tables beside `tables` (the in-memory publishing store starts polls in them). */
-export const tablesFor = (tables: MemoryTables): CommentTables => {
-  let found = commentTables.get(tables)
-  if (found === undefined) {
-    found = { comments: new Map(), byPlatformId: new Map(), deleted: new Set(), polls: new Map(), budgets: new Map() }
-    commentTables.set(tables, found)
-  }
-  return found
-}
-
-const k = (...parts: ReadonlyArray<string | number>) => parts.join("\u0000")
+const k = rowKey
 
 /** Starts polling a target unless it is polled already. */
-export const trackTarget = (tables: CommentTables, state: CommentPollState): void => {
+export const trackTarget = (tables: MemoryTables, state: CommentPollState): void => {
   const key = k(state.workspaceId, state.targetId)
-  if (!tables.polls.has(key)) tables.polls.set(key, state)
+  if (!tables.commentPolls.has(key)) tables.commentPolls.set(key, state)
 }
 
 const compareDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0)
 
 /** Builds the comment store over the tables of an in-memory `Store`. */
 export const make = (memory: MemoryTables): CommentStoreShape => {
-  const tables = tablesFor(memory)
-  const { budgets, byPlatformId, comments, deleted, polls } = tables
+  const {
+    commentBudgets: budgets,
+    commentPolls: polls,
+    comments,
+    commentsByPlatformId: byPlatformId,
+    deletedComments: deleted
+  } = memory
 
-  const appendEvent = (event: OutboxEvent) => {
-    memory.uniqueKeys.add(["event", event.workspaceId, event.id].join("\u0000"))
-    const log = memory.events.get(event.workspaceId)
-    if (log === undefined) memory.events.set(event.workspaceId, [event])
-    else log.push(event)
-  }
+  const appendEvent = (event: OutboxEvent) => memory.appendEvents([event])
 
   const storeCredentials = (workspaceId: string, accountId: string, credentials: string | undefined) => {
     if (credentials === undefined) return
@@ -158,7 +131,7 @@ export const make = (memory: MemoryTables): CommentStoreShape => {
         return Option.some(next)
       }),
 
-    trackTarget: (state) => Effect.sync(() => trackTarget(tables, state)),
+    trackTarget: (state) => Effect.sync(() => trackTarget(memory, state)),
 
     getPollState: (key) => Effect.sync(() => Option.fromNullishOr(polls.get(k(key.workspaceId, key.targetId)))),
 

@@ -6,7 +6,7 @@
  */
 import { Effect, Layer, Option } from "effect"
 import type { MediaRecord } from "../store/Records.ts"
-import { MemoryState, type MemoryTables } from "../store/MemoryStore.ts"
+import { MemoryState, type MemoryTables, rowKey as key } from "../store/MemoryState.ts"
 import { StoreError } from "../store/Store.ts"
 import {
   type DeleteMediaResult,
@@ -18,32 +18,14 @@ import {
   type UploadRecord
 } from "./MediaStore.ts"
 
-interface MediaTables {
-  readonly uploads: Map<string, UploadRecord>
-  readonly parts: Map<string, Map<number, UploadPartRecord>>
-  readonly leases: Map<string, { readonly owner: string; readonly until: number }>
-}
-
-// Every media store over the same MemoryTables shares these, as SQL stores share one database.
-const mediaTables = new WeakMap<MemoryTables, MediaTables>()
-
-const tablesFor = (tables: MemoryTables): MediaTables => {
-  let found = mediaTables.get(tables)
-  if (found === undefined) {
-    found = { uploads: new Map(), parts: new Map(), leases: new Map() }
-    mediaTables.set(tables, found)
-  }
-  return found
-}
-
-const rowKey = (workspaceId: string, id: string) => `${workspaceId}\u0000${id}`
+const rowKey = (workspaceId: string, id: string) => key(workspaceId, id)
 const finished: ReadonlySet<string> = new Set(finishedTargetStatuses)
 const statusOf = (media: MediaRecord) => media.status ?? "ready"
 
 /** Builds the media store over the tables of an in-memory `Store`. */
 export const make = (tables: MemoryTables): MediaStoreShape => {
   const { media, posts } = tables
-  const { uploads, parts, leases } = tablesFor(tables)
+  const { mediaLeases: leases, uploadParts: parts, uploads } = tables
 
   const postsNaming = (workspaceId: string, id: string) => posts.all(workspaceId).filter((p) => p.post.media.includes(id))
   const unfinishedPostNaming = (workspaceId: string, id: string) =>

@@ -7,14 +7,13 @@
  */
 import { Effect, Layer, Option } from "effect"
 import { firstPollAfterMs } from "../comments/CommentSchedule.ts"
-import { tablesFor as commentTablesFor, trackTarget } from "../comments/MemoryCommentStore.ts"
+import { trackTarget } from "../comments/MemoryCommentStore.ts"
 import { derivePostStatus, move, startableStatuses } from "../posts/TargetStatus.ts"
 import type { OutboxEvent, PostAggregate, TargetRecord } from "../store/Records.ts"
-import { MemoryState, type MemoryTables } from "../store/MemoryStore.ts"
+import { eventKey, MemoryState, type MemoryTables, rowKey } from "../store/MemoryState.ts"
 import { StoreError } from "../store/Store.ts"
 import {
   type AccountChange,
-  type PendingPermalink,
   PublishingStore,
   type PublishingStoreShape,
   type TargetKey
@@ -22,49 +21,22 @@ import {
 
 const queueStatuses: ReadonlySet<string> = new Set(["queued", "scheduled", "publishing"])
 
-// Every publishing store built over the same MemoryTables shares one table of pending
-// permalinks, as every SQL store over one database shares its tables.
-const pendingTables = new WeakMap<MemoryTables, Map<string, PendingPermalink>>()
-
-const pendingFor = (tables: MemoryTables): Map<string, PendingPermalink> => {
-  let found = pendingTables.get(tables)
-  if (found === undefined) {
-    found = new Map()
-    pendingTables.set(tables, found)
-  }
-  return found
-}
-
-const pendingKey = (workspaceId: string, targetId: string) => `${workspaceId}\u0000${targetId}`
+const pendingKey = (workspaceId: string, targetId: string) => rowKey(workspaceId, targetId)
 
 /** Builds the publishing store over the tables of an in-memory `Store`. */
 export const make = (tables: MemoryTables): PublishingStoreShape => {
-  const { accounts, events, media, posts, uniqueKeys } = tables
-  const pending = pendingFor(tables)
-  const comments = commentTablesFor(tables)
+  const { accounts, media, posts } = tables
+  const pending = tables.pendingPermalinks
+  const comments = tables
 
   const mediaProcessing = (workspaceId: string, postId: string) =>
     posts.get(workspaceId, postId)?.post.media.some((id) => media.get(workspaceId, id)?.status === "processing") ?? false
 
-  // The same unique keys the in-memory Store keeps for events (its `key("event", ws, id)`).
-  const eventKey = (event: OutboxEvent) => ["event", event.workspaceId, event.id].join("\u0000")
-
   /** Fails like a unique index when an event id is taken; appends otherwise. */
   const appendEvents = (operation: string, list: ReadonlyArray<OutboxEvent>): Effect.Effect<void, StoreError> => {
-    const seen = new Set<string>()
-    for (const event of list) {
-      const k = eventKey(event)
-      if (uniqueKeys.has(k) || seen.has(k)) {
-        return Effect.fail(new StoreError({ operation, cause: new Error(`duplicate key ${event.id}`) }))
-      }
-      seen.add(k)
-    }
-    for (const event of list) {
-      uniqueKeys.add(eventKey(event))
-      const log = events.get(event.workspaceId)
-      if (log === undefined) events.set(event.workspaceId, [event])
-      else log.push(event)
-    }
+    const taken = tables.takenKey(list.map(eventKey))
+    if (taken !== undefined) return Effect.fail(new StoreError({ operation, cause: new Error(`duplicate key ${taken}`) }))
+    tables.appendEvents(list)
     return Effect.void
   }
 

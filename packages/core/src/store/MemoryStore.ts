@@ -7,17 +7,8 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option } from "effect"
-import type { AccountConnectionRecord, ConnectLinkRecord } from "../accounts/ConnectStore.ts"
-import type {
-  AccountRecord,
-  ApiKeyRecord,
-  IdempotencyRecord,
-  MediaRecord,
-  OutboxEvent,
-  PostAggregate,
-  ProfileRecord,
-  WorkspaceRecord
-} from "./Records.ts"
+import { eventKey, MemoryState, MemoryTables, rowKey as key } from "./MemoryState.ts"
+import type { IdempotencyRecord, OutboxEvent, PostAggregate } from "./Records.ts"
 import {
   type IdempotencyBegin,
   type Keyset,
@@ -28,31 +19,7 @@ import {
   VersionConflict
 } from "./Store.ts"
 
-/**
- * The tables of an in-memory store. Other in-memory services of the engine (the publishing
- * queue, webhook deliveries) read and write the same tables, as their SQL versions share one
- * database.
- */
-export class MemoryTables {
-  readonly workspaces = new Map<string, WorkspaceRecord>()
-  readonly keysByHash = new Map<string, ApiKeyRecord>()
-  readonly profiles = new Tables<ProfileRecord>()
-  readonly accounts = new Tables<AccountRecord>()
-  readonly media = new Tables<MediaRecord>()
-  readonly posts = new Tables<PostAggregate>()
-  readonly events = new Map<string, Array<OutboxEvent>>()
-  readonly rateLimits = new Map<string, { count: number; readonly expiresAt: number }>()
-  readonly idempotency = new Map<string, IdempotencyRecord>()
-  readonly settings = new Map<string, string>()
-  /** What the SQL schema's primary keys and unique indexes cover beyond the tables above. */
-  readonly uniqueKeys = new Set<string>()
-  /** Connect links and the connections of accounts connected through them (`ConnectStore`). */
-  readonly connectLinks = new Tables<ConnectLinkRecord>()
-  readonly connections = new Tables<AccountConnectionRecord>()
-}
-
-/** The tables behind the in-memory `Store`, for the other in-memory services. */
-export class MemoryState extends Context.Service<MemoryState, MemoryTables>()("postwire/MemoryState") {}
+export { Endpoints, MemoryState, MemoryTables, rowKey, Tables } from "./MemoryState.ts"
 
 /** Builds an in-memory store over `tables` (empty ones by default). */
 export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
@@ -70,26 +37,9 @@ export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
       : [key("approval", post.workspaceId, approval.id), key("approval_token", approval.tokenHash)])
   ]
 
-  const eventKeys = (list: ReadonlyArray<OutboxEvent>) => list.map((event) => key("event", event.workspaceId, event.id))
-
-  const appendEvents = (list: ReadonlyArray<OutboxEvent>) => {
-    for (const event of list) {
-      uniqueKeys.add(key("event", event.workspaceId, event.id))
-      const log = events.get(event.workspaceId)
-      if (log === undefined) events.set(event.workspaceId, [event])
-      else log.push(event)
-    }
-  }
-
-  /** The first key in `keys` already taken, also counting duplicates within `keys`. */
-  const takenKey = (keys: ReadonlyArray<string>): string | undefined => {
-    const seen = new Set<string>()
-    for (const k of keys) {
-      if (uniqueKeys.has(k) || seen.has(k)) return k
-      seen.add(k)
-    }
-    return undefined
-  }
+  const eventKeys = (list: ReadonlyArray<OutboxEvent>) => list.map(eventKey)
+  const appendEvents = (list: ReadonlyArray<OutboxEvent>) => tables.appendEvents(list)
+  const takenKey = (keys: ReadonlyArray<string>) => tables.takenKey(keys)
 
   const idempotencyKey = (record: Pick<IdempotencyRecord, "workspaceId" | "keyId" | "key">) =>
     key(record.workspaceId, record.keyId, record.key)
@@ -186,7 +136,16 @@ export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
         return Effect.void
       }),
 
-    createMedia: (item) => media.insert("createMedia", item.workspaceId, item.id, item),
+    // The lifecycle's defaults, as the SQL store writes them.
+    createMedia: (item) =>
+      media.insert("createMedia", item.workspaceId, item.id, {
+        ...item,
+        status: item.status ?? "ready",
+        codec: item.codec ?? null,
+        error: item.error ?? null,
+        sourceUrl: item.sourceUrl ?? null,
+        updatedAt: item.updatedAt ?? item.createdAt
+      }),
 
     getMedia: (workspaceId, id) => Effect.sync(() => Option.fromNullishOr(media.get(workspaceId, id))),
 
@@ -366,46 +325,6 @@ export const layer: Layer.Layer<Store | MemoryState> = Layer.effectContext(
 const pruneEvery = 100
 
 const notCounted: ReadonlySet<string> = new Set(["cancelled", "rejected", "failed"])
-
-const key = (...parts: ReadonlyArray<string>) => parts.join("\u0000")
-
-/** Rows of one table, by workspace then id. */
-export class Tables<A> {
-  private readonly byWorkspace = new Map<string, Map<string, A>>()
-
-  get(workspaceId: string, id: string): A | undefined {
-    return this.byWorkspace.get(workspaceId)?.get(id)
-  }
-
-  all(workspaceId: string): ReadonlyArray<A> {
-    return [...(this.byWorkspace.get(workspaceId)?.values() ?? [])]
-  }
-
-  /** Every row of every workspace (for queues that work across workspaces). */
-  *everywhere(): Iterable<A> {
-    for (const rows of this.byWorkspace.values()) yield* rows.values()
-  }
-
-  put(workspaceId: string, id: string, value: A): void {
-    const rows = this.byWorkspace.get(workspaceId)
-    if (rows === undefined) this.byWorkspace.set(workspaceId, new Map([[id, value]]))
-    else rows.set(id, value)
-  }
-
-  delete(workspaceId: string, id: string): void {
-    this.byWorkspace.get(workspaceId)?.delete(id)
-  }
-
-  insert(operation: string, workspaceId: string, id: string, value: A): Effect.Effect<void, StoreError> {
-    return Effect.suspend(() => {
-      if (this.get(workspaceId, id) !== undefined) {
-        return Effect.fail(new StoreError({ operation, cause: new Error(`duplicate key ${id}`) }))
-      }
-      this.put(workspaceId, id, value)
-      return Effect.void
-    })
-  }
-}
 
 /** Orders by `(sortKey desc, id desc)` like the SQL keyset queries, after `after`, up to `limit`. */
 const newestFirst = <A>(

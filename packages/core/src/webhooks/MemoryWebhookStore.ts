@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Effect, Layer, Option } from "effect"
-import { MemoryState, type MemoryTables } from "../store/MemoryStore.ts"
+import { MemoryState, type MemoryTables, rowKey } from "../store/MemoryState.ts"
 import type { OutboxEvent } from "../store/Records.ts"
 import { type Keyset, StoreError } from "../store/Store.ts"
 import {
@@ -23,61 +23,7 @@ import {
   type WebhookStoreShape
 } from "./WebhookStore.ts"
 
-/** Endpoints by workspace, then id. */
-class Endpoints {
-  private readonly byWorkspace = new Map<string, Map<string, WebhookEndpointRecord>>()
-
-  get(workspaceId: string, id: string): WebhookEndpointRecord | undefined {
-    return this.byWorkspace.get(workspaceId)?.get(id)
-  }
-
-  all(workspaceId: string): ReadonlyArray<WebhookEndpointRecord> {
-    return [...(this.byWorkspace.get(workspaceId)?.values() ?? [])]
-  }
-
-  *everywhere(): Iterable<WebhookEndpointRecord> {
-    for (const rows of this.byWorkspace.values()) yield* rows.values()
-  }
-
-  put(endpoint: WebhookEndpointRecord): void {
-    const rows = this.byWorkspace.get(endpoint.workspaceId)
-    if (rows === undefined) this.byWorkspace.set(endpoint.workspaceId, new Map([[endpoint.id, endpoint]]))
-    else rows.set(endpoint.id, endpoint)
-  }
-
-  remove(workspaceId: string, id: string): boolean {
-    return this.byWorkspace.get(workspaceId)?.delete(id) ?? false
-  }
-}
-
-/** The webhook tables kept beside one set of `MemoryTables`. */
-class WebhookTables {
-  readonly endpoints = new Endpoints()
-  readonly deliveries = new Map<string, WebhookDeliveryRecord>()
-  /** Attempts of each delivery (by delivery key), oldest first. */
-  readonly attempts = new Map<string, Array<AttemptRecord>>()
-  /** Keys of pending deliveries, so claims never scan finished ones. */
-  readonly pending = new Set<string>()
-  /** Per workspace, how many of its outbox events (an append-only list, pruned from the front) have been fanned out. */
-  readonly fannedOut = new Map<string, number>()
-  /** The log-pruning lease. */
-  pruneLease: { owner: string; until: number } | null = null
-}
-
-// Every WebhookStore built over the same MemoryTables shares one set of webhook tables, as
-// every SQL store over one database shares its tables.
-const webhookTables = new WeakMap<MemoryTables, WebhookTables>()
-
-const tablesFor = (tables: MemoryTables): WebhookTables => {
-  let found = webhookTables.get(tables)
-  if (found === undefined) {
-    found = new WebhookTables()
-    webhookTables.set(tables, found)
-  }
-  return found
-}
-
-const deliveryKey = (key: DeliveryKey) => [key.workspaceId, key.endpointId, key.eventId].join("\u0000")
+const deliveryKey = (key: DeliveryKey) => rowKey(key.workspaceId, key.endpointId, key.eventId)
 
 const compareDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0)
 
@@ -93,8 +39,8 @@ const isDue = (delivery: WebhookDeliveryRecord, at: number) =>
 
 /** Builds a `WebhookStore` over the tables of an in-memory `Store`. */
 export const make = (tables: MemoryTables): WebhookStoreShape => {
-  const webhookTables = tablesFor(tables)
-  const { endpoints, deliveries, attempts, pending, fannedOut } = webhookTables
+  const webhookTables = tables
+  const { attempts, deliveries, endpoints, fannedOut, pendingDeliveries: pending } = tables
   const { events } = tables
 
   const findEvent = (workspaceId: string, id: string): OutboxEvent | undefined =>
@@ -145,11 +91,7 @@ export const make = (tables: MemoryTables): WebhookStoreShape => {
     return next
   }
 
-  const appendNotice = (event: OutboxEvent) => {
-    const log = events.get(event.workspaceId)
-    if (log === undefined) events.set(event.workspaceId, [event])
-    else log.push(event)
-  }
+  const appendNotice = (event: OutboxEvent) => tables.appendEvents([event])
 
   const put = (delivery: WebhookDeliveryRecord) => {
     const k = deliveryKey(delivery)
@@ -436,7 +378,7 @@ export const make = (tables: MemoryTables): WebhookStoreShape => {
           }
         }
         const referenced = new Set<string>()
-        for (const delivery of deliveries.values()) referenced.add(`${delivery.workspaceId}\u0000${delivery.eventId}`)
+        for (const delivery of deliveries.values()) referenced.add(rowKey(delivery.workspaceId, delivery.eventId))
         let eventsDeleted = 0
         for (const [workspaceId, log] of events) {
           const dispatched = fannedOut.get(workspaceId) ?? 0
@@ -447,7 +389,7 @@ export const make = (tables: MemoryTables): WebhookStoreShape => {
               eventsDeleted < limit &&
               index < dispatched &&
               event.createdAt < before &&
-              !referenced.has(`${workspaceId}\u0000${event.id}`)
+              !referenced.has(rowKey(workspaceId, event.id))
             if (prunable) {
               eventsDeleted++
               removedDispatched++

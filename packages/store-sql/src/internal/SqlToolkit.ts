@@ -1,16 +1,20 @@
 /**
- * What every SQL store shares: the traced operation wrapper that turns SQL failures into a
- * `StoreError`, numbers read back from `bigint` columns, and the `outbox_events` row of an event.
+ * What every SQL store shares: the traced operation wrapper that turns SQL failures and rows
+ * that do not decode into a `StoreError`, the migrate-then-build layer, numbers read back from
+ * `bigint` columns, and the `outbox_events` row of an event. Row decoders live in `Rows.ts`.
  *
  * @internal
  */
 import { type OutboxEvent, StoreError } from "@postwire/core"
-import { Effect } from "effect"
-import { SqlError } from "effect/sql"
+import { type Context, Effect, Layer } from "effect"
+import { type SqlClient, SqlError } from "effect/sql"
+import * as Migrations from "../migrations/Migrations.ts"
+import { isRowDecodeError } from "./Rows.ts"
 
 /**
  * The operation wrapper of one store: `operation("name")(effect)` runs in a span
- * `<service>.name`, with every SQL failure turned into a `StoreError` naming the operation.
+ * `<service>.name`, with every SQL failure, and every row that does not decode, turned into a
+ * `StoreError` naming the operation.
  */
 export const operations =
   (service: string) =>
@@ -18,8 +22,29 @@ export const operations =
   <A, E>(effect: Effect.Effect<A, E | SqlError.SqlError>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreError> =>
     effect.pipe(
       Effect.catchIf(SqlError.isSqlError, (cause) => Effect.fail(new StoreError({ operation: name, cause }))),
+      Effect.catchDefect((defect) =>
+        isRowDecodeError(defect) ? Effect.fail(new StoreError({ operation: name, cause: defect })) : Effect.die(defect)
+      ),
       Effect.withSpan(`${service}.${name}`)
     )
+
+/**
+ * The layer of a store that applies pending migrations first, then builds the store. A
+ * database that cannot be migrated is a startup defect carrying a `StoreError` with operation
+ * `migrate`. Migrations take an advisory lock, so several layers (and instances) on one
+ * database apply them once.
+ */
+export const migratedLayer = <I, S, R>(
+  service: Context.Key<I, S>,
+  make: Effect.Effect<S, never, R>
+): Layer.Layer<I, never, R | SqlClient.SqlClient> =>
+  Layer.effect(service)(
+    Migrations.migrate.pipe(
+      Effect.mapError((cause) => new StoreError({ operation: "migrate", cause })),
+      Effect.orDie,
+      Effect.andThen(make)
+    )
+  )
 
 /** A number from a column the driver may hand back as a string (`bigint`, `count(*)`). */
 export const toNumber = (value: unknown): number => (typeof value === "number" ? value : Number(value))
