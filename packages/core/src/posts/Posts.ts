@@ -423,9 +423,10 @@ export const retryPost = Effect.fn("posts.retry")(function* (caller: Caller, id:
       return { next: settle({ ...current, targets }, at), events: [] }
     })
   )
+  const { publicBaseUrl } = yield* EngineConfig
   return {
     data: saved.targets
       .filter((t) => retried.includes(t.id))
-      .map((t) => targetView(t, locale, saved.approval?.id ?? null))
+      .map((t) => targetView(t, locale, saved.approval?.id ?? null, publicBaseUrl))
   } satisfies Post.RetryPostResponse
 })
