@@ -1,0 +1,31 @@
+/**
+ * What the use-cases return as domain values, rendered at the edge: failures into the shared
+ * error shape, in the request's language and under the server's public URL of now.
+ *
+ * @since 0.4.0
+ */
+import type { PostBatch } from "@postwire/core"
+import { type Locale, type Post, type PostwireError, renderError } from "@postwire/domain"
+
+/** `POST /v1/posts/validate`: every problem found, in the shared error shape. */
+export const validation = (
+  result: { readonly problems: ReadonlyArray<PostwireError> },
+  locale: Locale,
+  publicBaseUrl: string
+): Post.ValidatePostResponse => ({ issues: result.problems.map((p) => renderError(p, locale, publicBaseUrl)) })
+
+/** `POST /v1/posts/batch`: each item's post, or its refusal rendered as the same request alone would answer it. */
+export const batch = (result: PostBatch.BatchResult, locale: Locale, publicBaseUrl: string): Post.CreatePostBatchResponse => ({
+  data: result.items.map((item): Post.PostBatchResult => {
+    if ("post" in item) return { index: item.index, status: 201, post: item.post }
+    const rendered = renderError(item.error, locale, publicBaseUrl)
+    return {
+      index: item.index,
+      status: item.error.httpStatus,
+      // As alone: a 422 always lists its problems in `issues`.
+      error: item.error.httpStatus === 422 && rendered.issues === undefined ? { ...rendered, issues: [rendered] } : rendered
+    }
+  }),
+  created: result.created,
+  refused: result.refused
+})
