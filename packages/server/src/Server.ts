@@ -16,7 +16,7 @@ import {
   defaultSettings,
   EngineConfig,
   Ids,
-  Mailer,
+  type Mailer,
   type CommentStore,
   type ConnectStore,
   type MediaStore,
