@@ -4,8 +4,8 @@
  *
  * @since 0.4.0
  */
-import type { PostBatch } from "@postwire/core"
-import { type Locale, type Post, type PostwireError, renderError } from "@postwire/domain"
+import type { PostBatch, Webhooks } from "@postwire/core"
+import { type Locale, type Post, type PostwireError, renderError, type Webhook } from "@postwire/domain"
 
 /** `POST /v1/posts/validate`: every problem found, in the shared error shape. */
 export const validation = (
@@ -29,3 +29,9 @@ export const batch = (result: PostBatch.BatchResult, locale: Locale, publicBaseU
   created: result.created,
   refused: result.refused
 })
+
+/** `POST /v1/webhooks/{id}/test`: what the test delivery did, and why it failed in the shared error shape. */
+export const webhookTest = (result: Webhooks.TestOutcome, locale: Locale, publicBaseUrl: string): Webhook.WebhookTestResult => {
+  const { failure, ...rest } = result
+  return failure === null ? rest : { ...rest, error: renderError(failure, locale, publicBaseUrl) }
+}
