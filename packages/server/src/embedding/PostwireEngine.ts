@@ -228,7 +228,7 @@ export const make = async (options: EngineOptions = {}): Promise<PostwireEngine>
       media: {
         upload: (input) =>
           run(Effect.flatMap(decodeInput(MediaWire.UploadMediaRequest, "body")(input), (body) => Media.uploadMedia(caller, body))),
-        get: (mediaId) => run(Media.getMedia(caller, mediaId))
+        get: (mediaId) => run(Effect.map(Media.getMedia(caller, mediaId), (m) => Views.media(m, locale, publicUrl)))
       },
       posts: {
         create: (input) =>

@@ -235,12 +235,16 @@ export const MediaHandlers = HttpApiBuilder.group(Api, "media", (handlers) =>
     )
     .handle("list", ({ query }) =>
       Effect.gen(function* () {
-        return yield* respond(Media.listMedia(yield* caller, query, yield* requestLocale))
+        const locale = yield* requestLocale
+        const { publicUrl } = yield* ServerConfig
+        return yield* respond(Effect.map(Media.listMedia(yield* caller, query), (p) => Views.mediaList(p, locale, publicUrl)))
       })
     )
     .handle("get", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Media.getMedia(yield* caller, params.id, yield* requestLocale))
+        const locale = yield* requestLocale
+        const { publicUrl } = yield* ServerConfig
+        return yield* respond(Effect.map(Media.getMedia(yield* caller, params.id), (m) => Views.media(m, locale, publicUrl)))
       })
     )
     .handle("delete", ({ params }) =>
@@ -265,7 +269,9 @@ export const MediaHandlers = HttpApiBuilder.group(Api, "media", (handlers) =>
     )
     .handle("completeUpload", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Media.completeUpload(yield* caller, params.id, yield* requestLocale))
+        const locale = yield* requestLocale
+        const { publicUrl } = yield* ServerConfig
+        return yield* respond(Effect.map(Media.completeUpload(yield* caller, params.id), (m) => Views.media(m, locale, publicUrl)))
       })
     )
 )

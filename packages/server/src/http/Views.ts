@@ -4,8 +4,8 @@
  *
  * @since 0.4.0
  */
-import type { PostBatch, Webhooks } from "@postwire/core"
-import { type Locale, type Post, type PostwireError, renderError, type Webhook } from "@postwire/domain"
+import { Media, type PostBatch, type Webhooks } from "@postwire/core"
+import { type Locale, type Media as MediaWire, type Post, type PostwireError, renderError, type Webhook } from "@postwire/domain"
 
 /** `POST /v1/posts/validate`: every problem found, in the shared error shape. */
 export const validation = (
@@ -35,3 +35,14 @@ export const webhookTest = (result: Webhooks.TestOutcome, locale: Locale, public
   const { failure, ...rest } = result
   return failure === null ? rest : { ...rest, error: renderError(failure, locale, publicBaseUrl) }
 }
+
+/** A media item: a failed item's stored failure rendered in the request's language. */
+export const media = (item: Media.MediaItem, locale: Locale, publicBaseUrl: string): MediaWire.Media =>
+  Media.mediaView(item.record, { locale, publicBaseUrl, upload: item.upload })
+
+/** `GET /v1/media`: a page of items. */
+export const mediaList = <C>(
+  page: { readonly data: ReadonlyArray<Media.MediaItem>; readonly cursor: C },
+  locale: Locale,
+  publicBaseUrl: string
+) => ({ data: page.data.map((item) => media(item, locale, publicBaseUrl)), cursor: page.cursor })
