@@ -114,7 +114,7 @@ export const mediaLifecycleConformance = (name: string, stores: () => Layer.Laye
         createdAt: at
       })
       yield* MediaJobs.runMediaJobs(settings)
-      const view = yield* Media.getMedia(caller, "med_import")
+      const view = Media.mediaView((yield* Media.getMedia(caller, "med_import")).record)
       assert.strictEqual(view.status, "failed")
       assert.strictEqual(view.error?.code, "invalid_url")
       assert.isTrue((yield* media.listMedia(caller.workspaceId, undefined, 10)).some((m) => m.id === "med_import"))

@@ -20,6 +20,7 @@ import { join } from "node:path"
 import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, describe, expect, it, vi } from "vitest"
+import { type ErrorCode, renderMessage } from "@postwire/domain"
 import { Reseal } from "@postwire/server"
 import { Migrations, SqlStore } from "@postwire/store-sql"
 import { call } from "../support/Http.ts"
@@ -43,7 +44,8 @@ const fixturesRequired: ReadonlyArray<string> = [
   "0007_publish_recovery",
   "0008_comments",
   "0009_media_lifecycle",
-  "0010_history_bounded"
+  "0010_history_bounded",
+  "0011_target_errors_as_data"
 ]
 
 const fixturePath = (version: string) => join(import.meta.dirname, "fixtures", `${version}.sql`)
@@ -89,6 +91,21 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 const day = 24 * 60 * 60 * 1000
 
+/** The public address the upgraded servers run under (the fixtures' errors were stored under another). */
+const publicUrl = "https://upgraded.postwire.example"
+
+/**
+ * The values the fixtures' failed targets' messages are filled with: written by 0011 as data, read
+ * back by the migration from the messages 0010 stored.
+ */
+const failureDetails: Readonly<Record<string, Readonly<Record<string, string | { en: string; id: string }>>>> = {
+  tgt_01M8A1B2C3D4E5F6G7H8J9K0MP: {
+    platform: "pages",
+    detail: { en: "a reel lasts at least 3 seconds", id: "reel berdurasi paling singkat 3 detik" }
+  },
+  tgt_01M8A1B2C3D4E5F6G7H8J9K0MQ: {}
+}
+
 /** Each account with a limit of its own: the limit and the instants its targets count at, oldest first. */
 const quotasOf = (rows: ReadonlyArray<{ account_id: string; daily_quota: number; at: number | string }>) =>
   [...new Set(rows.map((row) => row.account_id))].map((accountId) => {
@@ -113,6 +130,7 @@ const contentsOf = (database: OpenDatabase) =>
       const comments = yield* sql<{ id: string; post_id: string; target_id: string; text: string }>`SELECT id, post_id, target_id, text FROM comments WHERE workspace_id = ${workspaceId} AND deleted_at IS NULL`
       const media = yield* sql<{ id: string; upload_status: string | null; expires_at: number | string | null }>`SELECT m.id, u.status AS upload_status, u.expires_at FROM media m
         LEFT JOIN media_uploads u ON u.workspace_id = m.workspace_id AND u.media_id = m.id WHERE m.workspace_id = ${workspaceId}`
+      const failures = yield* sql<{ id: string; post_id: string; error: unknown }>`SELECT id, post_id, error FROM targets WHERE workspace_id = ${workspaceId} AND error IS NOT NULL`
       const parts = yield* sql<{ media_id: string; part_number: number }>`SELECT media_id, part_number FROM media_upload_parts WHERE workspace_id = ${workspaceId} ORDER BY part_number`
       // The instant each target counts against its account's quota, from the fixture's own columns
       // (its publication, else its post's publish time), for the accounts with a limit of their own.
@@ -137,7 +155,12 @@ const contentsOf = (database: OpenDatabase) =>
           expiresAt: item.expires_at === null ? null : Number(item.expires_at),
           parts: parts.filter((part) => part.media_id === item.id).map((part) => Number(part.part_number))
         })),
-        quotas: quotasOf(counted)
+        quotas: quotasOf(counted),
+        failures: failures.map((row) => ({
+          id: row.id,
+          postId: row.post_id,
+          error: (typeof row.error === "string" ? JSON.parse(row.error) : row.error) as Record<string, unknown>
+        }))
       }
     })
   )
@@ -170,9 +193,21 @@ describe.each(backends())("migrations on %s, each from the schema before it with
     if (Migrations.known.indexOf(version) >= Migrations.known.indexOf("0009_media_lifecycle")) {
       expect(contents.media.filter((item) => item.receiving && item.parts.length > 0).length).toBeGreaterThan(0)
     }
+    if (Migrations.known.indexOf(version) >= Migrations.known.indexOf("0010_history_bounded")) {
+      // A failed post whose targets' errors 0010 stored rendered (one in an earlier catalog's words).
+      expect(contents.failures.length).toBeGreaterThan(0)
+    }
+    // Every stored target error is data after the migrations: no words, no address.
+    for (const failure of contents.failures) {
+      expect(Object.keys(failure.error).sort(), failure.id).toEqual(
+        expect.arrayContaining(["code", "retryable"])
+      )
+      expect(failure.error).not.toHaveProperty("message")
+      expect(failure.error).not.toHaveProperty("docs")
+    }
     const server = await startServer(
       backend,
-      { POSTWIRE_SECRET: fixtureSecret, POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS: "1" },
+      { POSTWIRE_SECRET: fixtureSecret, POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS: "1", POSTWIRE_PUBLIC_URL: publicUrl },
       {
         database: {
           ...database,
@@ -223,6 +258,29 @@ describe.each(backends())("migrations on %s, each from the schema before it with
           }))
           .sort(byId)
       ).toEqual([...contents.comments].sort(byId))
+
+      // Target errors (0010 stored them rendered): shown in the reader's language, in the current
+      // catalog's words, with the values the stored message was filled with, and the docs address
+      // under the server's public URL of now, not the one they were stored under.
+      for (const failure of contents.failures) {
+        const post = await call(server.baseUrl, "GET", `/v1/posts/${failure.postId}`, { key: fixtureKey, headers: { "accept-language": "id" } })
+        expect(post.status).toBe(200)
+        const target = post.body.targets.find((t: { id: string }) => t.id === failure.id)
+        const code = failure.error.code as ErrorCode
+        const details = failureDetails[failure.id]
+        expect(target.error, failure.id).toEqual({
+          code,
+          message: renderMessage(code, "id", details),
+          message_id: renderMessage(code, "id", details),
+          target_id: failure.id,
+          retryable: failure.error.retryable,
+          docs: `${publicUrl}/docs/errors#${code}`,
+          ...(failure.error.platform_code === undefined ? {} : { platform_code: failure.error.platform_code })
+        })
+        const listed = await call(server.baseUrl, "GET", "/v1/posts?limit=100", { key: fixtureKey })
+        const inList = listed.body.data.find((p: { id: string }) => p.id === failure.postId).targets.find((t: { id: string }) => t.id === failure.id)
+        expect(inList.error.message).toBe(renderMessage(code, "en", details))
+      }
 
       // Media: items from before 0009 and finished ones are ready; an unfinished upload is
       // processing with the parts it received, until it expires and the workers delete it.

@@ -23,7 +23,7 @@ import {
   Store,
   Workspaces
 } from "@postwire/core"
-import { type Platform, type Post, PostwireError, renderError } from "@postwire/domain"
+import { type Platform, type Post, PostwireError, renderError, renderMessage } from "@postwire/domain"
 import { Credentials } from "@postwire/platforms"
 import { Effect, Layer, Result } from "effect"
 import { aJpeg, anMp4 } from "../../packages/core/test/fixtures/media.ts"
@@ -124,12 +124,11 @@ const validate = (ruleCase: RuleCase, sandbox: boolean) =>
           : { account_id: account.id }
     const answer = yield* Posts.validatePost(
       caller,
-      { profile_id: profile.id, caption: "Crumb shot", media: uploaded, targets: [target], approval: { mode: "none" } } as never,
-      "en"
+      { profile_id: profile.id, caption: "Crumb shot", media: uploaded, targets: [target], approval: { mode: "none" } } as never
     )
     const records = yield* Store.use((store) => store.getMediaItems(ws.id, uploaded))
-    const issue = answer.issues.find((i) => ruleCodes.has(i.code))
-    return { said: issue === undefined ? null : { code: issue.code, message: issue.message }, records }
+    const issue = answer.problems.find((i) => ruleCodes.has(i.code))
+    return { said: issue === undefined ? null : { code: issue.code, message: renderMessage(issue.code, "en", { ...issue.details, field: issue.field }) }, records }
   })
 
 /** What the adapter says about the same target and media: a rule failure as code and message, or null. */

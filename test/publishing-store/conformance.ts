@@ -453,15 +453,7 @@ export const publishingStoreConformance = <E>(
           const key = targetKey(aggregate.targets[0]!)
           yield* claim({ owner: "w1", at: era })
           yield* start(aggregate.targets[0]!, "w1", era)
-          const error = {
-            code: "token_expired",
-            message: "The account's access has expired. Reconnect the account.",
-            message_id: "Akses akun telah kedaluwarsa. Hubungkan ulang akun tersebut.",
-            target_id: key.targetId,
-            retryable: false,
-            docs: "https://postwire.test/docs/errors#token_expired",
-            platform_code: "190/463"
-          }
+          const error = { code: "token_expired" as const, platform_code: "190/463", retryable: false }
           const failedEvent = anEvent(workspaceId, { type: "post.failed" })
           const reconnect = anEvent(workspaceId, { type: "account.needs_reconnect" })
           assert.isTrue(

@@ -381,13 +381,10 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
                 permalink: "https://video.example/v/1",
                 publishedAt: t0 + 2,
                 error: {
-                  code: "platform_unavailable",
-                  message: "The platform is unavailable.",
-                  message_id: "Platform tidak tersedia.",
-                  retryable: true,
-                  docs: "https://docs.postwire.dev/errors#platform_unavailable",
+                  code: "media_invalid",
+                  details: { platform: "shortvideo", detail: { en: "the file is damaged", id: "berkasnya rusak" } },
                   platform_code: "503",
-                  issues: []
+                  retryable: true
                 },
                 attempts: 3,
                 platformState: { publishId: "v_pub_1", chunks: [1, 2, 3], nested: { ok: true, none: null } },

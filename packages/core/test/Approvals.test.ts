@@ -566,13 +566,20 @@ describe("approval e-mail", () => {
       const post = yield* aPhotoPost(f, { approval: { mode: "link", notify: { email: "boss@example.com", locale: "id" } } })
       const sent = yield* SentMail.use((m) => m.messages)
       assert.strictEqual(sent.length, 1)
+      // What to say, as data: the server words it (server/src/approvals/ApprovalEmail.ts).
       const mail = sent[0]!
-      assert.strictEqual(mail.to, "boss@example.com")
-      assert.include(mail.subject, "Mohon setujui unggahan")
-      assert.include(mail.text, post.approval!.url)
-      assert.include(mail.text, "Launch day")
-      assert.include(mail.text, "Instagram @acme")
-      assert.include(mail.html, `href="${post.approval!.url}"`)
+      assert.deepStrictEqual(mail, {
+        _tag: "ApprovalRequest",
+        to: "boss@example.com",
+        locale: "id",
+        postId: post.id,
+        caption: post.caption,
+        destinations: [{ platform: "photo", handle: "acme" }],
+        scheduledAt: null,
+        url: post.approval!.url,
+        expiresAt: Date.parse(post.approval!.expires_at)
+      })
+      assert.include(mail.caption, "Launch day")
     }).pipe(Effect.provide(WithMailbox))
   )
 
@@ -583,7 +590,7 @@ describe("approval e-mail", () => {
       yield* aPhotoPost(f, { approval: { notify: { email: "boss@example.com" } } })
       const sent = yield* SentMail.use((m) => m.messages)
       assert.strictEqual(sent.length, 1)
-      assert.include(sent[0]!.subject, "Please approve a post")
+      assert.strictEqual(sent[0]!.locale, "en")
     }).pipe(Effect.provide(WithMailbox))
   )
 
@@ -595,8 +602,8 @@ describe("approval e-mail", () => {
       const edited = yield* Posts.updatePost(f.caller, post.id, { caption: "Launch day, take two" }, "en")
       const sent = yield* SentMail.use((m) => m.messages)
       assert.strictEqual(sent.length, 2)
-      assert.include(sent[1]!.text, edited.approval!.url)
-      assert.include(sent[1]!.text, "take two")
+      assert.strictEqual(sent[1]!.url, edited.approval!.url)
+      assert.include(sent[1]!.caption, "take two")
     }).pipe(Effect.provide(WithMailbox))
   )
 
@@ -607,21 +614,6 @@ describe("approval e-mail", () => {
       assert.strictEqual((yield* Posts.getPost(f.caller, post.id, "en")).status, "awaiting_approval")
     }).pipe(Effect.provide(Layer.merge(Engine, Mailer.layerFailing)))
   )
-
-  it("escapes the caption in the HTML part", () => {
-    const mail = Approvals.approvalEmail({
-      to: "a@example.com",
-      locale: "en",
-      caption: "<script>alert(1)</script>",
-      destinations: [{ platform: "shortvideo", handle: "@tok" }],
-      scheduledAt: Date.UTC(2030, 0, 2, 3, 4),
-      url: "https://postwire.test/approve/abc",
-      expiresAt: Date.UTC(2030, 0, 9)
-    })
-    assert.notInclude(mail.html, "<script>")
-    assert.include(mail.text, "TikTok @tok")
-    assert.include(mail.text, "2 January 2030 at 03:04 UTC")
-  })
 })
 
 describe("a live TikTok account", () => {

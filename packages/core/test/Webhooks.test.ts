@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import type { PostwireError } from "@postwire/domain"
+import { type PostwireError, renderError } from "@postwire/domain"
 import {
   defaultSettings,
   EngineConfig,
@@ -132,11 +132,11 @@ describe("Webhooks.testEndpoint", () => {
       const receiver = yield* aReceiver(() => 202)
       const { caller, endpoint } = yield* anEndpoint(`${receiver.origin}/hooks`, ["post.failed", "post.published"])
 
-      const result = yield* Webhooks.testEndpoint(caller, endpoint.id, "en")
+      const result = yield* Webhooks.testEndpoint(caller, endpoint.id)
 
       assert.deepStrictEqual(
-        { delivered: result.delivered, status_code: result.status_code, type: result.type, error: result.error },
-        { delivered: true, status_code: 202, type: "post.failed", error: undefined }
+        { delivered: result.delivered, status_code: result.status_code, type: result.type, failure: result.failure },
+        { delivered: true, status_code: 202, type: "post.failed", failure: null }
       )
       assert.strictEqual(receiver.received.length, 1)
       const body = JSON.parse(receiver.received[0]!.body)
@@ -152,12 +152,12 @@ describe("Webhooks.testEndpoint", () => {
       const redirecting = yield* aReceiver(() => ({ status: 302, headers: { location: `${elsewhere.origin}/stolen` } }))
       const { caller, endpoint } = yield* anEndpoint(`${redirecting.origin}/hooks`)
 
-      const result = yield* Webhooks.testEndpoint(caller, endpoint.id, "en")
+      const result = yield* Webhooks.testEndpoint(caller, endpoint.id)
 
       assert.strictEqual(result.delivered, false)
       assert.strictEqual(result.status_code, 302)
-      assert.strictEqual(result.error?.code, "webhook_delivery_failed")
-      assert.include(result.error?.message ?? "", "HTTP 302")
+      assert.strictEqual(result.failure?.code, "webhook_delivery_failed")
+      assert.include(result.failure?.message ?? "", "HTTP 302")
       assert.strictEqual(elsewhere.received.length, 0)
     }).pipe(Effect.provide(Engine(true))))
 
@@ -166,24 +166,25 @@ describe("Webhooks.testEndpoint", () => {
       const receiver = yield* aReceiver(() => "hang")
       const { caller, endpoint } = yield* anEndpoint(`${receiver.origin}/hooks`)
 
-      const test = yield* Effect.forkChild(Webhooks.testEndpoint(caller, endpoint.id, "id"))
+      const test = yield* Effect.forkChild(Webhooks.testEndpoint(caller, endpoint.id))
       yield* Effect.promise(() => receiver.waitFor(1))
       yield* TestClock.adjust("10 seconds")
       const result = yield* Fiber.join(test)
 
       assert.deepStrictEqual([result.delivered, result.status_code, result.duration_ms], [false, null, 10_000])
-      assert.strictEqual(result.error?.code, "webhook_delivery_failed")
-      assert.strictEqual(result.error?.message, result.error?.message_id)
-      assert.strictEqual(result.error?.message, "Endpoint webhook tidak menerima pengiriman: tidak ada balasan dalam 10 detik")
+      assert.strictEqual(result.failure?.code, "webhook_delivery_failed")
+      const error = renderError(result.failure!, "id", "https://postwire.test")
+      assert.strictEqual(error.message, error.message_id)
+      assert.strictEqual(error.message, "Endpoint webhook tidak menerima pengiriman: tidak ada balasan dalam 10 detik")
     }).pipe(Effect.provide(Engine(true))))
 
   it.effect("checks the address again when it sends, and sends nothing to a name that now resolves privately", () =>
     Effect.gen(function* () {
       const receiver = yield* aReceiver(() => 204)
       const { caller, endpoint } = yield* anEndpoint(`http://rebinding.example.com:${receiver.port}/hooks`)
-      const first = yield* Webhooks.testEndpoint(caller, endpoint.id, "en")
+      const first = yield* Webhooks.testEndpoint(caller, endpoint.id)
       dns["rebinding.example.com"] = ["10.9.8.7"]
-      const second = yield* Webhooks.testEndpoint(caller, endpoint.id, "en").pipe(
+      const second = yield* Webhooks.testEndpoint(caller, endpoint.id).pipe(
         Effect.ensuring(Effect.sync(() => {
           dns["rebinding.example.com"] = ["127.0.0.1"]
         }))
@@ -191,8 +192,8 @@ describe("Webhooks.testEndpoint", () => {
 
       assert.isTrue(first.delivered)
       assert.strictEqual(second.delivered, false)
-      assert.strictEqual(second.error?.code, "invalid_url")
-      assert.include(second.error?.message ?? "", "10.9.8.7")
+      assert.strictEqual(second.failure?.code, "invalid_url")
+      assert.include(second.failure?.message ?? "", "10.9.8.7")
       assert.strictEqual(receiver.received.length, 1)
     }).pipe(Effect.provide(Engine(true))))
 
@@ -201,7 +202,7 @@ describe("Webhooks.testEndpoint", () => {
       const { endpoint } = yield* anEndpoint("https://hooks.example.com/hooks")
       const stranger = yield* aCaller
 
-      const error = yield* refusal(Webhooks.testEndpoint(stranger, endpoint.id, "en"))
+      const error = yield* refusal(Webhooks.testEndpoint(stranger, endpoint.id))
       const deleteError = yield* refusal(Webhooks.deleteEndpoint(stranger, endpoint.id))
 
       assert.deepStrictEqual([error.code, deleteError.code], ["not_found", "not_found"])

@@ -16,7 +16,7 @@ import {
   defaultSettings,
   EngineConfig,
   Ids,
-  Mailer,
+  type Mailer,
   type CommentStore,
   type ConnectStore,
   type MediaStore,
@@ -34,6 +34,7 @@ import { AdminToken } from "./admin/AdminToken.ts"
 import { ApprovalRoutes } from "./approvals/ApprovalRoutes.ts"
 import { ApprovalsHandlers } from "./approvals/ApprovalsHandlers.ts"
 import * as SmtpMailer from "./approvals/SmtpMailer.ts"
+import * as FileMailer from "./node/FileMailer.ts"
 import { backgroundLayer } from "./Background.ts"
 import { ConnectRoutes } from "./connect/ConnectRoutes.ts"
 import { publicPathOf, ServerConfig, type ServerSettings } from "./config/ServerConfig.ts"
@@ -162,7 +163,7 @@ export const WorkerRoutes = Layer.mergeAll(
 /** Approval e-mails: SMTP when `smtpUrl` is set, else `.eml` files under `dataDir/mail` (development). */
 const mailerLayer = (settings: ServerSettings): Layer.Layer<Mailer> =>
   settings.smtpUrl === undefined
-    ? Mailer.layerDirectory(join(settings.dataDir, "mail"), settings.mailFrom)
+    ? FileMailer.layer(join(settings.dataDir, "mail"), settings.mailFrom)
     : SmtpMailer.layer({ url: settings.smtpUrl, from: settings.mailFrom })
 
 /** The services the routes need, given a store. */

@@ -25,13 +25,13 @@ import {
   type Locale,
   type Platform,
   platformRules,
-  PostwireError,
-  renderError
+  PostwireError
 } from "@postwire/domain"
 import type { Caller } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { hashSecret, Ids } from "../ids/Ids.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
+import { failureOf } from "../posts/TargetErrors.ts"
 import { derivePostStatus, move } from "../posts/TargetStatus.ts"
 import { accountContext, CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import type { AccountRecord, OutboxEvent, PostAggregate, ProfileRecord, TargetRecord, WorkspaceRecord } from "../store/Records.ts"
@@ -546,16 +546,7 @@ const failWaitingTargets = Effect.fn("connect.failWaitingTargets")(function* (ac
           targets.push(target)
           continue
         }
-        const error = renderError(
-          new PostwireError({
-            code: "token_expired",
-            targetId: target.id,
-            platformCode: "account_disconnected",
-            retryable: false
-          }),
-          "en",
-          settings.publicBaseUrl
-        )
+        const error = failureOf({ code: "token_expired", platformCode: "account_disconnected", retryable: false })
         const failedTarget: TargetRecord = move(target, "failed", { error, dueAt: null, leaseOwner: null, leaseUntil: null, updatedAt: at })
         targets.push(failedTarget)
         changed = true
@@ -563,7 +554,7 @@ const failWaitingTargets = Effect.fn("connect.failWaitingTargets")(function* (ac
           yield* PostEvents.makeEvent(
             account.workspaceId,
             "post.failed",
-            PostEvents.failed(aggregate.post, failedTarget, error),
+            PostEvents.failed(aggregate.post, failedTarget, error, settings.publicBaseUrl),
             !account.sandbox,
             at
           )

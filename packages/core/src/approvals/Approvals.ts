@@ -16,7 +16,6 @@ import {
   type Locale,
   type Post,
   PostwireError,
-  platformRules,
   TargetRules
 } from "@postwire/domain"
 import { EngineConfig } from "../EngineConfig.ts"
@@ -459,91 +458,6 @@ export const decideApproval = Effect.fn("approvals.decide")(function* (
   }
 })
 
-// ---------------------------------------------------------------------------------------------
-// The e-mail with the link
-// ---------------------------------------------------------------------------------------------
-
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
-
-const formatDate = (at: number, locale: Locale): string =>
-  `${new Intl.DateTimeFormat(locale === "id" ? "id-ID" : "en-GB", {
-    dateStyle: "long",
-    timeStyle: "short",
-    timeZone: "UTC"
-  }).format(at)} UTC`
-
-const emailText = {
-  en: {
-    subject: (caption: string) => `Please approve a post: ${caption}`,
-    intro: "A post is waiting for your approval before it is published.",
-    caption: "Caption",
-    destinations: "Where it goes",
-    when: "When",
-    soon: "As soon as it is approved",
-    action: "Review and approve or reject it here:",
-    button: "Review the post",
-    expires: (date: string) => `The link works until ${date}. Anyone with the link can decide, so do not forward it.`
-  },
-  id: {
-    subject: (caption: string) => `Mohon setujui unggahan: ${caption}`,
-    intro: "Sebuah unggahan menunggu persetujuan Anda sebelum diterbitkan.",
-    caption: "Keterangan",
-    destinations: "Tujuan",
-    when: "Waktu",
-    soon: "Segera setelah disetujui",
-    action: "Tinjau lalu setujui atau tolak di sini:",
-    button: "Tinjau unggahan",
-    expires: (date: string) =>
-      `Tautan berlaku sampai ${date}. Siapa pun yang memiliki tautan ini dapat memutuskan, jadi jangan meneruskannya.`
-  }
-} as const
-
-/** The e-mail that sends an approval link, in `locale`. */
-export const approvalEmail = (input: {
-  readonly to: string
-  readonly locale: Locale
-  readonly caption: string
-  readonly destinations: ReadonlyArray<{ readonly platform: AccountRecord["platform"]; readonly handle: string }>
-  readonly scheduledAt: number | null
-  readonly url: string
-  readonly expiresAt: number
-}): MailMessage => {
-  const t = emailText[input.locale]
-  const short = input.caption.length > 60 ? `${input.caption.slice(0, 57).trimEnd()}…` : input.caption
-  const destinations = input.destinations.map((d) => `${platformRules[d.platform].displayName} @${d.handle.replace(/^@/, "")}`)
-  const when = input.scheduledAt === null ? t.soon : formatDate(input.scheduledAt, input.locale)
-  const expires = t.expires(formatDate(input.expiresAt, input.locale))
-  const text = [
-    t.intro,
-    "",
-    `${t.caption}:`,
-    input.caption,
-    "",
-    `${t.destinations}: ${destinations.join(", ")}`,
-    `${t.when}: ${when}`,
-    "",
-    t.action,
-    input.url,
-    "",
-    expires
-  ].join("\n")
-  const html = [
-    `<!doctype html><html lang="${input.locale}"><body style="font-family:system-ui,sans-serif;color:#1a1a1a;line-height:1.5">`,
-    `<p>${escapeHtml(t.intro)}</p>`,
-    `<p><strong>${escapeHtml(t.caption)}:</strong></p>`,
-    `<blockquote style="white-space:pre-wrap;margin:0 0 1em;padding-left:1em;border-left:3px solid #888">${escapeHtml(input.caption)}</blockquote>`,
-    `<p><strong>${escapeHtml(t.destinations)}:</strong> ${escapeHtml(destinations.join(", "))}<br>`,
-    `<strong>${escapeHtml(t.when)}:</strong> ${escapeHtml(when)}</p>`,
-    `<p>${escapeHtml(t.action)}</p>`,
-    `<p><a href="${escapeHtml(input.url)}" style="display:inline-block;padding:10px 16px;background:#0b5394;color:#fff;text-decoration:none;border-radius:4px">${escapeHtml(t.button)}</a></p>`,
-    `<p style="word-break:break-all">${escapeHtml(input.url)}</p>`,
-    `<p style="color:#444">${escapeHtml(expires)}</p>`,
-    "</body></html>"
-  ].join("\n")
-  return { to: input.to, subject: t.subject(short), text, html }
-}
-
 /**
  * Sends a pending approval's link to `notify.email`, in `notify.locale`. Called after the post
  * is saved; a failure (or no `Mailer` at all) is logged and never fails the caller.
@@ -565,15 +479,17 @@ export const notifyApprover = Effect.fn("approvals.notify")(
       aggregate.post.workspaceId,
       aggregate.targets.map((t) => t.accountId)
     )
-    const message = approvalEmail({
+    const message: MailMessage = {
+      _tag: "ApprovalRequest",
       to: email,
       locale: aggregate.post.notify?.locale ?? "en",
+      postId: aggregate.post.id,
       caption: aggregate.post.caption,
       destinations: accounts.map((a) => ({ platform: a.platform, handle: a.handle })),
       scheduledAt: aggregate.post.scheduledAt,
       url: approvalUrl(settings.publicBaseUrl, approvalTokenOf(settings.keyring, approval)),
       expiresAt: approval.expiresAt
-    })
+    }
     yield* mailer.value.send(message).pipe(Effect.timeout("30 seconds"))
   },
   (effect, aggregate) =>

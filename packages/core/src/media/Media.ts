@@ -52,7 +52,10 @@ const statusOf = (m: MediaRecord) => m.status ?? "ready"
 /** The address where the parts of an upload are sent. */
 export const uploadUrl = (publicBaseUrl: string, id: string) => `${publicBaseUrl.replace(/\/$/, "")}/v1/media/uploads/${id}`
 
-/** The media object of the API; `error` in `locale`. */
+/**
+ * The media object of the API, rendered at the edge: `error` (stored as data) in `locale`, in the
+ * current catalog's words, `docs` under `publicBaseUrl`.
+ */
 export const mediaView = (
   m: MediaRecord,
   options: { readonly locale?: Locale; readonly publicBaseUrl?: string; readonly upload?: UploadRecord | undefined } = {}
@@ -81,8 +84,14 @@ export const mediaView = (
   }
 }
 
-const viewIn = (m: MediaRecord, locale: Locale, upload?: UploadRecord) =>
-  EngineConfig.use((engine) => Effect.succeed(mediaView(m, { locale, publicBaseUrl: engine.publicBaseUrl, upload })))
+/**
+ * A media item as the use-cases return it: the record and, while it is received in parts, its
+ * upload. The server renders it with {@link mediaView} in the request's language.
+ */
+export interface MediaItem {
+  readonly record: MediaRecord
+  readonly upload: UploadRecord | undefined
+}
 
 const notFound = () => new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("media") } })
 
@@ -356,7 +365,7 @@ export const receiveUploadPart = Effect.fn("media.receivePart")(function* <E>(
  * Completes an upload: every part must be there; they are joined in storage, the file is probed,
  * and the item becomes `ready` (or `failed` with `unsupported_format`, which is also the answer).
  */
-export const completeUpload = Effect.fn("media.completeUpload")(function* (caller: Caller, id: string, locale: Locale = "en") {
+export const completeUpload = Effect.fn("media.completeUpload")(function* (caller: Caller, id: string) {
   const media = yield* MediaStore
   const blobs = yield* BlobStore
   const store = yield* Store
@@ -364,7 +373,7 @@ export const completeUpload = Effect.fn("media.completeUpload")(function* (calle
   const found = yield* store.getMedia(caller.workspaceId, id)
   if (Option.isNone(found)) return yield* Effect.fail(notFound())
   const item = found.value
-  if (upload.status === "completed") return yield* viewIn(item, locale, upload)
+  if (upload.status === "completed") return { record: item, upload } satisfies MediaItem
   const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
   yield* openUpload(upload, at)
   const parts = yield* media.listUploadParts(caller.workspaceId, id)
@@ -381,7 +390,7 @@ export const completeUpload = Effect.fn("media.completeUpload")(function* (calle
     const now = yield* media.getUpload(caller.workspaceId, id)
     const current = yield* store.getMedia(caller.workspaceId, id)
     if (Option.isSome(now) && now.value.status === "completed" && Option.isSome(current)) {
-      return yield* viewIn(current.value, locale, now.value)
+      return { record: current.value, upload: now.value } satisfies MediaItem
     }
     return yield* Effect.die(joined.failure)
   }
@@ -395,25 +404,21 @@ export const completeUpload = Effect.fn("media.completeUpload")(function* (calle
   }
   const ready: MediaRecord = { ...item, ...probed(sniffed), sizeBytes: size, updatedAt: done }
   yield* media.completeUpload(ready)
-  return mediaView(ready, { upload: { ...upload, status: "completed" } })
+  return { record: ready, upload: { ...upload, status: "completed" } } satisfies MediaItem
 })
 
 /** One media item. */
-export const getMedia = Effect.fn("media.get")(function* (caller: Caller, id: string, locale: Locale = "en") {
+export const getMedia = Effect.fn("media.get")(function* (caller: Caller, id: string) {
   const store = yield* Store
   const media = yield* MediaStore
   const found = yield* store.getMedia(caller.workspaceId, id)
   if (Option.isNone(found)) return yield* Effect.fail(notFound())
   const upload = statusOf(found.value) === "processing" ? yield* media.getUpload(caller.workspaceId, id) : Option.none()
-  return yield* viewIn(found.value, locale, Option.getOrUndefined(upload))
+  return { record: found.value, upload: Option.getOrUndefined(upload) } satisfies MediaItem
 })
 
 /** The workspace's media, newest first. */
-export const listMedia = Effect.fn("media.list")(function* (
-  caller: Caller,
-  query: MediaWire.ListMediaQuery,
-  locale: Locale = "en"
-) {
+export const listMedia = Effect.fn("media.list")(function* (caller: Caller, query: MediaWire.ListMediaQuery) {
   const media = yield* MediaStore
   const engine = yield* EngineConfig
   const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
@@ -429,10 +434,10 @@ export const listMedia = Effect.fn("media.list")(function* (
   const items = rows.slice(0, limit)
   const last = items.at(-1)
   const hasMore = rows.length > limit && last !== undefined
-  const data: Array<MediaWire.Media> = []
+  const data: Array<MediaItem> = []
   for (const item of items) {
     const upload = statusOf(item) === "processing" ? yield* media.getUpload(caller.workspaceId, item.id) : Option.none()
-    data.push(mediaView(item, { locale, publicBaseUrl: engine.publicBaseUrl, upload: Option.getOrUndefined(upload) }))
+    data.push({ record: item, upload: Option.getOrUndefined(upload) })
   }
   return {
     data,

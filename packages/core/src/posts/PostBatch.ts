@@ -6,9 +6,8 @@
  * @since 0.2.0
  */
 import { Cause, Effect } from "effect"
-import { type Locale, type Post, PostwireError, renderError } from "@postwire/domain"
+import { type Locale, type Post, PostwireError } from "@postwire/domain"
 import type { Caller } from "../Caller.ts"
-import { EngineConfig } from "../EngineConfig.ts"
 import { createPost } from "./Posts.ts"
 
 /** A failure moved into the batch: its field (and its issues' fields) under `items[i]`. */
@@ -22,20 +21,32 @@ const underItem = (error: PostwireError, index: number): PostwireError => {
   })
 }
 
+/** What became of one item: the post created, or the failure that refused it (fields under `items[i]`). */
+export type ItemResult =
+  | { readonly index: number; readonly post: Post.CreatePostResponse }
+  | { readonly index: number; readonly error: PostwireError }
+
+/** What became of a batch's items, in request order; the server renders refusals in the caller's language. */
+export interface BatchResult {
+  readonly items: ReadonlyArray<ItemResult>
+  readonly created: number
+  readonly refused: number
+}
+
 /**
  * Creates each item in order; earlier items are stored before later ones are checked, so the
- * items of one batch count against each other's quotas.
+ * items of one batch count against each other's quotas. `locale` is the language of the created
+ * posts' views; refusals are returned as failures, not rendered.
  */
 export const createPostBatch = Effect.fn("posts.createBatch")(function* (
   caller: Caller,
   request: Post.CreatePostBatchRequest,
   locale: Locale
 ) {
-  const settings = yield* EngineConfig
-  const data: Array<Post.PostBatchResult> = []
+  const items: Array<ItemResult> = []
   for (const [index, item] of request.items.entries()) {
     const result = yield* createPost(caller, item, locale, { quotaByDay: true }).pipe(
-      Effect.map((post): Post.PostBatchResult => ({ index, status: 201, post })),
+      Effect.map((post): ItemResult => ({ index, post })),
       Effect.catchCause((cause) => {
         if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
         const failure = Cause.findErrorOption(cause)
@@ -43,19 +54,13 @@ export const createPostBatch = Effect.fn("posts.createBatch")(function* (
         // An unexpected failure (a database outage) refuses this item only: items already
         // created stay reported as created.
         const error = known ? failure.value : new PostwireError({ code: "internal_error" })
-        const rendered = renderError(underItem(error, index), locale, settings.publicBaseUrl)
         return (known ? Effect.void : Effect.logError("batch item failed unexpectedly", cause)).pipe(
-          Effect.as<Post.PostBatchResult>({
-            index,
-            status: error.httpStatus,
-            // As alone: a 422 always lists its problems in `issues`.
-            error: error.httpStatus === 422 && rendered.issues === undefined ? { ...rendered, issues: [rendered] } : rendered
-          })
+          Effect.as<ItemResult>({ index, error: underItem(error, index) })
         )
       })
     )
-    data.push(result)
+    items.push(result)
   }
-  const created = data.filter((r) => r.status === 201).length
-  return { data, created, refused: data.length - created } satisfies Post.CreatePostBatchResponse
+  const created = items.filter((r) => "post" in r).length
+  return { items, created, refused: items.length - created } satisfies BatchResult
 })

@@ -5,9 +5,10 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import { type ErrorObject, formatInstant, Webhook } from "@postwire/domain"
+import { formatInstant, Webhook } from "@postwire/domain"
 import { Ids } from "../ids/Ids.ts"
-import type { OutboxEvent, PostRecord, TargetRecord } from "../store/Records.ts"
+import type { OutboxEvent, PostRecord, TargetFailure, TargetRecord } from "../store/Records.ts"
+import { renderTargetError } from "./TargetErrors.ts"
 
 /** Every event type the service emits (the list lives with the wire schemas). */
 export const eventTypes = Webhook.webhookEventTypes
@@ -46,10 +47,14 @@ export const published = (post: PostRecord, target: TargetRecord) => ({
   published_at: target.publishedAt === null ? null : formatInstant(target.publishedAt)
 })
 
-/** `post.failed`: one target failed, with the shared error shape. */
-export const failed = (post: PostRecord, target: TargetRecord, error: ErrorObject) => ({
+/**
+ * `post.failed`: one target failed, with the shared error shape. An event is a snapshot: its
+ * error is rendered once, when the event is made (English `message`, `message_id`, `docs` under
+ * the public address of that moment), and every delivery of it carries the same body.
+ */
+export const failed = (post: PostRecord, target: TargetRecord, failure: TargetFailure, publicBaseUrl: string) => ({
   post_id: post.id,
   target_id: target.id,
   platform: target.platform,
-  error
+  error: renderTargetError(target.id, failure, "en", publicBaseUrl)
 })

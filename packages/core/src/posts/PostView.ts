@@ -3,13 +3,11 @@
  *
  * @since 0.1.0
  */
-import { type ErrorObject, formatInstant, type Locale, type Post } from "@postwire/domain"
+import { formatInstant, type Locale, type Post } from "@postwire/domain"
 import { approvalTokenOf, approvalUrl } from "../approvals/ApprovalToken.ts"
 import type { EngineSettings } from "../EngineConfig.ts"
 import type { PostAggregate, TargetRecord } from "../store/Records.ts"
-
-const localize = (error: ErrorObject, locale: Locale): ErrorObject =>
-  locale === "id" ? { ...error, message: error.message_id } : error
+import { renderTargetError } from "./TargetErrors.ts"
 
 /**
  * The consent that a target publishes with: given with the request (`key:…`) or through the
@@ -31,17 +29,24 @@ const optionsView = (target: TargetRecord, approvalId: string | null): Post.Targ
 }
 
 /**
- * A target as the API shows it; its error speaks the caller's language. `approvalId` is the
- * post's current approval, whose consent is shown in `options.shortvideo.consent`.
+ * A target as the API shows it; its error, stored as data, is rendered now: in the caller's
+ * language, the current catalog's words, with its docs address under `publicBaseUrl`.
+ * `approvalId` is the post's current approval, whose consent is shown in
+ * `options.shortvideo.consent`.
  */
-export const targetView = (target: TargetRecord, locale: Locale, approvalId: string | null): Post.Target => ({
+export const targetView = (
+  target: TargetRecord,
+  locale: Locale,
+  approvalId: string | null,
+  publicBaseUrl: string
+): Post.Target => ({
   id: target.id,
   account_id: target.accountId,
   platform: target.platform,
   status: target.status,
   permalink: target.permalink,
   published_at: target.publishedAt === null ? null : formatInstant(target.publishedAt),
-  error: target.error === null ? null : localize(target.error, locale),
+  error: target.error === null ? null : renderTargetError(target.id, target.error, locale, publicBaseUrl),
   attempts: target.attempts,
   options: optionsView(target, approvalId)
 })
@@ -72,7 +77,7 @@ export const postView = (aggregate: PostAggregate, settings: EngineSettings, loc
     scheduled_at: post.scheduledAt === null ? null : formatInstant(post.scheduledAt),
     ai_generated: post.aiGenerated,
     approval: approvalView(aggregate, settings, now),
-    targets: aggregate.targets.map((t) => targetView(t, locale, aggregate.approval?.id ?? null)),
+    targets: aggregate.targets.map((t) => targetView(t, locale, aggregate.approval?.id ?? null, settings.publicBaseUrl)),
     created_at: formatInstant(post.createdAt),
     updated_at: formatInstant(post.updatedAt)
   }

@@ -14,8 +14,7 @@ import {
   type LocalizedText,
   type Post,
   PostwireError,
-  parseInstant,
-  renderError
+  parseInstant
 } from "@postwire/domain"
 import { notifyApprover } from "../approvals/Approvals.ts"
 import { approvalToken, approvalTokenHash, approvalUrl } from "../approvals/ApprovalToken.ts"
@@ -191,15 +190,13 @@ export const createPost = Effect.fn("posts.create")(function* (
   } satisfies Post.CreatePostResponse
 })
 
-/** Checks a post without saving anything: every problem, in the shared error shape. */
-export const validatePost = Effect.fn("posts.validate")(function* (
-  caller: Caller,
-  request: Post.CreatePostRequest,
-  locale: Locale
-) {
-  const settings = yield* EngineConfig
+/**
+ * Checks a post without saving anything: every problem, as failures (the server renders them
+ * into `issues` in the caller's language).
+ */
+export const validatePost = Effect.fn("posts.validate")(function* (caller: Caller, request: Post.CreatePostRequest) {
   const { problems } = yield* planPost(caller, request)
-  return { issues: problems.map((p) => renderError(p, locale, settings.publicBaseUrl)) } satisfies Post.ValidatePostResponse
+  return { problems } satisfies { readonly problems: ReadonlyArray<PostwireError> }
 })
 
 const loadPost = Effect.fn("posts.load")(function* (caller: Caller, id: string) {
@@ -423,9 +420,10 @@ export const retryPost = Effect.fn("posts.retry")(function* (caller: Caller, id:
       return { next: settle({ ...current, targets }, at), events: [] }
     })
   )
+  const { publicBaseUrl } = yield* EngineConfig
   return {
     data: saved.targets
       .filter((t) => retried.includes(t.id))
-      .map((t) => targetView(t, locale, saved.approval?.id ?? null))
+      .map((t) => targetView(t, locale, saved.approval?.id ?? null, publicBaseUrl))
   } satisfies Post.RetryPostResponse
 })

@@ -21,12 +21,13 @@
  * @since 0.1.0
  */
 import { Cause, Clock, Effect, Fiber, FiberMap, Option, Queue, Schedule } from "effect"
-import { ErrorCatalog, formatInstant, PostwireError, renderError } from "@postwire/domain"
+import { ErrorCatalog, formatInstant } from "@postwire/domain"
 import { EngineConfig } from "../EngineConfig.ts"
 import type { Ids } from "../ids/Ids.ts"
 import { BlobStore } from "../media/BlobStore.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
 import { quotaLimit, quotaWindow } from "../posts/Quota.ts"
+import { failureOf } from "../posts/TargetErrors.ts"
 import { move } from "../posts/TargetStatus.ts"
 import type { AccountRecord, PostAggregate, TargetRecord } from "../store/Records.ts"
 import { Store } from "../store/Store.ts"
@@ -185,23 +186,14 @@ const recordFailure = Effect.fn("publishing.fail")(function* (started: Started, 
   const queue = yield* PublishingStore
   const engine = yield* EngineConfig
   const { aggregate, at, target } = started
-  const error = renderError(
-    new PostwireError({
-      code: failure.code,
-      targetId: target.id,
-      platformCode: failure.platformCode,
-      details: failure.details,
-      retryable: failure.retryable
-    }),
-    "en",
-    engine.publicBaseUrl
-  )
+  // Stored as data, rendered whenever it is read (in the reader's language and the current words).
+  const error = failureOf(failure)
   const failed: TargetRecord = move(target, "failed", { error })
   const events = [
     yield* PostEvents.makeEvent(
       target.workspaceId,
       "post.failed",
-      PostEvents.failed(aggregate.post, failed, error),
+      PostEvents.failed(aggregate.post, failed, error, engine.publicBaseUrl),
       started.livemode,
       at
     )

@@ -17,8 +17,7 @@
  * @since 0.1.0
  */
 import { Context, type Effect, type Option } from "effect"
-import type { ErrorObject } from "@postwire/domain"
-import type { AccountRecord, OutboxEvent, PostRecord, TargetRecord } from "../store/Records.ts"
+import type { AccountRecord, OutboxEvent, PostRecord, TargetFailure, TargetRecord } from "../store/Records.ts"
 import type { QuotaUsage, StoreError } from "../store/Store.ts"
 
 /** Names one target (and the post it belongs to, whose row each write locks first). */
@@ -69,8 +68,8 @@ export type Outcome =
     }
   | {
       readonly _tag: "Failed"
-      /** Rendered in the shared error shape, with `target_id` and `platform_code`. */
-      readonly error: ErrorObject
+      /** What went wrong, as data: rendered into the shared error shape when read. */
+      readonly error: TargetFailure
       /** The state a retry resumes from; `null` starts over. */
       readonly platformState: unknown
     }

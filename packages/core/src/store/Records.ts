@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { ErrorCode, ErrorDetails, ErrorObject, KeyKind, Platform, Post as PostWire, Scope } from "@postwire/domain"
+import type { ErrorCode, ErrorDetails, KeyKind, Platform, Post as PostWire, Scope } from "@postwire/domain"
 
 /** A tenant: everything else belongs to exactly one workspace. */
 export interface WorkspaceRecord {
@@ -107,6 +107,19 @@ export interface MediaRecord {
   readonly updatedAt?: number | undefined
 }
 
+/**
+ * Why a target failed, as data: the catalog code, the values its message is filled with, the
+ * platform's own code and whether a retry can succeed. Rendered into the shared error shape (in
+ * the reader's language, the current catalog's words, the current public address of the error
+ * reference) every time it is read; stored as this JSON object in `targets.error`.
+ */
+export interface TargetFailure {
+  readonly code: ErrorCode
+  readonly details?: ErrorDetails | undefined
+  readonly platform_code?: string | undefined
+  readonly retryable: boolean
+}
+
 /** Status of a target. */
 export type TargetStatus = PostWire.TargetStatus
 /** Status of a post, derived from its targets. */
@@ -153,7 +166,7 @@ export interface TargetRecord {
   readonly consent: ConsentRecord | null
   readonly permalink: string | null
   readonly publishedAt: number | null
-  readonly error: ErrorObject | null
+  readonly error: TargetFailure | null
   readonly attempts: number
   /** The platform's container or publish id and anything needed to resume after a crash. */
   readonly platformState: unknown

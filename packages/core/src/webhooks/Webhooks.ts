@@ -510,14 +510,23 @@ const sampleData = Effect.fn("webhooks.sampleData")(function* (type: Webhook.Web
   }
 })
 
+/** What a test delivery did; `failure` is why it was not delivered (the server renders it as `error`). */
+export interface TestOutcome {
+  readonly event_id: string
+  readonly type: Webhook.WebhookEventType
+  readonly delivered: boolean
+  readonly status_code: number | null
+  readonly duration_ms: number
+  readonly failure: PostwireError | null
+}
+
 /**
  * Sends one synthetic event of the endpoint's first subscribed type now, marked `"test": true`,
  * and says what happened. It goes through the same checks, signature and limits as a real
  * delivery, works on a disabled endpoint too, and changes nothing stored.
  */
-export const testEndpoint = Effect.fn("webhooks.test")(function* (caller: Caller, id: string, locale: Locale) {
+export const testEndpoint = Effect.fn("webhooks.test")(function* (caller: Caller, id: string) {
   const store = yield* WebhookStore
-  const settings = yield* EngineConfig
   const found = yield* store.getEndpoint(caller.workspaceId, id)
   if (Option.isNone(found)) return yield* notFound()
   const endpoint = found.value
@@ -538,8 +547,6 @@ export const testEndpoint = Effect.fn("webhooks.test")(function* (caller: Caller
     delivered: attempt.delivered,
     status_code: attempt.statusCode,
     duration_ms: attempt.durationMs,
-    ...(attempt.failure === null
-      ? {}
-      : { error: renderError(failureError(attempt.failure), locale, settings.publicBaseUrl) })
-  } satisfies Webhook.WebhookTestResult
+    failure: attempt.failure === null ? null : failureError(attempt.failure)
+  } satisfies TestOutcome
 })

@@ -7,6 +7,7 @@
 import { Effect, Layer } from "effect"
 import { MailError, Mailer } from "@postwire/core"
 import nodemailer from "nodemailer"
+import { renderMail } from "./ApprovalEmail.ts"
 
 /** Where and as whom to send. */
 export interface SmtpOptions {
@@ -37,14 +38,10 @@ export const layer = (options: SmtpOptions): Layer.Layer<Mailer> =>
       return Mailer.of({
         send: (message) =>
           Effect.tryPromise({
-            try: () =>
-              transport.sendMail({
-                from: options.from,
-                to: message.to,
-                subject: message.subject,
-                text: message.text,
-                html: message.html
-              }),
+            try: () => {
+              const mail = renderMail(message)
+              return transport.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html })
+            },
             catch: (cause) => new MailError({ cause })
           }).pipe(Effect.asVoid, Effect.withSpan("mail.smtp.send"))
       })

@@ -54,6 +54,7 @@ import { CreateAccount, CreateProfile, CreateWorkspace } from "../admin/AdminApi
 import { backgroundLayer } from "../Background.ts"
 import { engineLayer } from "../Server.ts"
 import { decodeInput, toPromiseFailure } from "./EngineError.ts"
+import * as Views from "../http/Views.ts"
 import { type EmbedOptions, embedStoreLayer, resolveEmbedSettings } from "./EmbedOptions.ts"
 import { type EventHandler, EventFeed, layerObservedCommentStore, layerObservedStores } from "./EventFeed.ts"
 
@@ -227,7 +228,7 @@ export const make = async (options: EngineOptions = {}): Promise<PostwireEngine>
       media: {
         upload: (input) =>
           run(Effect.flatMap(decodeInput(MediaWire.UploadMediaRequest, "body")(input), (body) => Media.uploadMedia(caller, body))),
-        get: (mediaId) => run(Media.getMedia(caller, mediaId))
+        get: (mediaId) => run(Effect.map(Media.getMedia(caller, mediaId), (m) => Views.media(m, locale, publicUrl)))
       },
       posts: {
         create: (input) =>
@@ -235,11 +236,15 @@ export const make = async (options: EngineOptions = {}): Promise<PostwireEngine>
         createBatch: (input) =>
           run(
             Effect.flatMap(decodeInput(Post.CreatePostBatchRequest, "body")(input), (body) =>
-              PostBatch.createPostBatch(caller, body, locale)
+              Effect.map(PostBatch.createPostBatch(caller, body, locale), (r) => Views.batch(r, locale, publicUrl))
             )
           ),
         validate: (input) =>
-          run(Effect.flatMap(decodeInput(Post.CreatePostRequest, "body")(input), (body) => Posts.validatePost(caller, body, locale))),
+          run(
+            Effect.flatMap(decodeInput(Post.CreatePostRequest, "body")(input), (body) =>
+              Effect.map(Posts.validatePost(caller, body), (r) => Views.validation(r, locale, publicUrl))
+            )
+          ),
         get: (postId) => run(Posts.getPost(caller, postId, locale)),
         list: (query) =>
           run(Effect.flatMap(decodeInput(Post.ListPostsQuery, "query")(withLimit(query)), (q) => Posts.listPosts(caller, q, locale))),

@@ -11,9 +11,11 @@ import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Accounts, type Caller, Connect, Media, PostBatch, Posts, Profiles } from "@postwire/core"
 import { Api, CurrentKey, Media as MediaWire, Post, PostwireError } from "@postwire/domain"
+import { ServerConfig } from "../config/ServerConfig.ts"
 import { respond } from "./Failures.ts"
 import { idempotent } from "./Idempotency.ts"
 import { requestLocale } from "./Locale.ts"
+import * as Views from "./Views.ts"
 
 const caller: Effect.Effect<Caller, never, CurrentKey> = Effect.gen(function* () {
   const key = yield* CurrentKey
@@ -48,7 +50,9 @@ export const PostsHandlers = HttpApiBuilder.group(Api, "posts", (handlers) =>
       Effect.gen(function* () {
         const who = yield* caller
         const locale = yield* requestLocale
-        return yield* respond(PostBatch.createPostBatch(who, payload, locale)).pipe(
+        const { publicUrl } = yield* ServerConfig
+        const created = Effect.map(PostBatch.createPostBatch(who, payload, locale), (r) => Views.batch(r, locale, publicUrl))
+        return yield* respond(created).pipe(
           idempotent({
             key: headers["idempotency-key"],
             workspaceId: who.workspaceId,
@@ -62,7 +66,9 @@ export const PostsHandlers = HttpApiBuilder.group(Api, "posts", (handlers) =>
     )
     .handle("validate", ({ payload }) =>
       Effect.gen(function* () {
-        return yield* respond(Posts.validatePost(yield* caller, payload, yield* requestLocale))
+        const locale = yield* requestLocale
+        const { publicUrl } = yield* ServerConfig
+        return yield* respond(Effect.map(Posts.validatePost(yield* caller, payload), (r) => Views.validation(r, locale, publicUrl)))
       })
     )
     .handle("list", ({ query }) =>
@@ -229,12 +235,16 @@ export const MediaHandlers = HttpApiBuilder.group(Api, "media", (handlers) =>
     )
     .handle("list", ({ query }) =>
       Effect.gen(function* () {
-        return yield* respond(Media.listMedia(yield* caller, query, yield* requestLocale))
+        const locale = yield* requestLocale
+        const { publicUrl } = yield* ServerConfig
+        return yield* respond(Effect.map(Media.listMedia(yield* caller, query), (p) => Views.mediaList(p, locale, publicUrl)))
       })
     )
     .handle("get", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Media.getMedia(yield* caller, params.id, yield* requestLocale))
+        const locale = yield* requestLocale
+        const { publicUrl } = yield* ServerConfig
+        return yield* respond(Effect.map(Media.getMedia(yield* caller, params.id), (m) => Views.media(m, locale, publicUrl)))
       })
     )
     .handle("delete", ({ params }) =>
@@ -259,7 +269,9 @@ export const MediaHandlers = HttpApiBuilder.group(Api, "media", (handlers) =>
     )
     .handle("completeUpload", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Media.completeUpload(yield* caller, params.id, yield* requestLocale))
+        const locale = yield* requestLocale
+        const { publicUrl } = yield* ServerConfig
+        return yield* respond(Effect.map(Media.completeUpload(yield* caller, params.id), (m) => Views.media(m, locale, publicUrl)))
       })
     )
 )

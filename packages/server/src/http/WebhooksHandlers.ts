@@ -9,9 +9,11 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { type Caller, DeliveryLog, Webhooks } from "@postwire/core"
 import { Api, CurrentKey, Webhook } from "@postwire/domain"
+import { ServerConfig } from "../config/ServerConfig.ts"
 import { respond } from "./Failures.ts"
 import { idempotent } from "./Idempotency.ts"
 import { requestLocale } from "./Locale.ts"
+import * as Views from "./Views.ts"
 
 const caller: Effect.Effect<Caller, never, CurrentKey> = Effect.gen(function* () {
   const key = yield* CurrentKey
@@ -53,7 +55,9 @@ export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers)
     )
     .handle("test", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Webhooks.testEndpoint(yield* caller, params.id, yield* requestLocale))
+        const locale = yield* requestLocale
+        const { publicUrl } = yield* ServerConfig
+        return yield* respond(Effect.map(Webhooks.testEndpoint(yield* caller, params.id), (r) => Views.webhookTest(r, locale, publicUrl)))
       })
     )
     .handle("listDeliveries", ({ params, query }) =>
