@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { parseArgs } from "node:util"
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit, Layer, Runtime } from "effect"
 import { McpStdio } from "@postwire/mcp"
 import { Migrations, SqlStore } from "@postwire/store-sql"
