@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   "posts-wire": () => import("./posts-wire.ts"),
   "webhooks-verify": () => import("./webhooks-verify.ts"),
   "webhooks-deliveries": () => import("./webhooks-deliveries.ts"),
+  embedded: () => import("./embedded.ts"),
   publishing: () => import("./publishing.ts")
 }
 

@@ -7,7 +7,8 @@
  * @since 0.1.0
  */
 import { parseArgs } from "node:util"
-import { NodeRuntime, NodeStdio } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import { PostwireClient } from "@postwire/client"
 import type { Locale } from "@postwire/domain"
 import { Effect, Fiber, Layer, Logger, Redacted } from "effect"

@@ -6,12 +6,11 @@
  */
 import { createServer } from "node:http"
 import { join } from "node:path"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import {
-  BlobStore,
   CredentialsCipher,
   defaultSettings,
   EngineConfig,
@@ -62,6 +61,7 @@ import * as ServerSecrets from "./secrets/ServerSecrets.ts"
 import { DeliveryServices } from "./worker/DeliveryWorker.ts"
 import * as S3BlobStore from "./media/S3BlobStore.ts"
 import * as UrlMediaFetcher from "./media/UrlMediaFetcher.ts"
+import * as FileBlobStore from "./node/FileBlobStore.ts"
 
 /**
  * The engine's settings, keyed by the master secrets from the configuration or the data
@@ -172,7 +172,7 @@ export const engineLayer = (settings: ServerSettings) =>
     EngineConfigLive,
     AdminToken.layer,
     Ids.layer,
-    settings.mediaS3 === undefined ? BlobStore.layerDirectory(join(settings.dataDir, "media")) : S3BlobStore.layer(settings.mediaS3),
+    settings.mediaS3 === undefined ? FileBlobStore.layer(join(settings.dataDir, "media")) : S3BlobStore.layer(settings.mediaS3),
     mailerLayer(settings),
     PlatformCalls.layer.pipe(Layer.provide(PlatformRouter.layer(settings.platforms))),
     PlatformComments(settings.platforms),

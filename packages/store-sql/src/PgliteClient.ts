@@ -13,11 +13,38 @@ import { Effect, Layer, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
 
-/** Where the embedded database keeps its data. */
+/** Where the embedded database keeps its data, and how much memory it may take. */
 export interface PgliteClientOptions {
   /** A directory to persist to (created when missing); in memory when absent. */
   readonly dataDir?: string | undefined
+  /**
+   * PostgreSQL settings (`name: value`) over {@link memorySettings}, e.g. `{ shared_buffers: "128MB" }`
+   * for a large embedded database.
+   */
+  readonly settings?: Readonly<Record<string, string>> | undefined
 }
+
+/**
+ * PostgreSQL's memory settings for the embedded database. PostgreSQL's defaults size a server
+ * for a hundred connections with 128 MB of shared buffers; PGlite has one connection and the
+ * whole cluster lives in the process's WebAssembly heap, where every page of shared memory is
+ * written at start and stays resident. These keep the embedded default light (docs/performance.md,
+ * "The embedded default"): the operating system's page cache still holds the files.
+ */
+export const memorySettings: Readonly<Record<string, string>> = {
+  shared_buffers: "32MB",
+  wal_buffers: "1MB",
+  max_connections: "10",
+  work_mem: "4MB",
+  maintenance_work_mem: "16MB",
+  temp_buffers: "2MB"
+}
+
+/** PGlite's own start parameters, then ours (a later `-c` wins). */
+const startParams = (settings: Readonly<Record<string, string>>) => [
+  ...PGlite.defaultStartParams,
+  ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`])
+]
 
 /**
  * Starts PGlite and builds a `SqlClient` over it; the database closes with the scope.
@@ -31,7 +58,11 @@ export const make = Effect.fnUntraced(function* (options: PgliteClientOptions) {
   const pglite = yield* Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        const db = options.dataDir === undefined ? new PGlite() : new PGlite({ dataDir: options.dataDir })
+        const params = startParams({ ...memorySettings, ...options.settings })
+        const db =
+          options.dataDir === undefined
+            ? new PGlite({ startParams: params })
+            : new PGlite({ dataDir: options.dataDir, startParams: params })
         await db.waitReady
         return db
       },

@@ -1,6 +1,8 @@
 /**
- * The `BlobStore` service: where media bytes live. A local directory by default (an
- * S3-compatible bucket in the server); the engine only ever sees keys.
+ * The `BlobStore` service: where media bytes live. The server provides a local directory by
+ * default (`FileBlobStore` in `@postwire/server`) or an S3-compatible bucket; the engine only
+ * ever sees keys. Core itself keeps no Node I/O: only the interface, its errors and the
+ * in-memory store live here.
  *
  * Large files never pass through memory whole: `write` and `writePart` consume a stream chunk
  * by chunk, `read` gives one, and `joinParts` assembles the parts of a resumable upload inside
@@ -8,10 +10,6 @@
  *
  * @since 0.1.0
  */
-import { createReadStream } from "node:fs"
-import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises"
-import { dirname, join } from "node:path"
-import { randomUUID } from "node:crypto"
 import { Context, Data, Effect, Layer, Stream } from "effect"
 
 /** Reading or writing bytes failed. */
@@ -68,123 +66,6 @@ export class PartLengthMismatch extends Data.TaggedError("PartLengthMismatch")<{
   readonly received: number
 }> {}
 
-// A key names a file under the directory; keys are ours (`ws_…/med_…`), never a client's.
-const pathOf = (directory: string, key: string) => join(directory, key)
-const partsDirectory = (directory: string, key: string, reference: string) => join(directory, `${key}.parts`, reference)
-
-/** Writes a stream to `path` through a temporary file, chunk by chunk; answers the bytes written. */
-const writeFileFromStream = <E>(path: string, key: string, body: Stream.Stream<Uint8Array, E>) =>
-  Effect.gen(function* () {
-    const temporary = `${path}.${randomUUID()}.tmp`
-    const handle = yield* Effect.tryPromise({
-      try: async () => {
-        await mkdir(dirname(path), { recursive: true })
-        return open(temporary, "w")
-      },
-      catch: (cause) => new BlobError({ key, cause })
-    })
-    let written = 0
-    const copy = Stream.runForEach(body, (chunk) =>
-      Effect.tryPromise({
-        try: () => handle.write(chunk),
-        catch: (cause) => new BlobError({ key, cause })
-      }).pipe(
-        Effect.andThen(
-          Effect.sync(() => {
-            written += chunk.length
-          })
-        )
-      )
-    )
-    const closed = Effect.promise(() => handle.close().catch(() => undefined))
-    return yield* copy.pipe(
-      Effect.ensuring(closed),
-      Effect.flatMap(() =>
-        Effect.tryPromise({ try: () => rename(temporary, path), catch: (cause) => new BlobError({ key, cause }) })
-      ),
-      Effect.map(() => written),
-      Effect.onError(() => Effect.promise(() => rm(temporary, { force: true })))
-    )
-  })
-
-const readFileStream = (path: string, key: string, range?: { readonly start: number; readonly end: number }) =>
-  Stream.fromAsyncIterable<Uint8Array, BlobError>(
-    createReadStream(path, range === undefined ? { highWaterMark: 256 * 1024 } : { ...range, highWaterMark: 256 * 1024 }),
-    (cause) => new BlobError({ key, cause })
-  )
-
-const makeDirectory = (directory: string): BlobStoreShape => {
-  const attempt = <A>(key: string, run: () => Promise<A>) =>
-    Effect.tryPromise({ try: run, catch: (cause) => new BlobError({ key, cause }) })
-  return {
-    put: (key, bytes) =>
-      attempt(key, async () => {
-        const path = pathOf(directory, key)
-        await mkdir(dirname(path), { recursive: true })
-        const temporary = `${path}.${randomUUID()}.tmp`
-        await writeFile(temporary, bytes)
-        await rename(temporary, path)
-      }),
-    get: (key) => attempt(key, async () => new Uint8Array(await readFile(pathOf(directory, key)))),
-    write: (key, body) => writeFileFromStream(pathOf(directory, key), key, body),
-    read: (key, range) => readFileStream(pathOf(directory, key), key, range),
-    readRange: (key, start, length) =>
-      attempt(key, async () => {
-        const handle = await open(pathOf(directory, key), "r")
-        try {
-          const buffer = new Uint8Array(length)
-          const { bytesRead } = await handle.read(buffer, 0, length, start)
-          return buffer.subarray(0, bytesRead)
-        } finally {
-          await handle.close()
-        }
-      }),
-    size: (key) => attempt(key, async () => (await stat(pathOf(directory, key))).size),
-    remove: (key) =>
-      attempt(key, async () => {
-        await rm(pathOf(directory, key), { force: true })
-        await rm(join(directory, `${key}.parts`), { recursive: true, force: true })
-      }),
-    startParts: (key) =>
-      attempt(key, async () => {
-        const reference = randomUUID()
-        await mkdir(partsDirectory(directory, key, reference), { recursive: true })
-        return reference
-      }),
-    writePart: (key, reference, number, length, body) =>
-      Effect.gen(function* () {
-        const path = join(partsDirectory(directory, key, reference), String(number))
-        // The part is written aside and renamed into place only when whole, so an interrupted
-        // or short body never replaces a good copy.
-        const staged = `${path}.${randomUUID()}.staged`
-        const received = yield* writeFileFromStream(staged, key, body)
-        if (received !== length) {
-          yield* attempt(key, () => rm(staged, { force: true }))
-          return yield* new PartLengthMismatch({ expected: length, received })
-        }
-        yield* attempt(key, () => rename(staged, path))
-        return { number, tag: String(length) }
-      }),
-    joinParts: (key, reference, parts) =>
-      Effect.gen(function* () {
-        const folder = partsDirectory(directory, key, reference)
-        const ordered = [...parts].sort((a, b) => a.number - b.number)
-        const joined = Stream.fromIterable(ordered).pipe(
-          Stream.flatMap((part) => readFileStream(join(folder, String(part.number)), key), { concurrency: 1 })
-        )
-        const size = yield* writeFileFromStream(pathOf(directory, key), key, joined)
-        yield* attempt(key, () => rm(join(directory, `${key}.parts`), { recursive: true, force: true }))
-        return size
-      }),
-    abortParts: (key, reference) =>
-      attempt(key, async () => {
-        await rm(partsDirectory(directory, key, reference), { recursive: true, force: true })
-        const rest = await readdir(join(directory, `${key}.parts`)).catch(() => [])
-        if (rest.length === 0) await rm(join(directory, `${key}.parts`), { recursive: true, force: true })
-      })
-  }
-}
-
 const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
   let at = 0
@@ -234,7 +115,7 @@ const makeMemory = (): BlobStoreShape => {
       }),
     startParts: (key) =>
       Effect.sync(() => {
-        const reference = randomUUID()
+        const reference = globalThis.crypto.randomUUID()
         parts.set(`${key}\u0000${reference}`, new Map())
         return reference
       }),
@@ -263,9 +144,6 @@ const makeMemory = (): BlobStoreShape => {
 
 /** Stores and reads media bytes by key. */
 export class BlobStore extends Context.Service<BlobStore, BlobStoreShape>()("postwire/BlobStore") {
-  /** Bytes as files under `directory`, written atomically (temporary file, then rename). */
-  static readonly layerDirectory = (directory: string): Layer.Layer<BlobStore> => Layer.succeed(BlobStore)(makeDirectory(directory))
-
   /** Bytes in memory, for tests and the embedded engine without a data directory. */
   static readonly layerMemory: Layer.Layer<BlobStore> = Layer.sync(BlobStore)(makeMemory)
 }

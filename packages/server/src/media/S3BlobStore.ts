@@ -13,19 +13,6 @@
  * @since 0.3.0
  */
 import { Readable } from "node:stream"
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  S3Client,
-  UploadPartCommand
-} from "@aws-sdk/client-s3"
-import { Upload } from "@aws-sdk/lib-storage"
-import { getSignedUrl } from "@aws-sdk/s3-request-presigner"
 import { Effect, Layer, Stream } from "effect"
 import { BlobError, BlobStore, type BlobStoreShape, PartLengthMismatch } from "@postwire/core"
 
@@ -94,6 +81,24 @@ const isUnsupported = (error: unknown) => {
 /** The bucket as a `BlobStore`, with a client of its own for the layer's lifetime. */
 export const make = (settings: S3Settings): Effect.Effect<BlobStoreShape, never, import("effect").Scope.Scope> =>
   Effect.gen(function* () {
+    // The SDK is loaded when a bucket is configured, not at every start (docs/performance.md).
+    const [
+      {
+        AbortMultipartUploadCommand,
+        CompleteMultipartUploadCommand,
+        CreateMultipartUploadCommand,
+        DeleteObjectCommand,
+        GetObjectCommand,
+        HeadObjectCommand,
+        PutObjectCommand,
+        S3Client,
+        UploadPartCommand
+      },
+      { Upload },
+      { getSignedUrl }
+    ] = yield* Effect.promise(() =>
+      Promise.all([import("@aws-sdk/client-s3"), import("@aws-sdk/lib-storage"), import("@aws-sdk/s3-request-presigner")])
+    )
     const client = yield* Effect.acquireRelease(
       Effect.sync(
         () =>
