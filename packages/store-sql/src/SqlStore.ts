@@ -372,6 +372,43 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
     countQuotaUsage: (workspaceId, accountId, from, to) =>
       operation("countQuotaUsage")(quotaUsage(workspaceId, accountId, from, to)),
 
+    // One statement where planning a create made five: each part is the read it replaces (the
+    // same primary-key lookups and `targets_quota` range), its rows as JSON for the same decoders.
+    readPlanInputs: (workspaceId, profileId, accountIds, mediaIds, from, to) =>
+      operation("readPlanInputs")(
+        Effect.gen(function* () {
+          const accounts = [...new Set(accountIds)]
+          const none = sql`NULL::jsonb`
+          const [row] = yield* sql`SELECT
+            (SELECT to_jsonb(profiles) FROM profiles WHERE workspace_id = ${workspaceId} AND id = ${profileId}) AS profile,
+            ${accounts.length === 0 ? none : sql`(SELECT jsonb_agg(to_jsonb(accounts)) FROM accounts
+                WHERE workspace_id = ${workspaceId} AND ${sql.in("id", accounts)})`} AS accounts,
+            ${mediaIds.length === 0 ? none : sql`(SELECT jsonb_agg(to_jsonb(media)) FROM media
+                WHERE workspace_id = ${workspaceId} AND ${sql.in("id", mediaIds)})`} AS media,
+            ${accounts.length === 0 ? none : sql`(SELECT jsonb_agg(jsonb_build_array(asked.account, counted.used, counted.oldest))
+                FROM (VALUES ${sql.csv(accounts.map((id) => sql`(${id})`))}) AS asked (account)
+                CROSS JOIN LATERAL (
+                  SELECT count(*) AS used, min(t.quota_at) AS oldest FROM targets t
+                  WHERE t.workspace_id = ${workspaceId} AND t.account_id = asked.account
+                    AND t.status NOT IN ('cancelled', 'rejected', 'failed')
+                    AND t.quota_at >= ${from} AND t.quota_at < ${to}
+                ) AS counted)`} AS usage`
+          const rowsOf = (value: unknown) => (value ?? []) as ReadonlyArray<Row>
+          const usage = new Map<string, QuotaUsage>()
+          for (const [account, used, oldest] of (row!.usage ?? []) as ReadonlyArray<readonly [string, unknown, unknown]>) {
+            usage.set(account, { used: toNumber(used), oldest: toNumberOrNull(oldest) })
+          }
+          return {
+            profile: row!.profile === null || row!.profile === undefined
+              ? Option.none()
+              : Option.some(profileFromRow(row!.profile as Row)),
+            accounts: inRequestedOrder(accountIds, rowsOf(row!.accounts).map(accountFromRow)),
+            media: inRequestedOrder(mediaIds, rowsOf(row!.media).map(mediaFromRow)),
+            usage
+          }
+        })
+      ),
+
     listEvents: (workspaceId) =>
       operation("listEvents")(
         sql`SELECT * FROM outbox_events WHERE workspace_id = ${workspaceId} ORDER BY seq`.pipe(
