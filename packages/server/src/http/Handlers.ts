@@ -12,6 +12,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Accounts, type Caller, Connect, Media, PostBatch, Posts, Profiles } from "@postwire/core"
 import { Api, CurrentKey, Media as MediaWire, Post, PostwireError } from "@postwire/domain"
 import { respond } from "./Failures.ts"
+import * as FastJson from "./FastJson.ts"
 import { idempotent } from "./Idempotency.ts"
 import { requestLocale } from "./Locale.ts"
 
@@ -24,6 +25,10 @@ const headerKey = Effect.map(HttpServerRequest.HttpServerRequest, (r) => {
   const value = r.headers["idempotency-key"]
   return value === undefined || value === "" ? undefined : value
 })
+
+// The two reads clients poll: their bodies written by a compiled encoder (see FastJson.ts).
+const postListBody = FastJson.responder(Post.PostList)
+const postBody = FastJson.responder(Post.Post)
 
 /** POST /v1/posts… */
 export const PostsHandlers = HttpApiBuilder.group(Api, "posts", (handlers) =>
@@ -67,12 +72,12 @@ export const PostsHandlers = HttpApiBuilder.group(Api, "posts", (handlers) =>
     )
     .handle("list", ({ query }) =>
       Effect.gen(function* () {
-        return yield* respond(Posts.listPosts(yield* caller, query, yield* requestLocale))
+        return postListBody(yield* respond(Posts.listPosts(yield* caller, query, yield* requestLocale)))
       })
     )
     .handle("get", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Posts.getPost(yield* caller, params.id, yield* requestLocale))
+        return postBody(yield* respond(Posts.getPost(yield* caller, params.id, yield* requestLocale)))
       })
     )
     .handle("update", ({ params, payload }) =>
