@@ -348,10 +348,17 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
         )
       ),
 
+    // One statement per page: the keyset range of posts, and for each of its posts (and only
+    // those: the range is limited first) its targets and its approval, as JSON rows read by the
+    // same decoders. It used to be three statements (posts, then targets and approvals by id).
     listPosts: (workspaceId, filter, after, limit) =>
       operation("listPosts")(
-        Effect.gen(function* () {
-          const rows = yield* sql`SELECT * FROM posts p
+        sql`SELECT page.*,
+            (SELECT jsonb_agg(to_jsonb(t) ORDER BY t.position) FROM targets t
+              WHERE t.workspace_id = page.workspace_id AND t.post_id = page.id) AS page_targets,
+            (SELECT to_jsonb(a) FROM approvals a
+              WHERE a.workspace_id = page.workspace_id AND a.post_id = page.id) AS page_approval
+          FROM (SELECT * FROM posts p
             WHERE ${sql.and([
               sql`p.workspace_id = ${workspaceId}`,
               ...(filter.status === undefined ? [] : [sql`p.status = ${filter.status}`]),
@@ -364,9 +371,18 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
               ...(filter.to === undefined ? [] : [sql`p.publish_at < ${filter.to}`]),
               ...(after === undefined ? [] : [sql`(p.publish_at, p.id) < (${after.sortKey}, ${after.id})`])
             ])}
-            ORDER BY p.publish_at DESC, p.id DESC LIMIT ${limit}`
-          return yield* loadAggregates(workspaceId, rows)
-        })
+            ORDER BY p.publish_at DESC, p.id DESC LIMIT ${limit}) AS page
+          ORDER BY page.publish_at DESC, page.id DESC`.pipe(
+          Effect.map((rows) =>
+            rows.map((row): PostAggregate => ({
+              post: postFromRow(row),
+              targets: ((row.page_targets ?? []) as ReadonlyArray<Row>).map(targetFromRow),
+              approval: row.page_approval === null || row.page_approval === undefined
+                ? null
+                : approvalFromRow(row.page_approval as Row)
+            }))
+          )
+        )
       ),
 
     countQuotaUsage: (workspaceId, accountId, from, to) =>
