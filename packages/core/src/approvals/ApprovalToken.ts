@@ -24,7 +24,10 @@ export const approvalToken = (keyring: Keyring.Keyring, approvalId: string): str
 export const approvalTokenOf = (keyring: Keyring.Keyring, approval: { readonly id: string; readonly tokenHash: string }): string => {
   // Every post of a listed page shows its link: found once per approval, not per request.
   let found = foundTokens.get(keyring)
-  if (found === undefined) foundTokens.set(keyring, (found = new Map()))
+  if (found === undefined) {
+    found = new Map()
+    foundTokens.set(keyring, found)
+  }
   const cacheKey = `${approval.id} ${approval.tokenHash}`
   let token = found.get(cacheKey)
   if (token === undefined) {
