@@ -30,6 +30,7 @@ import {
 } from "@postwire/core"
 import { Array as Arr, Effect, Layer, Option } from "effect"
 import { SqlClient, } from "effect/sql"
+import type { Statement } from "effect/sql"
 import { eventRow, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
 import * as Migrations from "./migrations/Migrations.ts"
 
@@ -72,30 +73,23 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
         : Effect.void
     ], { discard: true })
 
-  /** Loads the targets and approvals of a page of posts in two queries, whatever its size. */
-  const loadAggregates = (workspaceId: string, postRows: ReadonlyArray<Row>) =>
-    Effect.gen(function* () {
-      if (postRows.length === 0) return []
-      const ids = postRows.map((row) => row.id as string)
-      const [targetRows, approvalRows] = yield* Effect.all([
-        sql`SELECT * FROM targets WHERE workspace_id = ${workspaceId} AND ${sql.in("post_id", ids)}
-            ORDER BY post_id, position`,
-        sql`SELECT * FROM approvals WHERE workspace_id = ${workspaceId} AND ${sql.in("post_id", ids)}`
-      ], { concurrency: 2 })
-      const targetsByPost = new Map<string, Array<TargetRecord>>()
-      for (const row of targetRows) {
-        const target = targetFromRow(row)
-        const list = targetsByPost.get(target.postId)
-        if (list === undefined) targetsByPost.set(target.postId, [target])
-        else list.push(target)
-      }
-      const approvalsByPost = new Map(approvalRows.map((row) => [row.post_id as string, approvalFromRow(row)]))
-      return postRows.map((row): PostAggregate => ({
-        post: postFromRow(row),
-        targets: targetsByPost.get(row.id as string) ?? [],
-        approval: approvalsByPost.get(row.id as string) ?? null
-      }))
-    })
+  /**
+   * The rows of `posts` (a statement selecting them) each with its targets, in position order,
+   * and its approval, as JSON columns `page_targets` and `page_approval`: one statement.
+   */
+  const postsWithTargets = (posts: Statement.Fragment) =>
+    sql`SELECT page.*,
+        (SELECT jsonb_agg(to_jsonb(t) ORDER BY t.position) FROM targets t
+          WHERE t.workspace_id = page.workspace_id AND t.post_id = page.id) AS page_targets,
+        (SELECT to_jsonb(a) FROM approvals a
+          WHERE a.workspace_id = page.workspace_id AND a.post_id = page.id) AS page_approval
+      FROM (${posts}) AS page`
+
+  const aggregateFromPageRow = (row: Row): PostAggregate => ({
+    post: postFromRow(row),
+    targets: ((row.page_targets ?? []) as ReadonlyArray<Row>).map(targetFromRow),
+    approval: row.page_approval === null || row.page_approval === undefined ? null : approvalFromRow(row.page_approval as Row)
+  })
 
   const claimIdempotency = (record: IdempotencyRecord) =>
     sql`INSERT INTO idempotency_keys ${sql.insert(idempotencyRow(record))}
@@ -304,9 +298,8 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
     getPost: (workspaceId, id) =>
       operation("getPost")(
         Effect.gen(function* () {
-          const rows = yield* sql`SELECT * FROM posts WHERE workspace_id = ${workspaceId} AND id = ${id}`
-          const [aggregate] = yield* loadAggregates(workspaceId, rows)
-          return Option.fromNullishOr(aggregate)
+          const [row] = yield* postsWithTargets(sql`SELECT * FROM posts WHERE workspace_id = ${workspaceId} AND id = ${id}`)
+          return row === undefined ? Option.none() : Option.some(aggregateFromPageRow(row))
         })
       ),
 
@@ -353,12 +346,7 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
     // same decoders. It used to be three statements (posts, then targets and approvals by id).
     listPosts: (workspaceId, filter, after, limit) =>
       operation("listPosts")(
-        sql`SELECT page.*,
-            (SELECT jsonb_agg(to_jsonb(t) ORDER BY t.position) FROM targets t
-              WHERE t.workspace_id = page.workspace_id AND t.post_id = page.id) AS page_targets,
-            (SELECT to_jsonb(a) FROM approvals a
-              WHERE a.workspace_id = page.workspace_id AND a.post_id = page.id) AS page_approval
-          FROM (SELECT * FROM posts p
+        sql`${postsWithTargets(sql`SELECT * FROM posts p
             WHERE ${sql.and([
               sql`p.workspace_id = ${workspaceId}`,
               ...(filter.status === undefined ? [] : [sql`p.status = ${filter.status}`]),
@@ -371,18 +359,8 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
               ...(filter.to === undefined ? [] : [sql`p.publish_at < ${filter.to}`]),
               ...(after === undefined ? [] : [sql`(p.publish_at, p.id) < (${after.sortKey}, ${after.id})`])
             ])}
-            ORDER BY p.publish_at DESC, p.id DESC LIMIT ${limit}) AS page
-          ORDER BY page.publish_at DESC, page.id DESC`.pipe(
-          Effect.map((rows) =>
-            rows.map((row): PostAggregate => ({
-              post: postFromRow(row),
-              targets: ((row.page_targets ?? []) as ReadonlyArray<Row>).map(targetFromRow),
-              approval: row.page_approval === null || row.page_approval === undefined
-                ? null
-                : approvalFromRow(row.page_approval as Row)
-            }))
-          )
-        )
+            ORDER BY p.publish_at DESC, p.id DESC LIMIT ${limit}`)}
+          ORDER BY page.publish_at DESC, page.id DESC`.pipe(Effect.map((rows) => rows.map(aggregateFromPageRow)))
       ),
 
     countQuotaUsage: (workspaceId, accountId, from, to) =>
