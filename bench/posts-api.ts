@@ -286,7 +286,7 @@ const history = async (backend: Backend) => {
 export const run = async (): Promise<void> => {
   const backends = [() => embeddedBackend(), ...(process.env.DATABASE_URL ? [() => postgresBackend(process.env.DATABASE_URL!)] : [])]
   console.log(`\n## Posts API over loopback (${seconds}s per run, ${connections} connections), against the baseline server\n`)
-  const rows = []
+  const rows: Array<Awaited<ReturnType<typeof throughput>>[number]> = []
   for (const make of backends) {
     const backend = make()
     try {
@@ -296,6 +296,15 @@ export const run = async (): Promise<void> => {
     }
   }
   table(rows)
+  // The embedded database is held to the raw PostgreSQL baseline too (issue #15: at least 0.3x).
+  const pgBaseline = (method: string) => rows.find((r) => r.run === `postgres ${method} /v1/posts`)?.baseline_rps
+  for (const method of ["POST", "GET"]) {
+    const embedded = rows.find((r) => r.run === `embedded ${method} /v1/posts`)
+    const base = pgBaseline(method)
+    if (embedded !== undefined && base !== undefined) {
+      console.log(`embedded ${method} / raw PostgreSQL baseline: ${embedded.rps.toFixed(1)} / ${base.toFixed(1)} = ${(embedded.rps / base).toFixed(2)}`)
+    }
+  }
   console.log(`\n## Cost by history (ratio: time at ${large.toLocaleString("en")} posts over time at ${small.toLocaleString("en")} or fresh; 1.00 is flat)\n`)
   const historyBackend = process.env.DATABASE_URL ? postgresBackend(process.env.DATABASE_URL) : embeddedBackend()
   try {

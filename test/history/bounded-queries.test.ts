@@ -230,6 +230,13 @@ if (url === undefined) {
             yield* step("getProfile", store.getProfile(workspace.id, profile.id))
             yield* step("getAccounts", store.getAccounts(workspace.id, [first.id, second.id]))
             yield* step("countQuotaUsage", store.countQuotaUsage(workspace.id, first.id, window.from, window.to))
+            // What planning a create reads on SQL stores, in one statement instead of the reads above.
+            const inputs = yield* step(
+              "readPlanInputs",
+              store.readPlanInputs!(workspace.id, profile.id, [first.id, second.id], [], window.from, window.to)
+            )
+            expect(inputs.accounts.map((account) => account.id)).toEqual([first.id, second.id])
+            expect(Option.isSome(inputs.profile)).toBe(true)
             yield* step("insertPostWithinQuota", store.insertPostWithinQuota(due, [anEvent(workspace.id, { type: "post.scheduled", createdAt: at, data: { post_id: due.post.id } })], caps))
             yield* step("insertPostWithinQuota", store.insertPostWithinQuota(awaiting, [], caps))
             yield* step("completeIdempotency", store.completeIdempotency(workspace.id, key.id, idempotency.key, 201, "{}"))

@@ -38,6 +38,7 @@ import {
   workspaceFromRow
 } from "./internal/Rows.ts"
 import { eventRow, migratedLayer, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
+import type { Statement } from "effect/sql"
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -78,30 +79,23 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
         : Effect.void
     ], { discard: true })
 
-  /** Loads the targets and approvals of a page of posts in two queries, whatever its size. */
-  const loadAggregates = (workspaceId: string, postRows: ReadonlyArray<Row>) =>
-    Effect.gen(function* () {
-      if (postRows.length === 0) return []
-      const ids = postRows.map((row) => row.id as string)
-      const [targetRows, approvalRows] = yield* Effect.all([
-        sql`SELECT * FROM targets WHERE workspace_id = ${workspaceId} AND ${sql.in("post_id", ids)}
-            ORDER BY post_id, position`,
-        sql`SELECT * FROM approvals WHERE workspace_id = ${workspaceId} AND ${sql.in("post_id", ids)}`
-      ], { concurrency: 2 })
-      const targetsByPost = new Map<string, Array<TargetRecord>>()
-      for (const row of targetRows) {
-        const target = targetFromRow(row)
-        const list = targetsByPost.get(target.postId)
-        if (list === undefined) targetsByPost.set(target.postId, [target])
-        else list.push(target)
-      }
-      const approvalsByPost = new Map(approvalRows.map((row) => [row.post_id as string, approvalFromRow(row)]))
-      return postRows.map((row): PostAggregate => ({
-        post: postFromRow(row),
-        targets: targetsByPost.get(row.id as string) ?? [],
-        approval: approvalsByPost.get(row.id as string) ?? null
-      }))
-    })
+  /**
+   * The rows of `posts` (a statement selecting them) each with its targets, in position order,
+   * and its approval, as JSON columns `page_targets` and `page_approval`: one statement.
+   */
+  const postsWithTargets = (posts: Statement.Fragment) =>
+    sql`SELECT page.*,
+        (SELECT jsonb_agg(to_jsonb(t) ORDER BY t.position) FROM targets t
+          WHERE t.workspace_id = page.workspace_id AND t.post_id = page.id) AS page_targets,
+        (SELECT to_jsonb(a) FROM approvals a
+          WHERE a.workspace_id = page.workspace_id AND a.post_id = page.id) AS page_approval
+      FROM (${posts}) AS page`
+
+  const aggregateFromPageRow = (row: Row): PostAggregate => ({
+    post: postFromRow(row),
+    targets: ((row.page_targets ?? []) as ReadonlyArray<Row>).map(targetFromRow),
+    approval: row.page_approval === null || row.page_approval === undefined ? null : approvalFromRow(row.page_approval as Row)
+  })
 
   const claimIdempotency = (record: IdempotencyRecord) =>
     sql`INSERT INTO idempotency_keys ${sql.insert(idempotencyRow(record))}
@@ -310,9 +304,8 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
     getPost: (workspaceId, id) =>
       operation("getPost")(
         Effect.gen(function* () {
-          const rows = yield* sql`SELECT * FROM posts WHERE workspace_id = ${workspaceId} AND id = ${id}`
-          const [aggregate] = yield* loadAggregates(workspaceId, rows)
-          return Option.fromNullishOr(aggregate)
+          const [row] = yield* postsWithTargets(sql`SELECT * FROM posts WHERE workspace_id = ${workspaceId} AND id = ${id}`)
+          return row === undefined ? Option.none() : Option.some(aggregateFromPageRow(row))
         })
       ),
 
@@ -354,10 +347,12 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
         )
       ),
 
+    // One statement per page: the keyset range of posts, and for each of its posts (and only
+    // those: the range is limited first) its targets and its approval, as JSON rows read by the
+    // same decoders. It used to be three statements (posts, then targets and approvals by id).
     listPosts: (workspaceId, filter, after, limit) =>
       operation("listPosts")(
-        Effect.gen(function* () {
-          const rows = yield* sql`SELECT * FROM posts p
+        sql`${postsWithTargets(sql`SELECT * FROM posts p
             WHERE ${sql.and([
               sql`p.workspace_id = ${workspaceId}`,
               ...(filter.status === undefined ? [] : [sql`p.status = ${filter.status}`]),
@@ -370,13 +365,49 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
               ...(filter.to === undefined ? [] : [sql`p.publish_at < ${filter.to}`]),
               ...(after === undefined ? [] : [sql`(p.publish_at, p.id) < (${after.sortKey}, ${after.id})`])
             ])}
-            ORDER BY p.publish_at DESC, p.id DESC LIMIT ${limit}`
-          return yield* loadAggregates(workspaceId, rows)
-        })
+            ORDER BY p.publish_at DESC, p.id DESC LIMIT ${limit}`)}
+          ORDER BY page.publish_at DESC, page.id DESC`.pipe(Effect.map((rows) => rows.map(aggregateFromPageRow)))
       ),
 
     countQuotaUsage: (workspaceId, accountId, from, to) =>
       operation("countQuotaUsage")(quotaUsage(workspaceId, accountId, from, to)),
+
+    // One statement where planning a create made five: each part is the read it replaces (the
+    // same primary-key lookups and `targets_quota` range), its rows as JSON for the same decoders.
+    readPlanInputs: (workspaceId, profileId, accountIds, mediaIds, from, to) =>
+      operation("readPlanInputs")(
+        Effect.gen(function* () {
+          const accounts = [...new Set(accountIds)]
+          const none = sql`NULL::jsonb`
+          const [row] = yield* sql`SELECT
+            (SELECT to_jsonb(profiles) FROM profiles WHERE workspace_id = ${workspaceId} AND id = ${profileId}) AS profile,
+            ${accounts.length === 0 ? none : sql`(SELECT jsonb_agg(to_jsonb(accounts)) FROM accounts
+                WHERE workspace_id = ${workspaceId} AND ${sql.in("id", accounts)})`} AS accounts,
+            ${mediaIds.length === 0 ? none : sql`(SELECT jsonb_agg(to_jsonb(media)) FROM media
+                WHERE workspace_id = ${workspaceId} AND ${sql.in("id", mediaIds)})`} AS media,
+            ${accounts.length === 0 ? none : sql`(SELECT jsonb_agg(jsonb_build_array(asked.account, counted.used, counted.oldest))
+                FROM (VALUES ${sql.csv(accounts.map((id) => sql`(${id})`))}) AS asked (account)
+                CROSS JOIN LATERAL (
+                  SELECT count(*) AS used, min(t.quota_at) AS oldest FROM targets t
+                  WHERE t.workspace_id = ${workspaceId} AND t.account_id = asked.account
+                    AND t.status NOT IN ('cancelled', 'rejected', 'failed')
+                    AND t.quota_at >= ${from} AND t.quota_at < ${to}
+                ) AS counted)`} AS usage`
+          const rowsOf = (value: unknown) => (value ?? []) as ReadonlyArray<Row>
+          const usage = new Map<string, QuotaUsage>()
+          for (const [account, used, oldest] of (row!.usage ?? []) as ReadonlyArray<readonly [string, unknown, unknown]>) {
+            usage.set(account, { used: toNumber(used), oldest: toNumberOrNull(oldest) })
+          }
+          return {
+            profile: row!.profile === null || row!.profile === undefined
+              ? Option.none()
+              : Option.some(profileFromRow(row!.profile as Row)),
+            accounts: inRequestedOrder(accountIds, rowsOf(row!.accounts).map(accountFromRow)),
+            media: inRequestedOrder(mediaIds, rowsOf(row!.media).map(mediaFromRow)),
+            usage
+          }
+        })
+      ),
 
     listEvents: (workspaceId) =>
       operation("listEvents")(

@@ -107,20 +107,22 @@ export const verify = async (
         "the signature covers the exact bytes sent"
     )
   }
-  const secrets = secretList(secret)
+  // One secret (the usual case) is checked without building a list of one.
+  const secrets = typeof secret === "string" && secret.length > 0 ? undefined : secretList(secret)
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
   if (!(tolerance >= 0)) throw new RangeError(`toleranceSeconds must be 0 or more, got ${tolerance}`)
   const nowSeconds = currentSeconds(options.now)
 
   const header = typeof signatureHeader === "string" ? signatureHeader : signatureHeader?.join(",")
-  if (header === undefined || header.trim() === "") {
+  if (header === undefined || header === "" || ((header.charCodeAt(0) <= 32 || header.charCodeAt(0) >= 160) && header.trim() === "")) {
     throw new WebhookVerificationError("missing_header", "The SERVICE-Signature header is missing")
   }
   const signature = Signature.parse(header)
 
   let matched = false
-  for (const candidateSecret of secrets) {
-    const signed = signerV1(candidateSecret)(signature.timestamp, body)
+  const count = secrets === undefined ? 1 : secrets.length
+  for (let i = 0; i < count; i++) {
+    const signed = signerV1(secrets === undefined ? (secret as string) : secrets[i]!)(signature.timestamp, body)
     // node:crypto answers synchronously; only Web Crypto needs the await.
     const expected = typeof signed === "string" ? signed : await signed
     // Every entry is compared, even after a match, so timing does not reveal which one matched.
@@ -179,9 +181,9 @@ const readEvent = (text: string | undefined): WebhookEvent => {
     throw invalidBody("is not JSON")
   }
   if (!isRecord(value)) throw invalidBody("is not a JSON object")
-  for (const field of ["id", "type", "created_at"] as const) {
-    if (typeof value[field] !== "string") throw invalidBody(`has no string "${field}"`)
-  }
+  if (typeof value.id !== "string") throw invalidBody(`has no string "id"`)
+  if (typeof value.type !== "string") throw invalidBody(`has no string "type"`)
+  if (typeof value.created_at !== "string") throw invalidBody(`has no string "created_at"`)
   if (typeof value.livemode !== "boolean") throw invalidBody(`has no boolean "livemode"`)
   if (!isRecord(value.data)) throw invalidBody(`has no object "data"`)
   if (value.test !== undefined && typeof value.test !== "boolean") throw invalidBody(`has a non-boolean "test"`)

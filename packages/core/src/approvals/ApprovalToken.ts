@@ -22,6 +22,26 @@ export const approvalToken = (keyring: Keyring.Keyring, approvalId: string): str
  * it (its master was removed), the newest master's token, which does not open the page.
  */
 export const approvalTokenOf = (keyring: Keyring.Keyring, approval: { readonly id: string; readonly tokenHash: string }): string => {
+  // Every post of a listed page shows its link: found once per approval, not per request.
+  let found = foundTokens.get(keyring)
+  if (found === undefined) {
+    found = new Map()
+    foundTokens.set(keyring, found)
+  }
+  const cacheKey = `${approval.id} ${approval.tokenHash}`
+  let token = found.get(cacheKey)
+  if (token === undefined) {
+    token = findToken(keyring, approval)
+    if (found.size >= maxFoundTokens) found.delete(found.keys().next().value as string)
+    found.set(cacheKey, token)
+  }
+  return token
+}
+
+const maxFoundTokens = 4096
+const foundTokens = new WeakMap<Keyring.Keyring, Map<string, string>>()
+
+const findToken = (keyring: Keyring.Keyring, approval: { readonly id: string; readonly tokenHash: string }): string => {
   for (const master of keyring.masters) {
     const current = Keyring.signWith(master, "approval-token", message(approval.id)).toString("base64url")
     if (approvalTokenHash(current) === approval.tokenHash) return current

@@ -105,15 +105,25 @@ export const planPost = Effect.fn("posts.plan")(function* (
   const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
   const problems: Array<PostwireError> = []
 
-  const profile = yield* store.getProfile(caller.workspaceId, request.profile_id)
+  const approvalMode = request.approval?.mode ?? "link"
+  const scheduledAt = request.scheduled_at === undefined || request.scheduled_at === null
+    ? null
+    : parseInstant(request.scheduled_at)
+  const publishAt = scheduledAt ?? now
+  const window = quotaWindow(publishAt)
+
+  const accountIds = request.targets.map((t) => t.account_id)
+  // One round trip where the store can (the profile, accounts, media and each account's usage
+  // of the rolling 24 hours); else one read each.
+  const inputs = store.readPlanInputs === undefined
+    ? undefined
+    : yield* store.readPlanInputs(caller.workspaceId, request.profile_id, accountIds, request.media, window.from, window.to)
+  const profile = inputs === undefined ? yield* store.getProfile(caller.workspaceId, request.profile_id) : inputs.profile
   if (Option.isNone(profile)) problems.push(problem("not_found", "profile_id", { resource: ErrorDetail.resource("profile") }))
 
-  const accounts = yield* store.getAccounts(
-    caller.workspaceId,
-    request.targets.map((t) => t.account_id)
-  )
+  const accounts = inputs === undefined ? yield* store.getAccounts(caller.workspaceId, accountIds) : inputs.accounts
   const byId = new Map(accounts.map((a) => [a.id, a]))
-  const mediaRecords = yield* store.getMediaItems(caller.workspaceId, request.media)
+  const mediaRecords = inputs === undefined ? yield* store.getMediaItems(caller.workspaceId, request.media) : inputs.media
   const mediaById = new Map(mediaRecords.map((m) => [m.id, m]))
   const media: Array<MediaRecord> = []
   request.media.forEach((id, i) => {
@@ -127,11 +137,6 @@ export const planPost = Effect.fn("posts.plan")(function* (
     seen.add(id)
   })
 
-  const approvalMode = request.approval?.mode ?? "link"
-  const scheduledAt = request.scheduled_at === undefined || request.scheduled_at === null
-    ? null
-    : parseInstant(request.scheduled_at)
-  const publishAt = scheduledAt ?? now
   const targets: Array<PlannedTarget> = []
   const seenAccounts = new Set<string>()
 
@@ -216,8 +221,9 @@ export const planPost = Effect.fn("posts.plan")(function* (
         continue
       }
     }
-    const { from, to } = quotaWindow(publishAt)
-    const usage = yield* store.countQuotaUsage(caller.workspaceId, t.account.id, from, to)
+    // With a day, the window is counted after it, as it always was (see below).
+    const read = day === undefined ? inputs?.usage.get(t.account.id) : undefined
+    const usage = read ?? (yield* store.countQuotaUsage(caller.workspaceId, t.account.id, window.from, window.to))
     if (usage.used + 1 > limit) {
       // A concurrent create may have filled the day between the two counts: the full day leads.
       const daily = day === undefined ? undefined : yield* store.countQuotaUsage(caller.workspaceId, t.account.id, day.from, day.to)

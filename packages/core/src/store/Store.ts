@@ -69,6 +69,17 @@ export interface QuotaUsage {
   readonly oldest: number | null
 }
 
+/** What planning a create reads, in one round trip: see `StoreShape.readPlanInputs`. */
+export interface PlanInputs {
+  readonly profile: Option.Option<ProfileRecord>
+  /** The accounts found, in the order asked (as `getAccounts`). */
+  readonly accounts: ReadonlyArray<AccountRecord>
+  /** The media found, in the order asked (as `getMediaItems`). */
+  readonly media: ReadonlyArray<MediaRecord>
+  /** Each asked account's quota usage in the window (as `countQuotaUsage`), by account id. */
+  readonly usage: ReadonlyMap<string, QuotaUsage>
+}
+
 /** A cap on an account's counted targets in `[from, to)`, checked as a post is inserted. */
 export interface QuotaCap {
   readonly accountId: string
@@ -173,6 +184,19 @@ export interface StoreShape {
     from: number,
     to: number
   ) => Effect.Effect<QuotaUsage, StoreError>
+  /**
+   * Optional: `getProfile`, `getAccounts`, `getMediaItems` and `countQuotaUsage` of every asked
+   * account over `[from, to)`, read together (one statement on SQL stores). Stores without it
+   * are read with those four.
+   */
+  readonly readPlanInputs?: (
+    workspaceId: string,
+    profileId: string,
+    accountIds: ReadonlyArray<string>,
+    mediaIds: ReadonlyArray<string>,
+    from: number,
+    to: number
+  ) => Effect.Effect<PlanInputs, StoreError>
 
   // Outbox
   /** Events of a workspace in the order they were written (for tests and replay). */

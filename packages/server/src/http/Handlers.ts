@@ -13,6 +13,7 @@ import { Accounts, type Caller, Connect, Media, PostBatch, Posts, Profiles } fro
 import { Api, CurrentKey, Media as MediaWire, Post, PostwireError } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { respond } from "./Failures.ts"
+import * as FastJson from "./FastJson.ts"
 import { idempotent } from "./Idempotency.ts"
 import { requestLocale } from "./Locale.ts"
 import * as Views from "./Views.ts"
@@ -26,6 +27,10 @@ const headerKey = Effect.map(HttpServerRequest.HttpServerRequest, (r) => {
   const value = r.headers["idempotency-key"]
   return value === undefined || value === "" ? undefined : value
 })
+
+// The two reads clients poll: their bodies written by a compiled encoder (see FastJson.ts).
+const postListBody = FastJson.responder(Post.PostList)
+const postBody = FastJson.responder(Post.Post)
 
 /** POST /v1/posts… */
 export const PostsHandlers = HttpApiBuilder.group(Api, "posts", (handlers) =>
@@ -73,12 +78,12 @@ export const PostsHandlers = HttpApiBuilder.group(Api, "posts", (handlers) =>
     )
     .handle("list", ({ query }) =>
       Effect.gen(function* () {
-        return yield* respond(Posts.listPosts(yield* caller, query, yield* requestLocale))
+        return postListBody(yield* respond(Posts.listPosts(yield* caller, query, yield* requestLocale)))
       })
     )
     .handle("get", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Posts.getPost(yield* caller, params.id, yield* requestLocale))
+        return postBody(yield* respond(Posts.getPost(yield* caller, params.id, yield* requestLocale)))
       })
     )
     .handle("update", ({ params, payload }) =>
