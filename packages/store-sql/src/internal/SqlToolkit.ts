@@ -20,12 +20,17 @@ export const operations =
   (service: string) =>
   (name: string) =>
   <A, E>(effect: Effect.Effect<A, E | SqlError.SqlError>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreError> =>
-    effect.pipe(
-      Effect.catchIf(SqlError.isSqlError, (cause) => Effect.fail(new StoreError({ operation: name, cause }))),
-      Effect.catchDefect((defect) =>
-        isRowDecodeError(defect) ? Effect.fail(new StoreError({ operation: name, cause: defect })) : Effect.die(defect)
+    // The span's name says which operation ran; a call-site stack captured on every store call
+    // (traced or not) is not worth its cost, so the data-first form turns it off.
+    Effect.withSpan(
+      effect.pipe(
+        Effect.catchIf(SqlError.isSqlError, (cause) => Effect.fail(new StoreError({ operation: name, cause }))),
+        Effect.catchDefect((defect) =>
+          isRowDecodeError(defect) ? Effect.fail(new StoreError({ operation: name, cause: defect })) : Effect.die(defect)
+        )
       ),
-      Effect.withSpan(`${service}.${name}`)
+      `${service}.${name}`,
+      { captureStackTrace: false }
     )
 
 /**
