@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Duration, Effect, References } from "effect"
+import { Context, Deferred, Duration, Effect, Exit, References, Semaphore } from "effect"
 import { formatInstant } from "@postwire/domain"
 import { Ids } from "../ids/Ids.ts"
 import type { OutboxEvent } from "../store/Records.ts"
@@ -19,8 +19,15 @@ import type { StoreError } from "../store/Store.ts"
 import * as DeliveryMetrics from "./DeliveryMetrics.ts"
 import { disableAfterFailingMs, nextAttemptAt } from "./DeliverySchedule.ts"
 import type { Resolver } from "./UrlSafety.ts"
-import { deliverEvent, eventBody, failureCode, storedError, type WebhookSettings } from "./Webhooks.ts"
-import { type ClaimedDelivery, type DeliveryKey, WebhookStore } from "./WebhookStore.ts"
+import { type CheckedTarget, checkTarget, deliverEvent, eventBody, failureCode, storedError, type WebhookSettings } from "./Webhooks.ts"
+import {
+  type AttemptOutcome,
+  type AttemptRecorded,
+  type ClaimedDelivery,
+  type DeliveryKey,
+  type RecordedAttempt,
+  WebhookStore
+} from "./WebhookStore.ts"
 import type { WebhookTransport } from "./WebhookTransport.ts"
 
 /** How a dispatcher works. */
@@ -93,11 +100,54 @@ const disabledNotice = (claimed: ClaimedDelivery, at: number): Effect.Effect<Out
     }
   }))
 
+/** Records an attempt's outcome: through the batch's group commit. */
+type RecordOutcome = (key: DeliveryKey, outcome: AttemptOutcome) => Effect.Effect<AttemptRecorded, StoreError>
+
+/**
+ * Group commit: outcomes that arrive while a write is in flight wait and go together in the
+ * next one, so a batch of concurrent attempts costs a few multi-row writes, not a transaction
+ * each. Each caller gets its own answer once the write that carried its outcome is done.
+ */
+const groupCommit = (owner: string) =>
+  Effect.gen(function* () {
+    const store = yield* WebhookStore
+    const writing = yield* Semaphore.make(1)
+    let waiting: Array<{ readonly item: RecordedAttempt; readonly done: Deferred.Deferred<AttemptRecorded, StoreError> }> = []
+    const write = Effect.suspend(() => {
+      const taken = waiting
+      waiting = []
+      if (taken.length === 0) return Effect.void
+      return store.recordAttempts(owner, taken.map(({ item }) => item)).pipe(
+        Effect.exit,
+        Effect.map((exit) => {
+          for (const [index, { done }] of taken.entries()) {
+            Deferred.doneUnsafe(
+              done,
+              Exit.isSuccess(exit)
+                ? Effect.succeed(exit.value[index] ?? { recorded: false, endpointDisabled: false })
+                : Effect.failCause(exit.cause)
+            )
+          }
+        })
+      )
+    })
+    const record: RecordOutcome = (key, outcome) =>
+      Effect.suspend(() => {
+        const done = Deferred.makeUnsafe<AttemptRecorded, StoreError>()
+        waiting.push({ item: { key, outcome }, done })
+        return Effect.andThen(writing.withPermit(write), Deferred.await(done))
+      })
+    return record
+  })
+
 /** Attempts one claimed delivery and records what came of it. */
-const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (owner: string, claimed: ClaimedDelivery) {
-  const store = yield* WebhookStore
+const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (
+  claimed: ClaimedDelivery,
+  checked: CheckedTarget | undefined,
+  record: RecordOutcome
+) {
   const { delivery, endpoint, event } = claimed
-  const attempt = yield* deliverEvent(endpoint, event.id, eventBody(event))
+  const attempt = yield* deliverEvent(endpoint, event.id, eventBody(event), checked)
   const at = yield* now
   const attemptsMade = delivery.attempts + 1
   const logged = {
@@ -106,7 +156,7 @@ const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (owner: 
     error: attempt.failure === null ? null : storedError(attempt.failure)
   }
   if (attempt.delivered) {
-    yield* store.recordAttempt(keyOf(claimed), owner, {
+    yield* record(keyOf(claimed), {
       at,
       result: "delivered",
       statusCode: attempt.statusCode,
@@ -119,9 +169,8 @@ const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (owner: 
   }
   const error = attempt.failure === null ? null : failureCode(attempt.failure)
   const retryAt = yield* nextAttemptAt(attemptsMade, at)
-  const recorded = yield* store.recordAttempt(
+  const recorded = yield* record(
     keyOf(claimed),
-    owner,
     retryAt === null
       ? {
           at,
@@ -148,9 +197,9 @@ const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (owner: 
 const DeliveriesTraced = Context.Reference<boolean>("postwire/Dispatcher/DeliveriesTraced", { defaultValue: () => true })
 
 /** One delivery attempt as its own trace, even inside an untraced polling pass. */
-const tracedAttempt = (owner: string, claimed: ClaimedDelivery) =>
+const tracedAttempt = (claimed: ClaimedDelivery, checked: CheckedTarget | undefined, record: RecordOutcome) =>
   Effect.flatMap(DeliveriesTraced, (traced: boolean) =>
-    attemptDelivery(owner, claimed).pipe(
+    attemptDelivery(claimed, checked, record).pipe(
       Effect.withSpan("webhooks.delivery", {
         root: true,
         kind: "producer",
@@ -161,8 +210,9 @@ const tracedAttempt = (owner: string, claimed: ClaimedDelivery) =>
   )
 
 /**
- * Claims the deliveries due now (one batch) and attempts them, `concurrency` at a time.
- * Returns what happened.
+ * Claims the deliveries due now (one batch, one statement), checks each endpoint URL once,
+ * attempts them `concurrency` at a time, and records their outcomes by group commit (a few
+ * multi-row writes per batch). Returns what happened.
  */
 export const deliverDue = Effect.fn("webhooks.deliverDue")(function* (options: DispatcherOptions) {
   const store = yield* WebhookStore
@@ -173,9 +223,21 @@ export const deliverDue = Effect.fn("webhooks.deliverDue")(function* (options: D
     at + (options.leaseMs ?? defaults.leaseMs),
     options.batchSize ?? defaults.batchSize
   )
-  const results = yield* Effect.forEach(claimed, (claim) => tracedAttempt(options.owner, claim), {
-    concurrency: options.concurrency ?? defaults.concurrency
-  })
+  if (claimed.length === 0) return { attempted: 0, delivered: 0, endpointsDisabled: 0 }
+  // Each endpoint URL of the batch is checked (and its name resolved) once, under the current
+  // settings; its deliveries connect only to the addresses that check approved.
+  const urls = [...new Set(claimed.map((claim) => claim.endpoint.url))]
+  const checks = new Map(
+    yield* Effect.forEach(urls, (url) => Effect.map(checkTarget(url), (checked) => [url, checked] as const), {
+      concurrency: 8
+    })
+  )
+  const record = yield* groupCommit(options.owner)
+  const results = yield* Effect.forEach(
+    claimed,
+    (claim) => tracedAttempt(claim, checks.get(claim.endpoint.url), record),
+    { concurrency: options.concurrency ?? defaults.concurrency }
+  )
   return {
     attempted: results.length,
     delivered: results.filter((result) => result.delivered).length,

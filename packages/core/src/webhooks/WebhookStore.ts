@@ -192,6 +192,12 @@ export interface AttemptRecorded {
   readonly endpointDisabled: boolean
 }
 
+/** One attempt to record, with the delivery it was made on. */
+export interface RecordedAttempt {
+  readonly key: DeliveryKey
+  readonly outcome: AttemptOutcome
+}
+
 /** What the webhook dispatcher has left to do, across workspaces (metrics read it). */
 export interface DeliveryBacklog {
   /** Deliveries still to be delivered (due now or waiting for a retry). */
@@ -258,6 +264,17 @@ export interface WebhookStoreShape {
     owner: string,
     outcome: AttemptOutcome
   ) => Effect.Effect<AttemptRecorded, StoreError>
+
+  /**
+   * Records many attempts at once, as {@link recordAttempt} would one after another in the
+   * order given (the dispatcher's group commit): one answer per attempt, in the same order. A
+   * store may record the common outcomes (delivered, retry) in a few multi-row statements and
+   * the rare `dead` ones one by one.
+   */
+  readonly recordAttempts: (
+    owner: string,
+    attempts: ReadonlyArray<RecordedAttempt>
+  ) => Effect.Effect<ReadonlyArray<AttemptRecorded>, StoreError>
 
   /** Gives up every lease `owner` holds, so another instance can take the deliveries at once. */
   readonly releaseDeliveries: (owner: string) => Effect.Effect<void, StoreError>
