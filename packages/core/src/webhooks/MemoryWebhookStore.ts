@@ -18,6 +18,7 @@ import {
   type DeliveryKey,
   deliveryIdOf,
   type EndpointChange,
+  inTimeOrder,
   maxAttemptsShown,
   type WebhookDeliveryRecord,
   type WebhookEndpointRecord,
@@ -332,7 +333,12 @@ export const make = (tables: MemoryTables): WebhookStoreShape => {
 
     recordAttempt: (key, owner, outcome) => Effect.sync(() => recordOne(key, owner, outcome)),
 
-    recordAttempts: (owner, recorded) => Effect.sync(() => recorded.map(({ key, outcome }) => recordOne(key, owner, outcome))),
+    recordAttempts: (owner, recorded) =>
+      Effect.sync(() => {
+        const answers: Array<AttemptRecorded> = recorded.map(() => ({ recorded: false, endpointDisabled: false }))
+        for (const { item, index } of inTimeOrder(recorded)) answers[index] = recordOne(item.key, owner, item.outcome)
+        return answers
+      }),
 
     recordRedelivery: (key, outcome) =>
       Effect.sync(() => {

@@ -266,10 +266,10 @@ export interface WebhookStoreShape {
   ) => Effect.Effect<AttemptRecorded, StoreError>
 
   /**
-   * Records many attempts at once, as {@link recordAttempt} would one after another in the
-   * order given (the dispatcher's group commit): one answer per attempt, in the same order. A
-   * store may record the common outcomes (delivered, retry) in a few multi-row statements and
-   * the rare `dead` ones one by one.
+   * Records many attempts at once (the dispatcher's group commit), leaving everything as
+   * {@link recordAttempt} would one after another in the order of their `at` (ties in the
+   * order given; see {@link inTimeOrder}): one answer per attempt, in the order given. A
+   * store may record delivered and retry outcomes in one multi-row statement.
    */
   readonly recordAttempts: (
     owner: string,
@@ -356,3 +356,12 @@ export class WebhookStore extends Context.Service<WebhookStore, WebhookStoreShap
  */
 export const deliveryIdOf = (endpointId: string, eventId: string): string =>
   `dlv_${createHash("md5").update(`${endpointId}:${eventId}`).digest("hex").slice(0, 26).toUpperCase()}`
+
+/**
+ * Attempts in the order their outcomes are applied by `recordAttempts`: by `at`, ties in the
+ * order given, each with its position in the input.
+ */
+export const inTimeOrder = <A extends RecordedAttempt>(
+  attempts: ReadonlyArray<A>
+): ReadonlyArray<{ readonly item: A; readonly index: number }> =>
+  attempts.map((item, index) => ({ item, index })).sort((a, b) => a.item.outcome.at - b.item.outcome.at || a.index - b.index)
