@@ -100,13 +100,22 @@ const disabledNotice = (claimed: ClaimedDelivery, at: number): Effect.Effect<Out
     }
   }))
 
-/** Records an attempt's outcome: through the batch's group commit. */
-type RecordOutcome = (key: DeliveryKey, outcome: AttemptOutcome) => Effect.Effect<AttemptRecorded, StoreError>
+/**
+ * Hands an attempt's outcome to the batch's group commit at once (the attempt's concurrency
+ * slot is free again); the effect returned waits for the write that carried it.
+ */
+type RecordOutcome = (
+  key: DeliveryKey,
+  outcome: AttemptOutcome
+) => Effect.Effect<Effect.Effect<AttemptRecorded, StoreError>>
 
 /**
  * Group commit: outcomes that arrive while a write is in flight wait and go together in the
  * next one, so a batch of concurrent attempts costs a few multi-row writes, not a transaction
- * each. Each caller gets its own answer once the write that carried its outcome is done.
+ * each, and attempts go on while outcomes are written. Each outcome's answer comes once the
+ * write that carried it is done. Writes run detached from the attempt that started them, so an
+ * interrupted pass still records what it attempted (an unrecorded one is delivered again when
+ * its lease runs out: at least once).
  */
 const groupCommit = (owner: string) =>
   Effect.gen(function* () {
@@ -135,12 +144,21 @@ const groupCommit = (owner: string) =>
       Effect.suspend(() => {
         const done = Deferred.makeUnsafe<AttemptRecorded, StoreError>()
         waiting.push({ item: { key, outcome }, done })
-        return Effect.andThen(writing.withPermit(write), Deferred.await(done))
+        return Effect.as(Effect.forkDetach(writing.withPermit(write)), Deferred.await(done))
       })
     return record
   })
 
-/** Attempts one claimed delivery and records what came of it. */
+/** What an attempt came to, once its outcome is written. */
+interface AttemptResult {
+  readonly delivered: boolean
+  readonly disabled: boolean
+}
+
+/**
+ * Attempts one claimed delivery and hands its outcome to the group commit; returns the effect
+ * that waits for the outcome to be written, then counts it in the metrics.
+ */
 const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (
   claimed: ClaimedDelivery,
   checked: CheckedTarget | undefined,
@@ -156,7 +174,7 @@ const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (
     error: attempt.failure === null ? null : storedError(attempt.failure)
   }
   if (attempt.delivered) {
-    yield* record(keyOf(claimed), {
+    const written = yield* record(keyOf(claimed), {
       at,
       result: "delivered",
       statusCode: attempt.statusCode,
@@ -164,12 +182,13 @@ const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (
       nextAttemptAt: null,
       attempt: logged
     })
-    yield* DeliveryMetrics.recordAttempt("delivered", false)
-    return { delivered: true, disabled: false }
+    return Effect.flatMap(written, () =>
+      Effect.as(DeliveryMetrics.recordAttempt("delivered", false), { delivered: true, disabled: false })
+    ) satisfies Effect.Effect<AttemptResult, StoreError>
   }
   const error = attempt.failure === null ? null : failureCode(attempt.failure)
   const retryAt = yield* nextAttemptAt(attemptsMade, at)
-  const recorded = yield* record(
+  const written = yield* record(
     keyOf(claimed),
     retryAt === null
       ? {
@@ -184,13 +203,16 @@ const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (
         }
       : { at, result: "retry", statusCode: attempt.statusCode, error, nextAttemptAt: retryAt, attempt: logged }
   )
-  yield* DeliveryMetrics.recordAttempt(retryAt === null ? "dead" : "retry", recorded.endpointDisabled)
-  if (recorded.endpointDisabled) {
-    yield* Effect.logWarning("webhook endpoint disabled: a delivery used up its retries and every attempt failed for 3 days").pipe(
-      Effect.annotateLogs({ workspace_id: endpoint.workspaceId, endpoint_id: endpoint.id, event_id: event.id })
-    )
-  }
-  return { delivered: false, disabled: recorded.endpointDisabled }
+  return Effect.gen(function* () {
+    const recorded = yield* written
+    yield* DeliveryMetrics.recordAttempt(retryAt === null ? "dead" : "retry", recorded.endpointDisabled)
+    if (recorded.endpointDisabled) {
+      yield* Effect.logWarning("webhook endpoint disabled: a delivery used up its retries and every attempt failed for 3 days").pipe(
+        Effect.annotateLogs({ workspace_id: endpoint.workspaceId, endpoint_id: endpoint.id, event_id: event.id })
+      )
+    }
+    return { delivered: false, disabled: recorded.endpointDisabled }
+  }) satisfies Effect.Effect<AttemptResult, StoreError>
 })
 
 /** Whether deliveries are traced: the tracing setting outside the (untraced) polling pass. */
@@ -233,11 +255,12 @@ export const deliverDue = Effect.fn("webhooks.deliverDue")(function* (options: D
     })
   )
   const record = yield* groupCommit(options.owner)
-  const results = yield* Effect.forEach(
+  const written = yield* Effect.forEach(
     claimed,
     (claim) => tracedAttempt(claim, checks.get(claim.endpoint.url), record),
     { concurrency: options.concurrency ?? defaults.concurrency }
   )
+  const results = yield* Effect.all(written)
   return {
     attempted: results.length,
     delivered: results.filter((result) => result.delivered).length,
