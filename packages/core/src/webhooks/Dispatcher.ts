@@ -128,16 +128,18 @@ const groupCommit = (owner: string) =>
       if (taken.length === 0) return Effect.void
       return store.recordAttempts(owner, taken.map(({ item }) => item)).pipe(
         Effect.exit,
-        Effect.map((exit) => {
-          for (const [index, { done }] of taken.entries()) {
-            Deferred.doneUnsafe(
-              done,
-              Exit.isSuccess(exit)
-                ? Effect.succeed(exit.value[index] ?? { recorded: false, endpointDisabled: false })
-                : Effect.failCause(exit.cause)
-            )
-          }
-        })
+        Effect.flatMap((exit) =>
+          Effect.sync(() => {
+            for (const [index, { done }] of taken.entries()) {
+              Deferred.doneUnsafe(
+                done,
+                Exit.isSuccess(exit)
+                  ? Effect.succeed(exit.value[index] ?? { recorded: false, endpointDisabled: false })
+                  : Effect.failCause(exit.cause)
+              )
+            }
+          })
+        )
       )
     })
     const record: RecordOutcome = (key, outcome) =>

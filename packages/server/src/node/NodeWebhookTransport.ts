@@ -195,7 +195,13 @@ const send = (
       },
       (response) => {
         const statusCode = response.statusCode ?? 0
-        drain(response, (body) => resume(Effect.succeed({ statusCode, body })))
+        // Answered once the request is closed too, a turn later: its connection is then back
+        // in the pool (or gone), so the next delivery to the origin reuses it.
+        drain(response, (body) => {
+          const answer = () => setImmediate(() => resume(Effect.succeed({ statusCode, body })))
+          if (req.closed) answer()
+          else req.once("close", answer)
+        })
       }
     )
     current = req

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 import { Effect, Layer } from "effect"
-import { Dispatcher, type Ids, LogPruner, UrlSafety, type WebhookStore, WebhookTransport, Webhooks } from "@postwire/core"
+import { Dispatcher, type Ids, LogPruner, type UrlSafety, type WebhookStore, type WebhookTransport, Webhooks } from "@postwire/core"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import * as NodeResolver from "../node/NodeResolver.ts"
 import * as NodeWebhookTransport from "../node/NodeWebhookTransport.ts"
