@@ -19,8 +19,8 @@ interface Counts {
   roundTrips: number
 }
 
-/** A relay to `target` counting the frontend messages of every connection. */
-const relay = async (target: URL) => {
+/** A relay to `target` counting the frontend messages of every connection (the dispatcher bench uses it too). */
+export const relay = async (target: URL) => {
   const counts: Counts = { statements: 0, roundTrips: 0 }
   const port = await freePort()
   const server = createServer((client: Socket) => {

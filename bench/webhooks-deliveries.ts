@@ -1,13 +1,19 @@
 /**
  * Webhook deliveries per second to a loopback receiver, through the real dispatcher (fan-out,
- * claims, signing, the URL check, one connection per delivery, recording each outcome), on the
- * in-memory store and on the embedded database. The baseline, measured in the same run, is bare
- * node:http POSTs of the same body to the same receiver with the same concurrency: the ceiling
- * the transport itself allows.
+ * claims, signing, the URL check, the Node transport, recording each outcome), on the in-memory
+ * store, on the embedded database and, when `DATABASE_URL` is set, on PostgreSQL.
+ *
+ * Two baselines are measured in the same run against the same receiver, with the same body and
+ * concurrency: bare node:http POSTs with one connection each, and bare node:http POSTs through a
+ * keep-alive agent (connections reused), the ceiling the transport itself allows. Every figure
+ * is printed as a ratio to both. Statements per delivery are counted where they are issued
+ * (PGlite's `query` calls; PostgreSQL's frontend messages through the wire relay of
+ * posts-wire.ts), which does not depend on the machine's load.
  */
-import { request } from "node:http"
-import { createServer } from "node:http"
+import { execFileSync } from "node:child_process"
+import { Agent, createServer, request } from "node:http"
 import type { AddressInfo } from "node:net"
+import { PGlite } from "@electric-sql/pglite"
 import { Effect, Layer } from "effect"
 import {
   Dispatcher,
@@ -17,15 +23,15 @@ import {
   MemoryStore,
   MemoryWebhookStore,
   type OutboxEvent,
-  Resolver,
   Store,
   type WebhookStore,
   WebhookSettings,
-  WebhookTransport,
   Webhooks,
   Workspaces
 } from "@postwire/core"
-import { PgliteClient, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
+import { NodeResolver, NodeWebhookTransport } from "@postwire/server"
+import { layerPostgres, PgliteClient, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
+import { relay } from "./posts-wire.ts"
 import { table } from "./support.ts"
 
 const deliveries = 2_000
@@ -55,15 +61,26 @@ const aReceiver = async () => {
     url: `http://127.0.0.1:${port}/hooks`,
     port,
     received: () => received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
   }
 }
 
-/** One POST the way the transport sends it: a fresh connection, the body, the answer's status. */
-const post = (port: number) =>
+/** One POST of the body, the answer read to its end: a fresh connection each, or through `agent`. */
+const post = (port: number, agent: Agent | undefined) =>
   new Promise<void>((resolve, reject) => {
     const req = request(
-      { host: "127.0.0.1", port, path: "/hooks", method: "POST", agent: false, headers: { "content-type": "application/json", connection: "close" } },
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/hooks",
+        method: "POST",
+        agent: agent ?? false,
+        headers: { "content-type": "application/json", ...(agent === undefined ? { connection: "close" } : {}) }
+      },
       (res) => {
         res.resume()
         res.on("end", () => resolve())
@@ -73,28 +90,31 @@ const post = (port: number) =>
     req.end(body)
   })
 
-const baseline = async (port: number): Promise<number> => {
+const baseline = async (port: number, agent: Agent | undefined): Promise<number> => {
   let next = 0
   const start = performance.now()
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next++ < deliveries) await post(port)
+      while (next++ < deliveries) await post(port, agent)
     })
   )
   return (deliveries * 1000) / (performance.now() - start)
 }
 
-const engine = (stores: Layer.Layer<Store | WebhookStore, unknown>) =>
+const engine = (stores: Layer.Layer<Store | WebhookStore, unknown>, transport: Layer.Layer<import("@postwire/core").WebhookTransport>) =>
   Layer.mergeAll(
     Ids.layer,
     EngineConfig.layer(defaultSettings("http://127.0.0.1", "bench-secret-of-at-least-thirty-two-bytes")),
     WebhookSettings.layer({ allowLoopback: true }),
-    WebhookTransport.layer,
-    Resolver.layerNode
+    transport,
+    NodeResolver.layer
   ).pipe(Layer.provideMerge(stores))
 
-/** Registers an endpoint, writes `deliveries` events, and times the dispatcher until all arrived. */
-const throughDispatcher = (receiver: Awaited<ReturnType<typeof aReceiver>>) =>
+/**
+ * Registers an endpoint, writes `deliveries` events, and times the dispatcher until all arrived.
+ * `startCounting` is called when the timed part starts; returns deliveries per second.
+ */
+const throughDispatcher = (receiver: Awaited<ReturnType<typeof aReceiver>>, startCounting: () => void) =>
   Effect.gen(function* () {
     const store = yield* Store
     const ids = yield* Ids
@@ -118,6 +138,7 @@ const throughDispatcher = (receiver: Awaited<ReturnType<typeof aReceiver>>) =>
       yield* store.updateAccountStatus(workspace.id, "acc_none", "connected", events)
     }
     const before = receiver.received()
+    startCounting()
     const start = performance.now()
     while (receiver.received() - before < deliveries) {
       yield* Dispatcher.dispatchOnce({ owner: "bench", batchSize: 100, concurrency })
@@ -125,31 +146,79 @@ const throughDispatcher = (receiver: Awaited<ReturnType<typeof aReceiver>>) =>
     return (deliveries * 1000) / (performance.now() - start)
   })
 
-/** Prints deliveries per second: bare HTTP, the dispatcher in memory, and on the embedded database. */
+const measure = <E>(
+  receiver: Awaited<ReturnType<typeof aReceiver>>,
+  stores: Layer.Layer<Store | WebhookStore, E>,
+  transport: Layer.Layer<import("@postwire/core").WebhookTransport> = NodeWebhookTransport.layer,
+  startCounting: () => void = () => {}
+) => Effect.runPromise(Effect.scoped(throughDispatcher(receiver, startCounting).pipe(Effect.provide(engine(stores, transport)))))
+
+// PGlite's statements, counted at its `query` (the only call the project's client makes).
+let pgliteStatements = 0
+const pgliteQuery = PGlite.prototype.query
+PGlite.prototype.query = function (this: PGlite, ...args: Parameters<PGlite["query"]>) {
+  pgliteStatements++
+  return pgliteQuery.apply(this, args)
+} as PGlite["query"]
+
+const memoryStores = () => MemoryWebhookStore.layer.pipe(Layer.provideMerge(MemoryStore.layer))
+const embeddedStores = () =>
+  SqlWebhookStore.layer.pipe(Layer.provideMerge(SqlStore.layer), Layer.provide(PgliteClient.layer()))
+
+/** Prints deliveries per second and statements per delivery, each beside both baselines. */
 export async function run(): Promise<void> {
   const receiver = await aReceiver()
+  const keepAlive = new Agent({ keepAlive: true, maxSockets: concurrency })
+  const rows: Array<{ path: string; rate: number; statements?: number }> = []
+  let oneConnection = 0
+  let reused = 0
   try {
-    await baseline(receiver.port)
-    const bare = await baseline(receiver.port)
-    const memory = await Effect.runPromise(
-      throughDispatcher(receiver).pipe(
-        Effect.provide(engine(MemoryWebhookStore.layer.pipe(Layer.provideMerge(MemoryStore.layer))))
-      )
-    )
-    const embedded = await Effect.runPromise(
-      throughDispatcher(receiver).pipe(
-        Effect.provide(
-          engine(SqlWebhookStore.layer.pipe(Layer.provideMerge(SqlStore.layer), Layer.provide(PgliteClient.layer())))
+    // Warm both paths, then measure the baselines interleaved with the runs.
+    await baseline(receiver.port, undefined)
+    await baseline(receiver.port, keepAlive)
+    oneConnection = await baseline(receiver.port, undefined)
+    reused = await baseline(receiver.port, keepAlive)
+    rows.push({ path: "dispatcher, in-memory store, one connection each", rate: await measure(receiver, memoryStores(), NodeWebhookTransport.layerWith({ keepAlive: false })) })
+    rows.push({ path: "dispatcher, in-memory store", rate: await measure(receiver, memoryStores()) })
+    let counted = 0
+    const embedded = await measure(receiver, embeddedStores(), NodeWebhookTransport.layer, () => {
+      counted = pgliteStatements
+    })
+    rows.push({ path: "dispatcher, embedded database", rate: embedded, statements: (pgliteStatements - counted) / deliveries })
+    const url = process.env.DATABASE_URL
+    if (url) {
+      const schema = `bench_dispatcher_${process.pid}`
+      execFileSync("psql", [url, "-qc", `CREATE SCHEMA ${schema}`])
+      const wire = await relay(new URL(url))
+      try {
+        const postgres = SqlWebhookStore.layer.pipe(
+          Layer.provideMerge(SqlStore.layer),
+          Layer.provide(layerPostgres(wire.url, { searchPath: schema }))
         )
-      )
-    )
-    console.log(`${deliveries} deliveries to a loopback receiver, ${concurrency} at a time, one connection each`)
-    table([
-      { path: "bare node:http POST (baseline)", "deliveries/s": bare, "x baseline": 1 },
-      { path: "dispatcher, in-memory store", "deliveries/s": memory, "x baseline": memory / bare },
-      { path: "dispatcher, embedded database", "deliveries/s": embedded, "x baseline": embedded / bare }
-    ])
+        const rate = await measure(receiver, postgres, NodeWebhookTransport.layer, () => wire.reset())
+        rows.push({ path: "dispatcher, PostgreSQL", rate, statements: wire.counts.statements / deliveries })
+      } finally {
+        await wire.close()
+        execFileSync("psql", [url, "-qc", `DROP SCHEMA IF EXISTS ${schema} CASCADE`])
+      }
+    }
+    // The baselines again, after the runs: the ratios use the mean of both measures.
+    oneConnection = (oneConnection + (await baseline(receiver.port, undefined))) / 2
+    reused = (reused + (await baseline(receiver.port, keepAlive))) / 2
   } finally {
+    keepAlive.destroy()
     await receiver.close()
   }
+  console.log(`${deliveries} deliveries to a loopback receiver, ${concurrency} at a time`)
+  table([
+    { path: "bare node:http POST, one connection each (baseline 1)", "deliveries/s": oneConnection, "x baseline 1": 1, "x baseline 2": oneConnection / reused, "statements/delivery": "" },
+    { path: "bare node:http POST, keep-alive agent (baseline 2)", "deliveries/s": reused, "x baseline 1": reused / oneConnection, "x baseline 2": 1, "statements/delivery": "" },
+    ...rows.map((row) => ({
+      path: row.path,
+      "deliveries/s": row.rate,
+      "x baseline 1": row.rate / oneConnection,
+      "x baseline 2": row.rate / reused,
+      "statements/delivery": row.statements ?? ""
+    }))
+  ])
 }

@@ -526,6 +526,121 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
         }))
     })
 
+    describe("batched attempts", () => {
+      it.effect("records a batch as one-by-one recording in time order would: deliveries, the log, each endpoint's last success and failing streak", () =>
+        Effect.gen(function* () {
+          yield* aClearQueue
+          const { webhooks, workspaceId, emit } = yield* withWorkspace
+          const [a, b, c] = [anEndpoint(workspaceId), anEndpoint(workspaceId), anEndpoint(workspaceId)]
+          for (const endpoint of [a!, b!, c!]) yield* webhooks.createEndpoint(endpoint)
+          yield* emit(anEvent(workspaceId, { type: "post.published" }), anEvent(workspaceId, { type: "post.published" }))
+          yield* fanOutAll(t0)
+          const claims = mine(workspaceId, yield* webhooks.claimDueDeliveries("worker", t0, t0 + day, 10))
+          assert.strictEqual(claims.length, 6)
+          const of = (endpointId: string) => claims.filter((claim) => claim.delivery.endpointId === endpointId).map(keyOf)
+          const [a1, a2] = of(a!.id)
+          const [b1, b2] = of(b!.id)
+          const [c1, c2] = of(c!.id)
+          const delivered = (at: number): AttemptOutcome => ({
+            at,
+            result: "delivered",
+            statusCode: 200,
+            error: null,
+            nextAttemptAt: null,
+            attempt: { durationMs: 7, responseBody: "ok", error: null }
+          })
+          const unknown = { workspaceId, endpointId: a!.id, eventId: anId("evt") }
+
+          const answers = yield* webhooks.recordAttempts("worker", [
+            { key: a2!, outcome: failed(t0 + 20) },
+            { key: b1!, outcome: failed(t0 + 30) },
+            { key: c2!, outcome: delivered(t0 + 6) },
+            { key: unknown, outcome: delivered(t0 + 1) },
+            { key: a1!, outcome: delivered(t0 + 10) },
+            { key: b2!, outcome: failed(t0 + 15) },
+            { key: c1!, outcome: failed(t0 + 5) }
+          ])
+
+          const yes = { recorded: true, endpointDisabled: false }
+          assert.deepStrictEqual(answers, [yes, yes, yes, { recorded: false, endpointDisabled: false }, yes, yes, yes])
+          const endpointState = (id: string) =>
+            Effect.map(webhooks.getEndpoint(workspaceId, id), (found) => {
+              const endpoint = Option.getOrThrow(found)
+              return [endpoint.lastSuccessAt, endpoint.failingSince, endpoint.active]
+            })
+          assert.deepStrictEqual(yield* endpointState(a!.id), [t0 + 10, t0 + 20, true], "a failure after the last success starts a streak")
+          assert.deepStrictEqual(yield* endpointState(b!.id), [null, t0 + 15, true], "the streak starts at the earliest failure")
+          assert.deepStrictEqual(yield* endpointState(c!.id), [t0 + 6, null, true], "a success after the failure ends the streak")
+          const deliveries = (yield* Effect.forEach([a!, b!, c!], (endpoint) => webhooks.listDeliveries(workspaceId, endpoint.id))).flat()
+          assert.deepStrictEqual(
+            deliveries.map((d) => [d.status, d.attempts, d.leaseOwner]).sort(),
+            [
+              ["delivered", 1, null],
+              ["delivered", 1, null],
+              ["pending", 1, null],
+              ["pending", 1, null],
+              ["pending", 1, null],
+              ["pending", 1, null]
+            ]
+          )
+          const detail = Option.getOrThrow(
+            yield* webhooks.getDelivery(workspaceId, a!.id, deliveryIdOf(a!.id, a1!.eventId))
+          )
+          assert.deepStrictEqual(detail.attempts, [
+            { number: 1, at: t0 + 10, durationMs: 7, statusCode: 200, responseBody: "ok", error: null, redelivery: false }
+          ])
+          assert.deepStrictEqual(
+            (yield* webhooks.getDelivery(workspaceId, b!.id, deliveryIdOf(b!.id, b2!.eventId))).pipe(Option.getOrThrow).attempts,
+            [
+              {
+                number: 1,
+                at: t0 + 15,
+                durationMs: 12,
+                statusCode: 503,
+                responseBody: "busy",
+                error: { code: "webhook_delivery_failed", details: { kind: "http_status", status: 503 }, platform_code: null, retryable: true },
+                redelivery: false
+              }
+            ]
+          )
+
+          const again = yield* webhooks.recordAttempts("worker", [{ key: a1!, outcome: failed(t0 + 40) }])
+          assert.deepStrictEqual(again, [{ recorded: false, endpointDisabled: false }], "the lease went with the first record")
+          assert.deepStrictEqual(yield* endpointState(a!.id), [t0 + 10, t0 + 20, true])
+        }))
+
+      it.effect("records a batch holding a dead outcome, which may disable its endpoint, beside the others", () =>
+        Effect.gen(function* () {
+          yield* aClearQueue
+          const { webhooks, workspaceId, emit } = yield* withWorkspace
+          const [failing, healthy] = [anEndpoint(workspaceId), anEndpoint(workspaceId)]
+          yield* webhooks.createEndpoint(failing!)
+          yield* webhooks.createEndpoint(healthy!)
+          yield* emit(anEvent(workspaceId, { type: "post.published" }))
+          yield* fanOutAll(t0)
+          const first = mine(workspaceId, yield* webhooks.claimDueDeliveries("worker", t0, t0 + minute, 10)).find(
+            (claim) => claim.delivery.endpointId === failing!.id
+          )
+          yield* webhooks.recordAttempt(keyOf(first!), "worker", failed(t0, { nextAttemptAt: t0 + 3 * day }))
+          const at = t0 + 3 * day
+          const claims = mine(workspaceId, yield* webhooks.claimDueDeliveries("worker", at, at + minute, 10))
+          const dying = claims.find((claim) => claim.delivery.endpointId === failing!.id)!
+          const fine = claims.find((claim) => claim.delivery.endpointId === healthy!.id)!
+
+          const answers = yield* webhooks.recordAttempts("worker", [
+            { key: keyOf(fine), outcome: { at, result: "delivered", statusCode: 204, error: null, nextAttemptAt: null } },
+            { key: keyOf(dying), outcome: { ...failed(at, { result: "dead" }), disableIfFailingSince: at - 3 * day } }
+          ])
+
+          assert.deepStrictEqual(answers, [
+            { recorded: true, endpointDisabled: false },
+            { recorded: true, endpointDisabled: true }
+          ])
+          assert.isFalse(Option.getOrThrow(yield* webhooks.getEndpoint(workspaceId, failing!.id)).active)
+          assert.strictEqual(Option.getOrThrow(yield* webhooks.getEndpoint(workspaceId, healthy!.id)).lastSuccessAt, at)
+        }))
+    })
+
     describe("endpoint changes", () => {
       it.effect("changes the url and events, and finds no endpoint of another workspace", () =>
         Effect.gen(function* () {

@@ -16,6 +16,7 @@ import {
   WebhookTransport,
   Workspaces
 } from "../src/index.ts"
+import { NodeWebhookTransport } from "@postwire/server"
 import { aReceiver, type Received } from "./fixtures/receiver.ts"
 
 const minute = 60_000
@@ -24,7 +25,7 @@ const day = 24 * hour
 
 const Engine = (
   resolver: Layer.Layer<UrlSafety.Resolver> = UrlSafety.Resolver.layerStatic({}),
-  transport: Layer.Layer<WebhookTransport> = WebhookTransport.layer
+  transport: Layer.Layer<WebhookTransport> = NodeWebhookTransport.layer
 ) =>
   Layer.mergeAll(
     Ids.layerTest,
@@ -216,7 +217,7 @@ describe("Dispatcher", () => {
             })
         }
       })
-    ).pipe(Layer.provide(WebhookTransport.layer))
+    ).pipe(Layer.provide(NodeWebhookTransport.layer))
     return Effect.gen(function* () {
       const receiver = yield* aReceiver(() => 204)
       const { connectAccount } = yield* anEndpointAt(`http://hooks.example:${receiver.port}/hooks`)

@@ -297,14 +297,4 @@ describe("Resolver", () => {
       assert.deepStrictEqual([error._tag, error.host], ["ResolveError", "constructor"])
     }).pipe(Effect.provide(Resolver.layerStatic({})))
   )
-
-  it.live("layerNode resolves with the operating system, /etc/hosts included", () =>
-    Effect.gen(function* () {
-      const addresses = yield* Resolver.use((resolver) => resolver.resolve("localhost"))
-      assert.isAbove(addresses.length, 0)
-      for (const address of addresses) assert.strictEqual(classifyAddress(address), "loopback")
-      const missing = yield* Effect.flip(Resolver.use((resolver) => resolver.resolve("no-such-host.invalid")))
-      assert.strictEqual(missing._tag, "ResolveError")
-    }).pipe(Effect.provide(Resolver.layerNode))
-  )
 })

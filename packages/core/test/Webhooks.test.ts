@@ -13,6 +13,7 @@ import {
   WebhookTransport,
   Workspaces
 } from "../src/index.ts"
+import { NodeWebhookTransport } from "@postwire/server"
 import { aReceiver } from "./fixtures/receiver.ts"
 
 const dns: Record<string, Array<string>> = {
@@ -26,7 +27,7 @@ const Engine = (allowLoopback: boolean) =>
     Ids.layerTest,
     EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")),
     Webhooks.WebhookSettings.layer({ allowLoopback }),
-    WebhookTransport.layer,
+    NodeWebhookTransport.layer,
     Layer.succeed(UrlSafety.Resolver)({
       resolve: (host) =>
         Effect.suspend(() =>

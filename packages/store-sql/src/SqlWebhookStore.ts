@@ -11,10 +11,12 @@
 
 import {
   type AttemptRecord,
+  type AttemptRecorded,
   type ClaimedDelivery,
   type DeliveryDetail,
   type DeliveryKey,
   maxAttemptsShown,
+  inTimeOrder,
   type WebhookEndpointRecord,
   WebhookStore,
   type WebhookStoreShape
@@ -238,6 +240,98 @@ export const make: Effect.Effect<WebhookStoreShape, never, SqlClient.SqlClient> 
             return { recorded: true, endpointDisabled: true }
           })
         )
+      ),
+
+    // A batch of delivered and retry outcomes in ONE statement, so one transaction: the
+    // deliveries, their attempts in the log, and each endpoint's last success and failing
+    // streak, folded per endpoint in the order of the attempts' times exactly as recording them
+    // one by one would leave them. A batch with a `dead` outcome (rare: it may disable an
+    // endpoint) is recorded one by one, in that order.
+    recordAttempts: (owner, attempts) =>
+      operation("recordAttempts")(
+        Effect.gen(function* () {
+          const ordered = inTimeOrder(attempts)
+          if (ordered.some(({ item }) => item.outcome.result === "dead")) {
+            const answers: Array<AttemptRecorded> = attempts.map(() => ({ recorded: false, endpointDisabled: false }))
+            for (const { item, index } of ordered) answers[index] = yield* store.recordAttempt(item.key, owner, item.outcome)
+            return answers
+          }
+          if (ordered.length === 0) return []
+          const rows = JSON.stringify(
+            ordered.map(({ item: { key, outcome } }, ord) => ({
+              ord,
+              workspace_id: key.workspaceId,
+              endpoint_id: key.endpointId,
+              event_id: key.eventId,
+              status: outcome.result === "retry" ? "pending" : "delivered",
+              at: outcome.at,
+              next_attempt_at: outcome.result === "retry" ? outcome.nextAttemptAt : null,
+              status_code: outcome.statusCode,
+              error: outcome.error,
+              duration_ms: Math.round(outcome.attempt?.durationMs ?? 0),
+              response_body: outcome.attempt?.responseBody ?? null,
+              attempt_error: outcome.attempt?.error ?? null
+            }))
+          )
+          const recorded = yield* sql`WITH v AS (
+              SELECT DISTINCT ON (workspace_id, endpoint_id, event_id) * FROM jsonb_to_recordset(${rows}::jsonb) AS x(
+                ord integer, workspace_id text, endpoint_id text, event_id text, status text, at bigint,
+                next_attempt_at bigint, status_code integer, error text, duration_ms integer, response_body text,
+                attempt_error jsonb)
+              ORDER BY workspace_id, endpoint_id, event_id, ord
+            ), updated AS (
+              UPDATE webhook_deliveries d SET
+                status = v.status,
+                attempts = d.attempts + 1,
+                first_attempt_at = coalesce(d.first_attempt_at, v.at),
+                last_attempt_at = v.at,
+                next_attempt_at = v.next_attempt_at,
+                last_status_code = v.status_code,
+                last_error = v.error,
+                lease_owner = NULL,
+                lease_until = NULL
+              FROM v
+              WHERE d.workspace_id = v.workspace_id AND d.endpoint_id = v.endpoint_id AND d.event_id = v.event_id
+                AND d.status = 'pending' AND d.lease_owner = ${owner}
+              RETURNING d.workspace_id, d.endpoint_id, d.event_id, d.attempts
+            ), done AS (
+              SELECT v.*, u.attempts FROM updated u
+              JOIN v ON v.workspace_id = u.workspace_id AND v.endpoint_id = u.endpoint_id AND v.event_id = u.event_id
+            ), logged AS (
+              INSERT INTO webhook_attempts
+                (workspace_id, endpoint_id, event_id, number, attempted_at, duration_ms, status_code, response_body, error, redelivery)
+              SELECT workspace_id, endpoint_id, event_id, attempts, at, duration_ms, status_code, response_body, attempt_error, false
+              FROM done
+            ), successes AS (
+              SELECT workspace_id, endpoint_id,
+                max(at) FILTER (WHERE status = 'delivered') AS success_at,
+                max(ord) FILTER (WHERE status = 'delivered') AS success_ord
+              FROM done GROUP BY workspace_id, endpoint_id
+            ), streaks AS (
+              SELECT s.workspace_id, s.endpoint_id, s.success_at,
+                (SELECT min(f.at) FROM done f
+                  WHERE f.workspace_id = s.workspace_id AND f.endpoint_id = s.endpoint_id AND f.status <> 'delivered'
+                    AND (s.success_ord IS NULL OR f.ord > s.success_ord)) AS failed_at
+              FROM successes s
+            ), endpoints AS (
+              UPDATE webhook_endpoints e SET
+                last_success_at = CASE WHEN p.success_at IS NULL THEN e.last_success_at
+                  ELSE greatest(coalesce(e.last_success_at, p.success_at), p.success_at) END,
+                failing_since = CASE
+                  WHEN p.failed_at IS NULL THEN (CASE WHEN p.success_at IS NULL THEN e.failing_since ELSE NULL END)
+                  WHEN p.success_at IS NULL THEN coalesce(e.failing_since, p.failed_at)
+                  ELSE p.failed_at END
+              FROM streaks p
+              WHERE e.workspace_id = p.workspace_id AND e.id = p.endpoint_id
+            )
+            SELECT ord FROM done`
+          const recordedOrds = new Set(recorded.map((row) => toNumber(row.ord)))
+          const answers: Array<AttemptRecorded> = attempts.map(() => ({ recorded: false, endpointDisabled: false }))
+          for (const [ord, { index }] of ordered.entries()) {
+            if (recordedOrds.has(ord)) answers[index] = { recorded: true, endpointDisabled: false }
+          }
+          return answers
+        })
       ),
 
     deliveryBacklog: () =>

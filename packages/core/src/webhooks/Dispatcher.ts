@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Duration, Effect, References } from "effect"
+import { Context, Deferred, Duration, Effect, Exit, References, Semaphore } from "effect"
 import { formatInstant } from "@postwire/domain"
 import { Ids } from "../ids/Ids.ts"
 import type { OutboxEvent } from "../store/Records.ts"
@@ -19,8 +19,15 @@ import type { StoreError } from "../store/Store.ts"
 import * as DeliveryMetrics from "./DeliveryMetrics.ts"
 import { disableAfterFailingMs, nextAttemptAt } from "./DeliverySchedule.ts"
 import type { Resolver } from "./UrlSafety.ts"
-import { deliverEvent, eventBody, failureCode, storedError, type WebhookSettings } from "./Webhooks.ts"
-import { type ClaimedDelivery, type DeliveryKey, WebhookStore } from "./WebhookStore.ts"
+import { type CheckedTarget, checkTarget, deliverEvent, eventBody, failureCode, storedError, type WebhookSettings } from "./Webhooks.ts"
+import {
+  type AttemptOutcome,
+  type AttemptRecorded,
+  type ClaimedDelivery,
+  type DeliveryKey,
+  type RecordedAttempt,
+  WebhookStore
+} from "./WebhookStore.ts"
 import type { WebhookTransport } from "./WebhookTransport.ts"
 
 /** How a dispatcher works. */
@@ -93,11 +100,74 @@ const disabledNotice = (claimed: ClaimedDelivery, at: number): Effect.Effect<Out
     }
   }))
 
-/** Attempts one claimed delivery and records what came of it. */
-const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (owner: string, claimed: ClaimedDelivery) {
-  const store = yield* WebhookStore
+/**
+ * Hands an attempt's outcome to the batch's group commit at once (the attempt's concurrency
+ * slot is free again); the effect returned waits for the write that carried it.
+ */
+type RecordOutcome = (
+  key: DeliveryKey,
+  outcome: AttemptOutcome
+) => Effect.Effect<Effect.Effect<AttemptRecorded, StoreError>>
+
+/**
+ * Group commit: outcomes that arrive while a write is in flight wait and go together in the
+ * next one, so a batch of concurrent attempts costs a few multi-row writes, not a transaction
+ * each, and attempts go on while outcomes are written. Each outcome's answer comes once the
+ * write that carried it is done. Writes run detached from the attempt that started them, so an
+ * interrupted pass still records what it attempted (an unrecorded one is delivered again when
+ * its lease runs out: at least once).
+ */
+const groupCommit = (owner: string) =>
+  Effect.gen(function* () {
+    const store = yield* WebhookStore
+    const writing = yield* Semaphore.make(1)
+    let waiting: Array<{ readonly item: RecordedAttempt; readonly done: Deferred.Deferred<AttemptRecorded, StoreError> }> = []
+    const write = Effect.suspend(() => {
+      const taken = waiting
+      waiting = []
+      if (taken.length === 0) return Effect.void
+      return store.recordAttempts(owner, taken.map(({ item }) => item)).pipe(
+        Effect.exit,
+        Effect.flatMap((exit) =>
+          Effect.sync(() => {
+            for (const [index, { done }] of taken.entries()) {
+              Deferred.doneUnsafe(
+                done,
+                Exit.isSuccess(exit)
+                  ? Effect.succeed(exit.value[index] ?? { recorded: false, endpointDisabled: false })
+                  : Effect.failCause(exit.cause)
+              )
+            }
+          })
+        )
+      )
+    })
+    const record: RecordOutcome = (key, outcome) =>
+      Effect.suspend(() => {
+        const done = Deferred.makeUnsafe<AttemptRecorded, StoreError>()
+        waiting.push({ item: { key, outcome }, done })
+        return Effect.as(Effect.forkDetach(writing.withPermit(write)), Deferred.await(done))
+      })
+    return record
+  })
+
+/** What an attempt came to, once its outcome is written. */
+interface AttemptResult {
+  readonly delivered: boolean
+  readonly disabled: boolean
+}
+
+/**
+ * Attempts one claimed delivery and hands its outcome to the group commit; returns the effect
+ * that waits for the outcome to be written, then counts it in the metrics.
+ */
+const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (
+  claimed: ClaimedDelivery,
+  checked: CheckedTarget | undefined,
+  record: RecordOutcome
+) {
   const { delivery, endpoint, event } = claimed
-  const attempt = yield* deliverEvent(endpoint, event.id, eventBody(event))
+  const attempt = yield* deliverEvent(endpoint, event.id, eventBody(event), checked)
   const at = yield* now
   const attemptsMade = delivery.attempts + 1
   const logged = {
@@ -106,7 +176,7 @@ const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (owner: 
     error: attempt.failure === null ? null : storedError(attempt.failure)
   }
   if (attempt.delivered) {
-    yield* store.recordAttempt(keyOf(claimed), owner, {
+    const written = yield* record(keyOf(claimed), {
       at,
       result: "delivered",
       statusCode: attempt.statusCode,
@@ -114,14 +184,14 @@ const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (owner: 
       nextAttemptAt: null,
       attempt: logged
     })
-    yield* DeliveryMetrics.recordAttempt("delivered", false)
-    return { delivered: true, disabled: false }
+    return Effect.flatMap(written, () =>
+      Effect.as(DeliveryMetrics.recordAttempt("delivered", false), { delivered: true, disabled: false })
+    ) satisfies Effect.Effect<AttemptResult, StoreError>
   }
   const error = attempt.failure === null ? null : failureCode(attempt.failure)
   const retryAt = yield* nextAttemptAt(attemptsMade, at)
-  const recorded = yield* store.recordAttempt(
+  const written = yield* record(
     keyOf(claimed),
-    owner,
     retryAt === null
       ? {
           at,
@@ -135,22 +205,25 @@ const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (owner: 
         }
       : { at, result: "retry", statusCode: attempt.statusCode, error, nextAttemptAt: retryAt, attempt: logged }
   )
-  yield* DeliveryMetrics.recordAttempt(retryAt === null ? "dead" : "retry", recorded.endpointDisabled)
-  if (recorded.endpointDisabled) {
-    yield* Effect.logWarning("webhook endpoint disabled: a delivery used up its retries and every attempt failed for 3 days").pipe(
-      Effect.annotateLogs({ workspace_id: endpoint.workspaceId, endpoint_id: endpoint.id, event_id: event.id })
-    )
-  }
-  return { delivered: false, disabled: recorded.endpointDisabled }
+  return Effect.gen(function* () {
+    const recorded = yield* written
+    yield* DeliveryMetrics.recordAttempt(retryAt === null ? "dead" : "retry", recorded.endpointDisabled)
+    if (recorded.endpointDisabled) {
+      yield* Effect.logWarning("webhook endpoint disabled: a delivery used up its retries and every attempt failed for 3 days").pipe(
+        Effect.annotateLogs({ workspace_id: endpoint.workspaceId, endpoint_id: endpoint.id, event_id: event.id })
+      )
+    }
+    return { delivered: false, disabled: recorded.endpointDisabled }
+  }) satisfies Effect.Effect<AttemptResult, StoreError>
 })
 
 /** Whether deliveries are traced: the tracing setting outside the (untraced) polling pass. */
 const DeliveriesTraced = Context.Reference<boolean>("postwire/Dispatcher/DeliveriesTraced", { defaultValue: () => true })
 
 /** One delivery attempt as its own trace, even inside an untraced polling pass. */
-const tracedAttempt = (owner: string, claimed: ClaimedDelivery) =>
+const tracedAttempt = (claimed: ClaimedDelivery, checked: CheckedTarget | undefined, record: RecordOutcome) =>
   Effect.flatMap(DeliveriesTraced, (traced: boolean) =>
-    attemptDelivery(owner, claimed).pipe(
+    attemptDelivery(claimed, checked, record).pipe(
       Effect.withSpan("webhooks.delivery", {
         root: true,
         kind: "producer",
@@ -161,8 +234,9 @@ const tracedAttempt = (owner: string, claimed: ClaimedDelivery) =>
   )
 
 /**
- * Claims the deliveries due now (one batch) and attempts them, `concurrency` at a time.
- * Returns what happened.
+ * Claims the deliveries due now (one batch, one statement), checks each endpoint URL once,
+ * attempts them `concurrency` at a time, and records their outcomes by group commit (a few
+ * multi-row writes per batch). Returns what happened.
  */
 export const deliverDue = Effect.fn("webhooks.deliverDue")(function* (options: DispatcherOptions) {
   const store = yield* WebhookStore
@@ -173,9 +247,22 @@ export const deliverDue = Effect.fn("webhooks.deliverDue")(function* (options: D
     at + (options.leaseMs ?? defaults.leaseMs),
     options.batchSize ?? defaults.batchSize
   )
-  const results = yield* Effect.forEach(claimed, (claim) => tracedAttempt(options.owner, claim), {
-    concurrency: options.concurrency ?? defaults.concurrency
-  })
+  if (claimed.length === 0) return { attempted: 0, delivered: 0, endpointsDisabled: 0 }
+  // Each endpoint URL of the batch is checked (and its name resolved) once, under the current
+  // settings; its deliveries connect only to the addresses that check approved.
+  const urls = [...new Set(claimed.map((claim) => claim.endpoint.url))]
+  const checks = new Map(
+    yield* Effect.forEach(urls, (url) => Effect.map(checkTarget(url), (checked) => [url, checked] as const), {
+      concurrency: 8
+    })
+  )
+  const record = yield* groupCommit(options.owner)
+  const written = yield* Effect.forEach(
+    claimed,
+    (claim) => tracedAttempt(claim, checks.get(claim.endpoint.url), record),
+    { concurrency: options.concurrency ?? defaults.concurrency }
+  )
+  const results = yield* Effect.all(written)
   return {
     attempted: results.length,
     delivered: results.filter((result) => result.delivered).length,

@@ -10,12 +10,15 @@ import { MemoryState, type MemoryTables, rowKey } from "../store/MemoryState.ts"
 import type { OutboxEvent } from "../store/Records.ts"
 import { type Keyset, StoreError } from "../store/Store.ts"
 import {
+  type AttemptOutcome,
   type AttemptRecord,
+  type AttemptRecorded,
   type ClaimedDelivery,
   type DeliveryDetail,
   type DeliveryKey,
   deliveryIdOf,
   type EndpointChange,
+  inTimeOrder,
   maxAttemptsShown,
   type WebhookDeliveryRecord,
   type WebhookEndpointRecord,
@@ -43,8 +46,18 @@ export const make = (tables: MemoryTables): WebhookStoreShape => {
   const { attempts, deliveries, endpoints, fannedOut, pendingDeliveries: pending } = tables
   const { events } = tables
 
-  const findEvent = (workspaceId: string, id: string): OutboxEvent | undefined =>
-    events.get(workspaceId)?.find((event) => event.id === id)
+  // Events by workspace and id, filled as they are fanned out (or first looked up) and emptied
+  // as they are pruned, so a claim finds its event without scanning the workspace's outbox.
+  const eventIndex = new Map<string, OutboxEvent>()
+  const eventKey = (workspaceId: string, id: string) => `${workspaceId}\u0000${id}`
+  const findEvent = (workspaceId: string, id: string): OutboxEvent | undefined => {
+    const k = eventKey(workspaceId, id)
+    const indexed = eventIndex.get(k)
+    if (indexed !== undefined) return indexed
+    const found = events.get(workspaceId)?.find((event) => event.id === id)
+    if (found !== undefined) eventIndex.set(k, found)
+    return found
+  }
 
   const detailOf = (k: string): DeliveryDetail => ({
     delivery: deliveries.get(k)!,
@@ -124,6 +137,54 @@ export const make = (tables: MemoryTables): WebhookStoreShape => {
     }
   }
 
+  const recordOne = (key: DeliveryKey, owner: string, outcome: AttemptOutcome): AttemptRecorded => {
+    const delivery = deliveries.get(deliveryKey(key))
+    const endpoint = endpoints.get(key.workspaceId, key.endpointId)
+    if (delivery === undefined || endpoint === undefined || delivery.status !== "pending" || delivery.leaseOwner !== owner) {
+      return { recorded: false, endpointDisabled: false }
+    }
+    const k = deliveryKey(key)
+    logAttempt(k, {
+      number: delivery.attempts + 1,
+      at: outcome.at,
+      durationMs: outcome.attempt?.durationMs ?? 0,
+      statusCode: outcome.statusCode,
+      responseBody: outcome.attempt?.responseBody ?? null,
+      error: outcome.attempt?.error ?? null,
+      redelivery: false
+    })
+    put({
+      ...delivery,
+      status: outcome.result === "retry" ? "pending" : outcome.result,
+      attempts: delivery.attempts + 1,
+      firstAttemptAt: delivery.firstAttemptAt ?? outcome.at,
+      lastAttemptAt: outcome.at,
+      nextAttemptAt: outcome.result === "retry" ? outcome.nextAttemptAt : null,
+      lastStatusCode: outcome.statusCode,
+      lastError: outcome.error,
+      leaseOwner: null,
+      leaseUntil: null
+    })
+    if (outcome.result === "delivered") {
+      endpoints.put({
+        ...endpoint,
+        lastSuccessAt: Math.max(endpoint.lastSuccessAt ?? outcome.at, outcome.at),
+        failingSince: null
+      })
+      return { recorded: true, endpointDisabled: false }
+    }
+    const failing = { ...endpoint, failingSince: endpoint.failingSince ?? outcome.at }
+    endpoints.put(failing)
+    const since = outcome.disableIfFailingSince
+    if (outcome.result !== "dead" || since === undefined || !failing.active || failing.failingSince > since) {
+      return { recorded: true, endpointDisabled: false }
+    }
+    endpoints.put({ ...failing, active: false, disabledReason: "delivery_failed", disabledAt: outcome.at })
+    giveUpPending(key.workspaceId, key.endpointId)
+    if (outcome.disabledNotice !== undefined) appendNotice(outcome.disabledNotice)
+    return { recorded: true, endpointDisabled: true }
+  }
+
   return {
     createEndpoint: (endpoint) =>
       Effect.suspend(() => {
@@ -178,7 +239,11 @@ export const make = (tables: MemoryTables): WebhookStoreShape => {
         for (const [workspaceId, log] of events) {
           const from = fannedOut.get(workspaceId) ?? 0
           const to = Math.min(log.length, from + (limit - dispatched))
-          for (let index = from; index < to; index++) fanOut(log[index]!, at)
+          for (let index = from; index < to; index++) {
+            const event = log[index]!
+            eventIndex.set(eventKey(workspaceId, event.id), event)
+            fanOut(event, at)
+          }
           fannedOut.set(workspaceId, to)
           dispatched += to - from
           if (dispatched >= limit) break
@@ -208,53 +273,13 @@ export const make = (tables: MemoryTables): WebhookStoreShape => {
         return claimed
       }),
 
-    recordAttempt: (key, owner, outcome) =>
+    recordAttempt: (key, owner, outcome) => Effect.sync(() => recordOne(key, owner, outcome)),
+
+    recordAttempts: (owner, recorded) =>
       Effect.sync(() => {
-        const delivery = deliveries.get(deliveryKey(key))
-        const endpoint = endpoints.get(key.workspaceId, key.endpointId)
-        if (delivery === undefined || endpoint === undefined || delivery.status !== "pending" || delivery.leaseOwner !== owner) {
-          return { recorded: false, endpointDisabled: false }
-        }
-        const k = deliveryKey(key)
-        logAttempt(k, {
-          number: delivery.attempts + 1,
-          at: outcome.at,
-          durationMs: outcome.attempt?.durationMs ?? 0,
-          statusCode: outcome.statusCode,
-          responseBody: outcome.attempt?.responseBody ?? null,
-          error: outcome.attempt?.error ?? null,
-          redelivery: false
-        })
-        put({
-          ...delivery,
-          status: outcome.result === "retry" ? "pending" : outcome.result,
-          attempts: delivery.attempts + 1,
-          firstAttemptAt: delivery.firstAttemptAt ?? outcome.at,
-          lastAttemptAt: outcome.at,
-          nextAttemptAt: outcome.result === "retry" ? outcome.nextAttemptAt : null,
-          lastStatusCode: outcome.statusCode,
-          lastError: outcome.error,
-          leaseOwner: null,
-          leaseUntil: null
-        })
-        if (outcome.result === "delivered") {
-          endpoints.put({
-            ...endpoint,
-            lastSuccessAt: Math.max(endpoint.lastSuccessAt ?? outcome.at, outcome.at),
-            failingSince: null
-          })
-          return { recorded: true, endpointDisabled: false }
-        }
-        const failing = { ...endpoint, failingSince: endpoint.failingSince ?? outcome.at }
-        endpoints.put(failing)
-        const since = outcome.disableIfFailingSince
-        if (outcome.result !== "dead" || since === undefined || !failing.active || failing.failingSince > since) {
-          return { recorded: true, endpointDisabled: false }
-        }
-        endpoints.put({ ...failing, active: false, disabledReason: "delivery_failed", disabledAt: outcome.at })
-        giveUpPending(key.workspaceId, key.endpointId)
-        if (outcome.disabledNotice !== undefined) appendNotice(outcome.disabledNotice)
-        return { recorded: true, endpointDisabled: true }
+        const answers: Array<AttemptRecorded> = recorded.map(() => ({ recorded: false, endpointDisabled: false }))
+        for (const { item, index } of inTimeOrder(recorded)) answers[index] = recordOne(item.key, owner, item.outcome)
+        return answers
       }),
 
     recordRedelivery: (key, outcome) =>
@@ -391,6 +416,7 @@ export const make = (tables: MemoryTables): WebhookStoreShape => {
               event.createdAt < before &&
               !referenced.has(rowKey(workspaceId, event.id))
             if (prunable) {
+              eventIndex.delete(eventKey(workspaceId, event.id))
               eventsDeleted++
               removedDispatched++
             } else {

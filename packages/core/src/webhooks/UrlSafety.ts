@@ -8,7 +8,6 @@
  *
  * @since 0.1.0
  */
-import { lookup } from "node:dns/promises"
 import { Context, Data, Effect, Layer } from "effect"
 
 /**
@@ -71,7 +70,9 @@ export class ResolveError extends Data.TaggedError("ResolveError")<{
 }> {}
 
 /**
- * Resolves a host name to every address it answers with (IPv4 and IPv6).
+ * Resolves a host name to every address it answers with (IPv4 and IPv6). The operating
+ * system's resolver (`dns.lookup`) is `NodeResolver` in `@postwire/server`; core keeps the
+ * service and a static table for tests.
  *
  * @since 0.1.0
  */
@@ -79,20 +80,6 @@ export class Resolver extends Context.Service<
   Resolver,
   { readonly resolve: (host: string) => Effect.Effect<ReadonlyArray<string>, ResolveError> }
 >()("postwire/Resolver") {
-  /**
-   * The operating system's resolver (`dns.lookup` with `all: true`), so `/etc/hosts` counts,
-   * exactly as it does for the HTTP client that delivers.
-   *
-   * @since 0.1.0
-   */
-  static readonly layerNode: Layer.Layer<Resolver> = Layer.succeed(Resolver)({
-    resolve: (host) =>
-      Effect.tryPromise({
-        try: () => lookup(host, { all: true, verbatim: true }),
-        catch: (cause) => new ResolveError({ host, cause })
-      }).pipe(Effect.map((answers) => answers.map((answer) => answer.address)))
-  })
-
   /**
    * A fixed table of answers for tests; a host missing from the table fails with
    * {@link ResolveError}.

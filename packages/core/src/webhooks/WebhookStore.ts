@@ -192,6 +192,12 @@ export interface AttemptRecorded {
   readonly endpointDisabled: boolean
 }
 
+/** One attempt to record, with the delivery it was made on. */
+export interface RecordedAttempt {
+  readonly key: DeliveryKey
+  readonly outcome: AttemptOutcome
+}
+
 /** What the webhook dispatcher has left to do, across workspaces (metrics read it). */
 export interface DeliveryBacklog {
   /** Deliveries still to be delivered (due now or waiting for a retry). */
@@ -258,6 +264,17 @@ export interface WebhookStoreShape {
     owner: string,
     outcome: AttemptOutcome
   ) => Effect.Effect<AttemptRecorded, StoreError>
+
+  /**
+   * Records many attempts at once (the dispatcher's group commit), leaving everything as
+   * {@link recordAttempt} would one after another in the order of their `at` (ties in the
+   * order given; see {@link inTimeOrder}): one answer per attempt, in the order given. A
+   * store may record delivered and retry outcomes in one multi-row statement.
+   */
+  readonly recordAttempts: (
+    owner: string,
+    attempts: ReadonlyArray<RecordedAttempt>
+  ) => Effect.Effect<ReadonlyArray<AttemptRecorded>, StoreError>
 
   /** Gives up every lease `owner` holds, so another instance can take the deliveries at once. */
   readonly releaseDeliveries: (owner: string) => Effect.Effect<void, StoreError>
@@ -339,3 +356,12 @@ export class WebhookStore extends Context.Service<WebhookStore, WebhookStoreShap
  */
 export const deliveryIdOf = (endpointId: string, eventId: string): string =>
   `dlv_${createHash("md5").update(`${endpointId}:${eventId}`).digest("hex").slice(0, 26).toUpperCase()}`
+
+/**
+ * Attempts in the order their outcomes are applied by `recordAttempts`: by `at`, ties in the
+ * order given, each with its position in the input.
+ */
+export const inTimeOrder = <A extends RecordedAttempt>(
+  attempts: ReadonlyArray<A>
+): ReadonlyArray<{ readonly item: A; readonly index: number }> =>
+  attempts.map((item, index) => ({ item, index })).sort((a, b) => a.item.outcome.at - b.item.outcome.at || a.index - b.index)

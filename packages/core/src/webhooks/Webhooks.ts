@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, type Result } from "effect"
 import {
   defaultPageSize,
   ErrorCatalog,
@@ -27,7 +27,7 @@ import type { OutboxEvent } from "../store/Records.ts"
 import type { Keyset } from "../store/Store.ts"
 import { attemptTimeoutMs } from "./DeliverySchedule.ts"
 import { eventIdHeaderName, secretPrefix, signatureHeader, signatureHeaderName } from "./Signature.ts"
-import { checkDeliveryAddress, checkWebhookUrl, type Resolver, UnsafeUrl } from "./UrlSafety.ts"
+import { checkDeliveryAddress, checkWebhookUrl, type DeliveryTarget, type Resolver, UnsafeUrl } from "./UrlSafety.ts"
 import type { DeliveryFailureData, StoredDeliveryError, WebhookEndpointRecord } from "./WebhookStore.ts"
 import { WebhookStore } from "./WebhookStore.ts"
 import { WebhookTransport } from "./WebhookTransport.ts"
@@ -427,15 +427,29 @@ export const failureError = (failure: DeliveryFailure): PostwireError => {
   }
 }
 
+/** An endpoint URL's check for a delivery: where it may connect, or why it may not. */
+export type CheckedTarget = Result.Result<DeliveryTarget, UnsafeUrl>
+
+/**
+ * Checks an endpoint URL for delivery under the current settings (resolving its name once).
+ * The dispatcher checks each URL of a batch once and hands the answer to {@link deliverEvent}.
+ */
+export const checkTarget = (url: string): Effect.Effect<CheckedTarget, never, WebhookSettings | Resolver> =>
+  WebhookSettings.use((settings) =>
+    Effect.result(checkDeliveryAddress(url, { allowLoopback: settings.allowLoopback }))
+  )
+
 /**
  * One delivery attempt of `body` to an endpoint: checks the URL again (a name may now resolve
- * to a private address), signs with the current time, POSTs to the checked addresses only, and
- * waits at most 10 seconds. Success is any 2xx answer. Never fails: a failure is described.
+ * to a private address) unless `checked` is this URL's check made just before, signs with the
+ * current time, POSTs to the checked addresses only, and waits at most 10 seconds. Success is
+ * any 2xx answer. Never fails: a failure is described.
  */
 export const deliverEvent = Effect.fn("webhooks.deliverEvent")(function* (
   endpoint: Pick<WebhookEndpointRecord, "url" | "secret" | "previousSecret" | "previousSecretExpiresAt">,
   eventId: string,
-  body: string
+  body: string,
+  checked?: CheckedTarget
 ): Effect.fn.Return<DeliveryAttempt, never, WebhookTransport | WebhookSettings | Resolver> {
   const settings = yield* WebhookSettings
   const transport = yield* WebhookTransport
@@ -449,9 +463,9 @@ export const deliverEvent = Effect.fn("webhooks.deliverEvent")(function* (
       durationMs: ended - started,
       failure
     }))
-  const checked = yield* checkDeliveryAddress(endpoint.url, { allowLoopback: settings.allowLoopback }).pipe(Effect.result)
-  if (checked._tag === "Failure") return yield* finish(null, { _tag: "UnsafeUrl", error: checked.failure })
-  const target = checked.success
+  const check = checked ?? (yield* checkTarget(endpoint.url))
+  if (check._tag === "Failure") return yield* finish(null, { _tag: "UnsafeUrl", error: check.failure })
+  const target = check.success
   const headers = {
     "content-type": "application/json",
     "user-agent": "Postwire-Webhooks/1",
@@ -459,7 +473,13 @@ export const deliverEvent = Effect.fn("webhooks.deliverEvent")(function* (
     [eventIdHeaderName]: eventId
   }
   const answer = yield* transport
-    .send({ url: target.url, addresses: target.addresses, headers, body })
+    .send({
+      url: target.url,
+      addresses: target.addresses,
+      headers,
+      body,
+      policy: settings.allowLoopback ? "loopback-allowed" : "public-only"
+    })
     .pipe(Effect.timeoutOption(attemptTimeoutMs), Effect.result)
   if (answer._tag === "Failure") return yield* finish(null, { _tag: "Unreachable", detail: answer.failure.detail })
   if (Option.isNone(answer.success)) return yield* finish(null, { _tag: "Timeout" })

@@ -8,8 +8,10 @@
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 import { Effect, Layer } from "effect"
-import { Dispatcher, type Ids, LogPruner, UrlSafety, type WebhookStore, WebhookTransport, Webhooks } from "@postwire/core"
+import { Dispatcher, type Ids, LogPruner, type UrlSafety, type WebhookStore, type WebhookTransport, Webhooks } from "@postwire/core"
 import { ServerConfig } from "../config/ServerConfig.ts"
+import * as NodeResolver from "../node/NodeResolver.ts"
+import * as NodeWebhookTransport from "../node/NodeWebhookTransport.ts"
 import * as BackgroundLoops from "../observability/BackgroundLoops.ts"
 
 /** The webhook settings of the engine, from the server's configuration. */
@@ -22,12 +24,12 @@ export const WebhookSettingsLive: Layer.Layer<Webhooks.WebhookSettings, never, S
   })
 )
 
-/** What sending a delivery needs, live: settings, DNS through the OS, HTTP through node. */
+/** What sending a delivery needs, live: settings, DNS through the OS, HTTP through node (connections reused per origin). */
 export const DeliveryServices: Layer.Layer<
   Webhooks.WebhookSettings | UrlSafety.Resolver | WebhookTransport,
   never,
   ServerConfig
-> = Layer.mergeAll(WebhookSettingsLive, UrlSafety.Resolver.layerNode, WebhookTransport.layer)
+> = Layer.mergeAll(WebhookSettingsLive, NodeResolver.layer, NodeWebhookTransport.layer)
 
 /**
  * Runs the webhook dispatcher and the log pruner in the background while the layer is alive.
