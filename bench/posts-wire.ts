@@ -20,7 +20,7 @@ interface Counts {
 }
 
 /** A relay to `target` counting the frontend messages of every connection. */
-const relay = async (target: URL) => {
+export const relay = async (target: URL) => {
   const counts: Counts = { statements: 0, roundTrips: 0 }
   const port = await freePort()
   const server = createServer((client: Socket) => {

@@ -2,15 +2,20 @@
  * Publishing throughput and lag: one, then three `postwire serve --role worker` processes on one
  * PostgreSQL publish a burst of posts that all fall due at the same instant, to the fake Threads
  * server (each target: a publishing-limit check, a container, a status check, the publish and
- * the permalink, over real HTTP). Reported: targets published per second once due, the p99 lag
- * from the due time to the start of publishing (`post.publishing`), and three instances' rate
- * as a multiple of one's, measured in the same run. Needs DATABASE_URL (several processes share
- * one database); `BENCH_PUBLISH_TARGETS` sets the burst (default 1,000).
+ * the permalink, over real HTTP; the fake answers at once). Reported: targets published per
+ * second once due, the p99 lag from the due time to the start of publishing (`post.publishing`),
+ * three instances' rate as a multiple of one's, measured in the same run, and what does not
+ * depend on the machine's load: the statements and round trips per target that the workers sent
+ * to PostgreSQL (counted on the wire by a relay, as `posts-wire` does; the workers' other loops
+ * are counted too) and the workers' CPU time per target. Needs DATABASE_URL (several processes
+ * share one database); `BENCH_PUBLISH_TARGETS` sets the burst (default 1,000).
  */
+import { availableParallelism, loadavg } from "node:os"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { layerPostgres } from "@postwire/store-sql"
 import { startFleet } from "../test/publishing/fleet.ts"
+import { relay } from "./posts-wire.ts"
 import { table } from "./support.ts"
 
 const targets = Number(process.env.BENCH_PUBLISH_TARGETS ?? 1_000)
@@ -28,23 +33,55 @@ const publishingStarts = (databaseUrl: string) =>
     }).pipe(Effect.provide(layerPostgres(databaseUrl, { maxConnections: 1 })))
   )
 
+/** CPU time (user + system, ms) of a process and its children so far, from /proc; 0 where there is none. */
+const cpuMs = async (pid: number): Promise<number> => {
+  const { readFile } = await import("node:fs/promises")
+  try {
+    const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ")
+    // utime, stime, cutime, cstime (fields 14-17, counted from the state at index 0 = field 3).
+    const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0)
+    return (ticks * 1000) / 100
+  } catch {
+    return 0
+  }
+}
+
 const measure = async (instances: number) => {
   const fleet = await startFleet({ accounts: 50 })
+  const wire = await relay(new URL(fleet.databaseUrl))
   try {
-    await Promise.all(Array.from({ length: instances }, () => fleet.startWorker()))
+    const workers = await Promise.all(
+      Array.from({ length: instances }, () => fleet.startWorker({ DATABASE_URL: wire.url }))
+    )
     // Everything falls due at one instant, after the burst has been written.
     const dueAt = Math.ceil((Date.now() + 15_000 + targets * 10) / 1000) * 1000
     await fleet.createPosts(targets, { scheduled_at: new Date(dueAt).toISOString() })
     if (Date.now() >= dueAt) throw new Error("writing the burst took longer than planned: lower BENCH_PUBLISH_TARGETS")
+    await new Promise((resolve) => setTimeout(resolve, dueAt - Date.now()))
+    wire.reset()
+    const cpuBefore = await Promise.all(workers.map((w) => cpuMs(w.pid)))
     await fleet.waitForPublished(targets, 600_000)
     const done = Date.now()
+    const cpuAfter = await Promise.all(workers.map((w) => cpuMs(w.pid)))
+    const { statements, roundTrips } = wire.counts
+    const cpu = cpuAfter.reduce((sum, ms, i) => sum + ms - cpuBefore[i]!, 0)
     const lags = (await publishingStarts(fleet.databaseUrl)).map((start) => start - dueAt).sort((a, b) => a - b)
     if (fleet.fake.media.length !== targets || fleet.fake.duplicatePublishes !== 0) {
       throw new Error(`published ${fleet.fake.media.length} items (${fleet.fake.duplicatePublishes} duplicates) for ${targets} targets`)
     }
-    return { instances, targets, seconds: (done - dueAt) / 1000, perSecond: targets / ((done - dueAt) / 1000), p99: percentile(lags, 0.99) }
+    return {
+      instances,
+      targets,
+      seconds: (done - dueAt) / 1000,
+      perSecond: targets / ((done - dueAt) / 1000),
+      p99: percentile(lags, 0.99),
+      statements: statements / targets,
+      roundTrips: roundTrips / targets,
+      cpu: cpu / targets
+    }
   } finally {
     await fleet.stop()
+    await wire.close()
   }
 }
 
@@ -56,6 +93,9 @@ export async function run(): Promise<void> {
   }
   const one = await measure(1)
   const three = await measure(3)
+  console.log(
+    `${availableParallelism()} cores (os.availableParallelism()), shared by the workers, PostgreSQL, the API instance and the fake platform; load average at the end ${loadavg()[0]!.toFixed(1)}`
+  )
   table(
     [one, three].map((r) => ({
       instances: r.instances,
@@ -63,7 +103,10 @@ export async function run(): Promise<void> {
       "seconds after due": r.seconds,
       "targets/s": r.perSecond,
       "p99 lag to start (ms)": r.p99,
-      "vs one instance": r.perSecond / one.perSecond
+      "vs one instance": r.perSecond / one.perSecond,
+      "statements/target": r.statements,
+      "round trips/target": r.roundTrips,
+      "worker CPU ms/target": r.cpu
     }))
   )
 }

@@ -44,6 +44,8 @@ process.on("exit", () => {
 /** One `postwire serve` process. */
 export interface Instance {
   readonly name: string
+  /** The process id (it leads its process group). */
+  readonly pid: number
   readonly baseUrl: string
   readonly output: () => string
   /** Whether the process is still running. */
@@ -139,6 +141,7 @@ const serve = async (
   }
   return {
     name,
+    pid: child.pid!,
     baseUrl,
     output: () => out,
     alive: () => !exited,
