@@ -59,7 +59,7 @@ export interface PublisherSettings {
    * A step that leaves its target in progress with a wait at most this long (a platform asked to
    * be polled again shortly) keeps the lease, and the same worker takes the next step once the
    * wait is over, without queueing and claiming the target again. Longer waits give the target
-   * back to the queue. `0` always gives it back.
+   * back to the queue. A negative value always gives it back.
    */
   readonly holdPollMs: number
   /**
@@ -531,10 +531,12 @@ export const publishClaimedTarget = (settings: PublisherSettings, claimed: Targe
 
 /**
  * One round: claims what is due now (up to `settings.concurrency`) and takes each target's next
- * step, concurrently, waiting for all of them. For an app that drives publishing itself, and
+ * step, concurrently, waiting for all of them (one step each: a target left in progress is given
+ * back to the queue, whatever `holdPollMs` says). For an app that drives publishing itself, and
  * for tests; a server runs {@link start}.
  */
-export const publishDueTargets = Effect.fn("publishing.round")(function* (settings: PublisherSettings) {
+export const publishDueTargets = Effect.fn("publishing.round")(function* (roundSettings: PublisherSettings) {
+  const settings: PublisherSettings = { ...roundSettings, holdPollMs: -1 }
   const queue = yield* PublishingStore
   const at = yield* now
   const claimed = yield* queue.claimDueTargets({
