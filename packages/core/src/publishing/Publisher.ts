@@ -58,8 +58,9 @@ export interface PublisherSettings {
   /**
    * A step that leaves its target in progress with a wait at most this long (a platform asked to
    * be polled again shortly) keeps the lease, and the same worker takes the next step once the
-   * wait is over, without queueing and claiming the target again. Longer waits give the target
-   * back to the queue. A negative value always gives it back.
+   * wait is over, without queueing and claiming the target again, unless due targets are
+   * waiting for a slot (they start first). Longer waits give the target back to the queue. A
+   * negative value always gives it back.
    */
   readonly holdPollMs: number
   /**
@@ -401,7 +402,8 @@ const startTarget = Effect.fn("publishing.startTarget")(function* (
  */
 export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
   settings: PublisherSettings,
-  claimed: TargetRecord
+  claimed: TargetRecord,
+  mayHold: () => boolean = () => true
 ) {
   const store = yield* Store
   const at = yield* now
@@ -483,7 +485,7 @@ export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
     if (step._tag === "Failure") return yield* fail(step.failure)
     const { credentials, ...outcome } = step.success
     if (outcome._tag === "Published") return yield* recordPublished(started, outcome, credentials)
-    const hold = outcome.pollAfterMs <= settings.holdPollMs
+    const hold = outcome.pollAfterMs <= settings.holdPollMs && mayHold()
     const progress = yield* recordProgress(started, outcome, credentials, hold)
     if (progress === "lost") return progress
     if (!hold) return "in_progress" as const
@@ -501,17 +503,21 @@ export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
     }
     latestState = outcome.state
   }
-}, (effect, _settings, claimed) => Effect.annotateLogs(effect, { target_id: claimed.id, post_id: claimed.postId }))
+}, (effect, _settings, claimed, _mayHold?: () => boolean) => Effect.annotateLogs(effect, { target_id: claimed.id, post_id: claimed.postId }))
 
 /**
  * Takes the next step of one claimed target as its own trace (`publishing.target`, with the
  * target and post ids as attributes: a worker's loop would otherwise make one endless trace),
  * and records the step in the publishing metrics.
  */
-export const publishClaimedTarget = (settings: PublisherSettings, claimed: TargetRecord) =>
+export const publishClaimedTarget = (
+  settings: PublisherSettings,
+  claimed: TargetRecord,
+  mayHold: () => boolean = () => true
+) =>
   Effect.gen(function* () {
     const claimedAt = yield* now
-    const outcome = yield* publishTarget(settings, claimed)
+    const outcome = yield* publishTarget(settings, claimed, mayHold)
     yield* PublishingMetrics.recordStep({
       platform: claimed.platform,
       outcome,
@@ -563,10 +569,17 @@ export const publishDueTargets = Effect.fn("publishing.round")(function* (roundS
 export const start = Effect.fn("publishing.start")(function* (settings: PublisherSettings) {
   const queue = yield* PublishingStore
   const running = yield* FiberMap.make<string, void, never>()
+  // Whether the last claim took all it asked for (more may be due), and since when a claim has
+  // waited for more slots to free up.
+  let backlog = false
+  let gatheringSince: number | null = null
+  const gather = Math.max(1, Math.floor(settings.concurrency / 4))
   const slotFreed = yield* Queue.sliding<void>(1)
 
+  // While due targets wait for a slot, a step left in progress goes back to the queue: every
+  // waiting target starts before any takes its next step (the lag to the start stays short).
   const step = (target: TargetRecord) =>
-    publishClaimedTarget(settings, target).pipe(
+    publishClaimedTarget(settings, target, () => !backlog).pipe(
       // The lease is left to run out: the target is tried again then, not in a tight loop.
       Effect.catchCause((cause) =>
         Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("publishing step failed", cause)
@@ -574,12 +587,6 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
       Effect.asVoid,
       Effect.ensuring(Queue.offer(slotFreed, undefined))
     )
-
-  // Whether the last claim took all it asked for (more may be due), and since when a claim has
-  // waited for more slots to free up.
-  let backlog = false
-  let gatheringSince: number | null = null
-  const gather = Math.max(1, Math.floor(settings.concurrency / 4))
 
   const round = Effect.gen(function* () {
     const free = settings.concurrency - (yield* FiberMap.size(running))
