@@ -25,6 +25,9 @@ export const relay = async (target: URL) => {
   const port = await freePort()
   const server = createServer((client: Socket) => {
     const upstream = connect(Number(target.port || 5432), target.hostname)
+    // As the drivers do: no Nagle delay added to the messages relayed.
+    client.setNoDelay(true)
+    upstream.setNoDelay(true)
     let pending = Buffer.alloc(0)
     let started = false
     client.on("data", (chunk: Buffer) => {

@@ -317,6 +317,38 @@ export const publishingStoreConformance = <E>(
           assert.strictEqual(resumed[0]!.status, "publishing")
         }))
 
+      it.effect("saves a step's state keeping the lease when asked: nobody else takes the target until the lease runs out", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, queue, reload, start } = yield* aSetup()
+          const aggregate = yield* post([{ dueAt: era }])
+          const key = targetKey(aggregate.targets[0]!)
+          yield* claim({ owner: "w1", at: era, leaseUntil: era + 60_000 })
+          yield* start(aggregate.targets[0]!, "w1", era)
+          const before = yield* reload(aggregate)
+
+          assert.isFalse(
+            yield* queue.saveProgress(key, "w-other", { at: era + 1, platformState: { x: 1 }, dueAt: era + 10, keepLease: true })
+          )
+          assert.isTrue(
+            yield* queue.saveProgress(key, "w1", { at: era + 1, platformState: { step: 2 }, dueAt: era + 10, keepLease: true })
+          )
+          const after = yield* reload(aggregate)
+          const target = after.targets[0]!
+          assert.deepStrictEqual(target.platformState, { step: 2 })
+          assert.strictEqual(target.status, "publishing")
+          assert.strictEqual(target.leaseOwner, "w1")
+          assert.strictEqual(target.dueAt, era + 10)
+          assert.strictEqual(after.post.version, before.post.version + 1)
+
+          // Due, but held: only once the lease runs out (the worker died) does another take it, where it was left.
+          assert.deepStrictEqual(yield* claim({ owner: "w2", at: era + 1_000 }), [])
+          const resumed = yield* claim({ owner: "w2", at: era + 60_000 })
+          assert.deepStrictEqual(resumed[0]!.platformState, { step: 2 })
+          // The first worker's next write is refused: the target is the other's now.
+          assert.isFalse(yield* queue.saveCheckpoint(key, "w1", { at: era + 60_001, platformState: { step: 3 } }))
+        }))
+
       it.effect("counts the due targets nobody holds and says since when the oldest is due", () =>
         Effect.gen(function* () {
           const era = anEra()

@@ -44,6 +44,8 @@ process.on("exit", () => {
 /** One `postwire serve` process. */
 export interface Instance {
   readonly name: string
+  /** The process id (it leads its process group). */
+  readonly pid: number
   readonly baseUrl: string
   readonly output: () => string
   /** Whether the process is still running. */
@@ -68,8 +70,11 @@ export interface Fleet {
   readonly fake: ContainerFake
   readonly liveKey: string
   readonly workers: Array<Instance>
-  /** Starts one more worker and waits until it answers /health. */
-  readonly startWorker: (env?: Readonly<Record<string, string>>) => Promise<Instance>
+  /**
+   * Starts one more worker and waits until it answers /health; `nodeArgs` go to node itself
+   * (e.g. `--cpu-prof`).
+   */
+  readonly startWorker: (env?: Readonly<Record<string, string>>, nodeArgs?: ReadonlyArray<string>) => Promise<Instance>
   /** Creates `count` posts, one target each, spread over the fleet's accounts. */
   readonly createPosts: (count: number, fields?: Readonly<Record<string, unknown>>) => Promise<Array<CreatedPost>>
   /** Waits until the fake has published `count` items; fails after `timeoutMs`. */
@@ -91,10 +96,11 @@ const serve = async (
   name: string,
   args: ReadonlyArray<string>,
   env: Readonly<Record<string, string>>,
-  port: number
+  port: number,
+  nodeArgs: ReadonlyArray<string> = []
 ): Promise<Instance> => {
   // Detached: the process leads its own group, so kill -9 reaches the server under the bin too.
-  const child: ChildProcess = spawn(process.execPath, [bin, "serve", "--port", String(port), "--host", "127.0.0.1", ...args], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, bin, "serve", "--port", String(port), "--host", "127.0.0.1", ...args], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true
@@ -135,6 +141,7 @@ const serve = async (
   }
   return {
     name,
+    pid: child.pid!,
     baseUrl,
     output: () => out,
     alive: () => !exited,
@@ -226,7 +233,7 @@ export const startFleet = async (options: { readonly accounts: number; readonly 
 
   const workers: Array<Instance> = []
   let started = 0
-  const startWorker = async (env: Readonly<Record<string, string>> = {}) => {
+  const startWorker = async (env: Readonly<Record<string, string>> = {}, nodeArgs: ReadonlyArray<string> = []) => {
     const worker = await serve(
       `worker-${++started}`,
       ["--role", "worker"],
@@ -240,7 +247,8 @@ export const startFleet = async (options: { readonly accounts: number; readonly 
         ...options.workerEnv,
         ...env
       },
-      await freePort()
+      await freePort(),
+      nodeArgs
     )
     workers.push(worker)
     return worker

@@ -19,11 +19,12 @@ import {
   type PostRecord,
   PublishingStore,
   type PublishingStoreShape,
+  type TargetKey,
   type TargetRecord,
   TargetStatus
 } from "@postwire/core"
 import { Array as Arr, Data, Effect, type Layer, Option } from "effect"
-import { SqlClient, } from "effect/sql"
+import { SqlClient, type Statement } from "effect/sql"
 import { pendingFromRow, postFromRow, targetFromRow } from "./internal/Rows.ts"
 import { eventRow, migratedLayer, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
 
@@ -81,54 +82,87 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
       WHERE workspace_id = ${workspaceId} AND target_id = ${targetId} AND lease_owner = ${owner}
       FOR UPDATE`.pipe(Effect.map(([row]) => (row === undefined ? undefined : pendingFromRow(row))))
 
+  const hasChange = (change: AccountChange | undefined) => change?.credentials !== undefined || change?.status !== undefined
+
+  /**
+   * Changes the `publishing` target `owner` holds, and bumps its post's version, in one
+   * statement; false when the lease was no longer `owner`'s. The post row is written first (its
+   * lock, as every writer of the post takes it first): the target's update waits for it. A lease
+   * lost between the two leaves the post's version bumped for nothing, which a concurrent save
+   * of the post only answers by reading again.
+   */
+  const heldWrite = (key: TargetKey, owner: string, at: number, set: Statement.Fragment) =>
+    sql`WITH post AS (
+        UPDATE posts SET updated_at = ${at}, version = version + 1
+        WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId}
+          AND EXISTS (SELECT 1 FROM targets WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
+                        AND lease_owner = ${owner} AND status = 'publishing')
+        RETURNING id
+      )
+      UPDATE targets SET ${set}
+      WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
+        AND lease_owner = ${owner} AND status = 'publishing'
+        AND EXISTS (SELECT 1 FROM post)
+      RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+
   const publishingStore: PublishingStoreShape = {
     claimDueTargets: ({ at, leaseUntil, limit, owner, perAccount }) =>
       operation("claimDueTargets")(
         sql.withTransaction(
           Effect.gen(function* () {
             if (limit <= 0) return []
-            const due = yield* sql`SELECT t.workspace_id, t.id, t.account_id FROM targets t
-              WHERE t.status IN ('queued', 'scheduled', 'publishing')
-                AND t.due_at <= ${at}
-                AND (t.lease_until IS NULL OR t.lease_until <= ${at})
-                AND NOT EXISTS (SELECT 1 FROM posts p JOIN media m ON m.workspace_id = p.workspace_id
-                                  AND m.id IN (SELECT jsonb_array_elements_text(p.media))
-                                WHERE p.workspace_id = t.workspace_id AND p.id = t.post_id AND m.status = 'processing')
-                AND (SELECT count(*) FROM targets busy
-                     WHERE busy.workspace_id = t.workspace_id AND busy.account_id = t.account_id
-                       AND busy.lease_owner IS NOT NULL AND busy.lease_until > ${at}) < ${perAccount}
-              ORDER BY t.due_at, t.id
-              LIMIT ${limit * scanFactor}
-              FOR UPDATE OF t SKIP LOCKED`
+            // One statement takes the due rows (skipping those another instance holds) and then
+            // their accounts' rows, in key order (so two claims never deadlock): claims of one
+            // account take turns on its row.
+            const due = yield* sql`WITH due AS MATERIALIZED (
+                SELECT t.workspace_id, t.id, t.account_id, t.due_at FROM targets t
+                WHERE t.status IN ('queued', 'scheduled', 'publishing')
+                  AND t.due_at <= ${at}
+                  AND (t.lease_until IS NULL OR t.lease_until <= ${at})
+                  AND NOT EXISTS (SELECT 1 FROM posts p JOIN media m ON m.workspace_id = p.workspace_id
+                                    AND m.id IN (SELECT jsonb_array_elements_text(p.media))
+                                  WHERE p.workspace_id = t.workspace_id AND p.id = t.post_id AND m.status = 'processing')
+                  AND (SELECT count(*) FROM targets busy
+                       WHERE busy.workspace_id = t.workspace_id AND busy.account_id = t.account_id
+                         AND busy.lease_owner IS NOT NULL AND busy.lease_until > ${at}) < ${perAccount}
+                ORDER BY t.due_at, t.id
+                LIMIT ${limit * scanFactor}
+                FOR UPDATE OF t SKIP LOCKED
+              ), locked AS MATERIALIZED (
+                SELECT a.workspace_id, a.id FROM accounts a
+                WHERE (a.workspace_id, a.id) IN (SELECT workspace_id, account_id FROM due)
+                ORDER BY a.workspace_id, a.id
+                FOR UPDATE
+              )
+              SELECT due.workspace_id, due.id, due.account_id FROM due
+              JOIN locked ON locked.workspace_id = due.workspace_id AND locked.id = due.account_id`
             if (due.length === 0) return []
-            const accountPairs = due.map((row) => [row.workspace_id as string, row.account_id as string] as const)
-            // Claims of one account take turns on its row (in key order, so they never deadlock):
-            // each counts the leases the previous ones committed.
-            const lockedAccounts = yield* sql`SELECT workspace_id, id FROM accounts
-              WHERE ${inWorkspaces("id", accountPairs)} ORDER BY workspace_id, id FOR UPDATE`
-            if (lockedAccounts.length === 0) return []
-            const accountKey = (workspaceId: unknown, accountId: unknown) => `${workspaceId}/${accountId}`
-            const locked = new Set(lockedAccounts.map((row) => accountKey(row.workspace_id, row.id)))
-            const busyRows = yield* sql`SELECT workspace_id, account_id, count(*) AS n FROM targets
-              WHERE lease_owner IS NOT NULL AND lease_until > ${at}
-                AND ${inWorkspaces(
-                  "account_id",
-                  lockedAccounts.map((row) => [row.workspace_id as string, row.id as string] as const)
-                )}
-              GROUP BY workspace_id, account_id`
-            const busy = new Map(busyRows.map((row) => [accountKey(row.workspace_id, row.account_id), toNumber(row.n)]))
-            const chosen: Array<readonly [string, string]> = []
-            for (const row of due) {
-              if (chosen.length >= limit) break
-              const account = accountKey(row.workspace_id, row.account_id)
-              const count = busy.get(account) ?? 0
-              if (!locked.has(account) || count >= perAccount) continue
-              busy.set(account, count + 1)
-              chosen.push([row.workspace_id as string, row.id as string])
-            }
-            if (chosen.length === 0) return []
-            const claimed = yield* sql`UPDATE targets SET lease_owner = ${owner}, lease_until = ${leaseUntil}
-              WHERE ${inWorkspaces("id", chosen)} RETURNING *`
+            // A statement of its own, after the locks: its snapshot counts the leases that the
+            // claims which held them before committed. Each account takes its due rows, earliest
+            // first, up to what it has left; the earliest `limit` of those are leased.
+            const claimed = yield* sql`WITH busy AS (
+                SELECT workspace_id, account_id, count(*) AS n FROM targets
+                WHERE lease_owner IS NOT NULL AND lease_until > ${at}
+                  AND ${inWorkspaces(
+                    "account_id",
+                    due.map((row) => [row.workspace_id as string, row.account_id as string] as const)
+                  )}
+                GROUP BY workspace_id, account_id
+              ), candidates AS (
+                SELECT workspace_id, id, account_id, due_at,
+                  row_number() OVER (PARTITION BY workspace_id, account_id ORDER BY due_at, id) AS nth
+                FROM targets
+                WHERE ${inWorkspaces("id", due.map((row) => [row.workspace_id as string, row.id as string] as const))}
+              ), chosen AS (
+                SELECT c.workspace_id, c.id FROM candidates c
+                LEFT JOIN busy b ON b.workspace_id = c.workspace_id AND b.account_id = c.account_id
+                WHERE c.nth + COALESCE(b.n, 0) <= ${perAccount}
+                ORDER BY c.due_at, c.id
+                LIMIT ${limit}
+              )
+              UPDATE targets t SET lease_owner = ${owner}, lease_until = ${leaseUntil}
+              FROM chosen WHERE t.workspace_id = chosen.workspace_id AND t.id = chosen.id
+              RETURNING t.*`
             return claimed
               .map(claimedFromRow)
               .sort((a, b) => (a.dueAt ?? 0) - (b.dueAt ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
@@ -161,30 +195,36 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
               updatedAt: at,
               version: before.version + 1
             }
-            yield* sql`UPDATE targets SET status = 'publishing', updated_at = ${at}
-              WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
-                AND ${sql.in("status", TargetStatus.startableStatuses)}`
-            yield* sql`UPDATE posts SET status = ${post.status}, updated_at = ${at}, version = ${post.version}
-              WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId}`
-            if (first) yield* insertEvents(firstStartEvents)
+            // The target, the post and the first start's events: one statement.
+            yield* sql`WITH ${sql.csv([
+              sql`started AS (UPDATE targets SET status = 'publishing', updated_at = ${at}
+                WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
+                  AND ${sql.in("status", TargetStatus.startableStatuses)})`,
+              sql`post AS (UPDATE posts SET status = ${post.status}, updated_at = ${at}, version = ${post.version}
+                WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId})`,
+              ...(first && Arr.isReadonlyArrayNonEmpty(firstStartEvents)
+                ? [sql`events AS (INSERT INTO outbox_events ${sql.insert(Arr.map(firstStartEvents, eventRow))})`]
+                : [])
+            ])} SELECT 1`
             return Option.some({ post, targets: nextTargets, firstStart: first })
           })
         )
       ),
 
-    saveProgress: (key, owner, progress) =>
-      operation("saveProgress")(
+    saveProgress: (key, owner, progress) => {
+      const set = sql`platform_state = ${jsonOrNull(progress.platformState)},
+        due_at = ${progress.dueAt},
+        ${progress.keepLease === true ? sql`lease_owner = lease_owner` : sql`lease_owner = NULL, lease_until = NULL`},
+        updated_at = ${progress.at}`
+      // Nearly always only the target moves: one statement. An account change goes with it in a transaction.
+      if (!hasChange(progress.account)) return operation("saveProgress")(heldWrite(key, owner, progress.at, set))
+      return operation("saveProgress")(
         sql.withTransaction(
           Effect.gen(function* () {
             // The post row first (its lock, as every writer of the post takes it first), then the target.
             yield* sql`UPDATE posts SET updated_at = ${progress.at}, version = version + 1
               WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId}`
-            const updated = yield* sql`UPDATE targets SET
-                platform_state = ${jsonOrNull(progress.platformState)},
-                due_at = ${progress.dueAt},
-                lease_owner = NULL,
-                lease_until = NULL,
-                updated_at = ${progress.at}
+            const updated = yield* sql`UPDATE targets SET ${set}
               WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
                 AND lease_owner = ${owner} AND status = 'publishing'
               RETURNING account_id, platform`
@@ -195,27 +235,18 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
           Effect.as(true),
           Effect.catchTag("LeaseLost", () => Effect.succeed(false))
         )
-      ),
+      )
+    },
 
     saveCheckpoint: (key, owner, checkpoint) =>
       operation("saveCheckpoint")(
-        sql.withTransaction(
-          Effect.gen(function* () {
-            // The post row first, as every writer of the post locks it first.
-            yield* sql`UPDATE posts SET updated_at = ${checkpoint.at}, version = version + 1
-              WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId}`
-            const updated = yield* sql`UPDATE targets SET
-                platform_state = ${jsonOrNull(checkpoint.platformState)},
-                unconfirmed_since = COALESCE(unconfirmed_since, ${checkpoint.at}),
-                updated_at = ${checkpoint.at}
-              WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
-                AND lease_owner = ${owner} AND status = 'publishing'
-              RETURNING id`
-            if (updated.length === 0) return yield* new LeaseLost()
-          })
-        ).pipe(
-          Effect.as(true),
-          Effect.catchTag("LeaseLost", () => Effect.succeed(false))
+        heldWrite(
+          key,
+          owner,
+          checkpoint.at,
+          sql`platform_state = ${jsonOrNull(checkpoint.platformState)},
+            unconfirmed_since = COALESCE(unconfirmed_since, ${checkpoint.at}),
+            updated_at = ${checkpoint.at}`
         )
       ),
 
@@ -248,7 +279,9 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
             if (locked.length === 0) return false
             const published = outcome._tag === "Published"
             const to = published ? "published" : "failed"
-            const updated = yield* sql`UPDATE targets SET
+            // The target's change, and every target's status of the post with it (this
+            // statement's snapshot, taken after the post's lock, has the others' latest).
+            const updated = yield* sql`WITH done AS (UPDATE targets SET
                 status = ${to},
                 permalink = ${published ? outcome.permalink : null},
                 published_at = ${published ? outcome.publishedAt : null},
@@ -263,20 +296,25 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
                 updated_at = ${at}
               WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
                 AND lease_owner = ${owner} AND ${sql.in("status", TargetStatus.movesTo(to, ["publishing"]))}
-              RETURNING account_id, platform`
+              RETURNING id, account_id, platform)
+              SELECT done.account_id, done.platform, CASE WHEN t.id = done.id THEN ${to} ELSE t.status END AS status
+              FROM done JOIN targets t ON t.workspace_id = ${key.workspaceId} AND t.post_id = ${key.postId}`
             if (updated.length === 0) return false
-            const rows = yield* sql`SELECT status FROM targets WHERE workspace_id = ${key.workspaceId} AND post_id = ${key.postId}`
-            const status = TargetStatus.derivePostStatus(rows.map((row) => row.status as TargetRecord["status"]))
-            yield* sql`UPDATE posts SET status = ${status}, updated_at = ${at}, version = version + 1
-              WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId}`
-            yield* insertEvents(completion.events)
-            yield* changeAccount(key.workspaceId, updated[0]!.account_id as string, completion.account)
+            const status = TargetStatus.derivePostStatus(updated.map((row) => row.status as TargetRecord["status"]))
+            const accountId = updated[0]!.account_id as string
+            const writes = [
+              sql`post AS (UPDATE posts SET status = ${status}, updated_at = ${at}, version = version + 1
+                WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId})`
+            ]
+            if (Arr.isReadonlyArrayNonEmpty(completion.events)) {
+              writes.push(sql`events AS (INSERT INTO outbox_events ${sql.insert(Arr.map(completion.events, eventRow))})`)
+            }
             if (outcome._tag === "Published" && outcome.permalinkAskAt !== undefined) {
-              yield* sql`INSERT INTO pending_permalinks ${sql.insert({
+              writes.push(sql`pending AS (INSERT INTO pending_permalinks ${sql.insert({
                 workspace_id: key.workspaceId,
                 target_id: key.targetId,
                 post_id: key.postId,
-                account_id: updated[0]!.account_id as string,
+                account_id: accountId,
                 since: outcome.publishedAt,
                 asked: 0,
                 ask_at: outcome.permalinkAskAt,
@@ -284,15 +322,15 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
                 lease_until: null
               })}
                 ON CONFLICT (workspace_id, target_id) DO UPDATE SET since = EXCLUDED.since, asked = 0,
-                  ask_at = EXCLUDED.ask_at, lease_owner = NULL, lease_until = NULL`
+                  ask_at = EXCLUDED.ask_at, lease_owner = NULL, lease_until = NULL)`)
             }
             if (outcome._tag === "Published" && typeof outcome.platformPostId === "string") {
               // From now on the target's comments are polled (CommentIngestion).
-              yield* sql`INSERT INTO comment_polls ${sql.insert({
+              writes.push(sql`polls AS (INSERT INTO comment_polls ${sql.insert({
                 workspace_id: key.workspaceId,
                 target_id: key.targetId,
                 post_id: key.postId,
-                account_id: updated[0]!.account_id as string,
+                account_id: accountId,
                 platform: updated[0]!.platform as string,
                 platform_post_id: outcome.platformPostId,
                 published_at: outcome.publishedAt,
@@ -302,8 +340,11 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
                 lease_owner: null,
                 lease_until: null
               })}
-                ON CONFLICT (workspace_id, target_id) DO NOTHING`
+                ON CONFLICT (workspace_id, target_id) DO NOTHING)`)
             }
+            // The post's status, its events and what the outcome starts: one statement.
+            yield* sql`WITH ${sql.csv(writes)} SELECT 1`
+            yield* changeAccount(key.workspaceId, accountId, completion.account)
             return true
           })
         )

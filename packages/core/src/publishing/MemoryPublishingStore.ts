@@ -163,8 +163,7 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
             ...found.target,
             platformState: progress.platformState,
             dueAt: progress.dueAt,
-            leaseOwner: null,
-            leaseUntil: null,
+            ...(progress.keepLease === true ? {} : { leaseOwner: null, leaseUntil: null }),
             updatedAt: progress.at
           },
           progress.at

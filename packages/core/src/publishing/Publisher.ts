@@ -56,6 +56,19 @@ export interface PublisherSettings {
   readonly leaseMs: number
   /** How long to wait before looking again when nothing was due. */
   readonly idlePollMs: number
+  /**
+   * A step that leaves its target in progress with a wait at most this long (a platform asked to
+   * be polled again shortly) keeps the lease, and the same worker takes the next step once the
+   * wait is over, without queueing and claiming the target again, unless due targets are
+   * waiting for a slot (they start first). Longer waits give the target back to the queue. A
+   * negative value always gives it back.
+   */
+  readonly holdPollMs: number
+  /**
+   * While due targets remain, a worker with fewer than a quarter of its slots free waits this
+   * long at most for more to free up, so that one claim takes several targets.
+   */
+  readonly claimGatherMs: number
   /** How long a signed media address handed to a platform stays valid. */
   readonly mediaUrlTtlMs: number
   /** On shutdown, how long running steps may take to finish before they are interrupted. */
@@ -77,6 +90,8 @@ export const defaults = (owner: string): PublisherSettings => ({
   perAccountConcurrency: 4,
   leaseMs: 60_000,
   idlePollMs: 1_000,
+  holdPollMs: 1_000,
+  claimGatherMs: 25,
   mediaUrlTtlMs: 24 * 60 * 60 * 1000,
   shutdownGraceMs: 10_000,
   unconfirmedFirstWaitMs: 30_000,
@@ -257,20 +272,27 @@ const recordPublished = Effect.fn("publishing.published")(function* (
   return recorded ? ("published" as const) : ("lost" as const)
 })
 
-/** Persists the state of a step in progress; the target is due again after `pollAfterMs`. */
+/**
+ * Persists the state of a step in progress; the target is due again after `pollAfterMs`. With
+ * `keepLease` this worker keeps it to take the next step itself. Returns the sealed credentials
+ * it stored, if any, or `lost`.
+ */
 const recordProgress = Effect.fn("publishing.progress")(function* (
   started: Started,
   step: Extract<PublishStep, { _tag: "InProgress" }>,
-  update: CredentialsUpdate | undefined
+  update: CredentialsUpdate | undefined,
+  keepLease = false
 ) {
   const queue = yield* PublishingStore
+  const credentials = yield* sealUpdate(started, update)
   const saved = yield* queue.saveProgress(started.key, started.settings.owner, {
     at: started.at,
     platformState: step.state,
     dueAt: started.at + Math.max(0, step.pollAfterMs),
-    account: { credentials: yield* sealUpdate(started, update) }
+    keepLease,
+    account: { credentials }
   })
-  return saved ? ("in_progress" as const) : ("lost" as const)
+  return saved ? { credentials } : ("lost" as const)
 })
 
 /** The account's quota at publish time: published and publishing targets in the last 24 hours. */
@@ -372,7 +394,8 @@ const startTarget = Effect.fn("publishing.startTarget")(function* (
  */
 export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
   settings: PublisherSettings,
-  claimed: TargetRecord
+  claimed: TargetRecord,
+  mayHold: () => boolean = () => true
 ) {
   const store = yield* Store
   const at = yield* now
@@ -394,7 +417,7 @@ export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
   }
   const target = aggregate.targets.find((t) => t.id === claimed.id)!
   const account = accounts.find((a) => a.id === target.accountId)
-  const started: Started = {
+  let started: Started = {
     settings,
     key,
     aggregate,
@@ -449,23 +472,44 @@ export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
       unconfirmedSince = unconfirmedSince ?? checkpointAt
       latestState = state
     })
-  const step = yield* Effect.result(callPlatform(started, account, media.value, checkpoint))
-  if (step._tag === "Failure") return yield* fail(step.failure)
-  const { credentials, ...outcome } = step.success
-  return outcome._tag === "Published"
-    ? yield* recordPublished(started, outcome, credentials)
-    : yield* recordProgress(started, outcome, credentials)
-}, (effect, _settings, claimed) => Effect.annotateLogs(effect, { target_id: claimed.id, post_id: claimed.postId }))
+  for (;;) {
+    const step = yield* Effect.result(callPlatform(started, started.account!, media.value, checkpoint))
+    if (step._tag === "Failure") return yield* fail(step.failure)
+    const { credentials, ...outcome } = step.success
+    if (outcome._tag === "Published") return yield* recordPublished(started, outcome, credentials)
+    const hold = outcome.pollAfterMs <= settings.holdPollMs && mayHold()
+    const progress = yield* recordProgress(started, outcome, credentials, hold)
+    if (progress === "lost") return progress
+    if (!hold) return "in_progress" as const
+    // A short wait: this worker keeps the target and takes its next step itself, as any
+    // instance would resume it (from the state just saved), without claiming it again.
+    yield* Effect.sleep(Math.max(0, outcome.pollAfterMs))
+    const next: TargetRecord = { ...started.target, platformState: outcome.state, status: "publishing" }
+    started = {
+      ...started,
+      at: yield* now,
+      target: next,
+      aggregate: { ...started.aggregate, targets: started.aggregate.targets.map((t) => (t.id === next.id ? next : t)) },
+      account:
+        progress.credentials === undefined ? started.account : { ...started.account!, credentials: progress.credentials }
+    }
+    latestState = outcome.state
+  }
+}, (effect, _settings, claimed, _mayHold?: () => boolean) => Effect.annotateLogs(effect, { target_id: claimed.id, post_id: claimed.postId }))
 
 /**
  * Takes the next step of one claimed target as its own trace (`publishing.target`, with the
  * target and post ids as attributes: a worker's loop would otherwise make one endless trace),
  * and records the step in the publishing metrics.
  */
-export const publishClaimedTarget = (settings: PublisherSettings, claimed: TargetRecord) =>
+export const publishClaimedTarget = (
+  settings: PublisherSettings,
+  claimed: TargetRecord,
+  mayHold: () => boolean = () => true
+) =>
   Effect.gen(function* () {
     const claimedAt = yield* now
-    const outcome = yield* publishTarget(settings, claimed)
+    const outcome = yield* publishTarget(settings, claimed, mayHold)
     yield* PublishingMetrics.recordStep({
       platform: claimed.platform,
       outcome,
@@ -485,10 +529,12 @@ export const publishClaimedTarget = (settings: PublisherSettings, claimed: Targe
 
 /**
  * One round: claims what is due now (up to `settings.concurrency`) and takes each target's next
- * step, concurrently, waiting for all of them. For an app that drives publishing itself, and
+ * step, concurrently, waiting for all of them (one step each: a target left in progress is given
+ * back to the queue, whatever `holdPollMs` says). For an app that drives publishing itself, and
  * for tests; a server runs {@link start}.
  */
-export const publishDueTargets = Effect.fn("publishing.round")(function* (settings: PublisherSettings) {
+export const publishDueTargets = Effect.fn("publishing.round")(function* (roundSettings: PublisherSettings) {
+  const settings: PublisherSettings = { ...roundSettings, holdPollMs: -1 }
   const queue = yield* PublishingStore
   const at = yield* now
   const claimed = yield* queue.claimDueTargets({
@@ -515,10 +561,17 @@ export const publishDueTargets = Effect.fn("publishing.round")(function* (settin
 export const start = Effect.fn("publishing.start")(function* (settings: PublisherSettings) {
   const queue = yield* PublishingStore
   const running = yield* FiberMap.make<string, void, never>()
+  // Whether the last claim took all it asked for (more may be due), and since when a claim has
+  // waited for more slots to free up.
+  let backlog = false
+  let gatheringSince: number | null = null
+  const gather = Math.max(1, Math.floor(settings.concurrency / 4))
   const slotFreed = yield* Queue.sliding<void>(1)
 
+  // While due targets wait for a slot, a step left in progress goes back to the queue: every
+  // waiting target starts before any takes its next step (the lag to the start stays short).
   const step = (target: TargetRecord) =>
-    publishClaimedTarget(settings, target).pipe(
+    publishClaimedTarget(settings, target, () => !backlog).pipe(
       // The lease is left to run out: the target is tried again then, not in a tight loop.
       Effect.catchCause((cause) =>
         Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("publishing step failed", cause)
@@ -531,6 +584,13 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
     const free = settings.concurrency - (yield* FiberMap.size(running))
     if (free <= 0) return yield* Queue.take(slotFreed)
     const at = yield* now
+    if (backlog && free < gather && settings.claimGatherMs > 0) {
+      // Work remains and few slots are free: one claim for several targets, a moment later.
+      gatheringSince ??= at
+      const left = gatheringSince + settings.claimGatherMs - at
+      if (left > 0) return yield* Effect.raceFirst(Effect.sleep(left), Queue.take(slotFreed))
+    }
+    gatheringSince = null
     const claimed = yield* queue
       .claimDueTargets({
         owner: settings.owner,
@@ -546,6 +606,7 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
           Effect.as(Effect.logWarning("claiming due targets failed", error), [] as ReadonlyArray<TargetRecord>)
         )
       )
+    backlog = claimed.length === free
     for (const target of claimed) yield* FiberMap.run(running, target.id, { onlyIfMissing: true })(step(target))
     // Caught up: look again after a while, or as soon as a step ends (its account may have more).
     if (claimed.length < free) yield* Effect.raceFirst(Effect.sleep(settings.idlePollMs), Queue.take(slotFreed))

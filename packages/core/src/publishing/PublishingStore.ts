@@ -98,6 +98,11 @@ export interface Progress {
   readonly platformState: unknown
   /** When to take the next step. */
   readonly dueAt: number
+  /**
+   * Keeps the lease: the worker takes the next step itself at `dueAt` (a short wait). Should it
+   * die meanwhile, the target is claimed again once the lease runs out.
+   */
+  readonly keepLease?: boolean | undefined
   readonly account?: AccountChange | undefined
 }
 
@@ -210,8 +215,9 @@ export interface PublishingStoreShape {
   ) => Effect.Effect<Option.Option<StartedPost>, StoreError>
 
   /**
-   * Persists a step's platform state, gives the lease up, and makes the target due again at
-   * `progress.dueAt`, still `publishing`. False when `owner` no longer held it.
+   * Persists a step's platform state, gives the lease up (unless `progress.keepLease`), and makes
+   * the target due again at `progress.dueAt`, still `publishing`. False when `owner` no longer
+   * held it.
    */
   readonly saveProgress: (key: TargetKey, owner: string, progress: Progress) => Effect.Effect<boolean, StoreError>
 
