@@ -106,6 +106,45 @@ describe("row decoders", () => {
     assert.strictEqual(media.sizeBytes, 123_456)
   })
 
+  it("refuse every wrongly typed column of a post or a target, and name it", () => {
+    // The readers check each column with plain tests (the schemas only name what is wrong):
+    // each of these values breaks its column's type, and each must be refused, by name.
+    const wrong: Record<string, ReadonlyArray<unknown>> = {
+      workspace_id: [1, null, {}],
+      caption: [undefined, 7, true],
+      media: [{ not: "a list" }, [1, 2], "not json", "{\"a\":1}"],
+      scheduled_at: ["soon", {}, Number.POSITIVE_INFINITY],
+      ai_generated: ["false", 0],
+      notify: [[1], "x", 5],
+      publish_at: [undefined, null, "tomorrow", Number.NaN, {}],
+      version: ["v1"],
+      platform: ["myspace", 3],
+      options: [null, "x", [1]],
+      attempts: [null, "two"],
+      lease_owner: [5],
+      error: ["oops", 12]
+    }
+    let refused = 0
+    for (const [column, values] of Object.entries(wrong)) {
+      const [decode, row] =
+        column in targetRow ? ([targetFromRow, targetRow] as const) : ([postFromRow, postRow] as const)
+      for (const value of values) {
+        const error = (() => {
+          try {
+            decode({ ...row, [column]: value })
+            return undefined
+          } catch (e) {
+            return e
+          }
+        })()
+        assert.instanceOf(error, RowDecodeError, `${column} = ${String(value)} must be refused`)
+        assert.include((error as RowDecodeError).message, column)
+        refused++
+      }
+    }
+    assert.isAbove(refused, 30)
+  })
+
   it("refuse a row that does not match, naming the columns but never their values", () => {
     const secret = "sealed-credentials-of-the-account"
     const error = (() => {

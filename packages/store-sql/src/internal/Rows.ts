@@ -52,32 +52,80 @@ export const isRowDecodeError = (u: unknown): u is RowDecodeError => u instanceo
 
 const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
+/** What a fast column reader answers for a value its column does not accept. */
+const Invalid: unique symbol = Symbol("Invalid")
+type Reader = (value: unknown) => unknown
+
+/**
+ * The fast readers of the column types below, by schema. A row is read column by column with
+ * plain checks that accept exactly what the column's schema accepts; the schema itself runs only
+ * for a column without a reader, and for a row that fails, to name its bad columns. (Schema's
+ * general interpreter costs about a hundred times the plain checks, paid on every row of every
+ * page read.)
+ */
+const readers = new WeakMap<object, Reader>()
+
+const withReader = <S extends Schema.Top>(schema: S, read: Reader): S => {
+  readers.set(schema, read)
+  return schema
+}
+
+/** The reader of a column schema: its fast reader, or else the schema's own decoder. */
+const readerOf = (schema: Schema.Top): Reader => {
+  const fast = readers.get(schema)
+  if (fast !== undefined) return fast
+  const decode = Schema.decodeUnknownExit(schema as Schema.Codec<unknown, unknown, never, never>)
+  return (value) => {
+    const exit = decode(value)
+    return Exit.isSuccess(exit) ? exit.value : Invalid
+  }
+}
+
 /** A decoder for `table`, compiled once: throws a {@link RowDecodeError} (paths only) on a bad row. */
-const decoder = <S extends Schema.Codec<unknown, unknown, never, never>>(table: string, schema: S) => {
-  // The `Exit` form: no exception machinery on the (hot) path where the row is fine.
-  const decode = Schema.decodeUnknownExit(schema)
-  return (row: unknown): S["Type"] => {
-    const exit = decode(row)
-    if (Exit.isSuccess(exit)) return exit.value
+const decoder = <F extends Schema.Struct.Fields>(table: string, schema: Schema.Struct<F>) => {
+  const columns = Object.entries(schema.fields).map(([name, column]) => [name, readerOf(column as Schema.Top)] as const)
+  const decode = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<unknown, unknown, never, never>)
+  return (row: unknown): Schema.Struct<F>["Type"] => {
+    if (typeof row === "object" && row !== null) {
+      const out: Record<string, unknown> = {}
+      let ok = true
+      for (const [name, read] of columns) {
+        const value = read((row as Record<string, unknown>)[name])
+        if (value === Invalid) {
+          ok = false
+          break
+        }
+        out[name] = value
+      }
+      if (ok) return out as Schema.Struct<F>["Type"]
+    }
     // The slow path, once: every problem of the row, for the message.
     const all = decode(row, { errors: "all" })
     const failure = Exit.isFailure(all) ? Cause.findErrorOption(all.cause) : Option.none()
-    const columns =
+    const columnNames =
       Option.isSome(failure) && Schema.isSchemaError(failure.value)
         ? [...new Set(formatIssue(failure.value.issue).issues.map((issue) => (issue.path ?? []).map(String).join(".")))]
         : []
-    throw new RowDecodeError(table, columns)
+    throw new RowDecodeError(table, columnNames)
   }
 }
 
 // Column types -----------------------------------------------------------------------------
 
 /** A number from a numeric column: a number, a `bigint` or its text, depending on the driver. */
-export const Num = Schema.Union([Schema.Number, Schema.BigInt, Schema.String]).pipe(
-  Schema.decodeTo(
-    Schema.Finite,
-    SchemaTransformation.transform({ decode: (value) => Number(value), encode: (n) => n })
-  )
+export const Num = withReader(
+  Schema.Union([Schema.Number, Schema.BigInt, Schema.String]).pipe(
+    Schema.decodeTo(
+      Schema.Finite,
+      SchemaTransformation.transform({ decode: (value) => Number(value), encode: (n) => n })
+    )
+  ),
+  (value) => {
+    if (typeof value === "number") return Number.isFinite(value) ? value : Invalid
+    if (typeof value !== "bigint" && typeof value !== "string") return Invalid
+    const n = Number(value)
+    return Number.isFinite(n) ? n : Invalid
+  }
 )
 
 /**
@@ -85,29 +133,67 @@ export const Num = Schema.Union([Schema.Number, Schema.BigInt, Schema.String]).p
  * its text (parsed here). A column whose value may itself be a JSON string (a platform's state)
  * is read as the driver hands it (`Schema.Unknown`): parsing it again would corrupt it.
  */
-export const Json = <S extends Schema.Top>(schema: S) =>
-  Schema.Unknown.pipe(
-    Schema.decodeTo(
-      schema,
-      SchemaTransformation.transform({
-        decode: (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value),
-        encode: (value: unknown) => value
-      })
-    )
+const parseOr = (text: string, otherwise: unknown): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return otherwise
+  }
+}
+
+export const Json = <S extends Schema.Top>(schema: S) => {
+  const read = readerOf(schema)
+  return withReader(
+    Schema.Unknown.pipe(
+      Schema.decodeTo(
+        schema,
+        SchemaTransformation.transform({
+          // Text that is not JSON becomes a value no column type accepts, so the column is named.
+          decode: (value: unknown) => (typeof value === "string" ? parseOr(value, Invalid) : value),
+          encode: (value: unknown) => value
+        })
+      )
+    ),
+    (value) => {
+      if (typeof value !== "string") return read(value)
+      const parsed = parseOr(value, Invalid)
+      return parsed === Invalid ? Invalid : read(parsed)
+    }
   )
+}
 
 /** A nullable column; also accepts a column the query did not select (read as `null`). */
-const orNull = <S extends Schema.Top>(schema: S) => Schema.optional(Schema.NullOr(schema))
-
-const Str = Schema.String
-const Bool = Schema.Boolean
-const Strings = Schema.Array(Schema.String)
-/** A JSON object, its members left to the record's own type (checking each member of a map costs more). */
-const JsonObject = Json(
-  Schema.declare(
-    (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u),
-    { expected: "a JSON object" }
+const orNull = <S extends Schema.Top>(schema: S) => {
+  const read = readerOf(schema)
+  return withReader(Schema.optional(Schema.NullOr(schema)), (value) =>
+    value === undefined || value === null ? value : read(value)
   )
+}
+
+/** A nullable column the query always selects. */
+const nullOr = <S extends Schema.Top>(schema: S) => {
+  const read = readerOf(schema)
+  return withReader(Schema.NullOr(schema), (value) => (value === null ? null : read(value)))
+}
+
+/** A text column holding one of `values`. */
+const literals = <const L extends ReadonlyArray<string>>(values: L) => {
+  const allowed = new Set<unknown>(values)
+  return withReader(Schema.Literals(values), (value) => (allowed.has(value) ? value : Invalid))
+}
+
+const Str = withReader(Schema.String, (value) => (typeof value === "string" ? value : Invalid))
+const Bool = withReader(Schema.Boolean, (value) => (typeof value === "boolean" ? value : Invalid))
+const Strings = withReader(Schema.Array(Schema.String), (value) =>
+  Array.isArray(value) && value.every((item) => typeof item === "string") ? value : Invalid
+)
+const Unknown = withReader(Schema.Unknown, (value) => value)
+const PlatformColumn = literals(Platform.literals)
+/** A JSON object, its members left to the record's own type (checking each member of a map costs more). */
+const isJsonObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+const JsonObject = Json(
+  withReader(Schema.declare(isJsonObject, { expected: "a JSON object" }), (value) => (isJsonObject(value) ? value : Invalid))
 )
 
 // Store: workspaces, keys, profiles, accounts, media ----------------------------------------
@@ -163,7 +249,7 @@ const decodeAccount = decoder(
     workspace_id: Str,
     id: Str,
     profile_id: Str,
-    platform: Platform,
+    platform: PlatformColumn,
     handle: Str,
     sandbox: Bool,
     status: Str,
@@ -289,7 +375,7 @@ const decodeTarget = decoder(
     id: Str,
     post_id: Str,
     account_id: Str,
-    platform: Platform,
+    platform: PlatformColumn,
     status: Str,
     options: JsonObject,
     consent: orNull(JsonObject),
@@ -299,7 +385,7 @@ const decodeTarget = decoder(
     error: orNull(JsonObject),
     attempts: Num,
     // Any JSON, a bare string included: taken as the driver parsed it (see `Json`).
-    platform_state: orNull(Schema.Unknown),
+    platform_state: orNull(Unknown),
     due_at: orNull(Num),
     lease_owner: orNull(Str),
     lease_until: orNull(Num),
@@ -496,7 +582,7 @@ const decodeDelivery = decoder(
     event_id: Str,
     id: Str,
     event_type: Str,
-    status: Schema.Literals(["pending", "delivered", "dead"]),
+    status: literals(["pending", "delivered", "dead"]),
     attempts: Num,
     first_attempt_at: orNull(Num),
     last_attempt_at: orNull(Num),
@@ -564,16 +650,16 @@ const decodeLink = decoder(
     workspace_id: Str,
     id: Str,
     profile_id: Str,
-    platform: Platform,
+    platform: PlatformColumn,
     sandbox: Bool,
-    redirect_url: Schema.NullOr(Str),
-    account_id: Schema.NullOr(Str),
+    redirect_url: nullOr(Str),
+    account_id: nullOr(Str),
     token_hash: Str,
-    state_hash: Schema.NullOr(Str),
-    code_verifier: Schema.NullOr(Str),
-    pending_choice: Schema.NullOr(Str),
+    state_hash: nullOr(Str),
+    code_verifier: nullOr(Str),
+    pending_choice: nullOr(Str),
     expires_at: Num,
-    completed_at: Schema.NullOr(Num),
+    completed_at: nullOr(Num),
     account_ids: Json(Strings),
     created_by: Str,
     created_at: Num
@@ -607,24 +693,24 @@ const decodeConnection = decoder(
   Schema.Struct({
     workspace_id: Str,
     account_id: Str,
-    platform: Platform,
+    platform: PlatformColumn,
     sandbox: Bool,
     external_id: Str,
     grant_id: Str,
-    display_name: Schema.NullOr(Str),
-    avatar_url: Schema.NullOr(Str),
+    display_name: nullOr(Str),
+    avatar_url: nullOr(Str),
     scopes: Json(Strings),
     connected_at: Num,
-    token_expires_at: Schema.NullOr(Num),
-    refresh_expires_at: Schema.NullOr(Num),
-    privacy_level_options: Schema.NullOr(Json(Strings)),
-    max_video_post_duration_sec: Schema.NullOr(Num),
-    refresh_at: Schema.NullOr(Num),
+    token_expires_at: nullOr(Num),
+    refresh_expires_at: nullOr(Num),
+    privacy_level_options: nullOr(Json(Strings)),
+    max_video_post_duration_sec: nullOr(Num),
+    refresh_at: nullOr(Num),
     refresh_failures: Num,
-    lease_owner: Schema.NullOr(Str),
-    lease_until: Schema.NullOr(Num),
-    reconnect_reason: Schema.NullOr(Json(Schema.Struct({ code: Str, platformCode: Schema.NullOr(Str) }))),
-    disconnected_at: Schema.NullOr(Num)
+    lease_owner: nullOr(Str),
+    lease_until: nullOr(Num),
+    reconnect_reason: nullOr(Json(Schema.Struct({ code: Str, platformCode: nullOr(Str) }))),
+    disconnected_at: nullOr(Num)
   })
 )
 
@@ -664,7 +750,7 @@ const decodeComment = decoder(
     post_id: Str,
     target_id: Str,
     account_id: Str,
-    platform: Platform,
+    platform: PlatformColumn,
     platform_comment_id: Str,
     parent_id: orNull(Str),
     parent_platform_comment_id: orNull(Str),
@@ -711,11 +797,11 @@ const decodePoll = decoder(
     target_id: Str,
     post_id: Str,
     account_id: Str,
-    platform: Platform,
+    platform: PlatformColumn,
     platform_post_id: Str,
     published_at: Num,
     // The adapter's cursor, wrapped as `{ v }` so a bare JSON null or string survives jsonb.
-    cursor: orNull(Json(Schema.NullOr(Schema.Struct({ v: Schema.optional(Schema.Unknown) })))),
+    cursor: orNull(Json(nullOr(Schema.Struct({ v: Schema.optional(Schema.Unknown) })))),
     next_poll_at: orNull(Num),
     failures: Num,
     lease_owner: orNull(Str),
