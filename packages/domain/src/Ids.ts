@@ -120,8 +120,9 @@ export interface IdTypes {
 export type IdOf<K extends IdKind> = IdTypes[K]
 
 /**
- * Brands a string the program already trusts as an id of `kind`, without checking it: a row read
- * back from the database, an id the engine made itself, a test fixture. Values from outside (HTTP,
+ * Brands a string as an id of `kind` without checking it: a row read
+ * back from the database, an id the engine made itself, a test fixture, a path parameter looked up
+ * as it is (a string that is no such id simply finds nothing). Request bodies from outside (HTTP,
  * MCP) are decoded through the schemas above instead.
  */
-export const trusted = <K extends IdKind>(_kind: K, value: string): IdOf<K> => value as IdOf<K>
+export const unchecked = <K extends IdKind>(_kind: K, value: string): IdOf<K> => value as IdOf<K>

@@ -18,7 +18,7 @@ import {
   type CommentStoreShape,
   type OutboxEvent,
 } from "@postwire/core"
-import type { Platform } from "@postwire/domain"
+import type { Ids, Platform } from "@postwire/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient, } from "effect/sql"
 import { eventRow, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
@@ -87,7 +87,7 @@ export const make: Effect.Effect<CommentStoreShape, never, SqlClient.SqlClient> 
               if (parent !== null) {
                 parentId = known.get(`${record.accountId}/${parent}`) ?? (yield* idByPlatformId(batch.workspaceId, record.accountId, parent)) ?? null
               }
-              const rows = yield* sql`INSERT INTO comments ${sql.insert(commentRow({ ...record, workspaceId: batch.workspaceId, parentId }))}
+              const rows = yield* sql`INSERT INTO comments ${sql.insert(commentRow({ ...record, workspaceId: batch.workspaceId, parentId: parentId as Ids.CommentId | null }))}
                 ON CONFLICT (workspace_id, account_id, platform_comment_id) DO NOTHING
                 RETURNING *`
               const row = rows[0]
@@ -277,14 +277,14 @@ const commentRow = (c: CommentRecord) => ({
 })
 
 const commentFromRow = (row: Row): CommentRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  postId: row.post_id as string,
-  targetId: row.target_id as string,
-  accountId: row.account_id as string,
+  id: row.id as Ids.CommentId,
+  workspaceId: row.workspace_id as Ids.WorkspaceId,
+  postId: row.post_id as Ids.PostId,
+  targetId: row.target_id as Ids.TargetId,
+  accountId: row.account_id as Ids.AccountId,
   platform: row.platform as Platform,
   platformCommentId: row.platform_comment_id as string,
-  parentId: (row.parent_id as string | null) ?? null,
+  parentId: ((row.parent_id as string | null) ?? null) as Ids.CommentId | null,
   parentPlatformCommentId: (row.parent_platform_comment_id as string | null) ?? null,
   authorHandle: row.author_handle as string,
   authorDisplayName: (row.author_display_name as string | null) ?? null,
@@ -313,10 +313,10 @@ const pollRow = (p: CommentPollState) => ({
 })
 
 const pollFromRow = (row: Row): CommentPollState => ({
-  workspaceId: row.workspace_id as string,
-  targetId: row.target_id as string,
-  postId: row.post_id as string,
-  accountId: row.account_id as string,
+  workspaceId: row.workspace_id as Ids.WorkspaceId,
+  targetId: row.target_id as Ids.TargetId,
+  postId: row.post_id as Ids.PostId,
+  accountId: row.account_id as Ids.AccountId,
   platform: row.platform as Platform,
   platformPostId: row.platform_post_id as string,
   publishedAt: toNumber(row.published_at),

@@ -16,7 +16,7 @@ import {
   type OutboxEvent,
   Store,
 } from "@postwire/core"
-import { Platform } from "@postwire/domain"
+import { type Ids, Platform } from "@postwire/domain"
 import { Array as Arr, Data, Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
 import { SqlClient, } from "effect/sql"
 import { eventRow, operations } from "./internal/SqlToolkit.ts"
@@ -95,20 +95,20 @@ const decodeConnectionRow = Schema.decodeUnknownSync(ConnectionRow)
 const linkFromRow = (row: unknown): ConnectLinkRecord => {
   const r = decodeLinkRow(row)
   return {
-    id: r.id,
-    workspaceId: r.workspace_id,
-    profileId: r.profile_id,
+    id: r.id as Ids.ConnectLinkId,
+    workspaceId: r.workspace_id as Ids.WorkspaceId,
+    profileId: r.profile_id as Ids.ProfileId,
     platform: r.platform,
     sandbox: r.sandbox,
     redirectUrl: r.redirect_url,
-    accountId: r.account_id,
+    accountId: r.account_id as Ids.AccountId,
     tokenHash: r.token_hash,
     stateHash: r.state_hash,
     codeVerifier: r.code_verifier,
     pendingChoice: r.pending_choice,
     expiresAt: r.expires_at,
     completedAt: r.completed_at,
-    accountIds: r.account_ids,
+    accountIds: r.account_ids as ReadonlyArray<Ids.AccountId>,
     createdBy: r.created_by,
     createdAt: r.created_at
   }
@@ -117,8 +117,8 @@ const linkFromRow = (row: unknown): ConnectLinkRecord => {
 const connectionFromRow = (row: unknown): AccountConnectionRecord => {
   const r = decodeConnectionRow(row)
   return {
-    workspaceId: r.workspace_id,
-    accountId: r.account_id,
+    workspaceId: r.workspace_id as Ids.WorkspaceId,
+    accountId: r.account_id as Ids.AccountId,
     platform: r.platform,
     sandbox: r.sandbox,
     externalId: r.external_id,
@@ -443,7 +443,7 @@ export const make: Effect.Effect<ConnectStoreShape, never, SqlClient.SqlClient |
       operation("postsWaitingOnAccount")(
         sql`SELECT DISTINCT post_id FROM targets
             WHERE workspace_id = ${workspaceId} AND account_id = ${accountId} AND status IN ('queued', 'scheduled')
-            ORDER BY post_id`.pipe(Effect.map((rows) => rows.map((row) => String(row.post_id))))
+            ORDER BY post_id`.pipe(Effect.map((rows) => rows.map((row) => String(row.post_id) as Ids.PostId)))
       ),
 
     deleteProfile: (workspaceId, profileId) =>

@@ -18,6 +18,7 @@ import {
   type UploadRecord
 } from "@postwire/core"
 import { Effect, Layer, Option } from "effect"
+import type { Ids } from "@postwire/domain"
 import { SqlClient, } from "effect/sql"
 import { operations, toNumber } from "./internal/SqlToolkit.ts"
 import * as Migrations from "./migrations/Migrations.ts"
@@ -38,8 +39,8 @@ const uploadRow = (upload: UploadRecord) => ({
 })
 
 const uploadFromRow = (row: Row): UploadRecord => ({
-  workspaceId: row.workspace_id as string,
-  mediaId: row.media_id as string,
+  workspaceId: row.workspace_id as Ids.WorkspaceId,
+  mediaId: row.media_id as Ids.MediaId,
   size: toNumber(row.size),
   partSize: toNumber(row.part_size),
   reference: row.reference as string,

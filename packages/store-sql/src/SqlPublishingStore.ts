@@ -25,6 +25,7 @@ import {
   TargetStatus
 } from "@postwire/core"
 import { Array as Arr, Data, Effect, Layer, Option } from "effect"
+import type { Ids } from "@postwire/domain"
 import { SqlClient, } from "effect/sql"
 import { eventRow, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
 import * as Migrations from "./migrations/Migrations.ts"
@@ -456,11 +457,11 @@ const fromJson = (value: unknown): unknown => (typeof value === "string" ? JSON.
 
 
 const postFromRow = (row: Row): PostRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  profileId: row.profile_id as string,
+  id: row.id as Ids.PostId,
+  workspaceId: row.workspace_id as Ids.WorkspaceId,
+  profileId: row.profile_id as Ids.ProfileId,
   caption: row.caption as string,
-  media: fromJson(row.media) as ReadonlyArray<string>,
+  media: fromJson(row.media) as ReadonlyArray<Ids.MediaId>,
   scheduledAt: toNumberOrNull(row.scheduled_at),
   aiGenerated: row.ai_generated as boolean,
   approvalMode: row.approval_mode as PostRecord["approvalMode"],
@@ -473,10 +474,10 @@ const postFromRow = (row: Row): PostRecord => ({
 })
 
 const pendingFromRow = (row: Row): PendingPermalink => ({
-  workspaceId: row.workspace_id as string,
-  postId: row.post_id as string,
-  targetId: row.target_id as string,
-  accountId: row.account_id as string,
+  workspaceId: row.workspace_id as Ids.WorkspaceId,
+  postId: row.post_id as Ids.PostId,
+  targetId: row.target_id as Ids.TargetId,
+  accountId: row.account_id as Ids.AccountId,
   since: toNumber(row.since),
   asked: toNumber(row.asked),
   askAt: toNumber(row.ask_at),
@@ -485,10 +486,10 @@ const pendingFromRow = (row: Row): PendingPermalink => ({
 })
 
 const targetFromRow = (row: Row): TargetRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  postId: row.post_id as string,
-  accountId: row.account_id as string,
+  id: row.id as Ids.TargetId,
+  workspaceId: row.workspace_id as Ids.WorkspaceId,
+  postId: row.post_id as Ids.PostId,
+  accountId: row.account_id as Ids.AccountId,
   platform: row.platform as TargetRecord["platform"],
   status: row.status as TargetRecord["status"],
   options: fromJson(row.options) as TargetRecord["options"],

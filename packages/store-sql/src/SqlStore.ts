@@ -29,6 +29,7 @@ import {
   type WorkspaceRecord
 } from "@postwire/core"
 import { Array as Arr, Effect, Layer, Option } from "effect"
+import type { Ids } from "@postwire/domain"
 import { SqlClient, } from "effect/sql"
 import { eventRow, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
 import * as Migrations from "./migrations/Migrations.ts"
@@ -296,7 +297,7 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
               if (full !== undefined) return Option.some(full.accountId)
             }
             yield* insertAggregate(aggregate, events)
-            return Option.none<string>()
+            return Option.none<Ids.AccountId>()
           })
         )
       ),
@@ -343,7 +344,7 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
           Effect.map(([row]) =>
             row === undefined
               ? Option.none()
-              : Option.some({ workspaceId: String(row.workspace_id), postId: String(row.post_id) })
+              : Option.some({ workspaceId: String(row.workspace_id) as Ids.WorkspaceId, postId: String(row.post_id) as Ids.PostId })
           )
         )
       ),
@@ -545,15 +546,15 @@ const targetColumns = [
 const approvalColumns = ["id", "token_hash", "status", "expires_at", "decided_at", "reason", "created_at"]
 
 const workspaceFromRow = (row: Row): WorkspaceRecord => ({
-  id: row.id as string,
+  id: row.id as Ids.WorkspaceId,
   name: row.name as string,
   allowedRedirectDomains: row.allowed_redirect_domains as ReadonlyArray<string>,
   createdAt: toNumber(row.created_at)
 })
 
 const apiKeyFromRow = (row: Row): ApiKeyRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
+  id: row.id as Ids.KeyId,
+  workspaceId: row.workspace_id as Ids.WorkspaceId,
   kind: row.kind as ApiKeyRecord["kind"],
   scopes: row.scopes as ApiKeyRecord["scopes"],
   hash: row.key_hash as string,
@@ -563,8 +564,8 @@ const apiKeyFromRow = (row: Row): ApiKeyRecord => ({
 })
 
 const profileFromRow = (row: Row): ProfileRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
+  id: row.id as Ids.ProfileId,
+  workspaceId: row.workspace_id as Ids.WorkspaceId,
   name: row.name as string,
   createdAt: toNumber(row.created_at)
 })
@@ -585,9 +586,9 @@ const accountRow = (account: AccountRecord) => ({
 })
 
 const accountFromRow = (row: Row): AccountRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  profileId: row.profile_id as string,
+  id: row.id as Ids.AccountId,
+  workspaceId: row.workspace_id as Ids.WorkspaceId,
+  profileId: row.profile_id as Ids.ProfileId,
   platform: row.platform as AccountRecord["platform"],
   handle: row.handle as string,
   sandbox: row.sandbox as boolean,
@@ -622,8 +623,8 @@ export const mediaRow = (media: MediaRecord) => ({
 
 /** A media record from its row, as the media store reads it too. */
 export const mediaFromRow = (row: Row): MediaRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
+  id: row.id as Ids.MediaId,
+  workspaceId: row.workspace_id as Ids.WorkspaceId,
   kind: row.kind as MediaRecord["kind"],
   mime: row.mime as string,
   sizeBytes: toNumber(row.size_bytes),
@@ -659,11 +660,11 @@ const postRow = (post: PostRecord) => ({
 })
 
 const postFromRow = (row: Row): PostRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  profileId: row.profile_id as string,
+  id: row.id as Ids.PostId,
+  workspaceId: row.workspace_id as Ids.WorkspaceId,
+  profileId: row.profile_id as Ids.ProfileId,
   caption: row.caption as string,
-  media: row.media as ReadonlyArray<string>,
+  media: row.media as ReadonlyArray<Ids.MediaId>,
   scheduledAt: toNumberOrNull(row.scheduled_at),
   aiGenerated: row.ai_generated as boolean,
   approvalMode: row.approval_mode as PostRecord["approvalMode"],
@@ -701,10 +702,10 @@ const targetRow = (target: TargetRecord, position: number) => ({
 })
 
 const targetFromRow = (row: Row): TargetRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  postId: row.post_id as string,
-  accountId: row.account_id as string,
+  id: row.id as Ids.TargetId,
+  workspaceId: row.workspace_id as Ids.WorkspaceId,
+  postId: row.post_id as Ids.PostId,
+  accountId: row.account_id as Ids.AccountId,
   platform: row.platform as TargetRecord["platform"],
   status: row.status as TargetRecord["status"],
   options: row.options as TargetRecord["options"],
@@ -740,9 +741,9 @@ const approvalTokenRow = (approval: ApprovalRecord) => ({
 })
 
 const approvalFromRow = (row: Row): ApprovalRecord => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
-  postId: row.post_id as string,
+  id: row.id as Ids.ApprovalId,
+  workspaceId: row.workspace_id as Ids.WorkspaceId,
+  postId: row.post_id as Ids.PostId,
   tokenHash: row.token_hash as string,
   status: row.status as ApprovalRecord["status"],
   expiresAt: toNumber(row.expires_at),
@@ -753,8 +754,8 @@ const approvalFromRow = (row: Row): ApprovalRecord => ({
 
 
 const eventFromRow = (row: Row): OutboxEvent => ({
-  id: row.id as string,
-  workspaceId: row.workspace_id as string,
+  id: row.id as Ids.EventId,
+  workspaceId: row.workspace_id as Ids.WorkspaceId,
   type: row.type as string,
   createdAt: toNumber(row.created_at),
   livemode: row.livemode as boolean,

@@ -24,6 +24,7 @@ import {
   type WebhookStoreShape
 } from "@postwire/core"
 import { Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
+import type { Ids } from "@postwire/domain"
 import { SqlClient, } from "effect/sql"
 import { eventRow, operations, toNumber } from "./internal/SqlToolkit.ts"
 import * as Migrations from "./migrations/Migrations.ts"
@@ -552,8 +553,8 @@ const endpointRow = (endpoint: WebhookEndpointRecord) => ({
 const endpointFromRow = (input: Row): WebhookEndpointRecord => {
   const row = decodeEndpoint(input)
   return {
-    id: row.id,
-    workspaceId: row.workspace_id,
+    id: row.id as Ids.WebhookId,
+    workspaceId: row.workspace_id as Ids.WorkspaceId,
     url: row.url,
     events: row.events as ReadonlyArray<string>,
     secret: row.secret,
@@ -572,10 +573,10 @@ const endpointFromRow = (input: Row): WebhookEndpointRecord => {
 const deliveryFromRow = (input: Row): WebhookDeliveryRecord => {
   const row = decodeDelivery(input)
   return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    endpointId: row.endpoint_id,
-    eventId: row.event_id,
+    id: row.id as Ids.DeliveryId,
+    workspaceId: row.workspace_id as Ids.WorkspaceId,
+    endpointId: row.endpoint_id as Ids.WebhookId,
+    eventId: row.event_id as Ids.EventId,
     eventType: row.event_type,
     status: row.status,
     attempts: row.attempts,
@@ -607,8 +608,8 @@ const attemptFromRow = (input: Row): AttemptRecord => {
 const eventFromRow = (input: Row): OutboxEvent => {
   const row = decodeEvent(input)
   return {
-    id: row.id,
-    workspaceId: row.workspace_id,
+    id: row.id as Ids.EventId,
+    workspaceId: row.workspace_id as Ids.WorkspaceId,
     type: row.type,
     createdAt: row.created_at,
     livemode: row.livemode,

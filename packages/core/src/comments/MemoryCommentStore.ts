@@ -7,6 +7,7 @@
  * @since 0.3.0
  */
 import { Effect, Layer, Option } from "effect"
+import type { Ids } from "@postwire/domain"
 import { MemoryState, type MemoryTables } from "../store/MemoryStore.ts"
 import type { OutboxEvent } from "../store/Records.ts"
 import {
@@ -22,7 +23,7 @@ export interface CommentTables {
   /** Comments by `workspace/id`. */
   readonly comments: Map<string, CommentRecord>
   /** `workspace/account/platform comment id` → comment id: the unique key. */
-  readonly byPlatformId: Map<string, string>
+  readonly byPlatformId: Map<string, Ids.CommentId>
   readonly deleted: Set<string>
   /** Poll states by `workspace/target`. */
   readonly polls: Map<string, CommentPollState>

@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import type { Ids as Id } from "@postwire/domain"
 import { createHash } from "node:crypto"
 import { Effect, Option, type Stream } from "effect"
 import {
@@ -274,7 +275,7 @@ export const createUpload = Effect.fn("media.createUpload")(function* (
   return yield* uploadView(upload, [], at)
 })
 
-const findUpload = Effect.fn("media.findUpload")(function* (caller: Caller, id: string) {
+const findUpload = Effect.fn("media.findUpload")(function* (caller: Caller, id: Id.MediaId) {
   const media = yield* MediaStore
   const upload = yield* media.getUpload(caller.workspaceId, id)
   if (Option.isNone(upload)) return yield* Effect.fail(notFound())
@@ -282,7 +283,7 @@ const findUpload = Effect.fn("media.findUpload")(function* (caller: Caller, id: 
 })
 
 /** What has arrived of an upload. */
-export const getUpload = Effect.fn("media.getUpload")(function* (caller: Caller, id: string) {
+export const getUpload = Effect.fn("media.getUpload")(function* (caller: Caller, id: Id.MediaId) {
   const media = yield* MediaStore
   const upload = yield* findUpload(caller, id)
   const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
@@ -315,7 +316,7 @@ export const partOfRange = (header: string, upload: Pick<UploadRecord, "size" | 
  */
 export const receiveUploadPart = Effect.fn("media.receivePart")(function* <E>(
   caller: Caller,
-  id: string,
+  id: Id.MediaId,
   contentRange: string,
   body: Stream.Stream<Uint8Array, E>
 ) {
@@ -356,7 +357,7 @@ export const receiveUploadPart = Effect.fn("media.receivePart")(function* <E>(
  * Completes an upload: every part must be there; they are joined in storage, the file is probed,
  * and the item becomes `ready` (or `failed` with `unsupported_format`, which is also the answer).
  */
-export const completeUpload = Effect.fn("media.completeUpload")(function* (caller: Caller, id: string, locale: Locale = "en") {
+export const completeUpload = Effect.fn("media.completeUpload")(function* (caller: Caller, id: Id.MediaId, locale: Locale = "en") {
   const media = yield* MediaStore
   const blobs = yield* BlobStore
   const store = yield* Store
@@ -399,7 +400,7 @@ export const completeUpload = Effect.fn("media.completeUpload")(function* (calle
 })
 
 /** One media item. */
-export const getMedia = Effect.fn("media.get")(function* (caller: Caller, id: string, locale: Locale = "en") {
+export const getMedia = Effect.fn("media.get")(function* (caller: Caller, id: Id.MediaId, locale: Locale = "en") {
   const store = yield* Store
   const media = yield* MediaStore
   const found = yield* store.getMedia(caller.workspaceId, id)
@@ -444,7 +445,7 @@ export const listMedia = Effect.fn("media.list")(function* (
 })
 
 /** Deletes an item and its bytes, unless a post that has not finished publishing uses it. */
-export const deleteMedia = Effect.fn("media.delete")(function* (caller: Caller, id: string) {
+export const deleteMedia = Effect.fn("media.delete")(function* (caller: Caller, id: Id.MediaId) {
   const media = yield* MediaStore
   const blobs = yield* BlobStore
   const result = yield* media.deleteMedia(caller.workspaceId, id)

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import type { Ids as Id } from "@postwire/domain"
 import { Effect, Option } from "effect"
 import {
   defaultPageSize,
@@ -50,7 +51,7 @@ const livemodeOf = Effect.fn("posts.livemode")(function* (aggregate: PostAggrega
 })
 
 /** A new approval for a post, with its link. */
-const newApproval = Effect.fn("approvals.create")(function* (workspaceId: string, postId: string, at: number) {
+const newApproval = Effect.fn("approvals.create")(function* (workspaceId: Id.WorkspaceId, postId: Id.PostId, at: number) {
   const settings = yield* EngineConfig
   const id = yield* Ids.use((ids) => ids.make("approval"))
   const token = approvalToken(settings.keyring, id)
@@ -202,7 +203,7 @@ export const validatePost = Effect.fn("posts.validate")(function* (
   return { issues: problems.map((p) => renderError(p, locale, settings.publicBaseUrl)) } satisfies Post.ValidatePostResponse
 })
 
-const loadPost = Effect.fn("posts.load")(function* (caller: Caller, id: string) {
+const loadPost = Effect.fn("posts.load")(function* (caller: Caller, id: Id.PostId) {
   const store = yield* Store
   const found = yield* store.getPost(caller.workspaceId, id)
   if (Option.isNone(found)) return yield* Effect.fail(notFound("post"))
@@ -210,7 +211,7 @@ const loadPost = Effect.fn("posts.load")(function* (caller: Caller, id: string) 
 })
 
 /** A post with its targets, each with its permalink or error. */
-export const getPost = Effect.fn("posts.get")(function* (caller: Caller, id: string, locale: Locale) {
+export const getPost = Effect.fn("posts.get")(function* (caller: Caller, id: Id.PostId, locale: Locale) {
   const settings = yield* EngineConfig
   const aggregate = yield* loadPost(caller, id)
   return postView(aggregate, settings, locale, yield* now)
@@ -269,7 +270,7 @@ export const listPosts = Effect.fn("posts.list")(function* (caller: Caller, quer
  */
 const changePost = <E, R>(
   caller: Caller,
-  id: string,
+  id: Id.PostId,
   change: (
     aggregate: PostAggregate,
     at: number
@@ -307,7 +308,7 @@ const settle = (aggregate: PostAggregate, at: number, changes: Partial<PostAggre
 /** Changes the caption and/or schedule while no target has started publishing. */
 export const updatePost = Effect.fn("posts.update")(function* (
   caller: Caller,
-  id: string,
+  id: Id.PostId,
   request: Post.UpdatePostRequest,
   locale: Locale
 ) {
@@ -385,7 +386,7 @@ export const updatePost = Effect.fn("posts.update")(function* (
  * Cancels every target that has not published while some target is still on its way; published
  * targets stay published. A finished post cannot be cancelled.
  */
-export const cancelPost = Effect.fn("posts.cancel")(function* (caller: Caller, id: string, locale: Locale) {
+export const cancelPost = Effect.fn("posts.cancel")(function* (caller: Caller, id: Id.PostId, locale: Locale) {
   const settings = yield* EngineConfig
   const saved = yield* changePost(caller, id, (current, at) =>
     Effect.gen(function* () {
@@ -409,7 +410,7 @@ export const cancelPost = Effect.fn("posts.cancel")(function* (caller: Caller, i
 })
 
 /** Queues again the targets that failed with a retryable error; nothing else is touched. */
-export const retryPost = Effect.fn("posts.retry")(function* (caller: Caller, id: string, locale: Locale) {
+export const retryPost = Effect.fn("posts.retry")(function* (caller: Caller, id: Id.PostId, locale: Locale) {
   const retried: Array<string> = []
   const saved = yield* changePost(caller, id, (current, at) =>
     Effect.gen(function* () {
