@@ -27,6 +27,7 @@ import {
 } from "@postwire/core"
 import { PgliteClient, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
 import { table } from "./support.ts"
+import { Ids as Id } from "@postwire/domain"
 
 const deliveries = 2_000
 const concurrency = 16
@@ -115,7 +116,7 @@ const throughDispatcher = (receiver: Awaited<ReturnType<typeof aReceiver>>) =>
           data: JSON.parse(body).data
         })
       }
-      yield* store.updateAccountStatus(workspace.id, "acc_none", "connected", events)
+      yield* store.updateAccountStatus(workspace.id, Id.unchecked("account", "acc_none"), "connected", events)
     }
     const before = receiver.received()
     const start = performance.now()

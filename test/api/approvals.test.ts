@@ -11,6 +11,7 @@ import * as ApprovalView from "../../packages/server/src/approvals/ApprovalView.
 import { accountOf, anImage, aPost, aVideo } from "../support/Builders.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
+import { Ids as Id } from "@postwire/domain"
 
 // ---------------------------------------------------------------------------------------------
 // Helpers: links, a movable clock, a fake SMTP server, and the page's form
@@ -617,9 +618,9 @@ describe("the consent form of the approval page", () => {
   }
   const aSummary = (consentForm: Approvals.ConsentForm): Approvals.PageSummary => ({
     approval: {
-      id: "apr_01TEST",
-      workspaceId: "ws_1",
-      postId: "post_1",
+      id: Id.unchecked("approval", "apr_01TEST"),
+      workspaceId: Id.unchecked("workspace", "ws_1"),
+      postId: Id.unchecked("post", "post_1"),
       tokenHash: "x",
       status: "pending",
       expiresAt: Date.UTC(2030, 0, 8),
@@ -628,9 +629,9 @@ describe("the consent form of the approval page", () => {
       createdAt: Date.UTC(2030, 0, 1)
     },
     post: {
-      id: "post_1",
-      workspaceId: "ws_1",
-      profileId: "prof_1",
+      id: Id.unchecked("post", "post_1"),
+      workspaceId: Id.unchecked("workspace", "ws_1"),
+      profileId: Id.unchecked("profile", "prof_1"),
       caption: "Es kopi susu",
       media: [],
       scheduledAt: null,
@@ -647,10 +648,10 @@ describe("the consent form of the approval page", () => {
     targets: [
       {
         target: {
-          id: target,
-          workspaceId: "ws_1",
-          postId: "post_1",
-          accountId: "acc_1",
+          id: Id.unchecked("target", target),
+          workspaceId: Id.unchecked("workspace", "ws_1"),
+          postId: Id.unchecked("post", "post_1"),
+          accountId: Id.unchecked("account", "acc_1"),
           platform: "shortvideo",
           status: "awaiting_approval",
           options: { shortvideo: { mode: "direct" } },
@@ -666,9 +667,9 @@ describe("the consent form of the approval page", () => {
           updatedAt: Date.UTC(2030, 0, 1)
         },
         account: {
-          id: "acc_1",
-          workspaceId: "ws_1",
-          profileId: "prof_1",
+          id: Id.unchecked("account", "acc_1"),
+          workspaceId: Id.unchecked("workspace", "ws_1"),
+          profileId: Id.unchecked("profile", "prof_1"),
           platform: "shortvideo",
           handle: "kopi",
           sandbox: true,

@@ -5,6 +5,7 @@
 import type { AccountRecord, MediaRecord, PostRecord, PublishInput, PublishMedia, TargetRecord } from "@postwire/core"
 import type { Platform, Post } from "@postwire/domain"
 import { Effect } from "effect"
+import { Ids as Id } from "@postwire/domain"
 
 let counter = 0
 const anId = (prefix: string) => `${prefix}_01JD8XK2M3N4P5Q6R7S8T9${String(++counter).padStart(4, "0")}`
@@ -13,9 +14,9 @@ const anId = (prefix: string) => `${prefix}_01JD8XK2M3N4P5Q6R7S8T9${String(++cou
 export const t0 = 1_795_000_000_000
 
 export const anAccount = (platform: Platform, overrides: Partial<AccountRecord> = {}): AccountRecord => ({
-  id: anId("acct"),
-  workspaceId: "ws_01JD8XK2M3N4P5Q6R7S8T9V0W1",
-  profileId: "prof_01JD8XK2M3N4P5Q6R7S8T9V0W1",
+  id: Id.unchecked("account", anId("acct")),
+  workspaceId: Id.unchecked("workspace", "ws_01JD8XK2M3N4P5Q6R7S8T9V0W1"),
+  profileId: Id.unchecked("profile", "prof_01JD8XK2M3N4P5Q6R7S8T9V0W1"),
   platform,
   handle: "@maya.bakes",
   sandbox: false,
@@ -33,9 +34,9 @@ export const aSandboxAccount = (platform: Platform, overrides: Partial<AccountRe
   anAccount(platform, { sandbox: true, ...overrides })
 
 export const aPost = (overrides: Partial<PostRecord> = {}): PostRecord => ({
-  id: anId("post"),
-  workspaceId: "ws_01JD8XK2M3N4P5Q6R7S8T9V0W1",
-  profileId: "prof_01JD8XK2M3N4P5Q6R7S8T9V0W1",
+  id: Id.unchecked("post", anId("post")),
+  workspaceId: Id.unchecked("workspace", "ws_01JD8XK2M3N4P5Q6R7S8T9V0W1"),
+  profileId: Id.unchecked("profile", "prof_01JD8XK2M3N4P5Q6R7S8T9V0W1"),
   caption: `Sourdough day ${counter}: crumb shot at the end`,
   media: [],
   scheduledAt: null,
@@ -63,9 +64,9 @@ export const aTarget = (
 ): TargetRecord => {
   const { consent, ...rest } = overrides
   return {
-    id: anId("tgt"),
+    id: Id.unchecked("target", anId("tgt")),
     workspaceId: account.workspaceId,
-    postId: "post_01JD8XK2M3N4P5Q6R7S8T9V0W1",
+    postId: Id.unchecked("post", "post_01JD8XK2M3N4P5Q6R7S8T9V0W1"),
     accountId: account.id,
     platform: account.platform,
     status: "publishing",
@@ -86,8 +87,8 @@ export const aTarget = (
 }
 
 const aMediaRecord = (overrides: Partial<MediaRecord>): MediaRecord => ({
-  id: anId("med"),
-  workspaceId: "ws_01JD8XK2M3N4P5Q6R7S8T9V0W1",
+  id: Id.unchecked("media", anId("med")),
+  workspaceId: Id.unchecked("workspace", "ws_01JD8XK2M3N4P5Q6R7S8T9V0W1"),
   kind: "image",
   mime: "image/jpeg",
   sizeBytes: 200_000,

@@ -17,6 +17,7 @@ import {
   Workspaces
 } from "../src/index.ts"
 import { aReceiver, type Received } from "./fixtures/receiver.ts"
+import { Ids as Id } from "@postwire/domain"
 
 const minute = 60_000
 const hour = 60 * minute
@@ -72,7 +73,7 @@ const hasValidSignature = (request: Received, secret: string): boolean => {
   return header === `t=${t},v1=${expected}`
 }
 
-const endpointState = (caller: { workspaceId: string; keyId: string; kind: "test" }) =>
+const endpointState = (caller: { workspaceId: Id.WorkspaceId; keyId: Id.KeyId; kind: "test" }) =>
   Effect.map(Webhooks.listEndpoints(caller, {}), (list) => list.data[0]!)
 
 describe("Dispatcher", () => {

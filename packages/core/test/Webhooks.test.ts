@@ -14,6 +14,7 @@ import {
   Workspaces
 } from "../src/index.ts"
 import { aReceiver } from "./fixtures/receiver.ts"
+import { Ids as Id } from "@postwire/domain"
 
 const dns: Record<string, Array<string>> = {
   "hooks.example.com": ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"],
@@ -132,7 +133,7 @@ describe("Webhooks.testEndpoint", () => {
       const receiver = yield* aReceiver(() => 202)
       const { caller, endpoint } = yield* anEndpoint(`${receiver.origin}/hooks`, ["post.failed", "post.published"])
 
-      const result = yield* Webhooks.testEndpoint(caller, endpoint.id, "en")
+      const result = yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", endpoint.id), "en")
 
       assert.deepStrictEqual(
         { delivered: result.delivered, status_code: result.status_code, type: result.type, error: result.error },
@@ -152,7 +153,7 @@ describe("Webhooks.testEndpoint", () => {
       const redirecting = yield* aReceiver(() => ({ status: 302, headers: { location: `${elsewhere.origin}/stolen` } }))
       const { caller, endpoint } = yield* anEndpoint(`${redirecting.origin}/hooks`)
 
-      const result = yield* Webhooks.testEndpoint(caller, endpoint.id, "en")
+      const result = yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", endpoint.id), "en")
 
       assert.strictEqual(result.delivered, false)
       assert.strictEqual(result.status_code, 302)
@@ -166,7 +167,7 @@ describe("Webhooks.testEndpoint", () => {
       const receiver = yield* aReceiver(() => "hang")
       const { caller, endpoint } = yield* anEndpoint(`${receiver.origin}/hooks`)
 
-      const test = yield* Effect.forkChild(Webhooks.testEndpoint(caller, endpoint.id, "id"))
+      const test = yield* Effect.forkChild(Webhooks.testEndpoint(caller, Id.unchecked("webhook", endpoint.id), "id"))
       yield* Effect.promise(() => receiver.waitFor(1))
       yield* TestClock.adjust("10 seconds")
       const result = yield* Fiber.join(test)
@@ -181,9 +182,9 @@ describe("Webhooks.testEndpoint", () => {
     Effect.gen(function* () {
       const receiver = yield* aReceiver(() => 204)
       const { caller, endpoint } = yield* anEndpoint(`http://rebinding.example.com:${receiver.port}/hooks`)
-      const first = yield* Webhooks.testEndpoint(caller, endpoint.id, "en")
+      const first = yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", endpoint.id), "en")
       dns["rebinding.example.com"] = ["10.9.8.7"]
-      const second = yield* Webhooks.testEndpoint(caller, endpoint.id, "en").pipe(
+      const second = yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", endpoint.id), "en").pipe(
         Effect.ensuring(Effect.sync(() => {
           dns["rebinding.example.com"] = ["127.0.0.1"]
         }))
@@ -201,8 +202,8 @@ describe("Webhooks.testEndpoint", () => {
       const { endpoint } = yield* anEndpoint("https://hooks.example.com/hooks")
       const stranger = yield* aCaller
 
-      const error = yield* refusal(Webhooks.testEndpoint(stranger, endpoint.id, "en"))
-      const deleteError = yield* refusal(Webhooks.deleteEndpoint(stranger, endpoint.id))
+      const error = yield* refusal(Webhooks.testEndpoint(stranger, Id.unchecked("webhook", endpoint.id), "en"))
+      const deleteError = yield* refusal(Webhooks.deleteEndpoint(stranger, Id.unchecked("webhook", endpoint.id)))
 
       assert.deepStrictEqual([error.code, deleteError.code], ["not_found", "not_found"])
     }).pipe(Effect.provide(Engine(false))))
