@@ -17,7 +17,7 @@ import {
   Workspaces
 } from "../src/index.ts"
 import { aReceiver, type Received } from "./fixtures/receiver.ts"
-import { Ids as Id } from "@postwire/domain"
+import type { Ids as Id } from "@postwire/domain"
 
 const minute = 60_000
 const hour = 60 * minute
