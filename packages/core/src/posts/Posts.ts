@@ -1,7 +1,7 @@
 /**
  * The posts use-cases: create, validate, get, list, update, cancel, retry.
  *
- * Each reads through the `Store`, decides with pure rules (`TargetStatus`, `PostPlan`), and
+ * Each reads through the `Store`, decides with pure rules (`TargetStatus`, `PostValidation`), and
  * writes the change with its events in one save.
  *
  * @since 0.1.0
@@ -27,7 +27,7 @@ import type { ApprovalRecord, OutboxEvent, PostAggregate, TargetRecord } from ".
 import { Store, type VersionConflict } from "../store/Store.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "./Cursor.ts"
 import * as PostEvents from "./PostEvents.ts"
-import { dayFull, firstFailure, planPost, quotaExceeded } from "./PostPlan.ts"
+import { dayFull, firstFailure, planPost, quotaExceeded } from "./PostValidation.ts"
 import { calendarDay, quotaLimit, quotaWindow } from "./Quota.ts"
 import { postView, targetView } from "./PostView.ts"
 import { derivePostStatus, isFinished, move, readyStatus } from "./TargetStatus.ts"
