@@ -33,6 +33,7 @@ import { NodeResolver, NodeWebhookTransport } from "@postwire/server"
 import { layerPostgres, PgliteClient, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
 import { relay } from "./posts-wire.ts"
 import { table } from "./support.ts"
+import { Ids as Id } from "@postwire/domain"
 
 const deliveries = 2_000
 const concurrency = 16
@@ -135,7 +136,7 @@ const throughDispatcher = (receiver: Awaited<ReturnType<typeof aReceiver>>, star
           data: JSON.parse(body).data
         })
       }
-      yield* store.updateAccountStatus(workspace.id, "acc_none", "connected", events)
+      yield* store.updateAccountStatus(workspace.id, Id.unchecked("account", "acc_none"), "connected", events)
     }
     const before = receiver.received()
     startCounting()

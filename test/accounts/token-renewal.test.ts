@@ -24,6 +24,7 @@ import {
 import type { Platform } from "@postwire/domain"
 import { ConnectRouter } from "@postwire/platforms"
 import * as TikTokOAuthFake from "../platforms/fakes/oauth/TikTokOAuthFake.ts"
+import { Ids as Id } from "@postwire/domain"
 
 const publicUrl = "https://postwire.example.com"
 const secret = "a-test-server-secret-of-enough-length-0123456789"
@@ -48,7 +49,7 @@ const aConnectedAccount = (platform: Platform, handle: string) =>
   Effect.gen(function* () {
     const workspace = yield* Workspaces.createWorkspace({ name: "renewals" })
     const profile = yield* Workspaces.createProfile(workspace.id, { name: "Brand" })
-    const caller = { workspaceId: workspace.id, keyId: "key_test", kind: "test" as const }
+    const caller = { workspaceId: workspace.id, keyId: Id.unchecked("key", "key_test"), kind: "test" as const }
     const link = yield* Connect.createConnectLink(caller, { profile_id: profile.id as never, platform })
     const token = link.url.split("/").pop()!
     const begun = yield* Connect.beginAuthorization(token)
@@ -69,10 +70,10 @@ const aConnectedAccount = (platform: Platform, handle: string) =>
   })
 
 const connectionOf = (workspaceId: string, accountId: string) =>
-  ConnectStore.use((store) => store.getConnection(workspaceId, accountId)).pipe(Effect.map(Option.getOrThrow))
+  ConnectStore.use((store) => store.getConnection(Id.unchecked("workspace", workspaceId), Id.unchecked("account", accountId))).pipe(Effect.map(Option.getOrThrow))
 
 const eventsOf = (workspaceId: string, type: string) =>
-  Store.use((store) => store.listEvents(workspaceId)).pipe(
+  Store.use((store) => store.listEvents(Id.unchecked("workspace", workspaceId))).pipe(
     Effect.map((events) => events.filter((e) => e.type === type))
   )
 
@@ -94,7 +95,7 @@ describe("TokenRenewal", () => {
       const { accountId, caller, workspaceId } = yield* aConnectedAccount("shortvideo", "daily_creator")
       const first = yield* connectionOf(workspaceId, accountId)
       const store = yield* Store
-      const sealedBefore = Option.getOrThrow(yield* store.getAccount(workspaceId, accountId)).credentials
+      const sealedBefore = Option.getOrThrow(yield* store.getAccount(workspaceId, Id.unchecked("account", accountId))).credentials
       assert.strictEqual(first.refreshAt, first.connectedAt + 12 * hour)
 
       yield* TestClock.adjust(12 * hour - 1)
@@ -108,10 +109,10 @@ describe("TokenRenewal", () => {
       const renewed = yield* connectionOf(workspaceId, accountId)
       assert.isTrue(renewed.tokenExpiresAt! > now)
       assert.strictEqual(renewed.refreshAt, now + 12 * hour)
-      const account = yield* Accounts.getAccount(caller, accountId)
+      const account = yield* Accounts.getAccount(caller, Id.unchecked("account", accountId))
       assert.strictEqual(account.status, "connected")
       assert.strictEqual(account.token_expires_at, new Date(renewed.tokenExpiresAt!).toISOString())
-      assert.notStrictEqual(Option.getOrThrow(yield* store.getAccount(workspaceId, accountId)).credentials, sealedBefore)
+      assert.notStrictEqual(Option.getOrThrow(yield* store.getAccount(workspaceId, Id.unchecked("account", accountId))).credentials, sealedBefore)
       assert.deepStrictEqual(yield* eventsOf(workspaceId, "account.needs_reconnect"), [])
     }).pipe(Effect.provide(Engine))
   )
@@ -138,7 +139,7 @@ describe("TokenRenewal", () => {
       yield* TestClock.adjust(61 * day)
       assert.deepStrictEqual(yield* TokenRenewal.refreshDueTokens(settings), ["needs_reconnect"])
 
-      const account = yield* Accounts.getAccount(caller, accountId)
+      const account = yield* Accounts.getAccount(caller, Id.unchecked("account", accountId))
       assert.strictEqual(account.status, "needs_reconnect")
       assert.strictEqual(account.reconnect?.reason.code, "token_expired")
       assert.strictEqual(account.reconnect?.endpoint, `/v1/accounts/${accountId}/reconnect`)
@@ -180,7 +181,7 @@ describe("TokenRenewal", () => {
           Effect.gen(function* () {
             const workspace = yield* Workspaces.createWorkspace({ name: "tiktok" })
             const profile = yield* Workspaces.createProfile(workspace.id, { name: "Creator" })
-            const caller = { workspaceId: workspace.id, keyId: "key_live", kind: "live" as const }
+            const caller = { workspaceId: workspace.id, keyId: Id.unchecked("key", "key_live"), kind: "live" as const }
             const link = yield* Connect.createConnectLink(caller, { profile_id: profile.id as never, platform: "shortvideo" })
             const begun = yield* Connect.beginAuthorization(link.url.split("/").pop()!)
             const callback = new URL(yield* Effect.promise(() => fake.approve((begun as { url: string }).url)))
@@ -199,7 +200,7 @@ describe("TokenRenewal", () => {
             fake.creator.max_video_post_duration_sec = 600
             yield* TestClock.adjust((fake.accessLifetimeSec * 1000) / 2)
             assert.deepStrictEqual(yield* TokenRenewal.refreshDueTokens(settings), ["refreshed"])
-            const detail = yield* Accounts.getAccount(caller, accountId)
+            const detail = yield* Accounts.getAccount(caller, Id.unchecked("account", accountId))
             assert.deepStrictEqual(detail.privacy_level_options, ["FOLLOWER_OF_CREATOR", "SELF_ONLY"])
             assert.strictEqual(detail.max_video_post_duration_sec, 600)
             assert.strictEqual(refreshes(), 1)
@@ -210,7 +211,7 @@ describe("TokenRenewal", () => {
             fake.advance((fake.refreshLifetimeSec + 60) * 1000)
             yield* TestClock.adjust(fake.accessLifetimeSec * 1000)
             assert.deepStrictEqual(yield* TokenRenewal.refreshDueTokens(settings), ["needs_reconnect"])
-            const account = yield* Accounts.getAccount(caller, accountId)
+            const account = yield* Accounts.getAccount(caller, Id.unchecked("account", accountId))
             assert.strictEqual(account.status, "needs_reconnect")
             assert.strictEqual(account.reconnect?.reason.platform_code, "invalid_grant")
             yield* TestClock.adjust(30 * day)

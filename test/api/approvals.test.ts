@@ -12,6 +12,7 @@ import { call, errorOf, type Reply } from "../support/Http.ts"
 import { aMovableClock } from "../support/MovableClock.ts"
 import { anAccountRecord, aPostRecord, aTargetRecord } from "../support/Records.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
+import { Ids as Id } from "@postwire/domain"
 
 // ---------------------------------------------------------------------------------------------
 // Helpers: links, a movable clock, a fake SMTP server, and the page's form
@@ -596,9 +597,9 @@ describe("the consent form of the approval page", () => {
   }
   const aSummary = (consentForm: Approvals.ConsentForm): Approvals.PageSummary => ({
     approval: {
-      id: "apr_01TEST",
-      workspaceId: "ws_1",
-      postId: "post_1",
+      id: Id.unchecked("approval", "apr_01TEST"),
+      workspaceId: Id.unchecked("workspace", "ws_1"),
+      postId: Id.unchecked("post", "post_1"),
       tokenHash: "x",
       status: "pending",
       expiresAt: Date.UTC(2030, 0, 8),
@@ -607,9 +608,9 @@ describe("the consent form of the approval page", () => {
       createdAt: Date.UTC(2030, 0, 1)
     },
     post: aPostRecord({
-      id: "post_1",
-      workspaceId: "ws_1",
-      profileId: "prof_1",
+      id: Id.unchecked("post", "post_1"),
+      workspaceId: Id.unchecked("workspace", "ws_1"),
+      profileId: Id.unchecked("profile", "prof_1"),
       caption: "Es kopi susu",
       approvalMode: "link",
       status: "awaiting_approval",
@@ -621,19 +622,19 @@ describe("the consent form of the approval page", () => {
     targets: [
       {
         target: aTargetRecord({
-          id: target,
-          workspaceId: "ws_1",
-          postId: "post_1",
-          accountId: "acc_1",
+          id: Id.unchecked("target", target),
+          workspaceId: Id.unchecked("workspace", "ws_1"),
+          postId: Id.unchecked("post", "post_1"),
+          accountId: Id.unchecked("account", "acc_1"),
           platform: "shortvideo",
           status: "awaiting_approval",
           options: { shortvideo: { mode: "direct" } },
           updatedAt: Date.UTC(2030, 0, 1)
         }),
         account: anAccountRecord({
-          id: "acc_1",
-          workspaceId: "ws_1",
-          profileId: "prof_1",
+          id: Id.unchecked("account", "acc_1"),
+          workspaceId: Id.unchecked("workspace", "ws_1"),
+          profileId: Id.unchecked("profile", "prof_1"),
           platform: "shortvideo",
           handle: "kopi",
           sandbox: true,

@@ -39,7 +39,7 @@ describe("health, OpenAPI and docs", () => {
     expect(response.status).toBe(200)
     for (const code of errorCodes) {
       expect(html).toContain(`id="${code}"`)
-      expect(html).toContain(ErrorCatalog[code].id.replace(/"/g, "&quot;"))
+      expect(html).toContain(ErrorCatalog[code].indonesian.replace(/"/g, "&quot;"))
     }
   })
 })

@@ -15,6 +15,7 @@ import {
 } from "@postwire/core"
 import { Effect, type Layer, Option } from "effect"
 import { anAccount, anId, aPost, aProfile, aTarget, aWorkspace, t0 } from "../store-conformance/builders.ts"
+import { Ids as Id } from "@postwire/domain"
 
 const minute = 60_000
 const day = 24 * 60 * minute
@@ -50,7 +51,7 @@ const aComment = (
   overrides: Partial<CommentRecord> = {}
 ): NewComment => ({
   record: {
-    id: anId("cmt"),
+    id: Id.unchecked("comment", anId("cmt")),
     workspaceId: setup.workspace.id,
     postId: setup.post.id,
     targetId: setup.target.id,
@@ -70,11 +71,11 @@ const aComment = (
     storedAt: t0,
     ...overrides
   },
-  eventId: anId("evt")
+  eventId: Id.unchecked("event", anId("evt"))
 })
 
 const createdEvent = (comment: CommentRecord, eventId: string): OutboxEvent => ({
-  id: eventId,
+  id: Id.unchecked("event", eventId),
   workspaceId: comment.workspaceId,
   type: "comment.created",
   createdAt: t0,
@@ -99,7 +100,7 @@ const aPollState = (setup: Setup, overrides: Partial<CommentPollState> = {}): Co
 })
 
 const commentEvents = (workspaceId: string) =>
-  Store.use((s) => s.listEvents(workspaceId)).pipe(Effect.map((events) => events.filter((e) => e.type === "comment.created")))
+  Store.use((s) => s.listEvents(Id.unchecked("workspace", workspaceId))).pipe(Effect.map((events) => events.filter((e) => e.type === "comment.created")))
 
 /** Runs the suite against the store `make` builds. */
 export const commentStoreConformance = (name: string, make: () => Layer.Layer<Store | CommentStore, unknown>) =>

@@ -15,6 +15,7 @@ import {
   Store
 } from "@postwire/core"
 import { aPost, aProfile, aTarget, aWorkspace, anAccount, anEvent, anId, t0 } from "../store-conformance/builders.ts"
+import { Ids as Id } from "@postwire/domain"
 
 const day = 24 * 60 * 60 * 1000
 let eras = 0
@@ -23,9 +24,9 @@ let eras = 0
 const anEra = () => t0 - ++eras * 400 * day
 
 const aLink = (workspaceId: string, profileId: string, overrides: Partial<ConnectLinkRecord> = {}): ConnectLinkRecord => ({
-  id: anId("cnl"),
-  workspaceId,
-  profileId,
+  id: Id.unchecked("connectLink", anId("cnl")),
+  workspaceId: Id.unchecked("workspace", workspaceId),
+  profileId: Id.unchecked("profile", profileId),
   platform: "shortvideo",
   sandbox: false,
   redirectUrl: "https://app.example.com/back",
@@ -263,7 +264,7 @@ export const connectStoreConformance = <E>(name: string, makeLayer: () => Layer.
             const { connect, store, workspaceId, profileId } = yield* aSetup
             assert.isTrue(yield* connect.renameProfile(workspaceId, profileId, "Renamed"))
             assert.strictEqual(Option.getOrThrow(yield* store.getProfile(workspaceId, profileId)).name, "Renamed")
-            assert.isFalse(yield* connect.renameProfile("ws_other", profileId, "Nope"))
+            assert.isFalse(yield* connect.renameProfile(Id.unchecked("workspace", "ws_other"), profileId, "Nope"))
           })
         )
       })

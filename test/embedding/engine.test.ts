@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Effect } from "effect"
 import { Accounts, Workspaces } from "@postwire/core"
 import { type EngineEvent, EventFeed, PostwireEngine, PostwireEngineError } from "@postwire/server"
+import { Ids as Id } from "@postwire/domain"
 
 const PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
 
@@ -100,7 +101,7 @@ describe("PostwireEngine.layer", () => {
       const { id } = yield* Workspaces.createWorkspace({ name: "Effectful" })
       const profile = yield* Workspaces.createProfile(id, { name: "Main" })
       yield* Workspaces.createAccount(id, { profileId: profile.id, platform: "photo", sandbox: true })
-      return yield* Accounts.listAccounts({ workspaceId: id, keyId: "test", kind: "live" }, {})
+      return yield* Accounts.listAccounts({ workspaceId: id, keyId: Id.unchecked("key", "test"), kind: "live" }, {})
     })
     const accounts = await Effect.runPromise(program.pipe(Effect.provide(PostwireEngine.layer({ database: "memory" }))))
     expect(accounts.data.map((account) => account.platform)).toEqual(["photo"])

@@ -372,7 +372,7 @@ describe.each(backends())("tool server over Streamable HTTP on %s", (backend) =>
       expect(catalog.errors.find((e: any) => e.code === "consent_required")).toMatchObject({
         status: ErrorCatalog.consent_required.status,
         retryable: false,
-        message_id: ErrorCatalog.consent_required.id
+        message_id: ErrorCatalog.consent_required.indonesian
       })
       const rules = JSON.parse(textOf(await agent.client.readResource({ uri: "postwire://platform-rules" })))
       expect(rules.platforms.find((p: any) => p.platform === "textpost")).toMatchObject({ caption_max_characters: 500, default_daily_quota: 250 })

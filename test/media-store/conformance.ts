@@ -16,6 +16,7 @@ import {
   Workspaces
 } from "@postwire/core"
 import { aPng } from "../../packages/core/test/fixtures/media.ts"
+import { Ids as Id } from "@postwire/domain"
 
 // Expiry needs no download; an import in these tests would fail like an unreachable address.
 const NoDownloads = Layer.succeed(MediaFetcher)({
@@ -41,11 +42,11 @@ const aWorkspace = Effect.gen(function* () {
   return { caller: { workspaceId: ws.id, keyId: key.id, kind: "test" as const }, profile, account }
 })
 
-const anImage = (caller: { readonly workspaceId: string; readonly keyId: string; readonly kind: "test" }) =>
+const anImage = (caller: { readonly workspaceId: Id.WorkspaceId; readonly keyId: Id.KeyId; readonly kind: "test" }) =>
   Media.uploadMedia(caller, { data: Buffer.from(aPng({ width: 2, height: 2 })).toString("base64") })
 
 const exists = (workspaceId: string, id: string) =>
-  Store.use((store) => store.getMedia(workspaceId, id)).pipe(Effect.map(Option.isSome))
+  Store.use((store) => store.getMedia(Id.unchecked("workspace", workspaceId), Id.unchecked("media", id))).pipe(Effect.map(Option.isSome))
 
 /**
  * The media lifecycle on a pair of stores (`Store` and `MediaStore` over one database): upload
@@ -64,7 +65,7 @@ export const mediaLifecycleConformance = (name: string, stores: () => Layer.Laye
       yield* MediaJobs.runMediaJobs(settings)
       assert.isFalse(yield* exists(caller.workspaceId, upload.id))
       const media = yield* MediaStore
-      assert.isTrue(Option.isNone(yield* media.getUpload(caller.workspaceId, upload.id)))
+      assert.isTrue(Option.isNone(yield* media.getUpload(caller.workspaceId, Id.unchecked("media", upload.id))))
     })
   )
 
@@ -98,7 +99,7 @@ export const mediaLifecycleConformance = (name: string, stores: () => Layer.Laye
       const store = yield* Store
       const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
       yield* store.createMedia({
-        id: "med_import",
+        id: Id.unchecked("media", "med_import"),
         workspaceId: caller.workspaceId,
         status: "processing",
         kind: "video",
@@ -114,7 +115,7 @@ export const mediaLifecycleConformance = (name: string, stores: () => Layer.Laye
         createdAt: at
       })
       yield* MediaJobs.runMediaJobs(settings)
-      const view = Media.mediaView((yield* Media.getMedia(caller, "med_import")).record)
+      const view = Media.mediaView((yield* Media.getMedia(caller, Id.unchecked("media", "med_import"))).record)
       assert.strictEqual(view.status, "failed")
       assert.strictEqual(view.error?.code, "invalid_url")
       assert.isTrue((yield* media.listMedia(caller.workspaceId, undefined, 10)).some((m) => m.id === "med_import"))

@@ -25,6 +25,7 @@ import {
 } from "@postwire/core"
 import { type Platform, type Post, PostwireError, renderError, renderMessage } from "@postwire/domain"
 import { Credentials } from "@postwire/platforms"
+import { Ids as Id } from "@postwire/domain"
 import { Effect, Layer, Result } from "effect"
 import { aJpeg, anMp4 } from "../../packages/core/test/fixtures/media.ts"
 import { aRouter } from "./adapterConformance.ts"
@@ -126,7 +127,7 @@ const validate = (ruleCase: RuleCase, sandbox: boolean) =>
       caller,
       { profile_id: profile.id, caption: "Crumb shot", media: uploaded, targets: [target], approval: { mode: "none" } } as never
     )
-    const records = yield* Store.use((store) => store.getMediaItems(ws.id, uploaded))
+    const records = yield* Store.use((store) => store.getMediaItems(ws.id, uploaded.map((id) => Id.unchecked("media", id))))
     const issue = answer.problems.find((i) => ruleCodes.has(i.code))
     return { said: issue === undefined ? null : { code: issue.code, message: renderMessage(issue.code, "en", { ...issue.details, field: issue.field }) }, records }
   })

@@ -2,6 +2,7 @@
  * Small named builders for publishing fixtures: an account, a post, a target, media, and the
  * `PublishInput` that puts them together.
  */
+import { Ids as Id } from "@postwire/domain"
 import type { AccountRecord, MediaRecord, PostRecord, PublishInput, PublishMedia, TargetRecord } from "@postwire/core"
 import type { Platform, Post } from "@postwire/domain"
 import { Effect } from "effect"
@@ -40,8 +41,8 @@ export const aTarget = (
 }
 
 const aMediaRecord = (overrides: Partial<MediaRecord>): MediaRecord => ({
-  id: anId("med"),
-  workspaceId: "ws_01JD8XK2M3N4P5Q6R7S8T9V0W1",
+  id: Id.unchecked("media", anId("med")),
+  workspaceId: Id.unchecked("workspace", "ws_01JD8XK2M3N4P5Q6R7S8T9V0W1"),
   kind: "image",
   mime: "image/jpeg",
   sizeBytes: 200_000,

@@ -4,6 +4,7 @@
  * era: a stretch of time earlier than every case before it. Whatever an earlier case left due
  * (or leased) lies in a later case's future, so no case ever claims another's targets.
  */
+import { Ids as Id } from "@postwire/domain"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
 import {
@@ -739,7 +740,7 @@ export const publishingStoreConformance = <E>(
           const era = anEra()
           const { accounts, reload, start, store, workspaceId } = yield* aSetup()
           const aggregate = aPost(workspaceId, {
-            media: ["med_one", "med_two"],
+            media: [Id.unchecked("media", "med_one"), Id.unchecked("media", "med_two")],
             notify: { email: "owner@example.com", locale: "id" },
             status: "queued",
             targets: [
@@ -759,7 +760,7 @@ export const publishingStoreConformance = <E>(
           const read = yield* reload(aggregate)
           const started = Option.getOrThrow(yield* start(aggregate.targets[0]!, "w1", era + 1))
 
-          assert.deepStrictEqual(started.post.media, ["med_one", "med_two"])
+          assert.deepStrictEqual<ReadonlyArray<string>>(started.post.media, ["med_one", "med_two"])
           assert.deepStrictEqual(started.post.notify, { email: "owner@example.com", locale: "id" })
           assert.deepStrictEqual(started.post.media, read.post.media)
           assert.deepStrictEqual(started.post.notify, read.post.notify)

@@ -29,6 +29,7 @@ import type { Platform } from "@postwire/domain"
 import { anMp4 } from "../../packages/core/test/fixtures/media.ts"
 import { aRouter } from "../platforms/adapterConformance.ts"
 import * as TikTokFake from "../platforms/fakes/TikTokFake.ts"
+import { Ids as Id } from "@postwire/domain"
 
 const secret = "test-secret-of-at-least-thirty-two-bytes"
 const engineSettings = defaultSettings("https://postwire.test", secret)
@@ -81,7 +82,7 @@ const aWorkspace = (platform: Platform, credentials: string) =>
       } as never,
       "en"
     )
-    const read = (id: string) => Posts.getPost(caller, id, "en")
+    const read = (id: string) => Posts.getPost(caller, Id.unchecked("post", id), "en")
     const events = Effect.map(
       Store.use((store) => store.listEvents(ws.id)),
       (list) => list.filter((e) => e.type.startsWith("post.")).map((e) => ({ type: e.type, permalink: e.data.permalink }))

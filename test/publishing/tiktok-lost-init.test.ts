@@ -25,6 +25,7 @@ import { Clock, Effect, Layer } from "effect"
 import { anMp4 } from "../../packages/core/test/fixtures/media.ts"
 import { aRouter } from "../platforms/adapterConformance.ts"
 import * as TikTokFake from "../platforms/fakes/TikTokFake.ts"
+import { Ids as Id } from "@postwire/domain"
 
 const engineSettings = defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")
 
@@ -73,7 +74,7 @@ const aDirectTikTokPost = (fake: TikTokFake.TikTokFake) =>
       } as never,
       "en"
     )
-    const read = Posts.getPost(caller, created.id, "en")
+    const read = Posts.getPost(caller, Id.unchecked("post", created.id), "en")
     const events = Effect.map(Store.use((store) => store.listEvents(ws.id)), (list) =>
       list.filter((e) => e.type.startsWith("post.")).map((e) => e.type)
     )

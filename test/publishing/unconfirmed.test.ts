@@ -28,6 +28,7 @@ import {
   Workspaces
 } from "@postwire/core"
 import { aPng } from "../../packages/core/test/fixtures/media.ts"
+import { Ids as Id } from "@postwire/domain"
 
 const secret = "test-secret-of-at-least-thirty-two-bytes"
 const engineSettings = defaultSettings("https://postwire.test", secret)
@@ -92,7 +93,7 @@ const aPostToPublish = Effect.gen(function* () {
     } as never,
     "en"
   )
-  const read = Effect.map(Posts.getPost(caller, created.id, "en"), (post) => post.targets[0]!)
+  const read = Effect.map(Posts.getPost(caller, Id.unchecked("post", created.id), "en"), (post) => post.targets[0]!)
   const events = Effect.map(Store.use((store) => store.listEvents(ws.id)), (list) => list.map((e) => e.type))
   const unconfirmed = Effect.flatMap(Effect.clockWith((clock) => clock.currentTimeMillis), (at) =>
     PublishingStore.use((queue) => queue.unconfirmedTargets(at))

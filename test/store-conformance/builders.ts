@@ -15,6 +15,7 @@ import type {
   TargetRecord,
   WorkspaceRecord
 } from "@postwire/core"
+import { Ids } from "@postwire/domain"
 
 // Unique across runs too, so a persistent database never sees an id twice.
 const run = Math.random().toString(36).slice(2, 8)
@@ -23,19 +24,22 @@ let counter = 0
 /** A fresh id with a kind prefix; later ids sort after earlier ones. */
 export const anId = (prefix: string): string => `${prefix}_${run}${String(++counter).padStart(6, "0")}`
 
+/** A fresh id of a kind, branded: `newId("post")` is a `PostId`. */
+export const newId = <K extends Ids.IdKind>(kind: K): Ids.IdOf<K> => Ids.unchecked(kind, anId(Ids.prefixes[kind].slice(0, -1)))
+
 /** A fixed instant (2025-01-01T00:00:00Z) to build times from. */
 export const t0 = 1_735_689_600_000
 
 export const aWorkspace = (overrides: Partial<WorkspaceRecord> = {}): WorkspaceRecord => ({
-  id: anId("ws"),
+  id: newId("workspace"),
   name: "Acme",
   allowedRedirectDomains: ["acme.test"],
   createdAt: t0,
   ...overrides
 })
 
-export const anApiKey = (workspaceId: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
-  id: anId("key"),
+export const anApiKey = (workspaceId: Ids.WorkspaceId, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
+  id: newId("key"),
   workspaceId,
   kind: "test",
   scopes: ["posts:read", "posts:write"],
@@ -46,8 +50,8 @@ export const anApiKey = (workspaceId: string, overrides: Partial<ApiKeyRecord> =
   ...overrides
 })
 
-export const aProfile = (workspaceId: string, overrides: Partial<ProfileRecord> = {}): ProfileRecord => ({
-  id: anId("prof"),
+export const aProfile = (workspaceId: Ids.WorkspaceId, overrides: Partial<ProfileRecord> = {}): ProfileRecord => ({
+  id: newId("profile"),
   workspaceId,
   name: "Main brand",
   createdAt: t0,
@@ -55,11 +59,11 @@ export const aProfile = (workspaceId: string, overrides: Partial<ProfileRecord> 
 })
 
 export const anAccount = (
-  workspaceId: string,
-  profileId: string,
+  workspaceId: Ids.WorkspaceId,
+  profileId: Ids.ProfileId,
   overrides: Partial<AccountRecord> = {}
 ): AccountRecord => ({
-  id: anId("acct"),
+  id: newId("account"),
   workspaceId,
   profileId,
   platform: "photo",
@@ -74,8 +78,8 @@ export const anAccount = (
   ...overrides
 })
 
-export const aMedia = (workspaceId: string, overrides: Partial<MediaRecord> = {}): MediaRecord => ({
-  id: anId("med"),
+export const aMedia = (workspaceId: Ids.WorkspaceId, overrides: Partial<MediaRecord> = {}): MediaRecord => ({
+  id: newId("media"),
   workspaceId,
   kind: "image",
   mime: "image/jpeg",
@@ -97,10 +101,10 @@ export const aMedia = (workspaceId: string, overrides: Partial<MediaRecord> = {}
 
 /** A target; `aPost` sets its `workspaceId` and `postId`. */
 export const aTarget = (overrides: Partial<TargetRecord> = {}): TargetRecord => ({
-  id: anId("tgt"),
-  workspaceId: "",
-  postId: "",
-  accountId: anId("acct"),
+  id: newId("target"),
+  workspaceId: Ids.unchecked("workspace", ""),
+  postId: Ids.unchecked("post", ""),
+  accountId: newId("account"),
   platform: "photo",
   status: "scheduled",
   options: { photo: { type: "feed" } },
@@ -119,9 +123,9 @@ export const aTarget = (overrides: Partial<TargetRecord> = {}): TargetRecord => 
 
 /** An approval link; `aPost` sets its `workspaceId` and `postId`. */
 export const anApproval = (overrides: Partial<ApprovalRecord> = {}): ApprovalRecord => ({
-  id: anId("appr"),
-  workspaceId: "",
-  postId: "",
+  id: newId("approval"),
+  workspaceId: Ids.unchecked("workspace", ""),
+  postId: Ids.unchecked("post", ""),
   tokenHash: anId("token"),
   status: "pending",
   expiresAt: t0 + 86_400_000,
@@ -133,7 +137,7 @@ export const anApproval = (overrides: Partial<ApprovalRecord> = {}): ApprovalRec
 
 /** A post with one scheduled photo target unless `targets` says otherwise, and no approval. */
 export const aPost = (
-  workspaceId: string,
+  workspaceId: Ids.WorkspaceId,
   overrides: Partial<PostRecord> & {
     readonly targets?: ReadonlyArray<TargetRecord>
     readonly approval?: ApprovalRecord | null
@@ -141,11 +145,11 @@ export const aPost = (
 ): PostAggregate => {
   const { approval = null, targets = [aTarget()], ...fields } = overrides
   const post: PostRecord = {
-    id: anId("post"),
+    id: newId("post"),
     workspaceId,
-    profileId: anId("prof"),
+    profileId: newId("profile"),
     caption: "Hello",
-    media: [anId("med")],
+    media: [newId("media")],
     scheduledAt: null,
     aiGenerated: false,
     approvalMode: "none",
@@ -173,8 +177,8 @@ export const aSave = (
   post: { ...aggregate.post, ...change(aggregate.post), version: aggregate.post.version + 1 }
 })
 
-export const anEvent = (workspaceId: string, overrides: Partial<OutboxEvent> = {}): OutboxEvent => ({
-  id: anId("evt"),
+export const anEvent = (workspaceId: Ids.WorkspaceId, overrides: Partial<OutboxEvent> = {}): OutboxEvent => ({
+  id: newId("event"),
   workspaceId,
   type: "post.created",
   createdAt: t0,
@@ -184,11 +188,11 @@ export const anEvent = (workspaceId: string, overrides: Partial<OutboxEvent> = {
 })
 
 export const anIdempotencyClaim = (
-  workspaceId: string,
+  workspaceId: Ids.WorkspaceId,
   overrides: Partial<IdempotencyRecord> = {}
 ): IdempotencyRecord => ({
   workspaceId,
-  keyId: anId("key"),
+  keyId: newId("key"),
   key: anId("idem"),
   requestHash: "hash-a",
   state: "in_progress",

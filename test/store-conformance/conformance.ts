@@ -21,6 +21,7 @@ import {
   aWorkspace,
   t0
 } from "./builders.ts"
+import { Ids as Id } from "@postwire/domain"
 
 /** Newest first by `(sortKey, id)`, the order every keyset list promises. */
 const byNewest =
@@ -72,7 +73,7 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
 
           assert.deepStrictEqual(Option.getOrThrow(yield* store.getWorkspace(first.id)), first)
           assert.deepStrictEqual(Option.getOrThrow(yield* store.getWorkspace(second.id)), second)
-          assert.isTrue(Option.isNone(yield* store.getWorkspace(anId("ws"))))
+          assert.isTrue(Option.isNone(yield* store.getWorkspace(Id.unchecked("workspace", anId("ws")))))
           assert.strictEqual(yield* store.countWorkspaces(), before + 2)
         }))
 
@@ -136,7 +137,7 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
           yield* store.createApiKey(anApiKey(other.workspaceId))
 
           assert.deepStrictEqual(yield* store.listApiKeys(workspaceId), [first, second])
-          assert.deepStrictEqual(yield* store.listApiKeys(anId("ws")), [])
+          assert.deepStrictEqual(yield* store.listApiKeys(Id.unchecked("workspace", anId("ws"))), [])
         }))
 
       it.effect("revokes a key once: the first revocation time stays, and the key is found revoked by its hash", () =>
@@ -153,7 +154,7 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
           assert.strictEqual(Option.getOrThrow(yield* store.findApiKeyByHash(key.hash)).revokedAt, t0 + 10)
 
           assert.isTrue(Option.isNone(yield* store.revokeApiKey(other.workspaceId, key.id, t0 + 30)))
-          assert.isTrue(Option.isNone(yield* store.revokeApiKey(workspaceId, anId("key"), t0 + 30)))
+          assert.isTrue(Option.isNone(yield* store.revokeApiKey(workspaceId, Id.unchecked("key", anId("key")), t0 + 30)))
         }))
     })
 
@@ -241,11 +242,11 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
         Effect.gen(function* () {
           const { store, workspaceId } = yield* withWorkspace
           const other = yield* withWorkspace
-          const mine = [anAccount(workspaceId, "prof_x"), anAccount(workspaceId, "prof_x")]
-          const foreign = anAccount(other.workspaceId, "prof_y")
+          const mine = [anAccount(workspaceId, Id.unchecked("profile", "prof_x")), anAccount(workspaceId, Id.unchecked("profile", "prof_x"))]
+          const foreign = anAccount(other.workspaceId, Id.unchecked("profile", "prof_y"))
           for (const account of [...mine, foreign]) yield* store.createAccount(account)
 
-          const found = yield* store.getAccounts(workspaceId, [mine[1]!.id, foreign.id, mine[0]!.id, anId("acct")])
+          const found = yield* store.getAccounts(workspaceId, [mine[1]!.id, foreign.id, mine[0]!.id, Id.unchecked("account", anId("acct"))])
           assert.deepStrictEqual(found, [mine[1], mine[0]])
           assert.deepStrictEqual(yield* store.getAccounts(workspaceId, []), [])
         }))
@@ -253,7 +254,7 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
       it.effect("updates an account's status and writes its events with it", () =>
         Effect.gen(function* () {
           const { store, workspaceId } = yield* withWorkspace
-          const account = anAccount(workspaceId, "prof_x")
+          const account = anAccount(workspaceId, Id.unchecked("profile", "prof_x"))
           yield* store.createAccount(account)
           const event = anEvent(workspaceId, { type: "account.needs_reconnect", data: { account_id: account.id } })
           yield* store.updateAccountStatus(workspaceId, account.id, "needs_reconnect", [event])
@@ -295,11 +296,11 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
           const { store, workspaceId } = yield* withWorkspace
           const other = (yield* withWorkspace).workspaceId
           const id = anId("prof")
-          yield* store.createProfile(aProfile(workspaceId, { id, name: "Mine" }))
-          yield* store.createProfile(aProfile(other, { id, name: "Theirs" }))
+          yield* store.createProfile(aProfile(workspaceId, { id: Id.unchecked("profile", id), name: "Mine" }))
+          yield* store.createProfile(aProfile(other, { id: Id.unchecked("profile", id), name: "Theirs" }))
 
-          assert.strictEqual(Option.getOrThrow(yield* store.getProfile(workspaceId, id)).name, "Mine")
-          assert.strictEqual(Option.getOrThrow(yield* store.getProfile(other, id)).name, "Theirs")
+          assert.strictEqual(Option.getOrThrow(yield* store.getProfile(workspaceId, Id.unchecked("profile", id))).name, "Mine")
+          assert.strictEqual(Option.getOrThrow(yield* store.getProfile(other, Id.unchecked("profile", id))).name, "Theirs")
         }))
     })
 
@@ -321,7 +322,7 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
 
           assert.deepStrictEqual(Option.getOrThrow(yield* store.getMedia(workspaceId, video.id)), video)
           assert.deepStrictEqual(Option.getOrThrow(yield* store.getMedia(workspaceId, image.id)), image)
-          assert.deepStrictEqual(yield* store.getMediaItems(workspaceId, [image.id, anId("med"), video.id]), [
+          assert.deepStrictEqual(yield* store.getMediaItems(workspaceId, [image.id, Id.unchecked("media", anId("med")), video.id]), [
             image,
             video
           ])
@@ -355,7 +356,7 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
           const { store, workspaceId } = yield* withWorkspace
           const post = aPost(workspaceId, {
             caption: "Launch day 🚀 — ünïcode",
-            media: [anId("med"), anId("med")],
+            media: [Id.unchecked("media", anId("med")), Id.unchecked("media", anId("med"))],
             scheduledAt: t0 + 3_600_000,
             publishAt: t0 + 3_600_000,
             aiGenerated: true,
@@ -399,7 +400,7 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
           yield* store.insertPost(post, [])
 
           assert.deepStrictEqual(Option.getOrThrow(yield* store.getPost(workspaceId, post.post.id)), post)
-          assert.isTrue(Option.isNone(yield* store.getPost(workspaceId, anId("post"))))
+          assert.isTrue(Option.isNone(yield* store.getPost(workspaceId, Id.unchecked("post", anId("post")))))
         }))
 
       it.effect("keeps a platform state that is a bare JSON string or number", () =>
@@ -539,7 +540,7 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
       it.effect("lists events in the order they were written, across posts and accounts", () =>
         Effect.gen(function* () {
           const { store, workspaceId } = yield* withWorkspace
-          const account = anAccount(workspaceId, "prof_x")
+          const account = anAccount(workspaceId, Id.unchecked("profile", "prof_x"))
           yield* store.createAccount(account)
           const post = aPost(workspaceId)
           const events = Array.from({ length: 6 }, (_, i) =>
@@ -585,10 +586,10 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
           const { store, workspaceId } = yield* withWorkspace
           const profile = anId("prof")
           const posts = [
-            aPost(workspaceId, { status: "published", profileId: profile, publishAt: t0 + 1, targets: [aTarget({ platform: "photo" })] }),
-            aPost(workspaceId, { status: "scheduled", profileId: profile, publishAt: t0 + 2, targets: [aTarget({ platform: "pages" }), aTarget({ platform: "photo" })] }),
+            aPost(workspaceId, { status: "published", profileId: Id.unchecked("profile", profile), publishAt: t0 + 1, targets: [aTarget({ platform: "photo" })] }),
+            aPost(workspaceId, { status: "scheduled", profileId: Id.unchecked("profile", profile), publishAt: t0 + 2, targets: [aTarget({ platform: "pages" }), aTarget({ platform: "photo" })] }),
             aPost(workspaceId, { status: "scheduled", publishAt: t0 + 3, targets: [aTarget({ platform: "textpost" })] }),
-            aPost(workspaceId, { status: "failed", profileId: profile, publishAt: t0 + 4, targets: [aTarget({ platform: "pages" })] })
+            aPost(workspaceId, { status: "failed", profileId: Id.unchecked("profile", profile), publishAt: t0 + 4, targets: [aTarget({ platform: "pages" })] })
           ]
           for (const post of posts) yield* store.insertPost(post, [])
           const list = (filter: Parameters<typeof store.listPosts>[1]) =>
@@ -596,7 +597,7 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
           const ids = (...indexes: ReadonlyArray<number>) => indexes.map((i) => posts[i]!.post.id)
 
           assert.deepStrictEqual(yield* list({ status: "scheduled" }), ids(2, 1))
-          assert.deepStrictEqual(yield* list({ profileId: profile }), ids(3, 1, 0))
+          assert.deepStrictEqual(yield* list({ profileId: Id.unchecked("profile", profile) }), ids(3, 1, 0))
           assert.deepStrictEqual(yield* list({ platform: "photo" }), ids(1, 0))
           assert.deepStrictEqual(yield* list({ platform: "pages", status: "scheduled" }), ids(1))
           assert.deepStrictEqual(yield* list({ platform: "shortvideo" }), [])
@@ -638,7 +639,7 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
           const { store, workspaceId } = yield* withWorkspace
           const account = anId("acct")
           const on = (status: "scheduled" | "published" | "queued", publishedAt: number | null = null) =>
-            aTarget({ accountId: account, status, publishedAt })
+            aTarget({ accountId: Id.unchecked("account", account), status, publishedAt })
           const posts = [
             // published inside the window though its post was scheduled after it
             aPost(workspaceId, { publishAt: t0 + 500, targets: [on("published", t0 + 150)] }),
@@ -651,11 +652,11 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
           ]
           for (const post of posts) yield* store.insertPost(post, [])
 
-          assert.deepStrictEqual(yield* store.countQuotaUsage(workspaceId, account, t0 + 100, t0 + 300), {
+          assert.deepStrictEqual(yield* store.countQuotaUsage(workspaceId, Id.unchecked("account", account), t0 + 100, t0 + 300), {
             used: 4,
             oldest: t0 + 100
           })
-          assert.deepStrictEqual(yield* store.countQuotaUsage(workspaceId, account, t0 + 101, t0 + 300), {
+          assert.deepStrictEqual(yield* store.countQuotaUsage(workspaceId, Id.unchecked("account", account), t0 + 101, t0 + 300), {
             used: 3,
             oldest: t0 + 150
           })
@@ -670,22 +671,22 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
             aPost(workspaceId, {
               publishAt: t0 + 10,
               targets: [
-                aTarget({ accountId: account, status: "cancelled" }),
-                aTarget({ accountId: account, status: "rejected" }),
-                aTarget({ accountId: account, status: "failed" }),
-                aTarget({ accountId: account, status: "publishing" }),
-                aTarget({ accountId: anId("acct"), status: "scheduled" })
+                aTarget({ accountId: Id.unchecked("account", account), status: "cancelled" }),
+                aTarget({ accountId: Id.unchecked("account", account), status: "rejected" }),
+                aTarget({ accountId: Id.unchecked("account", account), status: "failed" }),
+                aTarget({ accountId: Id.unchecked("account", account), status: "publishing" }),
+                aTarget({ accountId: Id.unchecked("account", anId("acct")), status: "scheduled" })
               ]
             }),
             []
           )
-          yield* store.insertPost(aPost(other, { publishAt: t0 + 5, targets: [aTarget({ accountId: account })] }), [])
+          yield* store.insertPost(aPost(other, { publishAt: t0 + 5, targets: [aTarget({ accountId: Id.unchecked("account", account) })] }), [])
 
-          assert.deepStrictEqual(yield* store.countQuotaUsage(workspaceId, account, t0, t0 + 100), {
+          assert.deepStrictEqual(yield* store.countQuotaUsage(workspaceId, Id.unchecked("account", account), t0, t0 + 100), {
             used: 1,
             oldest: t0 + 10
           })
-          assert.deepStrictEqual(yield* store.countQuotaUsage(workspaceId, anId("acct"), t0, t0 + 100), {
+          assert.deepStrictEqual(yield* store.countQuotaUsage(workspaceId, Id.unchecked("account", anId("acct")), t0, t0 + 100), {
             used: 0,
             oldest: null
           })
@@ -850,7 +851,7 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
           const claim = anIdempotencyClaim(workspaceId)
           yield* store.beginIdempotency(claim, 0)
 
-          assert.deepStrictEqual(yield* store.beginIdempotency({ ...claim, keyId: anId("key") }, 0), { _tag: "Started" })
+          assert.deepStrictEqual(yield* store.beginIdempotency({ ...claim, keyId: Id.unchecked("key", anId("key")) }, 0), { _tag: "Started" })
           assert.deepStrictEqual(yield* store.beginIdempotency({ ...claim, workspaceId: other }, 0), { _tag: "Started" })
         }))
 

@@ -75,7 +75,7 @@ describe("row decoders", () => {
       assert.deepStrictEqual(targetFromRow(asOtherDriver(targetRow, numbers)), targetFromRow(targetRow))
     }
     const post = postFromRow(postRow)
-    assert.deepStrictEqual(post.media, ["med_1", "med_2"])
+    assert.deepStrictEqual<ReadonlyArray<string>>(post.media, ["med_1", "med_2"])
     assert.strictEqual(post.publishAt, t0)
     // A state that is a bare JSON string stays that string.
     assert.strictEqual(targetFromRow(targetRow).platformState, "container-17")

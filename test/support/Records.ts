@@ -3,6 +3,7 @@
  * complete, valid record and takes only the fields a test cares about. (Black-box tests build
  * through the HTTP API instead: see `Builders.ts`.)
  */
+import { Ids as Id } from "@postwire/domain"
 import type { AccountRecord, PostRecord, TargetRecord } from "@postwire/core"
 
 let counter = 0
@@ -13,12 +14,12 @@ export const anId = (prefix: string) => `${prefix}_01JD8XK2M3N4P5Q6R7S8T9${Strin
 /** A fixed instant to build times from. */
 export const t0 = 1_795_000_000_000
 
-const workspaceId = "ws_01JD8XK2M3N4P5Q6R7S8T9V0W1"
-const profileId = "prof_01JD8XK2M3N4P5Q6R7S8T9V0W1"
+const workspaceId = Id.unchecked("workspace", "ws_01JD8XK2M3N4P5Q6R7S8T9V0W1")
+const profileId = Id.unchecked("profile", "prof_01JD8XK2M3N4P5Q6R7S8T9V0W1")
 
 /** A connected, non-sandbox photo account. */
 export const anAccountRecord = (overrides: Partial<AccountRecord> = {}): AccountRecord => ({
-  id: anId("acct"),
+  id: Id.unchecked("account", anId("acct")),
   workspaceId,
   profileId,
   platform: "photo",
@@ -35,7 +36,7 @@ export const anAccountRecord = (overrides: Partial<AccountRecord> = {}): Account
 
 /** A post being published now, without media. */
 export const aPostRecord = (overrides: Partial<PostRecord> = {}): PostRecord => ({
-  id: anId("post"),
+  id: Id.unchecked("post", anId("post")),
   workspaceId,
   profileId,
   caption: `Sourdough day ${counter}: crumb shot at the end`,
@@ -54,10 +55,10 @@ export const aPostRecord = (overrides: Partial<PostRecord> = {}): PostRecord => 
 
 /** A photo target being published, never attempted, without consent, lease or platform state. */
 export const aTargetRecord = (overrides: Partial<TargetRecord> = {}): TargetRecord => ({
-  id: anId("tgt"),
+  id: Id.unchecked("target", anId("tgt")),
   workspaceId,
-  postId: "post_01JD8XK2M3N4P5Q6R7S8T9V0W1",
-  accountId: "acct_01JD8XK2M3N4P5Q6R7S8T9V0W1",
+  postId: Id.unchecked("post", "post_01JD8XK2M3N4P5Q6R7S8T9V0W1"),
+  accountId: Id.unchecked("account", "acct_01JD8XK2M3N4P5Q6R7S8T9V0W1"),
   platform: "photo",
   status: "publishing",
   options: {},

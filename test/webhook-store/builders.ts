@@ -3,6 +3,7 @@
  */
 import type { WebhookEndpointRecord } from "@postwire/core"
 import { anId, t0 } from "../store-conformance/builders.ts"
+import { Ids as Id } from "@postwire/domain"
 
 export { anAccount, anEvent, anId, aProfile, aWorkspace, t0 } from "../store-conformance/builders.ts"
 
@@ -11,8 +12,8 @@ export const anEndpoint = (
   workspaceId: string,
   overrides: Partial<WebhookEndpointRecord> = {}
 ): WebhookEndpointRecord => ({
-  id: anId("wh"),
-  workspaceId,
+  id: Id.unchecked("webhook", anId("wh")),
+  workspaceId: Id.unchecked("workspace", workspaceId),
   url: "https://hooks.example.com/postwire",
   events: ["post.published"],
   secret: `whsec_${anId("secret")}`,

@@ -17,6 +17,7 @@ import {
   WebhookStore
 } from "@postwire/core"
 import { anAccount, anEndpoint, anEvent, anId, aProfile, aWorkspace, t0 } from "./builders.ts"
+import { Ids as Id } from "@postwire/domain"
 
 const minute = 60_000
 const day = 24 * 60 * minute
@@ -113,7 +114,7 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
 
           assert.deepStrictEqual(Option.getOrThrow(yield* webhooks.getEndpoint(workspaceId, endpoint.id)), endpoint)
           assert.isTrue(Option.isNone(yield* webhooks.getEndpoint(other.workspaceId, endpoint.id)))
-          assert.isTrue(Option.isNone(yield* webhooks.getEndpoint(workspaceId, anId("wh"))))
+          assert.isTrue(Option.isNone(yield* webhooks.getEndpoint(workspaceId, Id.unchecked("webhook", anId("wh")))))
         }))
 
       it.effect("refuses a second endpoint with the same id with a StoreError naming the operation", () =>
@@ -549,7 +550,7 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
             nextAttemptAt: null,
             attempt: { durationMs: 7, responseBody: "ok", error: null }
           })
-          const unknown = { workspaceId, endpointId: a!.id, eventId: anId("evt") }
+          const unknown = { workspaceId, endpointId: a!.id, eventId: Id.unchecked("event", anId("evt")) }
 
           const answers = yield* webhooks.recordAttempts("worker", [
             { key: a2!, outcome: failed(t0 + 20) },
@@ -563,7 +564,7 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
 
           const yes = { recorded: true, endpointDisabled: false }
           assert.deepStrictEqual(answers, [yes, yes, yes, { recorded: false, endpointDisabled: false }, yes, yes, yes])
-          const endpointState = (id: string) =>
+          const endpointState = (id: Id.WebhookId) =>
             Effect.map(webhooks.getEndpoint(workspaceId, id), (found) => {
               const endpoint = Option.getOrThrow(found)
               return [endpoint.lastSuccessAt, endpoint.failingSince, endpoint.active]
@@ -764,7 +765,7 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
               redelivery: false
             }
           ])
-          assert.isTrue(Option.isNone(yield* webhooks.getDelivery(workspaceId, anId("wh"), id)))
+          assert.isTrue(Option.isNone(yield* webhooks.getDelivery(workspaceId, Id.unchecked("webhook", anId("wh")), id)))
           assert.isTrue(Option.isNone(yield* webhooks.getDelivery((yield* withWorkspace).workspaceId, endpoint.id, id)))
         }))
 
@@ -854,7 +855,7 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
           assert.deepStrictEqual(revived.attempts.map((a) => [a.number, a.redelivery, a.statusCode]), [[2, true, 200], [1, false, 503]])
           const after = Option.getOrThrow(yield* webhooks.getEndpoint(workspaceId, endpoint.id))
           assert.deepStrictEqual([after.lastSuccessAt, after.failingSince], [t0 + 40, null])
-          const gone = { workspaceId, endpointId: endpoint.id, eventId: anId("evt") }
+          const gone = { workspaceId, endpointId: endpoint.id, eventId: Id.unchecked("event", anId("evt")) }
           assert.isTrue(Option.isNone(yield* webhooks.recordRedelivery(gone, { at: t0, delivered: true, durationMs: 1, statusCode: 200, responseBody: "", error: null })))
         }))
     })
@@ -881,8 +882,8 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
           assert.deepStrictEqual([...page, ...rest], newestFirst)
           const ids = (found: ReadonlyArray<OutboxEvent>) => found.map((event) => event.id)
           assert.deepStrictEqual(ids(yield* list({ types: ["post.scheduled", "account.connected"] })), [events[1]!.id, events[0]!.id])
-          assert.deepStrictEqual(ids(yield* list({ postId: "post_A" })), [events[2]!.id, events[0]!.id])
-          assert.deepStrictEqual(ids(yield* list({ accountId: "acc_B" })), [events[1]!.id])
+          assert.deepStrictEqual(ids(yield* list({ postId: Id.unchecked("post", "post_A") })), [events[2]!.id, events[0]!.id])
+          assert.deepStrictEqual(ids(yield* list({ accountId: Id.unchecked("account", "acc_B") })), [events[1]!.id])
           assert.deepStrictEqual(ids(yield* list({ from: t0 + 2, to: t0 + 3 })), [events[1]!.id])
           assert.deepStrictEqual(Option.getOrThrow(yield* webhooks.getEvent(workspaceId, events[2]!.id)), events[2])
           assert.isTrue(Option.isNone(yield* webhooks.getEvent((yield* withWorkspace).workspaceId, events[2]!.id)))

@@ -4,6 +4,7 @@
  * concurrency), and every outcome of the batch, successes and failures, is recorded with its
  * attempt in the log.
  */
+import { Ids as Id } from "@postwire/domain"
 import { createServer } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
@@ -72,11 +73,12 @@ describe("Dispatcher batches on the embedded database", () => {
       const workspace = yield* Workspaces.createWorkspace({ name: "acme" })
       const key = yield* Workspaces.createKey(workspace.id, { kind: "test", scopes: ["webhooks:write"] })
       const caller = { workspaceId: workspace.id, keyId: key.id, kind: "test" as const }
-      const eventIds: Array<string> = []
+      const eventIds: Array<Id.EventId> = []
       for (let i = 0; i < count; i++) eventIds.push(yield* ids.make("event"))
       const failing = new Set(eventIds.slice(0, 5))
       const receiver = yield* aReceiver(failing)
-      const endpoint = yield* Webhooks.createEndpoint(caller, { url: receiver.url, events: ["post.published"] })
+      const created = yield* Webhooks.createEndpoint(caller, { url: receiver.url, events: ["post.published"] })
+      const endpoint = { ...created, id: Id.unchecked("webhook", created.id) }
       // Created after the endpoint was registered, so it receives them.
       const events: Array<OutboxEvent> = eventIds.map((id, i) => ({
         id,
@@ -86,7 +88,7 @@ describe("Dispatcher batches on the embedded database", () => {
         livemode: false,
         data: { post_id: `post_${i}` }
       }))
-      yield* store.updateAccountStatus(workspace.id, "acc_none", "connected", events)
+      yield* store.updateAccountStatus(workspace.id, Id.unchecked("account", "acc_none"), "connected", events)
 
       while (receiver.received.length < count) {
         yield* Dispatcher.dispatchOnce({ owner: "batches", batchSize: 100, concurrency })

@@ -3,11 +3,11 @@
  *
  * @since 0.1.0
  */
-import type { KeyKind } from "@postwire/domain"
+import type { Ids, KeyKind } from "@postwire/domain"
 
 /** The key a use-case acts for. */
 export interface Caller {
-  readonly workspaceId: string
-  readonly keyId: string
+  readonly workspaceId: Ids.WorkspaceId
+  readonly keyId: Ids.KeyId
   readonly kind: KeyKind
 }

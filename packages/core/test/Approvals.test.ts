@@ -24,6 +24,7 @@ import {
 } from "../src/index.ts"
 import { MemoryStore } from "../src/index.ts"
 import { anMp4, aPng } from "./fixtures/media.ts"
+import { Ids as Id } from "@postwire/domain"
 
 const allLevels = ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"] as const
 
@@ -61,7 +62,7 @@ const WithMailbox = Layer.merge(Engine, Mailer.layerMemory)
 const hours = (n: number) => `${n} hours` as const
 
 interface Fixture {
-  readonly caller: { readonly workspaceId: string; readonly keyId: string; readonly kind: "test" }
+  readonly caller: { readonly workspaceId: Id.WorkspaceId; readonly keyId: Id.KeyId; readonly kind: "test" }
   readonly profileId: string
   readonly photo: string
   readonly shortvideo: string
@@ -134,7 +135,7 @@ const consent = (privacy: Post.Consent["privacy_level"], extra: Partial<Post.Con
 })
 
 const postEvents = (workspaceId: string) =>
-  Store.use((store) => store.listEvents(workspaceId)).pipe(
+  Store.use((store) => store.listEvents(Id.unchecked("workspace", workspaceId))).pipe(
     Effect.map((events) => events.filter((e) => e.type.startsWith("post.")))
   )
 
@@ -218,7 +219,7 @@ describe("approval page", () => {
       if (decidedPage._tag === "Decided") assert.strictEqual(decidedPage.summary.approval.status, "approved")
 
       const cancelled = yield* aPhotoPost(f)
-      yield* Posts.cancelPost(f.caller, cancelled.id, "en")
+      yield* Posts.cancelPost(f.caller, Id.unchecked("post", cancelled.id), "en")
       assert.strictEqual((yield* Approvals.loadApprovalPage(tokenOf(cancelled)))._tag, "Closed")
 
       const expiring = yield* aPhotoPost(f)
@@ -232,13 +233,13 @@ describe("approval page", () => {
       const f = yield* aWorkspace()
       const post = yield* aPhotoPost(f)
       const token = tokenOf(post)
-      const served = yield* Approvals.loadApprovalMedia(token, f.image)
+      const served = yield* Approvals.loadApprovalMedia(token, Id.unchecked("media", f.image))
       assert.strictEqual(served.record.mime, "image/png")
       assert.deepStrictEqual(Array.from(served.bytes.subarray(1, 4)), [0x50, 0x4e, 0x47])
-      assert.strictEqual((yield* failureOf(Approvals.loadApprovalMedia(token, f.video))).code, "not_found")
-      assert.strictEqual((yield* failureOf(Approvals.loadApprovalMedia("nope", f.image))).code, "not_found")
+      assert.strictEqual((yield* failureOf(Approvals.loadApprovalMedia(token, Id.unchecked("media", f.video)))).code, "not_found")
+      assert.strictEqual((yield* failureOf(Approvals.loadApprovalMedia("nope", Id.unchecked("media", f.image)))).code, "not_found")
       yield* decide(token, { decision: "reject" })
-      assert.strictEqual((yield* failureOf(Approvals.loadApprovalMedia(token, f.image))).code, "not_found")
+      assert.strictEqual((yield* failureOf(Approvals.loadApprovalMedia(token, Id.unchecked("media", f.image)))).code, "not_found")
     }).pipe(Effect.provide(Engine))
   )
 })
@@ -258,7 +259,7 @@ describe("decideApproval", () => {
       assert.isNull(answer.redirect_url)
 
       const store = yield* Store
-      const saved = Option.getOrThrow(yield* store.getPost(f.caller.workspaceId, post.id))
+      const saved = Option.getOrThrow(yield* store.getPost(f.caller.workspaceId, Id.unchecked("post", post.id)))
       // Due since it was created: the publisher claims it straight away.
       assert.strictEqual(saved.targets[0]?.dueAt, saved.post.publishAt)
       const events = yield* postEvents(f.caller.workspaceId)
@@ -280,7 +281,7 @@ describe("decideApproval", () => {
       const answer = yield* decide(tokenOf(post), { decision: "approve" })
       assert.strictEqual(answer.post.status, "scheduled")
       const store = yield* Store
-      const saved = Option.getOrThrow(yield* store.getPost(f.caller.workspaceId, post.id))
+      const saved = Option.getOrThrow(yield* store.getPost(f.caller.workspaceId, Id.unchecked("post", post.id)))
       assert.strictEqual(saved.targets[0]?.dueAt, publishAt)
       const events = yield* postEvents(f.caller.workspaceId)
       assert.deepStrictEqual(
@@ -380,7 +381,7 @@ describe("decideApproval", () => {
       yield* TestClock.adjust(hours(2))
       const failure = yield* failureOf(decide(token, { decision: "approve" }))
       assert.deepStrictEqual([failure.code, failure.status], ["approval_expired", 410])
-      assert.strictEqual((yield* Posts.getPost(f.caller, post.id, "en")).status, "awaiting_approval")
+      assert.strictEqual((yield* Posts.getPost(f.caller, Id.unchecked("post", post.id), "en")).status, "awaiting_approval")
     }).pipe(Effect.provide(Engine))
   )
 
@@ -391,7 +392,7 @@ describe("decideApproval", () => {
       const post = yield* aPhotoPost(f)
       const first = tokenOf(post)
       yield* decide(first, { decision: "approve" })
-      const edited = yield* Posts.updatePost(f.caller, post.id, { caption: "Launch day, take two" }, "en")
+      const edited = yield* Posts.updatePost(f.caller, Id.unchecked("post", post.id), { caption: "Launch day, take two" }, "en")
       assert.strictEqual(edited.approval?.status, "pending")
       assert.notStrictEqual(tokenOf(edited), first)
       assert.strictEqual((yield* failureOf(decide(first, { decision: "approve" }))).code, "not_found")
@@ -403,7 +404,7 @@ describe("decideApproval", () => {
     Effect.gen(function* () {
       const f = yield* aWorkspace()
       const post = yield* aPhotoPost(f)
-      yield* Posts.cancelPost(f.caller, post.id, "en")
+      yield* Posts.cancelPost(f.caller, Id.unchecked("post", post.id), "en")
       const failure = yield* failureOf(decide(tokenOf(post), { decision: "approve" }))
       assert.deepStrictEqual([failure.code, failure.status], ["invalid_state", 409])
     }).pipe(Effect.provide(Engine))
@@ -421,7 +422,7 @@ describe("decideApproval", () => {
           field: `consent.${target}`,
           targetId: target
         })
-        assert.strictEqual((yield* Posts.getPost(f.caller, post.id, "en")).status, "awaiting_approval")
+        assert.strictEqual((yield* Posts.getPost(f.caller, Id.unchecked("post", post.id), "en")).status, "awaiting_approval")
       }).pipe(Effect.provide(Engine))
     )
 
@@ -434,7 +435,7 @@ describe("decideApproval", () => {
         const answer = yield* decide(tokenOf(post), { decision: "approve", consent: { [target]: given } })
         assert.strictEqual(answer.post.targets[0]?.status, "queued")
         const store = yield* Store
-        const saved = Option.getOrThrow(yield* store.getPost(f.caller.workspaceId, post.id))
+        const saved = Option.getOrThrow(yield* store.getPost(f.caller.workspaceId, Id.unchecked("post", post.id)))
         assert.deepStrictEqual(saved.targets[0]?.consent?.consent, given)
         assert.strictEqual(saved.targets[0]?.consent?.givenBy, `approval:${post.approval?.id}`)
       }).pipe(Effect.provide(Engine))
@@ -508,7 +509,7 @@ describe("decideApproval", () => {
         const post = yield* aDirectVideoPost(f)
         const target = post.targets[0]!.id
         yield* decide(tokenOf(post), { decision: "approve", consent: { [target]: consent("SELF_ONLY") } })
-        const edited = yield* Posts.updatePost(f.caller, post.id, { caption: "A new caption" }, "en")
+        const edited = yield* Posts.updatePost(f.caller, Id.unchecked("post", post.id), { caption: "A new caption" }, "en")
         const page = yield* Approvals.loadApprovalPage(tokenOf(edited))
         assert.strictEqual(page._tag === "Pending" ? page.summary.targets[0]?.consentForm?._tag : page._tag, "Ready")
         const failure = yield* failureOf(decide(tokenOf(edited), { decision: "approve" }))
@@ -599,7 +600,7 @@ describe("approval e-mail", () => {
       const f = yield* aWorkspace()
       const post = yield* aPhotoPost(f, { approval: { notify: { email: "boss@example.com" } } })
       yield* decide(tokenOf(post), { decision: "approve" })
-      const edited = yield* Posts.updatePost(f.caller, post.id, { caption: "Launch day, take two" }, "en")
+      const edited = yield* Posts.updatePost(f.caller, Id.unchecked("post", post.id), { caption: "Launch day, take two" }, "en")
       const sent = yield* SentMail.use((m) => m.messages)
       assert.strictEqual(sent.length, 2)
       assert.strictEqual(sent[1]!.url, edited.approval!.url)
@@ -611,7 +612,7 @@ describe("approval e-mail", () => {
     Effect.gen(function* () {
       const f = yield* aWorkspace()
       const post = yield* aPhotoPost(f, { approval: { notify: { email: "boss@example.com" } } })
-      assert.strictEqual((yield* Posts.getPost(f.caller, post.id, "en")).status, "awaiting_approval")
+      assert.strictEqual((yield* Posts.getPost(f.caller, Id.unchecked("post", post.id), "en")).status, "awaiting_approval")
     }).pipe(Effect.provide(Layer.merge(Engine, Mailer.layerFailing)))
   )
 })

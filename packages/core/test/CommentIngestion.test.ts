@@ -26,6 +26,7 @@ import {
   Workspaces
 } from "../src/index.ts"
 import { aPng } from "./fixtures/media.ts"
+import { Ids as Id } from "@postwire/domain"
 
 const secret = "test-secret-of-at-least-thirty-two-bytes"
 const engineSettings = defaultSettings("https://postwire.test", secret)
@@ -126,7 +127,7 @@ const aPublishedPost = Effect.gen(function* () {
     "en"
   )
   yield* Publisher.publishDueTargets(Publisher.defaults("w1"))
-  const published = yield* Posts.getPost(caller, post.id, "en")
+  const published = yield* Posts.getPost(caller, Id.unchecked("post", post.id), "en")
   assert.strictEqual(published.status, "published")
   const stored = (yield* Store.use((s) => s.listEvents(ws.id))).filter((e) => e.type === "comment.created")
   assert.deepStrictEqual(stored, [])

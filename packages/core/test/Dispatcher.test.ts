@@ -18,6 +18,7 @@ import {
 } from "../src/index.ts"
 import { NodeWebhookTransport } from "@postwire/server"
 import { aReceiver, type Received } from "./fixtures/receiver.ts"
+import type { Ids as Id } from "@postwire/domain"
 
 const minute = 60_000
 const hour = 60 * minute
@@ -73,7 +74,7 @@ const hasValidSignature = (request: Received, secret: string): boolean => {
   return header === `t=${t},v1=${expected}`
 }
 
-const endpointState = (caller: { workspaceId: string; keyId: string; kind: "test" }) =>
+const endpointState = (caller: { workspaceId: Id.WorkspaceId; keyId: Id.KeyId; kind: "test" }) =>
   Effect.map(Webhooks.listEndpoints(caller, {}), (list) => list.data[0]!)
 
 describe("Dispatcher", () => {

@@ -4,6 +4,7 @@ import { TestClock } from "effect/testing"
 import { BlobStore, defaultSettings, EngineConfig, Ids, Media, Posts, Workspaces } from "../src/index.ts"
 import { MemoryStore } from "../src/index.ts"
 import { aPng } from "./fixtures/media.ts"
+import { Ids as Id } from "@postwire/domain"
 
 const Engine = Layer.mergeAll(
   Ids.layerTest,
@@ -50,9 +51,9 @@ describe("posts use-cases", () => {
       const { caller, request } = yield* aWorkspace
       const created = yield* Posts.createPost(caller, request, "en")
       yield* TestClock.adjust(hours(7 * 24 - 1))
-      assert.strictEqual((yield* Posts.getPost(caller, created.id, "en")).approval?.status, "pending")
+      assert.strictEqual((yield* Posts.getPost(caller, Id.unchecked("post", created.id), "en")).approval?.status, "pending")
       yield* TestClock.adjust(hours(2))
-      assert.strictEqual((yield* Posts.getPost(caller, created.id, "en")).approval?.status, "expired")
+      assert.strictEqual((yield* Posts.getPost(caller, Id.unchecked("post", created.id), "en")).approval?.status, "expired")
     }).pipe(Effect.provide(Engine))
   )
 
@@ -66,7 +67,7 @@ describe("posts use-cases", () => {
         "en"
       )
       assert.strictEqual(created.status, "scheduled")
-      const updated = yield* Posts.updatePost(caller, created.id, { scheduled_at: null }, "en")
+      const updated = yield* Posts.updatePost(caller, Id.unchecked("post", created.id), { scheduled_at: null }, "en")
       assert.strictEqual(updated.status, "queued")
     }).pipe(Effect.provide(Engine))
   )
@@ -85,9 +86,9 @@ describe("posts use-cases", () => {
         "en"
       )
 
-      yield* Posts.updatePost(caller, created.id, { scheduled_at: inTwoHours }, "en")
-      yield* Posts.updatePost(caller, created.id, { caption: "new caption" }, "en")
-      yield* Posts.updatePost(caller, created.id, { scheduled_at: inTwoHours }, "en")
+      yield* Posts.updatePost(caller, Id.unchecked("post", created.id), { scheduled_at: inTwoHours }, "en")
+      yield* Posts.updatePost(caller, Id.unchecked("post", created.id), { caption: "new caption" }, "en")
+      yield* Posts.updatePost(caller, Id.unchecked("post", created.id), { scheduled_at: inTwoHours }, "en")
 
       const scheduled = (yield* store.listEvents(caller.workspaceId)).filter((e) => e.type === "post.scheduled")
       assert.deepStrictEqual(

@@ -24,6 +24,7 @@ import {
   Workspaces
 } from "../src/index.ts"
 import { aPng } from "./fixtures/media.ts"
+import { Ids as Id } from "@postwire/domain"
 
 const secret = "test-secret-of-at-least-thirty-two-bytes"
 const engineSettings = defaultSettings("https://postwire.test", secret)
@@ -171,12 +172,12 @@ const aWorkspace = (options: { readonly accounts?: number; readonly dailyQuota?:
     return { caller, accounts, mediaId: media.id, post }
   })
 
-const getPost = (caller: { workspaceId: string; keyId: string; kind: "live" }, id: string) =>
-  Posts.getPost(caller, id, "en")
+const getPost = (caller: { workspaceId: Id.WorkspaceId; keyId: Id.KeyId; kind: "live" }, id: string) =>
+  Posts.getPost(caller, Id.unchecked("post", id), "en")
 
 const eventTypes = (workspaceId: string) =>
   Effect.map(
-    Store.use((store) => store.listEvents(workspaceId)),
+    Store.use((store) => store.listEvents(Id.unchecked("workspace", workspaceId))),
     (events) => events.filter((e) => e.type.startsWith("post.")).map((e) => e.type)
   )
 
@@ -362,7 +363,7 @@ describe("Publisher", () => {
       const failedPost = yield* getPost(caller, first.id)
       assert.strictEqual(failedPost.targets[0]!.error?.code, "token_expired")
       assert.isFalse(failedPost.targets[0]!.error?.retryable)
-      const account = yield* Store.use((store) => store.getAccount(caller.workspaceId, accounts[0]!))
+      const account = yield* Store.use((store) => store.getAccount(caller.workspaceId, Id.unchecked("account", accounts[0]!)))
       assert.strictEqual(Option.getOrThrow(account).status, "needs_reconnect")
       const events = yield* Store.use((store) => store.listEvents(caller.workspaceId))
       const reconnect = events.filter((e) => e.type === "account.needs_reconnect")
@@ -383,14 +384,14 @@ describe("Publisher", () => {
     const { fake, service } = makeFakePlatform()
     return Effect.gen(function* () {
       const { accounts, caller, post } = yield* aWorkspace()
-      const stored = Option.getOrThrow(yield* Store.use((store) => store.getAccount(caller.workspaceId, accounts[0]!)))
+      const stored = Option.getOrThrow(yield* Store.use((store) => store.getAccount(caller.workspaceId, Id.unchecked("account", accounts[0]!))))
       assert.notInclude(stored.credentials ?? "", "token-0")
       fake.refreshes.set(accounts[0]!, JSON.stringify({ access_token: "token-rotated" }))
 
       yield* post()
       yield* Publisher.start(worker("w1"))
       yield* TestClock.adjust("1 second")
-      const rotated = Option.getOrThrow(yield* Store.use((store) => store.getAccount(caller.workspaceId, accounts[0]!)))
+      const rotated = Option.getOrThrow(yield* Store.use((store) => store.getAccount(caller.workspaceId, Id.unchecked("account", accounts[0]!))))
       assert.notInclude(rotated.credentials ?? "", "token-rotated")
       assert.notStrictEqual(rotated.credentials, stored.credentials)
 
@@ -426,7 +427,7 @@ describe("Publisher", () => {
 
       // Retrying the first within 24 hours: the quota is used up, so it fails again, retryable.
       const calls = fake.calls.length
-      const retried = yield* Posts.retryPost(caller, first.id, "en")
+      const retried = yield* Posts.retryPost(caller, Id.unchecked("post", first.id), "en")
       assert.deepStrictEqual(retried.data.map((t) => t.status), ["queued"])
       yield* TestClock.adjust("1 minute")
       const overQuota = yield* getPost(caller, first.id)
@@ -436,7 +437,7 @@ describe("Publisher", () => {
 
       // A day later the slot is free again and the retry publishes.
       yield* TestClock.adjust("24 hours")
-      yield* Posts.retryPost(caller, first.id, "en")
+      yield* Posts.retryPost(caller, Id.unchecked("post", first.id), "en")
       yield* TestClock.adjust("1 minute")
       yield* TestClock.adjust("1 minute")
       const published = yield* getPost(caller, first.id)
@@ -456,13 +457,13 @@ describe("Publisher", () => {
     return Effect.gen(function* () {
       const { caller, post } = yield* aWorkspace()
       const created = yield* post()
-      const stale = Option.getOrThrow(yield* Store.use((store) => store.getPost(caller.workspaceId, created.id)))
+      const stale = Option.getOrThrow(yield* Store.use((store) => store.getPost(caller.workspaceId, Id.unchecked("post", created.id))))
       yield* Publisher.start(worker("w1"))
       yield* TestClock.adjust("1 second")
 
-      const patch = yield* Effect.flip(Posts.updatePost(caller, created.id, { caption: "Changed" } as never, "en"))
+      const patch = yield* Effect.flip(Posts.updatePost(caller, Id.unchecked("post", created.id), { caption: "Changed" } as never, "en"))
       assert.strictEqual(patch._tag === "PostwireError" ? patch.code : patch._tag, "invalid_state")
-      const cancel = yield* Effect.flip(Posts.cancelPost(caller, created.id, "en"))
+      const cancel = yield* Effect.flip(Posts.cancelPost(caller, Id.unchecked("post", created.id), "en"))
       assert.strictEqual(cancel._tag === "PostwireError" ? cancel.code : cancel._tag, "invalid_state")
       const save = yield* Effect.flip(
         Store.use((store) =>
@@ -488,7 +489,7 @@ describe("Publisher", () => {
       const claimed = yield* queue.claimDueTargets({ owner: "w1", at, leaseUntil: at + 60_000, limit: 10, perAccount: 4 })
       assert.deepStrictEqual(claimed.map((t) => t.id), [created.targets[0]!.id])
 
-      const cancelled = yield* Posts.cancelPost(caller, created.id, "en")
+      const cancelled = yield* Posts.cancelPost(caller, Id.unchecked("post", created.id), "en")
       assert.strictEqual(cancelled.status, "cancelled")
       assert.strictEqual(yield* Publisher.publishTarget(worker("w1"), claimed[0]!), "lost")
       assert.strictEqual(fake.calls.length, 0)

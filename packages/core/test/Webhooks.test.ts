@@ -10,11 +10,11 @@ import {
   MemoryWebhookStore,
   UrlSafety,
   Webhooks,
-  WebhookTransport,
   Workspaces
 } from "../src/index.ts"
 import { NodeWebhookTransport } from "@postwire/server"
 import { aReceiver } from "./fixtures/receiver.ts"
+import { Ids as Id } from "@postwire/domain"
 
 const dns: Record<string, Array<string>> = {
   "hooks.example.com": ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"],
@@ -133,7 +133,7 @@ describe("Webhooks.testEndpoint", () => {
       const receiver = yield* aReceiver(() => 202)
       const { caller, endpoint } = yield* anEndpoint(`${receiver.origin}/hooks`, ["post.failed", "post.published"])
 
-      const result = yield* Webhooks.testEndpoint(caller, endpoint.id)
+      const result = yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", endpoint.id))
 
       assert.deepStrictEqual(
         { delivered: result.delivered, status_code: result.status_code, type: result.type, failure: result.failure },
@@ -153,7 +153,7 @@ describe("Webhooks.testEndpoint", () => {
       const redirecting = yield* aReceiver(() => ({ status: 302, headers: { location: `${elsewhere.origin}/stolen` } }))
       const { caller, endpoint } = yield* anEndpoint(`${redirecting.origin}/hooks`)
 
-      const result = yield* Webhooks.testEndpoint(caller, endpoint.id)
+      const result = yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", endpoint.id))
 
       assert.strictEqual(result.delivered, false)
       assert.strictEqual(result.status_code, 302)
@@ -167,7 +167,7 @@ describe("Webhooks.testEndpoint", () => {
       const receiver = yield* aReceiver(() => "hang")
       const { caller, endpoint } = yield* anEndpoint(`${receiver.origin}/hooks`)
 
-      const test = yield* Effect.forkChild(Webhooks.testEndpoint(caller, endpoint.id))
+      const test = yield* Effect.forkChild(Webhooks.testEndpoint(caller, Id.unchecked("webhook", endpoint.id)))
       yield* Effect.promise(() => receiver.waitFor(1))
       yield* TestClock.adjust("10 seconds")
       const result = yield* Fiber.join(test)
@@ -183,9 +183,9 @@ describe("Webhooks.testEndpoint", () => {
     Effect.gen(function* () {
       const receiver = yield* aReceiver(() => 204)
       const { caller, endpoint } = yield* anEndpoint(`http://rebinding.example.com:${receiver.port}/hooks`)
-      const first = yield* Webhooks.testEndpoint(caller, endpoint.id)
+      const first = yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", endpoint.id))
       dns["rebinding.example.com"] = ["10.9.8.7"]
-      const second = yield* Webhooks.testEndpoint(caller, endpoint.id).pipe(
+      const second = yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", endpoint.id)).pipe(
         Effect.ensuring(Effect.sync(() => {
           dns["rebinding.example.com"] = ["127.0.0.1"]
         }))
@@ -203,8 +203,8 @@ describe("Webhooks.testEndpoint", () => {
       const { endpoint } = yield* anEndpoint("https://hooks.example.com/hooks")
       const stranger = yield* aCaller
 
-      const error = yield* refusal(Webhooks.testEndpoint(stranger, endpoint.id))
-      const deleteError = yield* refusal(Webhooks.deleteEndpoint(stranger, endpoint.id))
+      const error = yield* refusal(Webhooks.testEndpoint(stranger, Id.unchecked("webhook", endpoint.id)))
+      const deleteError = yield* refusal(Webhooks.deleteEndpoint(stranger, Id.unchecked("webhook", endpoint.id)))
 
       assert.deepStrictEqual([error.code, deleteError.code], ["not_found", "not_found"])
     }).pipe(Effect.provide(Engine(false))))

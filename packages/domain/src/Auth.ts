@@ -6,6 +6,7 @@
 import { Context, Schema } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { httpErrors } from "./ApiError.ts"
+import type { KeyId, WorkspaceId } from "./Ids.ts"
 
 /** A permission a key may hold. */
 export const Scope = Schema.Literals(["posts:read", "posts:write", "webhooks:write", "webhooks:read", "accounts:write", "comments:write"])
@@ -42,8 +43,8 @@ export const keyPrefix: Readonly<Record<KeyKind, string>> = { live: "svc_live_",
 export class CurrentKey extends Context.Service<
   CurrentKey,
   {
-    readonly keyId: string
-    readonly workspaceId: string
+    readonly keyId: KeyId
+    readonly workspaceId: WorkspaceId
     readonly kind: KeyKind
     readonly scopes: ReadonlyArray<Scope>
   }

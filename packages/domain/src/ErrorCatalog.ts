@@ -21,7 +21,7 @@ export interface CatalogEntry {
   /** English text; `{name}` placeholders are filled from the error's details. */
   readonly en: string
   /** Indonesian text; same placeholders as `en`. */
-  readonly id: string
+  readonly indonesian: string
   /** When a user sees the code, in English, for the error reference page. */
   readonly when: string
 }
@@ -36,7 +36,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "generic",
     en: "The API key is missing or invalid.",
-    id: "Kunci API tidak ada atau tidak valid.",
+    indonesian: "Kunci API tidak ada atau tidak valid.",
     when: "The Authorization header is missing, malformed, or names an unknown or revoked key."
   }),
   insufficient_scope: entry({
@@ -44,7 +44,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "generic",
     en: "The API key lacks the scope {scope} that this endpoint requires.",
-    id: "Kunci API tidak memiliki cakupan {scope} yang dibutuhkan endpoint ini.",
+    indonesian: "Kunci API tidak memiliki cakupan {scope} yang dibutuhkan endpoint ini.",
     when: "The key is valid but was not granted the endpoint's scope."
   }),
   not_found: entry({
@@ -52,7 +52,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "generic",
     en: "No {resource} with that id exists in this workspace.",
-    id: "Tidak ada {resource} dengan id tersebut di workspace ini.",
+    indonesian: "Tidak ada {resource} dengan id tersebut di workspace ini.",
     when: "The resource does not exist, or belongs to another workspace."
   }),
   invalid_request: entry({
@@ -60,7 +60,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "generic",
     en: "The request is invalid at {field}: {detail}",
-    id: "Permintaan tidak valid pada {field}: {detail}",
+    indonesian: "Permintaan tidak valid pada {field}: {detail}",
     when: "The body, query or a header is malformed: a missing or unknown field, or a value of the wrong type or format."
   }),
   invalid_url: entry({
@@ -68,7 +68,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "generic",
     en: "The url must be a public https address: {detail}",
-    id: "url harus berupa alamat https publik: {detail}",
+    indonesian: "url harus berupa alamat https publik: {detail}",
     when: "A webhook url is not https, names a private, loopback or reserved address, or carries credentials."
   }),
   invalid_cursor: entry({
@@ -76,7 +76,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "generic",
     en: "The cursor is malformed, expired, or was issued for other filters.",
-    id: "Cursor rusak, kedaluwarsa, atau diterbitkan untuk filter lain.",
+    indonesian: "Cursor rusak, kedaluwarsa, atau diterbitkan untuk filter lain.",
     when: "A cursor was altered, is older than 24 hours, or is replayed with a different filter combination."
   }),
   invalid_range: entry({
@@ -84,7 +84,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "generic",
     en: "The date range is invalid: {detail}",
-    id: "Rentang tanggal tidak valid: {detail}",
+    indonesian: "Rentang tanggal tidak valid: {detail}",
     when: "`to` is not after `from`, or the range is longer than 92 days."
   }),
   invalid_state: entry({
@@ -92,7 +92,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "generic",
     en: "The {resource} cannot be changed in its current state: {detail}",
-    id: "Tidak dapat mengubah {resource} dalam status saat ini: {detail}",
+    indonesian: "Tidak dapat mengubah {resource} dalam status saat ini: {detail}",
     when: "The action is not valid for the resource's current state, e.g. editing a post that started publishing."
   }),
   rate_limited: entry({
@@ -100,7 +100,7 @@ export const ErrorCatalog = {
     retryable: true,
     kind: "generic",
     en: "Too many requests. Retry after {retry_after} seconds.",
-    id: "Terlalu banyak permintaan. Coba lagi setelah {retry_after} detik.",
+    indonesian: "Terlalu banyak permintaan. Coba lagi setelah {retry_after} detik.",
     when: "The key exceeded 120 requests per minute, or 30 post creations per minute."
   }),
   internal_error: entry({
@@ -108,7 +108,7 @@ export const ErrorCatalog = {
     retryable: true,
     kind: "generic",
     en: "Something went wrong on our side. The request can be retried.",
-    id: "Terjadi kesalahan di sisi kami. Permintaan dapat dicoba lagi.",
+    indonesian: "Terjadi kesalahan di sisi kami. Permintaan dapat dicoba lagi.",
     when: "An unexpected server failure. Nothing was half-written; retry with the same Idempotency-Key."
   }),
   // Request-level
@@ -117,7 +117,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "A shortvideo direct post needs explicit consent. Use approval.mode \"link\" or shortvideo.mode \"inbox\", or pass a consent object.",
-    id: "Unggahan langsung shortvideo memerlukan persetujuan eksplisit. Gunakan approval.mode \"link\" atau shortvideo.mode \"inbox\", atau sertakan objek consent.",
+    indonesian: "Unggahan langsung shortvideo memerlukan persetujuan eksplisit. Gunakan approval.mode \"link\" atau shortvideo.mode \"inbox\", atau sertakan objek consent.",
     when: "A shortvideo `direct` target has no `consent` while approval is off (422 on POST /posts), or an approval approves it without the consent the page asks for (409)."
   }),
   account_forbidden: entry({
@@ -125,7 +125,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "The account at {field} does not belong to this workspace.",
-    id: "Akun pada {field} bukan milik workspace ini.",
+    indonesian: "Akun pada {field} bukan milik workspace ini.",
     when: "A target names an account that is unknown or belongs to another workspace."
   }),
   test_key_live_account: entry({
@@ -133,7 +133,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "A test key cannot post to the live account at {field}. Use a live key or a sandbox account.",
-    id: "Kunci uji tidak dapat mengunggah ke akun live pada {field}. Gunakan kunci live atau akun sandbox.",
+    indonesian: "Kunci uji tidak dapat mengunggah ke akun live pada {field}. Gunakan kunci live atau akun sandbox.",
     when: "A `svc_test_` key targets an account that is not a sandbox account."
   }),
   idempotency_conflict: entry({
@@ -141,7 +141,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "This Idempotency-Key was already used with a different request body.",
-    id: "Idempotency-Key ini sudah digunakan dengan isi permintaan yang berbeda.",
+    indonesian: "Idempotency-Key ini sudah digunakan dengan isi permintaan yang berbeda.",
     when: "The same Idempotency-Key is sent within 24 hours with a different body."
   }),
   idempotency_in_progress: entry({
@@ -149,7 +149,7 @@ export const ErrorCatalog = {
     retryable: true,
     kind: "request",
     en: "A request with this Idempotency-Key is still being processed. Retry shortly.",
-    id: "Permintaan dengan Idempotency-Key ini masih diproses. Coba lagi sebentar lagi.",
+    indonesian: "Permintaan dengan Idempotency-Key ini masih diproses. Coba lagi sebentar lagi.",
     when: "The same Idempotency-Key arrives while the original request is still running."
   }),
   payload_too_large: entry({
@@ -157,7 +157,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "The uploaded media is larger than the limit of {limit} bytes.",
-    id: "Media yang diunggah melebihi batas {limit} byte.",
+    indonesian: "Media yang diunggah melebihi batas {limit} byte.",
     when: "Inline base64 media decodes to more than 10 MiB."
   }),
   request_too_large: entry({
@@ -165,7 +165,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "The request body is larger than the limit of {limit} bytes for this address.",
-    id: "Isi permintaan melebihi batas {limit} byte untuk alamat ini.",
+    indonesian: "Isi permintaan melebihi batas {limit} byte untuk alamat ini.",
     when: "A request body is larger than its address accepts (1 MiB for JSON by default, about 14 MiB for POST /v1/media); the connection is closed after the answer."
   }),
   unsupported_format: entry({
@@ -173,7 +173,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "The uploaded media is not an accepted format (JPEG, PNG, WebP, MP4, MOV).",
-    id: "Media yang diunggah bukan format yang diterima (JPEG, PNG, WebP, MP4, MOV).",
+    indonesian: "Media yang diunggah bukan format yang diterima (JPEG, PNG, WebP, MP4, MOV).",
     when: "The uploaded bytes are not JPEG, PNG, WebP, MP4 or MOV (the type is read from the bytes, not the name)."
   }),
   media_not_found: entry({
@@ -181,7 +181,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "The media at {field} does not exist in this workspace.",
-    id: "Media pada {field} tidak ada di workspace ini.",
+    indonesian: "Media pada {field} tidak ada di workspace ini.",
     when: "A post names a media id that is unknown or belongs to another workspace."
   }),
   quota_exceeded_for_day: entry({
@@ -189,7 +189,7 @@ export const ErrorCatalog = {
     retryable: true,
     kind: "request",
     en: "The day {day} of scheduled_at is already full for account {account_id}, which allows {limit} posts a day.",
-    id: "Hari {day} pada scheduled_at sudah penuh untuk akun {account_id}, yang dibatasi {limit} unggahan per hari.",
+    indonesian: "Hari {day} pada scheduled_at sudah penuh untuk akun {account_id}, yang dibatasi {limit} unggahan per hari.",
     when: "Batch creation: one item's `scheduled_at` day is full; the rest of the batch is not rejected."
   }),
   already_decided: entry({
@@ -197,7 +197,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "This approval link already has a decision.",
-    id: "Tautan persetujuan ini sudah memiliki keputusan.",
+    indonesian: "Tautan persetujuan ini sudah memiliki keputusan.",
     when: "A second decision is sent for the same approval link."
   }),
   approval_expired: entry({
@@ -205,7 +205,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "This approval link has expired.",
-    id: "Tautan persetujuan ini sudah kedaluwarsa.",
+    indonesian: "Tautan persetujuan ini sudah kedaluwarsa.",
     when: "A decision is sent after the approval link's `expires_at`."
   }),
   invalid_redirect_url: entry({
@@ -213,7 +213,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "The redirect_url must be https on one of the workspace's allowed domains.",
-    id: "redirect_url harus https pada salah satu domain yang diizinkan workspace.",
+    indonesian: "redirect_url harus https pada salah satu domain yang diizinkan workspace.",
     when: "`redirect_url` is not https or its host is not an allowed domain (or a subdomain of one)."
   }),
   webhook_delivery_failed: entry({
@@ -221,7 +221,7 @@ export const ErrorCatalog = {
     retryable: true,
     kind: "request",
     en: "The webhook endpoint did not accept the delivery: {detail}",
-    id: "Endpoint webhook tidak menerima pengiriman: {detail}",
+    indonesian: "Endpoint webhook tidak menerima pengiriman: {detail}",
     when: "The `error` of a `POST /v1/webhooks/{id}/test` result, or of an attempt in a delivery log (`GET /v1/webhooks/{id}/deliveries`, redeliveries included): the endpoint answered other than 2xx, did not answer within 10 seconds, or could not be reached. The calls themselves answer 200."
   }),
   caption_too_long: entry({
@@ -229,7 +229,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "The caption is longer than {limit} characters, the limit of {platform}.",
-    id: "Caption lebih panjang dari {limit} karakter, batas untuk {platform}.",
+    indonesian: "Caption lebih panjang dari {limit} karakter, batas untuk {platform}.",
     when: "The caption exceeds a target platform's limit (shortvideo 2,200, photo 2,200, textpost 500, pages 63,206)."
   }),
   media_invalid: entry({
@@ -237,7 +237,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "platform",
     en: "The media does not fit {platform}: {detail}",
-    id: "Media tidak sesuai untuk {platform}: {detail}",
+    indonesian: "Media tidak sesuai untuk {platform}: {detail}",
     when: "The media count or kind does not fit the target (e.g. a reel needs exactly one video), or the platform rejected the file."
   }),
   account_restricted: entry({
@@ -245,7 +245,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "platform",
     en: "The platform has restricted this account from posting.",
-    id: "Platform telah membatasi akun ini untuk mengunggah.",
+    indonesian: "Platform telah membatasi akun ini untuk mengunggah.",
     when: "The platform reports the account as banned, spam-restricted or temporarily blocked."
   }),
   // Platform codes
@@ -254,7 +254,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "platform",
     en: "The video is {duration} seconds long; this account allows at most {limit} seconds.",
-    id: "Video berdurasi {duration} detik; akun ini mengizinkan paling lama {limit} detik.",
+    indonesian: "Video berdurasi {duration} detik; akun ini mengizinkan paling lama {limit} detik.",
     when: "A video is longer than the account's maximum duration."
   }),
   privacy_level_mismatch: entry({
@@ -262,7 +262,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "platform",
     en: "The privacy level is not available for this account.",
-    id: "Tingkat privasi tidak tersedia untuk akun ini.",
+    indonesian: "Tingkat privasi tidak tersedia untuk akun ini.",
     when: "The chosen shortvideo privacy level is not one of the account's privacy_level_options."
   }),
   quota_exceeded: entry({
@@ -270,7 +270,7 @@ export const ErrorCatalog = {
     retryable: true,
     kind: "platform",
     en: "The account reached its daily posting limit of {limit}. It resets at {resets_at}.",
-    id: "Akun telah mencapai batas unggahan harian {limit}. Batas diatur ulang pada {resets_at}.",
+    indonesian: "Akun telah mencapai batas unggahan harian {limit}. Batas diatur ulang pada {resets_at}.",
     when: "The account's rolling 24-hour posting quota is used up; retrying succeeds after it resets."
   }),
   token_expired: entry({
@@ -278,7 +278,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "platform",
     en: "The account's access has expired. Reconnect the account.",
-    id: "Akses akun telah kedaluwarsa. Hubungkan ulang akun tersebut.",
+    indonesian: "Akses akun telah kedaluwarsa. Hubungkan ulang akun tersebut.",
     when: "The platform token expired and could not be refreshed; the account must be reconnected."
   }),
   permission_missing: entry({
@@ -286,7 +286,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "platform",
     en: "The account no longer grants the permission needed to publish. Reconnect the account.",
-    id: "Akun tidak lagi memberikan izin yang dibutuhkan untuk mengunggah. Hubungkan ulang akun tersebut.",
+    indonesian: "Akun tidak lagi memberikan izin yang dibutuhkan untuk mengunggah. Hubungkan ulang akun tersebut.",
     when: "A page task was revoked or a scope removed."
   }),
   platform_unavailable: entry({
@@ -294,7 +294,7 @@ export const ErrorCatalog = {
     retryable: true,
     kind: "platform",
     en: "The platform is unavailable right now. The service retried; you can retry later.",
-    id: "Platform sedang tidak tersedia. Layanan sudah mencoba ulang; Anda dapat mencoba lagi nanti.",
+    indonesian: "Platform sedang tidak tersedia. Layanan sudah mencoba ulang; Anda dapat mencoba lagi nanti.",
     when: "The platform answered 5xx, throttled, or timed out; retried internally before failing."
   }),
   comment_action_unsupported: entry({
@@ -302,7 +302,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "platform",
     en: "The platform does not let Postwire {action} this account's comments.",
-    id: "Platform tidak mengizinkan Postwire untuk {action} komentar akun ini.",
+    indonesian: "Platform tidak mengizinkan Postwire untuk {action} komentar akun ini.",
     when: "A comment action the account's platform does not offer to apps (TikTok gives no comment access); the account's `comments` capabilities say what is offered."
   }),
   platform_hook_unverified: entry({
@@ -310,7 +310,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "platform",
     en: "The platform webhook request could not be verified: {detail}",
-    id: "Permintaan webhook platform tidak dapat diverifikasi: {detail}",
+    indonesian: "Permintaan webhook platform tidak dapat diverifikasi: {detail}",
     when: "A request to `/platform-hooks/meta` whose `X-Hub-Signature-256` does not match the app secret, or a subscription check with the wrong verify token."
   }),
   too_many_pending: entry({
@@ -318,7 +318,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "platform",
     en: "Too many drafts are waiting in the account's inbox. Finish or delete some in the app.",
-    id: "Terlalu banyak draf menunggu di kotak masuk akun. Selesaikan atau hapus beberapa di aplikasi.",
+    indonesian: "Terlalu banyak draf menunggu di kotak masuk akun. Selesaikan atau hapus beberapa di aplikasi.",
     when: "The shortvideo inbox already holds the maximum number of pending shares."
   }),
   // Tool server (MCP)
@@ -327,7 +327,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "This tool server publishes only after a person approves: `approval.mode` \"none\" is not accepted. Leave `approval` out and share the approval link.",
-    id: "Server alat ini hanya menerbitkan setelah seseorang menyetujui: `approval.mode` \"none\" tidak diterima. Hapus `approval` dan bagikan tautan persetujuan.",
+    indonesian: "Server alat ini hanya menerbitkan setelah seseorang menyetujui: `approval.mode` \"none\" tidak diterima. Hapus `approval` dan bagikan tautan persetujuan.",
     when: "An agent asked the tool server to create a post without approval, and the operator did not start it with --allow-skip-approval."
   }),
   consent_by_person: entry({
@@ -335,7 +335,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "Consent for a direct shortvideo post is given by a person on the approval page; the consent the agent sent was set aside.",
-    id: "Persetujuan untuk unggahan video pendek langsung diberikan oleh seseorang di halaman persetujuan; persetujuan yang dikirim agen diabaikan.",
+    indonesian: "Persetujuan untuk unggahan video pendek langsung diberikan oleh seseorang di halaman persetujuan; persetujuan yang dikirim agen diabaikan.",
     when: "A warning of the tool server: an agent sent consent for a shortvideo direct target; a person gives it on the approval page instead."
   }),
   api_unreachable: entry({
@@ -343,7 +343,7 @@ export const ErrorCatalog = {
     retryable: true,
     kind: "generic",
     en: "The tool server could not reach the Postwire API. Try again shortly.",
-    id: "Server alat tidak dapat menghubungi API Postwire. Coba lagi sebentar lagi.",
+    indonesian: "Server alat tidak dapat menghubungi API Postwire. Coba lagi sebentar lagi.",
     when: "The tool server's call to the API failed before an answer arrived (network failure, server down)."
   }),
   unexpected_response: entry({
@@ -351,7 +351,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "generic",
     en: "The Postwire API answered in a form this tool server does not understand. Check that both run the same version.",
-    id: "API Postwire menjawab dalam bentuk yang tidak dipahami server alat ini. Pastikan keduanya menjalankan versi yang sama.",
+    indonesian: "API Postwire menjawab dalam bentuk yang tidak dipahami server alat ini. Pastikan keduanya menjalankan versi yang sama.",
     when: "The API's answer did not match the contract the tool server was built with, e.g. a proxy's page or another version."
   }),
   unknown_error_code: entry({
@@ -359,7 +359,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "There is no Postwire error code with that name. The `postwire://errors` resource lists them all.",
-    id: "Tidak ada kode kesalahan Postwire dengan nama tersebut. Sumber `postwire://errors` memuat semuanya.",
+    indonesian: "Tidak ada kode kesalahan Postwire dengan nama tersebut. Sumber `postwire://errors` memuat semuanya.",
     when: "The tool server's explain_error tool was asked about a code the catalog does not hold."
   }),
   connect_refused: entry({
@@ -367,7 +367,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "platform",
     en: "The account was not connected: permission was declined on the platform.",
-    id: "Akun tidak terhubung: izin ditolak di platform.",
+    indonesian: "Akun tidak terhubung: izin ditolak di platform.",
     when: "The person pressed Cancel on the platform's consent page, or granted none of what Postwire asks for."
   }),
   connect_failed: entry({
@@ -375,7 +375,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "platform",
     en: "The platform did not complete the connection. Start connecting again.",
-    id: "Platform tidak menyelesaikan penghubungan. Mulai hubungkan lagi.",
+    indonesian: "Platform tidak menyelesaikan penghubungan. Mulai hubungkan lagi.",
     when: "The platform refused the authorization code or the app: an expired or reused code, a redirect address it does not know, or wrong app credentials."
   }),
   platform_not_configured: entry({
@@ -383,7 +383,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "generic",
     en: "This server cannot connect {platform} accounts yet: set {settings}.",
-    id: "Server ini belum dapat menghubungkan akun {platform}: atur {settings}.",
+    indonesian: "Server ini belum dapat menghubungkan akun {platform}: atur {settings}.",
     when: "The server has no app credentials for the platform; sandbox connects need none."
   }),
   connect_link_expired: entry({
@@ -391,7 +391,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "This connect link has expired. Ask for a new link.",
-    id: "Tautan penghubung ini sudah kedaluwarsa. Mintalah tautan baru.",
+    indonesian: "Tautan penghubung ini sudah kedaluwarsa. Mintalah tautan baru.",
     when: "A connect link is opened, or its platform answers, more than 30 minutes after the link was made."
   }),
   connect_link_used: entry({
@@ -399,7 +399,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "This connect link has already been used. Ask for a new link.",
-    id: "Tautan penghubung ini sudah digunakan. Mintalah tautan baru.",
+    indonesian: "Tautan penghubung ini sudah digunakan. Mintalah tautan baru.",
     when: "A connect link is opened again after it connected an account, or after the person declined."
   }),
   connect_state_invalid: entry({
@@ -407,7 +407,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "The answer from the platform does not belong to a connect in progress. Open the connect link again.",
-    id: "Jawaban dari platform tidak cocok dengan proses penghubungan yang sedang berjalan. Buka lagi tautan penghubung.",
+    indonesian: "Jawaban dari platform tidak cocok dengan proses penghubungan yang sedang berjalan. Buka lagi tautan penghubung.",
     when: "The platform's callback carries a `state` that is missing, altered, or from an earlier attempt of the link."
   }),
   connect_wrong_account: entry({
@@ -415,7 +415,7 @@ export const ErrorCatalog = {
     retryable: false,
     kind: "request",
     en: "This link reconnects {expected}, but the platform signed in {handle}. Sign in to {expected} and open a new link.",
-    id: "Tautan ini menghubungkan kembali {expected}, tetapi platform masuk sebagai {handle}. Masuk ke {expected} lalu buka tautan baru.",
+    indonesian: "Tautan ini menghubungkan kembali {expected}, tetapi platform masuk sebagai {handle}. Masuk ke {expected} lalu buka tautan baru.",
     when: "A reconnect link (`POST /v1/accounts/{id}/reconnect`) was completed with another platform account."
   }),
   // Operations
@@ -424,7 +424,7 @@ export const ErrorCatalog = {
     retryable: true,
     kind: "generic",
     en: "This instance is not ready: its database is unreachable, its schema is not the one this version expects, or one of its background loops stopped. The server's log says which.",
-    id: "Instans ini belum siap: basis datanya tidak dapat dijangkau, skemanya bukan yang diharapkan versi ini, atau salah satu proses latarnya berhenti. Log server menyebutkan penyebabnya.",
+    indonesian: "Instans ini belum siap: basis datanya tidak dapat dijangkau, skemanya bukan yang diharapkan versi ini, atau salah satu proses latarnya berhenti. Log server menyebutkan penyebabnya.",
     when: "`GET /ready` while the database does not answer, migrations are pending, the database was migrated by a newer version, or (on a worker) a background loop stopped."
   })
 } as const satisfies Record<string, CatalogEntry>
@@ -481,7 +481,7 @@ export const renderMessage = (
   }
   // The sentence is tidied before any value goes in, so only the catalog's own text is
   // touched: a value such as the address `::1` or `fe80::` reaches the message as it is.
-  const sentence = ErrorCatalog[code][locale]
+  const sentence = (locale === "en" ? ErrorCatalog[code].en : ErrorCatalog[code].indonesian)
     .replace(/\{(\w+)\}/g, (placeholder, name: string) => (isEmpty(name) ? "" : placeholder))
     .replace(/\s+([.:,])/g, "$1")
     .replace(/ {2,}/g, " ")

@@ -92,3 +92,37 @@ export type KeyId = typeof KeyId.Type
 /** A comment id, `cmt_…`. */
 export const CommentId = idString("comment").pipe(Schema.brand("CommentId"))
 export type CommentId = typeof CommentId.Type
+/** A webhook delivery id, `dlv_…`. */
+export const DeliveryId = idString("delivery").pipe(Schema.brand("DeliveryId"))
+export type DeliveryId = typeof DeliveryId.Type
+/** A connect link id, `cnl_…`. */
+export const ConnectLinkId = idString("connectLink").pipe(Schema.brand("ConnectLinkId"))
+export type ConnectLinkId = typeof ConnectLinkId.Type
+
+/** The branded id type of each kind: `IdOf<"post">` is {@link PostId}. */
+export interface IdTypes {
+  readonly post: PostId
+  readonly target: TargetId
+  readonly approval: ApprovalId
+  readonly profile: ProfileId
+  readonly media: MediaId
+  readonly account: AccountId
+  readonly webhook: WebhookId
+  readonly event: EventId
+  readonly workspace: WorkspaceId
+  readonly key: KeyId
+  readonly delivery: DeliveryId
+  readonly connectLink: ConnectLinkId
+  readonly comment: CommentId
+}
+
+/** The branded id type of a kind. */
+export type IdOf<K extends IdKind> = IdTypes[K]
+
+/**
+ * Brands a string as an id of `kind` without checking it: a row read
+ * back from the database, an id the engine made itself, a test fixture, a path parameter looked up
+ * as it is (a string that is no such id simply finds nothing). Request bodies from outside (HTTP,
+ * MCP) are decoded through the schemas above instead.
+ */
+export const unchecked = <K extends IdKind>(_kind: K, value: string): IdOf<K> => value as IdOf<K>

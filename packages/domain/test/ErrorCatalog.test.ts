@@ -25,9 +25,9 @@ describe("ErrorCatalog", () => {
   it.each(errorCodes)("gives %s an English and an Indonesian text that differ", (code) => {
     const entry = ErrorCatalog[code]
     expect(entry.en.trim().length).toBeGreaterThan(10)
-    expect(entry.id.trim().length).toBeGreaterThan(10)
-    expect(entry.id).not.toBe(entry.en)
-    expect(entry.en.match(/\{\w+\}/g) ?? []).toEqual(entry.id.match(/\{\w+\}/g) ?? [])
+    expect(entry.indonesian.trim().length).toBeGreaterThan(10)
+    expect(entry.indonesian).not.toBe(entry.en)
+    expect(entry.en.match(/\{\w+\}/g) ?? []).toEqual(entry.indonesian.match(/\{\w+\}/g) ?? [])
     expect(entry.status).toBeGreaterThanOrEqual(400)
   })
 

@@ -47,7 +47,7 @@ export const errorCatalogDocument = (docsBaseUrl: string) => ({
       retryable: entry.retryable,
       kind: entry.kind,
       message_en: entry.en,
-      message_id: entry.id,
+      message_id: entry.indonesian,
       when: entry.when,
       docs: docsUrl(docsBaseUrl, code)
     }

@@ -11,6 +11,7 @@
  * @since 0.3.0
  */
 
+import type { Ids } from "@postwire/domain"
 import {
   type CommentPollState,
   type CommentRecord,
@@ -85,7 +86,7 @@ export const make: Effect.Effect<CommentStoreShape, never, SqlClient.SqlClient> 
               if (parent !== null) {
                 parentId = known.get(`${record.accountId}/${parent}`) ?? (yield* idByPlatformId(batch.workspaceId, record.accountId, parent)) ?? null
               }
-              const rows = yield* sql`INSERT INTO comments ${sql.insert(commentRow({ ...record, workspaceId: batch.workspaceId, parentId }))}
+              const rows = yield* sql`INSERT INTO comments ${sql.insert(commentRow({ ...record, workspaceId: batch.workspaceId, parentId: parentId as Ids.CommentId | null }))}
                 ON CONFLICT (workspace_id, account_id, platform_comment_id) DO NOTHING
                 RETURNING *`
               const row = rows[0]

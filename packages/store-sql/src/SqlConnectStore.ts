@@ -7,6 +7,7 @@
  * @since 0.2.0
  */
 
+import type { Ids } from "@postwire/domain"
 import {
   type AccountConnectionRecord,
   type ConnectLinkRecord,
@@ -327,7 +328,7 @@ export const make: Effect.Effect<ConnectStoreShape, never, SqlClient.SqlClient |
       operation("postsWaitingOnAccount")(
         sql`SELECT DISTINCT post_id FROM targets
             WHERE workspace_id = ${workspaceId} AND account_id = ${accountId} AND status IN ('queued', 'scheduled')
-            ORDER BY post_id`.pipe(Effect.map((rows) => rows.map((row) => String(row.post_id))))
+            ORDER BY post_id`.pipe(Effect.map((rows) => rows.map((row) => String(row.post_id) as Ids.PostId)))
       ),
 
     deleteProfile: (workspaceId, profileId) =>

@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 
+import type { Ids } from "@postwire/domain"
 import {
   type AccountRecord,
   type ApprovalRecord,
@@ -296,7 +297,7 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
               if (full !== undefined) return Option.some(full.accountId)
             }
             yield* insertAggregate(aggregate, events)
-            return Option.none<string>()
+            return Option.none<Ids.AccountId>()
           })
         )
       ),
@@ -342,7 +343,7 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
           Effect.map(([row]) =>
             row === undefined
               ? Option.none()
-              : Option.some({ workspaceId: String(row.workspace_id), postId: String(row.post_id) })
+              : Option.some({ workspaceId: String(row.workspace_id) as Ids.WorkspaceId, postId: String(row.post_id) as Ids.PostId })
           )
         )
       ),

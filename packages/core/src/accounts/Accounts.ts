@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import type { Ids as Id } from "@postwire/domain"
 import { Effect, Option } from "effect"
 import {
   type Account,
@@ -107,7 +108,7 @@ export const profileView = (profile: ProfileRecord): Account.Profile => ({
 })
 
 /** One account with its quota. */
-export const getAccount = Effect.fn("accounts.get")(function* (caller: Caller, id: string, locale: Locale = "en") {
+export const getAccount = Effect.fn("accounts.get")(function* (caller: Caller, id: Id.AccountId, locale: Locale = "en") {
   const store = yield* Store
   const found = yield* store.getAccount(caller.workspaceId, id)
   if (Option.isNone(found)) {

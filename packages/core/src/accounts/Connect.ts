@@ -17,6 +17,7 @@
  *
  * @since 0.2.0
  */
+import type { Ids as Id } from "@postwire/domain"
 import { Effect, Option } from "effect"
 import {
   type Account,
@@ -64,7 +65,7 @@ export const callbackUrl = (publicBaseUrl: string, platform: Platform): string =
 
 const linkContext = (link: Pick<ConnectLinkRecord, "workspaceId" | "id">) => `connect/${link.workspaceId}/${link.id}`
 
-const requireWorkspace = Effect.fn("connect.workspace")(function* (workspaceId: string) {
+const requireWorkspace = Effect.fn("connect.workspace")(function* (workspaceId: Id.WorkspaceId) {
   const store = yield* Store
   const found = yield* store.getWorkspace(workspaceId)
   if (Option.isNone(found)) return yield* Effect.fail(notFound("workspace"))
@@ -152,7 +153,7 @@ export const createConnectLink = Effect.fn("connect.createLink")(function* (
 /** `POST /v1/accounts/{id}/reconnect`: a link that connects the same platform account again. */
 export const createReconnectLink = Effect.fn("connect.createReconnectLink")(function* (
   caller: Caller,
-  accountId: string,
+  accountId: Id.AccountId,
   request: Account.ReconnectAccountRequest
 ) {
   const store = yield* Store
@@ -640,7 +641,7 @@ const disconnect = Effect.fn("connect.disconnect")(function* (
 /** `DELETE /v1/accounts/{id}`: disconnects the account and returns it as it is now. */
 export const disconnectAccount = Effect.fn("connect.disconnectAccount")(function* (
   caller: Caller,
-  accountId: string,
+  accountId: Id.AccountId,
   locale: Locale
 ) {
   const store = yield* Store

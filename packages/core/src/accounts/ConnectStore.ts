@@ -10,21 +10,21 @@
  * @since 0.2.0
  */
 import { Context, type Effect, type Option } from "effect"
-import type { Platform } from "@postwire/domain"
+import type { Ids, Platform } from "@postwire/domain"
 import type { AccountRecord, OutboxEvent } from "../store/Records.ts"
 import type { StoreError } from "../store/Store.ts"
 
 /** A link a person opens to connect an account (or reconnect one). */
 export interface ConnectLinkRecord {
-  readonly id: string
-  readonly workspaceId: string
-  readonly profileId: string
+  readonly id: Ids.ConnectLinkId
+  readonly workspaceId: Ids.WorkspaceId
+  readonly profileId: Ids.ProfileId
   readonly platform: Platform
   readonly sandbox: boolean
   /** Where the person returns, already checked against the workspace's allowed domains. */
   readonly redirectUrl: string | null
   /** A reconnect link: the account it renews. */
-  readonly accountId: string | null
+  readonly accountId: Ids.AccountId | null
   /** SHA-256 hex of the link's token; the token itself is never stored. */
   readonly tokenHash: string
   /** SHA-256 hex of the OAuth `state` of the authorization in progress. */
@@ -37,7 +37,7 @@ export interface ConnectLinkRecord {
   /** When the connect finished (connected, or failed for good); the link is used up then. */
   readonly completedAt: number | null
   /** The accounts it connected. */
-  readonly accountIds: ReadonlyArray<string>
+  readonly accountIds: ReadonlyArray<Ids.AccountId>
   /** `key:<key id>` of the API key that made the link. */
   readonly createdBy: string
   readonly createdAt: number
@@ -51,8 +51,8 @@ export interface ReconnectReason {
 
 /** What Postwire knows of an account connected through a link. */
 export interface AccountConnectionRecord {
-  readonly workspaceId: string
-  readonly accountId: string
+  readonly workspaceId: Ids.WorkspaceId
+  readonly accountId: Ids.AccountId
   readonly platform: Platform
   readonly sandbox: boolean
   /** The platform's id of the account; one connection per identity and workspace. */
@@ -100,8 +100,8 @@ export interface RefreshClaim {
 
 /** Names a connection. */
 export interface ConnectionKey {
-  readonly workspaceId: string
-  readonly accountId: string
+  readonly workspaceId: Ids.WorkspaceId
+  readonly accountId: Ids.AccountId
 }
 
 /** A successful refresh. */
@@ -131,15 +131,15 @@ export interface ConnectStoreShape {
    * is completed.
    */
   readonly startAuthorization: (
-    workspaceId: string,
-    linkId: string,
+    workspaceId: Ids.WorkspaceId,
+    linkId: Ids.ConnectLinkId,
     stateHash: string,
     codeVerifier: string
   ) => Effect.Effect<boolean, StoreError>
   /** Keeps the sealed choice (Facebook Pages) the person picks from next. False when the link is completed. */
   readonly savePendingChoice: (
-    workspaceId: string,
-    linkId: string,
+    workspaceId: Ids.WorkspaceId,
+    linkId: Ids.ConnectLinkId,
     pendingChoice: string
   ) => Effect.Effect<boolean, StoreError>
   /**
@@ -148,28 +148,28 @@ export interface ConnectStoreShape {
    * link was completed already: a link connects once.
    */
   readonly completeLink: (
-    workspaceId: string,
-    linkId: string,
+    workspaceId: Ids.WorkspaceId,
+    linkId: Ids.ConnectLinkId,
     at: number,
     accounts: ReadonlyArray<ConnectedAccount>,
     events: ReadonlyArray<OutboxEvent>
   ) => Effect.Effect<boolean, StoreError>
   /** Marks a link used without connecting anything (the person refused, the platform failed for good). */
-  readonly closeLink: (workspaceId: string, linkId: string, at: number) => Effect.Effect<boolean, StoreError>
+  readonly closeLink: (workspaceId: Ids.WorkspaceId, linkId: Ids.ConnectLinkId, at: number) => Effect.Effect<boolean, StoreError>
 
   /** The connection of an account, when it was connected through a link. */
   readonly getConnection: (
-    workspaceId: string,
-    accountId: string
+    workspaceId: Ids.WorkspaceId,
+    accountId: Ids.AccountId
   ) => Effect.Effect<Option.Option<AccountConnectionRecord>, StoreError>
   /** The connections of these accounts (absent ones are left out). */
   readonly getConnections: (
-    workspaceId: string,
-    accountIds: ReadonlyArray<string>
+    workspaceId: Ids.WorkspaceId,
+    accountIds: ReadonlyArray<Ids.AccountId>
   ) => Effect.Effect<ReadonlyArray<AccountConnectionRecord>, StoreError>
   /** The connection of a platform identity in a workspace, disconnected ones included. */
   readonly findConnectionByIdentity: (
-    workspaceId: string,
+    workspaceId: Ids.WorkspaceId,
     platform: Platform,
     sandbox: boolean,
     externalId: string
@@ -185,8 +185,8 @@ export interface ConnectStoreShape {
    * events, in one transaction. False (nothing written) when it was disconnected already.
    */
   readonly disconnectAccount: (
-    workspaceId: string,
-    accountId: string,
+    workspaceId: Ids.WorkspaceId,
+    accountId: Ids.AccountId,
     at: number,
     events: ReadonlyArray<OutboxEvent>
   ) => Effect.Effect<boolean, StoreError>
@@ -219,11 +219,11 @@ export interface ConnectStoreShape {
   ) => Effect.Effect<boolean, StoreError>
 
   /** Posts with a target of this account that is `queued` or `scheduled`, by id. */
-  readonly postsWaitingOnAccount: (workspaceId: string, accountId: string) => Effect.Effect<ReadonlyArray<string>, StoreError>
+  readonly postsWaitingOnAccount: (workspaceId: Ids.WorkspaceId, accountId: Ids.AccountId) => Effect.Effect<ReadonlyArray<Ids.PostId>, StoreError>
   /** Deletes a profile with no accounts and no posts that are not finished; false when it has some (nothing deleted). */
-  readonly deleteProfile: (workspaceId: string, profileId: string) => Effect.Effect<ProfileDeletion, StoreError>
+  readonly deleteProfile: (workspaceId: Ids.WorkspaceId, profileId: Ids.ProfileId) => Effect.Effect<ProfileDeletion, StoreError>
   /** Renames a profile; false when it does not exist. */
-  readonly renameProfile: (workspaceId: string, profileId: string, name: string) => Effect.Effect<boolean, StoreError>
+  readonly renameProfile: (workspaceId: Ids.WorkspaceId, profileId: Ids.ProfileId, name: string) => Effect.Effect<boolean, StoreError>
 }
 
 /** What deleting a profile did. */

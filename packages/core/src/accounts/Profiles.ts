@@ -5,6 +5,7 @@
  *
  * @since 0.2.0
  */
+import type { Ids as Id } from "@postwire/domain"
 import { Effect, Option } from "effect"
 import { type Account, ErrorDetail, PostwireError } from "@postwire/domain"
 import type { Caller } from "../Caller.ts"
@@ -30,7 +31,7 @@ export const createProfile = Effect.fn("profiles.create")(function* (caller: Cal
 })
 
 /** One profile of the caller's workspace. */
-export const getProfile = Effect.fn("profiles.get")(function* (caller: Caller, id: string) {
+export const getProfile = Effect.fn("profiles.get")(function* (caller: Caller, id: Id.ProfileId) {
   const store = yield* Store
   const found = yield* store.getProfile(caller.workspaceId, id)
   if (Option.isNone(found)) return yield* Effect.fail(notFound())
@@ -40,7 +41,7 @@ export const getProfile = Effect.fn("profiles.get")(function* (caller: Caller, i
 /** Renames a profile; an empty change returns it as it is. */
 export const updateProfile = Effect.fn("profiles.update")(function* (
   caller: Caller,
-  id: string,
+  id: Id.ProfileId,
   request: Account.UpdateProfileRequest
 ) {
   const connections = yield* ConnectStore
@@ -52,7 +53,7 @@ export const updateProfile = Effect.fn("profiles.update")(function* (
 })
 
 /** Deletes a profile that has no live accounts and no unfinished posts. */
-export const deleteProfile = Effect.fn("profiles.delete")(function* (caller: Caller, id: string) {
+export const deleteProfile = Effect.fn("profiles.delete")(function* (caller: Caller, id: Id.ProfileId) {
   const connections = yield* ConnectStore
   const outcome = yield* connections.deleteProfile(caller.workspaceId, id)
   switch (outcome._tag) {

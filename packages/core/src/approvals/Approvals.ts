@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import type { Ids as Id } from "@postwire/domain"
 import { Cause, Effect, Option } from "effect"
 import {
   type Approval as ApprovalWire,
@@ -75,13 +76,13 @@ const resolveToken = Effect.fn("approvals.resolve")(function* (token: string) {
  * approval: it has none, or the consent came from an earlier approval of content that has since
  * changed (a caption edited after approval asks again).
  */
-export const needsConsent = (target: TargetRecord, approvalId: string): boolean =>
+export const needsConsent = (target: TargetRecord, approvalId: Id.ApprovalId): boolean =>
   target.options.shortvideo?.mode === "direct" &&
   (target.consent === null ||
     (target.consent.givenBy.startsWith("approval:") && target.consent.givenBy !== `approval:${approvalId}`))
 
 /** A failure of the platform, as the API reports it for one target. */
-const platformError = (failure: PlatformFailure, targetId: string): PostwireError =>
+const platformError = (failure: PlatformFailure, targetId: Id.TargetId): PostwireError =>
   new PostwireError({
     code: failure.code,
     targetId,
@@ -97,7 +98,7 @@ const videoDuration = (media: ReadonlyArray<MediaRecord>): number | null => {
 }
 
 /** Whether the creator can take this video now (TikTok: check the duration before asking). */
-const creatorProblem = (creator: CreatorInfo, media: ReadonlyArray<MediaRecord>, targetId: string) => {
+const creatorProblem = (creator: CreatorInfo, media: ReadonlyArray<MediaRecord>, targetId: Id.TargetId) => {
   const duration = videoDuration(media)
   return duration !== null && duration > creator.maxVideoPostDurationSec
     ? new PostwireError({
@@ -228,7 +229,7 @@ const page = (p: ApprovalPage): ApprovalPage => p
  * The bytes of one media item of a pending link's post, for the page's images and players.
  * Anything else (another post's media, an expired or decided link) is `not_found`.
  */
-export const loadApprovalMedia = Effect.fn("approvals.media")(function* (token: string, mediaId: string) {
+export const loadApprovalMedia = Effect.fn("approvals.media")(function* (token: string, mediaId: Id.MediaId) {
   const store = yield* Store
   const blobs = yield* BlobStore
   const missing = new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("media") } })
@@ -283,7 +284,7 @@ const consentProblem = (
   consent: Post.Consent,
   creator: CreatorInfo,
   media: ReadonlyArray<MediaRecord>,
-  targetId: string
+  targetId: Id.TargetId
 ): PostwireError | undefined => {
   const field = `consent.${targetId}.privacy_level`
   if (!creator.privacyLevelOptions.includes(consent.privacy_level)) {

@@ -12,22 +12,22 @@
  * @since 0.3.0
  */
 
-import type { Platform } from "@postwire/domain"
+import type { Ids, Platform } from "@postwire/domain"
 import { Context, type Effect, type Option } from "effect"
 import type { OutboxEvent } from "../store/Records.ts"
 import type { Keyset, StoreError } from "../store/Store.ts"
 
 /** A stored comment. Times are epoch milliseconds. */
 export interface CommentRecord {
-  readonly id: string
-  readonly workspaceId: string
-  readonly postId: string
-  readonly targetId: string
-  readonly accountId: string
+  readonly id: Ids.CommentId
+  readonly workspaceId: Ids.WorkspaceId
+  readonly postId: Ids.PostId
+  readonly targetId: Ids.TargetId
+  readonly accountId: Ids.AccountId
   readonly platform: Platform
   readonly platformCommentId: string
   /** The `cmt_` id of the comment this one answers, when it is stored; `null` otherwise. */
-  readonly parentId: string | null
+  readonly parentId: Ids.CommentId | null
   /** The platform id of the comment this one answers; `null` for a comment under the post. */
   readonly parentPlatformCommentId: string | null
   readonly authorHandle: string
@@ -45,9 +45,9 @@ export interface CommentRecord {
 
 /** Filters of a comment list; `from` inclusive, `to` exclusive, on `createdAt`. */
 export interface CommentFilter {
-  readonly postId?: string | undefined
-  readonly targetId?: string | undefined
-  readonly accountId?: string | undefined
+  readonly postId?: Ids.PostId | undefined
+  readonly targetId?: Ids.TargetId | undefined
+  readonly accountId?: Ids.AccountId | undefined
   readonly platform?: Platform | undefined
   readonly hidden?: boolean | undefined
   readonly from?: number | undefined
@@ -56,10 +56,10 @@ export interface CommentFilter {
 
 /** A published target whose comments are polled, and where its polling stands. */
 export interface CommentPollState {
-  readonly workspaceId: string
-  readonly targetId: string
-  readonly postId: string
-  readonly accountId: string
+  readonly workspaceId: Ids.WorkspaceId
+  readonly targetId: Ids.TargetId
+  readonly postId: Ids.PostId
+  readonly accountId: Ids.AccountId
   readonly platform: Platform
   /** The platform's id of the published item. */
   readonly platformPostId: string
@@ -77,8 +77,8 @@ export interface CommentPollState {
 
 /** Names one polled target. */
 export interface PollKey {
-  readonly workspaceId: string
-  readonly targetId: string
+  readonly workspaceId: Ids.WorkspaceId
+  readonly targetId: Ids.TargetId
 }
 
 /** A comment to store, with the ids it gets if it is new. */
@@ -86,7 +86,7 @@ export interface NewComment {
   /** The record to insert; `parentId` is resolved by the store from `parentPlatformCommentId`. */
   readonly record: CommentRecord
   /** The id of its `comment.created` event, written only if the comment is inserted. */
-  readonly eventId: string
+  readonly eventId: Ids.EventId
 }
 
 /** What a completed poll writes, when its lease is still held. */
@@ -101,11 +101,11 @@ export interface PollCompletion {
 
 /** A batch of comments seen under one target. */
 export interface CommentBatch {
-  readonly workspaceId: string
+  readonly workspaceId: Ids.WorkspaceId
   /** In order: a comment's parent, when in the batch, comes before it. */
   readonly comments: ReadonlyArray<NewComment>
   /** Builds the `comment.created` event of an inserted comment (its parent resolved). */
-  readonly event: (comment: CommentRecord, eventId: string) => OutboxEvent
+  readonly event: (comment: CommentRecord, eventId: Ids.EventId) => OutboxEvent
   /** The poll that found them: its state is saved in the same transaction, if still held. */
   readonly poll?: { readonly key: PollKey; readonly completion: PollCompletion } | undefined
 }
@@ -150,13 +150,13 @@ export interface CommentChange {
 export interface CommentStoreShape {
   /** Newest `createdAt` first, ties by id descending, after the keyset position when given. Deleted comments are left out. */
   readonly listComments: (
-    workspaceId: string,
+    workspaceId: Ids.WorkspaceId,
     filter: CommentFilter,
     after: Keyset | undefined,
     limit: number
   ) => Effect.Effect<ReadonlyArray<CommentRecord>, StoreError>
   /** A comment that is not deleted. */
-  readonly getComment: (workspaceId: string, id: string) => Effect.Effect<Option.Option<CommentRecord>, StoreError>
+  readonly getComment: (workspaceId: Ids.WorkspaceId, id: Ids.CommentId) => Effect.Effect<Option.Option<CommentRecord>, StoreError>
   /**
    * Inserts each comment not stored yet under its account (by platform comment id) with its
    * event, resolves parents, and saves the poll's state when its lease is still held, in one
@@ -165,8 +165,8 @@ export interface CommentStoreShape {
   readonly storeComments: (batch: CommentBatch) => Effect.Effect<StoredComments, StoreError>
   /** Applies a change to a stored comment (by account and platform id); `None` when it is not stored. */
   readonly changeComment: (
-    workspaceId: string,
-    accountId: string,
+    workspaceId: Ids.WorkspaceId,
+    accountId: Ids.AccountId,
     platformCommentId: string,
     change: CommentChange
   ) => Effect.Effect<Option.Option<CommentRecord>, StoreError>
@@ -199,19 +199,19 @@ export interface CommentStoreShape {
    * more than the last poll's extra calls.
    */
   readonly takeCallBudget: (
-    workspaceId: string,
-    accountId: string,
+    workspaceId: Ids.WorkspaceId,
+    accountId: Ids.AccountId,
     windowStart: number,
     budget: number,
     calls: number
   ) => Effect.Effect<boolean, StoreError>
   /** Calls counted in the account's hour starting at `windowStart`. */
-  readonly callsUsed: (workspaceId: string, accountId: string, windowStart: number) => Effect.Effect<number, StoreError>
+  readonly callsUsed: (workspaceId: Ids.WorkspaceId, accountId: Ids.AccountId, windowStart: number) => Effect.Effect<number, StoreError>
   /** Adds calls made beyond the ones taken up front (a poll that needed two calls). */
-  readonly addCalls: (workspaceId: string, accountId: string, windowStart: number, calls: number) => Effect.Effect<void, StoreError>
+  readonly addCalls: (workspaceId: Ids.WorkspaceId, accountId: Ids.AccountId, windowStart: number, calls: number) => Effect.Effect<void, StoreError>
 
   /** Stores an account's sealed credentials (refreshed during a comment call). */
-  readonly updateAccountCredentials: (workspaceId: string, accountId: string, credentials: string) => Effect.Effect<void, StoreError>
+  readonly updateAccountCredentials: (workspaceId: Ids.WorkspaceId, accountId: Ids.AccountId, credentials: string) => Effect.Effect<void, StoreError>
 }
 
 /** The comments' storage. */

@@ -8,6 +8,7 @@
  * @since 0.3.0
  */
 
+import type { Ids as Id } from "@postwire/domain"
 import {
   type Comment,
   defaultPageSize,
@@ -51,7 +52,7 @@ export const commentView = (c: CommentRecord): Comment.Comment => ({
 })
 
 /** The `comment.created` event of a stored comment. */
-export const commentCreatedEvent = (comment: CommentRecord, eventId: string, livemode: boolean, at: number): OutboxEvent => ({
+export const commentCreatedEvent = (comment: CommentRecord, eventId: Id.EventId, livemode: boolean, at: number): OutboxEvent => ({
   id: eventId,
   workspaceId: comment.workspaceId,
   type: "comment.created",
@@ -85,10 +86,10 @@ export const parentsFirst = <A extends { readonly platformCommentId: string; rea
 
 /** Where a platform comment lands: its target, post and account. */
 export interface CommentPlace {
-  readonly workspaceId: string
-  readonly postId: string
-  readonly targetId: string
-  readonly accountId: string
+  readonly workspaceId: Id.WorkspaceId
+  readonly postId: Id.PostId
+  readonly targetId: Id.TargetId
+  readonly accountId: Id.AccountId
   readonly platform: CommentRecord["platform"]
 }
 
@@ -209,7 +210,7 @@ export const listComments = Effect.fn("comments.list")(function* (caller: Caller
   } satisfies Comment.CommentList
 })
 
-const loadComment = Effect.fn("comments.load")(function* (caller: Caller, id: string) {
+const loadComment = Effect.fn("comments.load")(function* (caller: Caller, id: Id.CommentId) {
   const comments = yield* CommentStore
   const found = yield* comments.getComment(caller.workspaceId, id)
   if (Option.isNone(found)) return yield* Effect.fail(notFound())
@@ -217,14 +218,14 @@ const loadComment = Effect.fn("comments.load")(function* (caller: Caller, id: st
 })
 
 /** One comment. */
-export const getComment = Effect.fn("comments.get")(function* (caller: Caller, id: string) {
+export const getComment = Effect.fn("comments.get")(function* (caller: Caller, id: Id.CommentId) {
   return commentView(yield* loadComment(caller, id))
 })
 
 /** The comment with its post, target and account (credentials opened), checked for `action`. */
 const loadForAction = Effect.fn("comments.loadForAction")(function* (
   caller: Caller,
-  id: string,
+  id: Id.CommentId,
   action: Comment.CommentAction
 ) {
   const store = yield* Store
@@ -274,7 +275,7 @@ const refuse = (account: AccountRecord) => (failure: PlatformFailure) =>
  */
 export const replyToComment = Effect.fn("comments.reply")(function* (
   caller: Caller,
-  id: string,
+  id: Id.CommentId,
   request: Comment.ReplyToCommentRequest
 ) {
   const platform = yield* CommentPlatform
@@ -311,7 +312,7 @@ export const replyToComment = Effect.fn("comments.reply")(function* (
 })
 
 /** Hides (`true`) or shows again (`false`) a comment on the platform, and stores it so. */
-export const setCommentHidden = Effect.fn("comments.setHidden")(function* (caller: Caller, id: string, hidden: boolean) {
+export const setCommentHidden = Effect.fn("comments.setHidden")(function* (caller: Caller, id: Id.CommentId, hidden: boolean) {
   const platform = yield* CommentPlatform
   const store = yield* CommentStore
   const loaded = yield* loadForAction(caller, id, "hide")
@@ -331,7 +332,7 @@ export const setCommentHidden = Effect.fn("comments.setHidden")(function* (calle
 })
 
 /** Deletes a comment on the platform; it is no longer listed. */
-export const deleteComment = Effect.fn("comments.delete")(function* (caller: Caller, id: string) {
+export const deleteComment = Effect.fn("comments.delete")(function* (caller: Caller, id: Id.CommentId) {
   const platform = yield* CommentPlatform
   const store = yield* CommentStore
   const loaded = yield* loadForAction(caller, id, "delete")

@@ -7,6 +7,7 @@
  * @since 0.3.0
  */
 import { Effect, Layer, Option } from "effect"
+import type { Ids } from "@postwire/domain"
 import { MemoryState, type MemoryTables, rowKey } from "../store/MemoryState.ts"
 import type { OutboxEvent } from "../store/Records.ts"
 import {
@@ -86,7 +87,7 @@ export const make = (memory: MemoryTables): CommentStoreShape => {
         for (const { eventId, record } of batch.comments) {
           const unique = k(batch.workspaceId, record.accountId, record.platformCommentId)
           if (byPlatformId.has(unique)) continue
-          const parentId =
+          const parentId: Ids.CommentId | null =
             record.parentPlatformCommentId === null
               ? null
               : (byPlatformId.get(k(batch.workspaceId, record.accountId, record.parentPlatformCommentId)) ?? null)

@@ -39,14 +39,14 @@ export class Ids extends Context.Service<
   Ids,
   {
     /** A new id of the given kind, e.g. `post_01JD…`. */
-    readonly make: (kind: IdSchemas.IdKind) => Effect.Effect<string>
+    readonly make: <K extends IdSchemas.IdKind>(kind: K) => Effect.Effect<IdSchemas.IdOf<K>>
     /** `bytes` random bytes, base64url-encoded: for keys, tokens and webhook secrets. */
     readonly secret: (bytes: number) => Effect.Effect<string>
   }
 >()("postwire/Ids") {
   /** Cryptographically random ids, time-ordered by Effect's `Clock`. */
   static readonly layer: Layer.Layer<Ids> = Layer.succeed(Ids)({
-    make: (kind) => Effect.map(Clock.currentTimeMillis, (now) => IdSchemas.prefixes[kind] + encodeUlid(now, randomBytes(10))),
+    make: (kind) => Effect.map(Clock.currentTimeMillis, (now) => IdSchemas.unchecked(kind, IdSchemas.prefixes[kind] + encodeUlid(now, randomBytes(10)))),
     secret: (bytes) => Effect.sync(() => randomBytes(bytes).toString("base64url"))
   })
 
@@ -60,7 +60,7 @@ export class Ids extends Context.Service<
       return b
     }
     return {
-      make: (kind) => Effect.map(Clock.currentTimeMillis, (now) => IdSchemas.prefixes[kind] + encodeUlid(now, counterBytes())),
+      make: (kind) => Effect.map(Clock.currentTimeMillis, (now) => IdSchemas.unchecked(kind, IdSchemas.prefixes[kind] + encodeUlid(now, counterBytes()))),
       secret: (bytes) =>
         Effect.sync(() => {
           n++

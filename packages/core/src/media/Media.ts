@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import type { Ids as Id } from "@postwire/domain"
 import { createHash } from "node:crypto"
 import { Effect, Option, type Stream } from "effect"
 import {
@@ -283,7 +284,7 @@ export const createUpload = Effect.fn("media.createUpload")(function* (
   return yield* uploadView(upload, [], at)
 })
 
-const findUpload = Effect.fn("media.findUpload")(function* (caller: Caller, id: string) {
+const findUpload = Effect.fn("media.findUpload")(function* (caller: Caller, id: Id.MediaId) {
   const media = yield* MediaStore
   const upload = yield* media.getUpload(caller.workspaceId, id)
   if (Option.isNone(upload)) return yield* Effect.fail(notFound())
@@ -291,7 +292,7 @@ const findUpload = Effect.fn("media.findUpload")(function* (caller: Caller, id: 
 })
 
 /** What has arrived of an upload. */
-export const getUpload = Effect.fn("media.getUpload")(function* (caller: Caller, id: string) {
+export const getUpload = Effect.fn("media.getUpload")(function* (caller: Caller, id: Id.MediaId) {
   const media = yield* MediaStore
   const upload = yield* findUpload(caller, id)
   const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
@@ -324,7 +325,7 @@ export const partOfRange = (header: string, upload: Pick<UploadRecord, "size" | 
  */
 export const receiveUploadPart = Effect.fn("media.receivePart")(function* <E>(
   caller: Caller,
-  id: string,
+  id: Id.MediaId,
   contentRange: string,
   body: Stream.Stream<Uint8Array, E>
 ) {
@@ -365,7 +366,7 @@ export const receiveUploadPart = Effect.fn("media.receivePart")(function* <E>(
  * Completes an upload: every part must be there; they are joined in storage, the file is probed,
  * and the item becomes `ready` (or `failed` with `unsupported_format`, which is also the answer).
  */
-export const completeUpload = Effect.fn("media.completeUpload")(function* (caller: Caller, id: string) {
+export const completeUpload = Effect.fn("media.completeUpload")(function* (caller: Caller, id: Id.MediaId) {
   const media = yield* MediaStore
   const blobs = yield* BlobStore
   const store = yield* Store
@@ -408,7 +409,7 @@ export const completeUpload = Effect.fn("media.completeUpload")(function* (calle
 })
 
 /** One media item. */
-export const getMedia = Effect.fn("media.get")(function* (caller: Caller, id: string) {
+export const getMedia = Effect.fn("media.get")(function* (caller: Caller, id: Id.MediaId) {
   const store = yield* Store
   const media = yield* MediaStore
   const found = yield* store.getMedia(caller.workspaceId, id)
@@ -449,7 +450,7 @@ export const listMedia = Effect.fn("media.list")(function* (caller: Caller, quer
 })
 
 /** Deletes an item and its bytes, unless a post that has not finished publishing uses it. */
-export const deleteMedia = Effect.fn("media.delete")(function* (caller: Caller, id: string) {
+export const deleteMedia = Effect.fn("media.delete")(function* (caller: Caller, id: Id.MediaId) {
   const media = yield* MediaStore
   const blobs = yield* BlobStore
   const result = yield* media.deleteMedia(caller.workspaceId, id)

@@ -9,13 +9,14 @@
  * @since 0.3.0
  */
 import { Context, type Effect, type Option } from "effect"
+import type { Ids } from "@postwire/domain"
 import type { MediaRecord } from "../store/Records.ts"
 import type { Keyset, StoreError } from "../store/Store.ts"
 
 /** A resumable upload of one media item. */
 export interface UploadRecord {
-  readonly workspaceId: string
-  readonly mediaId: string
+  readonly workspaceId: Ids.WorkspaceId
+  readonly mediaId: Ids.MediaId
   /** The announced size of the whole file. */
   readonly size: number
   readonly partSize: number
@@ -39,7 +40,7 @@ export interface UploadPartRecord {
 export type DeleteMediaResult =
   | { readonly _tag: "Deleted"; readonly media: MediaRecord; readonly upload: UploadRecord | undefined }
   | { readonly _tag: "NotFound" }
-  | { readonly _tag: "InUse"; readonly postId: string }
+  | { readonly _tag: "InUse"; readonly postId: Ids.PostId }
 
 /** What a worker asks of {@link MediaStoreShape.claimMediaJobs}. */
 export interface MediaJobClaim {
@@ -61,7 +62,7 @@ export type MediaJob =
 export interface MediaStoreShape {
   /** Media of a workspace, newest first (`createdAt`, then id), after `after`. */
   readonly listMedia: (
-    workspaceId: string,
+    workspaceId: Ids.WorkspaceId,
     after: Keyset | undefined,
     limit: number
   ) => Effect.Effect<ReadonlyArray<MediaRecord>, StoreError>
@@ -71,14 +72,14 @@ export interface MediaStoreShape {
    * Deletes the item (and its upload) unless a post whose targets have not all finished
    * (published, failed, cancelled, rejected) names it.
    */
-  readonly deleteMedia: (workspaceId: string, id: string) => Effect.Effect<DeleteMediaResult, StoreError>
+  readonly deleteMedia: (workspaceId: Ids.WorkspaceId, id: Ids.MediaId) => Effect.Effect<DeleteMediaResult, StoreError>
   /** Creates a media item and its upload together. */
   readonly createUpload: (media: MediaRecord, upload: UploadRecord) => Effect.Effect<void, StoreError>
-  readonly getUpload: (workspaceId: string, mediaId: string) => Effect.Effect<Option.Option<UploadRecord>, StoreError>
+  readonly getUpload: (workspaceId: Ids.WorkspaceId, mediaId: Ids.MediaId) => Effect.Effect<Option.Option<UploadRecord>, StoreError>
   /** Records a part (replacing an earlier copy of it). */
-  readonly putUploadPart: (workspaceId: string, mediaId: string, part: UploadPartRecord) => Effect.Effect<void, StoreError>
+  readonly putUploadPart: (workspaceId: Ids.WorkspaceId, mediaId: Ids.MediaId, part: UploadPartRecord) => Effect.Effect<void, StoreError>
   /** The parts that arrived, by number. */
-  readonly listUploadParts: (workspaceId: string, mediaId: string) => Effect.Effect<ReadonlyArray<UploadPartRecord>, StoreError>
+  readonly listUploadParts: (workspaceId: Ids.WorkspaceId, mediaId: Ids.MediaId) => Effect.Effect<ReadonlyArray<UploadPartRecord>, StoreError>
   /** Marks the upload completed and stores the media item as it now is, together. */
   readonly completeUpload: (media: MediaRecord) => Effect.Effect<void, StoreError>
   /**
@@ -92,8 +93,8 @@ export interface MediaStoreShape {
    * it since the claim); answers whether it did.
    */
   readonly deleteExpiredMedia: (
-    workspaceId: string,
-    id: string,
+    workspaceId: Ids.WorkspaceId,
+    id: Ids.MediaId,
     owner: string,
     unusedBefore: number,
     at: number

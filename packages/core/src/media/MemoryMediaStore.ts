@@ -27,7 +27,7 @@ export const make = (tables: MemoryTables): MediaStoreShape => {
   const { media, posts } = tables
   const { mediaLeases: leases, uploadParts: parts, uploads } = tables
 
-  const postsNaming = (workspaceId: string, id: string) => posts.all(workspaceId).filter((p) => p.post.media.includes(id))
+  const postsNaming = (workspaceId: string, id: string) => posts.all(workspaceId).filter((p) => (p.post.media as ReadonlyArray<string>).includes(id))
   const unfinishedPostNaming = (workspaceId: string, id: string) =>
     postsNaming(workspaceId, id).find((p) => p.targets.some((t) => !finished.has(t.status)))
 

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import type { Ids as Id } from "@postwire/domain"
 import { Effect } from "effect"
 import { formatInstant, Webhook } from "@postwire/domain"
 import { Ids } from "../ids/Ids.ts"
@@ -16,7 +17,7 @@ export type EventType = Webhook.WebhookEventType
 
 /** Builds an outbox event with a fresh `evt_` id. */
 export const makeEvent = (
-  workspaceId: string,
+  workspaceId: Id.WorkspaceId,
   type: EventType,
   data: Readonly<Record<string, unknown>>,
   livemode: boolean,

@@ -1,11 +1,12 @@
 /**
  * The posts use-cases: create, validate, get, list, update, cancel, retry.
  *
- * Each reads through the `Store`, decides with pure rules (`TargetStatus`, `PostPlan`), and
+ * Each reads through the `Store`, decides with pure rules (`TargetStatus`, `PostValidation`), and
  * writes the change with its events in one save.
  *
  * @since 0.1.0
  */
+import type { Ids as Id } from "@postwire/domain"
 import { Effect, Option } from "effect"
 import {
   defaultPageSize,
@@ -25,7 +26,7 @@ import type { ApprovalRecord, OutboxEvent, PostAggregate, TargetRecord } from ".
 import { Store, type VersionConflict } from "../store/Store.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "./Cursor.ts"
 import * as PostEvents from "./PostEvents.ts"
-import { dayFull, firstFailure, planPost, quotaExceeded } from "./PostPlan.ts"
+import { dayFull, firstFailure, planPost, quotaExceeded } from "./PostValidation.ts"
 import { calendarDay, quotaLimit, quotaWindow } from "./Quota.ts"
 import { postView, targetView } from "./PostView.ts"
 import { derivePostStatus, isFinished, move, readyStatus } from "./TargetStatus.ts"
@@ -49,7 +50,7 @@ const livemodeOf = Effect.fn("posts.livemode")(function* (aggregate: PostAggrega
 })
 
 /** A new approval for a post, with its link. */
-const newApproval = Effect.fn("approvals.create")(function* (workspaceId: string, postId: string, at: number) {
+const newApproval = Effect.fn("approvals.create")(function* (workspaceId: Id.WorkspaceId, postId: Id.PostId, at: number) {
   const settings = yield* EngineConfig
   const id = yield* Ids.use((ids) => ids.make("approval"))
   const token = approvalToken(settings.keyring, id)
@@ -199,7 +200,7 @@ export const validatePost = Effect.fn("posts.validate")(function* (caller: Calle
   return { problems } satisfies { readonly problems: ReadonlyArray<PostwireError> }
 })
 
-const loadPost = Effect.fn("posts.load")(function* (caller: Caller, id: string) {
+const loadPost = Effect.fn("posts.load")(function* (caller: Caller, id: Id.PostId) {
   const store = yield* Store
   const found = yield* store.getPost(caller.workspaceId, id)
   if (Option.isNone(found)) return yield* Effect.fail(notFound("post"))
@@ -207,7 +208,7 @@ const loadPost = Effect.fn("posts.load")(function* (caller: Caller, id: string) 
 })
 
 /** A post with its targets, each with its permalink or error. */
-export const getPost = Effect.fn("posts.get")(function* (caller: Caller, id: string, locale: Locale) {
+export const getPost = Effect.fn("posts.get")(function* (caller: Caller, id: Id.PostId, locale: Locale) {
   const settings = yield* EngineConfig
   const aggregate = yield* loadPost(caller, id)
   return postView(aggregate, settings, locale, yield* now)
@@ -266,7 +267,7 @@ export const listPosts = Effect.fn("posts.list")(function* (caller: Caller, quer
  */
 const changePost = <E, R>(
   caller: Caller,
-  id: string,
+  id: Id.PostId,
   change: (
     aggregate: PostAggregate,
     at: number
@@ -304,7 +305,7 @@ const settle = (aggregate: PostAggregate, at: number, changes: Partial<PostAggre
 /** Changes the caption and/or schedule while no target has started publishing. */
 export const updatePost = Effect.fn("posts.update")(function* (
   caller: Caller,
-  id: string,
+  id: Id.PostId,
   request: Post.UpdatePostRequest,
   locale: Locale
 ) {
@@ -382,7 +383,7 @@ export const updatePost = Effect.fn("posts.update")(function* (
  * Cancels every target that has not published while some target is still on its way; published
  * targets stay published. A finished post cannot be cancelled.
  */
-export const cancelPost = Effect.fn("posts.cancel")(function* (caller: Caller, id: string, locale: Locale) {
+export const cancelPost = Effect.fn("posts.cancel")(function* (caller: Caller, id: Id.PostId, locale: Locale) {
   const settings = yield* EngineConfig
   const saved = yield* changePost(caller, id, (current, at) =>
     Effect.gen(function* () {
@@ -406,7 +407,7 @@ export const cancelPost = Effect.fn("posts.cancel")(function* (caller: Caller, i
 })
 
 /** Queues again the targets that failed with a retryable error; nothing else is touched. */
-export const retryPost = Effect.fn("posts.retry")(function* (caller: Caller, id: string, locale: Locale) {
+export const retryPost = Effect.fn("posts.retry")(function* (caller: Caller, id: Id.PostId, locale: Locale) {
   const retried: Array<string> = []
   const saved = yield* changePost(caller, id, (current, at) =>
     Effect.gen(function* () {

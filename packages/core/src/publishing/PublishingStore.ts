@@ -17,14 +17,15 @@
  * @since 0.1.0
  */
 import { Context, type Effect, type Option } from "effect"
+import type { Ids } from "@postwire/domain"
 import type { AccountRecord, OutboxEvent, PostRecord, TargetFailure, TargetRecord } from "../store/Records.ts"
 import type { QuotaUsage, StoreError } from "../store/Store.ts"
 
 /** Names one target (and the post it belongs to, whose row each write locks first). */
 export interface TargetKey {
-  readonly workspaceId: string
-  readonly postId: string
-  readonly targetId: string
+  readonly workspaceId: Ids.WorkspaceId
+  readonly postId: Ids.PostId
+  readonly targetId: Ids.TargetId
 }
 
 /** The key of a target record. */
@@ -143,10 +144,10 @@ export interface StartedPost {
 
 /** A target published without its public address, waiting for the permalink backfill. */
 export interface PendingPermalink {
-  readonly workspaceId: string
-  readonly postId: string
-  readonly targetId: string
-  readonly accountId: string
+  readonly workspaceId: Ids.WorkspaceId
+  readonly postId: Ids.PostId
+  readonly targetId: Ids.TargetId
+  readonly accountId: Ids.AccountId
   /** When the target was published. */
   readonly since: number
   /** How many times the platform was asked so far. */
@@ -298,8 +299,8 @@ export interface PublishingStoreShape {
 
   /** Stores an account's sealed credentials. */
   readonly updateAccountCredentials: (
-    workspaceId: string,
-    accountId: string,
+    workspaceId: Ids.WorkspaceId,
+    accountId: Ids.AccountId,
     credentials: string
   ) => Effect.Effect<void, StoreError>
 
@@ -308,11 +309,11 @@ export interface PublishingStoreShape {
    * published right now other than `exceptTargetId`: the quota check at publish time.
    */
   readonly publishedUsage: (
-    workspaceId: string,
-    accountId: string,
+    workspaceId: Ids.WorkspaceId,
+    accountId: Ids.AccountId,
     from: number,
     to: number,
-    exceptTargetId: string
+    exceptTargetId: Ids.TargetId
   ) => Effect.Effect<QuotaUsage, StoreError>
 }
 

@@ -6,6 +6,7 @@
  *
  * @since 0.3.0
  */
+import type { Ids } from "@postwire/domain"
 import { Context, Effect } from "effect"
 import type { AccountConnectionRecord, ConnectLinkRecord } from "../accounts/ConnectStore.ts"
 import type { CommentPollState, CommentRecord } from "../comments/CommentStore.ts"
@@ -133,7 +134,7 @@ export class MemoryTables {
   /** Comments by `rowKey(workspace, id)`. */
   readonly comments = new Map<string, CommentRecord>()
   /** `rowKey(workspace, account, platform comment id)` → comment id: the unique key. */
-  readonly commentsByPlatformId = new Map<string, string>()
+  readonly commentsByPlatformId = new Map<string, Ids.CommentId>()
   readonly deletedComments = new Set<string>()
   /** Poll states by `rowKey(workspace, target)`. */
   readonly commentPolls = new Map<string, CommentPollState>()

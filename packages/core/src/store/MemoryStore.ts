@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option } from "effect"
+import type { Ids } from "@postwire/domain"
 import { eventKey, MemoryState, MemoryTables, rowKey as key } from "./MemoryState.ts"
 import type { IdempotencyRecord, OutboxEvent, PostAggregate } from "./Records.ts"
 import {
@@ -159,7 +160,7 @@ export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
         // Counted and inserted in one synchronous step: nothing else runs in between.
         const full = caps.find((cap) => usage(aggregate.post.workspaceId, cap.accountId, cap.from, cap.to).used + 1 > cap.limit)
         if (full !== undefined) return Effect.succeed(Option.some(full.accountId))
-        return insertPost(aggregate, list).pipe(Effect.as(Option.none<string>()))
+        return insertPost(aggregate, list).pipe(Effect.as(Option.none<Ids.AccountId>()))
       }),
 
     getPost: (workspaceId, id) => Effect.sync(() => Option.fromNullishOr(posts.get(workspaceId, id))),

@@ -4,11 +4,11 @@
  *
  * @since 0.1.0
  */
-import type { ErrorCode, ErrorDetails, KeyKind, Platform, Post as PostWire, Scope } from "@postwire/domain"
+import type { ErrorCode, ErrorDetails, Ids, KeyKind, Platform, Post as PostWire, Scope } from "@postwire/domain"
 
 /** A tenant: everything else belongs to exactly one workspace. */
 export interface WorkspaceRecord {
-  readonly id: string
+  readonly id: Ids.WorkspaceId
   readonly name: string
   /** Domains (and their subdomains) an approval `redirect_url` may point to. */
   readonly allowedRedirectDomains: ReadonlyArray<string>
@@ -17,8 +17,8 @@ export interface WorkspaceRecord {
 
 /** An API key; the secret itself is never stored, only its SHA-256 hex digest. */
 export interface ApiKeyRecord {
-  readonly id: string
-  readonly workspaceId: string
+  readonly id: Ids.KeyId
+  readonly workspaceId: Ids.WorkspaceId
   readonly kind: KeyKind
   readonly scopes: ReadonlyArray<Scope>
   readonly hash: string
@@ -30,8 +30,8 @@ export interface ApiKeyRecord {
 
 /** A profile groups accounts. */
 export interface ProfileRecord {
-  readonly id: string
-  readonly workspaceId: string
+  readonly id: Ids.ProfileId
+  readonly workspaceId: Ids.WorkspaceId
   readonly name: string
   readonly createdAt: number
 }
@@ -53,9 +53,9 @@ export interface SimulateOptions {
 
 /** A connected social account. */
 export interface AccountRecord {
-  readonly id: string
-  readonly workspaceId: string
-  readonly profileId: string
+  readonly id: Ids.AccountId
+  readonly workspaceId: Ids.WorkspaceId
+  readonly profileId: Ids.ProfileId
   readonly platform: Platform
   readonly handle: string
   readonly sandbox: boolean
@@ -83,8 +83,8 @@ export interface MediaFailure {
  * the bytes; they are exact once it is `ready`.
  */
 export interface MediaRecord {
-  readonly id: string
-  readonly workspaceId: string
+  readonly id: Ids.MediaId
+  readonly workspaceId: Ids.WorkspaceId
   readonly kind: "image" | "video"
   readonly mime: string
   readonly sizeBytes: number
@@ -127,11 +127,11 @@ export type PostStatus = PostWire.PostStatus
 
 /** A post: caption plus media for its targets. */
 export interface PostRecord {
-  readonly id: string
-  readonly workspaceId: string
-  readonly profileId: string
+  readonly id: Ids.PostId
+  readonly workspaceId: Ids.WorkspaceId
+  readonly profileId: Ids.ProfileId
   readonly caption: string
-  readonly media: ReadonlyArray<string>
+  readonly media: ReadonlyArray<Ids.MediaId>
   readonly scheduledAt: number | null
   readonly aiGenerated: boolean
   readonly approvalMode: "link" | "none"
@@ -156,10 +156,10 @@ export interface ConsentRecord {
 
 /** One account a post goes to; each target has its own status and fails alone. */
 export interface TargetRecord {
-  readonly id: string
-  readonly workspaceId: string
-  readonly postId: string
-  readonly accountId: string
+  readonly id: Ids.TargetId
+  readonly workspaceId: Ids.WorkspaceId
+  readonly postId: Ids.PostId
+  readonly accountId: Ids.AccountId
   readonly platform: Platform
   readonly status: TargetStatus
   readonly options: PostWire.TargetOptions
@@ -191,9 +191,9 @@ export interface TargetRecord {
 
 /** The approval link of a post. */
 export interface ApprovalRecord {
-  readonly id: string
-  readonly workspaceId: string
-  readonly postId: string
+  readonly id: Ids.ApprovalId
+  readonly workspaceId: Ids.WorkspaceId
+  readonly postId: Ids.PostId
   /** SHA-256 hex of the link's token; the token itself is never stored. */
   readonly tokenHash: string
   readonly status: "pending" | "approved" | "rejected" | "expired"
@@ -212,8 +212,8 @@ export interface PostAggregate {
 
 /** An event written to the outbox in the same transaction as the change that caused it. */
 export interface OutboxEvent {
-  readonly id: string
-  readonly workspaceId: string
+  readonly id: Ids.EventId
+  readonly workspaceId: Ids.WorkspaceId
   readonly type: string
   readonly createdAt: number
   readonly livemode: boolean
@@ -222,8 +222,8 @@ export interface OutboxEvent {
 
 /** A stored idempotent response. */
 export interface IdempotencyRecord {
-  readonly workspaceId: string
-  readonly keyId: string
+  readonly workspaceId: Ids.WorkspaceId
+  readonly keyId: Ids.KeyId
   readonly key: string
   readonly requestHash: string
   readonly state: "in_progress" | "completed"

@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import { Context, Data, type Effect, type Option } from "effect"
-import type { Platform } from "@postwire/domain"
+import type { Ids, Platform } from "@postwire/domain"
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -30,7 +30,7 @@ export class StoreError extends Data.TaggedError("StoreError")<{
 
 /** Someone else saved the post since it was read. */
 export class VersionConflict extends Data.TaggedError("VersionConflict")<{
-  readonly postId: string
+  readonly postId: Ids.PostId
 }> {}
 
 /** A keyset position in a list ordered newest first: `(sortKey desc, id desc)`. */
@@ -42,7 +42,7 @@ export interface Keyset {
 /** Filters of a post list; `from` inclusive, `to` exclusive, on `publishAt`. */
 export interface PostFilter {
   readonly status?: PostStatus | undefined
-  readonly profileId?: string | undefined
+  readonly profileId?: Ids.ProfileId | undefined
   readonly platform?: Platform | undefined
   readonly from?: number | undefined
   readonly to?: number | undefined
@@ -50,7 +50,7 @@ export interface PostFilter {
 
 /** Filters of an account list. */
 export interface AccountFilter {
-  readonly profileId?: string | undefined
+  readonly profileId?: Ids.ProfileId | undefined
   readonly platform?: Platform | undefined
 }
 
@@ -82,7 +82,7 @@ export interface PlanInputs {
 
 /** A cap on an account's counted targets in `[from, to)`, checked as a post is inserted. */
 export interface QuotaCap {
-  readonly accountId: string
+  readonly accountId: Ids.AccountId
   readonly from: number
   readonly to: number
   readonly limit: number
@@ -92,7 +92,7 @@ export interface QuotaCap {
 export interface StoreShape {
   // Workspaces and keys
   readonly createWorkspace: (workspace: WorkspaceRecord) => Effect.Effect<void, StoreError>
-  readonly getWorkspace: (id: string) => Effect.Effect<Option.Option<WorkspaceRecord>, StoreError>
+  readonly getWorkspace: (id: Ids.WorkspaceId) => Effect.Effect<Option.Option<WorkspaceRecord>, StoreError>
   readonly countWorkspaces: () => Effect.Effect<number, StoreError>
   readonly createApiKey: (key: ApiKeyRecord) => Effect.Effect<void, StoreError>
   /** Finds a key by the SHA-256 hex of its secret; revoked keys are returned too (check `revokedAt`). */
@@ -100,39 +100,39 @@ export interface StoreShape {
 
   // Profiles and accounts
   readonly createProfile: (profile: ProfileRecord) => Effect.Effect<void, StoreError>
-  readonly getProfile: (workspaceId: string, id: string) => Effect.Effect<Option.Option<ProfileRecord>, StoreError>
+  readonly getProfile: (workspaceId: Ids.WorkspaceId, id: Ids.ProfileId) => Effect.Effect<Option.Option<ProfileRecord>, StoreError>
   /** Newest first, after the keyset position when given (`sortKey` is `createdAt`). */
   readonly listProfiles: (
-    workspaceId: string,
+    workspaceId: Ids.WorkspaceId,
     after: Keyset | undefined,
     limit: number
   ) => Effect.Effect<ReadonlyArray<ProfileRecord>, StoreError>
   readonly createAccount: (account: AccountRecord) => Effect.Effect<void, StoreError>
-  readonly getAccount: (workspaceId: string, id: string) => Effect.Effect<Option.Option<AccountRecord>, StoreError>
+  readonly getAccount: (workspaceId: Ids.WorkspaceId, id: Ids.AccountId) => Effect.Effect<Option.Option<AccountRecord>, StoreError>
   /** Accounts with these ids in this workspace; ids of other workspaces are simply absent. */
   readonly getAccounts: (
-    workspaceId: string,
-    ids: ReadonlyArray<string>
+    workspaceId: Ids.WorkspaceId,
+    ids: ReadonlyArray<Ids.AccountId>
   ) => Effect.Effect<ReadonlyArray<AccountRecord>, StoreError>
   readonly listAccounts: (
-    workspaceId: string,
+    workspaceId: Ids.WorkspaceId,
     filter: AccountFilter,
     after: Keyset | undefined,
     limit: number
   ) => Effect.Effect<ReadonlyArray<AccountRecord>, StoreError>
   readonly updateAccountStatus: (
-    workspaceId: string,
-    id: string,
+    workspaceId: Ids.WorkspaceId,
+    id: Ids.AccountId,
     status: AccountRecord["status"],
     events: ReadonlyArray<OutboxEvent>
   ) => Effect.Effect<void, StoreError>
 
   // Media
   readonly createMedia: (media: MediaRecord) => Effect.Effect<void, StoreError>
-  readonly getMedia: (workspaceId: string, id: string) => Effect.Effect<Option.Option<MediaRecord>, StoreError>
+  readonly getMedia: (workspaceId: Ids.WorkspaceId, id: Ids.MediaId) => Effect.Effect<Option.Option<MediaRecord>, StoreError>
   readonly getMediaItems: (
-    workspaceId: string,
-    ids: ReadonlyArray<string>
+    workspaceId: Ids.WorkspaceId,
+    ids: ReadonlyArray<Ids.MediaId>
   ) => Effect.Effect<ReadonlyArray<MediaRecord>, StoreError>
 
   // Posts
@@ -148,8 +148,8 @@ export interface StoreShape {
     post: PostAggregate,
     events: ReadonlyArray<OutboxEvent>,
     caps: ReadonlyArray<QuotaCap>
-  ) => Effect.Effect<Option.Option<string>, StoreError>
-  readonly getPost: (workspaceId: string, id: string) => Effect.Effect<Option.Option<PostAggregate>, StoreError>
+  ) => Effect.Effect<Option.Option<Ids.AccountId>, StoreError>
+  readonly getPost: (workspaceId: Ids.WorkspaceId, id: Ids.PostId) => Effect.Effect<Option.Option<PostAggregate>, StoreError>
   /**
    * Saves a changed post (its row, every target, its approval) and the events the change
    * causes, in one transaction. The caller increments `post.version`; the save succeeds only
@@ -165,10 +165,10 @@ export interface StoreShape {
    */
   readonly findApprovalByTokenHash: (
     tokenHash: string
-  ) => Effect.Effect<Option.Option<{ readonly workspaceId: string; readonly postId: string }>, StoreError>
+  ) => Effect.Effect<Option.Option<{ readonly workspaceId: Ids.WorkspaceId; readonly postId: Ids.PostId }>, StoreError>
   /** Newest `publishAt` first, ties by id descending, after the keyset position when given. */
   readonly listPosts: (
-    workspaceId: string,
+    workspaceId: Ids.WorkspaceId,
     filter: PostFilter,
     after: Keyset | undefined,
     limit: number
@@ -179,8 +179,8 @@ export interface StoreShape {
    * post's `publishAt`.
    */
   readonly countQuotaUsage: (
-    workspaceId: string,
-    accountId: string,
+    workspaceId: Ids.WorkspaceId,
+    accountId: Ids.AccountId,
     from: number,
     to: number
   ) => Effect.Effect<QuotaUsage, StoreError>
@@ -200,7 +200,7 @@ export interface StoreShape {
 
   // Outbox
   /** Events of a workspace in the order they were written (for tests and replay). */
-  readonly listEvents: (workspaceId: string) => Effect.Effect<ReadonlyArray<OutboxEvent>, StoreError>
+  readonly listEvents: (workspaceId: Ids.WorkspaceId) => Effect.Effect<ReadonlyArray<OutboxEvent>, StoreError>
 
   // Rate limits
   /** Adds one hit to a fixed-window counter and returns the count including this hit. */
@@ -218,14 +218,14 @@ export interface StoreShape {
   ) => Effect.Effect<IdempotencyBegin, StoreError>
   /** Stores the response of a claimed key. */
   readonly completeIdempotency: (
-    workspaceId: string,
-    keyId: string,
+    workspaceId: Ids.WorkspaceId,
+    keyId: Ids.KeyId,
     key: string,
     status: number,
     body: string
   ) => Effect.Effect<void, StoreError>
   /** Releases a claimed key whose request should be retryable (a 5xx, a 429). */
-  readonly releaseIdempotency: (workspaceId: string, keyId: string, key: string) => Effect.Effect<void, StoreError>
+  readonly releaseIdempotency: (workspaceId: Ids.WorkspaceId, keyId: Ids.KeyId, key: string) => Effect.Effect<void, StoreError>
 
   // Settings
   /** Stores a value under `name` unless one is there; returns the value that is stored. */
@@ -239,12 +239,12 @@ export interface StoreShape {
   /** Every workspace, oldest first. */
   readonly listWorkspaces: () => Effect.Effect<ReadonlyArray<WorkspaceRecord>, StoreError>
   /** Every key of a workspace, revoked ones included, oldest first. */
-  readonly listApiKeys: (workspaceId: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StoreError>
+  readonly listApiKeys: (workspaceId: Ids.WorkspaceId) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StoreError>
   /**
    * Revokes a key at `at`; a key revoked before keeps its first `revokedAt`. Returns the key as
    * stored afterwards, `None` when the workspace has no such key.
    */
-  readonly revokeApiKey: (workspaceId: string, id: string, at: number) => Effect.Effect<Option.Option<ApiKeyRecord>, StoreError>
+  readonly revokeApiKey: (workspaceId: Ids.WorkspaceId, id: Ids.KeyId, at: number) => Effect.Effect<Option.Option<ApiKeyRecord>, StoreError>
 }
 
 /** The engine's storage. */

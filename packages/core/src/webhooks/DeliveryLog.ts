@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import type { Ids as Id } from "@postwire/domain"
 import { Effect, Option } from "effect"
 import { defaultPageSize, ErrorDetail, formatInstant, type Locale, parseInstant, PostwireError, type Webhook } from "@postwire/domain"
 import type { Caller } from "../Caller.ts"
@@ -110,7 +111,7 @@ export const readCursor = Effect.fn("lists.readCursor")(function* (cursor: strin
  */
 export const listDeliveries = Effect.fn("webhooks.deliveries.list")(function* (
   caller: Caller,
-  endpointId: string,
+  endpointId: Id.WebhookId,
   query: Webhook.ListDeliveriesQuery,
   locale: Locale
 ) {
@@ -147,8 +148,8 @@ export const listDeliveries = Effect.fn("webhooks.deliveries.list")(function* (
 /** One delivery of an endpoint with its attempts, newest first. */
 export const getDelivery = Effect.fn("webhooks.deliveries.get")(function* (
   caller: Caller,
-  endpointId: string,
-  deliveryId: string,
+  endpointId: Id.WebhookId,
+  deliveryId: Id.DeliveryId,
   locale: Locale
 ) {
   const store = yield* WebhookStore
@@ -173,8 +174,8 @@ export const getDelivery = Effect.fn("webhooks.deliveries.get")(function* (
  */
 export const redeliver = Effect.fn("webhooks.deliveries.redeliver")(function* (
   caller: Caller,
-  endpointId: string,
-  deliveryId: string,
+  endpointId: Id.WebhookId,
+  deliveryId: Id.DeliveryId,
   locale: Locale
 ) {
   const store = yield* WebhookStore

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import type { Ids as Id } from "@postwire/domain"
 import { Effect, Option } from "effect"
 import { defaultPageSize, ErrorDetail, PostwireError, type Webhook } from "@postwire/domain"
 import type { Caller } from "../Caller.ts"
@@ -47,7 +48,7 @@ export const listEvents = Effect.fn("events.list")(function* (caller: Caller, qu
 })
 
 /** One event of the workspace, as its deliveries carry it; `not_found` for another workspace's or one pruned. */
-export const getEvent = Effect.fn("events.get")(function* (caller: Caller, id: string) {
+export const getEvent = Effect.fn("events.get")(function* (caller: Caller, id: Id.EventId) {
   const store = yield* WebhookStore
   const found = yield* store.getEvent(caller.workspaceId, id)
   if (Option.isNone(found)) {

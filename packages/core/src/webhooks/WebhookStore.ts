@@ -11,13 +11,14 @@
  */
 import { createHash } from "node:crypto"
 import { Context, type Effect, type Option } from "effect"
+import type { Ids } from "@postwire/domain"
 import type { OutboxEvent } from "../store/Records.ts"
 import type { Keyset, StoreError } from "../store/Store.ts"
 
 /** A registered endpoint. The secret is kept as is: the service signs every delivery with it. */
 export interface WebhookEndpointRecord {
-  readonly id: string
-  readonly workspaceId: string
+  readonly id: Ids.WebhookId
+  readonly workspaceId: Ids.WorkspaceId
   readonly url: string
   /** Subscribed event types, in the order they were given; the first is used by the test event. */
   readonly events: ReadonlyArray<string>
@@ -59,10 +60,10 @@ export type DeliveryStatus = "pending" | "delivered" | "dead"
 /** One event for one endpoint, and its attempts so far. */
 export interface WebhookDeliveryRecord {
   /** The delivery's `dlv_` id, derived from the endpoint and the event (see `deliveryIdOf`). */
-  readonly id: string
-  readonly workspaceId: string
-  readonly endpointId: string
-  readonly eventId: string
+  readonly id: Ids.DeliveryId
+  readonly workspaceId: Ids.WorkspaceId
+  readonly endpointId: Ids.WebhookId
+  readonly eventId: Ids.EventId
   readonly eventType: string
   readonly status: DeliveryStatus
   /** Attempts made (the first one included). */
@@ -83,9 +84,9 @@ export interface WebhookDeliveryRecord {
 
 /** Names one delivery. */
 export interface DeliveryKey {
-  readonly workspaceId: string
-  readonly endpointId: string
-  readonly eventId: string
+  readonly workspaceId: Ids.WorkspaceId
+  readonly endpointId: Ids.WebhookId
+  readonly eventId: Ids.EventId
 }
 
 /** A delivery claimed by a worker, with what it needs to send it. */
@@ -177,8 +178,8 @@ export interface EventFilter {
   readonly types?: ReadonlyArray<string> | undefined
   readonly from?: number | undefined
   readonly to?: number | undefined
-  readonly postId?: string | undefined
-  readonly accountId?: string | undefined
+  readonly postId?: Ids.PostId | undefined
+  readonly accountId?: Ids.AccountId | undefined
 }
 
 /** The most attempts a delivery's detail shows (the newest). */
@@ -210,24 +211,24 @@ export interface DeliveryBacklog {
 export interface WebhookStoreShape {
   readonly createEndpoint: (endpoint: WebhookEndpointRecord) => Effect.Effect<void, StoreError>
   readonly getEndpoint: (
-    workspaceId: string,
-    id: string
+    workspaceId: Ids.WorkspaceId,
+    id: Ids.WebhookId
   ) => Effect.Effect<Option.Option<WebhookEndpointRecord>, StoreError>
   /** Newest first (`sortKey` is `createdAt`), after the keyset position when given. */
   readonly listEndpoints: (
-    workspaceId: string,
+    workspaceId: Ids.WorkspaceId,
     after: Keyset | undefined,
     limit: number
   ) => Effect.Effect<ReadonlyArray<WebhookEndpointRecord>, StoreError>
   /** Removes an endpoint and its deliveries; false when there was none. */
-  readonly deleteEndpoint: (workspaceId: string, id: string) => Effect.Effect<boolean, StoreError>
+  readonly deleteEndpoint: (workspaceId: Ids.WorkspaceId, id: Ids.WebhookId) => Effect.Effect<boolean, StoreError>
   /**
    * Applies a change to an endpoint at `at`, in one transaction (disabling gives up its pending
    * deliveries), and returns the endpoint as it now is; `None` when there is none.
    */
   readonly updateEndpoint: (
-    workspaceId: string,
-    id: string,
+    workspaceId: Ids.WorkspaceId,
+    id: Ids.WebhookId,
     change: EndpointChange,
     at: number
   ) => Effect.Effect<Option.Option<WebhookEndpointRecord>, StoreError>
@@ -295,14 +296,14 @@ export interface WebhookStoreShape {
 
   /** Deliveries to an endpoint, oldest first (for support and tests). */
   readonly listDeliveries: (
-    workspaceId: string,
-    endpointId: string
+    workspaceId: Ids.WorkspaceId,
+    endpointId: Ids.WebhookId
   ) => Effect.Effect<ReadonlyArray<WebhookDeliveryRecord>, StoreError>
 
   /** The delivery log of an endpoint, newest `createdAt` first, ties by id descending, after the keyset position. */
   readonly listDeliveryLog: (
-    workspaceId: string,
-    endpointId: string,
+    workspaceId: Ids.WorkspaceId,
+    endpointId: Ids.WebhookId,
     filter: DeliveryFilter,
     after: Keyset | undefined,
     limit: number
@@ -310,21 +311,21 @@ export interface WebhookStoreShape {
 
   /** One delivery of an endpoint by its `dlv_` id, with its newest {@link maxAttemptsShown} attempts. */
   readonly getDelivery: (
-    workspaceId: string,
-    endpointId: string,
-    deliveryId: string
+    workspaceId: Ids.WorkspaceId,
+    endpointId: Ids.WebhookId,
+    deliveryId: Ids.DeliveryId
   ) => Effect.Effect<Option.Option<DeliveryDetail>, StoreError>
 
   /** The workspace's events, newest `createdAt` first, ties by id descending, after the keyset position. */
   readonly listEventLog: (
-    workspaceId: string,
+    workspaceId: Ids.WorkspaceId,
     filter: EventFilter,
     after: Keyset | undefined,
     limit: number
   ) => Effect.Effect<ReadonlyArray<OutboxEvent>, StoreError>
 
   /** One event of the workspace. */
-  readonly getEvent: (workspaceId: string, id: string) => Effect.Effect<Option.Option<OutboxEvent>, StoreError>
+  readonly getEvent: (workspaceId: Ids.WorkspaceId, id: Ids.EventId) => Effect.Effect<Option.Option<OutboxEvent>, StoreError>
 
   /**
    * Takes the log-pruning lease until `leaseUntil` when nobody holds it at `at`; true when
@@ -354,8 +355,8 @@ export class WebhookStore extends Context.Service<WebhookStore, WebhookStoreShap
  * deliveryIdOf("wh_01JD…", "evt_01JD…") // "dlv_3F2A…"
  * ```
  */
-export const deliveryIdOf = (endpointId: string, eventId: string): string =>
-  `dlv_${createHash("md5").update(`${endpointId}:${eventId}`).digest("hex").slice(0, 26).toUpperCase()}`
+export const deliveryIdOf = (endpointId: string, eventId: string): Ids.DeliveryId =>
+  `dlv_${createHash("md5").update(`${endpointId}:${eventId}`).digest("hex").slice(0, 26).toUpperCase()}` as Ids.DeliveryId
 
 /**
  * Attempts in the order their outcomes are applied by `recordAttempts`: by `at`, ties in the

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import type { Ids as Id } from "@postwire/domain"
 import { Context, Effect, Layer, Option, type Result } from "effect"
 import {
   defaultPageSize,
@@ -190,7 +191,7 @@ const checkUrl = Effect.fn("webhooks.checkUrl")(function* (given: string) {
 })
 
 /** One endpoint of the workspace, without its secrets; `not_found` for another workspace's. */
-export const getEndpoint = Effect.fn("webhooks.get")(function* (caller: Caller, id: string) {
+export const getEndpoint = Effect.fn("webhooks.get")(function* (caller: Caller, id: Id.WebhookId) {
   const store = yield* WebhookStore
   const found = yield* store.getEndpoint(caller.workspaceId, id)
   if (Option.isNone(found)) return yield* notFound()
@@ -210,7 +211,7 @@ export const getEndpoint = Effect.fn("webhooks.get")(function* (caller: Caller, 
  */
 export const updateEndpoint = Effect.fn("webhooks.update")(function* (
   caller: Caller,
-  id: string,
+  id: Id.WebhookId,
   request: Webhook.UpdateWebhookRequest
 ) {
   const store = yield* WebhookStore
@@ -246,7 +247,7 @@ export const updateEndpoint = Effect.fn("webhooks.update")(function* (
  */
 export const rotateSecret = Effect.fn("webhooks.rotateSecret")(function* (
   caller: Caller,
-  id: string,
+  id: Id.WebhookId,
   request: Webhook.RotateSecretRequest
 ) {
   const store = yield* WebhookStore
@@ -291,7 +292,7 @@ export const listEndpoints = Effect.fn("webhooks.list")(function* (caller: Calle
 })
 
 /** Removes an endpoint of the workspace; deliveries still pending for it are dropped. */
-export const deleteEndpoint = Effect.fn("webhooks.delete")(function* (caller: Caller, id: string) {
+export const deleteEndpoint = Effect.fn("webhooks.delete")(function* (caller: Caller, id: Id.WebhookId) {
   const store = yield* WebhookStore
   const deleted = yield* store.deleteEndpoint(caller.workspaceId, id)
   if (!deleted) return yield* notFound()
@@ -447,7 +448,7 @@ export const checkTarget = (url: string): Effect.Effect<CheckedTarget, never, We
  */
 export const deliverEvent = Effect.fn("webhooks.deliverEvent")(function* (
   endpoint: Pick<WebhookEndpointRecord, "url" | "secret" | "previousSecret" | "previousSecretExpiresAt">,
-  eventId: string,
+  eventId: Id.EventId,
   body: string,
   checked?: CheckedTarget
 ): Effect.fn.Return<DeliveryAttempt, never, WebhookTransport | WebhookSettings | Resolver> {
@@ -545,7 +546,7 @@ export interface TestOutcome {
  * and says what happened. It goes through the same checks, signature and limits as a real
  * delivery, works on a disabled endpoint too, and changes nothing stored.
  */
-export const testEndpoint = Effect.fn("webhooks.test")(function* (caller: Caller, id: string) {
+export const testEndpoint = Effect.fn("webhooks.test")(function* (caller: Caller, id: Id.WebhookId) {
   const store = yield* WebhookStore
   const found = yield* store.getEndpoint(caller.workspaceId, id)
   if (Option.isNone(found)) return yield* notFound()

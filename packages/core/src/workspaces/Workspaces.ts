@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import type { Ids as Id } from "@postwire/domain"
 import { Effect, Option } from "effect"
 import {
   allScopes,
@@ -47,7 +48,7 @@ export const createWorkspace = Effect.fn("workspaces.create")(function* (input: 
 })
 
 /** The workspace with this id, or `not_found`. */
-export const requireWorkspace = Effect.fn("workspaces.require")(function* (workspaceId: string) {
+export const requireWorkspace = Effect.fn("workspaces.require")(function* (workspaceId: Id.WorkspaceId) {
   const store = yield* Store
   const found = yield* store.getWorkspace(workspaceId)
   if (Option.isNone(found)) {
@@ -58,7 +59,7 @@ export const requireWorkspace = Effect.fn("workspaces.require")(function* (works
 
 /** Issues an API key; the secret is returned once and only its hash is stored. */
 export const createKey = Effect.fn("keys.create")(function* (
-  workspaceId: string,
+  workspaceId: Id.WorkspaceId,
   input: { readonly kind: KeyKind; readonly scopes: ReadonlyArray<Scope> }
 ) {
   const store = yield* Store
@@ -80,7 +81,7 @@ export const createKey = Effect.fn("keys.create")(function* (
 })
 
 /** Creates a profile. */
-export const createProfile = Effect.fn("profiles.create")(function* (workspaceId: string, input: { readonly name: string }) {
+export const createProfile = Effect.fn("profiles.create")(function* (workspaceId: Id.WorkspaceId, input: { readonly name: string }) {
   const store = yield* Store
   yield* requireWorkspace(workspaceId)
   const name = input.name.trim()
@@ -92,7 +93,7 @@ export const createProfile = Effect.fn("profiles.create")(function* (workspaceId
 
 /** Input of {@link createAccount}. */
 export interface CreateAccountInput {
-  readonly profileId: string
+  readonly profileId: Id.ProfileId
   readonly platform: Platform
   readonly sandbox: boolean
   readonly handle?: string | undefined
@@ -104,7 +105,7 @@ export interface CreateAccountInput {
 }
 
 /** Connects an account; emits `account.connected`. */
-export const createAccount = Effect.fn("accounts.create")(function* (workspaceId: string, input: CreateAccountInput) {
+export const createAccount = Effect.fn("accounts.create")(function* (workspaceId: Id.WorkspaceId, input: CreateAccountInput) {
   const store = yield* Store
   yield* requireWorkspace(workspaceId)
   const profile = yield* store.getProfile(workspaceId, input.profileId)
@@ -192,7 +193,7 @@ const keyView = (key: ApiKeyRecord): KeyView => ({
 })
 
 /** The keys of a workspace, revoked ones included, oldest first. */
-export const listKeys = Effect.fn("keys.list")(function* (workspaceId: string) {
+export const listKeys = Effect.fn("keys.list")(function* (workspaceId: Id.WorkspaceId) {
   const store = yield* Store
   yield* requireWorkspace(workspaceId)
   return (yield* store.listApiKeys(workspaceId)).map(keyView)
@@ -202,7 +203,7 @@ export const listKeys = Effect.fn("keys.list")(function* (workspaceId: string) {
  * Revokes a key: requests with it are refused from now on (by a server that saw it in the last
  * 30 seconds, once its cached lookup runs out). Revoking a revoked key changes nothing.
  */
-export const revokeKey = Effect.fn("keys.revoke")(function* (workspaceId: string, keyId: string) {
+export const revokeKey = Effect.fn("keys.revoke")(function* (workspaceId: Id.WorkspaceId, keyId: Id.KeyId) {
   const store = yield* Store
   yield* requireWorkspace(workspaceId)
   const revoked = yield* store.revokeApiKey(workspaceId, keyId, yield* now)

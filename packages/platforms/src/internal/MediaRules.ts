@@ -1,12 +1,12 @@
 /**
  * The platform rules of `@postwire/domain` (`TargetRules`) as the adapters check them before
  * anything is sent: the real adapters and the simulated platform alike, with the same facts
- * validate and create use (`PostPlan.ruleFacts`), so a target that validated is never refused
+ * validate and create use (`PostValidation.ruleFacts`), so a target that validated is never refused
  * here, and a sandbox account refuses what the real platform would.
  *
  * @internal
  */
-import { type PlatformFailure, PostPlan, type PublishInput } from "@postwire/core"
+import { type PlatformFailure, PostValidation, type PublishInput } from "@postwire/core"
 import { type Post, TargetRules } from "@postwire/domain"
 import { failure } from "./Wire.ts"
 
@@ -20,7 +20,7 @@ export const photoKind = (input: Pick<PublishInput, "target" | "media">): Post.P
 /** The first rule the target's media breaks, as the failure that ends the target. */
 export const check = (input: Pick<PublishInput, "account" | "target" | "media">): PlatformFailure | undefined => {
   const broken = TargetRules.mediaRuleBreak(
-    PostPlan.ruleFacts(input.account, input.target.options),
+    PostValidation.ruleFacts(input.account, input.target.options),
     input.media.map((m) => m.record)
   )
   return broken === undefined ? undefined : failure(broken.code, "media_rules", { details: broken.details, state: null })

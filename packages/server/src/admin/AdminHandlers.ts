@@ -7,7 +7,7 @@ import { timingSafeEqual } from "node:crypto"
 import { Effect, Layer, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Accounts, type Caller, hashSecret, Workspaces } from "@postwire/core"
-import { PostwireError } from "@postwire/domain"
+import { Ids, PostwireError } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { renderFailure, respond } from "../http/Failures.ts"
 import { AdminApi, AdminAuthentication } from "./AdminApi.ts"
@@ -47,12 +47,12 @@ export const AdminHandlers = HttpApiBuilder.group(AdminApi, "admin", (handlers) 
         Workspaces.createWorkspace({ name: payload.name, allowedRedirectDomains: payload.allowed_redirect_domains })
       )
     )
-    .handle("createKey", ({ params, payload }) => respond(Workspaces.createKey(params.id, payload)))
-    .handle("createProfile", ({ params, payload }) => respond(Workspaces.createProfile(params.id, payload)))
+    .handle("createKey", ({ params, payload }) => respond(Workspaces.createKey(Ids.unchecked("workspace", params.id), payload)))
+    .handle("createProfile", ({ params, payload }) => respond(Workspaces.createProfile(Ids.unchecked("workspace", params.id), payload)))
     .handle("createAccount", ({ params, payload }) =>
       respond(
-        Workspaces.createAccount(params.id, {
-          profileId: payload.profile_id,
+        Workspaces.createAccount(Ids.unchecked("workspace", params.id), {
+          profileId: Ids.unchecked("profile", payload.profile_id),
           platform: payload.platform,
           sandbox: payload.sandbox,
           handle: payload.handle,
@@ -64,8 +64,8 @@ export const AdminHandlers = HttpApiBuilder.group(AdminApi, "admin", (handlers) 
       )
     )
     .handle("listWorkspaces", () => respond(Effect.map(Workspaces.listWorkspaces(), (data) => ({ data }))))
-    .handle("listKeys", ({ params }) => respond(Effect.map(Workspaces.listKeys(params.id), (data) => ({ data }))))
-    .handle("revokeKey", ({ params }) => respond(Workspaces.revokeKey(params.id, params.key_id)))
+    .handle("listKeys", ({ params }) => respond(Effect.map(Workspaces.listKeys(Ids.unchecked("workspace", params.id)), (data) => ({ data }))))
+    .handle("revokeKey", ({ params }) => respond(Workspaces.revokeKey(Ids.unchecked("workspace", params.id), Ids.unchecked("key", params.key_id))))
     .handle("listAccounts", ({ params, query }) =>
       respond(Effect.flatMap(workspaceCaller(params.id), (caller) => Accounts.listAccounts(caller, query)))
     )
@@ -75,5 +75,7 @@ export const AdminHandlers = HttpApiBuilder.group(AdminApi, "admin", (handlers) 
 )
 
 /** The admin acting inside a workspace that exists. */
-const workspaceCaller = (workspaceId: string) =>
-  Effect.map(Workspaces.requireWorkspace(workspaceId), (): Caller => ({ workspaceId, keyId: "admin", kind: "live" }))
+const workspaceCaller = (id: string) => {
+  const workspaceId = Ids.unchecked("workspace", id)
+  return Effect.map(Workspaces.requireWorkspace(workspaceId), (): Caller => ({ workspaceId, keyId: Ids.unchecked("key", "admin"), kind: "live" }))
+}

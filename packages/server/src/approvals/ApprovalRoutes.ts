@@ -15,7 +15,7 @@ import { createHmac } from "node:crypto"
 import { Cause, Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
 import { Approvals, ApprovalToken, EngineConfig, Ids, Keyring } from "@postwire/core"
-import { PostwireError } from "@postwire/domain"
+import { Ids as Id, PostwireError } from "@postwire/domain"
 import { publicPathOf, ServerConfig } from "../config/ServerConfig.ts"
 import { emptyForm, type FormFields, type FormState, problemOfError, readForm } from "./ApprovalForm.ts"
 import { pageLocale } from "./ApprovalTexts.ts"
@@ -273,7 +273,7 @@ const byteRange = (header: string | undefined, size: number): { start: number; e
 const serveApprovalMedia = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const params = yield* HttpRouter.params
-  const found = yield* Approvals.loadApprovalMedia(params.token ?? "", params.mediaId ?? "").pipe(Effect.option)
+  const found = yield* Approvals.loadApprovalMedia(params.token ?? "", Id.unchecked("media", params.mediaId ?? "")).pipe(Effect.option)
   const headers = {
     "cache-control": "private, no-store",
     "x-content-type-options": "nosniff",

@@ -37,7 +37,7 @@ const entry = (c: ErrorCode): SafeHtml => {
     <dt>Retryable</dt><dd>${e.retryable ? "yes" : "no"}</dd>
     <dt>When</dt><dd>${withCode(e.when)}</dd>
     <dt lang="en">Message (English)</dt><dd lang="en">${e.en}</dd>
-    <dt lang="id">Pesan (Bahasa Indonesia)</dt><dd lang="id">${e.id}</dd>
+    <dt lang="id">Pesan (Bahasa Indonesia)</dt><dd lang="id">${e.indonesian}</dd>
   </dl>
   <p class="back"><a href="#index">All codes</a></p>
 </section>`

@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option } from "effect"
-import { formatInstant, type Webhook } from "@postwire/domain"
+import { formatInstant, Ids, type Webhook } from "@postwire/domain"
 import { CommentStore, type OutboxEvent, PublishingStore, Store } from "@postwire/core"
 
 /** An event as a subscriber receives it: the body of a webhook delivery. */
@@ -133,7 +133,7 @@ export const layerObservedCommentStore: Layer.Layer<CommentStore, never, Comment
       storeComments: (batch) =>
         Effect.tap(comments.storeComments(batch), (stored) => {
           const eventIds = new Map(batch.comments.map((c) => [c.record.id, c.eventId]))
-          return feed.publish(stored.inserted.map((comment) => batch.event(comment, eventIds.get(comment.id) ?? "")))
+          return feed.publish(stored.inserted.map((comment) => batch.event(comment, eventIds.get(comment.id) ?? Ids.unchecked("event", ""))))
         })
     }
   })

@@ -44,6 +44,7 @@ import {
 import {
   Account,
   Approval,
+  Ids,
   type KeyKind,
   type Locale,
   Media as MediaWire,
@@ -196,12 +197,12 @@ export const make = async (options: EngineOptions = {}): Promise<PostwireEngine>
   const run = <A, E>(effect: Effect.Effect<A, E, EngineServices>): Promise<A> => runtime.runPromise(asPromise(effect))
 
   const workspace = (id: string, { mode = "live" }: { readonly mode?: KeyKind } = {}): EngineWorkspace => {
-    const caller: Caller = { workspaceId: id, keyId: "engine", kind: mode }
+    const caller: Caller = { workspaceId: Ids.unchecked("workspace", id), keyId: Ids.unchecked("key", "engine"), kind: mode }
     return {
       id,
       profiles: {
         create: (input) =>
-          run(Effect.flatMap(decodeInput(CreateProfile, "body")(input), (body) => Workspaces.createProfile(id, body))),
+          run(Effect.flatMap(decodeInput(CreateProfile, "body")(input), (body) => Workspaces.createProfile(caller.workspaceId, body))),
         list: (query) =>
           run(Effect.flatMap(decodeInput(Account.ListProfilesQuery, "query")(withLimit(query)), (q) => Accounts.listProfiles(caller, q)))
       },
@@ -209,8 +210,8 @@ export const make = async (options: EngineOptions = {}): Promise<PostwireEngine>
         create: (input) =>
           run(
             Effect.flatMap(decodeInput(CreateAccount, "body")(input), (body) =>
-              Workspaces.createAccount(id, {
-                profileId: body.profile_id,
+              Workspaces.createAccount(caller.workspaceId, {
+                profileId: Ids.unchecked("profile", body.profile_id),
                 platform: body.platform,
                 sandbox: body.sandbox,
                 handle: body.handle,
@@ -221,14 +222,14 @@ export const make = async (options: EngineOptions = {}): Promise<PostwireEngine>
               })
             )
           ),
-        get: (accountId) => run(Accounts.getAccount(caller, accountId)),
+        get: (accountId) => run(Accounts.getAccount(caller, Ids.unchecked("account", accountId))),
         list: (query) =>
           run(Effect.flatMap(decodeInput(Account.ListAccountsQuery, "query")(withLimit(query)), (q) => Accounts.listAccounts(caller, q)))
       },
       media: {
         upload: (input) =>
           run(Effect.flatMap(decodeInput(MediaWire.UploadMediaRequest, "body")(input), (body) => Media.uploadMedia(caller, body))),
-        get: (mediaId) => run(Effect.map(Media.getMedia(caller, mediaId), (m) => Views.media(m, locale, publicUrl)))
+        get: (mediaId) => run(Effect.map(Media.getMedia(caller, Ids.unchecked("media", mediaId)), (m) => Views.media(m, locale, publicUrl)))
       },
       posts: {
         create: (input) =>
@@ -245,22 +246,22 @@ export const make = async (options: EngineOptions = {}): Promise<PostwireEngine>
               Effect.map(Posts.validatePost(caller, body), (r) => Views.validation(r, locale, publicUrl))
             )
           ),
-        get: (postId) => run(Posts.getPost(caller, postId, locale)),
+        get: (postId) => run(Posts.getPost(caller, Ids.unchecked("post", postId), locale)),
         list: (query) =>
           run(Effect.flatMap(decodeInput(Post.ListPostsQuery, "query")(withLimit(query)), (q) => Posts.listPosts(caller, q, locale))),
         update: (postId, input) =>
           run(
-            Effect.flatMap(decodeInput(Post.UpdatePostRequest, "body")(input), (body) => Posts.updatePost(caller, postId, body, locale))
+            Effect.flatMap(decodeInput(Post.UpdatePostRequest, "body")(input), (body) => Posts.updatePost(caller, Ids.unchecked("post", postId), body, locale))
           ),
-        cancel: (postId) => run(Posts.cancelPost(caller, postId, locale)),
-        retry: (postId) => run(Posts.retryPost(caller, postId, locale))
+        cancel: (postId) => run(Posts.cancelPost(caller, Ids.unchecked("post", postId), locale)),
+        retry: (postId) => run(Posts.retryPost(caller, Ids.unchecked("post", postId), locale))
       },
       webhooks: {
         create: (input) =>
           run(Effect.flatMap(decodeInput(Webhook.CreateWebhookRequest, "body")(input), (body) => Webhooks.createEndpoint(caller, body))),
         list: (query) =>
           run(Effect.flatMap(decodeInput(Webhook.ListWebhooksQuery, "query")(withLimit(query)), (q) => Webhooks.listEndpoints(caller, q))),
-        delete: (endpointId) => run(Webhooks.deleteEndpoint(caller, endpointId))
+        delete: (endpointId) => run(Webhooks.deleteEndpoint(caller, Ids.unchecked("webhook", endpointId)))
       }
     }
   }

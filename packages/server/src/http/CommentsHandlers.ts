@@ -6,7 +6,7 @@
  */
 
 import { type Caller, Comments } from "@postwire/core"
-import { Api, Comment, CurrentKey } from "@postwire/domain"
+import { Api, Comment, CurrentKey, Ids } from "@postwire/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { respond } from "./Failures.ts"
@@ -27,13 +27,13 @@ export const CommentsHandlers = HttpApiBuilder.group(Api, "comments", (handlers)
     )
     .handle("get", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Comments.getComment(yield* caller, params.id))
+        return yield* respond(Comments.getComment(yield* caller, Ids.unchecked("comment", params.id)))
       })
     )
     .handle("reply", ({ headers, params, payload }) =>
       Effect.gen(function* () {
         const who = yield* caller
-        return yield* respond(Comments.replyToComment(who, params.id, payload)).pipe(
+        return yield* respond(Comments.replyToComment(who, Ids.unchecked("comment", params.id), payload)).pipe(
           idempotent({
             key: headers["idempotency-key"],
             workspaceId: who.workspaceId,
@@ -47,17 +47,17 @@ export const CommentsHandlers = HttpApiBuilder.group(Api, "comments", (handlers)
     )
     .handle("hide", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Comments.setCommentHidden(yield* caller, params.id, true))
+        return yield* respond(Comments.setCommentHidden(yield* caller, Ids.unchecked("comment", params.id), true))
       })
     )
     .handle("unhide", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Comments.setCommentHidden(yield* caller, params.id, false))
+        return yield* respond(Comments.setCommentHidden(yield* caller, Ids.unchecked("comment", params.id), false))
       })
     )
     .handle("delete", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Comments.deleteComment(yield* caller, params.id))
+        return yield* respond(Comments.deleteComment(yield* caller, Ids.unchecked("comment", params.id)))
       })
     )
 )

@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { type Caller, EventLog } from "@postwire/core"
-import { Api, CurrentKey } from "@postwire/domain"
+import { Api, CurrentKey, Ids } from "@postwire/domain"
 import { respond } from "./Failures.ts"
 
 const caller: Effect.Effect<Caller, never, CurrentKey> = Effect.gen(function* () {
@@ -24,7 +24,7 @@ export const EventsHandlers = HttpApiBuilder.group(Api, "events", (handlers) =>
     )
     .handle("get", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(EventLog.getEvent(yield* caller, params.id))
+        return yield* respond(EventLog.getEvent(yield* caller, Ids.unchecked("event", params.id)))
       })
     )
 )

@@ -10,7 +10,7 @@ import { Effect, Layer, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Accounts, type Caller, Connect, Media, PostBatch, Posts, Profiles } from "@postwire/core"
-import { Api, CurrentKey, Media as MediaWire, Post, PostwireError } from "@postwire/domain"
+import { Api, CurrentKey, Ids, Media as MediaWire, Post, PostwireError } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { respond } from "./Failures.ts"
 import * as FastJson from "./FastJson.ts"
@@ -83,18 +83,18 @@ export const PostsHandlers = HttpApiBuilder.group(Api, "posts", (handlers) =>
     )
     .handle("get", ({ params }) =>
       Effect.gen(function* () {
-        return postBody(yield* respond(Posts.getPost(yield* caller, params.id, yield* requestLocale)))
+        return postBody(yield* respond(Posts.getPost(yield* caller, Ids.unchecked("post", params.id), yield* requestLocale)))
       })
     )
     .handle("update", ({ params, payload }) =>
       Effect.gen(function* () {
-        return yield* respond(Posts.updatePost(yield* caller, params.id, payload, yield* requestLocale))
+        return yield* respond(Posts.updatePost(yield* caller, Ids.unchecked("post", params.id), payload, yield* requestLocale))
       })
     )
     .handle("cancel", ({ params }) =>
       Effect.gen(function* () {
         const who = yield* caller
-        return yield* respond(Posts.cancelPost(who, params.id, yield* requestLocale)).pipe(
+        return yield* respond(Posts.cancelPost(who, Ids.unchecked("post", params.id), yield* requestLocale)).pipe(
           idempotent({
             key: yield* headerKey,
             workspaceId: who.workspaceId,
@@ -109,7 +109,7 @@ export const PostsHandlers = HttpApiBuilder.group(Api, "posts", (handlers) =>
     .handle("retry", ({ params }) =>
       Effect.gen(function* () {
         const who = yield* caller
-        return yield* respond(Posts.retryPost(who, params.id, yield* requestLocale)).pipe(
+        return yield* respond(Posts.retryPost(who, Ids.unchecked("post", params.id), yield* requestLocale)).pipe(
           idempotent({
             key: yield* headerKey,
             workspaceId: who.workspaceId,
@@ -133,7 +133,7 @@ export const AccountsHandlers = HttpApiBuilder.group(Api, "accounts", (handlers)
     )
     .handle("get", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Accounts.getAccount(yield* caller, params.id, yield* requestLocale))
+        return yield* respond(Accounts.getAccount(yield* caller, Ids.unchecked("account", params.id), yield* requestLocale))
       })
     )
     .handle("connect", ({ payload }) =>
@@ -143,12 +143,12 @@ export const AccountsHandlers = HttpApiBuilder.group(Api, "accounts", (handlers)
     )
     .handle("reconnect", ({ params, payload }) =>
       Effect.gen(function* () {
-        return yield* respond(Connect.createReconnectLink(yield* caller, params.id, payload))
+        return yield* respond(Connect.createReconnectLink(yield* caller, Ids.unchecked("account", params.id), payload))
       })
     )
     .handle("disconnect", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Connect.disconnectAccount(yield* caller, params.id, yield* requestLocale))
+        return yield* respond(Connect.disconnectAccount(yield* caller, Ids.unchecked("account", params.id), yield* requestLocale))
       })
     )
 )
@@ -168,17 +168,17 @@ export const ProfilesHandlers = HttpApiBuilder.group(Api, "profiles", (handlers)
     )
     .handle("get", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Profiles.getProfile(yield* caller, params.id))
+        return yield* respond(Profiles.getProfile(yield* caller, Ids.unchecked("profile", params.id)))
       })
     )
     .handle("update", ({ params, payload }) =>
       Effect.gen(function* () {
-        return yield* respond(Profiles.updateProfile(yield* caller, params.id, payload))
+        return yield* respond(Profiles.updateProfile(yield* caller, Ids.unchecked("profile", params.id), payload))
       })
     )
     .handle("delete", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Profiles.deleteProfile(yield* caller, params.id))
+        return yield* respond(Profiles.deleteProfile(yield* caller, Ids.unchecked("profile", params.id)))
       })
     )
 )
@@ -249,12 +249,12 @@ export const MediaHandlers = HttpApiBuilder.group(Api, "media", (handlers) =>
       Effect.gen(function* () {
         const locale = yield* requestLocale
         const { publicUrl } = yield* ServerConfig
-        return yield* respond(Effect.map(Media.getMedia(yield* caller, params.id), (m) => Views.media(m, locale, publicUrl)))
+        return yield* respond(Effect.map(Media.getMedia(yield* caller, Ids.unchecked("media", params.id)), (m) => Views.media(m, locale, publicUrl)))
       })
     )
     .handle("delete", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Media.deleteMedia(yield* caller, params.id))
+        return yield* respond(Media.deleteMedia(yield* caller, Ids.unchecked("media", params.id)))
       })
     )
     .handle("createUpload", ({ payload }) =>
@@ -264,19 +264,19 @@ export const MediaHandlers = HttpApiBuilder.group(Api, "media", (handlers) =>
     )
     .handle("getUpload", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Media.getUpload(yield* caller, params.id))
+        return yield* respond(Media.getUpload(yield* caller, Ids.unchecked("media", params.id)))
       })
     )
     .handle("uploadPart", ({ params, headers, payload }) =>
       Effect.gen(function* () {
-        return yield* respond(Media.receiveUploadPart(yield* caller, params.id, headers["content-range"], payload))
+        return yield* respond(Media.receiveUploadPart(yield* caller, Ids.unchecked("media", params.id), headers["content-range"], payload))
       })
     )
     .handle("completeUpload", ({ params }) =>
       Effect.gen(function* () {
         const locale = yield* requestLocale
         const { publicUrl } = yield* ServerConfig
-        return yield* respond(Effect.map(Media.completeUpload(yield* caller, params.id), (m) => Views.media(m, locale, publicUrl)))
+        return yield* respond(Effect.map(Media.completeUpload(yield* caller, Ids.unchecked("media", params.id)), (m) => Views.media(m, locale, publicUrl)))
       })
     )
 )

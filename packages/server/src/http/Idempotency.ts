@@ -8,7 +8,7 @@ import { createHash } from "node:crypto"
 import { Effect, Exit, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { EngineConfig, Store } from "@postwire/core"
-import { type HttpError, PostwireError } from "@postwire/domain"
+import { type HttpError, type Ids, PostwireError } from "@postwire/domain"
 import { renderFailure } from "./Failures.ts"
 
 /** JSON with object keys sorted at every depth, so equal bodies hash equally. */
@@ -29,8 +29,8 @@ const lockMs = 60_000
 export const idempotent =
   <A, I>(options: {
     readonly key: string | undefined
-    readonly workspaceId: string
-    readonly keyId: string
+    readonly workspaceId: Ids.WorkspaceId
+    readonly keyId: Ids.KeyId
     /** What makes two requests the same: method, path and body. */
     readonly request: unknown
     readonly status: number

@@ -11,7 +11,7 @@
 import { Clock, Effect, Option } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { BlobStore, EngineConfig, MediaUrls, Store } from "@postwire/core"
-import { ErrorDetail, PostwireError, renderError } from "@postwire/domain"
+import { ErrorDetail, Ids, PostwireError, renderError } from "@postwire/domain"
 
 const notFound = EngineConfig.useSync((engine) => {
   const error = new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("media") } })
@@ -30,7 +30,7 @@ const serveMedia = (request: HttpServerRequest.HttpServerRequest) =>
     if (!MediaUrls.verifyMediaUrl(engine.keyring, workspaceId, mediaId, exp, query.get("sig") ?? undefined, at)) {
       return yield* notFound
     }
-    const media = yield* store.getMedia(workspaceId, mediaId).pipe(Effect.orDie)
+    const media = yield* store.getMedia(Ids.unchecked("workspace", workspaceId), Ids.unchecked("media", mediaId)).pipe(Effect.orDie)
     if (Option.isNone(media) || (media.value.status ?? "ready") !== "ready") return yield* notFound
     const ttlSeconds = Math.max(0, Number(exp) - Math.floor(at / 1000))
     // A bucket signs its own address: the platform fetches from the bucket, not through us.

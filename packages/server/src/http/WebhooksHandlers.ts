@@ -8,7 +8,7 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { type Caller, DeliveryLog, Webhooks } from "@postwire/core"
-import { Api, CurrentKey, Webhook } from "@postwire/domain"
+import { Api, CurrentKey, Ids, Webhook } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { respond } from "./Failures.ts"
 import { idempotent } from "./Idempotency.ts"
@@ -35,45 +35,45 @@ export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers)
     )
     .handle("get", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Webhooks.getEndpoint(yield* caller, params.id))
+        return yield* respond(Webhooks.getEndpoint(yield* caller, Ids.unchecked("webhook", params.id)))
       })
     )
     .handle("update", ({ params, payload }) =>
       Effect.gen(function* () {
-        return yield* respond(Webhooks.updateEndpoint(yield* caller, params.id, payload))
+        return yield* respond(Webhooks.updateEndpoint(yield* caller, Ids.unchecked("webhook", params.id), payload))
       })
     )
     .handle("rotateSecret", ({ params, payload }) =>
       Effect.gen(function* () {
-        return yield* respond(Webhooks.rotateSecret(yield* caller, params.id, payload ?? {}))
+        return yield* respond(Webhooks.rotateSecret(yield* caller, Ids.unchecked("webhook", params.id), payload ?? {}))
       })
     )
     .handle("delete", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(Webhooks.deleteEndpoint(yield* caller, params.id))
+        return yield* respond(Webhooks.deleteEndpoint(yield* caller, Ids.unchecked("webhook", params.id)))
       })
     )
     .handle("test", ({ params }) =>
       Effect.gen(function* () {
         const locale = yield* requestLocale
         const { publicUrl } = yield* ServerConfig
-        return yield* respond(Effect.map(Webhooks.testEndpoint(yield* caller, params.id), (r) => Views.webhookTest(r, locale, publicUrl)))
+        return yield* respond(Effect.map(Webhooks.testEndpoint(yield* caller, Ids.unchecked("webhook", params.id)), (r) => Views.webhookTest(r, locale, publicUrl)))
       })
     )
     .handle("listDeliveries", ({ params, query }) =>
       Effect.gen(function* () {
-        return yield* respond(DeliveryLog.listDeliveries(yield* caller, params.id, query, yield* requestLocale))
+        return yield* respond(DeliveryLog.listDeliveries(yield* caller, Ids.unchecked("webhook", params.id), query, yield* requestLocale))
       })
     )
     .handle("getDelivery", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(DeliveryLog.getDelivery(yield* caller, params.id, params.delivery_id, yield* requestLocale))
+        return yield* respond(DeliveryLog.getDelivery(yield* caller, Ids.unchecked("webhook", params.id), Ids.unchecked("delivery", params.delivery_id), yield* requestLocale))
       })
     )
     .handle("redeliver", ({ params, headers }) =>
       Effect.gen(function* () {
         const who = yield* caller
-        return yield* respond(DeliveryLog.redeliver(who, params.id, params.delivery_id, yield* requestLocale)).pipe(
+        return yield* respond(DeliveryLog.redeliver(who, Ids.unchecked("webhook", params.id), Ids.unchecked("delivery", params.delivery_id), yield* requestLocale)).pipe(
           idempotent({
             key: headers["idempotency-key"],
             workspaceId: who.workspaceId,

@@ -32,7 +32,7 @@ import type {
   WebhookEndpointRecord,
   WorkspaceRecord
 } from "@postwire/core"
-import { Platform } from "@postwire/domain"
+import { type Ids, Platform } from "@postwire/domain"
 import { Cause, Exit, Option, Schema, SchemaIssue, SchemaTransformation } from "effect"
 
 /** A row that does not match its table's decoder: which table, which columns. */
@@ -205,7 +205,7 @@ const decodeWorkspace = decoder(
 
 export const workspaceFromRow = (input: unknown): WorkspaceRecord => {
   const row = decodeWorkspace(input)
-  return { id: row.id, name: row.name, allowedRedirectDomains: row.allowed_redirect_domains, createdAt: row.created_at }
+  return { id: row.id as Ids.WorkspaceId, name: row.name, allowedRedirectDomains: row.allowed_redirect_domains, createdAt: row.created_at }
 }
 
 const decodeApiKey = decoder(
@@ -225,8 +225,8 @@ const decodeApiKey = decoder(
 export const apiKeyFromRow = (input: unknown): ApiKeyRecord => {
   const row = decodeApiKey(input)
   return {
-    id: row.id,
-    workspaceId: row.workspace_id,
+    id: row.id as Ids.KeyId,
+    workspaceId: row.workspace_id as Ids.WorkspaceId,
     kind: row.kind as ApiKeyRecord["kind"],
     scopes: row.scopes as ApiKeyRecord["scopes"],
     hash: row.key_hash,
@@ -240,7 +240,7 @@ const decodeProfile = decoder("profiles", Schema.Struct({ workspace_id: Str, id:
 
 export const profileFromRow = (input: unknown): ProfileRecord => {
   const row = decodeProfile(input)
-  return { id: row.id, workspaceId: row.workspace_id, name: row.name, createdAt: row.created_at }
+  return { id: row.id as Ids.ProfileId, workspaceId: row.workspace_id as Ids.WorkspaceId, name: row.name, createdAt: row.created_at }
 }
 
 const decodeAccount = decoder(
@@ -264,9 +264,9 @@ const decodeAccount = decoder(
 export const accountFromRow = (input: unknown): AccountRecord => {
   const row = decodeAccount(input)
   return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    profileId: row.profile_id,
+    id: row.id as Ids.AccountId,
+    workspaceId: row.workspace_id as Ids.WorkspaceId,
+    profileId: row.profile_id as Ids.ProfileId,
     platform: row.platform,
     handle: row.handle,
     sandbox: row.sandbox,
@@ -306,8 +306,8 @@ const decodeMedia = decoder(
 export const mediaFromRow = (input: unknown): MediaRecord => {
   const row = decodeMedia(input)
   return {
-    id: row.id,
-    workspaceId: row.workspace_id,
+    id: row.id as Ids.MediaId,
+    workspaceId: row.workspace_id as Ids.WorkspaceId,
     kind: row.kind as MediaRecord["kind"],
     mime: row.mime,
     sizeBytes: row.size_bytes,
@@ -351,11 +351,11 @@ const decodePost = decoder(
 export const postFromRow = (input: unknown): PostRecord => {
   const row = decodePost(input)
   return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    profileId: row.profile_id,
+    id: row.id as Ids.PostId,
+    workspaceId: row.workspace_id as Ids.WorkspaceId,
+    profileId: row.profile_id as Ids.ProfileId,
     caption: row.caption,
-    media: row.media,
+    media: row.media as ReadonlyArray<Ids.MediaId>,
     scheduledAt: row.scheduled_at ?? null,
     aiGenerated: row.ai_generated,
     approvalMode: row.approval_mode as PostRecord["approvalMode"],
@@ -396,10 +396,10 @@ const decodeTarget = decoder(
 export const targetFromRow = (input: unknown): TargetRecord => {
   const row = decodeTarget(input)
   return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    postId: row.post_id,
-    accountId: row.account_id,
+    id: row.id as Ids.TargetId,
+    workspaceId: row.workspace_id as Ids.WorkspaceId,
+    postId: row.post_id as Ids.PostId,
+    accountId: row.account_id as Ids.AccountId,
     platform: row.platform,
     status: row.status as TargetRecord["status"],
     options: row.options as TargetRecord["options"],
@@ -434,9 +434,9 @@ const decodeApproval = decoder(
 export const approvalFromRow = (input: unknown): ApprovalRecord => {
   const row = decodeApproval(input)
   return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    postId: row.post_id,
+    id: row.id as Ids.ApprovalId,
+    workspaceId: row.workspace_id as Ids.WorkspaceId,
+    postId: row.post_id as Ids.PostId,
     tokenHash: row.token_hash,
     status: row.status as ApprovalRecord["status"],
     expiresAt: row.expires_at,
@@ -454,8 +454,8 @@ const decodeEvent = decoder(
 export const eventFromRow = (input: unknown): OutboxEvent => {
   const row = decodeEvent(input)
   return {
-    id: row.id,
-    workspaceId: row.workspace_id,
+    id: row.id as Ids.EventId,
+    workspaceId: row.workspace_id as Ids.WorkspaceId,
     type: row.type,
     createdAt: row.created_at,
     livemode: row.livemode,
@@ -483,10 +483,10 @@ const decodePending = decoder(
 export const pendingFromRow = (input: unknown): PendingPermalink => {
   const row = decodePending(input)
   return {
-    workspaceId: row.workspace_id,
-    postId: row.post_id,
-    targetId: row.target_id,
-    accountId: row.account_id,
+    workspaceId: row.workspace_id as Ids.WorkspaceId,
+    postId: row.post_id as Ids.PostId,
+    targetId: row.target_id as Ids.TargetId,
+    accountId: row.account_id as Ids.AccountId,
     since: row.since,
     asked: row.asked,
     askAt: row.ask_at,
@@ -514,8 +514,8 @@ const decodeUpload = decoder(
 export const uploadFromRow = (input: unknown): UploadRecord => {
   const row = decodeUpload(input)
   return {
-    workspaceId: row.workspace_id,
-    mediaId: row.media_id,
+    workspaceId: row.workspace_id as Ids.WorkspaceId,
+    mediaId: row.media_id as Ids.MediaId,
     size: row.size,
     partSize: row.part_size,
     reference: row.reference,
@@ -557,8 +557,8 @@ const decodeEndpoint = decoder(
 export const endpointFromRow = (input: unknown): WebhookEndpointRecord => {
   const row = decodeEndpoint(input)
   return {
-    id: row.id,
-    workspaceId: row.workspace_id,
+    id: row.id as Ids.WebhookId,
+    workspaceId: row.workspace_id as Ids.WorkspaceId,
     url: row.url,
     events: row.events,
     secret: row.secret,
@@ -598,10 +598,10 @@ const decodeDelivery = decoder(
 export const deliveryFromRow = (input: unknown): WebhookDeliveryRecord => {
   const row = decodeDelivery(input)
   return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    endpointId: row.endpoint_id,
-    eventId: row.event_id,
+    id: row.id as Ids.DeliveryId,
+    workspaceId: row.workspace_id as Ids.WorkspaceId,
+    endpointId: row.endpoint_id as Ids.WebhookId,
+    eventId: row.event_id as Ids.EventId,
     eventType: row.event_type,
     status: row.status,
     attempts: row.attempts,
@@ -669,20 +669,20 @@ const decodeLink = decoder(
 export const linkFromRow = (input: unknown): ConnectLinkRecord => {
   const r = decodeLink(input)
   return {
-    id: r.id,
-    workspaceId: r.workspace_id,
-    profileId: r.profile_id,
+    id: r.id as Ids.ConnectLinkId,
+    workspaceId: r.workspace_id as Ids.WorkspaceId,
+    profileId: r.profile_id as Ids.ProfileId,
     platform: r.platform,
     sandbox: r.sandbox,
     redirectUrl: r.redirect_url,
-    accountId: r.account_id,
+    accountId: r.account_id as Ids.AccountId | null,
     tokenHash: r.token_hash,
     stateHash: r.state_hash,
     codeVerifier: r.code_verifier,
     pendingChoice: r.pending_choice,
     expiresAt: r.expires_at,
     completedAt: r.completed_at,
-    accountIds: r.account_ids,
+    accountIds: r.account_ids as ReadonlyArray<Ids.AccountId>,
     createdBy: r.created_by,
     createdAt: r.created_at
   }
@@ -717,8 +717,8 @@ const decodeConnection = decoder(
 export const connectionFromRow = (input: unknown): AccountConnectionRecord => {
   const r = decodeConnection(input)
   return {
-    workspaceId: r.workspace_id,
-    accountId: r.account_id,
+    workspaceId: r.workspace_id as Ids.WorkspaceId,
+    accountId: r.account_id as Ids.AccountId,
     platform: r.platform,
     sandbox: r.sandbox,
     externalId: r.external_id,
@@ -769,14 +769,14 @@ const decodeComment = decoder(
 export const commentFromRow = (input: unknown): CommentRecord => {
   const row = decodeComment(input)
   return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    postId: row.post_id,
-    targetId: row.target_id,
-    accountId: row.account_id,
+    id: row.id as Ids.CommentId,
+    workspaceId: row.workspace_id as Ids.WorkspaceId,
+    postId: row.post_id as Ids.PostId,
+    targetId: row.target_id as Ids.TargetId,
+    accountId: row.account_id as Ids.AccountId,
     platform: row.platform,
     platformCommentId: row.platform_comment_id,
-    parentId: row.parent_id ?? null,
+    parentId: (row.parent_id ?? null) as Ids.CommentId | null,
     parentPlatformCommentId: row.parent_platform_comment_id ?? null,
     authorHandle: row.author_handle,
     authorDisplayName: row.author_display_name ?? null,
@@ -812,10 +812,10 @@ const decodePoll = decoder(
 export const pollFromRow = (input: unknown): CommentPollState => {
   const row = decodePoll(input)
   return {
-    workspaceId: row.workspace_id,
-    targetId: row.target_id,
-    postId: row.post_id,
-    accountId: row.account_id,
+    workspaceId: row.workspace_id as Ids.WorkspaceId,
+    targetId: row.target_id as Ids.TargetId,
+    postId: row.post_id as Ids.PostId,
+    accountId: row.account_id as Ids.AccountId,
     platform: row.platform,
     platformPostId: row.platform_post_id,
     publishedAt: row.published_at,
