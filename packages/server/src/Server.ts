@@ -62,6 +62,7 @@ import { DeliveryServices } from "./worker/DeliveryWorker.ts"
 import * as S3BlobStore from "./media/S3BlobStore.ts"
 import * as UrlMediaFetcher from "./media/UrlMediaFetcher.ts"
 import * as FileBlobStore from "./node/FileBlobStore.ts"
+import { answerWhileStarting } from "./StartupAnswers.ts"
 
 /**
  * The engine's settings, keyed by the master secrets from the configuration or the data
@@ -185,12 +186,17 @@ export const engineLayer = (settings: ServerSettings) =>
     Layer.provideMerge(ServerConfig.layer(settings))
   )
 
-/** The HTTP server on `settings.port`, over the given store. */
+/**
+ * The HTTP server on `settings.port`, over the given store. `extraRoutes` are built with the
+ * server's own routes (a host's additions, or a test's); until all of them are built, requests
+ * are answered by `StartupAnswers` (503 `not_ready`, `/health` 200).
+ */
 export const serverLayer = (
   settings: ServerSettings,
-  store: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore, unknown>
+  store: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore, unknown>,
+  extraRoutes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.empty
 ) =>
-  HttpRouter.serve(settings.role === "worker" ? WorkerRoutes : Routes, {
+  HttpRouter.serve(Layer.merge(settings.role === "worker" ? WorkerRoutes : Routes, extraRoutes), {
     // Our own request log: Effect's would write approval tokens into the log.
     disableLogger: true,
     disableListenLog: true,
@@ -202,11 +208,15 @@ export const serverLayer = (
     // Headers up to 64 KiB, so that an overlong cursor or id is answered by the API (400 or 404)
     // rather than refused by Node with a bare 431.
     // Requests Node refuses before the router (an unknown method) still get the shared error shape.
+    // The server listens before the routes are built: requests in between are answered 503.
     Layer.provideMerge(
-      NodeHttpServer.layer(() => answerClientErrors(createServer({ maxHeaderSize: 64 * 1024 }), settings.publicUrl), {
-        port: settings.port,
-        host: settings.host
-      })
+      NodeHttpServer.layer(
+        () => answerWhileStarting(answerClientErrors(createServer({ maxHeaderSize: 64 * 1024 }), settings.publicUrl), settings.publicUrl),
+        {
+          port: settings.port,
+          host: settings.host
+        }
+      )
     ),
     Layer.provideMerge(store),
     // Outermost, so that every fiber of the server (requests, background loops) logs and traces through them.
