@@ -7,7 +7,7 @@
 import { createServer } from "node:http"
 import { join } from "node:path"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, type Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import {
@@ -25,7 +25,6 @@ import {
   type WebhookStore
 } from "@postwire/core"
 import { Api } from "@postwire/domain"
-import { McpHttp } from "@postwire/mcp"
 import { ConnectRouter, PlatformRouter } from "@postwire/platforms"
 import { AdminApi } from "./admin/AdminApi.ts"
 import { AdminAuthenticationLive, AdminHandlers } from "./admin/AdminHandlers.ts"
@@ -99,8 +98,30 @@ const Admin = HttpApiBuilder.layer(AdminApi).pipe(
   Layer.provide([AdminAuthenticationLive, ApiErrorsLive])
 )
 
+/**
+ * Routes built on their first request rather than at start: `load` makes their layer (importing
+ * what only they use), and the built routes answer this request and every later one. They are
+ * built in the start's own context and scope, so they see the same services and are closed with
+ * the server.
+ */
+const onFirstRequest = <E, R>(
+  method: "*" | "GET",
+  path: `/${string}`,
+  load: Effect.Effect<Layer.Layer<never, E, HttpRouter.HttpRouter>, never, R>
+) =>
+  HttpRouter.use(
+    Effect.fnUntraced(function* (router) {
+      const startContext = yield* Effect.context<R | Scope.Scope>()
+      const handler = yield* Effect.cached(
+        load.pipe(Effect.flatMap(HttpRouter.toHttpEffect), Effect.orDie, Effect.provideContext(startContext))
+      )
+      yield* router.add(method, path, Effect.flatten(handler))
+    })
+  )
+
 const Docs = Layer.mergeAll(
-  HttpApiScalar.layer(Api, { path: "/docs" }),
+  // The page's 3 MB script is imported with its layer: on the first visit, not at every start.
+  onFirstRequest("GET", "/docs", Effect.succeed(HttpApiScalar.layer(Api, { path: "/docs" }))),
   HttpRouter.add("GET", "/docs/errors", HttpServerResponse.html(errorReferenceHtml())),
   HttpRouter.add(
     "GET",
@@ -115,8 +136,11 @@ const Docs = Layer.mergeAll(
 /**
  * The tool server for AI agents at `/mcp` (docs/mcp.md). Its tools call this server's own API
  * on the address it listens on, with the caller's key, so every API rule holds for agents.
+ * `@postwire/mcp` and its tools' JSON schemas are loaded on the first request to `/mcp`.
  */
-const McpRoute = Layer.unwrap(
+const McpRoute = onFirstRequest(
+  "*",
+  "/mcp",
   Effect.gen(function* () {
     const config = yield* ServerConfig
     // Mounted inside a host's own server (embedding/PostwireHandler) there is no HttpServer
@@ -129,6 +153,7 @@ const McpRoute = Layer.unwrap(
       : config.host === "::" ? "[::1]"
       : config.host.includes(":") ? `[${config.host}]`
       : config.host
+    const { McpHttp } = yield* Effect.promise(() => import("@postwire/mcp"))
     return McpHttp.layer({
       path: "/mcp",
       apiBaseUrl:
