@@ -7,7 +7,7 @@
 import { createServer } from "node:http"
 import { join } from "node:path"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Effect, Layer, Option, type Scope } from "effect"
+import { Context, Effect, Layer, Option, type Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import {
@@ -113,7 +113,13 @@ const onFirstRequest = <E, R>(
     Effect.fnUntraced(function* (router) {
       const startContext = yield* Effect.context<R | Scope.Scope>()
       const handler = yield* Effect.cached(
-        load.pipe(Effect.flatMap(HttpRouter.toHttpEffect), Effect.orDie, Effect.provideContext(startContext))
+        load.pipe(
+          // A router of their own: the server's router is memoized in the same layer graph.
+          Effect.flatMap((routes) => Layer.build(Layer.provideMerge(routes, Layer.fresh(HttpRouter.layer)))),
+          Effect.map((built) => Context.get(built, HttpRouter.HttpRouter).asHttpEffect()),
+          Effect.orDie,
+          Effect.provideContext(startContext)
+        )
       )
       yield* router.add(method, path, Effect.flatten(handler))
     })
