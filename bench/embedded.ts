@@ -68,8 +68,8 @@ interface Started {
 
 /**
  * Spawns `args` under node; ready when the output has `readyLine` (when given) and `readyPath`
- * answers 200. `postwire serve` is asked only after its line: a request that reaches its socket
- * while the server is still starting waits for ever (docs/performance.md, "The embedded default").
+ * answers 200. `postwire serve` is asked only after its line, as in the first round's numbers
+ * (a request during the start is answered 503 `not_ready`; docs/operations.md).
  */
 const start = async (
   args: ReadonlyArray<string>,

@@ -7,7 +7,7 @@
 import { createServer } from "node:http"
 import { join } from "node:path"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, type Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import {
@@ -25,7 +25,6 @@ import {
   type WebhookStore
 } from "@postwire/core"
 import { Api } from "@postwire/domain"
-import { McpHttp } from "@postwire/mcp"
 import { ConnectRouter, PlatformRouter } from "@postwire/platforms"
 import { AdminApi } from "./admin/AdminApi.ts"
 import { AdminAuthenticationLive, AdminHandlers } from "./admin/AdminHandlers.ts"
@@ -62,6 +61,7 @@ import { DeliveryServices } from "./worker/DeliveryWorker.ts"
 import * as S3BlobStore from "./media/S3BlobStore.ts"
 import * as UrlMediaFetcher from "./media/UrlMediaFetcher.ts"
 import * as FileBlobStore from "./node/FileBlobStore.ts"
+import { answerWhileStarting } from "./StartupAnswers.ts"
 
 /**
  * The engine's settings, keyed by the master secrets from the configuration or the data
@@ -98,8 +98,36 @@ const Admin = HttpApiBuilder.layer(AdminApi).pipe(
   Layer.provide([AdminAuthenticationLive, ApiErrorsLive])
 )
 
+/**
+ * Routes built on their first request rather than at start: `load` makes their layer (importing
+ * what only they use), and the built routes answer this request and every later one. They are
+ * built in the start's own context and scope, so they see the same services and are closed with
+ * the server.
+ */
+const onFirstRequest = <E, R>(
+  method: "*" | "GET",
+  path: `/${string}`,
+  load: Effect.Effect<Layer.Layer<never, E, HttpRouter.HttpRouter>, never, R>
+) =>
+  HttpRouter.use(
+    Effect.fnUntraced(function* (router) {
+      const startContext = yield* Effect.context<R | Scope.Scope>()
+      const handler = yield* Effect.cached(
+        load.pipe(
+          // A router of their own: the server's router is memoized in the same layer graph.
+          Effect.flatMap((routes) => Layer.build(Layer.provideMerge(routes, Layer.fresh(HttpRouter.layer)))),
+          Effect.map((built) => Context.get(built, HttpRouter.HttpRouter).asHttpEffect()),
+          Effect.orDie,
+          Effect.provideContext(startContext)
+        )
+      )
+      yield* router.add(method, path, Effect.flatten(handler))
+    })
+  )
+
 const Docs = Layer.mergeAll(
-  HttpApiScalar.layer(Api, { path: "/docs" }),
+  // The page's 3 MB script is imported with its layer: on the first visit, not at every start.
+  onFirstRequest("GET", "/docs", Effect.succeed(HttpApiScalar.layer(Api, { path: "/docs" }))),
   HttpRouter.add("GET", "/docs/errors", HttpServerResponse.html(errorReferenceHtml())),
   HttpRouter.add(
     "GET",
@@ -114,8 +142,11 @@ const Docs = Layer.mergeAll(
 /**
  * The tool server for AI agents at `/mcp` (docs/mcp.md). Its tools call this server's own API
  * on the address it listens on, with the caller's key, so every API rule holds for agents.
+ * `@postwire/mcp` and its tools' JSON schemas are loaded on the first request to `/mcp`.
  */
-const McpRoute = Layer.unwrap(
+const McpRoute = onFirstRequest(
+  "*",
+  "/mcp",
   Effect.gen(function* () {
     const config = yield* ServerConfig
     // Mounted inside a host's own server (embedding/PostwireHandler) there is no HttpServer
@@ -128,6 +159,7 @@ const McpRoute = Layer.unwrap(
       : config.host === "::" ? "[::1]"
       : config.host.includes(":") ? `[${config.host}]`
       : config.host
+    const { McpHttp } = yield* Effect.promise(() => import("@postwire/mcp"))
     return McpHttp.layer({
       path: "/mcp",
       apiBaseUrl:
@@ -185,12 +217,17 @@ export const engineLayer = (settings: ServerSettings) =>
     Layer.provideMerge(ServerConfig.layer(settings))
   )
 
-/** The HTTP server on `settings.port`, over the given store. */
+/**
+ * The HTTP server on `settings.port`, over the given store. `extraRoutes` are built with the
+ * server's own routes (a host's additions, or a test's); until all of them are built, requests
+ * are answered by `StartupAnswers` (503 `not_ready`, `/health` 200).
+ */
 export const serverLayer = (
   settings: ServerSettings,
-  store: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore, unknown>
+  store: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore, unknown>,
+  extraRoutes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.empty
 ) =>
-  HttpRouter.serve(settings.role === "worker" ? WorkerRoutes : Routes, {
+  HttpRouter.serve(Layer.merge(settings.role === "worker" ? WorkerRoutes : Routes, extraRoutes), {
     // Our own request log: Effect's would write approval tokens into the log.
     disableLogger: true,
     disableListenLog: true,
@@ -202,11 +239,15 @@ export const serverLayer = (
     // Headers up to 64 KiB, so that an overlong cursor or id is answered by the API (400 or 404)
     // rather than refused by Node with a bare 431.
     // Requests Node refuses before the router (an unknown method) still get the shared error shape.
+    // The server listens before the routes are built: requests in between are answered 503.
     Layer.provideMerge(
-      NodeHttpServer.layer(() => answerClientErrors(createServer({ maxHeaderSize: 64 * 1024 }), settings.publicUrl), {
-        port: settings.port,
-        host: settings.host
-      })
+      NodeHttpServer.layer(
+        () => answerWhileStarting(answerClientErrors(createServer({ maxHeaderSize: 64 * 1024 }), settings.publicUrl), settings.publicUrl),
+        {
+          port: settings.port,
+          host: settings.host
+        }
+      )
     ),
     Layer.provideMerge(store),
     // Outermost, so that every fiber of the server (requests, background loops) logs and traces through them.

@@ -10,7 +10,7 @@
  */
 import { PGlite } from "@electric-sql/pglite"
 import { Effect, Layer, Semaphore, Stream } from "effect"
-import { Reactivity } from "effect/reactivity"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
 
 /** Where the embedded database keeps its data, and how much memory it may take. */

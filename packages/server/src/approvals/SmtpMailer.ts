@@ -6,7 +6,7 @@
  */
 import { Effect, Layer } from "effect"
 import { MailError, Mailer } from "@postwire/core"
-import nodemailer from "nodemailer"
+import type { Transporter } from "nodemailer"
 import { renderMail } from "./ApprovalEmail.ts"
 
 /** Where and as whom to send. */
@@ -17,14 +17,20 @@ export interface SmtpOptions {
   readonly from: string
 }
 
-/** A `Mailer` over one pooled SMTP transport, closed with the layer. */
+/**
+ * A `Mailer` over one pooled SMTP transport, closed with the layer. nodemailer is loaded and the
+ * transport made on the first message, not at start (docs/performance.md, "The embedded default").
+ */
 export const layer = (options: SmtpOptions): Layer.Layer<Mailer> =>
   Layer.effect(
     Mailer,
     Effect.gen(function* () {
-      const transport = yield* Effect.acquireRelease(
-        Effect.sync(() =>
-          nodemailer.createTransport({
+      let made: Transporter | undefined
+      yield* Effect.addFinalizer(() => Effect.sync(() => made?.close()))
+      const transport = yield* Effect.cached(
+        Effect.promise(async () => {
+          const { default: nodemailer } = await import("nodemailer")
+          made = nodemailer.createTransport({
             url: options.url,
             pool: true,
             // Fail within seconds, not minutes: the sender waits (see docs/approvals.md).
@@ -32,18 +38,20 @@ export const layer = (options: SmtpOptions): Layer.Layer<Mailer> =>
             greetingTimeout: 10_000,
             socketTimeout: 20_000
           })
-        ),
-        (t) => Effect.sync(() => t.close())
+          return made
+        })
       )
       return Mailer.of({
         send: (message) =>
-          Effect.tryPromise({
-            try: () => {
-              const mail = renderMail(message)
-              return transport.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html })
-            },
-            catch: (cause) => new MailError({ cause })
-          }).pipe(Effect.asVoid, Effect.withSpan("mail.smtp.send"))
+          Effect.flatMap(transport, (smtp) =>
+            Effect.tryPromise({
+              try: () => {
+                const mail = renderMail(message)
+                return smtp.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html })
+              },
+              catch: (cause) => new MailError({ cause })
+            })
+          ).pipe(Effect.asVoid, Effect.withSpan("mail.smtp.send"))
       })
     })
   )

@@ -7,7 +7,6 @@ import { parseArgs } from "node:util"
 import { setFlagsFromString } from "node:v8"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit, Layer, Runtime } from "effect"
-import { McpStdio } from "@postwire/mcp"
 import { Migrations, SqlStore } from "@postwire/store-sql"
 import { ConfigProblem, resolveSettings, type ServerSettings } from "../config/ServerConfig.ts"
 import * as MasterSecrets from "../secrets/MasterSecrets.ts"
@@ -199,10 +198,13 @@ const main = async (argv: ReadonlyArray<string>): Promise<number | undefined> =>
         return secrets(rest)
       case "admin":
         return await runAdmin(rest, process.env, (line) => console.log(line))
-      case "mcp":
-        // The tool server over stdio: stdout carries only protocol messages.
+      case "mcp": {
+        // The tool server over stdio: stdout carries only protocol messages. Loaded for this
+        // command only (docs/performance.md, "The embedded default").
+        const { McpStdio } = await import("@postwire/mcp")
         McpStdio.main(rest, process.env)
         return undefined
+      }
       case undefined:
       case "help":
       case "--help":
