@@ -51,6 +51,8 @@ import { CommentsHandlers } from "./http/CommentsHandlers.ts"
 import { PlatformComments } from "./comments/PlatformComments.ts"
 import { PlatformHookRoutes } from "./comments/PlatformHookRoutes.ts"
 import { WebhooksHandlers } from "./http/WebhooksHandlers.ts"
+import type { IdempotencyStore } from "./limits/IdempotencyStore.ts"
+import type { RateLimitStore } from "./limits/RateLimitStore.ts"
 import { BackgroundLoops } from "./observability/BackgroundLoops.ts"
 import { RouteTemplates } from "./observability/HttpMetrics.ts"
 import * as JsonLogger from "./observability/JsonLogger.ts"
@@ -188,7 +190,10 @@ export const engineLayer = (settings: ServerSettings) =>
 /** The HTTP server on `settings.port`, over the given store. */
 export const serverLayer = (
   settings: ServerSettings,
-  store: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore, unknown>
+  store: Layer.Layer<
+    Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore | RateLimitStore | IdempotencyStore,
+    unknown
+  >
 ) =>
   HttpRouter.serve(settings.role === "worker" ? WorkerRoutes : Routes, {
     // Our own request log: Effect's would write approval tokens into the log.
