@@ -63,7 +63,8 @@ export const makeMemory = (): RateLimitStore["Service"] => {
           counts.set(key, counters.get(key)!.count)
         }
         // Every window start is in the past, so anything that expired before the oldest is dead.
-        if (list.length > 0 && (hits += 1) % pruneEvery === 0) {
+        hits++
+        if (list.length > 0 && hits % pruneEvery === 0) {
           const before = Math.min(...list.map((hit) => hit.windowStart))
           for (const [key, counter] of counters) if (counter.expiresAt < before) counters.delete(key)
         }
@@ -100,7 +101,8 @@ export const makeSql: Effect.Effect<RateLimitStore["Service"], never, SqlClient.
             const counts = new Map(rows.map((row) => [`${Number(row.window_start)}\u0000${row.bucket as string}`, Number(row.count)]))
             // Every window start is in the past, so anything that expired before the oldest is dead;
             // a failed prune is retried a hundred hits later.
-            if ((hits += 1) % pruneEvery === 0) {
+            hits++
+            if (hits % pruneEvery === 0) {
               const before = Math.min(...list.map((hit) => hit.windowStart))
               yield* Effect.ignore(sql`DELETE FROM rate_limits WHERE expires_at < ${before}`)
             }
