@@ -1,7 +1,7 @@
 /**
  * Rate limits: fixed one-minute windows counted in the `RateLimitStore`, so every instance
- * sharing a database shares the counts; all the limits of a request are counted in one step. Every response carries the `X-RateLimit-*` headers of the
- * tightest limit that applied.
+ * sharing a database shares the counts; all the limits of a request are counted in one step.
+ * Every response carries the `X-RateLimit-*` headers of the tightest limit that applied.
  *
  * @since 0.1.0
  */
