@@ -17,6 +17,7 @@ import {
   type TargetRecord,
   WebhookStore
 } from "@postwire/core"
+import { IdempotencyStore, RateLimitStore } from "@postwire/server"
 import { layerPostgres, SqlPublishingStore, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
 import { historyStatements } from "../../bench/history.ts"
 import {
@@ -24,13 +25,13 @@ import {
   anApiKey,
   anApproval,
   anEvent,
-  anIdempotencyClaim,
   aPost,
   aProfile,
   aSave,
   aTarget,
   aWorkspace
 } from "../store-conformance/builders.ts"
+import { anIdempotencyClaim } from "../limits/conformance.ts"
 import { anEndpoint } from "../webhook-store/builders.ts"
 
 const url = process.env.DATABASE_URL
@@ -126,7 +127,7 @@ if (url === undefined) {
     const schema = `pw_hist_${Math.random().toString(36).slice(2, 10)}`
     const admin = ManagedRuntime.make(layerPostgres(Redacted.make(url), { maxConnections: 1 }))
     const runtime = ManagedRuntime.make(
-      Layer.mergeAll(SqlPublishingStore.layer, SqlWebhookStore.layer).pipe(
+      Layer.mergeAll(SqlPublishingStore.layer, SqlWebhookStore.layer, RateLimitStore.layerSql, IdempotencyStore.layerSql).pipe(
         Layer.provideMerge(SqlStore.layer),
         Layer.provideMerge(layerPostgres(url, { searchPath: schema, maxConnections: 6 }))
       )
@@ -187,6 +188,8 @@ if (url === undefined) {
           const store = yield* Store
           const publishing = yield* PublishingStore
           const webhooks = yield* WebhookStore
+          const rateLimits = yield* RateLimitStore.RateLimitStore
+          const idempotencyKeys = yield* IdempotencyStore.IdempotencyStore
           const costs: Array<Cost> = []
           let current = ""
           const step = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>) =>
@@ -220,13 +223,20 @@ if (url === undefined) {
           })
           const window = { from: at - 86_400_000 + 1, to: at + 60_001 }
           const caps = [first, second].map((account) => ({ accountId: account.id, ...window, limit: 1_000_000 }))
-          const idempotency = anIdempotencyClaim(workspace.id, { keyId: key.id, createdAt: at, lockedUntil: at + 60_000 })
+          const idempotency = anIdempotencyClaim({ workspaceId: workspace.id, keyId: key.id, createdAt: at, lockedUntil: at + 60_000 })
+          const windowStart = at - (at % 60_000)
 
           yield* Effect.gen(function* () {
             // The request path.
             yield* step("findApiKeyByHash", store.findApiKeyByHash(key.hash))
-            yield* step("hitRateLimit", store.hitRateLimit(`key:${key.id}:${round}`, at - (at % 60_000), at + 120_000))
-            yield* step("beginIdempotency", store.beginIdempotency(idempotency, at - 86_400_000))
+            // The key's and the route's limits, in one statement.
+            yield* step(
+              "hitRateLimits",
+              rateLimits.hit(
+                [`key:${key.id}:${round}`, `posts.create:${key.id}:${round}`].map((bucket) => ({ bucket, windowStart, expiresAt: windowStart + 120_000 }))
+              )
+            )
+            yield* step("beginIdempotency", idempotencyKeys.begin(idempotency, at - 86_400_000))
             yield* step("getProfile", store.getProfile(workspace.id, profile.id))
             yield* step("getAccounts", store.getAccounts(workspace.id, [first.id, second.id]))
             yield* step("countQuotaUsage", store.countQuotaUsage(workspace.id, first.id, window.from, window.to))
@@ -239,7 +249,7 @@ if (url === undefined) {
             expect(Option.isSome(inputs.profile)).toBe(true)
             yield* step("insertPostWithinQuota", store.insertPostWithinQuota(due, [anEvent(workspace.id, { type: "post.scheduled", createdAt: at, data: { post_id: due.post.id } })], caps))
             yield* step("insertPostWithinQuota", store.insertPostWithinQuota(awaiting, [], caps))
-            yield* step("completeIdempotency", store.completeIdempotency(workspace.id, key.id, idempotency.key, 201, "{}"))
+            yield* step("completeIdempotency", idempotencyKeys.complete(idempotency, 201, "{}"))
             yield* step("getPost", store.getPost(workspace.id, awaiting.post.id))
             const page = yield* step("listPosts", store.listPosts(workspace.id, {}, undefined, 25))
             const last = page[page.length - 1]!.post

@@ -6,7 +6,6 @@ import type {
   AccountRecord,
   ApiKeyRecord,
   ApprovalRecord,
-  IdempotencyRecord,
   MediaRecord,
   OutboxEvent,
   PostAggregate,
@@ -184,21 +183,5 @@ export const anEvent = (workspaceId: Ids.WorkspaceId, overrides: Partial<OutboxE
   createdAt: t0,
   livemode: false,
   data: { post_id: "post_1" },
-  ...overrides
-})
-
-export const anIdempotencyClaim = (
-  workspaceId: Ids.WorkspaceId,
-  overrides: Partial<IdempotencyRecord> = {}
-): IdempotencyRecord => ({
-  workspaceId,
-  keyId: newId("key"),
-  key: anId("idem"),
-  requestHash: "hash-a",
-  state: "in_progress",
-  status: null,
-  body: null,
-  createdAt: t0,
-  lockedUntil: t0 + 60_000,
   ...overrides
 })

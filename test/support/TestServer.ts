@@ -21,7 +21,7 @@ import {
   SqlStore,
   SqlWebhookStore
 } from "@postwire/store-sql"
-import { type FirstRun, resolveSettings, seedFirstRun, serverLayer } from "@postwire/server"
+import { type FirstRun, IdempotencyStore, RateLimitStore, resolveSettings, seedFirstRun, serverLayer } from "@postwire/server"
 
 /** Which database a test server runs on. */
 export type Backend = "embedded" | "postgres"
@@ -47,6 +47,17 @@ export const backends = (): ReadonlyArray<Backend> => {
   return ["embedded"]
 }
 
+/** What a server needs of its database. */
+type ServerStores =
+  | Store
+  | WebhookStore
+  | PublishingStore
+  | ConnectStore
+  | CommentStore
+  | MediaStore
+  | RateLimitStore.RateLimitStore
+  | IdempotencyStore.IdempotencyStore
+
 /** The stores of a server on one SQL database. */
 const sqlStores = Layer.mergeAll(
   SqlWebhookStore.layer,
@@ -54,10 +65,12 @@ const sqlStores = Layer.mergeAll(
   SqlConnectStore.layer,
   SqlCommentStore.layer,
   SqlMediaStore.layer,
+  RateLimitStore.layerSql,
+  IdempotencyStore.layerSql,
   DatabaseStatus.layer
 ).pipe(Layer.provideMerge(SqlStore.layer))
 
-const postgresStore = (): Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore, unknown> => {
+const postgresStore = (): Layer.Layer<ServerStores, unknown> => {
   const url = process.env.DATABASE_URL
   if (!url) throw new Error("DATABASE_URL is not set")
   const schema = `pw_api_${randomBytes(6).toString("hex")}`
@@ -77,7 +90,7 @@ export interface TestDatabase {
   /** The PostgreSQL schema holding it (PostgreSQL only). */
   readonly schema?: string
   /** The stores on this database, for one server. */
-  readonly stores: () => Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore, unknown>
+  readonly stores: () => Layer.Layer<ServerStores, unknown>
   /** The master secret every server on it runs with (`POSTWIRE_SECRET`), as on a real deployment. */
   readonly secret: string
   /** What the first server on it created; servers started later report the same. */

@@ -50,6 +50,8 @@ import { CommentsHandlers } from "./http/CommentsHandlers.ts"
 import { PlatformComments } from "./comments/PlatformComments.ts"
 import { PlatformHookRoutes } from "./comments/PlatformHookRoutes.ts"
 import { WebhooksHandlers } from "./http/WebhooksHandlers.ts"
+import type { IdempotencyStore } from "./limits/IdempotencyStore.ts"
+import type { RateLimitStore } from "./limits/RateLimitStore.ts"
 import { BackgroundLoops } from "./observability/BackgroundLoops.ts"
 import { RouteTemplates } from "./observability/HttpMetrics.ts"
 import * as JsonLogger from "./observability/JsonLogger.ts"
@@ -224,7 +226,10 @@ export const engineLayer = (settings: ServerSettings) =>
  */
 export const serverLayer = (
   settings: ServerSettings,
-  store: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore, unknown>,
+  store: Layer.Layer<
+    Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore | RateLimitStore | IdempotencyStore,
+    unknown
+  >,
   extraRoutes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.empty
 ) =>
   HttpRouter.serve(Layer.merge(settings.role === "worker" ? WorkerRoutes : Routes, extraRoutes), {

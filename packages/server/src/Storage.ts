@@ -22,14 +22,18 @@ import {
 } from "@postwire/store-sql"
 import type { ServerSettings } from "./config/ServerConfig.ts"
 import * as DataDirectoryLock from "./DataDirectoryLock.ts"
+import * as IdempotencyStore from "./limits/IdempotencyStore.ts"
+import * as RateLimitStore from "./limits/RateLimitStore.ts"
 
-/** The stores on one SQL database: the `Store` first (it migrates), then the `WebhookStore`, `PublishingStore`, `ConnectStore`, `CommentStore`, `MediaStore` and the readiness check beside it. */
+/** The stores on one SQL database: the `Store` first (it migrates), then the `WebhookStore`, `PublishingStore`, `ConnectStore`, `CommentStore`, `MediaStore`, the server's own rate-limit and idempotency stores, and the readiness check beside it. */
 export const sqlStores = Layer.mergeAll(
   SqlWebhookStore.layer,
   SqlPublishingStore.layer,
   SqlConnectStore.layer,
   SqlCommentStore.layer,
   SqlMediaStore.layer,
+  RateLimitStore.layerSql,
+  IdempotencyStore.layerSql,
   DatabaseStatus.layer
 ).pipe(
   Layer.provideMerge(SqlStore.layer)
@@ -57,5 +61,16 @@ export const sqlClientLayer = (settings: Pick<ServerSettings, "databaseUrl" | "d
 /** The store for these settings. */
 export const storeLayer = (
   settings: Pick<ServerSettings, "databaseUrl" | "dataDir">
-): Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore | DatabaseStatus.DatabaseStatus, unknown> =>
+): Layer.Layer<
+  | Store
+  | WebhookStore
+  | PublishingStore
+  | ConnectStore
+  | CommentStore
+  | MediaStore
+  | RateLimitStore.RateLimitStore
+  | IdempotencyStore.IdempotencyStore
+  | DatabaseStatus.DatabaseStatus,
+  unknown
+> =>
   sqlStores.pipe(Layer.provide(sqlClientLayer(settings)))

@@ -13,8 +13,6 @@ import type { Ids } from "@postwire/domain"
 import {
   type AccountRecord,
   type ApprovalRecord,
-  type IdempotencyBegin,
-  type IdempotencyRecord,
   type MediaRecord,
   type OutboxEvent,
   type PostAggregate,
@@ -97,12 +95,6 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
     targets: ((row.page_targets ?? []) as ReadonlyArray<Row>).map(targetFromRow),
     approval: row.page_approval === null || row.page_approval === undefined ? null : approvalFromRow(row.page_approval as Row)
   })
-
-  const claimIdempotency = (record: IdempotencyRecord) =>
-    sql`INSERT INTO idempotency_keys ${sql.insert(idempotencyRow(record))}
-        ON CONFLICT (workspace_id, key_id, key) DO NOTHING RETURNING key`.pipe(Effect.map((rows) => rows.length > 0))
-
-  let rateLimitHits = 0
 
   // One statement, one round trip: the post, its targets, its approval and its events, each a
   // data-modifying WITH (all run, in one snapshot; the foreign keys are checked at its end).
@@ -417,67 +409,6 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
         )
       ),
 
-    hitRateLimit: (bucket, windowStart, expiresAt) =>
-      operation("hitRateLimit")(
-        Effect.gen(function* () {
-          const [row] = yield* sql`INSERT INTO rate_limits (bucket, window_start, count, expires_at)
-            VALUES (${bucket}, ${windowStart}, 1, ${expiresAt})
-            ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limits.count + 1
-            RETURNING count`
-          // Every window start is in the past, so anything that expired before it is dead.
-          if (++rateLimitHits % pruneEvery === 0) {
-            yield* Effect.ignore(sql`DELETE FROM rate_limits WHERE expires_at < ${windowStart}`)
-          }
-          return toNumber(row!.count)
-        })
-      ),
-
-    beginIdempotency: (record, expiredBefore) =>
-      operation("beginIdempotency")(
-        Effect.gen(function* () {
-          const key = sql`workspace_id = ${record.workspaceId} AND key_id = ${record.keyId} AND key = ${record.key}`
-          // Each step is one atomic statement; when a concurrent request changes the record
-          // between them, look again.
-          for (let attempt = 0; attempt < 3; attempt++) {
-            if (yield* claimIdempotency(record)) return started
-            const [existing] = yield* sql`SELECT * FROM idempotency_keys WHERE ${key}`
-            if (existing === undefined) continue
-            if (toNumber(existing.created_at) < expiredBefore) {
-              const taken = yield* sql`UPDATE idempotency_keys SET ${sql.update(takeOverRow(record))}
-                WHERE ${key} AND created_at < ${expiredBefore} RETURNING key`
-              if (taken.length > 0) return started
-              continue
-            }
-            if (existing.request_hash !== record.requestHash) return mismatch
-            if (existing.state === "completed") {
-              return { _tag: "Replay", status: toNumber(existing.status), body: existing.body as string } as const
-            }
-            if (toNumber(existing.locked_until) <= record.createdAt) {
-              const taken = yield* sql`UPDATE idempotency_keys SET ${sql.update(takeOverRow(record))}
-                WHERE ${key} AND state = 'in_progress' AND locked_until <= ${record.createdAt} RETURNING key`
-              if (taken.length > 0) return started
-              continue
-            }
-            return inProgress
-          }
-          return inProgress
-        })
-      ),
-
-    completeIdempotency: (workspaceId, keyId, key, status, body) =>
-      operation("completeIdempotency")(
-        sql`UPDATE idempotency_keys SET state = 'completed', status = ${status}, body = ${body}
-            WHERE workspace_id = ${workspaceId} AND key_id = ${keyId} AND key = ${key}`.pipe(Effect.asVoid)
-      ),
-
-    releaseIdempotency: (workspaceId, keyId, key) =>
-      operation("releaseIdempotency")(
-        sql`DELETE FROM idempotency_keys
-            WHERE workspace_id = ${workspaceId} AND key_id = ${keyId} AND key = ${key} AND state = 'in_progress'`.pipe(
-          Effect.asVoid
-        )
-      ),
-
     ensureSetting: (name, value) =>
       operation("ensureSetting")(
         Effect.gen(function* () {
@@ -531,11 +462,6 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
  */
 export const layer: Layer.Layer<Store, never, SqlClient.SqlClient> = migratedLayer(Store, make)
 
-const pruneEvery = 100
-
-const started: IdempotencyBegin = { _tag: "Started" }
-const mismatch: IdempotencyBegin = { _tag: "Mismatch" }
-const inProgress: IdempotencyBegin = { _tag: "InProgress" }
 
 // Drivers differ: PGlite returns int8 as a number, @effect/sql-pg as a bigint, others as a string.
 const jsonOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value))
@@ -674,24 +600,3 @@ const approvalTokenRow = (approval: ApprovalRecord) => ({
 })
 
 
-const idempotencyRow = (record: IdempotencyRecord) => ({
-  workspace_id: record.workspaceId,
-  key_id: record.keyId,
-  key: record.key,
-  request_hash: record.requestHash,
-  state: record.state,
-  status: record.status,
-  body: record.body,
-  created_at: record.createdAt,
-  locked_until: record.lockedUntil
-})
-
-/** The columns a fresh claim overwrites when it takes over an expired or abandoned record. */
-const takeOverRow = (record: IdempotencyRecord) => ({
-  request_hash: record.requestHash,
-  state: record.state,
-  status: record.status,
-  body: record.body,
-  created_at: record.createdAt,
-  locked_until: record.lockedUntil
-})

@@ -16,7 +16,6 @@ import type { AttemptRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from
 import type {
   AccountRecord,
   ApiKeyRecord,
-  IdempotencyRecord,
   MediaRecord,
   OutboxEvent,
   PostAggregate,
@@ -113,8 +112,6 @@ export class MemoryTables {
   /** Outbox events by workspace, in the order they were written (pruned from the front). */
   readonly events = new Map<string, Array<OutboxEvent>>()
   readonly settings = new Map<string, string>()
-  readonly rateLimits = new Map<string, { count: number; readonly expiresAt: number }>()
-  readonly idempotency = new Map<string, IdempotencyRecord>()
   /** What the SQL schema's primary keys and unique indexes cover beyond the tables here ({@link rowKey}). */
   readonly uniqueKeys = new Set<string>()
 

@@ -9,9 +9,8 @@
 import { Context, Effect, Layer, Option } from "effect"
 import type { Ids } from "@postwire/domain"
 import { eventKey, MemoryState, MemoryTables, rowKey as key } from "./MemoryState.ts"
-import type { IdempotencyRecord, OutboxEvent, PostAggregate } from "./Records.ts"
+import type { OutboxEvent, PostAggregate } from "./Records.ts"
 import {
-  type IdempotencyBegin,
   type Keyset,
   type QuotaUsage,
   Store,
@@ -24,9 +23,8 @@ export { Endpoints, MemoryState, MemoryTables, rowKey, Tables } from "./MemorySt
 
 /** Builds an in-memory store over `tables` (empty ones by default). */
 export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
-  const { workspaces, keysByHash, profiles, accounts, media, posts, events, rateLimits, idempotency, settings, uniqueKeys } =
+  const { workspaces, keysByHash, profiles, accounts, media, posts, events, settings, uniqueKeys } =
     tables
-  let rateLimitHits = 0
 
   const duplicate = (operation: string, key: string) =>
     Effect.fail(new StoreError({ operation, cause: new Error(`duplicate key ${key}`) }))
@@ -41,9 +39,6 @@ export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
   const eventKeys = (list: ReadonlyArray<OutboxEvent>) => list.map(eventKey)
   const appendEvents = (list: ReadonlyArray<OutboxEvent>) => tables.appendEvents(list)
   const takenKey = (keys: ReadonlyArray<string>) => tables.takenKey(keys)
-
-  const idempotencyKey = (record: Pick<IdempotencyRecord, "workspaceId" | "keyId" | "key">) =>
-    key(record.workspaceId, record.keyId, record.key)
 
   const insertPost = (aggregate: PostAggregate, list: ReadonlyArray<OutboxEvent>): Effect.Effect<void, StoreError> =>
     Effect.suspend(() => {
@@ -219,54 +214,6 @@ export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
 
     listEvents: (workspaceId) => Effect.sync(() => [...(events.get(workspaceId) ?? [])]),
 
-    hitRateLimit: (bucket, windowStart, expiresAt) =>
-      Effect.sync(() => {
-        const k = key(bucket, String(windowStart))
-        const counter = rateLimits.get(k)
-        const count = counter === undefined ? 1 : counter.count + 1
-        if (counter === undefined) rateLimits.set(k, { count, expiresAt })
-        else counter.count = count
-        // Every window start is in the past, so anything that expired before it is dead.
-        if (++rateLimitHits % pruneEvery === 0) {
-          for (const [name, entry] of rateLimits) if (entry.expiresAt < windowStart) rateLimits.delete(name)
-        }
-        return count
-      }),
-
-    beginIdempotency: (record, expiredBefore) =>
-      Effect.sync((): IdempotencyBegin => {
-        const k = idempotencyKey(record)
-        const existing = idempotency.get(k)
-        const claimable =
-          existing === undefined ||
-          existing.createdAt < expiredBefore ||
-          (existing.requestHash === record.requestHash &&
-            existing.state === "in_progress" &&
-            existing.lockedUntil <= record.createdAt)
-        if (claimable) {
-          idempotency.set(k, record)
-          return { _tag: "Started" }
-        }
-        if (existing.requestHash !== record.requestHash) return { _tag: "Mismatch" }
-        if (existing.state === "completed") {
-          return { _tag: "Replay", status: existing.status ?? 0, body: existing.body ?? "" }
-        }
-        return { _tag: "InProgress" }
-      }),
-
-    completeIdempotency: (workspaceId, keyId, k, status, body) =>
-      Effect.sync(() => {
-        const id = idempotencyKey({ workspaceId, keyId, key: k })
-        const existing = idempotency.get(id)
-        if (existing !== undefined) idempotency.set(id, { ...existing, state: "completed", status, body })
-      }),
-
-    releaseIdempotency: (workspaceId, keyId, k) =>
-      Effect.sync(() => {
-        const id = idempotencyKey({ workspaceId, keyId, key: k })
-        if (idempotency.get(id)?.state === "in_progress") idempotency.delete(id)
-      }),
-
     ensureSetting: (name, value) =>
       Effect.sync(() => {
         const stored = settings.get(name)
@@ -323,7 +270,6 @@ export const layer: Layer.Layer<Store | MemoryState> = Layer.effectContext(
   })
 )
 
-const pruneEvery = 100
 
 const notCounted: ReadonlySet<string> = new Set(["cancelled", "rejected", "failed"])
 

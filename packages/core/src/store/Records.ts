@@ -219,17 +219,3 @@ export interface OutboxEvent {
   readonly livemode: boolean
   readonly data: Readonly<Record<string, unknown>>
 }
-
-/** A stored idempotent response. */
-export interface IdempotencyRecord {
-  readonly workspaceId: Ids.WorkspaceId
-  readonly keyId: Ids.KeyId
-  readonly key: string
-  readonly requestHash: string
-  readonly state: "in_progress" | "completed"
-  readonly status: number | null
-  readonly body: string | null
-  readonly createdAt: number
-  /** While in progress: when the claim is considered abandoned (crash) and may be taken again. */
-  readonly lockedUntil: number
-}

@@ -13,7 +13,6 @@ import type { Ids, Platform } from "@postwire/domain"
 import type {
   AccountRecord,
   ApiKeyRecord,
-  IdempotencyRecord,
   MediaRecord,
   OutboxEvent,
   PostAggregate,
@@ -53,13 +52,6 @@ export interface AccountFilter {
   readonly profileId?: Ids.ProfileId | undefined
   readonly platform?: Platform | undefined
 }
-
-/** What `beginIdempotency` found. */
-export type IdempotencyBegin =
-  | { readonly _tag: "Started" }
-  | { readonly _tag: "Replay"; readonly status: number; readonly body: string }
-  | { readonly _tag: "Mismatch" }
-  | { readonly _tag: "InProgress" }
 
 /** Usage of an account's quota in a window. */
 export interface QuotaUsage {
@@ -201,31 +193,6 @@ export interface StoreShape {
   // Outbox
   /** Events of a workspace in the order they were written (for tests and replay). */
   readonly listEvents: (workspaceId: Ids.WorkspaceId) => Effect.Effect<ReadonlyArray<OutboxEvent>, StoreError>
-
-  // Rate limits
-  /** Adds one hit to a fixed-window counter and returns the count including this hit. */
-  readonly hitRateLimit: (bucket: string, windowStart: number, expiresAt: number) => Effect.Effect<number, StoreError>
-
-  // Idempotency
-  /**
-   * Claims an idempotency key, or reports what is already there. A record older than
-   * `expiredBefore` counts as absent; an in-progress record whose `lockedUntil` has passed
-   * (its request crashed) is taken over.
-   */
-  readonly beginIdempotency: (
-    record: IdempotencyRecord,
-    expiredBefore: number
-  ) => Effect.Effect<IdempotencyBegin, StoreError>
-  /** Stores the response of a claimed key. */
-  readonly completeIdempotency: (
-    workspaceId: Ids.WorkspaceId,
-    keyId: Ids.KeyId,
-    key: string,
-    status: number,
-    body: string
-  ) => Effect.Effect<void, StoreError>
-  /** Releases a claimed key whose request should be retryable (a 5xx, a 429). */
-  readonly releaseIdempotency: (workspaceId: Ids.WorkspaceId, keyId: Ids.KeyId, key: string) => Effect.Effect<void, StoreError>
 
   // Settings
   /** Stores a value under `name` unless one is there; returns the value that is stored. */

@@ -11,6 +11,8 @@ import type { PlatformRouter } from "@postwire/platforms"
 import { PgliteClient } from "@postwire/store-sql"
 import { ConfigProblem, resolveSettings, type ServerSettings } from "../config/ServerConfig.ts"
 import * as MasterSecrets from "../secrets/MasterSecrets.ts"
+import type { IdempotencyStore } from "../limits/IdempotencyStore.ts"
+import type { RateLimitStore } from "../limits/RateLimitStore.ts"
 import { sqlStores, storeLayer } from "../Storage.ts"
 
 /** Options shared by {@link PostwireEngine} and {@link makeHandler}. */
@@ -63,7 +65,10 @@ export const resolveEmbedSettings = (options: EmbedOptions): ServerSettings => {
 export const embedStoreLayer = (
   options: EmbedOptions,
   settings: ServerSettings
-): Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore, unknown> =>
+): Layer.Layer<
+  Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore | RateLimitStore | IdempotencyStore,
+  unknown
+> =>
   options.database === "memory"
     ? sqlStores.pipe(Layer.provide(Layer.unwrap(Effect.sync(() => PgliteClient.layer({})))))
     : storeLayer(settings)

@@ -10,7 +10,8 @@ import { type ApiKeyRecord, hashSecret, Store } from "@postwire/core"
 import { Authentication, CurrentKey, grantsScope, PostwireError, RateLimitBucket, RequiredScope } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { renderFailure } from "./Failures.ts"
-import { announce, countRequest, tightest } from "./RateLimits.ts"
+import { RateLimitStore } from "../limits/RateLimitStore.ts"
+import { announce, countRequest, countRequests, tightest } from "./RateLimits.ts"
 
 const clientAddress = Effect.map(HttpServerRequest.HttpServerRequest, (r) =>
   Option.getOrElse(r.remoteAddress, () => "unknown")
@@ -51,7 +52,7 @@ export const AuthenticationLive = Layer.effect(
     const config = yield* ServerConfig
     const findKey = makeKeyCache(store)
     const fail = (error: PostwireError) => Effect.flatMap(renderFailure(error), Effect.fail)
-    const provided = Context.make(Store, store).pipe(Context.add(ServerConfig, config))
+    const provided = Context.make(Store, store).pipe(Context.add(ServerConfig, config), Context.add(RateLimitStore, yield* RateLimitStore))
 
     return Authentication.of({
       bearer: (httpEffect, { credential, endpoint }) =>
@@ -68,11 +69,11 @@ export const AuthenticationLive = Layer.effect(
             return yield* fail(new PostwireError({ code: "unauthorized" }))
           }
           const key = found.value
-          const states = [yield* countRequest(`key:${key.id}`, config.rateLimitPerKey).pipe(Effect.orDie)]
           const bucket = Context.getOrUndefined(endpoint.annotations, RateLimitBucket)
-          if (bucket !== undefined) {
-            states.push(yield* countRequest(`${bucket}:${key.id}`, config.rateLimitPostsCreate).pipe(Effect.orDie))
-          }
+          const states = yield* countRequests([
+            { bucket: `key:${key.id}`, limit: config.rateLimitPerKey },
+            ...(bucket === undefined ? [] : [{ bucket: `${bucket}:${key.id}`, limit: config.rateLimitPostsCreate }])
+          ]).pipe(Effect.orDie)
           const state = tightest(states)
           yield* announce(state)
           if (state.exceeded) {

@@ -7,8 +7,9 @@
 import { createHash } from "node:crypto"
 import { Effect, Exit, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { EngineConfig, Store } from "@postwire/core"
+import { EngineConfig } from "@postwire/core"
 import { type HttpError, type Ids, PostwireError } from "@postwire/domain"
+import { IdempotencyStore } from "../limits/IdempotencyStore.ts"
 import { renderFailure } from "./Failures.ts"
 
 /** JSON with object keys sorted at every depth, so equal bodies hash equally. */
@@ -40,16 +41,15 @@ export const idempotent =
     Effect.gen(function* () {
       const { key } = options
       if (key === undefined) return yield* effect
-      const store = yield* Store
+      const store = yield* IdempotencyStore
       const settings = yield* EngineConfig
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
       const requestHash = createHash("sha256").update(canonicalJson(options.request)).digest("hex")
+      const scope = { workspaceId: options.workspaceId, keyId: options.keyId, key }
       const begun = yield* store
-        .beginIdempotency(
+        .begin(
           {
-            workspaceId: options.workspaceId,
-            keyId: options.keyId,
-            key,
+            ...scope,
             requestHash,
             state: "in_progress",
             status: null,
@@ -78,8 +78,8 @@ export const idempotent =
       return yield* effect.pipe(
         Effect.onExit((exit) =>
           (Exit.isSuccess(exit)
-            ? store.completeIdempotency(options.workspaceId, options.keyId, key, options.status, JSON.stringify(encode(exit.value)))
-            : store.releaseIdempotency(options.workspaceId, options.keyId, key)
+            ? store.complete(scope, options.status, JSON.stringify(encode(exit.value)))
+            : store.release(scope)
           ).pipe(Effect.orDie)
         )
       )

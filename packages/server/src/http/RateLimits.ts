@@ -1,13 +1,13 @@
 /**
- * Rate limits: fixed one-minute windows counted in the store, so every instance sharing a
- * database shares the counts. Every response carries the `X-RateLimit-*` headers of the
- * tightest limit that applied.
+ * Rate limits: fixed one-minute windows counted in the `RateLimitStore`, so every instance
+ * sharing a database shares the counts; all the limits of a request are counted in one step.
+ * Every response carries the `X-RateLimit-*` headers of the tightest limit that applied.
  *
  * @since 0.1.0
  */
 import { Effect } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
-import { Store } from "@postwire/core"
+import { RateLimitStore } from "../limits/RateLimitStore.ts"
 
 const windowMs = 60_000
 
@@ -20,20 +20,33 @@ export interface LimitState {
   readonly exceeded: boolean
 }
 
-/** Counts one request against `bucket` with `limit` per minute. */
-export const countRequest = Effect.fn("rateLimits.count")(function* (bucket: string, limit: number) {
-  const store = yield* Store
+/** A limit to count a request against: `limit` requests per minute in `bucket`. */
+export interface Limit {
+  readonly bucket: string
+  readonly limit: number
+}
+
+/** Counts one request against every limit at once (one statement on SQL), in the order given. */
+export const countRequests = Effect.fn("rateLimits.count")(function* (limits: ReadonlyArray<Limit>) {
+  const store = yield* RateLimitStore
   const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
   const windowStart = Math.floor(now / windowMs) * windowMs
-  const count = yield* store.hitRateLimit(bucket, windowStart, windowStart + 2 * windowMs)
-  return {
-    limit,
-    remaining: Math.max(0, limit - count),
-    reset: Math.ceil((windowStart + windowMs) / 1000),
-    exceeded: count > limit,
-    retryAfter: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000))
-  }
+  const counts = yield* store.hit(limits.map(({ bucket }) => ({ bucket, windowStart, expiresAt: windowStart + 2 * windowMs })))
+  return limits.map(({ limit }, i) => {
+    const count = counts[i]!
+    return {
+      limit,
+      remaining: Math.max(0, limit - count),
+      reset: Math.ceil((windowStart + windowMs) / 1000),
+      exceeded: count > limit,
+      retryAfter: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000))
+    }
+  })
 })
+
+/** Counts one request against `bucket` with `limit` per minute. */
+export const countRequest = (bucket: string, limit: number) =>
+  Effect.map(countRequests([{ bucket, limit }]), (states) => states[0]!)
 
 /** The tightest of several limits: an exceeded one first, then the fewest remaining. */
 export const tightest = <L extends LimitState>(states: ReadonlyArray<L>): L =>

@@ -15,7 +15,6 @@
  * @since 0.1.0
  */
 
-import { Store } from "@postwire/core"
 import { ErrorDetail, PostwireError, renderError } from "@postwire/domain"
 import { ByteSize, Cause, Effect, Option } from "effect"
 import {
@@ -30,6 +29,7 @@ import {
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { limitFor } from "./BodyLimits.ts"
 import { requestLocale } from "./Locale.ts"
+import { RateLimitStore } from "../limits/RateLimitStore.ts"
 import { announce, countRequest } from "./RateLimits.ts"
 
 const isApi = (path: string) => path.startsWith("/v1/") || path.startsWith("/admin/")
@@ -102,7 +102,7 @@ const declaredLength = (request: HttpServerRequest.HttpServerRequest): number | 
 export const RequestGuard = HttpRouter.middleware(
   Effect.gen(function* () {
     const config = yield* ServerConfig
-    const store = yield* Store
+    const rateLimits = yield* RateLimitStore
 
     const answer = (error: PostwireError) =>
       Effect.map(requestLocale, (locale) =>
@@ -128,7 +128,7 @@ export const RequestGuard = HttpRouter.middleware(
         if (isPublicApproval(path)) {
           const address = Option.getOrElse(request.remoteAddress, () => "unknown")
           const state = yield* countRequest(`public:${address}`, config.rateLimitPublic).pipe(
-            Effect.provideService(Store, store),
+            Effect.provideService(RateLimitStore, rateLimits),
             Effect.orDie
           )
           yield* announce(state)

@@ -1,0 +1,11 @@
+import { Layer } from "effect"
+import { IdempotencyStore, RateLimitStore } from "@postwire/server"
+import { PgliteClient, SqlStore } from "@postwire/store-sql"
+import { limitStoresConformance } from "./conformance.ts"
+
+// The `Store`'s layer migrates the schema that holds the counters and the keys.
+limitStoresConformance("embedded PGlite", () =>
+  Layer.merge(RateLimitStore.layerSql, IdempotencyStore.layerSql).pipe(
+    Layer.provideMerge(SqlStore.layer),
+    Layer.provide(PgliteClient.layer())
+  ))
