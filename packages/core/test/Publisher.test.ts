@@ -363,7 +363,7 @@ describe("Publisher", () => {
         ["account.connected", "account.connected", "post.failed", "post.published", "post.publishing"]
       )
       const failed = events.find((e) => e.type === "post.failed")!
-      assert.deepStrictEqual(failed.data, { post_id: created.id, target_id: bad!.id, platform: "textpost", error: bad!.error })
+      assert.deepStrictEqual(failed.data, { post_id: created.id, target_id: bad!.id, platform: "textpost", error: rendered })
       assert.isTrue(failed.livemode)
     }).pipe(Effect.provide(engineWith(service)))
   })
