@@ -76,8 +76,7 @@ export const mediaLifecycleConformance = (name: string, stores: () => Layer.Laye
       const used = yield* anImage(caller)
       yield* Posts.createPost(
         caller,
-        { profile_id: profile.id, caption: "hi", media: [used.id], targets: [{ account_id: account.id }] } as never,
-        "en"
+        { profile_id: profile.id, caption: "hi", media: [used.id], targets: [{ account_id: account.id }] } as never
       )
       yield* TestClock.adjust(hours(6 * 24))
       yield* MediaJobs.runMediaJobs(settings)

@@ -79,10 +79,9 @@ const aWorkspace = (platform: Platform, credentials: string) =>
             : { account_id: account.id }
         ],
         approval: { mode: "none" }
-      } as never,
-      "en"
+      } as never
     )
-    const read = (id: string) => Posts.getPost(caller, Id.unchecked("post", id), "en")
+    const read = (id: string) => Posts.getPost(caller, Id.unchecked("post", id))
     const events = Effect.map(
       Store.use((store) => store.listEvents(ws.id)),
       (list) => list.filter((e) => e.type.startsWith("post.")).map((e) => ({ type: e.type, permalink: e.data.permalink }))
@@ -112,8 +111,8 @@ describe("TikTok permalink filled in after moderation", () => {
         yield* Publisher.publishDueTargets(publisher)
         yield* TestClock.adjust("10 seconds")
         yield* Publisher.publishDueTargets(publisher)
-        const published = yield* read(created.id)
-        assert.strictEqual(published.status, "published")
+        const published = yield* read(created.post.id)
+        assert.strictEqual(published.post.status, "published")
         assert.deepInclude(published.targets[0], { status: "published", permalink: null })
         assert.deepStrictEqual(yield* events, [
           { type: "post.publishing", permalink: undefined },
@@ -127,7 +126,7 @@ describe("TikTok permalink filled in after moderation", () => {
         yield* TestClock.adjust("1 second")
         assert.deepStrictEqual(yield* PermalinkBackfill.fillDuePermalinks(backfill), ["deferred"])
         assert.strictEqual(fake.count("status"), 3)
-        assert.strictEqual((yield* read(created.id)).targets[0]!.permalink, null)
+        assert.strictEqual((yield* read(created.post.id)).targets[0]!.permalink, null)
 
         // Moderation ends; the next ask comes 2 minutes after the first.
         fake.postIdHeld = false
@@ -136,14 +135,14 @@ describe("TikTok permalink filled in after moderation", () => {
         yield* TestClock.adjust("1 second")
         assert.deepStrictEqual(yield* PermalinkBackfill.fillDuePermalinks(backfill), ["filled"])
 
-        const filled = yield* read(created.id)
+        const filled = yield* read(created.post.id)
         const postId = fake.publishes[0]!.postId
         assert.deepInclude(filled.targets[0], {
           status: "published",
           permalink: `https://www.tiktok.com/@maya.bakes/video/${postId}`,
-          published_at: published.targets[0]!.published_at
+          publishedAt: published.targets[0]!.publishedAt
         })
-        assert.strictEqual(filled.status, "published")
+        assert.strictEqual(filled.post.status, "published")
         // No event for the permalink: the spec's event list has none for it.
         assert.strictEqual((yield* events).length, 2)
         // Filled for good: nothing is asked again.
@@ -193,7 +192,7 @@ describe("PermalinkBackfill", () => {
         platform.asks.map((at) => at / minute),
         expected
       )
-      assert.deepInclude((yield* read(created.id)).targets[0], { status: "published", permalink: null })
+      assert.deepInclude((yield* read(created.post.id)).targets[0], { status: "published", permalink: null })
       yield* TestClock.adjust("5 days")
       assert.strictEqual(platform.asks.length, expected.length)
     }).pipe(Effect.provide(engineWith(platform.service)))
@@ -231,7 +230,7 @@ describe("PermalinkBackfill", () => {
       yield* TestClock.adjust("2 minutes")
       assert.deepStrictEqual(yield* PermalinkBackfill.fillDuePermalinks(backfill), ["filled"])
       assert.strictEqual(
-        (yield* read(created.id)).targets[0]!.permalink,
+        (yield* read(created.post.id)).targets[0]!.permalink,
         "https://www.tiktok.com/@maya.bakes/video/7301234567890123401"
       )
     }).pipe(Effect.provide(engineWith(platform.service)))
@@ -249,7 +248,7 @@ describe("PermalinkBackfill", () => {
       yield* TestClock.adjust("1 day")
       assert.deepStrictEqual(yield* PermalinkBackfill.fillDuePermalinks(backfill), [])
       assert.strictEqual(platform.asks.length, 1)
-      assert.deepInclude((yield* read(created.id)).targets[0], { status: "published", permalink: null })
+      assert.deepInclude((yield* read(created.post.id)).targets[0], { status: "published", permalink: null })
     }).pipe(Effect.provide(engineWith(platform.service)))
   })
 })

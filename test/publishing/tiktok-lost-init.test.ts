@@ -71,10 +71,9 @@ const aDirectTikTokPost = (fake: TikTokFake.TikTokFake) =>
           }
         ],
         approval: { mode: "none" }
-      } as never,
-      "en"
+      } as never
     )
-    const read = Posts.getPost(caller, Id.unchecked("post", created.id), "en")
+    const read = Posts.getPost(caller, created.post.id)
     const events = Effect.map(Store.use((store) => store.listEvents(ws.id)), (list) =>
       list.filter((e) => e.type.startsWith("post.")).map((e) => e.type)
     )

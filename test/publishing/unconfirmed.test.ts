@@ -90,10 +90,9 @@ const aPostToPublish = Effect.gen(function* () {
       media: [image.id],
       targets: [{ account_id: account.id }],
       approval: { mode: "none" }
-    } as never,
-    "en"
+    } as never
   )
-  const read = Effect.map(Posts.getPost(caller, Id.unchecked("post", created.id), "en"), (post) => post.targets[0]!)
+  const read = Effect.map(Posts.getPost(caller, created.post.id), (post) => post.targets[0]!)
   const events = Effect.map(Store.use((store) => store.listEvents(ws.id)), (list) => list.map((e) => e.type))
   const unconfirmed = Effect.flatMap(Effect.clockWith((clock) => clock.currentTimeMillis), (at) =>
     PublishingStore.use((queue) => queue.unconfirmedTargets(at))

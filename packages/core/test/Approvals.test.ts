@@ -4,6 +4,7 @@ import { TestClock } from "effect/testing"
 import type { Approval, Post, PostwireError } from "@postwire/domain"
 import {
   Approvals,
+  ApprovalToken,
   type AccountRecord,
   accountContext,
   BlobStore,
@@ -18,6 +19,7 @@ import {
   PlatformClient,
   PlatformFailure,
   Posts,
+  type PostView,
   SentMail,
   Store,
   Workspaces
@@ -96,8 +98,7 @@ const aWorkspace = (shortvideo: { handle?: string; simulate?: AccountRecord["sim
 const aPhotoPost = (f: Fixture, extra: Record<string, unknown> = {}) =>
   Posts.createPost(
     f.caller,
-    { profile_id: f.profileId, caption: "Launch day", media: [f.image], targets: [{ account_id: f.photo }], ...extra } as never,
-    "en"
+    { profile_id: f.profileId, caption: "Launch day", media: [f.image], targets: [{ account_id: f.photo }], ...extra } as never
   )
 
 /** A direct shortvideo post without consent, waiting for approval through a link. */
@@ -110,17 +111,16 @@ const aDirectVideoPost = (f: Fixture, extra: Record<string, unknown> = {}) =>
       media: [f.video],
       targets: [{ account_id: f.shortvideo, shortvideo: { mode: "direct" } }],
       ...extra
-    } as never,
-    "en"
+    } as never
   )
 
-const tokenOf = (post: { readonly approval?: { readonly url: string } | null | undefined }): string => {
-  const url = post.approval?.url
-  if (url === undefined) throw new Error("the post has no approval link")
-  return url.slice(url.lastIndexOf("/") + 1)
+const tokenOf = (post: PostView.PostRead): string => {
+  const token = post.approvalLink?.token
+  if (token === undefined) throw new Error("the post has no approval link")
+  return token
 }
 
-const decide = (token: string, request: Approval.DecisionRequest) => Approvals.decideApproval(token, request, "en")
+const decide = (token: string, request: Approval.DecisionRequest) => Approvals.decideApproval(token, request)
 
 const failureOf = <A, R>(effect: Effect.Effect<A, unknown, R>) =>
   Effect.map(Effect.flip(effect), (e) => {
@@ -219,7 +219,7 @@ describe("approval page", () => {
       if (decidedPage._tag === "Decided") assert.strictEqual(decidedPage.summary.approval.status, "approved")
 
       const cancelled = yield* aPhotoPost(f)
-      yield* Posts.cancelPost(f.caller, Id.unchecked("post", cancelled.id), "en")
+      yield* Posts.cancelPost(f.caller, cancelled.post.id)
       assert.strictEqual((yield* Approvals.loadApprovalPage(tokenOf(cancelled)))._tag, "Closed")
 
       const expiring = yield* aPhotoPost(f)
@@ -252,14 +252,14 @@ describe("decideApproval", () => {
       yield* TestClock.adjust("10 minutes")
       const answer = yield* decide(tokenOf(post), { decision: "approve" })
       assert.strictEqual(answer.decision, "approve")
-      assert.strictEqual(answer.post.status, "queued")
+      assert.strictEqual(answer.post.post.status, "queued")
       assert.strictEqual(answer.post.targets[0]?.status, "queued")
-      assert.strictEqual(answer.post.approval?.status, "approved")
-      assert.isString(answer.post.approval?.decided_at)
+      assert.strictEqual(answer.post.approvalLink?.status, "approved")
+      assert.isNumber(answer.post.approval?.decidedAt)
       assert.isNull(answer.redirect_url)
 
       const store = yield* Store
-      const saved = Option.getOrThrow(yield* store.getPost(f.caller.workspaceId, Id.unchecked("post", post.id)))
+      const saved = Option.getOrThrow(yield* store.getPost(f.caller.workspaceId, post.post.id))
       // Due since it was created: the publisher claims it straight away.
       assert.strictEqual(saved.targets[0]?.dueAt, saved.post.publishAt)
       const events = yield* postEvents(f.caller.workspaceId)
@@ -267,7 +267,7 @@ describe("decideApproval", () => {
         events.map((e) => e.type),
         ["post.awaiting_approval", "post.approved"]
       )
-      assert.strictEqual(events[1]?.data.post_id, post.id)
+      assert.strictEqual(events[1]?.data.post_id, post.post.id)
       assert.strictEqual(events[1]?.data.approval_id, post.approval?.id)
     }).pipe(Effect.provide(Engine))
   )
@@ -279,9 +279,9 @@ describe("decideApproval", () => {
       const publishAt = at + 24 * 3_600_000
       const post = yield* aPhotoPost(f, { scheduled_at: new Date(publishAt).toISOString() })
       const answer = yield* decide(tokenOf(post), { decision: "approve" })
-      assert.strictEqual(answer.post.status, "scheduled")
+      assert.strictEqual(answer.post.post.status, "scheduled")
       const store = yield* Store
-      const saved = Option.getOrThrow(yield* store.getPost(f.caller.workspaceId, Id.unchecked("post", post.id)))
+      const saved = Option.getOrThrow(yield* store.getPost(f.caller.workspaceId, post.post.id))
       assert.strictEqual(saved.targets[0]?.dueAt, publishAt)
       const events = yield* postEvents(f.caller.workspaceId)
       assert.deepStrictEqual(
@@ -298,7 +298,7 @@ describe("decideApproval", () => {
       const post = yield* aPhotoPost(f, { scheduled_at: new Date(at + 3_600_000).toISOString() })
       yield* TestClock.adjust(hours(2))
       const answer = yield* decide(tokenOf(post), { decision: "approve" })
-      assert.strictEqual(answer.post.status, "queued")
+      assert.strictEqual(answer.post.post.status, "queued")
     }).pipe(Effect.provide(Engine))
   )
 
@@ -307,8 +307,8 @@ describe("decideApproval", () => {
       const f = yield* aWorkspace()
       const post = yield* aPhotoPost(f)
       const answer = yield* decide(tokenOf(post), { decision: "reject", reason: "  Wrong logo  " })
-      assert.strictEqual(answer.post.status, "rejected")
-      assert.strictEqual(answer.post.approval?.status, "rejected")
+      assert.strictEqual(answer.post.post.status, "rejected")
+      assert.strictEqual(answer.post.approvalLink?.status, "rejected")
       const events = yield* postEvents(f.caller.workspaceId)
       assert.strictEqual(events.at(-1)?.type, "post.rejected")
       assert.strictEqual(events.at(-1)?.data.reason, "Wrong logo")
@@ -381,7 +381,7 @@ describe("decideApproval", () => {
       yield* TestClock.adjust(hours(2))
       const failure = yield* failureOf(decide(token, { decision: "approve" }))
       assert.deepStrictEqual([failure.code, failure.status], ["approval_expired", 410])
-      assert.strictEqual((yield* Posts.getPost(f.caller, Id.unchecked("post", post.id), "en")).status, "awaiting_approval")
+      assert.strictEqual((yield* Posts.getPost(f.caller, post.post.id)).post.status, "awaiting_approval")
     }).pipe(Effect.provide(Engine))
   )
 
@@ -392,11 +392,11 @@ describe("decideApproval", () => {
       const post = yield* aPhotoPost(f)
       const first = tokenOf(post)
       yield* decide(first, { decision: "approve" })
-      const edited = yield* Posts.updatePost(f.caller, Id.unchecked("post", post.id), { caption: "Launch day, take two" }, "en")
-      assert.strictEqual(edited.approval?.status, "pending")
+      const edited = yield* Posts.updatePost(f.caller, post.post.id, { caption: "Launch day, take two" })
+      assert.strictEqual(edited.approvalLink?.status, "pending")
       assert.notStrictEqual(tokenOf(edited), first)
       assert.strictEqual((yield* failureOf(decide(first, { decision: "approve" }))).code, "not_found")
-      assert.strictEqual((yield* decide(tokenOf(edited), { decision: "approve" })).post.status, "queued")
+      assert.strictEqual((yield* decide(tokenOf(edited), { decision: "approve" })).post.post.status, "queued")
     }).pipe(Effect.provide(Engine))
   )
 
@@ -404,7 +404,7 @@ describe("decideApproval", () => {
     Effect.gen(function* () {
       const f = yield* aWorkspace()
       const post = yield* aPhotoPost(f)
-      yield* Posts.cancelPost(f.caller, Id.unchecked("post", post.id), "en")
+      yield* Posts.cancelPost(f.caller, post.post.id)
       const failure = yield* failureOf(decide(tokenOf(post), { decision: "approve" }))
       assert.deepStrictEqual([failure.code, failure.status], ["invalid_state", 409])
     }).pipe(Effect.provide(Engine))
@@ -422,7 +422,7 @@ describe("decideApproval", () => {
           field: `consent.${target}`,
           targetId: target
         })
-        assert.strictEqual((yield* Posts.getPost(f.caller, Id.unchecked("post", post.id), "en")).status, "awaiting_approval")
+        assert.strictEqual((yield* Posts.getPost(f.caller, post.post.id)).post.status, "awaiting_approval")
       }).pipe(Effect.provide(Engine))
     )
 
@@ -435,7 +435,7 @@ describe("decideApproval", () => {
         const answer = yield* decide(tokenOf(post), { decision: "approve", consent: { [target]: given } })
         assert.strictEqual(answer.post.targets[0]?.status, "queued")
         const store = yield* Store
-        const saved = Option.getOrThrow(yield* store.getPost(f.caller.workspaceId, Id.unchecked("post", post.id)))
+        const saved = Option.getOrThrow(yield* store.getPost(f.caller.workspaceId, post.post.id))
         assert.deepStrictEqual(saved.targets[0]?.consent?.consent, given)
         assert.strictEqual(saved.targets[0]?.consent?.givenBy, `approval:${post.approval?.id}`)
       }).pipe(Effect.provide(Engine))
@@ -445,7 +445,7 @@ describe("decideApproval", () => {
       Effect.gen(function* () {
         const f = yield* aWorkspace()
         const post = yield* aDirectVideoPost(f)
-        assert.strictEqual((yield* decide(tokenOf(post), { decision: "reject" })).post.status, "rejected")
+        assert.strictEqual((yield* decide(tokenOf(post), { decision: "reject" })).post.post.status, "rejected")
       }).pipe(Effect.provide(Engine))
     )
 
@@ -509,7 +509,7 @@ describe("decideApproval", () => {
         const post = yield* aDirectVideoPost(f)
         const target = post.targets[0]!.id
         yield* decide(tokenOf(post), { decision: "approve", consent: { [target]: consent("SELF_ONLY") } })
-        const edited = yield* Posts.updatePost(f.caller, Id.unchecked("post", post.id), { caption: "A new caption" }, "en")
+        const edited = yield* Posts.updatePost(f.caller, post.post.id, { caption: "A new caption" })
         const page = yield* Approvals.loadApprovalPage(tokenOf(edited))
         assert.strictEqual(page._tag === "Pending" ? page.summary.targets[0]?.consentForm?._tag : page._tag, "Ready")
         const failure = yield* failureOf(decide(tokenOf(edited), { decision: "approve" }))
@@ -573,12 +573,12 @@ describe("approval e-mail", () => {
         _tag: "ApprovalRequest",
         to: "boss@example.com",
         locale: "id",
-        postId: post.id,
-        caption: post.caption,
+        postId: post.post.id,
+        caption: post.post.caption,
         destinations: [{ platform: "photo", handle: "acme" }],
         scheduledAt: null,
-        url: post.approval!.url,
-        expiresAt: Date.parse(post.approval!.expires_at)
+        url: ApprovalToken.approvalUrl(settings.publicBaseUrl, post.approvalLink!.token),
+        expiresAt: post.approval!.expiresAt
       })
       assert.include(mail.caption, "Launch day")
     }).pipe(Effect.provide(WithMailbox))
@@ -600,10 +600,10 @@ describe("approval e-mail", () => {
       const f = yield* aWorkspace()
       const post = yield* aPhotoPost(f, { approval: { notify: { email: "boss@example.com" } } })
       yield* decide(tokenOf(post), { decision: "approve" })
-      const edited = yield* Posts.updatePost(f.caller, Id.unchecked("post", post.id), { caption: "Launch day, take two" }, "en")
+      const edited = yield* Posts.updatePost(f.caller, post.post.id, { caption: "Launch day, take two" })
       const sent = yield* SentMail.use((m) => m.messages)
       assert.strictEqual(sent.length, 2)
-      assert.strictEqual(sent[1]!.url, edited.approval!.url)
+      assert.strictEqual(sent[1]!.url, ApprovalToken.approvalUrl(settings.publicBaseUrl, edited.approvalLink!.token))
       assert.include(sent[1]!.caption, "take two")
     }).pipe(Effect.provide(WithMailbox))
   )
@@ -612,7 +612,7 @@ describe("approval e-mail", () => {
     Effect.gen(function* () {
       const f = yield* aWorkspace()
       const post = yield* aPhotoPost(f, { approval: { notify: { email: "boss@example.com" } } })
-      assert.strictEqual((yield* Posts.getPost(f.caller, Id.unchecked("post", post.id), "en")).status, "awaiting_approval")
+      assert.strictEqual((yield* Posts.getPost(f.caller, post.post.id)).post.status, "awaiting_approval")
     }).pipe(Effect.provide(Layer.merge(Engine, Mailer.layerFailing)))
   )
 })
@@ -667,8 +667,7 @@ describe("a live TikTok account", () => {
           caption: "live",
           media: [video.id],
           targets: [{ account_id: account.id, shortvideo: { mode: "direct" } }]
-        } as never,
-        "en"
+        } as never
       )
       const page = yield* Approvals.loadApprovalPage(tokenOf(post))
       assert.strictEqual(page._tag === "Pending" ? page.summary.targets[0]?.consentForm?._tag : page._tag, "Ready")

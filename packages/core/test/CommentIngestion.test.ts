@@ -123,12 +123,11 @@ const aPublishedPost = Effect.gen(function* () {
   const image = yield* Media.uploadMedia(caller, { data: Buffer.from(aPng({ width: 4, height: 4 })).toString("base64") })
   const post = yield* Posts.createPost(
     caller,
-    { profile_id: profile.id, caption: "Kopi susu", media: [image.id], targets: [{ account_id: account.id }], approval: { mode: "none" } } as never,
-    "en"
+    { profile_id: profile.id, caption: "Kopi susu", media: [image.id], targets: [{ account_id: account.id }], approval: { mode: "none" } } as never
   )
   yield* Publisher.publishDueTargets(Publisher.defaults("w1"))
-  const published = yield* Posts.getPost(caller, Id.unchecked("post", post.id), "en")
-  assert.strictEqual(published.status, "published")
+  const published = yield* Posts.getPost(caller, post.post.id)
+  assert.strictEqual(published.post.status, "published")
   const stored = (yield* Store.use((s) => s.listEvents(ws.id))).filter((e) => e.type === "comment.created")
   assert.deepStrictEqual(stored, [])
   const createdEvents = Effect.map(Store.use((s) => s.listEvents(ws.id)), (events) => events.filter((e) => e.type === "comment.created"))

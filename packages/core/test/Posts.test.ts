@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { BlobStore, defaultSettings, EngineConfig, Ids, Media, Posts, Workspaces } from "../src/index.ts"
+import { ApprovalToken, BlobStore, defaultSettings, EngineConfig, Ids, Media, Posts, Workspaces } from "../src/index.ts"
 import { MemoryStore } from "../src/index.ts"
 import { aPng } from "./fixtures/media.ts"
 import { Ids as Id } from "@postwire/domain"
@@ -31,17 +31,17 @@ describe("posts use-cases", () => {
     Effect.gen(function* () {
       const { caller, request } = yield* aWorkspace
       for (let i = 0; i < 3; i++) {
-        yield* Posts.createPost(caller, request, "en")
+        yield* Posts.createPost(caller, request)
         yield* TestClock.adjust("1 second")
       }
-      const first = yield* Posts.listPosts(caller, { limit: 1 } as never, "en")
+      const first = yield* Posts.listPosts(caller, { limit: 1 } as never)
       const cursor = first.cursor.next
       assert.isString(cursor)
       yield* TestClock.adjust(hours(23))
-      const stillValid = yield* Posts.listPosts(caller, { limit: 1, cursor } as never, "en")
+      const stillValid = yield* Posts.listPosts(caller, { limit: 1, cursor } as never)
       assert.strictEqual(stillValid.data.length, 1)
       yield* TestClock.adjust(hours(2))
-      const expired = yield* Effect.flip(Posts.listPosts(caller, { limit: 1, cursor } as never, "en"))
+      const expired = yield* Effect.flip(Posts.listPosts(caller, { limit: 1, cursor } as never))
       assert.strictEqual(expired._tag === "PostwireError" ? expired.code : expired._tag, "invalid_cursor")
     }).pipe(Effect.provide(Engine))
   )
@@ -49,11 +49,11 @@ describe("posts use-cases", () => {
   it.effect("shows a pending approval as expired once seven days have passed", () =>
     Effect.gen(function* () {
       const { caller, request } = yield* aWorkspace
-      const created = yield* Posts.createPost(caller, request, "en")
+      const created = yield* Posts.createPost(caller, request)
       yield* TestClock.adjust(hours(7 * 24 - 1))
-      assert.strictEqual((yield* Posts.getPost(caller, Id.unchecked("post", created.id), "en")).approval?.status, "pending")
+      assert.strictEqual((yield* Posts.getPost(caller, created.post.id)).approvalLink?.status, "pending")
       yield* TestClock.adjust(hours(2))
-      assert.strictEqual((yield* Posts.getPost(caller, Id.unchecked("post", created.id), "en")).approval?.status, "expired")
+      assert.strictEqual((yield* Posts.getPost(caller, created.post.id)).approvalLink?.status, "expired")
     }).pipe(Effect.provide(Engine))
   )
 
@@ -63,12 +63,11 @@ describe("posts use-cases", () => {
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
       const created = yield* Posts.createPost(
         caller,
-        { ...(request as object), approval: { mode: "none" }, scheduled_at: new Date(now + 3_600_000).toISOString() } as never,
-        "en"
+        { ...(request as object), approval: { mode: "none" }, scheduled_at: new Date(now + 3_600_000).toISOString() } as never
       )
-      assert.strictEqual(created.status, "scheduled")
-      const updated = yield* Posts.updatePost(caller, Id.unchecked("post", created.id), { scheduled_at: null }, "en")
-      assert.strictEqual(updated.status, "queued")
+      assert.strictEqual(created.post.status, "scheduled")
+      const updated = yield* Posts.updatePost(caller, created.post.id, { scheduled_at: null })
+      assert.strictEqual(updated.post.status, "queued")
     }).pipe(Effect.provide(Engine))
   )
 
@@ -82,20 +81,19 @@ describe("posts use-cases", () => {
       const inTwoHours = new Date(now + 7_200_000).toISOString()
       const created = yield* Posts.createPost(
         caller,
-        { ...(request as object), approval: { mode: "none" }, scheduled_at: inOneHour } as never,
-        "en"
+        { ...(request as object), approval: { mode: "none" }, scheduled_at: inOneHour } as never
       )
 
-      yield* Posts.updatePost(caller, Id.unchecked("post", created.id), { scheduled_at: inTwoHours }, "en")
-      yield* Posts.updatePost(caller, Id.unchecked("post", created.id), { caption: "new caption" }, "en")
-      yield* Posts.updatePost(caller, Id.unchecked("post", created.id), { scheduled_at: inTwoHours }, "en")
+      yield* Posts.updatePost(caller, created.post.id, { scheduled_at: inTwoHours })
+      yield* Posts.updatePost(caller, created.post.id, { caption: "new caption" })
+      yield* Posts.updatePost(caller, created.post.id, { scheduled_at: inTwoHours })
 
       const scheduled = (yield* store.listEvents(caller.workspaceId)).filter((e) => e.type === "post.scheduled")
       assert.deepStrictEqual(
         scheduled.map((e) => e.data),
         [
-          { post_id: created.id, scheduled_at: inOneHour },
-          { post_id: created.id, scheduled_at: inTwoHours }
+          { post_id: created.post.id, scheduled_at: inOneHour },
+          { post_id: created.post.id, scheduled_at: inTwoHours }
         ]
       )
     }).pipe(Effect.provide(Engine))
@@ -106,23 +104,22 @@ describe("posts use-cases", () => {
       const { caller, request } = yield* aWorkspace
       const { Store } = yield* Effect.promise(() => import("../src/store/Store.ts"))
       const store = yield* Store
-      const linked = yield* Posts.createPost(caller, request, "en")
+      const linked = yield* Posts.createPost(caller, request)
       const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
       const later = yield* Posts.createPost(
         caller,
-        { ...(request as object), approval: { mode: "none" }, scheduled_at: new Date(now + 60_000).toISOString() } as never,
-        "en"
+        { ...(request as object), approval: { mode: "none" }, scheduled_at: new Date(now + 60_000).toISOString() } as never
       )
       const events = yield* store.listEvents(caller.workspaceId)
       const posts = events.filter((e) => e.type.startsWith("post."))
       assert.deepStrictEqual(
         posts.map((e) => [e.type, e.data.post_id]),
         [
-          ["post.awaiting_approval", linked.id],
-          ["post.scheduled", later.id]
+          ["post.awaiting_approval", linked.post.id],
+          ["post.scheduled", later.post.id]
         ]
       )
-      assert.strictEqual(posts[0]!.data.approval_url, linked.approval?.url)
+      assert.strictEqual(posts[0]!.data.approval_url, ApprovalToken.approvalUrl("https://postwire.test", linked.approvalLink!.token))
       assert.isFalse(posts[0]!.livemode)
     }).pipe(Effect.provide(Engine))
   )

@@ -16,11 +16,13 @@ import {
   PlatformClient,
   PlatformFailure,
   Posts,
+  type PostView,
   Publisher,
   PublishingStore,
   type PublishInput,
   type PublishStep,
   Store,
+  TargetErrors,
   Workspaces
 } from "../src/index.ts"
 import { aPng } from "./fixtures/media.ts"
@@ -157,7 +159,8 @@ const aWorkspace = (options: { readonly accounts?: number; readonly dailyQuota?:
     const caller = { workspaceId: ws.id, keyId: key.id, kind: "live" as const }
     const media = yield* Media.uploadMedia(caller, { data: Buffer.from(aPng({ width: 2, height: 2 })).toString("base64") })
     const post = (fields: { caption?: string; accounts?: ReadonlyArray<string>; scheduledAt?: number } = {}) =>
-      Posts.createPost(
+      Effect.map(
+        Posts.createPost(
         caller,
         {
           profile_id: profile.id,
@@ -166,14 +169,23 @@ const aWorkspace = (options: { readonly accounts?: number; readonly dailyQuota?:
           targets: (fields.accounts ?? [accounts[0]!]).map((account_id) => ({ account_id })),
           approval: { mode: "none" },
           ...(fields.scheduledAt === undefined ? {} : { scheduled_at: new Date(fields.scheduledAt).toISOString() })
-        } as never,
-        "en"
+        } as never
+        ),
+        flat
       )
     return { caller, accounts, mediaId: media.id, post }
   })
 
+/** A post as read, its id and status beside its target records. */
+const flat = (read: PostView.PostRead) => ({
+  id: read.post.id,
+  status: read.post.status,
+  caption: read.post.caption,
+  targets: read.targets
+})
+
 const getPost = (caller: { workspaceId: Id.WorkspaceId; keyId: Id.KeyId; kind: "live" }, id: string) =>
-  Posts.getPost(caller, Id.unchecked("post", id), "en")
+  Effect.map(Posts.getPost(caller, Id.unchecked("post", id)), flat)
 
 const eventTypes = (workspaceId: string) =>
   Effect.map(
@@ -213,7 +225,7 @@ describe("Publisher", () => {
       const done = yield* getPost(caller, created.id)
       assert.strictEqual(done.status, "published")
       assert.strictEqual(done.targets[0]!.permalink, "https://social.test/p/media-1")
-      assert.isString(done.targets[0]!.published_at)
+      assert.isNumber(done.targets[0]!.publishedAt)
       assert.strictEqual(done.targets[0]!.attempts, 1)
       assert.deepStrictEqual(yield* eventTypes(caller.workspaceId), ["post.publishing", "post.published"])
       // The second step resumed from the container the first one saved.
@@ -328,17 +340,23 @@ describe("Publisher", () => {
       const [ok, bad] = done.targets
       assert.strictEqual(ok!.status, "published")
       assert.strictEqual(bad!.status, "failed")
+      // Stored as data; words and the docs address come when it is read.
       assert.deepStrictEqual(bad!.error, {
         code: "media_invalid",
-        message: bad!.error!.message,
-        message_id: bad!.error!.message_id,
+        details: { platform: "textpost", detail: ErrorDetail.reason("unsupported_video_format") },
+        platform_code: "352/2207026",
+        retryable: false
+      })
+      const rendered = TargetErrors.renderTargetError(bad!.id, bad!.error!, "en", "https://postwire.test")
+      assert.deepStrictEqual(rendered, {
+        code: "media_invalid",
+        message: "The media does not fit textpost: unsupported video format",
+        message_id: "Media tidak sesuai untuk textpost: format video tidak didukung",
         target_id: bad!.id,
         retryable: false,
         docs: "https://postwire.test/docs/errors#media_invalid",
         platform_code: "352/2207026"
       })
-      assert.strictEqual(bad!.error!.message, "The media does not fit textpost: unsupported video format")
-      assert.strictEqual(bad!.error!.message_id, "Media tidak sesuai untuk textpost: format video tidak didukung")
 
       const events = yield* Store.use((store) => store.listEvents(caller.workspaceId))
       assert.deepStrictEqual(
@@ -346,7 +364,7 @@ describe("Publisher", () => {
         ["account.connected", "account.connected", "post.failed", "post.published", "post.publishing"]
       )
       const failed = events.find((e) => e.type === "post.failed")!
-      assert.deepStrictEqual(failed.data, { post_id: created.id, target_id: bad!.id, platform: "textpost", error: bad!.error })
+      assert.deepStrictEqual(failed.data, { post_id: created.id, target_id: bad!.id, platform: "textpost", error: rendered })
       assert.isTrue(failed.livemode)
     }).pipe(Effect.provide(engineWith(service)))
   })
@@ -427,8 +445,8 @@ describe("Publisher", () => {
 
       // Retrying the first within 24 hours: the quota is used up, so it fails again, retryable.
       const calls = fake.calls.length
-      const retried = yield* Posts.retryPost(caller, Id.unchecked("post", first.id), "en")
-      assert.deepStrictEqual(retried.data.map((t) => t.status), ["queued"])
+      const retried = yield* Posts.retryPost(caller, first.id)
+      assert.deepStrictEqual(retried.retried.map((t) => t.status), ["queued"])
       yield* TestClock.adjust("1 minute")
       const overQuota = yield* getPost(caller, first.id)
       assert.strictEqual(overQuota.targets[0]!.error?.code, "quota_exceeded")
@@ -437,7 +455,7 @@ describe("Publisher", () => {
 
       // A day later the slot is free again and the retry publishes.
       yield* TestClock.adjust("24 hours")
-      yield* Posts.retryPost(caller, Id.unchecked("post", first.id), "en")
+      yield* Posts.retryPost(caller, first.id)
       yield* TestClock.adjust("1 minute")
       yield* TestClock.adjust("1 minute")
       const published = yield* getPost(caller, first.id)
@@ -461,9 +479,9 @@ describe("Publisher", () => {
       yield* Publisher.start(worker("w1"))
       yield* TestClock.adjust("1 second")
 
-      const patch = yield* Effect.flip(Posts.updatePost(caller, Id.unchecked("post", created.id), { caption: "Changed" } as never, "en"))
+      const patch = yield* Effect.flip(Posts.updatePost(caller, created.id, { caption: "Changed" } as never))
       assert.strictEqual(patch._tag === "PostwireError" ? patch.code : patch._tag, "invalid_state")
-      const cancel = yield* Effect.flip(Posts.cancelPost(caller, Id.unchecked("post", created.id), "en"))
+      const cancel = yield* Effect.flip(Posts.cancelPost(caller, created.id))
       assert.strictEqual(cancel._tag === "PostwireError" ? cancel.code : cancel._tag, "invalid_state")
       const save = yield* Effect.flip(
         Store.use((store) =>
@@ -489,7 +507,7 @@ describe("Publisher", () => {
       const claimed = yield* queue.claimDueTargets({ owner: "w1", at, leaseUntil: at + 60_000, limit: 10, perAccount: 4 })
       assert.deepStrictEqual(claimed.map((t) => t.id), [created.targets[0]!.id])
 
-      const cancelled = yield* Posts.cancelPost(caller, Id.unchecked("post", created.id), "en")
+      const cancelled = flat(yield* Posts.cancelPost(caller, created.id))
       assert.strictEqual(cancelled.status, "cancelled")
       assert.strictEqual(yield* Publisher.publishTarget(worker("w1"), claimed[0]!), "lost")
       assert.strictEqual(fake.calls.length, 0)

@@ -14,7 +14,6 @@ import {
   type Approval as ApprovalWire,
   ErrorDetail,
   formatInstant,
-  type Locale,
   type Post,
   PostwireError,
   TargetRules
@@ -22,7 +21,7 @@ import {
 import { EngineConfig } from "../EngineConfig.ts"
 import { BlobStore } from "../media/BlobStore.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
-import { postView } from "../posts/PostView.ts"
+import { type PostRead, postRead } from "../posts/PostView.ts"
 import { derivePostStatus, move, readyStatus } from "../posts/TargetStatus.ts"
 import { accountContext, CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import { type CreatorInfo, type PlatformFailure, PlatformClient } from "../publishing/PlatformClient.ts"
@@ -384,6 +383,13 @@ const decisionEvents = Effect.fn("approvals.events")(function* (
   return events
 })
 
+/** What a decision returns: the decision, the post as saved (the server renders it), where to send the approver. */
+export interface Decision {
+  readonly decision: ApprovalWire.DecisionRequest["decision"]
+  readonly post: PostRead
+  readonly redirect_url: string | null
+}
+
 /**
  * Approves or rejects the post of an approval link. Approving moves every waiting target to
  * `scheduled` or `queued` and stores the consent given for shortvideo direct targets (given by
@@ -397,8 +403,7 @@ const decisionEvents = Effect.fn("approvals.events")(function* (
  */
 export const decideApproval = Effect.fn("approvals.decide")(function* (
   token: string,
-  request: ApprovalWire.DecisionRequest,
-  locale: Locale
+  request: ApprovalWire.DecisionRequest
 ) {
   const store = yield* Store
   const settings = yield* EngineConfig
@@ -452,9 +457,9 @@ export const decideApproval = Effect.fn("approvals.decide")(function* (
     if (saved) {
       return {
         decision: request.decision,
-        post: postView(next, settings, locale, at),
+        post: postRead(next, settings.keyring, at),
         redirect_url: request.redirect_url ?? null
-      } satisfies ApprovalWire.DecisionResponse
+      } satisfies Decision
     }
   }
 })

@@ -6,9 +6,10 @@
  * @since 0.2.0
  */
 import { Cause, Effect } from "effect"
-import { type Locale, type Post, PostwireError } from "@postwire/domain"
+import { type Post, PostwireError } from "@postwire/domain"
 import type { Caller } from "../Caller.ts"
 import { createPost } from "./Posts.ts"
+import type { PostRead } from "./PostView.ts"
 
 /** A failure moved into the batch: its field (and its issues' fields) under `items[i]`. */
 const underItem = (error: PostwireError, index: number): PostwireError => {
@@ -23,10 +24,10 @@ const underItem = (error: PostwireError, index: number): PostwireError => {
 
 /** What became of one item: the post created, or the failure that refused it (fields under `items[i]`). */
 export type ItemResult =
-  | { readonly index: number; readonly post: Post.CreatePostResponse }
+  | { readonly index: number; readonly post: PostRead }
   | { readonly index: number; readonly error: PostwireError }
 
-/** What became of a batch's items, in request order; the server renders refusals in the caller's language. */
+/** What became of a batch's items, in request order; the server renders posts and refusals in the caller's language. */
 export interface BatchResult {
   readonly items: ReadonlyArray<ItemResult>
   readonly created: number
@@ -35,17 +36,16 @@ export interface BatchResult {
 
 /**
  * Creates each item in order; earlier items are stored before later ones are checked, so the
- * items of one batch count against each other's quotas. `locale` is the language of the created
- * posts' views; refusals are returned as failures, not rendered.
+ * items of one batch count against each other's quotas. Created posts are returned as stored,
+ * refusals as failures: neither is rendered.
  */
 export const createPostBatch = Effect.fn("posts.createBatch")(function* (
   caller: Caller,
-  request: Post.CreatePostBatchRequest,
-  locale: Locale
+  request: Post.CreatePostBatchRequest
 ) {
   const items: Array<ItemResult> = []
   for (const [index, item] of request.items.entries()) {
-    const result = yield* createPost(caller, item, locale, { quotaByDay: true }).pipe(
+    const result = yield* createPost(caller, item, { quotaByDay: true }).pipe(
       Effect.map((post): ItemResult => ({ index, post })),
       Effect.catchCause((cause) => {
         if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)

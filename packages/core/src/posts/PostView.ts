@@ -1,84 +1,69 @@
 /**
- * Records to wire shapes: what a post looks like to API users.
+ * What the post use-cases return: the stored post as a domain value, with what only the engine
+ * can decide about it at the moment it is read (whether its approval link has expired, the
+ * link's token, which consent is in force). No words, no language, no addresses: the server
+ * (and the embedded engine) render the wire post from it, in the caller's language and under the
+ * public URL of now.
  *
  * @since 0.1.0
  */
-import { formatInstant, type Locale, type Post } from "@postwire/domain"
-import { approvalTokenOf, approvalUrl } from "../approvals/ApprovalToken.ts"
-import type { EngineSettings } from "../EngineConfig.ts"
+import type { Post } from "@postwire/domain"
+import { approvalTokenOf } from "../approvals/ApprovalToken.ts"
+import type { Keyring } from "../secrets/Keyring.ts"
 import type { PostAggregate, TargetRecord } from "../store/Records.ts"
-import { renderTargetError } from "./TargetErrors.ts"
+
+/** A post's approval link as of a read: `expired` once a pending link is past its expiry; the token is the link's last part. */
+export interface ApprovalLink {
+  readonly status: "pending" | "approved" | "rejected" | "expired"
+  readonly token: string
+}
+
+/**
+ * A post as a use-case returns it: the stored aggregate (post, targets in order, approval
+ * record), and its approval link as of the read (`null` without an approval).
+ */
+export interface PostRead extends PostAggregate {
+  readonly approvalLink: ApprovalLink | null
+}
+
+/** What `retryPost` returns: the post after the retry and the targets it queued again, in position order. */
+export interface RetryResult {
+  readonly post: PostRead
+  readonly retried: ReadonlyArray<TargetRecord>
+}
+
+/** The aggregate as read at `now`, its approval's link token found with `keyring`. */
+export const postRead = (aggregate: PostAggregate, keyring: Keyring, now: number): PostRead => {
+  const approval = aggregate.approval
+  return {
+    post: aggregate.post,
+    targets: aggregate.targets,
+    approval,
+    approvalLink:
+      approval === null
+        ? null
+        : {
+            status: approval.status === "pending" && approval.expiresAt <= now ? "expired" : approval.status,
+            token: approvalTokenOf(keyring, approval)
+          }
+  }
+}
 
 /**
  * The consent that a target publishes with: given with the request (`key:…`) or through the
  * post's current approval. Consent from an earlier link is asked for again after a caption
- * change, so it is no longer shown.
+ * change, so it is no longer in force.
  */
-const consentInForce = (target: TargetRecord, approvalId: string | null): Post.Consent | undefined => {
+export const consentInForce = (target: TargetRecord, approvalId: string | null): Post.Consent | undefined => {
   const given = target.consent
   if (given === null) return undefined
   return given.givenBy.startsWith("approval:") && given.givenBy !== `approval:${approvalId}` ? undefined : given.consent
 }
 
 /** A target's options, with the consent in force wherever it was given (request or approval). */
-const optionsView = (target: TargetRecord, approvalId: string | null): Post.TargetOptions => {
+export const optionsInForce = (target: TargetRecord, approvalId: string | null): Post.TargetOptions => {
   const { shortvideo, ...others } = target.options
   if (shortvideo === undefined) return target.options
   const consent = consentInForce(target, approvalId)
   return { ...others, shortvideo: { mode: shortvideo.mode, ...(consent === undefined ? {} : { consent }) } }
-}
-
-/**
- * A target as the API shows it; its error, stored as data, is rendered now: in the caller's
- * language, the current catalog's words, with its docs address under `publicBaseUrl`.
- * `approvalId` is the post's current approval, whose consent is shown in
- * `options.shortvideo.consent`.
- */
-export const targetView = (
-  target: TargetRecord,
-  locale: Locale,
-  approvalId: string | null,
-  publicBaseUrl: string
-): Post.Target => ({
-  id: target.id,
-  account_id: target.accountId,
-  platform: target.platform,
-  status: target.status,
-  permalink: target.permalink,
-  published_at: target.publishedAt === null ? null : formatInstant(target.publishedAt),
-  error: target.error === null ? null : renderTargetError(target.id, target.error, locale, publicBaseUrl),
-  attempts: target.attempts,
-  options: optionsView(target, approvalId)
-})
-
-/** The approval of a post as the API shows it, with its link. */
-export const approvalView = (aggregate: PostAggregate, settings: EngineSettings, now: number): Post.Approval | null => {
-  const approval = aggregate.approval
-  if (approval === null) return null
-  const status = approval.status === "pending" && approval.expiresAt <= now ? "expired" : approval.status
-  return {
-    id: approval.id,
-    status,
-    url: approvalUrl(settings.publicBaseUrl, approvalTokenOf(settings.keyring, approval)),
-    expires_at: formatInstant(approval.expiresAt),
-    decided_at: approval.decidedAt === null ? null : formatInstant(approval.decidedAt)
-  }
-}
-
-/** The post detail. */
-export const postView = (aggregate: PostAggregate, settings: EngineSettings, locale: Locale, now: number): Post.Post => {
-  const { post } = aggregate
-  return {
-    id: post.id,
-    profile_id: post.profileId,
-    caption: post.caption,
-    media: post.media,
-    status: post.status,
-    scheduled_at: post.scheduledAt === null ? null : formatInstant(post.scheduledAt),
-    ai_generated: post.aiGenerated,
-    approval: approvalView(aggregate, settings, now),
-    targets: aggregate.targets.map((t) => targetView(t, locale, aggregate.approval?.id ?? null, settings.publicBaseUrl)),
-    created_at: formatInstant(post.createdAt),
-    updated_at: formatInstant(post.updatedAt)
-  }
 }

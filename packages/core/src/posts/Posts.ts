@@ -8,15 +8,7 @@
  */
 import type { Ids as Id } from "@postwire/domain"
 import { Effect, Option } from "effect"
-import {
-  defaultPageSize,
-  ErrorDetail,
-  type Locale,
-  type LocalizedText,
-  type Post,
-  PostwireError,
-  parseInstant
-} from "@postwire/domain"
+import { defaultPageSize, ErrorDetail, type LocalizedText, type Post, PostwireError, parseInstant } from "@postwire/domain"
 import { notifyApprover } from "../approvals/Approvals.ts"
 import { approvalToken, approvalTokenHash, approvalUrl } from "../approvals/ApprovalToken.ts"
 import type { Caller } from "../Caller.ts"
@@ -28,7 +20,7 @@ import { decodeCursor, encodeCursor, filterDigest } from "./Cursor.ts"
 import * as PostEvents from "./PostEvents.ts"
 import { dayFull, firstFailure, planPost, quotaExceeded } from "./PostValidation.ts"
 import { calendarDay, quotaLimit, quotaWindow } from "./Quota.ts"
-import { postView, targetView } from "./PostView.ts"
+import { type PostRead, postRead, type RetryResult } from "./PostView.ts"
 import { derivePostStatus, isFinished, move, readyStatus } from "./TargetStatus.ts"
 
 const now = Effect.clockWith((c) => c.currentTimeMillis)
@@ -81,11 +73,13 @@ export interface CreateOptions {
   readonly quotaByDay?: boolean | undefined
 }
 
-/** Creates a post: checks it, then stores it with its targets, approval and first events. */
+/**
+ * Creates a post: checks it, then stores it with its targets, approval and first events.
+ * Returns the post as stored (the server renders it as `POST /v1/posts` answers).
+ */
 export const createPost = Effect.fn("posts.create")(function* (
   caller: Caller,
   request: Post.CreatePostRequest,
-  locale: Locale,
   options: CreateOptions = {}
 ) {
   const store = yield* Store
@@ -182,13 +176,7 @@ export const createPost = Effect.fn("posts.create")(function* (
   }
   if (approval) yield* notifyApprover(aggregate)
 
-  const view = postView(aggregate, settings, locale, at)
-  const { approval: approvalDetail, ...rest } = view
-  return {
-    ...rest,
-    ...(approvalDetail === null ? {} : { approval: approvalDetail }),
-    warnings: []
-  } satisfies Post.CreatePostResponse
+  return postRead(aggregate, settings.keyring, at) satisfies PostRead
 })
 
 /**
@@ -207,15 +195,15 @@ const loadPost = Effect.fn("posts.load")(function* (caller: Caller, id: Id.PostI
   return found.value
 })
 
-/** A post with its targets, each with its permalink or error. */
-export const getPost = Effect.fn("posts.get")(function* (caller: Caller, id: Id.PostId, locale: Locale) {
+/** A post with its targets, each with its permalink or stored failure. */
+export const getPost = Effect.fn("posts.get")(function* (caller: Caller, id: Id.PostId) {
   const settings = yield* EngineConfig
   const aggregate = yield* loadPost(caller, id)
-  return postView(aggregate, settings, locale, yield* now)
+  return postRead(aggregate, settings.keyring, yield* now) satisfies PostRead
 })
 
 /** Lists posts newest first, filtered, a page at a time. */
-export const listPosts = Effect.fn("posts.list")(function* (caller: Caller, query: Post.ListPostsQuery, locale: Locale) {
+export const listPosts = Effect.fn("posts.list")(function* (caller: Caller, query: Post.ListPostsQuery) {
   const store = yield* Store
   const settings = yield* EngineConfig
   const at = yield* now
@@ -253,12 +241,12 @@ export const listPosts = Effect.fn("posts.list")(function* (caller: Caller, quer
   const last = page[page.length - 1]
   const hasMore = rows.length > limit && last !== undefined
   return {
-    data: page.map((a) => postView(a, settings, locale, at)),
+    data: page.map((a): PostRead => postRead(a, settings.keyring, at)),
     cursor: {
       next: hasMore ? encodeCursor(settings.keyring, { sortKey: last.post.publishAt, id: last.post.id }, digest, at) : null,
       has_more: hasMore
     }
-  } satisfies Post.PostList
+  } satisfies { readonly data: ReadonlyArray<PostRead>; readonly cursor: Post.PostList["cursor"] }
 })
 
 /**
@@ -306,8 +294,7 @@ const settle = (aggregate: PostAggregate, at: number, changes: Partial<PostAggre
 export const updatePost = Effect.fn("posts.update")(function* (
   caller: Caller,
   id: Id.PostId,
-  request: Post.UpdatePostRequest,
-  locale: Locale
+  request: Post.UpdatePostRequest
 ) {
   const settings = yield* EngineConfig
   let renewedApproval: string | undefined
@@ -376,14 +363,14 @@ export const updatePost = Effect.fn("posts.update")(function* (
     })
   )
   if (renewedApproval !== undefined && saved.approval?.id === renewedApproval) yield* notifyApprover(saved)
-  return postView(saved, settings, locale, yield* now)
+  return postRead(saved, settings.keyring, yield* now) satisfies PostRead
 })
 
 /**
  * Cancels every target that has not published while some target is still on its way; published
  * targets stay published. A finished post cannot be cancelled.
  */
-export const cancelPost = Effect.fn("posts.cancel")(function* (caller: Caller, id: Id.PostId, locale: Locale) {
+export const cancelPost = Effect.fn("posts.cancel")(function* (caller: Caller, id: Id.PostId) {
   const settings = yield* EngineConfig
   const saved = yield* changePost(caller, id, (current, at) =>
     Effect.gen(function* () {
@@ -403,11 +390,11 @@ export const cancelPost = Effect.fn("posts.cancel")(function* (caller: Caller, i
       return { next: settle({ ...current, targets }, at), events: [] }
     })
   )
-  return postView(saved, settings, locale, yield* now)
+  return postRead(saved, settings.keyring, yield* now) satisfies PostRead
 })
 
 /** Queues again the targets that failed with a retryable error; nothing else is touched. */
-export const retryPost = Effect.fn("posts.retry")(function* (caller: Caller, id: Id.PostId, locale: Locale) {
+export const retryPost = Effect.fn("posts.retry")(function* (caller: Caller, id: Id.PostId) {
   const retried: Array<string> = []
   const saved = yield* changePost(caller, id, (current, at) =>
     Effect.gen(function* () {
@@ -421,10 +408,9 @@ export const retryPost = Effect.fn("posts.retry")(function* (caller: Caller, id:
       return { next: settle({ ...current, targets }, at), events: [] }
     })
   )
-  const { publicBaseUrl } = yield* EngineConfig
+  const { keyring } = yield* EngineConfig
   return {
-    data: saved.targets
-      .filter((t) => retried.includes(t.id))
-      .map((t) => targetView(t, locale, saved.approval?.id ?? null, publicBaseUrl))
-  } satisfies Post.RetryPostResponse
+    post: postRead(saved, keyring, yield* now),
+    retried: saved.targets.filter((t) => retried.includes(t.id))
+  } satisfies RetryResult
 })

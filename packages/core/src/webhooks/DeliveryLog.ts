@@ -1,6 +1,6 @@
 /**
  * The delivery log of an endpoint: every delivery with every attempt (its time, duration, the
- * answer's status and first KB, the error in the shared shape, the next attempt), and
+ * answer's status and first KB, the error as stored data, the next attempt), and
  * redelivery, which sends a delivery's event again now, whatever its status, as one more
  * attempt in the log.
  *
@@ -8,19 +8,13 @@
  */
 import type { Ids as Id } from "@postwire/domain"
 import { Effect, Option } from "effect"
-import { defaultPageSize, ErrorDetail, formatInstant, type Locale, parseInstant, PostwireError, type Webhook } from "@postwire/domain"
+import { defaultPageSize, ErrorDetail, parseInstant, PostwireError, type Webhook } from "@postwire/domain"
 import type { Caller } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
 import type { Keyset } from "../store/Store.ts"
-import { deliverEvent, eventBody, renderStoredError, storedError } from "./Webhooks.ts"
-import {
-  type AttemptRecord,
-  type DeliveryDetail,
-  type DeliveryStatus,
-  type WebhookDeliveryRecord,
-  WebhookStore
-} from "./WebhookStore.ts"
+import { deliverEvent, eventBody, storedError } from "./Webhooks.ts"
+import { type DeliveryDetail, type DeliveryLogEntry, type WebhookDeliveryRecord, WebhookStore } from "./WebhookStore.ts"
 
 const now = Effect.clockWith((clock) => clock.currentTimeMillis)
 
@@ -32,46 +26,15 @@ const deliveryNotFound = () =>
 /** The `lastError` of a delivery given up because its endpoint was disabled. */
 const endpointDisabled = "endpoint_disabled"
 
-/** The wire status of a stored one: a delivery given up is `failed`. */
-const statusView = (status: DeliveryStatus): Webhook.DeliveryStatus => (status === "dead" ? "failed" : status)
+/** Why a delivery was given up (`null` while it is not): its endpoint was disabled, or its retries ran out. */
+export const givenUpReason = (delivery: WebhookDeliveryRecord): "endpoint_disabled" | "retries_exhausted" | null =>
+  delivery.status !== "dead" ? null : delivery.lastError === endpointDisabled ? "endpoint_disabled" : "retries_exhausted"
 
-/** One attempt as the log shows it, its error rendered in `locale`. */
-export const attemptView = (attempt: AttemptRecord, locale: Locale, publicBaseUrl: string): Webhook.DeliveryAttempt => ({
-  attempted_at: formatInstant(attempt.at),
-  duration_ms: attempt.durationMs,
-  status_code: attempt.statusCode,
-  response_body: attempt.responseBody,
-  error: attempt.error === null ? null : renderStoredError(attempt.error, locale, publicBaseUrl),
-  redelivery: attempt.redelivery
-})
-
-const deliveryFields = (delivery: WebhookDeliveryRecord) => ({
-  id: delivery.id,
-  endpoint_id: delivery.endpointId,
-  event_id: delivery.eventId,
-  event_type: delivery.eventType as Webhook.WebhookEventType,
-  status: statusView(delivery.status),
-  attempt_count: delivery.attempts,
-  created_at: formatInstant(delivery.createdAt),
-  last_attempt_at: delivery.lastAttemptAt === null ? null : formatInstant(delivery.lastAttemptAt),
-  next_attempt_at: delivery.nextAttemptAt === null ? null : formatInstant(delivery.nextAttemptAt),
-  given_up_reason:
-    delivery.status !== "dead"
-      ? null
-      : delivery.lastError === endpointDisabled
-        ? ("endpoint_disabled" as const)
-        : ("retries_exhausted" as const)
-})
-
-/** A delivery with its attempts, newest first. */
-export const deliveryDetailView = (
-  detail: DeliveryDetail,
-  locale: Locale,
-  publicBaseUrl: string
-): Webhook.WebhookDeliveryDetail => ({
-  ...deliveryFields(detail.delivery),
-  attempts: detail.attempts.map((attempt) => attemptView(attempt, locale, publicBaseUrl))
-})
+/** A page of the delivery log: each delivery with its latest attempt (the server renders it). */
+export interface DeliveryPage {
+  readonly data: ReadonlyArray<DeliveryLogEntry>
+  readonly cursor: { readonly next: string | null; readonly has_more: boolean }
+}
 
 /**
  * Checks a `from`/`to` range: `to` after `from`, and no longer than the longest range a list
@@ -112,8 +75,7 @@ export const readCursor = Effect.fn("lists.readCursor")(function* (cursor: strin
 export const listDeliveries = Effect.fn("webhooks.deliveries.list")(function* (
   caller: Caller,
   endpointId: Id.WebhookId,
-  query: Webhook.ListDeliveriesQuery,
-  locale: Locale
+  query: Webhook.ListDeliveriesQuery
 ) {
   const store = yield* WebhookStore
   const settings = yield* EngineConfig
@@ -134,30 +96,25 @@ export const listDeliveries = Effect.fn("webhooks.deliveries.list")(function* (
   const hasMore = rows.length > limit && last !== undefined
   const at = yield* now
   return {
-    data: page.map(({ delivery, lastAttempt }) => ({
-      ...deliveryFields(delivery),
-      last_attempt: lastAttempt === null ? null : attemptView(lastAttempt, locale, settings.publicBaseUrl)
-    })),
+    data: page,
     cursor: {
       next: hasMore ? encodeCursor(settings.keyring, { sortKey: last.delivery.createdAt, id: last.delivery.id }, digest, at) : null,
       has_more: hasMore
     }
-  } satisfies Webhook.WebhookDeliveryList
+  } satisfies DeliveryPage
 })
 
 /** One delivery of an endpoint with its attempts, newest first. */
 export const getDelivery = Effect.fn("webhooks.deliveries.get")(function* (
   caller: Caller,
   endpointId: Id.WebhookId,
-  deliveryId: Id.DeliveryId,
-  locale: Locale
+  deliveryId: Id.DeliveryId
 ) {
   const store = yield* WebhookStore
-  const settings = yield* EngineConfig
   if (Option.isNone(yield* store.getEndpoint(caller.workspaceId, endpointId))) return yield* endpointNotFound()
   const found = yield* store.getDelivery(caller.workspaceId, endpointId, deliveryId)
   if (Option.isNone(found)) return yield* deliveryNotFound()
-  return deliveryDetailView(found.value, locale, settings.publicBaseUrl)
+  return found.value satisfies DeliveryDetail
 })
 
 /**
@@ -168,18 +125,16 @@ export const getDelivery = Effect.fn("webhooks.deliveries.get")(function* (
  *
  * @example
  * ```ts
- * const detail = yield* DeliveryLog.redeliver(caller, "wh_…", "dlv_…", "en")
+ * const detail = yield* DeliveryLog.redeliver(caller, "wh_…", "dlv_…")
  * detail.attempts[0].redelivery // true
  * ```
  */
 export const redeliver = Effect.fn("webhooks.deliveries.redeliver")(function* (
   caller: Caller,
   endpointId: Id.WebhookId,
-  deliveryId: Id.DeliveryId,
-  locale: Locale
+  deliveryId: Id.DeliveryId
 ) {
   const store = yield* WebhookStore
-  const settings = yield* EngineConfig
   const endpoint = yield* store.getEndpoint(caller.workspaceId, endpointId)
   if (Option.isNone(endpoint)) return yield* endpointNotFound()
   const found = yield* store.getDelivery(caller.workspaceId, endpointId, deliveryId)
@@ -200,5 +155,5 @@ export const redeliver = Effect.fn("webhooks.deliveries.redeliver")(function* (
     }
   )
   if (Option.isNone(recorded)) return yield* deliveryNotFound()
-  return deliveryDetailView(recorded.value, locale, settings.publicBaseUrl)
+  return recorded.value satisfies DeliveryDetail
 })

@@ -201,8 +201,7 @@ const submitApprovalForm = Effect.gen(function* () {
       ...(reason === "" ? {} : { reason }),
       ...(submitted.decision === "approve" && Object.keys(submitted.consent).length > 0 ? { consent: submitted.consent } : {}),
       ...(ctx.redirectUrl === undefined ? {} : { redirect_url: ctx.redirectUrl })
-    },
-    ctx.locale
+    }
   ).pipe(Effect.result)
   if (decided._tag === "Success") {
     return redirect(ctx.redirectUrl ?? `${ctx.path}/done?lang=${ctx.locale}`)

@@ -61,6 +61,12 @@ import { type EventHandler, EventFeed, layerObservedCommentStore, layerObservedS
 
 export type { EngineEvent, EventHandler } from "./EventFeed.ts"
 export { PostwireEngineError } from "./EngineError.ts"
+/**
+ * The wire shapes of what `@postwire/core`'s use-cases return, for apps that call them through
+ * {@link layer}: `Views.post(yield* Posts.getPost(caller, id), "en", publicUrl)` is the body of
+ * `GET /v1/posts/{id}`, and so on (`postList`, `created`, `retried`, `decision`, `batch`, ...).
+ */
+export * as Views from "../http/Views.ts"
 
 /** Options of {@link make} and {@link layer}. */
 export interface EngineOptions extends EmbedOptions {
@@ -233,11 +239,15 @@ export const make = async (options: EngineOptions = {}): Promise<PostwireEngine>
       },
       posts: {
         create: (input) =>
-          run(Effect.flatMap(decodeInput(Post.CreatePostRequest, "body")(input), (body) => Posts.createPost(caller, body, locale))),
+          run(
+            Effect.flatMap(decodeInput(Post.CreatePostRequest, "body")(input), (body) =>
+              Effect.map(Posts.createPost(caller, body), (p) => Views.created(p, locale, publicUrl))
+            )
+          ),
         createBatch: (input) =>
           run(
             Effect.flatMap(decodeInput(Post.CreatePostBatchRequest, "body")(input), (body) =>
-              Effect.map(PostBatch.createPostBatch(caller, body, locale), (r) => Views.batch(r, locale, publicUrl))
+              Effect.map(PostBatch.createPostBatch(caller, body), (r) => Views.batch(r, locale, publicUrl))
             )
           ),
         validate: (input) =>
@@ -246,15 +256,21 @@ export const make = async (options: EngineOptions = {}): Promise<PostwireEngine>
               Effect.map(Posts.validatePost(caller, body), (r) => Views.validation(r, locale, publicUrl))
             )
           ),
-        get: (postId) => run(Posts.getPost(caller, Ids.unchecked("post", postId), locale)),
+        get: (postId) => run(Effect.map(Posts.getPost(caller, Ids.unchecked("post", postId)), (p) => Views.post(p, locale, publicUrl))),
         list: (query) =>
-          run(Effect.flatMap(decodeInput(Post.ListPostsQuery, "query")(withLimit(query)), (q) => Posts.listPosts(caller, q, locale))),
+          run(
+            Effect.flatMap(decodeInput(Post.ListPostsQuery, "query")(withLimit(query)), (q) =>
+              Effect.map(Posts.listPosts(caller, q), (page) => Views.postList(page, locale, publicUrl))
+            )
+          ),
         update: (postId, input) =>
           run(
-            Effect.flatMap(decodeInput(Post.UpdatePostRequest, "body")(input), (body) => Posts.updatePost(caller, Ids.unchecked("post", postId), body, locale))
+            Effect.flatMap(decodeInput(Post.UpdatePostRequest, "body")(input), (body) =>
+              Effect.map(Posts.updatePost(caller, Ids.unchecked("post", postId), body), (p) => Views.post(p, locale, publicUrl))
+            )
           ),
-        cancel: (postId) => run(Posts.cancelPost(caller, Ids.unchecked("post", postId), locale)),
-        retry: (postId) => run(Posts.retryPost(caller, Ids.unchecked("post", postId), locale))
+        cancel: (postId) => run(Effect.map(Posts.cancelPost(caller, Ids.unchecked("post", postId)), (p) => Views.post(p, locale, publicUrl))),
+        retry: (postId) => run(Effect.map(Posts.retryPost(caller, Ids.unchecked("post", postId)), (r) => Views.retried(r, locale, publicUrl)))
       },
       webhooks: {
         create: (input) =>
@@ -278,7 +294,11 @@ export const make = async (options: EngineOptions = {}): Promise<PostwireEngine>
     workspace,
     approvals: {
       decide: (token, input) =>
-        run(Effect.flatMap(decodeInput(Approval.DecisionRequest, "body")(input), (body) => Approvals.decideApproval(token, body, locale)))
+        run(
+          Effect.flatMap(decodeInput(Approval.DecisionRequest, "body")(input), (body) =>
+            Effect.map(Approvals.decideApproval(token, body), (d) => Views.decision(d, locale, publicUrl))
+          )
+        )
     },
     events: { subscribe: (handler) => feed.subscribe(handler) },
     close: () => runtime.dispose()

@@ -39,7 +39,8 @@ export const PostsHandlers = HttpApiBuilder.group(Api, "posts", (handlers) =>
       Effect.gen(function* () {
         const who = yield* caller
         const locale = yield* requestLocale
-        return yield* respond(Posts.createPost(who, payload, locale)).pipe(
+        const { publicUrl } = yield* ServerConfig
+        return yield* respond(Effect.map(Posts.createPost(who, payload), (p) => Views.created(p, locale, publicUrl))).pipe(
           idempotent({
             key: headers["idempotency-key"],
             workspaceId: who.workspaceId,
@@ -56,7 +57,7 @@ export const PostsHandlers = HttpApiBuilder.group(Api, "posts", (handlers) =>
         const who = yield* caller
         const locale = yield* requestLocale
         const { publicUrl } = yield* ServerConfig
-        const created = Effect.map(PostBatch.createPostBatch(who, payload, locale), (r) => Views.batch(r, locale, publicUrl))
+        const created = Effect.map(PostBatch.createPostBatch(who, payload), (r) => Views.batch(r, locale, publicUrl))
         return yield* respond(created).pipe(
           idempotent({
             key: headers["idempotency-key"],
@@ -78,23 +79,31 @@ export const PostsHandlers = HttpApiBuilder.group(Api, "posts", (handlers) =>
     )
     .handle("list", ({ query }) =>
       Effect.gen(function* () {
-        return postListBody(yield* respond(Posts.listPosts(yield* caller, query, yield* requestLocale)))
+        const locale = yield* requestLocale
+        const { publicUrl } = yield* ServerConfig
+        return postListBody(Views.postList(yield* respond(Posts.listPosts(yield* caller, query)), locale, publicUrl))
       })
     )
     .handle("get", ({ params }) =>
       Effect.gen(function* () {
-        return postBody(yield* respond(Posts.getPost(yield* caller, Ids.unchecked("post", params.id), yield* requestLocale)))
+        const locale = yield* requestLocale
+        const { publicUrl } = yield* ServerConfig
+        return postBody(Views.post(yield* respond(Posts.getPost(yield* caller, Ids.unchecked("post", params.id))), locale, publicUrl))
       })
     )
     .handle("update", ({ params, payload }) =>
       Effect.gen(function* () {
-        return yield* respond(Posts.updatePost(yield* caller, Ids.unchecked("post", params.id), payload, yield* requestLocale))
+        const locale = yield* requestLocale
+        const { publicUrl } = yield* ServerConfig
+        return yield* respond(Effect.map(Posts.updatePost(yield* caller, Ids.unchecked("post", params.id), payload), (p) => Views.post(p, locale, publicUrl)))
       })
     )
     .handle("cancel", ({ params }) =>
       Effect.gen(function* () {
         const who = yield* caller
-        return yield* respond(Posts.cancelPost(who, Ids.unchecked("post", params.id), yield* requestLocale)).pipe(
+        const locale = yield* requestLocale
+        const { publicUrl } = yield* ServerConfig
+        return yield* respond(Effect.map(Posts.cancelPost(who, Ids.unchecked("post", params.id)), (p) => Views.post(p, locale, publicUrl))).pipe(
           idempotent({
             key: yield* headerKey,
             workspaceId: who.workspaceId,
@@ -109,7 +118,9 @@ export const PostsHandlers = HttpApiBuilder.group(Api, "posts", (handlers) =>
     .handle("retry", ({ params }) =>
       Effect.gen(function* () {
         const who = yield* caller
-        return yield* respond(Posts.retryPost(who, Ids.unchecked("post", params.id), yield* requestLocale)).pipe(
+        const locale = yield* requestLocale
+        const { publicUrl } = yield* ServerConfig
+        return yield* respond(Effect.map(Posts.retryPost(who, Ids.unchecked("post", params.id)), (r) => Views.retried(r, locale, publicUrl))).pipe(
           idempotent({
             key: yield* headerKey,
             workspaceId: who.workspaceId,

@@ -62,18 +62,29 @@ export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers)
     )
     .handle("listDeliveries", ({ params, query }) =>
       Effect.gen(function* () {
-        return yield* respond(DeliveryLog.listDeliveries(yield* caller, Ids.unchecked("webhook", params.id), query, yield* requestLocale))
+        const locale = yield* requestLocale
+        const { publicUrl } = yield* ServerConfig
+        return yield* respond(
+          Effect.map(DeliveryLog.listDeliveries(yield* caller, Ids.unchecked("webhook", params.id), query), (p) => Views.deliveryList(p, locale, publicUrl))
+        )
       })
     )
     .handle("getDelivery", ({ params }) =>
       Effect.gen(function* () {
-        return yield* respond(DeliveryLog.getDelivery(yield* caller, Ids.unchecked("webhook", params.id), Ids.unchecked("delivery", params.delivery_id), yield* requestLocale))
+        const locale = yield* requestLocale
+        const { publicUrl } = yield* ServerConfig
+        return yield* respond(
+          Effect.map(DeliveryLog.getDelivery(yield* caller, Ids.unchecked("webhook", params.id), Ids.unchecked("delivery", params.delivery_id)), (d) => Views.deliveryDetail(d, locale, publicUrl))
+        )
       })
     )
     .handle("redeliver", ({ params, headers }) =>
       Effect.gen(function* () {
         const who = yield* caller
-        return yield* respond(DeliveryLog.redeliver(who, Ids.unchecked("webhook", params.id), Ids.unchecked("delivery", params.delivery_id), yield* requestLocale)).pipe(
+        const locale = yield* requestLocale
+        const { publicUrl } = yield* ServerConfig
+        const redelivered = DeliveryLog.redeliver(who, Ids.unchecked("webhook", params.id), Ids.unchecked("delivery", params.delivery_id))
+        return yield* respond(Effect.map(redelivered, (d) => Views.deliveryDetail(d, locale, publicUrl))).pipe(
           idempotent({
             key: headers["idempotency-key"],
             workspaceId: who.workspaceId,
