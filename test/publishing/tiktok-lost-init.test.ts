@@ -25,7 +25,6 @@ import { Clock, Effect, Layer } from "effect"
 import { anMp4 } from "../../packages/core/test/fixtures/media.ts"
 import { aRouter } from "../platforms/adapterConformance.ts"
 import * as TikTokFake from "../platforms/fakes/TikTokFake.ts"
-import { Ids as Id } from "@postwire/domain"
 
 const engineSettings = defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")
 

@@ -28,7 +28,6 @@ import {
   Workspaces
 } from "@postwire/core"
 import { aPng } from "../../packages/core/test/fixtures/media.ts"
-import { Ids as Id } from "@postwire/domain"
 
 const secret = "test-secret-of-at-least-thirty-two-bytes"
 const engineSettings = defaultSettings("https://postwire.test", secret)

@@ -26,7 +26,6 @@ import {
   Workspaces
 } from "../src/index.ts"
 import { aPng } from "./fixtures/media.ts"
-import { Ids as Id } from "@postwire/domain"
 
 const secret = "test-secret-of-at-least-thirty-two-bytes"
 const engineSettings = defaultSettings("https://postwire.test", secret)

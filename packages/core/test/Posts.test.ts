@@ -4,7 +4,6 @@ import { TestClock } from "effect/testing"
 import { ApprovalToken, BlobStore, defaultSettings, EngineConfig, Ids, Media, Posts, Workspaces } from "../src/index.ts"
 import { MemoryStore } from "../src/index.ts"
 import { aPng } from "./fixtures/media.ts"
-import { Ids as Id } from "@postwire/domain"
 
 const Engine = Layer.mergeAll(
   Ids.layerTest,
