@@ -2,6 +2,7 @@
  * Small named builders for store fixtures: each returns a complete, valid record with unique
  * ids, and takes only the fields a test cares about.
  */
+import { aTargetRecord } from "../support/Records.ts"
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -99,26 +100,17 @@ export const aMedia = (workspaceId: Ids.WorkspaceId, overrides: Partial<MediaRec
 })
 
 /** A target; `aPost` sets its `workspaceId` and `postId`. */
-export const aTarget = (overrides: Partial<TargetRecord> = {}): TargetRecord => ({
-  id: newId("target"),
-  workspaceId: Ids.unchecked("workspace", ""),
-  postId: Ids.unchecked("post", ""),
-  accountId: newId("account"),
-  platform: "photo",
-  status: "scheduled",
-  options: { photo: { type: "feed" } },
-  consent: null,
-  permalink: null,
-  publishedAt: null,
-  error: null,
-  attempts: 0,
-  platformState: null,
-  dueAt: null,
-  leaseOwner: null,
-  leaseUntil: null,
-  updatedAt: t0,
-  ...overrides
-})
+export const aTarget = (overrides: Partial<TargetRecord> = {}): TargetRecord =>
+  aTargetRecord({
+    id: newId("target"),
+    workspaceId: Ids.unchecked("workspace", ""),
+    postId: Ids.unchecked("post", ""),
+    accountId: newId("account"),
+    status: "scheduled",
+    options: { photo: { type: "feed" } },
+    updatedAt: t0,
+    ...overrides
+  })
 
 /** An approval link; `aPost` sets its `workspaceId` and `postId`. */
 export const anApproval = (overrides: Partial<ApprovalRecord> = {}): ApprovalRecord => ({
