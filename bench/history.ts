@@ -38,13 +38,8 @@ export const historyStatements = (h: History): ReadonlyArray<string> => {
   const failed = `g % 20 = 0`
   const series = `generate_series(${h.from}, ${h.to}) AS g`
   const [first, second] = h.accounts
-  const failure = JSON.stringify({
-    code: "platform_error",
-    message: "The platform refused the post.",
-    message_id: "Platform menolak postingan.",
-    retryable: false,
-    docs: "http://127.0.0.1/docs/errors#platform_error"
-  })
+  // A failure as the publisher stores it (data, rendered when read).
+  const failure = JSON.stringify({ code: "platform_unavailable", platform_code: "2207026", retryable: false })
   const target = (suffix: string, position: number, account: string) => `
     SELECT ${text(h.workspaceId)}, ${id("tgt")} || '${suffix}', ${id("post")}, ${position}, ${text(account)}, ${text(h.platform)},
       CASE WHEN ${failed} THEN 'failed' ELSE 'published' END, '{"photo":{"type":"feed"}}'::jsonb, NULL::jsonb,
