@@ -67,6 +67,23 @@ describe("post views", () => {
     expect(Views.post(late, "en", "https://a.example").approval?.status).toBe("expired")
   })
 
+  it("reads a stored failure whose code this version does not know as internal_error, keeping the rest of the page", () => {
+    const odd = aTargetRecord({
+      status: "failed",
+      error: { code: "platform_error" as never, platform_code: "2207026", retryable: false }
+    })
+    const read = PostView.postRead({ ...aggregate, targets: [published, odd] }, keyring, t0)
+    const rendered = Views.post(read, "en", "https://a.example")
+    expect(rendered.targets[1]!.error).toMatchObject({
+      code: "internal_error",
+      target_id: odd.id,
+      platform_code: "2207026",
+      retryable: false,
+      docs: "https://a.example/docs/errors#internal_error"
+    })
+    expect(rendered.targets[0]!.status).toBe("published")
+  })
+
   it("answers a create without approval when the post has none, with its warnings", () => {
     const created = Views.created(PostView.postRead({ ...aggregate, approval: null }, keyring, t0), "en", "https://a.example")
     expect("approval" in created).toBe(false)

@@ -23,15 +23,21 @@ export const failureOf = (error: {
   retryable: error.retryable ?? ErrorCatalog[error.code].retryable
 })
 
-/** The failure as the domain error it was, about `targetId`. */
+/**
+ * The failure as the domain error it was, about `targetId`. A code this version's catalog does
+ * not know (a row edited by hand) reads as `internal_error`, keeping the platform's code, so one
+ * odd row never fails the read of a whole page.
+ */
 export const failureError = (targetId: string, failure: TargetFailure): PostwireError =>
-  new PostwireError({
-    code: failure.code,
-    targetId,
-    details: failure.details,
-    platformCode: failure.platform_code,
-    retryable: failure.retryable
-  })
+  Object.hasOwn(ErrorCatalog, failure.code)
+    ? new PostwireError({
+      code: failure.code,
+      targetId,
+      details: failure.details,
+      platformCode: failure.platform_code,
+      retryable: failure.retryable
+    })
+    : new PostwireError({ code: "internal_error", targetId, platformCode: failure.platform_code, retryable: false })
 
 /**
  * A target's stored failure in the shared error shape: `message` in `locale` (`message_id`
