@@ -10,18 +10,16 @@ import { Clock, Context, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import type { CommentStore, ConnectStore, MediaStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
+import { layerPostgres, PgliteClient } from "@postwire/store-sql"
 import {
-  DatabaseStatus,
-  layerPostgres,
-  PgliteClient,
-  SqlCommentStore,
-  SqlConnectStore,
-  SqlMediaStore,
-  SqlPublishingStore,
-  SqlStore,
-  SqlWebhookStore
-} from "@postwire/store-sql"
-import { type FirstRun, IdempotencyStore, RateLimitStore, resolveSettings, seedFirstRun, serverLayer } from "@postwire/server"
+  type FirstRun,
+  type IdempotencyStore,
+  type RateLimitStore,
+  resolveSettings,
+  seedFirstRun,
+  serverLayer,
+  sqlStores
+} from "@postwire/server"
 
 /** Which database a test server runs on. */
 export type Backend = "embedded" | "postgres"
@@ -57,18 +55,6 @@ type ServerStores =
   | MediaStore
   | RateLimitStore.RateLimitStore
   | IdempotencyStore.IdempotencyStore
-
-/** The stores of a server on one SQL database. */
-const sqlStores = Layer.mergeAll(
-  SqlWebhookStore.layer,
-  SqlPublishingStore.layer,
-  SqlConnectStore.layer,
-  SqlCommentStore.layer,
-  SqlMediaStore.layer,
-  RateLimitStore.layerSql,
-  IdempotencyStore.layerSql,
-  DatabaseStatus.layer
-).pipe(Layer.provideMerge(SqlStore.layer))
 
 const postgresStore = (): Layer.Layer<ServerStores, unknown> => {
   const url = process.env.DATABASE_URL
