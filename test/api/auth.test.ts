@@ -98,4 +98,22 @@ describe.each(backends())("authentication and scopes on %s", (backend) => {
       expect(errorOf(reply).code).toBe("not_found")
     })
   })
+  it("refuses a key from the request right after the admin API revoked it, though it was just used", async () => {
+    const created = await server.admin<{ id: string; key: string }>(`/workspaces/${server.workspaceId}/keys`, {
+      kind: "test",
+      scopes: ["posts:read"]
+    })
+    // Used once, so this instance has looked it up and holds it.
+    expect((await call(server.baseUrl, "GET", "/v1/posts", { key: created.key })).status).toBe(200)
+    const revoked = await server.admin<{ id: string; revoked_at: string | null }>(
+      `/workspaces/${server.workspaceId}/keys/${created.id}/revoke`,
+      {}
+    )
+    expect(revoked.revoked_at).not.toBeNull()
+    const reply = await call(server.baseUrl, "GET", "/v1/posts", { key: created.key })
+    expect(reply.status).toBe(401)
+    expect(errorOf(reply).code).toBe("unauthorized")
+    // The workspace's other keys are untouched.
+    expect((await call(server.baseUrl, "GET", "/v1/posts", { key: readOnly })).status).toBe(200)
+  })
 })

@@ -39,6 +39,7 @@ import { publicPathOf, ServerConfig, type ServerSettings } from "./config/Server
 import { errorReferenceHtml } from "./docs/ErrorReference.ts"
 import { ApiErrorsLive } from "./http/ApiErrorsLive.ts"
 import { answerClientErrors } from "./http/ClientErrors.ts"
+import { ApiKeyCache } from "./http/ApiKeyCache.ts"
 import { AuthenticationLive } from "./http/AuthenticationLive.ts"
 import { MediaFilesRoute } from "./http/MediaFiles.ts"
 import { ReadyRoute } from "./http/Readiness.ts"
@@ -214,7 +215,9 @@ export const engineLayer = (settings: ServerSettings) =>
     AccountConnectorLive.pipe(Layer.provide(EngineConfigLive)),
     DeliveryServices,
     BackgroundLoops.layer,
-    UrlMediaFetcher.layer.pipe(Layer.provide(DeliveryServices))
+    UrlMediaFetcher.layer.pipe(Layer.provide(DeliveryServices)),
+    // One cache for both APIs: a key revoked through the admin API is refused at once.
+    ApiKeyCache.layer
   ).pipe(
     Layer.provideMerge(ServerConfig.layer(settings))
   )

@@ -200,8 +200,9 @@ export const listKeys = Effect.fn("keys.list")(function* (workspaceId: Id.Worksp
 })
 
 /**
- * Revokes a key: requests with it are refused from now on (by a server that saw it in the last
- * 30 seconds, once its cached lookup runs out). Revoking a revoked key changes nothing.
+ * Revokes a key: requests with it are refused from now on (a server that caches keys forgets
+ * it when the revocation goes through it, and refuses it within its cache's lifetime otherwise).
+ * Revoking a revoked key changes nothing.
  */
 export const revokeKey = Effect.fn("keys.revoke")(function* (workspaceId: Id.WorkspaceId, keyId: Id.KeyId) {
   const store = yield* Store

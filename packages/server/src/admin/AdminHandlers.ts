@@ -11,6 +11,7 @@ import { Ids, PostwireError } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { renderFailure, respond } from "../http/Failures.ts"
 import { AdminApi, AdminAuthentication } from "./AdminApi.ts"
+import { ApiKeyCache } from "../http/ApiKeyCache.ts"
 import { AdminToken } from "./AdminToken.ts"
 
 /** Constant-time comparison of a presented token with the stored digest. */
@@ -65,7 +66,14 @@ export const AdminHandlers = HttpApiBuilder.group(AdminApi, "admin", (handlers) 
     )
     .handle("listWorkspaces", () => respond(Effect.map(Workspaces.listWorkspaces(), (data) => ({ data }))))
     .handle("listKeys", ({ params }) => respond(Effect.map(Workspaces.listKeys(Ids.unchecked("workspace", params.id)), (data) => ({ data }))))
-    .handle("revokeKey", ({ params }) => respond(Workspaces.revokeKey(Ids.unchecked("workspace", params.id), Ids.unchecked("key", params.key_id))))
+    .handle("revokeKey", ({ params }) =>
+      respond(
+        Workspaces.revokeKey(Ids.unchecked("workspace", params.id), Ids.unchecked("key", params.key_id)).pipe(
+          // Refused from this instance's next request on, not when its cached copy runs out.
+          Effect.tap((key) => Effect.flatMap(ApiKeyCache, (keys) => keys.forget(key.id)))
+        )
+      )
+    )
     .handle("listAccounts", ({ params, query }) =>
       respond(Effect.flatMap(workspaceCaller(params.id), (caller) => Accounts.listAccounts(caller, query)))
     )

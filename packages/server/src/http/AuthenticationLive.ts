@@ -6,9 +6,10 @@
  */
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { type ApiKeyRecord, hashSecret, Store } from "@postwire/core"
+import { hashSecret, Store } from "@postwire/core"
 import { Authentication, CurrentKey, grantsScope, PostwireError, RateLimitBucket, RequiredScope } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
+import { ApiKeyCache } from "./ApiKeyCache.ts"
 import { renderFailure } from "./Failures.ts"
 import { RateLimitStore } from "../limits/RateLimitStore.ts"
 import { announce, countRequest, countRequests, tightest } from "./RateLimits.ts"
@@ -17,40 +18,13 @@ const clientAddress = Effect.map(HttpServerRequest.HttpServerRequest, (r) =>
   Option.getOrElse(r.remoteAddress, () => "unknown")
 )
 
-/** How long a key looked up in the store is trusted without asking again. */
-export const keyCacheMs = 30_000
-const keyCacheSize = 10_000
-
-/**
- * Keys by digest, kept briefly so that a request costs no key lookup: keys never change once
- * issued, and a revoked key is refused again within {@link keyCacheMs}. Unknown keys are not
- * kept, so guessing cannot fill the cache.
- */
-const makeKeyCache = (store: Store["Service"]) => {
-  const cache = new Map<string, { readonly key: ApiKeyRecord; readonly until: number }>()
-  return (hash: string) =>
-    Effect.gen(function* () {
-      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      const cached = cache.get(hash)
-      if (cached !== undefined && cached.until > now) return Option.some(cached.key)
-      const found = yield* store.findApiKeyByHash(hash).pipe(Effect.orDie)
-      if (Option.isSome(found)) {
-        if (cache.size >= keyCacheSize) cache.clear()
-        cache.set(hash, { key: found.value, until: now + keyCacheMs })
-      } else {
-        cache.delete(hash)
-      }
-      return found
-    })
-}
-
 /** The live `Authentication` middleware. */
 export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function* () {
     const store = yield* Store
     const config = yield* ServerConfig
-    const findKey = makeKeyCache(store)
+    const keys = yield* ApiKeyCache
     const fail = (error: PostwireError) => Effect.flatMap(renderFailure(error), Effect.fail)
     const provided = Context.make(Store, store).pipe(Context.add(ServerConfig, config), Context.add(RateLimitStore, yield* RateLimitStore))
 
@@ -58,7 +32,7 @@ export const AuthenticationLive = Layer.effect(
       bearer: (httpEffect, { credential, endpoint }) =>
         Effect.gen(function* () {
           const token = Redacted.value(credential).trim()
-          const found = token === "" ? Option.none() : yield* findKey(hashSecret(token))
+          const found = token === "" ? Option.none() : yield* keys.find(hashSecret(token))
           if (Option.isNone(found) || found.value.revokedAt !== null) {
             // Unknown callers are limited per address, which also slows down key guessing.
             const state = yield* countRequest(`ip:${yield* clientAddress}`, config.rateLimitPerKey).pipe(Effect.orDie)
