@@ -274,6 +274,43 @@ export const commentStoreConformance = (name: string, make: () => Layer.Layer<St
           ), [])
         }))
 
+      it.effect("marks the account needs_reconnect with its event on a deferral that says so, once", () =>
+        Effect.gen(function* () {
+          const comments = yield* CommentStore
+          const setup = yield* aPublishedTarget
+          const era = anEra()
+          const key = { workspaceId: setup.workspace.id, targetId: setup.target.id }
+          yield* comments.trackTarget(aPollState(setup, { publishedAt: era, nextPollAt: era }))
+          const reconnect = (eventId: string) => ({
+            reason: { code: "token_expired", platformCode: "190" },
+            events: [
+              {
+                id: Id.unchecked("event", eventId),
+                workspaceId: setup.workspace.id,
+                type: "account.needs_reconnect",
+                createdAt: era,
+                livemode: true,
+                data: { account_id: setup.account.id, reason: "token_expired" }
+              } satisfies OutboxEvent
+            ]
+          })
+          const reconnectEvents = Store.use((s) => s.listEvents(setup.workspace.id)).pipe(
+            Effect.map((events) => events.filter((e) => e.type === "account.needs_reconnect").map((e) => e.id))
+          )
+          yield* comments.claimDuePolls({ owner: "w1", at: era, leaseUntil: era + minute, limit: 10 })
+          // Another instance's lease: nothing changes.
+          assert.isFalse(yield* comments.deferPoll(key, "w2", { at: era, nextPollAt: era + minute, failures: 1, reconnect: reconnect(anId("evt")) }))
+          assert.strictEqual(Option.getOrThrow(yield* Store.use((s) => s.getAccount(setup.workspace.id, setup.account.id))).status, "connected")
+          const first = anId("evt")
+          assert.isTrue(yield* comments.deferPoll(key, "w1", { at: era, nextPollAt: era + minute, failures: 1, reconnect: reconnect(first) }))
+          assert.strictEqual(Option.getOrThrow(yield* Store.use((s) => s.getAccount(setup.workspace.id, setup.account.id))).status, "needs_reconnect")
+          assert.deepStrictEqual(yield* reconnectEvents, [first])
+          // Already waiting for the person: a second refusal writes no second event.
+          yield* comments.claimDuePolls({ owner: "w1", at: era + minute, leaseUntil: era + 2 * minute, limit: 10 })
+          assert.isTrue(yield* comments.deferPoll(key, "w1", { at: era + minute, nextPollAt: era + 3 * minute, failures: 2, reconnect: reconnect(anId("evt")) }))
+          assert.deepStrictEqual(yield* reconnectEvents, [first])
+        }))
+
       it.effect("finds the polled targets of a platform item, by the account's platform id when given", () =>
         Effect.gen(function* () {
           const comments = yield* CommentStore

@@ -270,4 +270,42 @@ describe("CommentIngestion", () => {
       assert.deepStrictEqual(opened, Option.some('{"access_token":"second"}'))
     }).pipe(Effect.provide(engineWith(platform)))
   })
+
+  it.effect("marks the account needs_reconnect once when the platform refuses its token, and polls again after", () => {
+    const { platform, say, thread } = aThread()
+    const refused = new PlatformFailure({ code: "token_expired", platformCode: "190", retryable: false, needsReconnect: true })
+    thread.failures.push(refused, refused)
+    return Effect.gen(function* () {
+      const { account, listed, ws } = yield* aPublishedPost
+      say("c1", yield* Effect.clockWith((c) => c.currentTimeMillis))
+      const reconnectEvents = Effect.map(Store.use((s) => s.listEvents(ws.id)), (events) =>
+        events.filter((e) => e.type === "account.needs_reconnect")
+      )
+      yield* TestClock.adjust(minute)
+      assert.deepStrictEqual(yield* CommentIngestion.pollDueTargets(settings), ["failed"])
+      const marked = Option.getOrThrow(yield* Store.use((s) => s.getAccount(ws.id, account.id)))
+      assert.strictEqual(marked.status, "needs_reconnect")
+      const [event] = yield* reconnectEvents
+      assert.deepStrictEqual(event?.data, {
+        account_id: account.id,
+        profile_id: marked.profileId,
+        platform: "photo",
+        handle: "kopi.senja",
+        reason: "token_expired"
+      })
+      // A second refusal while it waits for the person changes nothing more.
+      for (let m = 0; m < 3 && thread.failures.length > 0; m++) {
+        yield* TestClock.adjust(2 * minute)
+        yield* CommentIngestion.pollDueTargets(settings)
+      }
+      assert.strictEqual(thread.failures.length, 0)
+      assert.strictEqual((yield* reconnectEvents).length, 1)
+      // Once the platform answers again (the person reconnected), the comments come in.
+      for (let m = 0; m < 10; m++) {
+        yield* TestClock.adjust(minute)
+        yield* CommentIngestion.pollDueTargets(settings)
+      }
+      assert.deepStrictEqual(yield* listed, ["c1"])
+    }).pipe(Effect.provide(engineWith(platform)))
+  })
 })

@@ -182,7 +182,17 @@ export const make: Effect.Effect<CommentStoreShape, never, SqlClient.SqlClient> 
               WHERE workspace_id = ${key.workspaceId} AND target_id = ${key.targetId} AND lease_owner = ${owner}
               RETURNING account_id`
             if (rows[0] === undefined) return false
-            yield* storeCredentials(key.workspaceId, rows[0].account_id as string, deferral.credentials)
+            const accountId = rows[0].account_id as string
+            yield* storeCredentials(key.workspaceId, accountId, deferral.credentials)
+            if (deferral.reconnect !== undefined) {
+              const changed = yield* sql`UPDATE accounts SET status = 'needs_reconnect'
+                WHERE workspace_id = ${key.workspaceId} AND id = ${accountId} AND status = 'connected' RETURNING id`
+              if (changed.length > 0) {
+                yield* sql`UPDATE account_connections SET reconnect_reason = ${JSON.stringify(deferral.reconnect.reason)}
+                  WHERE workspace_id = ${key.workspaceId} AND account_id = ${accountId}`
+                for (const event of deferral.reconnect.events) yield* insertEvent(event)
+              }
+            }
             return true
           })
         )

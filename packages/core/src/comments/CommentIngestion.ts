@@ -23,7 +23,8 @@ import * as LeasedWork from "../internal/LeasedWork.ts"
 import type { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import { openAccountCredentials } from "../publishing/CredentialsCipher.ts"
 import { PlatformFailure } from "../publishing/PlatformClient.ts"
-import type { OutboxEvent } from "../store/Records.ts"
+import * as PostEvents from "../posts/PostEvents.ts"
+import type { AccountRecord, OutboxEvent } from "../store/Records.ts"
 import { Store } from "../store/Store.ts"
 import { CommentPlatform, type PushedComment } from "./CommentPlatform.ts"
 import * as CommentSchedule from "./CommentSchedule.ts"
@@ -65,6 +66,29 @@ const stop = (settings: CommentIngestionSettings, state: CommentPollState, at: n
   CommentStore.use((s) => s.deferPoll(keyOf(state), settings.owner, { at, nextPollAt: null, failures: state.failures })).pipe(
     Effect.map((held) => (held ? ("stopped" as const) : ("lost" as const)))
   )
+
+/**
+ * What a failed poll changes on its account: a token or permission the platform refused
+ * (`needsReconnect`) makes a connected account `needs_reconnect`, with its event, as a publish
+ * would; the person reconnects it, and polling goes on with the new token.
+ */
+const reconnectOf = Effect.fnUntraced(function* (account: AccountRecord, failure: PlatformFailure, at: number) {
+  if (failure.needsReconnect !== true || account.status !== "connected") return undefined
+  const event = yield* PostEvents.makeEvent(
+    account.workspaceId,
+    "account.needs_reconnect",
+    {
+      account_id: account.id,
+      profile_id: account.profileId,
+      platform: account.platform,
+      handle: account.handle,
+      reason: failure.code
+    },
+    !account.sandbox,
+    at
+  )
+  return { reason: { code: failure.code, platformCode: failure.platformCode }, events: [event] }
+})
 
 /**
  * Polls one claimed target once and records what it found: new comments with their events and
@@ -124,7 +148,8 @@ export const pollTarget = Effect.fn("comments.poll")(
         at,
         nextPollAt: CommentSchedule.retryAt(state.publishedAt, at, failures),
         failures,
-        credentials: yield* sealUpdate(account.value, result.failure.credentials)
+        credentials: yield* sealUpdate(account.value, result.failure.credentials),
+        reconnect: yield* reconnectOf(account.value, result.failure, at)
       })
       return held ? ("failed" as const) : ("lost" as const)
     }

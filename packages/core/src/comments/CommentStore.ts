@@ -14,6 +14,7 @@
 
 import type { Ids, Platform } from "@postwire/domain"
 import { Context, type Effect, type Option } from "effect"
+import type { ReconnectReason } from "../accounts/ConnectStore.ts"
 import type { OutboxEvent } from "../store/Records.ts"
 import type { Keyset, StoreError } from "../store/Store.ts"
 
@@ -136,6 +137,13 @@ export interface PollDeferral {
   readonly failures: number
   /** Sealed credentials to store on the account (tokens rotate). */
   readonly credentials?: string | undefined
+  /**
+   * The platform refused the account's token or permission: a `connected` account becomes
+   * `needs_reconnect`, with `reason` kept on its connection and `events`
+   * (`account.needs_reconnect`) written with the change. An account in any other status is left
+   * as it is, and the events are not written.
+   */
+  readonly reconnect?: { readonly reason: ReconnectReason; readonly events: ReadonlyArray<OutboxEvent> } | undefined
 }
 
 /** A change a platform reported for a stored comment (Meta's `edited`, `removed`). */

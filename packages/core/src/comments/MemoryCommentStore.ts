@@ -15,6 +15,7 @@ import {
   type CommentRecord,
   CommentStore,
   type CommentStoreShape,
+  type PollDeferral,
   type PollKey
 } from "./CommentStore.ts"
 
@@ -44,6 +45,15 @@ export const make = (memory: MemoryTables): CommentStoreShape => {
     if (credentials === undefined) return
     const account = memory.accounts.get(workspaceId, accountId)
     if (account !== undefined) memory.accounts.put(workspaceId, accountId, { ...account, credentials })
+  }
+
+  const needsReconnect = (workspaceId: string, accountId: string, change: NonNullable<PollDeferral["reconnect"]>) => {
+    const account = memory.accounts.get(workspaceId, accountId)
+    if (account?.status !== "connected") return
+    memory.accounts.put(workspaceId, accountId, { ...account, status: "needs_reconnect" })
+    const connection = memory.connections.get(workspaceId, accountId)
+    if (connection !== undefined) memory.connections.put(workspaceId, accountId, { ...connection, reconnectReason: change.reason })
+    memory.appendEvents(change.events)
   }
 
   const heldPoll = (key: PollKey, owner: string) => {
@@ -161,6 +171,7 @@ export const make = (memory: MemoryTables): CommentStoreShape => {
           leaseUntil: null
         })
         storeCredentials(key.workspaceId, held.accountId, deferral.credentials)
+        if (deferral.reconnect !== undefined) needsReconnect(key.workspaceId, held.accountId, deferral.reconnect)
         return true
       }),
 
