@@ -25,6 +25,8 @@ describe("health, OpenAPI and docs", () => {
     }
     expect(reply.body.paths["/v1/posts"].post.responses).toHaveProperty("201")
     expect(reply.body.paths["/v1/posts"].post.responses).toHaveProperty("422")
+    // Its one server is the instance's public address.
+    expect(reply.body.servers).toEqual([{ url: expect.stringMatching(/^http:\/\/localhost:\d+$/) }])
   })
 
   it("serves the API reference page", async () => {

@@ -78,6 +78,16 @@ describe("makeHandler mounted under /postwire", () => {
     expect(((await errors.json()) as { error: { docs: string } }).error.docs).toBe(`${base}/postwire/docs/errors#not_found`)
   })
 
+  it("names its public address under the prefix as the OpenAPI server, for the reference page and generated clients", async () => {
+    const reply = await fetch(`${base}/postwire/v1/openapi.json`)
+    expect(reply.status).toBe(200)
+    const document = (await reply.json()) as { servers?: Array<{ url: string }>; paths: Record<string, unknown> }
+    expect(document.servers).toEqual([{ url: `${base}/postwire` }])
+    expect(document.paths).toHaveProperty(["/v1/posts"])
+    // The reference page carries the same server, so its requests go under the prefix.
+    expect(await (await fetch(`${base}/postwire/docs`)).text()).toContain(`${base}/postwire`)
+  })
+
   it("links approval pages under the prefix, and their form posts back under it", async () => {
     const post = await aPost("link")
     expect(post.approval!.url.startsWith(`${base}/postwire/approve/`)).toBe(true)

@@ -9,7 +9,7 @@ import { join } from "node:path"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Effect, Layer, Option, type Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
-import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
 import {
   CredentialsCipher,
   defaultSettings,
@@ -91,7 +91,18 @@ const AccountConnectorLive = Layer.unwrap(
 /** The handlers of every group of the public contract. */
 const PublicHandlers = Layer.mergeAll(ApiHandlers, ApprovalsHandlers, WebhooksHandlers, EventsHandlers, CommentsHandlers)
 
-const PublicApi = HttpApiBuilder.layer(Api, { openapiPath: "/v1/openapi.json" }).pipe(
+/**
+ * The public contract as this server serves it: its public address (with a mount prefix, when
+ * there is one) is the OpenAPI document's `servers` entry, so the reference page and generated
+ * clients call `/v1` where it really is.
+ */
+const servedApi = (publicUrl: string) => Api.annotate(OpenApi.Servers, [{ url: publicUrl }])
+
+const PublicApi = Layer.unwrap(
+  Effect.map(ServerConfig, (config) =>
+    HttpApiBuilder.layer(servedApi(config.publicUrl), { openapiPath: "/v1/openapi.json" })
+  )
+).pipe(
   Layer.provide(PublicHandlers),
   Layer.provide([AuthenticationLive, ApiErrorsLive])
 )
@@ -130,7 +141,11 @@ const onFirstRequest = <E, R>(
 
 const Docs = Layer.mergeAll(
   // The page's 3 MB script is imported with its layer: on the first visit, not at every start.
-  onFirstRequest("GET", "/docs", Effect.succeed(HttpApiScalar.layer(Api, { path: "/docs" }))),
+  onFirstRequest(
+    "GET",
+    "/docs",
+    Effect.map(ServerConfig, (config) => HttpApiScalar.layer(servedApi(config.publicUrl), { path: "/docs" }))
+  ),
   HttpRouter.add("GET", "/docs/errors", HttpServerResponse.html(errorReferenceHtml())),
   HttpRouter.add(
     "GET",
