@@ -115,4 +115,65 @@ describe("Dispatcher batches on the embedded database", () => {
       assert.isTrue(stored.active)
     }).pipe(Effect.scoped, Effect.provide(Engine))
   )
+
+  it.live("keeps delivering to other endpoints while one endpoint holds its answer", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const ids = yield* Ids
+      const workspace = yield* Workspaces.createWorkspace({ name: "acme" })
+      const key = yield* Workspaces.createKey(workspace.id, { kind: "test", scopes: ["webhooks:write"] })
+      const caller = { workspaceId: workspace.id, keyId: key.id, kind: "test" as const }
+      // The slow receiver keeps every request open until the test lets it answer.
+      const slow = yield* Effect.acquireRelease(
+        Effect.promise(async () => {
+          const state = { open: 0, closedEarly: 0, release: () => {} }
+          const released = new Promise<void>((resolve) => (state.release = resolve))
+          const server = createServer((req, res) => {
+            state.open++
+            req.resume()
+            res.on("close", () => {
+              if (!res.writableEnded) state.closedEarly++
+            })
+            void released.then(() => res.writeHead(204).end())
+          })
+          await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+          return { server, state, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks` }
+        }),
+        ({ server, state }) =>
+          Effect.promise(() => {
+            state.release()
+            server.closeAllConnections()
+            return new Promise<void>((resolve) => server.close(() => resolve()))
+          })
+      )
+      const fast = yield* aReceiver(new Set())
+      yield* Webhooks.createEndpoint(caller, { url: slow.url, events: ["post.failed"] })
+      yield* Webhooks.createEndpoint(caller, { url: fast.url, events: ["post.published"] })
+      const emit = (type: string, n: number) =>
+        Effect.gen(function* () {
+          const events: Array<OutboxEvent> = []
+          for (let i = 0; i < n; i++) {
+            events.push({ id: yield* ids.make("event"), workspaceId: workspace.id, type, createdAt: Date.now(), livemode: false, data: { i } })
+          }
+          yield* store.updateAccountStatus(workspace.id, Id.unchecked("account", "acc_none"), "connected", events)
+        })
+      const until = (done: () => boolean, what: string) =>
+        Effect.gen(function* () {
+          const deadline = Date.now() + 8_000
+          while (!done()) {
+            if (Date.now() > deadline) return yield* Effect.die(new Error(`still waiting for ${what}`))
+            yield* Effect.sleep("20 millis")
+          }
+        })
+
+      yield* Effect.forkScoped(Dispatcher.run({ owner: "pipeline", concurrency: 4, pollInterval: "50 millis" }))
+      yield* emit("post.failed", 1)
+      yield* until(() => slow.state.open === 1, "the slow endpoint's request")
+      // Events for the other endpoint, after the slow attempt began: they go out while it waits.
+      yield* emit("post.published", 10)
+      yield* until(() => fast.received.length === 10, "the other endpoint's deliveries")
+      assert.strictEqual(slow.state.closedEarly, 0, "the slow attempt was still waiting for its answer")
+      assert.strictEqual(slow.state.open, 1)
+    }).pipe(Effect.scoped, Effect.provide(Engine))
+  )
 })

@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Deferred, Duration, Effect, Exit, References, Semaphore } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Exit, Queue, References, Semaphore } from "effect"
 import { formatInstant } from "@postwire/domain"
 import { Ids } from "../ids/Ids.ts"
 import type { OutboxEvent } from "../store/Records.ts"
@@ -289,27 +289,81 @@ export const dispatchOnce = (
   })
 
 /**
- * Runs the dispatcher until interrupted: passes back to back while they find work, a pause of
- * `pollInterval` when they find none. A failing pass (the database is away) is logged and
- * tried again after the pause. When interrupted, it gives back the leases it holds, so a
- * restarted or another instance delivers them at once.
+ * Runs the dispatcher until interrupted, as a pipeline: `concurrency` attempts run at once, and
+ * as soon as half of them are free it fans out the pending events and claims more due
+ * deliveries (up to twice `concurrency` held at once, claimed and not yet attempted included, so
+ * a claimed delivery waits at most two attempt limits, far less than its lease). An attempt that
+ * takes its endpoint's full time limit holds up only its own slot, never the deliveries claimed
+ * with it or after it. When it finds nothing to do it looks again after `pollInterval`, or as
+ * soon as an attempt ends. A failing step (the database is away) is logged and tried again after
+ * the pause. When interrupted, it gives back the leases it holds, so a restarted or another
+ * instance delivers them at once.
  */
 export const run = (options: DispatcherOptions): Effect.Effect<never, never, DispatchServices> =>
   Effect.gen(function* () {
     const store = yield* WebhookStore
     const pause = options.pollInterval ?? defaults.pollInterval
+    const concurrency = Math.max(1, options.concurrency ?? defaults.concurrency)
+    const batchSize = options.batchSize ?? defaults.batchSize
+    const leaseMs = options.leaseMs ?? defaults.leaseMs
     // Polled every second when idle: untraced, so traces show deliveries rather than polls.
     const traced = yield* References.TracerEnabled
-    const pass = dispatchOnce(options).pipe(
+    const record = yield* groupCommit(options.owner)
+    const ready = yield* Queue.unbounded<readonly [ClaimedDelivery, CheckedTarget | undefined]>()
+    const slotFreed = yield* Queue.sliding<void>(1)
+    // Claimed and not yet attempted to the end: queued in `ready` or being attempted.
+    let held = 0
+
+    const attempt = ([claim, checked]: readonly [ClaimedDelivery, CheckedTarget | undefined]) =>
+      tracedAttempt(claim, checked, record).pipe(
+        // Its slot is free once the attempt is made; the outcome's write is waited for aside.
+        Effect.flatMap((written) => Effect.forkDetach(Effect.ignore(written))),
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logError("webhook delivery attempt failed", cause)
+        ),
+        Effect.ensuring(
+          Effect.suspend(() => {
+            held--
+            return Queue.offer(slotFreed, undefined)
+          })
+        ),
+        Effect.provideService(DeliveriesTraced, traced)
+      )
+
+    const step = Effect.gen(function* () {
+      const room = 2 * concurrency - held
+      // Refilled once half of what it may hold is done: one claim for several deliveries.
+      if (room < concurrency) return yield* Queue.take(slotFreed)
+      yield* fanOutEvents(batchSize)
+      const at = yield* now
+      const claimed = yield* store.claimDueDeliveries(options.owner, at, at + leaseMs, Math.min(room, batchSize))
+      if (claimed.length === 0) return yield* Effect.raceFirst(Effect.sleep(pause), Queue.take(slotFreed))
+      held += claimed.length
+      // Each endpoint URL of the claim is checked (and its name resolved) once, under the
+      // current settings; its deliveries connect only to the addresses that check approved.
+      const urls = [...new Set(claimed.map((claim) => claim.endpoint.url))]
+      const checks = new Map(
+        yield* Effect.forEach(urls, (url) => Effect.map(checkTarget(url), (checked) => [url, checked] as const), {
+          concurrency: 8
+        }).pipe(Effect.onError(() => Effect.sync(() => (held -= claimed.length))))
+      )
+      yield* Queue.offerAll(ready, claimed.map((claim) => [claim, checks.get(claim.endpoint.url)] as const))
+    }).pipe(
       Effect.withTracerEnabled(false),
-      Effect.provideService(DeliveriesTraced, traced),
-      Effect.map((report) => report.eventsDispatched > 0 || report.attempted > 0),
       Effect.catchCause((cause) =>
-        Effect.as(Effect.logError("webhook dispatch pass failed", cause), false)
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.interrupt
+          : Effect.logError("webhook dispatch pass failed", cause).pipe(Effect.andThen(Effect.sleep(pause)))
       )
     )
-    return yield* Effect.forever(
-      Effect.flatMap(pass, (busy) => (busy ? Effect.void : Effect.sleep(pause)))
+
+    return yield* Effect.scoped(
+      Effect.gen(function* () {
+        for (let i = 0; i < concurrency; i++) {
+          yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(ready), attempt)))
+        }
+        return yield* Effect.forever(step)
+      })
     ).pipe(
       Effect.onInterrupt(() =>
         store.releaseDeliveries(options.owner).pipe(
