@@ -23,7 +23,6 @@ import {
 } from "@postwire/core"
 import { Array as Arr, Effect, type Layer, Option, type Scope } from "effect"
 import { SqlClient } from "effect/sql"
-import * as GroupCommit from "./internal/GroupCommit.ts"
 import * as PublishingWrites from "./internal/PublishingWrites.ts"
 import { pendingFromRow, postFromRow, targetFromRow } from "./internal/Rows.ts"
 import { eventRow, migratedLayer, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
@@ -47,11 +46,7 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
 
   // Concurrent writes of the targets a worker holds go to the database together (one
   // transaction, multi-row statements), each call with its own answer.
-  const writes = yield* GroupCommit.make({
-    maxBatch: maxWritesPerBatch,
-    write: yield* PublishingWrites.make,
-    key: PublishingWrites.targetOf
-  })
+  const writes = yield* PublishingWrites.make({ maxBatch: maxWritesPerBatch })
 
   /** `(workspace_id = w AND <column> IN (...)) OR ...` for pairs of workspace and id. */
   const inWorkspaces = (column: string, pairs: ReadonlyArray<readonly [workspaceId: string, id: string]>) => {

@@ -30,8 +30,9 @@ import {
   type TargetRecord,
   TargetStatus
 } from "@postwire/core"
-import { Array as Arr, Effect } from "effect"
-import { SqlClient, type SqlError, type Statement } from "effect/sql"
+import { Array as Arr, Effect, type Scope } from "effect"
+import { SqlClient, type SqlError, Statement } from "effect/sql"
+import * as GroupCommit from "./GroupCommit.ts"
 import { eventRow } from "./SqlToolkit.ts"
 
 /** One write of the publisher to a target it holds. */
@@ -41,7 +42,7 @@ export type PublishingWrite =
   | { readonly _tag: "Completion"; readonly key: TargetKey; readonly owner: string; readonly completion: Completion }
 
 /** The target a write changes: two writes of one target never share a batch. */
-export const targetOf = (write: PublishingWrite): string => `${write.key.workspaceId}\u0000${write.key.targetId}`
+const targetOf = (write: PublishingWrite): string => `${write.key.workspaceId}\u0000${write.key.targetId}`
 
 /** How many times a batch that PostgreSQL chose as a deadlock's victim is written again. */
 const deadlockRetries = 3
@@ -106,11 +107,48 @@ interface PostChange {
   status: string | null
 }
 
+/** Writes one write of the publisher together with the concurrent ones. */
+export interface PublishingWrites {
+  /** Answers whether the caller still held the target (nothing was written when not). */
+  readonly write: (write: PublishingWrite) => Effect.Effect<boolean, SqlError.SqlError>
+}
+
+/** A write, with the statement transformer of its caller (`Statement.CurrentTransformer`). */
+interface Call {
+  readonly write: PublishingWrite
+  readonly transformer: Statement.Transformer | undefined
+}
+
 /**
- * The function a group commit calls for each batch: writes every write of `writes` and answers,
- * for each in order, whether its caller still held the target.
+ * Starts the group commit of the publisher's writes on the current `SqlClient`; its writer
+ * lives as long as the scope. A batch's statements go through the statement transformer of
+ * its first call that has one, as a single call's would.
  */
-export const make: Effect.Effect<
+export const make = (options: {
+  readonly maxBatch: number
+}): Effect.Effect<PublishingWrites, never, SqlClient.SqlClient | Scope.Scope> =>
+  Effect.gen(function* () {
+    const writeBatch = yield* batchWriter
+    const commits = yield* GroupCommit.make({
+      maxBatch: options.maxBatch,
+      key: (call: Call) => targetOf(call.write),
+      write: (calls: ReadonlyArray<Call>) => {
+        const transformer = calls.find((call) => call.transformer !== undefined)?.transformer
+        const written = writeBatch(calls.map((call) => call.write))
+        return transformer === undefined ? written : Effect.provideService(written, Statement.CurrentTransformer, transformer)
+      }
+    })
+    return {
+      write: (write) =>
+        Effect.flatMap(Effect.service(Statement.CurrentTransformer), (transformer) => commits.write({ write, transformer }))
+    }
+  })
+
+/**
+ * Writes every write of a batch and answers, for each in order, whether its caller still held
+ * the target.
+ */
+const batchWriter: Effect.Effect<
   (writes: ReadonlyArray<PublishingWrite>) => Effect.Effect<ReadonlyArray<boolean>, SqlError.SqlError>,
   never,
   SqlClient.SqlClient
@@ -120,12 +158,35 @@ export const make: Effect.Effect<
   const recordSet = (writes: ReadonlyArray<PublishingWrite>) =>
     sql`jsonb_to_recordset(${JSON.stringify(writes.map(recordOf))}::jsonb) AS v(${sql.literal(recordColumns)})`
 
+  /**
+   * `(<ws> = w AND <id> IN (...)) OR ...` for `(workspace_id, id)` pairs: a list the planner
+   * counts, so it reads the rows by their key at any table size (it guesses a hundred rows for
+   * `jsonb_to_recordset`, and would scan a small table whole).
+   */
+  const keyIn = (workspaceColumn: string, idColumn: string, pairs: ReadonlyArray<readonly [string, string]>) => {
+    const byWorkspace = new Map<string, Set<string>>()
+    for (const [workspaceId, id] of pairs) {
+      const ids = byWorkspace.get(workspaceId)
+      if (ids === undefined) byWorkspace.set(workspaceId, new Set([id]))
+      else ids.add(id)
+    }
+    return sql.or(
+      [...byWorkspace].map(([workspaceId, ids]) => sql`(${sql(workspaceColumn)} = ${workspaceId} AND ${sql.in(idColumn, [...ids])})`)
+    )
+  }
+
+  const postsOf = (writes: ReadonlyArray<PublishingWrite>) =>
+    writes.map((write) => [write.key.workspaceId, write.key.postId] as const)
+
+  const targetsOf = (writes: ReadonlyArray<PublishingWrite>) =>
+    writes.map((write) => [write.key.workspaceId, write.key.targetId] as const)
+
   /** Checkpoints and progress saves: one statement, no transaction. */
   const saveHeld = (writes: ReadonlyArray<PublishingWrite>) =>
     sql`WITH v AS (SELECT * FROM ${recordSet(writes)}),
       locked AS MATERIALIZED (
         SELECT p.workspace_id, p.id FROM posts p
-        WHERE (p.workspace_id, p.id) IN (SELECT ws, post FROM v)
+        WHERE ${keyIn("p.workspace_id", "p.id", postsOf(writes))}
         ORDER BY p.workspace_id, p.id
         FOR UPDATE
       ), done AS (
@@ -138,12 +199,13 @@ export const make: Effect.Effect<
           updated_at = v.at
         FROM v
         WHERE t.workspace_id = v.ws AND t.id = v.target AND t.lease_owner = v.owner AND t.status = 'publishing'
+          AND ${keyIn("t.workspace_id", "t.id", targetsOf(writes))}
           AND EXISTS (SELECT 1 FROM locked l WHERE l.workspace_id = v.ws AND l.id = v.post)
         RETURNING v.i, v.ws, v.post, v.at
       ), bumped AS (
         UPDATE posts p SET version = p.version + d.n, updated_at = d.at
         FROM (SELECT ws, post, count(*)::int AS n, (array_agg(at ORDER BY i DESC))[1] AS at FROM done GROUP BY ws, post) d
-        WHERE p.workspace_id = d.ws AND p.id = d.post
+        WHERE p.workspace_id = d.ws AND p.id = d.post AND ${keyIn("p.workspace_id", "p.id", postsOf(writes))}
       )
       SELECT i FROM done`.pipe(
       Effect.map((rows) => {
@@ -155,9 +217,7 @@ export const make: Effect.Effect<
   /** Locks the rows of `table` named by `(workspace_id, id)` pairs, in key order; returns those found. */
   const lockInOrder = (table: "posts" | "accounts", pairs: ReadonlyArray<readonly [string, string]>) =>
     sql`SELECT workspace_id, id FROM ${sql(table)}
-      WHERE (workspace_id, id) IN (
-        SELECT ws, id FROM jsonb_to_recordset(${JSON.stringify(pairs.map(([ws, id]) => ({ ws, id })))}::jsonb) AS k(ws text, id text)
-      )
+      WHERE ${keyIn("workspace_id", "id", pairs)}
       ORDER BY workspace_id, id
       FOR UPDATE`.pipe(Effect.map((rows) => new Set(rows.map((row) => `${row.workspace_id}\u0000${row.id}`))))
 
@@ -185,6 +245,7 @@ export const make: Effect.Effect<
           updated_at = v.at
         FROM v
         WHERE t.workspace_id = v.ws AND t.id = v.target AND t.lease_owner = v.owner AND t.status = 'publishing'
+          AND ${keyIn("t.workspace_id", "t.id", targetsOf(writes))}
         RETURNING v.i, v.kind, v.ws, v.post, t.id, t.status, t.account_id, t.platform
       )
       SELECT d.i, d.account_id, d.platform,
@@ -278,7 +339,8 @@ export const make: Effect.Effect<
       const rows = [...posts.values()].map(({ at, id, n, status, workspaceId }) => ({ ws: workspaceId, id, n, at, status }))
       statements.push(sql`post AS (UPDATE posts p SET version = p.version + u.n, updated_at = u.at, status = COALESCE(u.status, p.status)
         FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS u(ws text, id text, n int, at bigint, status text)
-        WHERE p.workspace_id = u.ws AND p.id = u.id)`)
+        WHERE p.workspace_id = u.ws AND p.id = u.id
+          AND ${keyIn("p.workspace_id", "p.id", rows.map((row) => [row.ws, row.id] as const))})`)
     }
     if (Arr.isReadonlyArrayNonEmpty(events)) {
       statements.push(sql`events AS (INSERT INTO outbox_events ${sql.insert(Arr.map(events, eventRow))})`)
@@ -295,7 +357,8 @@ export const make: Effect.Effect<
       statements.push(sql`accounts AS (UPDATE accounts a
         SET credentials = COALESCE(u.credentials, a.credentials), status = COALESCE(u.status, a.status)
         FROM jsonb_to_recordset(${JSON.stringify([...accounts.values()])}::jsonb) AS u(ws text, id text, credentials text, status text)
-        WHERE a.workspace_id = u.ws AND a.id = u.id)`)
+        WHERE a.workspace_id = u.ws AND a.id = u.id
+          AND ${keyIn("a.workspace_id", "a.id", [...accounts.values()].map((row) => [row.ws, row.id] as const))})`)
     }
     const lockAccounts =
       accounts.size > 0
