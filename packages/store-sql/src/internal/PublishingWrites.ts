@@ -33,7 +33,6 @@ import {
 import { Array as Arr, Effect, type Scope } from "effect"
 import { SqlClient, type SqlError, Statement } from "effect/sql"
 import * as GroupCommit from "./GroupCommit.ts"
-import { eventRow } from "./SqlToolkit.ts"
 
 /** One write of the publisher to a target it holds. */
 export type PublishingWrite =
@@ -89,6 +88,26 @@ const recordOf = (write: PublishingWrite, i: number) => {
 
 const recordColumns = `i int, kind text, ws text, post text, target text, owner text, at bigint, state jsonb,
   due bigint, keep boolean, status text, permalink text, published bigint, error jsonb`
+
+/**
+ * The list padded to a power of two with its last item: the statements of batches of similar
+ * sizes have one text, prepared once per connection instead of parsed for every batch.
+ */
+const padded = (ids: Array<string>): Array<string> => {
+  const size = 2 ** Math.ceil(Math.log2(ids.length))
+  while (ids.length < size) ids.push(ids[ids.length - 1]!)
+  return ids
+}
+
+/** An event as `jsonb_to_recordset` reads it into `outbox_events`. */
+const eventRecord = (event: OutboxEvent) => ({
+  workspace_id: event.workspaceId,
+  id: event.id,
+  type: event.type,
+  created_at: event.createdAt,
+  livemode: event.livemode,
+  data: event.data
+})
 
 /** A changed target, as the batch's target statement returns it. */
 interface Changed {
@@ -171,7 +190,7 @@ const batchWriter: Effect.Effect<
       else ids.add(id)
     }
     return sql.or(
-      [...byWorkspace].map(([workspaceId, ids]) => sql`(${sql(workspaceColumn)} = ${workspaceId} AND ${sql.in(idColumn, [...ids])})`)
+      [...byWorkspace].map(([workspaceId, ids]) => sql`(${sql(workspaceColumn)} = ${workspaceId} AND ${sql.in(idColumn, padded([...ids]))})`)
     )
   }
 
@@ -297,10 +316,7 @@ const batchWriter: Effect.Effect<
             post_id: postId,
             account_id: target.accountId,
             since: outcome.publishedAt,
-            asked: 0,
-            ask_at: outcome.permalinkAskAt,
-            lease_owner: null,
-            lease_until: null
+            ask_at: outcome.permalinkAskAt
           })
         }
         if (outcome._tag === "Published" && typeof outcome.platformPostId === "string") {
@@ -313,11 +329,7 @@ const batchWriter: Effect.Effect<
             platform: target.platform,
             platform_post_id: outcome.platformPostId,
             published_at: outcome.publishedAt,
-            cursor: null,
-            next_poll_at: outcome.publishedAt + CommentSchedule.firstPollAfterMs,
-            failures: 0,
-            lease_owner: null,
-            lease_until: null
+            next_poll_at: outcome.publishedAt + CommentSchedule.firstPollAfterMs
           })
         }
       }
@@ -343,15 +355,27 @@ const batchWriter: Effect.Effect<
           AND ${keyIn("p.workspace_id", "p.id", rows.map((row) => [row.ws, row.id] as const))})`)
     }
     if (Arr.isReadonlyArrayNonEmpty(events)) {
-      statements.push(sql`events AS (INSERT INTO outbox_events ${sql.insert(Arr.map(events, eventRow))})`)
+      statements.push(sql`events AS (INSERT INTO outbox_events (workspace_id, id, type, created_at, livemode, data)
+        SELECT workspace_id, id, type, created_at, livemode, data
+        FROM jsonb_to_recordset(${JSON.stringify(events.map(eventRecord))}::jsonb)
+          AS e(workspace_id text, id text, type text, created_at bigint, livemode boolean, data jsonb))`)
     }
     if (Arr.isReadonlyArrayNonEmpty(pending)) {
-      statements.push(sql`pending AS (INSERT INTO pending_permalinks ${sql.insert(pending)}
+      statements.push(sql`pending AS (INSERT INTO pending_permalinks
+          (workspace_id, target_id, post_id, account_id, since, asked, ask_at, lease_owner, lease_until)
+        SELECT workspace_id, target_id, post_id, account_id, since, 0, ask_at, NULL, NULL
+        FROM jsonb_to_recordset(${JSON.stringify(pending)}::jsonb)
+          AS r(workspace_id text, target_id text, post_id text, account_id text, since bigint, ask_at bigint)
         ON CONFLICT (workspace_id, target_id) DO UPDATE SET since = EXCLUDED.since, asked = 0,
           ask_at = EXCLUDED.ask_at, lease_owner = NULL, lease_until = NULL)`)
     }
     if (Arr.isReadonlyArrayNonEmpty(polls)) {
-      statements.push(sql`polls AS (INSERT INTO comment_polls ${sql.insert(polls)} ON CONFLICT (workspace_id, target_id) DO NOTHING)`)
+      statements.push(sql`polls AS (INSERT INTO comment_polls (workspace_id, target_id, post_id, account_id, platform,
+          platform_post_id, published_at, cursor, next_poll_at, failures, lease_owner, lease_until)
+        SELECT workspace_id, target_id, post_id, account_id, platform, platform_post_id, published_at, NULL, next_poll_at, 0, NULL, NULL
+        FROM jsonb_to_recordset(${JSON.stringify(polls)}::jsonb) AS r(workspace_id text, target_id text, post_id text,
+          account_id text, platform text, platform_post_id text, published_at bigint, next_poll_at bigint)
+        ON CONFLICT (workspace_id, target_id) DO NOTHING)`)
     }
     if (accounts.size > 0) {
       statements.push(sql`accounts AS (UPDATE accounts a
