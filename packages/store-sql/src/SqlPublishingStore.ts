@@ -7,40 +7,46 @@
  * target first locks its post row (`FOR UPDATE`), like `Store.savePost` does, so the two take
  * locks in the same order, and derives the post's status again and bumps its `version` in the
  * same transaction: a concurrent save of the post fails with `VersionConflict` and re-reads.
- * Pending permalinks are claimed the same way, from their own small table.
+ * Pending permalinks are claimed the same way, from their own small table. Concurrent
+ * checkpoints, progress saves and completions are written together (`internal/GroupCommit.ts`,
+ * `internal/PublishingWrites.ts`), posts and accounts locked in key order.
  *
  * @since 0.1.0
  */
 
 import {
-  type AccountChange,
-  CommentSchedule,
-  type OutboxEvent,
   type PostRecord,
   PublishingStore,
   type PublishingStoreShape,
-  type TargetKey,
   type TargetRecord,
   TargetStatus
 } from "@postwire/core"
-import { Array as Arr, Data, Effect, type Layer, Option } from "effect"
-import { SqlClient, type Statement } from "effect/sql"
+import { Array as Arr, Effect, type Layer, Option, type Scope } from "effect"
+import { SqlClient } from "effect/sql"
+import * as PublishingWrites from "./internal/PublishingWrites.ts"
 import { pendingFromRow, postFromRow, targetFromRow } from "./internal/Rows.ts"
 import { eventRow, migratedLayer, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
 
 type Row = Readonly<Record<string, unknown>>
 
-/** Rolls a write back when the worker no longer holds the target's lease. */
-class LeaseLost extends Data.TaggedError("LeaseLost")<{}> {}
+/** At most this many writes of targets go to the database together. */
+const maxWritesPerBatch = 256
 
 /** How many due rows a claim looks at for each target it may take (some accounts may be busy). */
 const scanFactor = 2
 
-/** Builds the publishing store on the current `SqlClient`; the schema must already be migrated. */
-export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
+/**
+ * Builds the publishing store on the current `SqlClient`; the schema must already be migrated.
+ * Its writer of batched target writes lives as long as the scope.
+ */
+export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClient | Scope.Scope> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   const operation = operations("PublishingStore")
+
+  // Concurrent writes of the targets a worker holds go to the database together (one
+  // transaction, multi-row statements), each call with its own answer.
+  const writes = yield* PublishingWrites.make({ maxBatch: maxWritesPerBatch })
 
   /** `(workspace_id = w AND <column> IN (...)) OR ...` for pairs of workspace and id. */
   const inWorkspaces = (column: string, pairs: ReadonlyArray<readonly [workspaceId: string, id: string]>) => {
@@ -52,22 +58,6 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
     }
     return sql.or([...byWorkspace].map(([workspaceId, ids]) => sql`(workspace_id = ${workspaceId} AND ${sql.in(column, ids)})`))
   }
-
-  const insertEvents = (events: ReadonlyArray<OutboxEvent>) =>
-    Arr.isReadonlyArrayNonEmpty(events)
-      ? sql`INSERT INTO outbox_events ${sql.insert(Arr.map(events, eventRow))}`.pipe(Effect.asVoid)
-      : Effect.void
-
-  const changeAccount = (workspaceId: string, accountId: string, change: AccountChange | undefined) =>
-    Effect.gen(function* () {
-      if (change?.credentials !== undefined) {
-        yield* sql`UPDATE accounts SET credentials = ${change.credentials} WHERE workspace_id = ${workspaceId} AND id = ${accountId}`
-      }
-      if (change?.status !== undefined) {
-        yield* sql`UPDATE accounts SET status = ${change.status.value} WHERE workspace_id = ${workspaceId} AND id = ${accountId}`
-        yield* insertEvents(change.status.events)
-      }
-    })
 
   const storeCredentials = (workspaceId: string, accountId: string, credentials: string | undefined) =>
     credentials === undefined
@@ -81,29 +71,6 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
     sql`SELECT * FROM pending_permalinks
       WHERE workspace_id = ${workspaceId} AND target_id = ${targetId} AND lease_owner = ${owner}
       FOR UPDATE`.pipe(Effect.map(([row]) => (row === undefined ? undefined : pendingFromRow(row))))
-
-  const hasChange = (change: AccountChange | undefined) => change?.credentials !== undefined || change?.status !== undefined
-
-  /**
-   * Changes the `publishing` target `owner` holds, and bumps its post's version, in one
-   * statement; false when the lease was no longer `owner`'s. The post row is written first (its
-   * lock, as every writer of the post takes it first): the target's update waits for it. A lease
-   * lost between the two leaves the post's version bumped for nothing, which a concurrent save
-   * of the post only answers by reading again.
-   */
-  const heldWrite = (key: TargetKey, owner: string, at: number, set: Statement.Fragment) =>
-    sql`WITH post AS (
-        UPDATE posts SET updated_at = ${at}, version = version + 1
-        WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId}
-          AND EXISTS (SELECT 1 FROM targets WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
-                        AND lease_owner = ${owner} AND status = 'publishing')
-        RETURNING id
-      )
-      UPDATE targets SET ${set}
-      WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
-        AND lease_owner = ${owner} AND status = 'publishing'
-        AND EXISTS (SELECT 1 FROM post)
-      RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
 
   const publishingStore: PublishingStoreShape = {
     claimDueTargets: ({ at, leaseUntil, limit, owner, perAccount }) =>
@@ -211,44 +178,10 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
         )
       ),
 
-    saveProgress: (key, owner, progress) => {
-      const set = sql`platform_state = ${jsonOrNull(progress.platformState)},
-        due_at = ${progress.dueAt},
-        ${progress.keepLease === true ? sql`lease_owner = lease_owner` : sql`lease_owner = NULL, lease_until = NULL`},
-        updated_at = ${progress.at}`
-      // Nearly always only the target moves: one statement. An account change goes with it in a transaction.
-      if (!hasChange(progress.account)) return operation("saveProgress")(heldWrite(key, owner, progress.at, set))
-      return operation("saveProgress")(
-        sql.withTransaction(
-          Effect.gen(function* () {
-            // The post row first (its lock, as every writer of the post takes it first), then the target.
-            yield* sql`UPDATE posts SET updated_at = ${progress.at}, version = version + 1
-              WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId}`
-            const updated = yield* sql`UPDATE targets SET ${set}
-              WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
-                AND lease_owner = ${owner} AND status = 'publishing'
-              RETURNING account_id, platform`
-            if (updated.length === 0) return yield* new LeaseLost()
-            yield* changeAccount(key.workspaceId, updated[0]!.account_id as string, progress.account)
-          })
-        ).pipe(
-          Effect.as(true),
-          Effect.catchTag("LeaseLost", () => Effect.succeed(false))
-        )
-      )
-    },
+    saveProgress: (key, owner, progress) => operation("saveProgress")(writes.write({ _tag: "Progress", key, owner, progress })),
 
     saveCheckpoint: (key, owner, checkpoint) =>
-      operation("saveCheckpoint")(
-        heldWrite(
-          key,
-          owner,
-          checkpoint.at,
-          sql`platform_state = ${jsonOrNull(checkpoint.platformState)},
-            unconfirmed_since = COALESCE(unconfirmed_since, ${checkpoint.at}),
-            updated_at = ${checkpoint.at}`
-        )
-      ),
+      operation("saveCheckpoint")(writes.write({ _tag: "Checkpoint", key, owner, checkpoint })),
 
     dueTargets: (at) =>
       operation("dueTargets")(
@@ -271,84 +204,7 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
       ),
 
     completeTarget: (key, owner, completion) =>
-      operation("completeTarget")(
-        sql.withTransaction(
-          Effect.gen(function* () {
-            const { at, outcome } = completion
-            const locked = yield* sql`SELECT id FROM posts WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId} FOR UPDATE`
-            if (locked.length === 0) return false
-            const published = outcome._tag === "Published"
-            const to = published ? "published" : "failed"
-            // The target's change, and every target's status of the post with it (this
-            // statement's snapshot, taken after the post's lock, has the others' latest).
-            const updated = yield* sql`WITH done AS (UPDATE targets SET
-                status = ${to},
-                permalink = ${published ? outcome.permalink : null},
-                published_at = ${published ? outcome.publishedAt : null},
-                quota_at = ${published ? sql`${outcome.publishedAt}` : sql`quota_at`},
-                error = ${outcome._tag === "Failed" ? JSON.stringify(outcome.error) : null},
-                attempts = attempts + 1,
-                platform_state = ${jsonOrNull(outcome.platformState)},
-                unconfirmed_since = NULL,
-                due_at = NULL,
-                lease_owner = NULL,
-                lease_until = NULL,
-                updated_at = ${at}
-              WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
-                AND lease_owner = ${owner} AND ${sql.in("status", TargetStatus.movesTo(to, ["publishing"]))}
-              RETURNING id, account_id, platform)
-              SELECT done.account_id, done.platform, CASE WHEN t.id = done.id THEN ${to} ELSE t.status END AS status
-              FROM done JOIN targets t ON t.workspace_id = ${key.workspaceId} AND t.post_id = ${key.postId}`
-            if (updated.length === 0) return false
-            const status = TargetStatus.derivePostStatus(updated.map((row) => row.status as TargetRecord["status"]))
-            const accountId = updated[0]!.account_id as string
-            const writes = [
-              sql`post AS (UPDATE posts SET status = ${status}, updated_at = ${at}, version = version + 1
-                WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId})`
-            ]
-            if (Arr.isReadonlyArrayNonEmpty(completion.events)) {
-              writes.push(sql`events AS (INSERT INTO outbox_events ${sql.insert(Arr.map(completion.events, eventRow))})`)
-            }
-            if (outcome._tag === "Published" && outcome.permalinkAskAt !== undefined) {
-              writes.push(sql`pending AS (INSERT INTO pending_permalinks ${sql.insert({
-                workspace_id: key.workspaceId,
-                target_id: key.targetId,
-                post_id: key.postId,
-                account_id: accountId,
-                since: outcome.publishedAt,
-                asked: 0,
-                ask_at: outcome.permalinkAskAt,
-                lease_owner: null,
-                lease_until: null
-              })}
-                ON CONFLICT (workspace_id, target_id) DO UPDATE SET since = EXCLUDED.since, asked = 0,
-                  ask_at = EXCLUDED.ask_at, lease_owner = NULL, lease_until = NULL)`)
-            }
-            if (outcome._tag === "Published" && typeof outcome.platformPostId === "string") {
-              // From now on the target's comments are polled (CommentIngestion).
-              writes.push(sql`polls AS (INSERT INTO comment_polls ${sql.insert({
-                workspace_id: key.workspaceId,
-                target_id: key.targetId,
-                post_id: key.postId,
-                account_id: accountId,
-                platform: updated[0]!.platform as string,
-                platform_post_id: outcome.platformPostId,
-                published_at: outcome.publishedAt,
-                cursor: null,
-                next_poll_at: outcome.publishedAt + CommentSchedule.firstPollAfterMs,
-                failures: 0,
-                lease_owner: null,
-                lease_until: null
-              })}
-                ON CONFLICT (workspace_id, target_id) DO NOTHING)`)
-            }
-            // The post's status, its events and what the outcome starts: one statement.
-            yield* sql`WITH ${sql.csv(writes)} SELECT 1`
-            yield* changeAccount(key.workspaceId, accountId, completion.account)
-            return true
-          })
-        )
-      ),
+      operation("completeTarget")(writes.write({ _tag: "Completion", key, owner, completion })),
 
     claimPendingPermalinks: ({ at, leaseUntil, limit, owner }) =>
       operation("claimPendingPermalinks")(

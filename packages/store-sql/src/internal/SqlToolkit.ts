@@ -6,7 +6,7 @@
  * @internal
  */
 import { type OutboxEvent, StoreError } from "@postwire/core"
-import { type Context, Effect, Layer } from "effect"
+import { type Context, Effect, Layer, type Scope } from "effect"
 import { type SqlClient, SqlError } from "effect/sql"
 import * as Migrations from "../migrations/Migrations.ts"
 import { isRowDecodeError } from "./Rows.ts"
@@ -42,7 +42,7 @@ export const operations =
 export const migratedLayer = <I, S, R>(
   service: Context.Key<I, S>,
   make: Effect.Effect<S, never, R>
-): Layer.Layer<I, never, R | SqlClient.SqlClient> =>
+): Layer.Layer<I, never, Exclude<R, Scope.Scope> | SqlClient.SqlClient> =>
   Layer.effect(service)(
     Migrations.migrate.pipe(
       Effect.mapError((cause) => new StoreError({ operation: "migrate", cause })),
