@@ -112,7 +112,7 @@ class Call {
     body: Uint8Array | undefined,
     redirected: number,
     fresh: boolean
-  ): void {
+  ) {
     if (this.finished) return
     const secure = url.protocol === "https:"
     if (!secure && url.protocol !== "http:") return this.fail("network_error")
