@@ -165,6 +165,8 @@ export const State = Schema.Struct({
 /** The resume state of a container target. */
 export type State = typeof State.Type
 
+const decodeStateSchema = Schema.decodeUnknownEffect(State)
+
 /** An adapter built on the container flow. */
 export interface ContainerAdapter {
   readonly publish: (
@@ -199,6 +201,8 @@ const parseTimestamp = (value: string | undefined): number | undefined => {
 
 /** Builds the adapter of a container platform. */
 export const make = (spec: ContainerPlatform, config: Config, wire: Wire): ContainerAdapter => {
+  const publishSpan = `platforms.${spec.platform}.publish`
+  const permalinkSpan = `platforms.${spec.platform}.permalink`
   const graph = GraphApi.make({ wire, baseUrl: config.baseUrl, platform: spec.platform, appSecret: config.appSecret })
 
   const openSession = Sessions.longLived({
@@ -517,7 +521,7 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
     })
 
   const decodeState = (state: unknown) =>
-    Schema.decodeUnknownEffect(State)(state).pipe(
+    decodeStateSchema(state).pipe(
       Effect.mapError(() => failure("internal_error", "unreadable_state", { retryable: false }))
     )
 
@@ -538,7 +542,7 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
       return yield* TokenSession.withCredentials(session, step)
     }).pipe(
       Effect.mapError((f) => (f.state === undefined ? amend(f, { state: input.state ?? null }) : f)),
-      Effect.withSpan(`platforms.${spec.platform}.publish`)
+      Effect.withSpan(publishSpan, undefined, { captureStackTrace: false })
     )
 
   const permalink: ContainerAdapter["permalink"] = (input) =>
@@ -565,7 +569,7 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
         } as PermalinkLookup
       })
       return yield* TokenSession.withCredentials(session, lookup)
-    }).pipe(Effect.withSpan(`platforms.${spec.platform}.permalink`))
+    }).pipe(Effect.withSpan(permalinkSpan, undefined, { captureStackTrace: false }))
 
   return { publish, permalink }
 }

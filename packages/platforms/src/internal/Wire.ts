@@ -195,18 +195,34 @@ const parseJson = (text: string): unknown => {
  * lost answer is never re-sent blindly. A failure that already decided the resume state (a dead
  * container, a failed publish) ends the step: only a new attempt can help.
  */
-export const retrying =
-  (policy: RetryPolicy, options: { readonly publishes?: boolean } = {}) =>
-  <A, R>(self: Effect.Effect<A, PlatformFailure, R>): Effect.Effect<A, PlatformFailure, R> =>
-    Effect.retry(self, {
+export const retrying = (policy: RetryPolicy, options: { readonly publishes?: boolean } = {}) => {
+  const retry = retryOptions(policy, options.publishes === true)
+  return <A, R>(self: Effect.Effect<A, PlatformFailure, R>): Effect.Effect<A, PlatformFailure, R> => Effect.retry(self, retry)
+}
+
+/** The retry options of a policy, made once per policy (plain and for a publishing call). */
+const retryOptionsCache = new WeakMap<RetryPolicy, readonly [RetryOptions, RetryOptions]>()
+
+type RetryOptions = {
+  readonly schedule: Schedule.Schedule<Duration.Duration>
+  readonly times: number
+  readonly while: (f: PlatformFailure) => boolean
+}
+
+const retryOptions = (policy: RetryPolicy, publishes: boolean): RetryOptions => {
+  let both = retryOptionsCache.get(policy)
+  if (both === undefined) {
+    const make = (publishes: boolean): RetryOptions => ({
       schedule: Schedule.exponential(Duration.millis(policy.baseDelayMs)),
       times: Math.max(0, policy.attempts - 1),
       while: (f: PlatformFailure) =>
-        f.code === "platform_unavailable" &&
-        f.retryable &&
-        f.state === undefined &&
-        !(options.publishes === true && isAmbiguous(f))
+        f.code === "platform_unavailable" && f.retryable && f.state === undefined && !(publishes && isAmbiguous(f))
     })
+    both = [make(false), make(true)]
+    retryOptionsCache.set(policy, both)
+  }
+  return both[publishes ? 1 : 0]
+}
 
 /** The object at `key` of a JSON value, if it is one. */
 export const field = (value: unknown, key: string): unknown =>
