@@ -102,7 +102,10 @@ class Call {
     if (this.finished) return
     this.finished = true
     clearTimeout(this.timer)
-    this.resume(Effect.succeed({ status, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text }))
+    const answer = Effect.succeed({ status, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text })
+    // Node hands the connection back to the pool on the next tick after the body ends: resuming
+    // after it lets the caller's next call reuse this connection instead of opening another.
+    process.nextTick(() => this.resume(answer))
   }
 
   send(
