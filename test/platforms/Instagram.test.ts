@@ -91,7 +91,9 @@ const failures: ReadonlyArray<FailureScenario<Fake>> = [
   }
 ]
 
-adapterConformance<Fake>({
+// Every adapter behaves the same over fetch (the library default) and over the server's node:http sender.
+for (const transport of ["fetch", "node"] as const) adapterConformance<Fake>({
+  transport,
   name: "Instagram (photo)",
   start: InstagramFake.make(),
   options,

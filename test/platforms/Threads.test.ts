@@ -70,7 +70,9 @@ const failures: ReadonlyArray<FailureScenario<Fake>> = [
   }
 ]
 
-adapterConformance<Fake>({
+// Every adapter behaves the same over fetch (the library default) and over the server's node:http sender.
+for (const transport of ["fetch", "node"] as const) adapterConformance<Fake>({
+  transport,
   name: "Threads (textpost)",
   start: ThreadsFake.make(),
   options,
@@ -156,6 +158,47 @@ describe("Threads adapter", () => {
       assert.isDefined(result.published)
       assert.strictEqual(fake.count("refresh"), 0)
       assert.isTrue(result.steps.every((s) => s.credentials === undefined))
+    })
+  )
+
+  it.live("reads the publishing limit once for targets in a row while the quota is far", () =>
+    Effect.gen(function* () {
+      const fake = yield* ThreadsFake.make()
+      const client = yield* aRouter(options(fake))
+      for (let i = 0; i < 3; i++) assert.isDefined((yield* drive(client, aThreadsPost(fake))).published)
+      assert.lengthOf(fake.media, 3)
+      assert.strictEqual(fake.count("limit"), 1)
+    })
+  )
+
+  it.live("reads the publishing limit before every target once the account nears its quota", () =>
+    Effect.gen(function* () {
+      const fake = yield* ThreadsFake.make()
+      fake.quotaUsedBefore = 200
+      const client = yield* aRouter(options(fake))
+      for (let i = 0; i < 3; i++) assert.isDefined((yield* drive(client, aThreadsPost(fake))).published)
+      assert.strictEqual(fake.count("limit"), 3)
+    })
+  )
+
+  it.live("still stops at the quota when it was used up elsewhere since the last reading", () =>
+    Effect.gen(function* () {
+      const fake = yield* ThreadsFake.make()
+      const client = yield* aRouter(options(fake))
+      assert.isDefined((yield* drive(client, aThreadsPost(fake))).published)
+      // The account's quota is spent by another app: the platform refuses the publish.
+      fake.quotaUsedBefore = 250
+      const refused = yield* drive(client, aThreadsPost(fake))
+      assert.strictEqual(refused.failure?.code, "quota_exceeded")
+      assert.strictEqual(refused.failure?.retryable, true)
+      assert.lengthOf(fake.media, 1)
+      // The next target reads the limit again and stops before creating a container.
+      const containers = fake.containers.length
+      const next = yield* drive(client, aThreadsPost(fake))
+      assert.strictEqual(next.failure?.code, "quota_exceeded")
+      assert.strictEqual(next.failure?.platformCode, "threads_publishing_limit:251/250")
+      assert.strictEqual(fake.containers.length, containers)
+      assert.strictEqual(fake.count("limit"), 2)
     })
   )
 })

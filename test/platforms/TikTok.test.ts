@@ -134,7 +134,9 @@ const failures: ReadonlyArray<FailureScenario<Fake>> = [
   { name: "fail_reason auth_removed", arrange: processingFails("auth_removed"), code: "token_expired", platformCode: "auth_removed", retryable: false, needsReconnect: true }
 ]
 
-adapterConformance<Fake>({
+// Every adapter behaves the same over fetch (the library default) and over the server's node:http sender.
+for (const transport of ["fetch", "node"] as const) adapterConformance<Fake>({
+  transport,
   name: "TikTok (shortvideo)",
   start: TikTokFake.make(),
   options,

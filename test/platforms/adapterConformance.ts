@@ -9,7 +9,8 @@ import { assert, describe, it } from "@effect/vitest"
 import type { AccountRecord, CredentialsUpdate, PlatformClient, PlatformFailure, PublishInput, PublishStep } from "@postwire/core"
 import type { ErrorCode } from "@postwire/domain"
 import { PlatformRouter } from "@postwire/platforms"
-import { Effect, Result, type Scope } from "effect"
+import { NodePlatformHttp } from "@postwire/server"
+import { Effect, Layer, References, Result, type Scope } from "effect"
 import { FetchHttpClient } from "effect/http"
 import type { FakeReply, FakeServer } from "./fakes/FakeServer.ts"
 
@@ -25,11 +26,32 @@ export interface Publication {
   readonly account: AccountRecord
 }
 
+/**
+ * How a router sends its calls: `fetch` (the fetch-based `HttpClient`, the library's default), or
+ * `node` (the server's: keep-alive node:http connections while the tracer is off).
+ */
+export type Transport = "fetch" | "node"
+
 /** The router configured for tests: tiny retry delays, everything else as given. */
 export const aRouter = (options: PlatformRouter.Options) =>
   PlatformRouter.make({ retry: { attempts: 3, baseDelayMs: 1 }, requestTimeoutMs: 5_000, ...options }).pipe(
     Effect.provide(FetchHttpClient.layer)
   )
+
+/**
+ * The router on the server's node:http sender, its connections closed with the scope. Its calls
+ * take the node:http path only while the tracer is off: run them under {@link tracerOff}.
+ */
+export const aNodeRouter = (options: PlatformRouter.Options) =>
+  Effect.gen(function* () {
+    const http = yield* Layer.build(NodePlatformHttp.layerWithHttpClient)
+    return yield* PlatformRouter.make({ retry: { attempts: 3, baseDelayMs: 1 }, requestTimeoutMs: 5_000, ...options }).pipe(
+      Effect.provide(http)
+    )
+  })
+
+/** Runs with the tracer off, as the server does when no trace exporter is configured. */
+export const tracerOff = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provideService(self, References.TracerEnabled, false)
 
 /**
  * Publishes one target to the end, as the publisher would: each step's state is passed to the
@@ -107,6 +129,8 @@ export interface AdapterHarness<F extends FakeServer> {
     readonly failurePlatformCode: string
   }
   readonly quota?: { readonly arrange: (fake: F) => void; readonly platformCode: string }
+  /** How the router sends its calls; `fetch` when not given. */
+  readonly transport?: Transport | undefined
 }
 
 /** Runs the suite for one adapter. */
@@ -114,11 +138,13 @@ export const adapterConformance = <F extends FakeServer>(harness: AdapterHarness
   const withFake = <A>(body: (fake: F, client: PlatformClient["Service"]) => Effect.Effect<A>, overrides: PlatformRouter.Options = {}) =>
     Effect.gen(function* () {
       const fake = yield* harness.start
-      const client = yield* aRouter({ ...harness.options(fake), ...overrides })
+      const options = { ...harness.options(fake), ...overrides }
+      if (harness.transport === "node") return yield* tracerOff(Effect.flatMap(aNodeRouter(options), (client) => body(fake, client)))
+      const client = yield* aRouter(options)
       return yield* body(fake, client)
     })
 
-  describe(`adapter conformance: ${harness.name}`, () => {
+  describe(`adapter conformance: ${harness.name}${harness.transport === "node" ? " over node:http" : ""}`, () => {
     it.live("publishes once and returns the platform's permalink", () =>
       withFake((fake, client) =>
         Effect.gen(function* () {

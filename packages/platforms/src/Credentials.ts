@@ -102,14 +102,24 @@ export const decode = <P extends Platform>(
   platform: P,
   json: string | null
 ): Effect.Effect<CredentialsOf<P>, PlatformFailure> => {
-  const invalid = failure("token_expired", "credentials_invalid", { needsReconnect: true })
   if (json === null) return Effect.fail(failure("token_expired", "credentials_missing", { needsReconnect: true }))
   let parsed: unknown
   try {
     parsed = JSON.parse(json)
   } catch {
-    return Effect.fail(invalid)
+    return Effect.fail(invalid())
   }
-  const schema = schemas[platform] as Schema.Codec<CredentialsOf<P>>
-  return Schema.decodeUnknownEffect(schema)(parsed).pipe(Effect.mapError(() => invalid))
+  return (decoders[platform] as (input: unknown) => Effect.Effect<CredentialsOf<P>, unknown>)(parsed).pipe(
+    Effect.mapError(invalid)
+  )
 }
+
+const invalid = () => failure("token_expired", "credentials_invalid", { needsReconnect: true })
+
+/** The decoder of each platform's credentials, made once. */
+const decoders = {
+  shortvideo: Schema.decodeUnknownEffect(ShortVideoCredentials),
+  photo: Schema.decodeUnknownEffect(PhotoCredentials),
+  pages: Schema.decodeUnknownEffect(PagesCredentials),
+  textpost: Schema.decodeUnknownEffect(TextpostCredentials)
+} as const

@@ -20,8 +20,9 @@
  * @since 0.1.0
  */
 import { PlatformClient } from "@postwire/core"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
+import { PlatformHttp } from "./PlatformHttp.ts"
 import * as Wire from "./internal/Wire.ts"
 import * as FacebookPages from "./pages/FacebookPages.ts"
 import * as Instagram from "./photo/Instagram.ts"
@@ -86,12 +87,19 @@ export const makeConfig = (options: Options = {}): Config => {
   }
 }
 
-/** Builds the router over the `HttpClient` in context. */
+/**
+ * Builds the router over the `HttpClient` in context, and the `PlatformHttp` when there is one
+ * (used while the tracer is off, see `PlatformHttp`).
+ */
 export const make = (options: Options = {}): Effect.Effect<PlatformClient["Service"], never, HttpClient.HttpClient> =>
   Effect.gen(function* () {
     const config = makeConfig(options)
     const client = yield* HttpClient.HttpClient
-    const wire = Wire.make(client, { timeoutMs: config.requestTimeoutMs, retry: config.retry })
+    const wire = Wire.make(client, {
+      timeoutMs: config.requestTimeoutMs,
+      retry: config.retry,
+      fast: Option.getOrUndefined(yield* Effect.serviceOption(PlatformHttp))
+    })
     const simulated = SimulatedPlatform.make()
     const tiktok = TikTok.make(config.shortvideo, wire)
     const instagram = Instagram.make(config.photo, wire)

@@ -33,6 +33,7 @@ import { ApprovalRoutes } from "./approvals/ApprovalRoutes.ts"
 import { ApprovalsHandlers } from "./approvals/ApprovalsHandlers.ts"
 import * as SmtpMailer from "./approvals/SmtpMailer.ts"
 import * as FileMailer from "./node/FileMailer.ts"
+import * as NodePlatformHttp from "./node/NodePlatformHttp.ts"
 import { backgroundLayer } from "./Background.ts"
 import { ConnectRoutes } from "./connect/ConnectRoutes.ts"
 import { publicPathOf, ServerConfig, type ServerSettings } from "./config/ServerConfig.ts"
@@ -84,7 +85,11 @@ const AccountConnectorLive = Layer.unwrap(
   Effect.gen(function* () {
     const config = yield* ServerConfig
     const engine = yield* EngineConfig
-    return ConnectRouter.layer({ ...config.connect, publicUrl: config.publicUrl, sandboxSecret: SandboxConsent.signingSecret(engine.keyring) })
+    return ConnectRouter.layerWithoutHttpClient({
+      ...config.connect,
+      publicUrl: config.publicUrl,
+      sandboxSecret: SandboxConsent.signingSecret(engine.keyring)
+    }).pipe(Layer.provide(NodePlatformHttp.layerWithHttpClient))
   })
 )
 
@@ -224,7 +229,12 @@ export const engineLayer = (settings: ServerSettings) =>
     Ids.layer,
     settings.mediaS3 === undefined ? FileBlobStore.layer(join(settings.dataDir, "media")) : S3BlobStore.layer(settings.mediaS3),
     mailerLayer(settings),
-    PlatformCalls.layer.pipe(Layer.provide(PlatformRouter.layer(settings.platforms))),
+    // The platform calls on keep-alive node:http connections (fetch while tracing: a span per call).
+    PlatformCalls.layer.pipe(
+      Layer.provide(
+        PlatformRouter.layerWithoutHttpClient(settings.platforms).pipe(Layer.provide(NodePlatformHttp.layerWithHttpClient))
+      )
+    ),
     PlatformComments(settings.platforms),
     CredentialsCipher.layer.pipe(Layer.provide(EngineConfigLive)),
     AccountConnectorLive.pipe(Layer.provide(EngineConfigLive)),

@@ -8,6 +8,13 @@
  * 0.1 (`pwc1.<iv>.<ciphertext>.<tag>`, no key id) open by trying each master;
  * `postwire secrets reseal` rewrites them under the newest.
  *
+ * Opening is an AES-GCM decryption, and the publisher opens an account's credentials at every
+ * step of every target: a cipher keeps the last {@link openCacheSize} values it opened for at
+ * most {@link openCacheMs}, keyed by the sealed value and its account, so the steps of a burst on
+ * one account decrypt once. Only values that opened are kept (an altered one is checked every
+ * time); the plaintext stays in memory no longer than it would while a step holds it, plus that
+ * minute; a rotated token is sealed anew (a fresh IV), so it is another key.
+ *
  * @since 0.1.0
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
@@ -66,8 +73,44 @@ const decrypt = (key: Buffer, iv: string, body: string, tag: string, context: st
   }
 }
 
+/** How many opened values a cipher keeps. */
+export const openCacheSize = 256
+
+/** How long a cipher keeps an opened value (milliseconds). */
+export const openCacheMs = 60_000
+
+interface Opened {
+  readonly context: string
+  readonly plaintext: string
+  readonly at: number
+}
+
 const makeCipher = (keyring: Keyring.Keyring): CredentialsCipherShape => {
   const sealer = Keyring.newest(keyring)
+  const opened = new Map<string, Opened>()
+  const remember = (sealed: string, context: string, result: Option.Option<string>): Option.Option<string> => {
+    if (Option.isSome(result)) {
+      if (opened.size >= openCacheSize) opened.delete(opened.keys().next().value as string)
+      opened.set(sealed, { context, plaintext: result.value, at: Date.now() })
+    }
+    return result
+  }
+  const open = (sealed: string, context: string): Option.Option<string> => {
+    const parts = sealed.split(".")
+    if (parts[0] === version && parts.length === 5) {
+      const [, id, iv, body, tag] = parts as [string, string, string, string, string]
+      const master = Keyring.byId(keyring, id)
+      return master === undefined ? Option.none() : decrypt(master.key("credentials"), iv, body, tag, context)
+    }
+    if (parts[0] === version1 && parts.length === 4) {
+      const [, iv, body, tag] = parts as [string, string, string, string]
+      for (const master of keyring.masters) {
+        const result = decrypt(master.key("credentials"), iv, body, tag, context)
+        if (Option.isSome(result)) return result
+      }
+    }
+    return Option.none()
+  }
   return {
     seal: (plaintext, context) => {
       const iv = randomBytes(12)
@@ -77,20 +120,12 @@ const makeCipher = (keyring: Keyring.Keyring): CredentialsCipherShape => {
       return [version, sealer.id, iv.toString("base64url"), body.toString("base64url"), cipher.getAuthTag().toString("base64url")].join(".")
     },
     open: (sealed, context) => {
-      const parts = sealed.split(".")
-      if (parts[0] === version && parts.length === 5) {
-        const [, id, iv, body, tag] = parts as [string, string, string, string, string]
-        const master = Keyring.byId(keyring, id)
-        return master === undefined ? Option.none() : decrypt(master.key("credentials"), iv, body, tag, context)
+      const known = opened.get(sealed)
+      if (known !== undefined) {
+        if (known.context === context && Date.now() - known.at < openCacheMs) return Option.some(known.plaintext)
+        opened.delete(sealed)
       }
-      if (parts[0] === version1 && parts.length === 4) {
-        const [, iv, body, tag] = parts as [string, string, string, string]
-        for (const master of keyring.masters) {
-          const opened = decrypt(master.key("credentials"), iv, body, tag, context)
-          if (Option.isSome(opened)) return opened
-        }
-      }
-      return Option.none()
+      return remember(sealed, context, open(sealed, context))
     },
     isCurrent: (sealed) => sealed.startsWith(`${version}.${sealer.id}.`)
   }

@@ -21,8 +21,9 @@
  */
 import { type CommentCapabilities, CommentPlatform } from "@postwire/core"
 import { Comment, type Platform } from "@postwire/domain"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
+import { PlatformHttp } from "../PlatformHttp.ts"
 import * as GraphApi from "../graph/GraphApi.ts"
 import * as Sessions from "../graph/Sessions.ts"
 import * as Wire from "../internal/Wire.ts"
@@ -99,7 +100,11 @@ export const make = (
   Effect.gen(function* () {
     const config = PlatformRouter.makeConfig(options)
     const client = yield* HttpClient.HttpClient
-    const wire = Wire.make(client, { timeoutMs: config.requestTimeoutMs, retry: config.retry })
+    const wire = Wire.make(client, {
+      timeoutMs: config.requestTimeoutMs,
+      retry: config.retry,
+      fast: Option.getOrUndefined(yield* Effect.serviceOption(PlatformHttp))
+    })
     const real = adapters(options, wire)
     const of = (account: { readonly platform: Platform; readonly sandbox: boolean }): CommentAdapter.CommentOperations =>
       account.sandbox ? sandbox : real[account.platform]

@@ -23,8 +23,9 @@
  */
 import { AccountConnector, ConnectFailure } from "@postwire/core"
 import { ErrorDetail, type Platform, platformRules } from "@postwire/domain"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
+import { PlatformHttp } from "../PlatformHttp.ts"
 import { connectFailure, type PlatformConnect } from "../internal/ConnectWire.ts"
 import * as Wire from "../internal/Wire.ts"
 import * as FacebookConnect from "./FacebookConnect.ts"
@@ -92,7 +93,8 @@ export const make = (options: Options): Effect.Effect<AccountConnector["Service"
     const client = yield* HttpClient.HttpClient
     const wire = Wire.make(client, {
       timeoutMs: options.requestTimeoutMs ?? defaults.requestTimeoutMs,
-      retry: { ...defaults.retry, ...options.retry }
+      retry: { ...defaults.retry, ...options.retry },
+      fast: Option.getOrUndefined(yield* Effect.serviceOption(PlatformHttp))
     })
     const tiktok = TikTokConnect.make(settings.shortvideo, wire)
     const live: Readonly<Record<Platform, PlatformConnect>> = {

@@ -1,7 +1,7 @@
 /**
- * Meta's container flow, shared by Instagram and Threads: check the publishing limit, create the
- * media container (and carousel children first), poll it until it is ready, publish it, read the
- * permalink.
+ * Meta's container flow, shared by Instagram and Threads: check the publishing limit (a reading
+ * far from the quota stands for {@link limitReuseMs}), create the media container (and carousel
+ * children first), poll it until it is ready, publish it, read the permalink.
  *
  * Exactly once, with answers that get lost:
  * - The container id is the resume state, saved as soon as the container exists; a container is
@@ -118,6 +118,28 @@ export const clockSkewMs = 5 * 60_000
 /** At most this many pages of the account's media are read when looking for one (100 each). */
 export const maxMediaPages = 50
 
+/**
+ * How long a publishing-limit reading far from the quota stands in for reading it again: within
+ * this time, while the reading plus the containers this adapter created since stay under
+ * {@link limitReuseShare} of the quota, a new target does not ask. The platform still enforces
+ * its limit at the publish call (refused there with `quota_exceeded`, the container kept).
+ */
+export const limitReuseMs = 30_000
+
+/** Share of the quota below which a recent limit reading is reused. */
+export const limitReuseShare = 0.8
+
+/** Accounts whose last limit reading is remembered (the least recently read are forgotten). */
+const limitReadingsKept = 1_000
+
+/** The last publishing-limit reading of an account, and the containers created since. */
+interface LimitReading {
+  readonly usage: number
+  readonly total: number
+  readonly at: number
+  startedSince: number
+}
+
 /** Defaults shared by the container platforms; each adds its hosts. */
 export const defaults = {
   pollIntervalMs: 10_000,
@@ -142,6 +164,8 @@ export const State = Schema.Struct({
 })
 /** The resume state of a container target. */
 export type State = typeof State.Type
+
+const decodeStateSchema = Schema.decodeUnknownEffect(State)
 
 /** An adapter built on the container flow. */
 export interface ContainerAdapter {
@@ -177,6 +201,8 @@ const parseTimestamp = (value: string | undefined): number | undefined => {
 
 /** Builds the adapter of a container platform. */
 export const make = (spec: ContainerPlatform, config: Config, wire: Wire): ContainerAdapter => {
+  const publishSpan = `platforms.${spec.platform}.publish`
+  const permalinkSpan = `platforms.${spec.platform}.permalink`
   const graph = GraphApi.make({ wire, baseUrl: config.baseUrl, platform: spec.platform, appSecret: config.appSecret })
 
   const openSession = Sessions.longLived({
@@ -203,16 +229,38 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
     resets_at: new Date(now + durationSec * 1000).toISOString()
   })
 
+  /** Recent limit readings by account (the platform's user id), see {@link limitReuseMs}. */
+  const limitReadings = new Map<string, LimitReading>()
+
+  /** Whether the account's last reading says the quota is still far, counting this target. */
+  const farFromQuota = (userId: string, now: number): boolean => {
+    const reading = limitReadings.get(userId)
+    if (reading === undefined) return false
+    if (now - reading.at >= limitReuseMs || reading.usage + reading.startedSince + 1 > reading.total * limitReuseShare) {
+      limitReadings.delete(userId)
+      return false
+    }
+    reading.startedSince += 1
+    return true
+  }
+
   const checkLimit = (session: Session, userId: string) =>
     Effect.gen(function* () {
+      if (farFromQuota(userId, yield* Clock.currentTimeMillis)) return
       const body = yield* get(session, `${userId}/${spec.limitEdge}`, { fields: "quota_usage,config" })
       const data = field(body, "data")
       const entry = Array.isArray(data) ? data[0] : undefined
       const usage = numberField(entry, "quota_usage")
       const total = numberField(field(entry, "config"), "quota_total")
-      if (usage === undefined || total === undefined || usage < total) return
-      const duration = numberField(field(entry, "config"), "quota_duration") ?? 86_400
       const now = yield* Clock.currentTimeMillis
+      if (usage === undefined || total === undefined) return
+      if (usage < total) {
+        if (limitReadings.size >= limitReadingsKept) limitReadings.delete(limitReadings.keys().next().value as string)
+        // This target creates one more.
+        limitReadings.set(userId, { usage, total, at: now, startedSince: 1 })
+        return
+      }
+      const duration = numberField(field(entry, "config"), "quota_duration") ?? 86_400
       return yield* Effect.fail(
         failure("quota_exceeded", `${spec.limitEdge}:${usage}/${total}`, {
           details: quotaDetails(total, duration, now),
@@ -434,6 +482,10 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
         (unavailable) => afterUnanswered(session, input, userId, state, containerId, unavailable)
       ),
       Effect.mapError((f) => (f.state === undefined ? amend(f, { state }) : f)),
+      Effect.tapError((f: PlatformFailure) =>
+        // The platform refused for its limit: the next target of the account reads it again.
+        f.code === "quota_exceeded" ? Effect.sync(() => limitReadings.delete(userId)) : Effect.void
+      ),
       Effect.catchIf(
         (f: PlatformFailure) => f.code === "quota_exceeded" && f.details === undefined,
         (f) =>
@@ -469,7 +521,7 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
     })
 
   const decodeState = (state: unknown) =>
-    Schema.decodeUnknownEffect(State)(state).pipe(
+    decodeStateSchema(state).pipe(
       Effect.mapError(() => failure("internal_error", "unreadable_state", { retryable: false }))
     )
 
@@ -490,7 +542,7 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
       return yield* TokenSession.withCredentials(session, step)
     }).pipe(
       Effect.mapError((f) => (f.state === undefined ? amend(f, { state: input.state ?? null }) : f)),
-      Effect.withSpan(`platforms.${spec.platform}.publish`)
+      Effect.withSpan(publishSpan, undefined, { captureStackTrace: false })
     )
 
   const permalink: ContainerAdapter["permalink"] = (input) =>
@@ -517,7 +569,7 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
         } as PermalinkLookup
       })
       return yield* TokenSession.withCredentials(session, lookup)
-    }).pipe(Effect.withSpan(`platforms.${spec.platform}.permalink`))
+    }).pipe(Effect.withSpan(permalinkSpan, undefined, { captureStackTrace: false }))
 
   return { publish, permalink }
 }

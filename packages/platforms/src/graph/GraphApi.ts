@@ -46,13 +46,26 @@ export const make = (options: {
   const { wire } = options
   const base = options.baseUrl.replace(/\/+$/, "")
 
+  /** `appsecret_proof` of the tokens in use (an HMAC per token, not per call). */
+  const proofs = new Map<string, string>()
+  const proofOf = (appSecret: Redacted.Redacted<string>, token: string): string => {
+    let proof = proofs.get(token)
+    if (proof === undefined) {
+      proof = createHmac("sha256", Redacted.value(appSecret)).update(token).digest("hex")
+      if (proofs.size >= 1_000) proofs.delete(proofs.keys().next().value as string)
+      proofs.set(token, proof)
+    }
+    return proof
+  }
+
   const withToken = (params: GraphParams, token: string): Record<string, string> => {
     const out: Record<string, string> = {}
-    for (const [key, value] of Object.entries(params)) if (value !== undefined) out[key] = String(value)
-    out.access_token = token
-    if (options.appSecret !== undefined) {
-      out.appsecret_proof = createHmac("sha256", Redacted.value(options.appSecret)).update(token).digest("hex")
+    for (const key in params) {
+      const value = params[key]
+      if (value !== undefined) out[key] = String(value)
     }
+    out.access_token = token
+    if (options.appSecret !== undefined) out.appsecret_proof = proofOf(options.appSecret, token)
     return out
   }
 

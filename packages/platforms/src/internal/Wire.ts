@@ -6,8 +6,9 @@
  */
 import { PlatformFailure } from "@postwire/core"
 import { type ErrorCode, ErrorCatalog, type ErrorDetails } from "@postwire/domain"
-import { Duration, Effect, Schedule } from "effect"
+import { Duration, Effect, Option, References, Schedule } from "effect"
 import { type HttpClient, type HttpClientRequest, UrlParams } from "effect/http"
+import type { PlatformHttp, PlatformHttpFailure, PlatformHttpResponse } from "../PlatformHttp.ts"
 
 /** How often and how patiently a step retries `platform_unavailable`. */
 export interface RetryPolicy {
@@ -98,12 +99,23 @@ export const secretParameters: ReadonlyArray<string> = [
 const isAmbiguous = (f: PlatformFailure): boolean =>
   f.platformCode === "timeout" || f.platformCode === "network_error"
 
-/** Creates the sender over an `HttpClient`. */
-export const make = (client: HttpClient.HttpClient, options: { readonly timeoutMs: number; readonly retry: RetryPolicy }): Wire => ({
-  retry: options.retry,
-  send: (request) =>
+/**
+ * Creates the sender over an `HttpClient`. With a `PlatformHttp` (`fast`), a call goes through it
+ * instead while the tracer is off and its body is bytes or nothing: no client span, no
+ * `Request`/`Response` objects, the timeout kept by the sender itself. With the tracer on, every
+ * call goes through the `HttpClient`, which records its client span.
+ */
+export const make = (
+  client: HttpClient.HttpClient,
+  options: {
+    readonly timeoutMs: number
+    readonly retry: RetryPolicy
+    readonly fast?: PlatformHttp["Service"] | undefined
+  }
+): Wire => {
+  const viaClient = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<WireResponse, PlatformFailure> =>
     client.execute(request).pipe(
-      Effect.updateService(UrlParams.CurrentRedactedNames, (names) => [...names, ...secretParameters]),
+      Effect.updateService(UrlParams.CurrentRedactedNames, redactedNames),
       Effect.flatMap((response) =>
         Effect.map(response.text, (text): WireResponse => ({ status: response.status, text, json: parseJson(text) }))
       ),
@@ -114,7 +126,59 @@ export const make = (client: HttpClient.HttpClient, options: { readonly timeoutM
         )
       )
     )
-})
+  const fast = options.fast
+  if (fast === undefined) return { retry: options.retry, send: viaClient }
+  const answered = (response: PlatformHttpResponse): WireResponse => ({
+    status: response.status,
+    text: response.text,
+    json: parseJson(response.text)
+  })
+  const unanswered = (reason: PlatformHttpFailure) => failure("platform_unavailable", reason)
+  return {
+    retry: options.retry,
+    send: (request) =>
+      Effect.withFiber((fiber) => {
+        const body = request.body
+        if (
+          fiber.getRef(References.TracerEnabled) ||
+          (body._tag !== "Empty" && body._tag !== "Uint8Array") ||
+          Option.isSome(request.hash)
+        ) {
+          return viaClient(request)
+        }
+        return Effect.mapBoth(
+          fast.send({
+            method: request.method,
+            url: fullUrl(request),
+            headers: request.headers,
+            body: body._tag === "Uint8Array" ? body.body : undefined,
+            timeoutMs: options.timeoutMs
+          }),
+          { onSuccess: answered, onFailure: unanswered }
+        )
+      })
+  }
+}
+
+/** The redacted parameter names in context with the platforms' secret ones added (memoized per list). */
+let redactedFor: ReadonlyArray<string | RegExp> | undefined
+let redactedWith: ReadonlyArray<string | RegExp> = secretParameters
+const redactedNames = (names: ReadonlyArray<string | RegExp>): ReadonlyArray<string | RegExp> => {
+  if (names !== redactedFor) {
+    redactedFor = names
+    redactedWith = [...names, ...secretParameters]
+  }
+  return redactedWith
+}
+
+/** The request's address with its query parameters, as the `HttpClient` would build it. */
+const fullUrl = (request: HttpClientRequest.HttpClientRequest): string => {
+  if (request.urlParams.params.length === 0) return request.url
+  if (!request.url.includes("?")) return `${request.url}?${UrlParams.toString(request.urlParams)}`
+  const url = new URL(request.url)
+  for (const [key, value] of new URLSearchParams(UrlParams.toString(request.urlParams))) url.searchParams.append(key, value)
+  return url.toString()
+}
 
 const parseJson = (text: string): unknown => {
   if (text === "") return undefined
@@ -131,18 +195,34 @@ const parseJson = (text: string): unknown => {
  * lost answer is never re-sent blindly. A failure that already decided the resume state (a dead
  * container, a failed publish) ends the step: only a new attempt can help.
  */
-export const retrying =
-  (policy: RetryPolicy, options: { readonly publishes?: boolean } = {}) =>
-  <A, R>(self: Effect.Effect<A, PlatformFailure, R>): Effect.Effect<A, PlatformFailure, R> =>
-    Effect.retry(self, {
+export const retrying = (policy: RetryPolicy, options: { readonly publishes?: boolean } = {}) => {
+  const retry = retryOptions(policy, options.publishes === true)
+  return <A, R>(self: Effect.Effect<A, PlatformFailure, R>): Effect.Effect<A, PlatformFailure, R> => Effect.retry(self, retry)
+}
+
+/** The retry options of a policy, made once per policy (plain and for a publishing call). */
+const retryOptionsCache = new WeakMap<RetryPolicy, readonly [RetryOptions, RetryOptions]>()
+
+type RetryOptions = {
+  readonly schedule: Schedule.Schedule<Duration.Duration>
+  readonly times: number
+  readonly while: (f: PlatformFailure) => boolean
+}
+
+const retryOptions = (policy: RetryPolicy, publishes: boolean): RetryOptions => {
+  let both = retryOptionsCache.get(policy)
+  if (both === undefined) {
+    const make = (publishes: boolean): RetryOptions => ({
       schedule: Schedule.exponential(Duration.millis(policy.baseDelayMs)),
       times: Math.max(0, policy.attempts - 1),
       while: (f: PlatformFailure) =>
-        f.code === "platform_unavailable" &&
-        f.retryable &&
-        f.state === undefined &&
-        !(options.publishes === true && isAmbiguous(f))
+        f.code === "platform_unavailable" && f.retryable && f.state === undefined && !(publishes && isAmbiguous(f))
     })
+    both = [make(false), make(true)]
+    retryOptionsCache.set(policy, both)
+  }
+  return both[publishes ? 1 : 0]
+}
 
 /** The object at `key` of a JSON value, if it is one. */
 export const field = (value: unknown, key: string): unknown =>

@@ -7,7 +7,8 @@
  * - `story`: one STORIES container with an image or a video.
  *
  * Before creating anything it reads `content_publishing_limit` and stops with `quota_exceeded`
- * at 100% (the quota is enforced again by Meta at `media_publish`). The account's
+ * at 100% (the quota is enforced again by Meta at `media_publish`); a reading under 80% of the
+ * quota stands for 30 s. The account's
  * `externalId` is the ig-user-id.
  *
  * @since 0.1.0

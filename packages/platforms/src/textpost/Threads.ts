@@ -4,7 +4,8 @@
  * A post without media is a TEXT container; one image or video an IMAGE or VIDEO container; more
  * a CAROUSEL whose children are created and processed first (a carousel counts as one post).
  * Before creating anything it reads `threads_publishing_limit` (250 posts per 24 h) and stops
- * with `quota_exceeded` at 100%. The account's `externalId` is the threads-user-id.
+ * with `quota_exceeded` at 100%; a reading under 80% of the quota stands for 30 s (the platform
+ * still refuses a publish over its limit, which fails with `quota_exceeded` too). The account's `externalId` is the threads-user-id.
  *
  * @since 0.1.0
  */
