@@ -15,12 +15,12 @@
  * third pass of one instance through a relay (as `posts-wire` counts): the statements and round
  * trips per target the worker sent to PostgreSQL (its other loops included).
  *
- * Each worker first publishes a warm-up burst (not measured, reported apart): a worker is a
- * long-running process, and the first thousand targets after its start also pay for V8
- * compiling the whole publishing path (most of the helper threads' CPU then).
+ * Each worker first publishes a warm-up burst of the same kind (its figures printed apart): a
+ * worker is a long-running process, and the first thousands of targets after its start also pay
+ * for V8 compiling the whole publishing path (most of the helper threads' CPU then).
  *
  * Needs DATABASE_URL (several processes share one database); `BENCH_PUBLISH_TARGETS` sets the
- * burst (default 1,000), `BENCH_PUBLISH_WARMUP` the warm-up burst per instance (default 1,000),
+ * burst (default 1,000), `BENCH_PUBLISH_WARMUP` the warm-up burst per instance (default 700),
  * `BENCH_PUBLISH_WIRE_TARGETS` the counted pass's (default 300).
  */
 import { readdirSync, readFileSync } from "node:fs"
@@ -33,7 +33,7 @@ import { relay } from "./posts-wire.ts"
 import { table } from "./support.ts"
 
 const burst = Number(process.env.BENCH_PUBLISH_TARGETS ?? 1_000)
-const warmup = Number(process.env.BENCH_PUBLISH_WARMUP ?? 1_000)
+const warmup = Number(process.env.BENCH_PUBLISH_WARMUP ?? 700)
 const wireBurst = Number(process.env.BENCH_PUBLISH_WIRE_TARGETS ?? 300)
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
@@ -127,29 +127,25 @@ const measure = async (instances: number, targets: number, counted: boolean) => 
     const workers = await Promise.all(
       Array.from({ length: instances }, () => fleet.startWorker(counted ? { DATABASE_URL: wire.url } : {}))
     )
-    // The warm-up: published as soon as created, every worker taking its share.
-    const warm = counted ? 0 : warmup * instances
-    let cold: ReturnType<typeof perTarget> | undefined
-    if (warm > 0) {
-      const pids = [...(await backends(fleet)), ...postgresWriters()]
-      const before = snapshot(fleet, pids)
-      await fleet.createPosts(warm)
-      await fleet.waitForPublished(warm, 600_000)
-      cold = perTarget(before, snapshot(fleet, pids), warm)
+    /** A burst of `count` posts that all fall due at one instant, after they have all been written. */
+    const dueBurst = async (count: number, publishedBefore: number) => {
+      const dueAt = Math.ceil((Date.now() + 15_000 + count * 20) / 1000) * 1000
+      await fleet.createPosts(count, { scheduled_at: new Date(dueAt).toISOString() })
+      if (Date.now() >= dueAt) throw new Error("writing the burst took longer than planned: lower BENCH_PUBLISH_TARGETS")
+      // Every connection the workers use is open by now (their pools opened them for the polling).
+      const postgresPids = [...(await backends(fleet)), ...postgresWriters()]
+      await new Promise((resolve) => setTimeout(resolve, dueAt - Date.now()))
+      wire.reset()
+      const before = snapshot(fleet, postgresPids)
+      await fleet.waitForPublished(publishedBefore + count, 600_000)
+      const done = Date.now()
+      return { dueAt, done, cpu: perTarget(before, snapshot(fleet, postgresPids), count) }
     }
+    // The warm-up, the same kind of burst: every worker takes its share.
+    const warm = counted ? 0 : warmup * instances
+    const cold = warm > 0 ? (await dueBurst(warm, 0)).cpu : undefined
     const warmedAt = Date.now()
-    // Everything falls due at one instant, after the burst has been written.
-    const dueAt = Math.ceil((Date.now() + 15_000 + targets * 10) / 1000) * 1000
-    await fleet.createPosts(targets, { scheduled_at: new Date(dueAt).toISOString() })
-    if (Date.now() >= dueAt) throw new Error("writing the burst took longer than planned: lower BENCH_PUBLISH_TARGETS")
-    // Every connection the workers use is open by now (their pools opened them for the warm-up and the polling).
-    const postgresPids = [...(await backends(fleet)), ...postgresWriters()]
-    await new Promise((resolve) => setTimeout(resolve, dueAt - Date.now()))
-    wire.reset()
-    const before = snapshot(fleet, postgresPids)
-    await fleet.waitForPublished(warm + targets, 600_000)
-    const done = Date.now()
-    const after = snapshot(fleet, postgresPids)
+    const { dueAt, done, cpu } = await dueBurst(targets, warm)
     const { statements, roundTrips } = wire.counts
     const lags = (await publishingStarts(fleet.databaseUrl))
       .filter((start) => start >= warmedAt)
@@ -173,7 +169,7 @@ const measure = async (instances: number, targets: number, counted: boolean) => 
       publishedP99: percentile(toPublished, 0.99),
       statements: statements / targets,
       roundTrips: roundTrips / targets,
-      cpu: perTarget(before, after, targets),
+      cpu,
       cold,
       workers: workers.length
     }
@@ -217,16 +213,14 @@ export async function run(): Promise<void> {
     "fake platform": c.bench,
     sum: c.worker + c.postgres + c.api + c.bench
   })
-  table([cpuRow("1 instance", one.cpu), cpuRow("3 instances", three.cpu)])
-  console.log(
-    "The warm-up after each start, published as the posts were created (the other processes' CPU then includes creating them): worker CPU ms per target (main thread + V8 helper threads)"
-  )
   table(
-    [one, three].flatMap((r) =>
-      r.cold === undefined
-        ? []
-        : [{ instances: r.instances, targets: r.warm, workers: `${r.cold.worker.toFixed(2)} (${r.cold.workerMain.toFixed(2)} + ${r.cold.workerHelpers.toFixed(2)})` }]
-    )
+    [one, three].flatMap((r) => {
+      const label = `${r.instances} instance${r.instances === 1 ? "" : "s"}`
+      return [
+        cpuRow(`${label}, measured (${r.targets})`, r.cpu),
+        ...(r.cold === undefined ? [] : [cpuRow(`${label}, warm-up after start (${r.warm})`, r.cold)])
+      ]
+    })
   )
   table([
     {
