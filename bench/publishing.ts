@@ -5,47 +5,118 @@
  * the permalink, over real HTTP; the fake answers at once). Reported: targets published per
  * second once due, the p99 lag from the due time to the start of publishing (`post.publishing`),
  * the p50 and p99 from the due time to the platform's publish, three instances' rate as a
- * multiple of one's, measured in the same run, and what does not depend on the machine's load as
- * much: the workers' CPU time per target, and, in a third pass of one instance through a relay
- * (as `posts-wire` counts), the statements and round trips per target the worker sent to
- * PostgreSQL (its other loops included). Needs DATABASE_URL (several processes share one
- * database); `BENCH_PUBLISH_TARGETS` sets the burst (default 1,000), `BENCH_PUBLISH_WIRE_TARGETS`
- * the counted pass's (default 300).
+ * multiple of one's, measured in the same run.
+ *
+ * And where the machine's time goes, which depends much less on the machine's load than the
+ * rates do: the CPU milliseconds per target of each process over the measured burst, from /proc
+ * (the workers, split into their main thread and V8's helper threads, which compile and collect
+ * garbage; the fleet's PostgreSQL backends, found by the fleet's `application_name`, with
+ * PostgreSQL's own writers; the API instance; this process, which runs the fake platform). In a
+ * third pass of one instance through a relay (as `posts-wire` counts): the statements and round
+ * trips per target the worker sent to PostgreSQL (its other loops included).
+ *
+ * Each worker first publishes a warm-up burst of the same kind (its figures printed apart): a
+ * worker is a long-running process, and the first thousands of targets after its start also pay
+ * for V8 compiling the whole publishing path (most of the helper threads' CPU then).
+ *
+ * Needs DATABASE_URL (several processes share one database); `BENCH_PUBLISH_TARGETS` sets the
+ * burst (default 1,000), `BENCH_PUBLISH_WARMUP` the warm-up burst per instance (default 700),
+ * `BENCH_PUBLISH_WIRE_TARGETS` the counted pass's (default 300).
  */
+import { readdirSync, readFileSync } from "node:fs"
 import { availableParallelism, loadavg } from "node:os"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { layerPostgres } from "@postwire/store-sql"
-import { startFleet } from "../test/publishing/fleet.ts"
+import { type Fleet, startFleet } from "../test/publishing/fleet.ts"
 import { relay } from "./posts-wire.ts"
 import { table } from "./support.ts"
 
 const burst = Number(process.env.BENCH_PUBLISH_TARGETS ?? 1_000)
+const warmup = Number(process.env.BENCH_PUBLISH_WARMUP ?? 700)
 const wireBurst = Number(process.env.BENCH_PUBLISH_WIRE_TARGETS ?? 300)
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN
 
-/** When each post's publishing started, from the outbox (`post.publishing`, one per post). */
-const publishingStarts = (databaseUrl: string) =>
+const onDatabase = <A>(databaseUrl: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
   Effect.runPromise(
     Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql`SELECT created_at FROM outbox_events WHERE type = 'post.publishing'`
-      return rows.map((row) => Number(row.created_at))
+      return yield* f(yield* SqlClient.SqlClient)
     }).pipe(Effect.provide(layerPostgres(databaseUrl, { maxConnections: 1 })))
   )
 
-/** CPU time (user + system, ms) of a process and its children so far, from /proc; 0 where there is none. */
-const cpuMs = async (pid: number): Promise<number> => {
-  const { readFile } = await import("node:fs/promises")
+/** When each post's publishing started, from the outbox (`post.publishing`, one per post). */
+const publishingStarts = (databaseUrl: string) =>
+  onDatabase(databaseUrl, (sql) =>
+    Effect.map(sql`SELECT created_at FROM outbox_events WHERE type = 'post.publishing'`, (rows) =>
+      rows.map((row) => Number(row.created_at))
+    )
+  )
+
+/** The process ids of the fleet's PostgreSQL backends (its connections carry the schema as their application name). */
+const backends = (fleet: Fleet) =>
+  onDatabase(fleet.databaseUrl, (sql) =>
+    Effect.map(
+      sql`SELECT pid FROM pg_stat_activity WHERE application_name = ${fleet.schema}`,
+      (rows) => rows.map((row) => Number(row.pid))
+    )
+  )
+
+/** PostgreSQL's own processes that work for every backend: the WAL writer, the checkpointer, the background writer. */
+const postgresWriters = (): Array<number> =>
+  readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((pid) => {
+      try {
+        return /^postgres: .*(walwriter|checkpointer|background writer)/.test(readFileSync(`/proc/${pid}/cmdline`, "utf8"))
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
+
+/** CPU time (user + system, ms) of a process (every thread) or of one thread; 0 once it is gone. */
+const cpuMs = (pid: number, thread?: number): number => {
   try {
-    const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ")
-    // utime, stime, cutime, cstime (fields 14-17, counted from the state at index 0 = field 3).
-    const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0)
-    return (ticks * 1000) / 100
+    const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    // utime and stime (fields 14 and 15, counted from the state at index 0 = field 3), in clock ticks of 10 ms.
+    return (Number(fields[11]) + Number(fields[12])) * 10
   } catch {
     return 0
+  }
+}
+
+/** CPU ms of each process the run involves, at one instant. */
+interface CpuSnapshot {
+  readonly workers: ReadonlyArray<{ readonly all: number; readonly main: number }>
+  readonly postgres: ReadonlyMap<number, number>
+  readonly api: number
+  readonly bench: number
+}
+
+const snapshot = (fleet: Fleet, postgresPids: ReadonlyArray<number>): CpuSnapshot => ({
+  workers: fleet.workers.map((w) => ({ all: cpuMs(w.pid), main: cpuMs(w.pid, w.pid) })),
+  postgres: new Map(postgresPids.map((pid) => [pid, cpuMs(pid)])),
+  api: cpuMs(fleet.api.pid),
+  bench: cpuMs(process.pid)
+})
+
+/** CPU ms per target of each process between two snapshots. */
+const perTarget = (before: CpuSnapshot, after: CpuSnapshot, targets: number) => {
+  const sum = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0)
+  const workerAll = sum(after.workers.map((w, i) => w.all - before.workers[i]!.all))
+  const workerMain = sum(after.workers.map((w, i) => w.main - before.workers[i]!.main))
+  // A backend gone in between counts 0 from then on: leave it out rather than subtract.
+  const postgres = sum([...after.postgres].map(([pid, ms]) => (ms > 0 && before.postgres.has(pid) ? ms - before.postgres.get(pid)! : 0)))
+  return {
+    worker: workerAll / targets,
+    workerMain: workerMain / targets,
+    workerHelpers: (workerAll - workerMain) / targets,
+    postgres: postgres / targets,
+    api: (after.api - before.api) / targets,
+    bench: (after.bench - before.bench) / targets
   }
 }
 
@@ -56,26 +127,41 @@ const measure = async (instances: number, targets: number, counted: boolean) => 
     const workers = await Promise.all(
       Array.from({ length: instances }, () => fleet.startWorker(counted ? { DATABASE_URL: wire.url } : {}))
     )
-    // Everything falls due at one instant, after the burst has been written.
-    const dueAt = Math.ceil((Date.now() + 15_000 + targets * 10) / 1000) * 1000
-    await fleet.createPosts(targets, { scheduled_at: new Date(dueAt).toISOString() })
-    if (Date.now() >= dueAt) throw new Error("writing the burst took longer than planned: lower BENCH_PUBLISH_TARGETS")
-    await new Promise((resolve) => setTimeout(resolve, dueAt - Date.now()))
-    wire.reset()
-    const cpuBefore = await Promise.all(workers.map((w) => cpuMs(w.pid)))
-    await fleet.waitForPublished(targets, 600_000)
-    const done = Date.now()
-    const cpuAfter = await Promise.all(workers.map((w) => cpuMs(w.pid)))
+    /** A burst of `count` posts that all fall due at one instant, after they have all been written. */
+    const dueBurst = async (count: number, publishedBefore: number) => {
+      const dueAt = Math.ceil((Date.now() + 15_000 + count * 20) / 1000) * 1000
+      await fleet.createPosts(count, { scheduled_at: new Date(dueAt).toISOString() })
+      if (Date.now() >= dueAt) throw new Error("writing the burst took longer than planned: lower BENCH_PUBLISH_TARGETS")
+      // Every connection the workers use is open by now (their pools opened them for the polling).
+      const postgresPids = [...(await backends(fleet)), ...postgresWriters()]
+      await new Promise((resolve) => setTimeout(resolve, dueAt - Date.now()))
+      wire.reset()
+      const before = snapshot(fleet, postgresPids)
+      await fleet.waitForPublished(publishedBefore + count, 600_000)
+      const done = Date.now()
+      return { dueAt, done, cpu: perTarget(before, snapshot(fleet, postgresPids), count) }
+    }
+    // The warm-up, the same kind of burst: every worker takes its share.
+    const warm = counted ? 0 : warmup * instances
+    const cold = warm > 0 ? (await dueBurst(warm, 0)).cpu : undefined
+    const warmedAt = Date.now()
+    const { dueAt, done, cpu } = await dueBurst(targets, warm)
     const { statements, roundTrips } = wire.counts
-    const cpu = cpuAfter.reduce((sum, ms, i) => sum + ms - cpuBefore[i]!, 0)
-    const lags = (await publishingStarts(fleet.databaseUrl)).map((start) => start - dueAt).sort((a, b) => a - b)
-    const toPublished = fleet.fake.media.map((m) => m.publishedAt - dueAt).sort((a, b) => a - b)
-    if (fleet.fake.media.length !== targets || fleet.fake.duplicatePublishes !== 0) {
-      throw new Error(`published ${fleet.fake.media.length} items (${fleet.fake.duplicatePublishes} duplicates) for ${targets} targets`)
+    const lags = (await publishingStarts(fleet.databaseUrl))
+      .filter((start) => start >= warmedAt)
+      .map((start) => start - dueAt)
+      .sort((a, b) => a - b)
+    const measured = fleet.fake.media.filter((m) => m.publishedAt >= warmedAt)
+    const toPublished = measured.map((m) => m.publishedAt - dueAt).sort((a, b) => a - b)
+    if (fleet.fake.media.length !== warm + targets || fleet.fake.duplicatePublishes !== 0) {
+      throw new Error(
+        `published ${fleet.fake.media.length} items (${fleet.fake.duplicatePublishes} duplicates) for ${warm + targets} targets`
+      )
     }
     return {
       instances,
       targets,
+      warm,
       seconds: (done - dueAt) / 1000,
       perSecond: targets / ((done - dueAt) / 1000),
       p99: percentile(lags, 0.99),
@@ -83,7 +169,9 @@ const measure = async (instances: number, targets: number, counted: boolean) => 
       publishedP99: percentile(toPublished, 0.99),
       statements: statements / targets,
       roundTrips: roundTrips / targets,
-      cpu: cpu / targets
+      cpu,
+      cold,
+      workers: workers.length
     }
   } finally {
     await fleet.stop()
@@ -91,7 +179,7 @@ const measure = async (instances: number, targets: number, counted: boolean) => 
   }
 }
 
-/** Runs the publishing benchmark and prints its table. */
+/** Runs the publishing benchmark and prints its tables. */
 export async function run(): Promise<void> {
   if (process.env.DATABASE_URL === undefined) {
     console.log("skipped: set DATABASE_URL (several worker processes share one PostgreSQL)")
@@ -111,16 +199,35 @@ export async function run(): Promise<void> {
       "targets/s": r.perSecond,
       "p99 lag to start (ms)": r.p99,
       "p50 / p99 to published (ms)": `${r.publishedP50} / ${r.publishedP99}`,
-      "vs one instance": r.perSecond / one.perSecond,
-      "worker CPU ms/target": r.cpu
+      "vs one instance": r.perSecond / one.perSecond
     }))
+  )
+  console.log(
+    "CPU ms per target, from /proc: workers (main thread + V8 helper threads), the fleet's PostgreSQL backends with its writers, the API instance, this process (the fake platform)"
+  )
+  const cpuRow = (label: string, c: ReturnType<typeof perTarget>) => ({
+    "measured burst": label,
+    workers: `${c.worker.toFixed(2)} (${c.workerMain.toFixed(2)} + ${c.workerHelpers.toFixed(2)})`,
+    postgres: c.postgres,
+    api: c.api,
+    "fake platform": c.bench,
+    sum: c.worker + c.postgres + c.api + c.bench
+  })
+  table(
+    [one, three].flatMap((r) => {
+      const label = `${r.instances} instance${r.instances === 1 ? "" : "s"}`
+      return [
+        cpuRow(`${label}, measured (${r.targets})`, r.cpu),
+        ...(r.cold === undefined ? [] : [cpuRow(`${label}, warm-up after start (${r.warm})`, r.cold)])
+      ]
+    })
   )
   table([
     {
-      "counted pass": `1 instance, ${wire.targets} targets, through a relay`,
+      "counted pass": `1 instance, ${wire.targets} targets, through a relay, no warm-up`,
       "statements/target": wire.statements,
       "round trips/target": wire.roundTrips,
-      "worker CPU ms/target": wire.cpu
+      "worker CPU ms/target": wire.cpu.worker
     }
   ])
 }

@@ -66,6 +66,8 @@ export interface CreatedPost {
 export interface Fleet {
   /** The database URL every instance uses (its `search_path` is the fleet's own schema). */
   readonly databaseUrl: string
+  /** The fleet's schema, also the `application_name` of every connection of its instances. */
+  readonly schema: string
   readonly api: Instance
   readonly fake: ContainerFake
   readonly liveKey: string
@@ -168,7 +170,8 @@ export const startFleet = async (options: { readonly accounts: number; readonly 
   if (!databaseUrl) throw new Error("DATABASE_URL is not set")
   const schema = `pw_fleet_${randomBytes(5).toString("hex")}`
   await onDatabase(databaseUrl, `CREATE SCHEMA ${schema}`)
-  const url = `${databaseUrl}${databaseUrl.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`
+  // The application name lets a bench find the fleet's PostgreSQL backends (pg_stat_activity) among others'.
+  const url = `${databaseUrl}${databaseUrl.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}&application_name=${schema}`
 
   const fakeScope = Effect.runSync(Scope.make())
   const fake = await Effect.runPromise(ThreadsFake.make().pipe(Scope.provide(fakeScope)))
@@ -318,6 +321,7 @@ export const startFleet = async (options: { readonly accounts: number; readonly 
 
   return {
     databaseUrl: url,
+    schema,
     api,
     fake,
     liveKey,

@@ -99,6 +99,36 @@ export interface ContainerExtension {
   readonly onPublish?: ((container: FakeContainer, id: string, publishedAt: number) => boolean) | undefined
 }
 
+/**
+ * Finds an item of one of the fake's lists by id without scanning the list (a fleet run holds
+ * thousands): each item's place is noted when the fake adds it, counted from the end the list
+ * grows at, and checked before use. A list a test edited (a splice, a sort) makes the check fail,
+ * and the lookup falls back to a scan, so the answer is always the one a scan gives.
+ */
+const byId = <T extends { readonly id: string }>(list: () => Array<T>, growsAt: "end" | "start") => {
+  const places = new Map<string, number>()
+  const at = (items: Array<T>, place: number) => (growsAt === "end" ? place : items.length - 1 - place)
+  return {
+    /** Notes the place of an item just added at the growing end (either way: the last from the other end). */
+    added: (item: T) => {
+      if (!places.has(item.id)) places.set(item.id, list().length - 1)
+    },
+    find: (id: string | undefined): T | undefined => {
+      if (id === undefined) return undefined
+      const items = list()
+      const place = places.get(id)
+      if (place !== undefined) {
+        const item = items[at(items, place)]
+        if (item?.id === id) return item
+      }
+      const index = items.findIndex((item) => item.id === id)
+      if (index < 0) return undefined
+      places.set(id, growsAt === "end" ? index : items.length - 1 - index)
+      return items[index]
+    }
+  }
+}
+
 const routeOf = (dialect: ContainerDialect, extension: ContainerExtension | undefined) => (request: FakeRequest): string => {
   if (request.path === "/refresh_access_token") return "refresh"
   const parts = segments(request, dialect.version)
@@ -139,6 +169,9 @@ export const make = (
     if (container.polls <= fake.pollsBeforeFinished) return "IN_PROGRESS"
     return fake.containerOutcome
   }
+
+  const containers = byId(() => fake.containers, "end")
+  const media = byId(() => fake.media, "start")
 
   const used = () => fake.quotaUsedBefore + fake.media.length
 
@@ -226,16 +259,17 @@ export const make = (
         if (p.media_type === "CAROUSEL") {
           const children = (p.children ?? "").split(",")
           const ready = children.every((id) => {
-            const child = fake.containers.find((c) => c.id === id)
+            const child = containers.find(id)
             return child !== undefined && statusOf(child) === "FINISHED"
           })
           if (!ready) return graphError(400, 100, 2207028, { message: "Carousel children are not ready" })
         }
         fake.containers.push(container)
+        containers.added(container)
         return { status: 200, json: { id: container.id } }
       }
       case "container_status": {
-        const container = fake.containers.find((c) => c.id === request.path.split("/").at(-1))
+        const container = containers.find(request.path.split("/").at(-1))
         if (container === undefined) return graphError(400, 100, 33, { message: "Object does not exist" })
         container.polls += 1
         const status = statusOf(container)
@@ -249,7 +283,7 @@ export const make = (
         }
       }
       case "publish": {
-        const container = fake.containers.find((c) => c.id === p.creation_id)
+        const container = containers.find(p.creation_id)
         if (container === undefined) return graphError(400, 100, 33, { message: "Object does not exist" })
         if (container.mediaId !== null) {
           fake.duplicatePublishes += 1
@@ -270,6 +304,7 @@ export const make = (
           publishedAt: Date.now(),
           story: container.params.media_type === "STORIES"
         })
+        media.added(fake.media[0]!)
         fake.afterPublish?.(fake.media[0]!)
         return { status: 200, json: { id } }
       }
@@ -277,9 +312,9 @@ export const make = (
       case "stories":
         return listMedia(request, route === "stories")
       default: {
-        const media = fake.media.find((m) => m.id === request.path.split("/").at(-1))
-        if (media === undefined) return graphError(400, 100, 33, { message: "Object does not exist" })
-        return { status: 200, json: { id: media.id, permalink: media.permalink } }
+        const item = media.find(request.path.split("/").at(-1))
+        if (item === undefined) return graphError(400, 100, 33, { message: "Object does not exist" })
+        return { status: 200, json: { id: item.id, permalink: item.permalink } }
       }
     }
   }
@@ -306,6 +341,7 @@ export const make = (
     for (let i = 0; i < count; i++) {
       const id = newId()
       fake.media.unshift({ id, containerId: null, caption: caption(i), permalink: dialect.permalink(id), publishedAt: at, story: false })
+      media.added(fake.media[0]!)
     }
     // Newest first, whatever order they were made in.
     fake.media.sort((a, b) => b.publishedAt - a.publishedAt)
