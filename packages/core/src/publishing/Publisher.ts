@@ -93,7 +93,7 @@ export interface PublisherSettings {
 /** The defaults, for an instance named `owner`. */
 export const defaults = (owner: string): PublisherSettings => ({
   owner,
-  concurrency: 16,
+  concurrency: 64,
   perAccountConcurrency: 4,
   leaseMs: 60_000,
   idlePollMs: 1_000,
@@ -145,7 +145,7 @@ const refusal = (code: PlatformFailure["code"], platformCode: string) =>
   new PlatformFailure({ code, platformCode, retryable: ErrorCatalog[code].retryable })
 
 /** Seals a credentials update from an adapter for the account it names. */
-const sealUpdate = Effect.fn("publishing.sealCredentials")(function* (
+const sealUpdate = Effect.fnUntraced(function* (
   started: Started,
   update: CredentialsUpdate | undefined
 ) {
@@ -155,7 +155,7 @@ const sealUpdate = Effect.fn("publishing.sealCredentials")(function* (
 })
 
 /** The account change a failure causes: `needs_reconnect` (with its event) when it asks for one. */
-const reconnectChange = Effect.fn("publishing.reconnect")(function* (started: Started, failure: PlatformFailure) {
+const reconnectChange = Effect.fnUntraced(function* (started: Started, failure: PlatformFailure) {
   const { account, at } = started
   if (failure.needsReconnect !== true || account === undefined || account.status !== "connected") return undefined
   const event = yield* PostEvents.makeEvent(
@@ -179,7 +179,7 @@ const reconnectChange = Effect.fn("publishing.reconnect")(function* (started: St
  * the platform did not publish it: the platform is asked again later, the target never reported
  * failed. The account change the failure asks for (a reconnect, new tokens) is written with it.
  */
-const recordUnconfirmed = Effect.fn("publishing.unconfirmed")(function* (
+const recordUnconfirmed = Effect.fnUntraced(function* (
   started: Started,
   failure: PlatformFailure,
   since: number,
@@ -204,7 +204,7 @@ const recordUnconfirmed = Effect.fn("publishing.unconfirmed")(function* (
 })
 
 /** Records a failed attempt; a failure that needs a reconnect also marks the account. */
-const recordFailure = Effect.fn("publishing.fail")(function* (started: Started, failure: PlatformFailure) {
+const recordFailure = Effect.fnUntraced(function* (started: Started, failure: PlatformFailure) {
   const queue = yield* PublishingStore
   const engine = yield* EngineConfig
   const { at, post, target } = started
@@ -238,7 +238,7 @@ const recordFailure = Effect.fn("publishing.fail")(function* (started: Started, 
 })
 
 /** Records a published target and its `post.published`. */
-const recordPublished = Effect.fn("publishing.published")(function* (
+const recordPublished = Effect.fnUntraced(function* (
   started: Started,
   step: Extract<PublishStep, { _tag: "Published" }>,
   update: CredentialsUpdate | undefined
@@ -284,7 +284,7 @@ const recordPublished = Effect.fn("publishing.published")(function* (
  * `keepLease` this worker keeps it to take the next step itself. Returns the sealed credentials
  * it stored, if any, or `lost`.
  */
-const recordProgress = Effect.fn("publishing.progress")(function* (
+const recordProgress = Effect.fnUntraced(function* (
   started: Started,
   step: Extract<PublishStep, { _tag: "InProgress" }>,
   update: CredentialsUpdate | undefined,
@@ -344,7 +344,7 @@ const publishMedia = (
 }
 
 /** Calls the platform for the next step; a defect of an adapter fails the attempt, retryable. */
-const callPlatform = Effect.fn("publishing.call")(function* (
+const callPlatform = Effect.fnUntraced(function* (
   started: Started,
   account: AccountRecord,
   media: ReadonlyArray<PublishMedia>,
