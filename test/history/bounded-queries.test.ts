@@ -1,8 +1,9 @@
 /**
  * Hot statements stay index-bounded as history grows. On PostgreSQL, a workspace gets 1,000
  * posts of history, then 100,000; each time the request path (auth, rate limit, idempotency,
- * create with its quota, get, list pages and filters, patch), the publisher (claim, start,
- * quota at publish, complete, unconfirmed, permalink backfill, leases) and the dispatcher
+ * create with its quota, get, list pages and filters, patch), the publisher (claim, a claim's
+ * start with its reads and the quota at publish, a resumed step's read, progress, complete,
+ * unconfirmed, permalink backfill, leases) and the dispatcher
  * (fan-out, claim, prune) run through the real stores. Every statement they issue is captured as
  * it is sent and explained with `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)` in a transaction (or
  * savepoint) rolled back just before it runs. The test fails when a statement scans a big table
@@ -269,9 +270,30 @@ if (url === undefined) {
             const target = claimed.find((t: TargetRecord) => t.postId === due.post.id)
             expect(target).toBeDefined()
             const key_ = { workspaceId: workspace.id, postId: due.post.id, targetId: target!.id }
-            const started = yield* step("startPublishing", publishing.startPublishing(key_, owner, at, []))
-            expect(Option.isSome(started)).toBe(true)
-            yield* step("publishedUsage", publishing.publishedUsage(workspace.id, first.id, window.from, at + 1, target!.id))
+            // The claim's start: the posts' and targets' locks, one read (with the quota usage), one write.
+            const started = yield* step(
+              "startSteps",
+              publishing.startSteps({
+                owner,
+                at,
+                targets: claimed,
+                quotaWindow: { from: window.from, to: at + 1 },
+                firstStartEvents: (t) => [anEvent(workspace.id, { type: "post.publishing", createdAt: at, data: { post_id: t.postId } })]
+              })
+            )
+            expect(started.every(Option.isSome)).toBe(true)
+            // A step left in progress, claimed again: its resumption is one read.
+            yield* step("saveProgress", publishing.saveProgress(key_, owner, { at, platformState: { container: "c1" }, dueAt: at }))
+            const resumed = yield* step(
+              "claimDueTargets again",
+              publishing.claimDueTargets({ owner, at, leaseUntil: at + 60_000, limit: 1, perAccount: 5 })
+            )
+            expect(resumed.map((t) => t.id)).toEqual([target!.id])
+            const resumedSteps = yield* step(
+              "startSteps resuming",
+              publishing.startSteps({ owner, at, targets: resumed, quotaWindow: window, firstStartEvents: () => [] })
+            )
+            expect(resumedSteps.every(Option.isSome)).toBe(true)
             yield* step(
               "completeTarget",
               publishing.completeTarget(key_, owner, {

@@ -4,7 +4,7 @@
  * lock posts and accounts in one order, so they never wait on each other in a circle.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { PublishingStore, Store, type TargetRecord, TargetStatus, targetKey } from "@postwire/core"
+import { PublishingStore, Store, type TargetRecord, TargetStatus } from "@postwire/core"
 import { layerPostgres, SqlPublishingStore, SqlStore } from "@postwire/store-sql"
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
@@ -40,7 +40,13 @@ onPostgres("PublishingStore concurrent writes: PostgreSQL", (url) => {
               Effect.gen(function* () {
                 const queue = yield* PublishingStore
                 const claimed = yield* queue.claimDueTargets({ owner, at, leaseUntil: at + 600_000, limit: 40, perAccount: 1_000 })
-                for (const target of claimed) yield* queue.startPublishing(targetKey(target), owner, at, [])
+                yield* queue.startSteps({
+                  owner,
+                  at,
+                  targets: claimed,
+                  quotaWindow: { from: at - 24 * 60 * 60_000 + 1, to: at + 1 },
+                  firstStartEvents: () => []
+                })
                 return claimed.map((target) => target.id as string)
               })
             const firsts = yield* claim("w-first", era).pipe(Effect.provideContext(first))

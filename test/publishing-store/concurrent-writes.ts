@@ -70,9 +70,15 @@ export const claimAndStart = (burst: Burst, owner: string, at: number) =>
     const mine = new Set(targets.map((target) => target.id as string))
     const claimed = yield* queue.claimDueTargets({ owner, at, leaseUntil: at + 600_000, limit: 1_000, perAccount: 1_000 })
     assert.includeMembers(claimed.map((target) => target.id as string), [...mine])
-    for (const target of targets) {
-      assert.isTrue(Option.isSome(yield* queue.startPublishing(targetKey(target), owner, at, [])))
-    }
+    const steps = yield* queue.startSteps({
+      owner,
+      at,
+      targets: claimed.filter((target) => mine.has(target.id)),
+      quotaWindow: { from: at - 24 * 60 * 60_000 + 1, to: at + 1 },
+      firstStartEvents: () => []
+    })
+    assert.strictEqual(steps.length, mine.size)
+    assert.isTrue(steps.every(Option.isSome))
   })
 
 /**

@@ -14,11 +14,12 @@ import {
   type OutboxEvent,
   type PostAggregate,
   PublishingStore,
+  type StepsRequest,
   Store,
   type TargetRecord,
   targetKey
 } from "@postwire/core"
-import { aPost, aProfile, aTarget, aWorkspace, anAccount, anEvent, anId, t0 } from "../store-conformance/builders.ts"
+import { aMedia, aPost, aProfile, aTarget, aWorkspace, anAccount, anEvent, anId, t0 } from "../store-conformance/builders.ts"
 
 const day = 24 * 60 * 60 * 1000
 let eras = 0
@@ -56,10 +57,20 @@ const aSetup = (n = 1) =>
       })
     const reload = (aggregate: PostAggregate) =>
       Effect.map(store.getPost(workspace.id, aggregate.post.id), Option.getOrThrow)
+    /** Starts (or resumes) one claimed target on its own: a claim of one. */
     const start = (target: TargetRecord, owner: string, at: number, events: ReadonlyArray<OutboxEvent> = []) =>
-      queue.startPublishing(targetKey(target), owner, at, events)
-    return { store, queue, workspaceId: workspace.id, accounts, post, reload, start }
+      Effect.map(startAll([target], owner, at, () => events), ([step]) => step!)
+    return { store, queue, workspaceId: workspace.id, accounts, profileId: profile.id, post, reload, start }
   })
+
+/** Starts the targets of one claim together, with the first-start events `events` gives. */
+const startAll = (
+  targets: ReadonlyArray<TargetRecord>,
+  owner: string,
+  at: number,
+  events: StepsRequest["firstStartEvents"] = () => [],
+  quotaWindow = { from: at - day + 1, to: at + 1 }
+) => PublishingStore.use((queue) => queue.startSteps({ owner, at, targets, quotaWindow, firstStartEvents: events }))
 
 const claim = (overrides: Partial<ClaimRequest> & { readonly owner: string; readonly at: number }) =>
   PublishingStore.use((queue) =>
@@ -220,13 +231,16 @@ export const publishingStoreConformance = <E>(
 
           const started = Option.getOrThrow(yield* start(a!, "w1", era + 1, [firstEvent]))
           const afterFirst = yield* reload(aggregate)
-          assert.deepStrictEqual(started, { post: afterFirst.post, targets: afterFirst.targets, firstStart: true })
+          assert.deepStrictEqual(started.post, afterFirst.post)
+          assert.deepStrictEqual(started.targets, afterFirst.targets)
+          assert.isTrue(started.started)
+          assert.deepStrictEqual(started.events, [firstEvent])
           assert.strictEqual(afterFirst.targets.find((t) => t.id === a!.id)!.status, "publishing")
           assert.strictEqual(afterFirst.post.status, "queued")
           assert.strictEqual(afterFirst.post.version, aggregate.post.version + 1)
 
           const second = Option.getOrThrow(yield* start(b!, "w1", era + 2, [anEvent(workspaceId, { type: "post.publishing" })]))
-          assert.isFalse(second.firstStart)
+          assert.deepStrictEqual(second.events, [])
           // A target already publishing is not started again.
           assert.isTrue(Option.isNone(yield* start(a!, "w1", era + 3, [anEvent(workspaceId, { type: "post.publishing" })])))
 
@@ -282,8 +296,163 @@ export const publishingStoreConformance = <E>(
           const retried = yield* post([{ dueAt: era, attempts: 1 }])
           yield* claim({ owner: "w1", at: era })
           const started = yield* start(retried.targets[0]!, "w1", era, [anEvent(workspaceId, { type: "post.publishing" })])
-          assert.isTrue(Option.isSome(started) && !started.value.firstStart)
+          assert.isTrue(Option.isSome(started) && started.value.started && started.value.events.length === 0)
           assert.deepStrictEqual(yield* store.listEvents(workspaceId), [])
+        }))
+
+      it.effect("starts a claim's targets together: each post's status derived once from all its targets, its version bumped once, one post.publishing per post", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { accounts, post, reload, store, workspaceId } = yield* aSetup(3)
+          const both = yield* post([
+            { dueAt: era, account: 0 },
+            { dueAt: era, account: 1 }
+          ])
+          const half = yield* post([
+            { status: "queued", dueAt: era, account: 2 },
+            { status: "scheduled", dueAt: era + 60_000, account: 2 }
+          ])
+          const claimed = yield* claim({ owner: "w1", at: era })
+          assert.deepStrictEqual(sorted(ids(claimed)), sorted([...ids(both.targets), half.targets[0]!.id]))
+          const asked: Array<{ readonly target: string; readonly accounts: ReadonlyArray<string> }> = []
+          const steps = yield* startAll(claimed, "w1", era + 1, (target, read) => {
+            asked.push({ target: target.id, accounts: read.accounts.map((a) => a.id) })
+            return [anEvent(workspaceId, { type: "post.publishing", createdAt: era + 1, data: { target_id: target.id } })]
+          })
+
+          const [afterBoth, afterHalf] = [yield* reload(both), yield* reload(half)]
+          assert.strictEqual(afterBoth.post.status, "publishing")
+          assert.strictEqual(afterBoth.post.version, both.post.version + 1)
+          assert.strictEqual(afterBoth.post.updatedAt, era + 1)
+          assert.deepStrictEqual(afterHalf.targets.map((t) => t.status), ["publishing", "scheduled"])
+          assert.strictEqual(afterHalf.post.status, "scheduled")
+          assert.strictEqual(afterHalf.post.version, half.post.version + 1)
+          // Each step sees its post as the claim left it, with the accounts of all its targets.
+          for (const [i, target] of claimed.entries()) {
+            const step = Option.getOrThrow(steps[i]!)
+            const after = target.postId === both.post.id ? afterBoth : afterHalf
+            assert.deepStrictEqual(step.post, after.post)
+            assert.deepStrictEqual(step.targets, after.targets)
+            assert.isTrue(step.started)
+            assert.deepStrictEqual(
+              step.accounts.map((a) => a.id),
+              target.postId === both.post.id ? [accounts[0]!.id, accounts[1]!.id] : [accounts[2]!.id]
+            )
+          }
+          // One post.publishing per post, for its first target in the claim's order.
+          const firsts = [claimed.find((t) => t.postId === both.post.id)!, half.targets[0]!]
+          assert.deepStrictEqual(sorted(asked.map((a) => a.target)), sorted(ids(firsts)))
+          const events = yield* store.listEvents(workspaceId)
+          assert.deepStrictEqual(sorted(events.map((e) => e.data.target_id as string)), sorted(ids(firsts)))
+          assert.deepStrictEqual(
+            steps.flatMap((step) => Option.getOrThrow(step).events),
+            claimed.flatMap((target) => events.filter((e) => e.data.target_id === target.id))
+          )
+        }))
+
+      it.effect("resumes a target claimed while publishing: nothing written, no quota usage, the post as it is", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, queue, reload, start, store, workspaceId } = yield* aSetup()
+          const aggregate = yield* post([{ dueAt: era }])
+          yield* claim({ owner: "w1", at: era })
+          yield* start(aggregate.targets[0]!, "w1", era, [anEvent(workspaceId, { type: "post.publishing" })])
+          const progress = { at: era + 1, platformState: { container: "c1" }, dueAt: era + 5_000 }
+          assert.isTrue(yield* queue.saveProgress(targetKey(aggregate.targets[0]!), "w1", progress))
+          const before = yield* reload(aggregate)
+
+          const [resumed] = yield* claim({ owner: "w2", at: era + 5_000 })
+          assert.strictEqual(resumed!.status, "publishing")
+          const step = Option.getOrThrow(yield* start(resumed!, "w2", era + 5_001, [anEvent(workspaceId, { type: "post.publishing" })]))
+          assert.isFalse(step.started)
+          assert.isNull(step.usage)
+          assert.deepStrictEqual(step.events, [])
+          assert.deepStrictEqual(step.targets[0]!.platformState, { container: "c1" })
+          const after = yield* reload(aggregate)
+          assert.deepStrictEqual(step.post, before.post)
+          assert.deepStrictEqual(after.post, before.post)
+          assert.strictEqual((yield* store.listEvents(workspaceId)).length, 1)
+          // A target that left `publishing` meanwhile is not resumed.
+          assert.isTrue(yield* queue.completeTarget(targetKey(resumed!), "w2", published(era + 5_002)))
+          assert.isTrue(Option.isNone(yield* start(resumed!, "w2", era + 5_003)))
+        }))
+
+      it.effect("answers None for a target whose lease was taken over or that was cancelled, and starts the rest of the claim", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, reload, store } = yield* aSetup()
+          const kept = yield* post([{ dueAt: era }])
+          const cancelled = yield* post([{ dueAt: era + 1 }])
+          const taken = yield* post([{ dueAt: era + 2 }])
+          const claimed = yield* claim({ owner: "w1", at: era + 2, leaseUntil: era + 100 })
+          assert.strictEqual(claimed.length, 3)
+          const current = yield* reload(cancelled)
+          yield* store.savePost(
+            {
+              ...current,
+              post: { ...current.post, status: "cancelled", version: current.post.version + 1 },
+              targets: current.targets.map((t) => ({ ...t, status: "cancelled" as const, leaseOwner: null, leaseUntil: null }))
+            },
+            []
+          )
+          const takenOver = yield* claim({ owner: "w2", at: era + 100 })
+          assert.deepStrictEqual(sorted(ids(takenOver)), sorted([kept.targets[0]!.id, taken.targets[0]!.id]))
+
+          const steps = yield* startAll(claimed, "w1", era + 101)
+          assert.deepStrictEqual(steps.map(Option.isSome), [false, false, false])
+          const mine = yield* claim({ owner: "w1", at: era + 60_100 })
+          assert.deepStrictEqual(sorted(ids(mine)), sorted([kept.targets[0]!.id, taken.targets[0]!.id]))
+          const again = yield* startAll([...mine, cancelled.targets[0]!], "w1", era + 60_101)
+          assert.deepStrictEqual(again.map(Option.isSome), [true, true, false])
+          assert.strictEqual((yield* reload(cancelled)).targets[0]!.status, "cancelled")
+          assert.strictEqual((yield* reload(kept)).targets[0]!.status, "publishing")
+        }))
+
+      it.effect("hands each step its post's media items and its targets' accounts as the Store reads them, leaving out what is missing", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { accounts, profileId, reload, store, workspaceId } = yield* aSetup(2)
+          const ready = aMedia(workspaceId)
+          const failed = aMedia(workspaceId, { status: "failed", error: { code: "unsupported_format", details: { mime: "image/heic" } } })
+          yield* store.createMedia(ready)
+          yield* store.createMedia(failed)
+          const missing = Id.unchecked("media", anId("med"))
+          const aggregate = aPost(workspaceId, {
+            profileId,
+            media: [failed.id, missing, ready.id],
+            status: "queued",
+            targets: [0, 1].map((i) =>
+              aTarget({ platform: "textpost", options: {}, accountId: accounts[i]!.id, status: "queued", dueAt: era })
+            )
+          })
+          yield* store.insertPost(aggregate, [])
+          const claimed = yield* claim({ owner: "w1", at: era })
+          const [step] = yield* startAll(claimed.slice(0, 1), "w1", era + 1)
+          const read = yield* reload(aggregate)
+          assert.deepStrictEqual(Option.getOrThrow(step!).media, yield* store.getMediaItems(workspaceId, read.post.media))
+          assert.deepStrictEqual(Option.getOrThrow(step!).media.map((m) => m.id), [failed.id, ready.id])
+          assert.deepStrictEqual(
+            Option.getOrThrow(step!).accounts,
+            yield* store.getAccounts(workspaceId, [accounts[0]!.id, accounts[1]!.id])
+          )
+        }))
+
+      it.effect("writes nothing when a first start's event cannot be written", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, reload, store, workspaceId } = yield* aSetup()
+          const first = yield* post([{ dueAt: era }])
+          const second = yield* post([{ dueAt: era + 1 }])
+          const [a, b] = yield* claim({ owner: "w1", at: era + 1 })
+          const event = anEvent(workspaceId, { type: "post.publishing" })
+          yield* startAll([a!], "w1", era + 2, () => [event])
+          const failedStart = yield* Effect.flip(startAll([b!], "w1", era + 3, () => [event]))
+          assert.strictEqual(failedStart._tag, "StoreError")
+          const after = yield* reload(second)
+          assert.strictEqual(after.targets[0]!.status, "queued")
+          assert.strictEqual(after.post.version, second.post.version)
+          assert.strictEqual((yield* reload(first)).targets[0]!.status, "publishing")
+          assert.strictEqual((yield* store.listEvents(workspaceId)).length, 1)
         }))
 
       it.effect("saves a step's platform state, gives the target up, and offers it again when the next step is due", () =>
@@ -714,21 +883,31 @@ export const publishingStoreConformance = <E>(
           assert.strictEqual(Option.getOrThrow(yield* store.getAccount(workspaceId, accounts[0]!.id)).credentials, "pwc1.rotated")
         }))
 
-      it.effect("counts what an account published in a window, and its other targets publishing now", () =>
+      it.effect("reads, for a target that starts, what its account published in the window and has publishing now, the claim's earlier starts included", () =>
         Effect.gen(function* () {
           const era = anEra()
-          const { accounts, post, queue, workspaceId } = yield* aSetup(2)
+          const { post } = yield* aSetup(2)
           yield* post([{ status: "published", publishedAt: era - day }])
           yield* post([{ status: "published", publishedAt: era + 1_000 }])
           yield* post([{ status: "published", publishedAt: era + 2_000 }])
           yield* post([{ status: "failed" }])
-          yield* post([{ status: "queued", dueAt: era }])
-          const busy = yield* post([{ status: "publishing" }])
           yield* post([{ status: "publishing" }])
-          yield* post([{ status: "published", publishedAt: era + 1_000, account: 1 }])
+          yield* post([{ status: "published", publishedAt: era + 1_500, account: 1 }])
+          yield* post([{ dueAt: era + 3_000 }])
+          yield* post([{ dueAt: era + 3_001 }])
+          yield* post([{ dueAt: era + 3_002, account: 1 }])
+          const claimed = yield* claim({ owner: "w1", at: era + 3_500 })
+          assert.strictEqual(claimed.length, 3)
 
-          const usage = yield* queue.publishedUsage(workspaceId, accounts[0]!.id, era, era + day, busy.targets[0]!.id)
-          assert.deepStrictEqual(usage, { used: 3, oldest: era + 1_000 })
+          const steps = yield* startAll(claimed, "w1", era + 4_000, () => [], { from: era, to: era + day })
+          assert.deepStrictEqual(
+            steps.map((step) => Option.getOrThrow(step).usage),
+            [
+              { used: 3, oldest: era + 1_000 },
+              { used: 4, oldest: era + 1_000 },
+              { used: 1, oldest: era + 1_500 }
+            ]
+          )
         }))
     })
 

@@ -470,6 +470,35 @@ describe("Publisher", () => {
     }).pipe(Effect.provide(engineWith(service)))
   })
 
+  it.effect("publishes as many of one claim's targets as the account's quota has room for, and refuses the rest without calling", () => {
+    const { fake, service } = makeFakePlatform()
+    return Effect.gen(function* () {
+      const { accounts, caller, post } = yield* aWorkspace({ dailyQuota: 2 })
+      // A failed target frees its place in the quota, and a retry queues it again beyond it.
+      fake.failures.set(accounts[0]!, [failure("platform_unavailable", "http_503")])
+      const first = yield* post({ caption: "First" })
+      assert.deepStrictEqual(yield* Publisher.publishDueTargets(worker("w1")), ["failed"])
+      const created = [first.id, (yield* post({ caption: "Second" })).id, (yield* post({ caption: "Third" })).id]
+      yield* Posts.retryPost(caller, first.id)
+
+      // One claim takes all three: they start together, each counting the ones started before it.
+      const queue = yield* PublishingStore
+      const at = yield* now
+      const claimed = yield* queue.claimDueTargets({ owner: "w1", at, leaseUntil: at + 60_000, limit: 10, perAccount: 4 })
+      assert.deepStrictEqual(claimed.map((t) => t.postId).sort(), [...created].sort())
+      assert.deepStrictEqual(yield* Publisher.publishClaimed(worker("w1"), claimed), ["in_progress", "in_progress", "failed"])
+      const refused = yield* getPost(caller, claimed[2]!.postId)
+      assert.strictEqual(refused.targets[0]!.error?.code, "quota_exceeded")
+      assert.strictEqual(fake.calls.length, 3)
+
+      yield* Publisher.start(worker("w1"))
+      yield* TestClock.adjust("6 seconds")
+      for (const target of claimed.slice(0, 2)) assert.strictEqual((yield* getPost(caller, target.postId)).status, "published")
+      assert.strictEqual((yield* getPost(caller, claimed[2]!.postId)).status, "failed")
+      assert.strictEqual(fake.published.length, 2)
+    }).pipe(Effect.provide(engineWith(service)))
+  })
+
   it.effect("refuses PATCH and cancel once a target is publishing, and a stale save of the post", () => {
     const { service } = makeFakePlatform()
     return Effect.gen(function* () {
@@ -509,7 +538,7 @@ describe("Publisher", () => {
 
       const cancelled = flat(yield* Posts.cancelPost(caller, created.id))
       assert.strictEqual(cancelled.status, "cancelled")
-      assert.strictEqual(yield* Publisher.publishTarget(worker("w1"), claimed[0]!), "lost")
+      assert.deepStrictEqual(yield* Publisher.publishClaimed(worker("w1"), claimed), ["lost"])
       assert.strictEqual(fake.calls.length, 0)
       assert.strictEqual((yield* getPost(caller, created.id)).status, "cancelled")
     }).pipe(Effect.provide(engineWith(service)))

@@ -15,16 +15,20 @@
  */
 
 import {
+  type AccountRecord,
+  type MediaRecord,
   type PostRecord,
+  planSteps,
   PublishingStore,
   type PublishingStoreShape,
+  type StepsRead,
   type TargetRecord,
   TargetStatus
 } from "@postwire/core"
-import { Array as Arr, Effect, type Layer, Option, type Scope } from "effect"
+import { Array as Arr, Effect, type Layer, type Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import * as PublishingWrites from "./internal/PublishingWrites.ts"
-import { pendingFromRow, postFromRow, targetFromRow } from "./internal/Rows.ts"
+import { accountFromRow, mediaFromRow, pendingFromRow, postFromRow, targetFromRow } from "./internal/Rows.ts"
 import { eventRow, migratedLayer, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
 
 type Row = Readonly<Record<string, unknown>>
@@ -137,46 +141,84 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
         )
       ),
 
-    startPublishing: (key, owner, at, firstStartEvents) =>
-      operation("startPublishing")(
-        sql.withTransaction(
-          Effect.gen(function* () {
-            const [postRow] = yield* sql`SELECT * FROM posts
-              WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId} FOR UPDATE`
-            if (postRow === undefined) return Option.none()
-            const targets = (yield* sql`SELECT * FROM targets
-              WHERE workspace_id = ${key.workspaceId} AND post_id = ${key.postId} ORDER BY position`).map(targetFromRow)
-            const target = targets.find((t) => t.id === key.targetId)
-            if (target === undefined || target.leaseOwner !== owner) return Option.none()
-            if (!TargetStatus.startableStatuses.includes(target.status)) return Option.none()
-            const first = !targets.some(
-              (t) => t.attempts > 0 || t.status === "publishing" || t.status === "published" || t.status === "failed"
-            )
-            const nextTargets = targets.map((t): TargetRecord =>
-              t.id === key.targetId ? TargetStatus.move(t, "publishing", { updatedAt: at }) : t
-            )
-            const before = postFromRow(postRow)
-            const post: PostRecord = {
-              ...before,
-              status: TargetStatus.derivePostStatus(nextTargets.map((t) => t.status)),
-              updatedAt: at,
-              version: before.version + 1
-            }
-            // The target, the post and the first start's events: one statement.
-            yield* sql`WITH ${sql.csv([
-              sql`started AS (UPDATE targets SET status = 'publishing', updated_at = ${at}
-                WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId}
-                  AND ${sql.in("status", TargetStatus.startableStatuses)})`,
-              sql`post AS (UPDATE posts SET status = ${post.status}, updated_at = ${at}, version = ${post.version}
-                WHERE workspace_id = ${key.workspaceId} AND id = ${key.postId})`,
-              ...(first && Arr.isReadonlyArrayNonEmpty(firstStartEvents)
-                ? [sql`events AS (INSERT INTO outbox_events ${sql.insert(Arr.map(firstStartEvents, eventRow))})`]
-                : [])
-            ])} SELECT 1`
-            return Option.some({ post, targets: nextTargets, firstStart: first })
-          })
-        )
-      ),
+    startSteps: (request) => {
+      /**
+       * What `startSteps` reads, in one statement: the posts with their targets, the targets'
+       * accounts, the posts' media, and for the accounts of the targets that start, what they
+       * published in the window (`targets_published`) and have publishing now (`targets_publishing`).
+       */
+      const readSteps = (
+        posts: ReadonlyArray<readonly [workspaceId: string, postId: string]>,
+        starting: ReadonlyArray<readonly [workspaceId: string, targetId: string]>,
+        window: { readonly from: number; readonly to: number }
+      ) =>
+        sql`WITH claim_posts AS MATERIALIZED (
+            SELECT * FROM posts WHERE ${inWorkspaces("id", posts)}
+          ), claim_targets AS MATERIALIZED (
+            SELECT t.* FROM targets t JOIN claim_posts p ON t.workspace_id = p.workspace_id AND t.post_id = p.id
+          )
+          SELECT 'post' AS kind, to_jsonb(p) AS row FROM claim_posts p
+          UNION ALL SELECT 'target', to_jsonb(t) FROM claim_targets t
+          UNION ALL SELECT 'account', to_jsonb(a) FROM accounts a
+            WHERE (a.workspace_id, a.id) IN (SELECT workspace_id, account_id FROM claim_targets)
+          UNION ALL SELECT 'media', to_jsonb(m) FROM media m
+            WHERE (m.workspace_id, m.id) IN (SELECT workspace_id, jsonb_array_elements_text(media) FROM claim_posts)
+          ${
+            starting.length === 0
+              ? sql``
+              : sql`UNION ALL SELECT 'usage', jsonb_build_object(
+                  'workspace_id', a.workspace_id, 'account_id', a.id, 'published', published.n, 'oldest', published.oldest,
+                  'publishing', (SELECT count(*) FROM targets x
+                    WHERE x.workspace_id = a.workspace_id AND x.account_id = a.id AND x.status = 'publishing'))
+                FROM accounts a, LATERAL (
+                  SELECT count(*) AS n, min(x.published_at) AS oldest FROM targets x
+                  WHERE x.workspace_id = a.workspace_id AND x.account_id = a.id AND x.status = 'published'
+                    AND x.published_at >= ${window.from} AND x.published_at < ${window.to}
+                ) published
+                WHERE (a.workspace_id, a.id) IN (SELECT workspace_id, account_id FROM claim_targets WHERE ${inWorkspaces("id", starting)})`
+          }`.pipe(Effect.map(stepsReadFromRows))
+      return operation("startSteps")(
+        Effect.gen(function* () {
+          if (request.targets.length === 0) return []
+          const posts = request.targets.map((t) => [t.workspaceId, t.postId] as const)
+          const starting = request.targets.filter((t) => t.status !== "publishing").map((t) => [t.workspaceId, t.id] as const)
+          // Targets that only resume: one read, nothing written, nothing locked.
+          if (starting.length === 0) return planSteps(request, yield* readSteps(posts, starting, request.quotaWindow)).steps
+          return yield* sql.withTransaction(
+            Effect.gen(function* () {
+              // The posts first, in key order (every writer of a post locks it first), then the
+              // targets that start, in key order (a claim skips them; the lease cannot move).
+              yield* sql`WITH locked AS MATERIALIZED (
+                  SELECT 1 FROM posts WHERE ${inWorkspaces("id", posts)} ORDER BY workspace_id, id FOR UPDATE
+                )
+                SELECT 1 FROM targets
+                WHERE ${inWorkspaces("id", starting)} AND (SELECT count(*) FROM locked) > 0
+                ORDER BY workspace_id, id
+                FOR UPDATE`
+              // A statement of its own, after the locks: its snapshot has what their holders committed.
+              const plan = planSteps(request, yield* readSteps(posts, starting, request.quotaWindow))
+              if (plan.started.length === 0) return plan.steps
+              // Every start, each post's status (one update per status), the events: one statement.
+              const byStatus = new Map<string, Array<PostRecord>>()
+              for (const { post } of plan.changed) byStatus.set(post.status, [...(byStatus.get(post.status) ?? []), post])
+              yield* sql`WITH ${sql.csv([
+                sql`started AS (UPDATE targets SET status = 'publishing', updated_at = ${request.at}
+                  WHERE ${inWorkspaces("id", plan.started.map((key) => [key.workspaceId, key.targetId] as const))}
+                    AND lease_owner = ${request.owner} AND ${sql.in("status", TargetStatus.startableStatuses)})`,
+                ...[...byStatus].map(([status, changed], i) =>
+                  sql`${sql(`posts_${i}`)} AS (UPDATE posts SET status = ${status}, updated_at = ${request.at}, version = version + 1
+                    WHERE ${inWorkspaces("id", changed.map((post) => [post.workspaceId, post.id] as const))})`
+                ),
+                ...(Arr.isReadonlyArrayNonEmpty(plan.events)
+                  ? [sql`events AS (INSERT INTO outbox_events ${sql.insert(Arr.map(plan.events, eventRow))})`]
+                  : [])
+              ])} SELECT 1`
+              return plan.steps
+            })
+          )
+        })
+      )
+    },
 
     saveProgress: (key, owner, progress) => operation("saveProgress")(writes.write({ _tag: "Progress", key, owner, progress })),
 
@@ -303,27 +345,6 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
         sql`UPDATE accounts SET credentials = ${credentials} WHERE workspace_id = ${workspaceId} AND id = ${accountId}`.pipe(
           Effect.asVoid
         )
-      ),
-
-    publishedUsage: (workspaceId, accountId, from, to, exceptTargetId) =>
-      operation("publishedUsage")(
-        // Two index ranges (`targets_published` over the window, `targets_publishing`), not the
-        // account's whole history of published targets.
-        sql`SELECT published.n AS published, published.oldest, (
-              SELECT count(*) FROM targets
-              WHERE workspace_id = ${workspaceId} AND account_id = ${accountId} AND status = 'publishing'
-                AND id <> ${exceptTargetId}
-            ) AS publishing
-            FROM (
-              SELECT count(*) AS n, min(published_at) AS oldest FROM targets
-              WHERE workspace_id = ${workspaceId} AND account_id = ${accountId} AND status = 'published'
-                AND published_at >= ${from} AND published_at < ${to}
-            ) published`.pipe(
-          Effect.map(([row]) => ({
-            used: toNumber(row!.published) + toNumber(row!.publishing),
-            oldest: toNumberOrNull(row!.oldest)
-          }))
-        )
       )
   }
   return publishingStore
@@ -347,4 +368,37 @@ const jsonOrNull = (value: unknown): string | null => (value === null || value =
 const claimedFromRow = (row: Row): TargetRecord => {
   const since = toNumberOrNull(row.unconfirmed_since)
   return since === null ? targetFromRow(row) : { ...targetFromRow(row), unconfirmedSince: since }
+}
+
+/** What `startSteps` read, from its rows (each a kind and a JSON row). */
+const stepsReadFromRows = (rows: ReadonlyArray<Row>): StepsRead => {
+  const posts = new Map<string, PostRecord>()
+  const targets = new Map<string, Array<{ readonly position: number; readonly target: TargetRecord }>>()
+  const accounts = new Map<string, AccountRecord>()
+  const media = new Map<string, MediaRecord>()
+  const usage = new Map<string, { readonly used: number; readonly oldest: number | null }>()
+  for (const { kind, row: value } of rows) {
+    const row = (typeof value === "string" ? JSON.parse(value) : value) as Row
+    const key = `${row.workspace_id as string}/${(row.id ?? row.account_id) as string}`
+    if (kind === "post") posts.set(key, postFromRow(row))
+    else if (kind === "target") {
+      const post = `${row.workspace_id as string}/${row.post_id as string}`
+      const list = targets.get(post) ?? []
+      list.push({ position: toNumber(row.position), target: targetFromRow(row) })
+      targets.set(post, list)
+    } else if (kind === "account") accounts.set(key, accountFromRow(row))
+    else if (kind === "media") media.set(key, mediaFromRow(row))
+    else usage.set(key, { used: toNumber(row.published) + toNumber(row.publishing), oldest: toNumberOrNull(row.oldest) })
+  }
+  return {
+    post: (workspaceId, postId) => {
+      const post = posts.get(`${workspaceId}/${postId}`)
+      if (post === undefined) return undefined
+      const list = targets.get(`${workspaceId}/${postId}`) ?? []
+      return { post, targets: list.sort((a, b) => a.position - b.position).map(({ target }) => target) }
+    },
+    account: (workspaceId, accountId) => accounts.get(`${workspaceId}/${accountId}`),
+    media: (workspaceId, mediaId) => media.get(`${workspaceId}/${mediaId}`),
+    usage: (workspaceId, accountId) => usage.get(`${workspaceId}/${accountId}`) ?? { used: 0, oldest: null }
+  }
 }

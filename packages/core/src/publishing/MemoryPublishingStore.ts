@@ -5,15 +5,16 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
 import { firstPollAfterMs } from "../comments/CommentSchedule.ts"
 import { trackTarget } from "../comments/MemoryCommentStore.ts"
-import { derivePostStatus, move, startableStatuses } from "../posts/TargetStatus.ts"
+import { derivePostStatus, move } from "../posts/TargetStatus.ts"
 import type { OutboxEvent, PostAggregate, TargetRecord } from "../store/Records.ts"
 import { eventKey, MemoryState, type MemoryTables, rowKey } from "../store/MemoryState.ts"
 import { StoreError } from "../store/Store.ts"
 import {
   type AccountChange,
+  planSteps,
   PublishingStore,
   type PublishingStoreShape,
   type TargetKey
@@ -100,6 +101,23 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
     if (credentials !== undefined && account !== undefined) accounts.put(workspaceId, accountId, { ...account, credentials })
   }
 
+  /** What the account published in `[from, to)`, plus its targets publishing now. */
+  const publishedUsage = (workspaceId: string, accountId: string, from: number, to: number) => {
+    let used = 0
+    let oldest: number | null = null
+    for (const { targets } of posts.all(workspaceId)) {
+      for (const target of targets) {
+        if (target.accountId !== accountId) continue
+        if (target.status === "publishing") used++
+        if (target.status !== "published" || target.publishedAt === null) continue
+        if (target.publishedAt < from || target.publishedAt >= to) continue
+        used++
+        if (oldest === null || target.publishedAt < oldest) oldest = target.publishedAt
+      }
+    }
+    return { used, oldest }
+  }
+
   return {
     claimDueTargets: (request) =>
       Effect.sync(() => {
@@ -135,21 +153,21 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
         return claimed
       }),
 
-    startPublishing: (key, owner, at, firstStartEvents) =>
+    startSteps: (request) =>
       Effect.suspend(() => {
-        const aggregate = posts.get(key.workspaceId, key.postId)
-        const target = aggregate?.targets.find((t) => t.id === key.targetId)
-        if (aggregate === undefined || target === undefined) return Effect.succeed(Option.none())
-        if (target.leaseOwner !== owner || !startableStatuses.includes(target.status)) {
-          return Effect.succeed(Option.none())
-        }
-        const first = !aggregate.targets.some(
-          (t) => t.attempts > 0 || t.status === "publishing" || t.status === "published" || t.status === "failed"
-        )
-        const next = withTarget(aggregate, move(target, "publishing", { updatedAt: at }), at)
-        return Effect.map(appendEvents("startPublishing", first ? firstStartEvents : []), () => {
-          posts.put(key.workspaceId, key.postId, next)
-          return Option.some({ post: next.post, targets: next.targets, firstStart: first })
+        const { from, to } = request.quotaWindow
+        const plan = planSteps(request, {
+          post: (workspaceId, postId) => posts.get(workspaceId, postId),
+          account: (workspaceId, accountId) => accounts.get(workspaceId, accountId),
+          media: (workspaceId, mediaId) => media.get(workspaceId, mediaId),
+          usage: (workspaceId, accountId) => publishedUsage(workspaceId, accountId, from, to)
+        })
+        return Effect.map(appendEvents("startSteps", plan.events), () => {
+          for (const { post, targets } of plan.changed) {
+            const stored = posts.get(post.workspaceId, post.id)
+            if (stored !== undefined) posts.put(post.workspaceId, post.id, { ...stored, post, targets })
+          }
+          return plan.steps
         })
       }),
 
@@ -360,23 +378,6 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
       Effect.sync(() => {
         const account = accounts.get(workspaceId, accountId)
         if (account !== undefined) accounts.put(workspaceId, accountId, { ...account, credentials })
-      }),
-
-    publishedUsage: (workspaceId, accountId, from, to, exceptTargetId) =>
-      Effect.sync(() => {
-        let used = 0
-        let oldest: number | null = null
-        for (const { targets } of posts.all(workspaceId)) {
-          for (const target of targets) {
-            if (target.accountId !== accountId) continue
-            if (target.status === "publishing" && target.id !== exceptTargetId) used++
-            if (target.status !== "published" || target.publishedAt === null) continue
-            if (target.publishedAt < from || target.publishedAt >= to) continue
-            used++
-            if (oldest === null || target.publishedAt < oldest) oldest = target.publishedAt
-          }
-        }
-        return { used, oldest }
       })
   }
 }

@@ -20,17 +20,17 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Effect, Fiber, FiberMap, Option, Queue, Schedule } from "effect"
-import { ErrorCatalog, formatInstant } from "@postwire/domain"
-import { EngineConfig } from "../EngineConfig.ts"
-import type { Ids } from "../ids/Ids.ts"
+import { Cause, Clock, Effect, Fiber, FiberMap, Option, Queue, Schedule, Semaphore } from "effect"
+import { ErrorCatalog, formatInstant, type Ids as Id } from "@postwire/domain"
+import { EngineConfig, type EngineSettings } from "../EngineConfig.ts"
+import { Ids } from "../ids/Ids.ts"
 import { BlobStore } from "../media/BlobStore.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
 import { quotaLimit, quotaWindow } from "../posts/Quota.ts"
 import { failureOf } from "../posts/TargetErrors.ts"
 import { move } from "../posts/TargetStatus.ts"
-import type { AccountRecord, PostAggregate, TargetRecord } from "../store/Records.ts"
-import { Store } from "../store/Store.ts"
+import type { AccountRecord, MediaRecord, PostRecord, TargetRecord } from "../store/Records.ts"
+import type { QuotaUsage } from "../store/Store.ts"
 import { accountContext, CredentialsCipher, openAccountCredentials } from "./CredentialsCipher.ts"
 import { signMediaUrl } from "./MediaUrls.ts"
 import * as PermalinkBackfill from "./PermalinkBackfill.ts"
@@ -42,7 +42,14 @@ import {
   type PublishMedia,
   type PublishStep
 } from "./PlatformClient.ts"
-import { type AccountChange, type Outcome, PublishingStore, type TargetKey, targetKey } from "./PublishingStore.ts"
+import {
+  type AccountChange,
+  type Outcome,
+  PublishingStore,
+  type TargetKey,
+  type TargetStep,
+  targetKey
+} from "./PublishingStore.ts"
 
 /** How a worker instance publishes. */
 export interface PublisherSettings {
@@ -86,7 +93,7 @@ export interface PublisherSettings {
 /** The defaults, for an instance named `owner`. */
 export const defaults = (owner: string): PublisherSettings => ({
   owner,
-  concurrency: 16,
+  concurrency: 64,
   perAccountConcurrency: 4,
   leaseMs: 60_000,
   idlePollMs: 1_000,
@@ -114,7 +121,7 @@ export const unconfirmedWaitMs = (
 ): number => Math.min(Math.max(settings.unconfirmedFirstWaitMs, waitedMs), settings.unconfirmedMaxWaitMs)
 
 /** The services the publisher needs. */
-export type PublisherServices = Store | PublishingStore | PlatformClient | CredentialsCipher | BlobStore | EngineConfig | Ids
+export type PublisherServices = PublishingStore | PlatformClient | CredentialsCipher | BlobStore | EngineConfig | Ids
 
 const day = 24 * 60 * 60 * 1000
 
@@ -124,7 +131,7 @@ const now = Clock.currentTimeMillis
 interface Started {
   readonly settings: PublisherSettings
   readonly key: TargetKey
-  readonly aggregate: PostAggregate
+  readonly post: PostRecord
   readonly target: TargetRecord
   readonly account: AccountRecord | undefined
   readonly livemode: boolean
@@ -138,7 +145,7 @@ const refusal = (code: PlatformFailure["code"], platformCode: string) =>
   new PlatformFailure({ code, platformCode, retryable: ErrorCatalog[code].retryable })
 
 /** Seals a credentials update from an adapter for the account it names. */
-const sealUpdate = Effect.fn("publishing.sealCredentials")(function* (
+const sealUpdate = Effect.fnUntraced(function* (
   started: Started,
   update: CredentialsUpdate | undefined
 ) {
@@ -148,7 +155,7 @@ const sealUpdate = Effect.fn("publishing.sealCredentials")(function* (
 })
 
 /** The account change a failure causes: `needs_reconnect` (with its event) when it asks for one. */
-const reconnectChange = Effect.fn("publishing.reconnect")(function* (started: Started, failure: PlatformFailure) {
+const reconnectChange = Effect.fnUntraced(function* (started: Started, failure: PlatformFailure) {
   const { account, at } = started
   if (failure.needsReconnect !== true || account === undefined || account.status !== "connected") return undefined
   const event = yield* PostEvents.makeEvent(
@@ -172,7 +179,7 @@ const reconnectChange = Effect.fn("publishing.reconnect")(function* (started: St
  * the platform did not publish it: the platform is asked again later, the target never reported
  * failed. The account change the failure asks for (a reconnect, new tokens) is written with it.
  */
-const recordUnconfirmed = Effect.fn("publishing.unconfirmed")(function* (
+const recordUnconfirmed = Effect.fnUntraced(function* (
   started: Started,
   failure: PlatformFailure,
   since: number,
@@ -197,10 +204,10 @@ const recordUnconfirmed = Effect.fn("publishing.unconfirmed")(function* (
 })
 
 /** Records a failed attempt; a failure that needs a reconnect also marks the account. */
-const recordFailure = Effect.fn("publishing.fail")(function* (started: Started, failure: PlatformFailure) {
+const recordFailure = Effect.fnUntraced(function* (started: Started, failure: PlatformFailure) {
   const queue = yield* PublishingStore
   const engine = yield* EngineConfig
-  const { aggregate, at, target } = started
+  const { at, post, target } = started
   // Stored as data, rendered whenever it is read (in the reader's language and the current words).
   const error = failureOf(failure)
   const failed: TargetRecord = move(target, "failed", { error })
@@ -208,7 +215,7 @@ const recordFailure = Effect.fn("publishing.fail")(function* (started: Started, 
     yield* PostEvents.makeEvent(
       target.workspaceId,
       "post.failed",
-      PostEvents.failed(aggregate.post, failed, error, engine.publicBaseUrl),
+      PostEvents.failed(post, failed, error, engine.publicBaseUrl),
       started.livemode,
       at
     )
@@ -231,21 +238,21 @@ const recordFailure = Effect.fn("publishing.fail")(function* (started: Started, 
 })
 
 /** Records a published target and its `post.published`. */
-const recordPublished = Effect.fn("publishing.published")(function* (
+const recordPublished = Effect.fnUntraced(function* (
   started: Started,
   step: Extract<PublishStep, { _tag: "Published" }>,
   update: CredentialsUpdate | undefined
 ) {
   const queue = yield* PublishingStore
   const platform = yield* PlatformClient
-  const { aggregate, at, target } = started
+  const { at, post, target } = started
   const published: TargetRecord = move(target, "published", { permalink: step.permalink, publishedAt: at })
   // Published now; the permalink backfill asks for the public address the platform makes later.
   const permalinkPending = step.permalinkPending === true && step.permalink === null && platform.permalink !== undefined
   const event = yield* PostEvents.makeEvent(
     target.workspaceId,
     "post.published",
-    PostEvents.published(aggregate.post, published),
+    PostEvents.published(post, published),
     started.livemode,
     at
   )
@@ -277,7 +284,7 @@ const recordPublished = Effect.fn("publishing.published")(function* (
  * `keepLease` this worker keeps it to take the next step itself. Returns the sealed credentials
  * it stored, if any, or `lost`.
  */
-const recordProgress = Effect.fn("publishing.progress")(function* (
+const recordProgress = Effect.fnUntraced(function* (
   started: Started,
   step: Extract<PublishStep, { _tag: "InProgress" }>,
   update: CredentialsUpdate | undefined,
@@ -295,13 +302,12 @@ const recordProgress = Effect.fn("publishing.progress")(function* (
   return saved ? { credentials } : ("lost" as const)
 })
 
-/** The account's quota at publish time: published and publishing targets in the last 24 hours. */
-const quotaRefusal = Effect.fn("publishing.quota")(function* (started: Started, account: AccountRecord) {
-  const queue = yield* PublishingStore
-  const engine = yield* EngineConfig
+/**
+ * The account's quota at publish time: published and publishing targets in the last 24 hours
+ * (`usage`, read as the target started).
+ */
+const quotaRefusal = (started: Started, account: AccountRecord, usage: QuotaUsage, engine: EngineSettings) => {
   const limit = quotaLimit(account, engine)
-  const { from, to } = quotaWindow(started.at)
-  const usage = yield* queue.publishedUsage(account.workspaceId, account.id, from, to, started.target.id)
   if (usage.used < limit) return undefined
   return new PlatformFailure({
     code: "quota_exceeded",
@@ -310,16 +316,21 @@ const quotaRefusal = Effect.fn("publishing.quota")(function* (started: Started, 
     details: { limit, resets_at: formatInstant((usage.oldest ?? started.at) + day) },
     state: started.target.platformState
   })
-})
+}
 
-/** The media of a post as the adapters need them: a signed public address and the bytes. */
-const publishMedia = Effect.fn("publishing.media")(function* (started: Started, partial: boolean) {
-  const store = yield* Store
-  const blobs = yield* BlobStore
-  const engine = yield* EngineConfig
-  const { post } = started.aggregate
-  const records = yield* store.getMediaItems(post.workspaceId, post.media)
-  if (records.length !== post.media.length && !partial) return Option.none<ReadonlyArray<PublishMedia>>()
+/**
+ * The media of a post as the adapters need them (a signed public address and the bytes), from
+ * the items read as the step started; none when one is missing, unless `partial`.
+ */
+const publishMedia = (
+  started: Started,
+  records: ReadonlyArray<MediaRecord>,
+  partial: boolean,
+  blobs: BlobStore["Service"],
+  engine: EngineSettings
+): Option.Option<ReadonlyArray<PublishMedia>> => {
+  const { post } = started
+  if (records.length !== post.media.length && !partial) return Option.none()
   const expiresAt = started.at + started.settings.mediaUrlTtlMs
   return Option.some(
     records.map(
@@ -330,10 +341,10 @@ const publishMedia = Effect.fn("publishing.media")(function* (started: Started, 
       })
     )
   )
-})
+}
 
 /** Calls the platform for the next step; a defect of an adapter fails the attempt, retryable. */
-const callPlatform = Effect.fn("publishing.call")(function* (
+const callPlatform = Effect.fnUntraced(function* (
   started: Started,
   account: AccountRecord,
   media: ReadonlyArray<PublishMedia>,
@@ -342,7 +353,7 @@ const callPlatform = Effect.fn("publishing.call")(function* (
   const platform = yield* PlatformClient
   return yield* platform
     .publish({
-      post: started.aggregate.post,
+      post: started.post,
       target: started.target,
       account: yield* openAccountCredentials(account),
       media,
@@ -367,63 +378,65 @@ const callPlatform = Effect.fn("publishing.call")(function* (
     )
 })
 
-/** Moves a claimed target to `publishing` (with `post.publishing` for the post's first). */
-const startTarget = Effect.fn("publishing.startTarget")(function* (
+/**
+ * Starts the targets of one claim together (`publishing`, with `post.publishing` for a post's
+ * first) and reads what each step needs, in one `PublishingStore.startSteps`: for each claimed
+ * target, in order, what its step works on, or `None` when its lease was lost or a cancel won.
+ */
+export const startClaimed = Effect.fnUntraced(function* (
   settings: PublisherSettings,
-  claimed: TargetRecord,
-  read: PostAggregate,
-  livemode: boolean,
+  claimed: ReadonlyArray<TargetRecord>,
   at: number
 ) {
   const queue = yield* PublishingStore
-  const firstStart = yield* PostEvents.makeEvent(
-    claimed.workspaceId,
-    "post.publishing",
-    { post_id: claimed.postId, target_id: claimed.id, platform: claimed.platform },
-    livemode,
-    at
-  )
-  const started = yield* queue.startPublishing(targetKey(claimed), settings.owner, at, [firstStart])
-  return Option.map(started, ({ post, targets }): PostAggregate => ({ ...read, post, targets }))
+  const ids = yield* Ids
+  // Made ahead (ids come from a service): the store writes the ones of a post's first start.
+  const eventIds = new Map<string, Id.EventId>()
+  for (const target of claimed) if (target.status !== "publishing") eventIds.set(target.id, yield* ids.make("event"))
+  return yield* queue.startSteps({
+    owner: settings.owner,
+    at,
+    targets: claimed,
+    quotaWindow: quotaWindow(at),
+    firstStartEvents: (target, { accounts }) => [
+      {
+        id: eventIds.get(target.id)!,
+        workspaceId: target.workspaceId,
+        type: "post.publishing",
+        createdAt: at,
+        livemode: accounts.some((a) => !a.sandbox),
+        data: { post_id: target.postId, target_id: target.id, platform: target.platform }
+      }
+    ]
+  })
 })
 
 /**
- * Takes the next step of one claimed target: starts it (`publishing`, and `post.publishing` for
- * the post's first), checks its account and quota, calls the platform, and records the
- * outcome. Returns `lost` when the lease was no longer this instance's: nothing was sent then.
+ * Takes the next step of one claimed target, started (or resumed) by {@link startClaimed} at
+ * `at`: checks its account and quota, calls the platform, and records the outcome. Returns
+ * `lost` when the lease was no longer this instance's: nothing was sent then.
  */
 export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
   settings: PublisherSettings,
   claimed: TargetRecord,
+  step: Option.Option<TargetStep>,
+  at: number,
   mayHold: () => boolean = () => true
 ) {
-  const store = yield* Store
-  const at = yield* now
+  if (Option.isNone(step)) return "lost" as const
+  const engine = yield* EngineConfig
+  const blobs = yield* BlobStore
+  const { accounts, media: records, post, targets, usage } = step.value
   const key = targetKey(claimed)
-  const found = yield* store.getPost(claimed.workspaceId, claimed.postId)
-  if (Option.isNone(found)) return "lost" as const
-  const accounts = yield* store.getAccounts(
-    claimed.workspaceId,
-    found.value.targets.map((t) => t.accountId)
-  )
-  const livemode = accounts.some((a) => !a.sandbox)
-  // Resuming, the target has been publishing since its attempt began, and nothing may change a
-  // post while one of its targets publishes: what was just read is what the step works on.
-  let aggregate = found.value
-  if (claimed.status !== "publishing") {
-    const started = yield* startTarget(settings, claimed, found.value, livemode, at)
-    if (Option.isNone(started)) return "lost" as const
-    aggregate = started.value
-  }
-  const target = aggregate.targets.find((t) => t.id === claimed.id)!
+  const target = targets.find((t) => t.id === claimed.id)!
   const account = accounts.find((a) => a.id === target.accountId)
   let started: Started = {
     settings,
     key,
-    aggregate,
+    post,
     target,
     account,
-    livemode,
+    livemode: accounts.some((a) => !a.sandbox),
     at,
     unconfirmedSince: claimed.unconfirmedSince ?? null
   }
@@ -438,13 +451,13 @@ export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
   if (account === undefined || account.status !== "connected") {
     return yield* fail(refusal("token_expired", `account_${account?.status ?? "missing"}`))
   }
-  // A target resuming a step already passed the check when its attempt began.
-  if (claimed.status !== "publishing") {
-    const overQuota = yield* quotaRefusal(started, account)
+  // A target resuming a step already passed the check when its attempt began (it has no usage).
+  if (usage !== null) {
+    const overQuota = quotaRefusal(started, account, usage, engine)
     if (overQuota !== undefined) return yield* recordFailure(started, overQuota)
   }
   // A target that may be published only asks its platform: the media that remain will do.
-  const media = yield* publishMedia(started, unconfirmedSince !== null)
+  const media = publishMedia(started, records, unconfirmedSince !== null, blobs, engine)
   if (Option.isNone(media)) return yield* recordFailure(started, refusal("media_not_found", "media_missing"))
   // A media item that failed (an import or an upload of the wrong format) fails the target with its error.
   const failedMedia = media.value.find((m) => m.record.status === "failed")
@@ -484,18 +497,16 @@ export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
     // A short wait: this worker keeps the target and takes its next step itself, as any
     // instance would resume it (from the state just saved), without claiming it again.
     yield* Effect.sleep(Math.max(0, outcome.pollAfterMs))
-    const next: TargetRecord = { ...started.target, platformState: outcome.state, status: "publishing" }
     started = {
       ...started,
       at: yield* now,
-      target: next,
-      aggregate: { ...started.aggregate, targets: started.aggregate.targets.map((t) => (t.id === next.id ? next : t)) },
+      target: { ...started.target, platformState: outcome.state, status: "publishing" },
       account:
         progress.credentials === undefined ? started.account : { ...started.account!, credentials: progress.credentials }
     }
     latestState = outcome.state
   }
-}, (effect, _settings, claimed, _mayHold?: () => boolean) => Effect.annotateLogs(effect, { target_id: claimed.id, post_id: claimed.postId }))
+}, (effect, _settings, claimed) => Effect.annotateLogs(effect, { target_id: claimed.id, post_id: claimed.postId }))
 
 /**
  * Takes the next step of one claimed target as its own trace (`publishing.target`, with the
@@ -505,11 +516,12 @@ export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
 export const publishClaimedTarget = (
   settings: PublisherSettings,
   claimed: TargetRecord,
+  step: Option.Option<TargetStep>,
+  claimedAt: number,
   mayHold: () => boolean = () => true
 ) =>
   Effect.gen(function* () {
-    const claimedAt = yield* now
-    const outcome = yield* publishTarget(settings, claimed, mayHold)
+    const outcome = yield* publishTarget(settings, claimed, step, claimedAt, mayHold)
     yield* PublishingMetrics.recordStep({
       platform: claimed.platform,
       outcome,
@@ -528,13 +540,30 @@ export const publishClaimedTarget = (
   )
 
 /**
+ * Takes the next step of the targets of one claim: starts them together ({@link startClaimed}),
+ * then takes each one's step concurrently, waiting for all of them (one step each: a target left
+ * in progress is given back to the queue, whatever `holdPollMs` says). The outcomes, in order.
+ */
+export const publishClaimed = Effect.fnUntraced(function* (
+  roundSettings: PublisherSettings,
+  claimed: ReadonlyArray<TargetRecord>
+) {
+  const settings: PublisherSettings = { ...roundSettings, holdPollMs: -1 }
+  if (claimed.length === 0) return []
+  const at = yield* now
+  const steps = yield* startClaimed(settings, claimed, at)
+  return yield* Effect.forEach(claimed, (target, i) => publishClaimedTarget(settings, target, steps[i]!, at), {
+    concurrency: "unbounded"
+  })
+})
+
+/**
  * One round: claims what is due now (up to `settings.concurrency`) and takes each target's next
  * step, concurrently, waiting for all of them (one step each: a target left in progress is given
  * back to the queue, whatever `holdPollMs` says). For an app that drives publishing itself, and
  * for tests; a server runs {@link start}.
  */
-export const publishDueTargets = Effect.fn("publishing.round")(function* (roundSettings: PublisherSettings) {
-  const settings: PublisherSettings = { ...roundSettings, holdPollMs: -1 }
+export const publishDueTargets = Effect.fn("publishing.round")(function* (settings: PublisherSettings) {
   const queue = yield* PublishingStore
   const at = yield* now
   const claimed = yield* queue.claimDueTargets({
@@ -544,7 +573,7 @@ export const publishDueTargets = Effect.fn("publishing.round")(function* (roundS
     limit: settings.concurrency,
     perAccount: settings.perAccountConcurrency
   })
-  return yield* Effect.forEach(claimed, (target) => publishClaimedTarget(settings, target), { concurrency: "unbounded" })
+  return yield* publishClaimed(settings, claimed)
 })
 
 /**
@@ -568,10 +597,14 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
   const gather = Math.max(1, Math.floor(settings.concurrency / 4))
   const slotFreed = yield* Queue.sliding<void>(1)
 
+  // A claim's start locks its targets' rows in key order, a renewal the instance's leased rows in
+  // any order: one at a time, so the two never wait on each other.
+  const leaseWrites = yield* Semaphore.make(1)
+
   // While due targets wait for a slot, a step left in progress goes back to the queue: every
   // waiting target starts before any takes its next step (the lag to the start stays short).
-  const step = (target: TargetRecord) =>
-    publishClaimedTarget(settings, target, () => !backlog).pipe(
+  const step = (target: TargetRecord, started: Option.Option<TargetStep>, at: number) =>
+    publishClaimedTarget(settings, target, started, at, () => !backlog).pipe(
       // The lease is left to run out: the target is tried again then, not in a tight loop.
       Effect.catchCause((cause) =>
         Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("publishing step failed", cause)
@@ -607,7 +640,17 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
         )
       )
     backlog = claimed.length === free
-    for (const target of claimed) yield* FiberMap.run(running, target.id, { onlyIfMissing: true })(step(target))
+    if (claimed.length > 0) {
+      // One start for the whole claim; a failed one leaves the leases to run out (tried again then).
+      const steps = yield* leaseWrites.withPermits(1)(
+        startClaimed(settings, claimed, at).pipe(
+          Effect.withSpan("publishing.startClaimed", { root: true, attributes: { "postwire.targets": claimed.length } })
+        )
+      )
+      for (let i = 0; i < claimed.length; i++) {
+        yield* FiberMap.run(running, claimed[i]!.id, { onlyIfMissing: true })(step(claimed[i]!, steps[i]!, at))
+      }
+    }
     // Caught up: look again after a while, or as soon as a step ends (its account may have more).
     if (claimed.length < free) yield* Effect.raceFirst(Effect.sleep(settings.idlePollMs), Queue.take(slotFreed))
   })
@@ -615,7 +658,7 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
   const renew = Effect.gen(function* () {
     const mine = [...running].map(([id]) => id)
     const at = yield* now
-    const held = new Set(yield* queue.renewLeases(settings.owner, at, at + settings.leaseMs))
+    const held = new Set(yield* leaseWrites.withPermits(1)(queue.renewLeases(settings.owner, at, at + settings.leaseMs)))
     // A lease taken over by another instance: stop at once, the other instance resumes.
     for (const id of mine) if (!held.has(id)) yield* FiberMap.remove(running, id)
   }).pipe(

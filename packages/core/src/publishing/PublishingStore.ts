@@ -16,9 +16,10 @@
  *
  * @since 0.1.0
  */
-import { Context, type Effect, type Option } from "effect"
+import { Context, type Effect, Option } from "effect"
 import type { Ids } from "@postwire/domain"
-import type { AccountRecord, OutboxEvent, PostRecord, TargetFailure, TargetRecord } from "../store/Records.ts"
+import { derivePostStatus, move, startableStatuses } from "../posts/TargetStatus.ts"
+import type { AccountRecord, MediaRecord, OutboxEvent, PostRecord, TargetFailure, TargetRecord } from "../store/Records.ts"
 import type { QuotaUsage, StoreError } from "../store/Store.ts"
 
 /** Names one target (and the post it belongs to, whose row each write locks first). */
@@ -134,12 +135,146 @@ export interface DueTargets {
   readonly oldestDueAt: number | null
 }
 
-/** A post whose target just started, as {@link PublishingStoreShape.startPublishing} left it. */
-export interface StartedPost {
+/**
+ * What a worker asks of {@link PublishingStoreShape.startSteps}: the targets of one claim, about
+ * to take their next step.
+ */
+export interface StepsRequest {
+  /** The worker instance holding the targets' leases. */
+  readonly owner: string
+  /** Now: the time of every start. */
+  readonly at: number
+  /**
+   * The targets as claimed, in the claim's order. One claimed `queued` or `scheduled` starts
+   * (moves to `publishing`); one claimed `publishing` resumes (nothing is written for it).
+   */
+  readonly targets: ReadonlyArray<TargetRecord>
+  /** The quota window `[from, to)` (by `publishedAt`) of the usage read for a target that starts. */
+  readonly quotaWindow: { readonly from: number; readonly to: number }
+  /**
+   * The events a target that is its post's first to start writes with its start
+   * (`post.publishing`), given the post as read (before the start) and the accounts of its
+   * targets. Called once per post at most, inside the write.
+   */
+  readonly firstStartEvents: (
+    target: TargetRecord,
+    read: { readonly post: PostRecord; readonly accounts: ReadonlyArray<AccountRecord> }
+  ) => ReadonlyArray<OutboxEvent>
+}
+
+/** What a claimed target's step works on, as {@link PublishingStoreShape.startSteps} left it. */
+export interface TargetStep {
+  /** The post and all its targets after the claim's starts (an edit made since the claim is in it). */
   readonly post: PostRecord
   readonly targets: ReadonlyArray<TargetRecord>
-  /** Whether this was the post's first target to start, so that `firstStartEvents` were written. */
-  readonly firstStart: boolean
+  /** The accounts of the post's targets that exist, each once, in the targets' order. */
+  readonly accounts: ReadonlyArray<AccountRecord>
+  /** The post's media items that exist, each once, in the post's order. */
+  readonly media: ReadonlyArray<MediaRecord>
+  /** Whether the target started now; false when it resumes a step of an attempt begun before. */
+  readonly started: boolean
+  /** The events written with the start: the first-start events when it was its post's first. */
+  readonly events: ReadonlyArray<OutboxEvent>
+  /**
+   * For a target that started now, what its account published in the quota window, plus the
+   * account's targets publishing right now other than this one (the claim's targets that started
+   * before it, in the claim's order, included): the quota check at publish time. `null` when it
+   * resumes.
+   */
+  readonly usage: QuotaUsage | null
+}
+
+/** A post with its targets, as {@link PublishingStoreShape.startSteps} reads and writes them. */
+export interface PostWithTargets {
+  readonly post: PostRecord
+  readonly targets: ReadonlyArray<TargetRecord>
+}
+
+/** What {@link PublishingStoreShape.startSteps} read, under the posts' locks, before it writes. */
+export interface StepsRead {
+  readonly post: (workspaceId: Ids.WorkspaceId, postId: Ids.PostId) => PostWithTargets | undefined
+  readonly account: (workspaceId: Ids.WorkspaceId, accountId: Ids.AccountId) => AccountRecord | undefined
+  readonly media: (workspaceId: Ids.WorkspaceId, mediaId: Ids.MediaId) => MediaRecord | undefined
+  /** What the account published in the request's quota window, plus its targets publishing now. */
+  readonly usage: (workspaceId: Ids.WorkspaceId, accountId: Ids.AccountId) => QuotaUsage
+}
+
+/** What {@link PublishingStoreShape.startSteps} writes, and answers. */
+export interface StepsPlan {
+  readonly steps: ReadonlyArray<Option.Option<TargetStep>>
+  /** The targets that start: each moves to `publishing` (if `owner` still holds it). */
+  readonly started: ReadonlyArray<TargetKey>
+  /** The posts with a target that starts, as they are after the starts (status, version, `updatedAt`). */
+  readonly changed: ReadonlyArray<PostWithTargets>
+  readonly events: ReadonlyArray<OutboxEvent>
+}
+
+const hasStarted = (targets: ReadonlyArray<TargetRecord>) =>
+  targets.some((t) => t.attempts > 0 || t.status === "publishing" || t.status === "published" || t.status === "failed")
+
+/**
+ * Decides {@link PublishingStoreShape.startSteps} from what it read: the one reading of its
+ * rules, shared by every implementation (they differ only in how they read and write).
+ */
+export const planSteps = (request: StepsRequest, read: StepsRead): StepsPlan => {
+  const { at, owner } = request
+  const before = new Map<string, PostWithTargets>()
+  const changed = new Map<string, PostWithTargets>()
+  const startsByAccount = new Map<string, number>()
+  const started: Array<TargetKey> = []
+  const events: Array<OutboxEvent> = []
+  const accountsOf = ({ post, targets }: PostWithTargets) =>
+    [...new Set(targets.map((t) => t.accountId))].flatMap((id) => read.account(post.workspaceId, id) ?? [])
+  const plans = request.targets.map((claim) => {
+    const key = `${claim.workspaceId}/${claim.postId}`
+    const found = before.get(key) ?? read.post(claim.workspaceId, claim.postId)
+    if (found === undefined) return undefined
+    before.set(key, found)
+    const current = changed.get(key) ?? found
+    const target = current.targets.find((t) => t.id === claim.id)
+    if (target === undefined || target.leaseOwner !== owner) return undefined
+    if (claim.status === "publishing") {
+      return target.status === "publishing" ? { key, started: false, events: [], usage: null } : undefined
+    }
+    if (!startableStatuses.includes(target.status)) return undefined
+    // The claim's targets of one account that started before this one are publishing too.
+    const account = `${target.workspaceId}/${target.accountId}`
+    const startedBefore = startsByAccount.get(account) ?? 0
+    startsByAccount.set(account, startedBefore + 1)
+    const usage = read.usage(target.workspaceId, target.accountId)
+    // The post's first start: none of its targets had started before, nor one of this claim's.
+    const written = !changed.has(key) && !hasStarted(found.targets)
+      ? request.firstStartEvents(claim, { post: found.post, accounts: accountsOf(found) })
+      : []
+    events.push(...written)
+    started.push(targetKey(target))
+    changed.set(key, {
+      post: current.post,
+      targets: current.targets.map((t) => (t.id === target.id ? move(target, "publishing", { updatedAt: at }) : t))
+    })
+    return { key, started: true, events: written, usage: { used: usage.used + startedBefore, oldest: usage.oldest } }
+  })
+  // Each post's status derived once from all its targets, its version bumped once.
+  for (const [key, { post, targets }] of changed) {
+    changed.set(key, {
+      targets,
+      post: { ...post, status: derivePostStatus(targets.map((t) => t.status)), updatedAt: at, version: post.version + 1 }
+    })
+  }
+  const steps = plans.map((plan): Option.Option<TargetStep> => {
+    if (plan === undefined) return Option.none()
+    const { post, targets } = changed.get(plan.key) ?? before.get(plan.key)!
+    return Option.some({
+      post,
+      targets,
+      accounts: accountsOf({ post, targets }),
+      media: [...new Set(post.media)].flatMap((id) => read.media(post.workspaceId, id) ?? []),
+      started: plan.started,
+      events: plan.events,
+      usage: plan.usage
+    })
+  })
+  return { steps, started, changed: [...changed.values()], events }
 }
 
 /** A target published without its public address, waiting for the permalink backfill. */
@@ -194,26 +329,24 @@ export interface PublishingStoreShape {
    * step, when nobody holds them or their lease has run out (a crashed worker's targets are
    * claimed again here). Targets of an account that already has `perAccount` leased targets
    * are left for later. Targets locked by another instance are skipped. The status does not
-   * change until {@link startPublishing}. Each claimed target carries its `unconfirmedSince`.
+   * change until {@link startSteps}. Each claimed target carries its `unconfirmedSince`.
    * A target whose post names a media item still `processing` waits: it is not claimed until
    * the item is `ready` or `failed` (the publisher then fails it with the item's error).
    */
   readonly claimDueTargets: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<TargetRecord>, StoreError>
 
   /**
-   * Moves a target `owner` holds from `queued` or `scheduled` to `publishing`, deriving the
-   * post's status again and bumping its version, and returns the post and its targets as they
-   * are after the change (read under the post's lock: an edit made since the claim is in it).
-   * When no target of the post had started before, `firstStartEvents` (`post.publishing`) are
-   * written with the change. `None` when the lease is no longer `owner`'s or the target left the
-   * queue meanwhile (a cancel won): nothing may be sent then.
+   * Starts the targets of one claim together and reads what each step needs, in one
+   * transaction: locks their posts (in key order), then for each target in the request's order
+   * checks that `owner` still holds its lease and that it is still where the claim found it
+   * (`queued` or `scheduled` to start, `publishing` to resume), moves each one to start to
+   * `publishing`, derives each post's status once from all its targets and bumps its version once,
+   * and writes the first-start events of a post none of whose targets had started before (for its
+   * first target in the request only). Answers, in the request's order, what each target's step
+   * works on ({@link TargetStep}), or `None` when the lease is no longer `owner`'s or the target
+   * left the queue meanwhile (a cancel won): nothing may be sent then.
    */
-  readonly startPublishing: (
-    key: TargetKey,
-    owner: string,
-    at: number,
-    firstStartEvents: ReadonlyArray<OutboxEvent>
-  ) => Effect.Effect<Option.Option<StartedPost>, StoreError>
+  readonly startSteps: (request: StepsRequest) => Effect.Effect<ReadonlyArray<Option.Option<TargetStep>>, StoreError>
 
   /**
    * Persists a step's platform state, gives the lease up (unless `progress.keepLease`), and makes
@@ -303,18 +436,6 @@ export interface PublishingStoreShape {
     accountId: Ids.AccountId,
     credentials: string
   ) => Effect.Effect<void, StoreError>
-
-  /**
-   * What the account has published in `[from, to)` (by `publishedAt`), plus its targets being
-   * published right now other than `exceptTargetId`: the quota check at publish time.
-   */
-  readonly publishedUsage: (
-    workspaceId: Ids.WorkspaceId,
-    accountId: Ids.AccountId,
-    from: number,
-    to: number,
-    exceptTargetId: Ids.TargetId
-  ) => Effect.Effect<QuotaUsage, StoreError>
 }
 
 /** The publisher's queue. */

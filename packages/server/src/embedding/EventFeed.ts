@@ -105,9 +105,9 @@ export const layerObservedStores: Layer.Layer<Store | PublishingStore, never, St
       }).pipe(
         Context.add(PublishingStore, {
           ...publishing,
-          startPublishing: (key, owner, at, firstStartEvents) =>
-            after(publishing.startPublishing(key, owner, at, firstStartEvents), (started) =>
-              Option.isSome(started) && started.value.firstStart ? firstStartEvents : []
+          startSteps: (request) =>
+            after(publishing.startSteps(request), (steps) =>
+              steps.flatMap((step) => (Option.isSome(step) ? step.value.events : []))
             ),
           saveProgress: (key, owner, progress) =>
             after(publishing.saveProgress(key, owner, progress), (saved) => (saved ? accountEvents(progress.account) : [])),
