@@ -51,7 +51,8 @@ describe.skipIf(!hasChromium)("the API reference at /docs in Chromium", () => {
         elements
           .map((e) => e.textContent ?? "")
           .filter((text) => text.startsWith("curl") && text.includes(wanted.url) && text.includes(`--request ${wanted.method}`)),
-      { url: `${server.baseUrl}${path}`, method }
+      // The samples call the server the OpenAPI document names: the instance's public address.
+      { url: `${document.servers[0].url}${path}`, method }
     )
 
   it("sends the API key as Authorization: Bearer in its curl samples", async () => {
