@@ -20,7 +20,7 @@ import { Clock, Effect, Option } from "effect"
 import type { Platform } from "@postwire/domain"
 import type { Ids } from "../ids/Ids.ts"
 import * as LeasedWork from "../internal/LeasedWork.ts"
-import * as PostEvents from "../posts/PostEvents.ts"
+import * as AccountEvents from "./AccountEvents.ts"
 import { accountContext, CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import { Store } from "../store/Store.ts"
 import { AccountConnector } from "./AccountConnector.ts"
@@ -100,24 +100,7 @@ export const refreshToken = Effect.fn("tokens.refresh")(
 
     const refuse = (code: string, platformCode: string | null) =>
       Effect.gen(function* () {
-        const events =
-          account === undefined
-            ? []
-            : [
-                yield* PostEvents.makeEvent(
-                  account.workspaceId,
-                  "account.needs_reconnect",
-                  {
-                    account_id: account.id,
-                    profile_id: account.profileId,
-                    platform: account.platform,
-                    handle: account.handle,
-                    reason: code
-                  },
-                  !account.sandbox,
-                  at
-                )
-              ]
+        const events = account === undefined ? [] : [yield* AccountEvents.needsReconnect(account, code, at)]
         const held = yield* connections.refuseRefresh(key, settings.owner, { code, platformCode }, events)
         yield* Effect.logInfo("token refresh refused: the account needs reconnecting", { code, platform_code: platformCode })
         return held ? ("needs_reconnect" as const) : ("lost" as const)

@@ -23,7 +23,7 @@ import * as LeasedWork from "../internal/LeasedWork.ts"
 import type { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import { openAccountCredentials } from "../publishing/CredentialsCipher.ts"
 import { PlatformFailure } from "../publishing/PlatformClient.ts"
-import * as PostEvents from "../posts/PostEvents.ts"
+import * as AccountEvents from "../accounts/AccountEvents.ts"
 import type { AccountRecord, OutboxEvent } from "../store/Records.ts"
 import { Store } from "../store/Store.ts"
 import { CommentPlatform, type PushedComment } from "./CommentPlatform.ts"
@@ -74,19 +74,7 @@ const stop = (settings: CommentIngestionSettings, state: CommentPollState, at: n
  */
 const reconnectOf = Effect.fnUntraced(function* (account: AccountRecord, failure: PlatformFailure, at: number) {
   if (failure.needsReconnect !== true || account.status !== "connected") return undefined
-  const event = yield* PostEvents.makeEvent(
-    account.workspaceId,
-    "account.needs_reconnect",
-    {
-      account_id: account.id,
-      profile_id: account.profileId,
-      platform: account.platform,
-      handle: account.handle,
-      reason: failure.code
-    },
-    !account.sandbox,
-    at
-  )
+  const event = yield* AccountEvents.needsReconnect(account, failure.code, at)
   return { reason: { code: failure.code, platformCode: failure.platformCode }, events: [event] }
 })
 

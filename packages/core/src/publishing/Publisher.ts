@@ -22,6 +22,7 @@
  */
 import { Cause, Clock, Effect, Fiber, FiberMap, Option, Queue, Schedule, Semaphore } from "effect"
 import { ErrorCatalog, formatInstant, type Ids as Id } from "@postwire/domain"
+import * as AccountEvents from "../accounts/AccountEvents.ts"
 import { EngineConfig, type EngineSettings } from "../EngineConfig.ts"
 import { Ids } from "../ids/Ids.ts"
 import { BlobStore } from "../media/BlobStore.ts"
@@ -158,19 +159,7 @@ const sealUpdate = Effect.fnUntraced(function* (
 const reconnectChange = Effect.fnUntraced(function* (started: Started, failure: PlatformFailure) {
   const { account, at } = started
   if (failure.needsReconnect !== true || account === undefined || account.status !== "connected") return undefined
-  const event = yield* PostEvents.makeEvent(
-    account.workspaceId,
-    "account.needs_reconnect",
-    {
-      account_id: account.id,
-      profile_id: account.profileId,
-      platform: account.platform,
-      handle: account.handle,
-      reason: failure.code
-    },
-    !account.sandbox,
-    at
-  )
+  const event = yield* AccountEvents.needsReconnect(account, failure.code, at)
   return { value: "needs_reconnect", events: [event] } satisfies AccountChange["status"]
 })
 
