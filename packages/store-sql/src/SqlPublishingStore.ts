@@ -85,17 +85,28 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
             // One statement takes the due rows (skipping those another instance holds) and then
             // their accounts' rows, in key order (so two claims never deadlock): claims of one
             // account take turns on its row.
-            const due = yield* sql`WITH due AS MATERIALIZED (
+            // Every due row is looked at (one account's backlog must not hide another's due
+            // targets), so what is checked per row is kept cheap: the leases per account and the
+            // workspaces with media still processing are read once, from their partial indexes
+            // (bounded by the work in flight, not by history), and a post's media are looked at
+            // only in such a workspace.
+            const due = yield* sql`WITH busy AS MATERIALIZED (
+                SELECT workspace_id, account_id, count(*) AS n FROM targets
+                WHERE lease_owner IS NOT NULL AND lease_until > ${at}
+                GROUP BY workspace_id, account_id
+              ), processing AS MATERIALIZED (
+                SELECT DISTINCT workspace_id FROM media WHERE status = 'processing'
+              ), due AS MATERIALIZED (
                 SELECT t.workspace_id, t.id, t.account_id, t.due_at FROM targets t
+                LEFT JOIN busy b ON b.workspace_id = t.workspace_id AND b.account_id = t.account_id
                 WHERE t.status IN ('queued', 'scheduled', 'publishing')
                   AND t.due_at <= ${at}
                   AND (t.lease_until IS NULL OR t.lease_until <= ${at})
-                  AND NOT EXISTS (SELECT 1 FROM posts p JOIN media m ON m.workspace_id = p.workspace_id
-                                    AND m.id IN (SELECT jsonb_array_elements_text(p.media))
-                                  WHERE p.workspace_id = t.workspace_id AND p.id = t.post_id AND m.status = 'processing')
-                  AND (SELECT count(*) FROM targets busy
-                       WHERE busy.workspace_id = t.workspace_id AND busy.account_id = t.account_id
-                         AND busy.lease_owner IS NOT NULL AND busy.lease_until > ${at}) < ${perAccount}
+                  AND COALESCE(b.n, 0) < ${perAccount}
+                  AND (t.workspace_id NOT IN (SELECT workspace_id FROM processing)
+                    OR NOT EXISTS (SELECT 1 FROM posts p JOIN media m ON m.workspace_id = p.workspace_id
+                                     AND m.id IN (SELECT jsonb_array_elements_text(p.media))
+                                   WHERE p.workspace_id = t.workspace_id AND p.id = t.post_id AND m.status = 'processing'))
                 ORDER BY t.due_at, t.id
                 LIMIT ${limit * scanFactor}
                 FOR UPDATE OF t SKIP LOCKED
