@@ -8,19 +8,16 @@ import type { Ids } from "../ids/Ids.ts"
 import { makeEvent } from "../posts/PostEvents.ts"
 import type { AccountRecord, OutboxEvent } from "../store/Records.ts"
 
-/**
- * `account.needs_reconnect`: the platform refused the account's token or permission (a publish,
- * a comment poll, a token refresh), and the person must connect it again. `reason` is the
- * catalog code of the refusal.
- */
-export const needsReconnect = (
+/** An account event: the account, and why it changed (a catalog code or a disconnect reason). */
+const accountEvent = (
+  type: "account.needs_reconnect" | "account.disconnected",
   account: AccountRecord,
   reason: string,
   at: number
 ): Effect.Effect<OutboxEvent, never, Ids> =>
   makeEvent(
     account.workspaceId,
-    "account.needs_reconnect",
+    type,
     {
       account_id: account.id,
       profile_id: account.profileId,
@@ -31,3 +28,15 @@ export const needsReconnect = (
     !account.sandbox,
     at
   )
+
+/**
+ * `account.needs_reconnect`: the platform refused the account's token or permission (a publish,
+ * a comment poll, a token refresh), and the person must connect it again. `reason` is the
+ * catalog code of the refusal.
+ */
+export const needsReconnect = (account: AccountRecord, reason: string, at: number): Effect.Effect<OutboxEvent, never, Ids> =>
+  accountEvent("account.needs_reconnect", account, reason, at)
+
+/** `account.disconnected`: the account was disconnected, for `reason`. */
+export const disconnected = (account: AccountRecord, reason: string, at: number): Effect.Effect<OutboxEvent, never, Ids> =>
+  accountEvent("account.disconnected", account, reason, at)

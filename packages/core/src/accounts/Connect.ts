@@ -37,6 +37,7 @@ import { derivePostStatus, move } from "../posts/TargetStatus.ts"
 import { accountContext, CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import type { AccountRecord, OutboxEvent, PostAggregate, ProfileRecord, TargetRecord, WorkspaceRecord } from "../store/Records.ts"
 import { Store } from "../store/Store.ts"
+import * as AccountEvents from "./AccountEvents.ts"
 import { AccountConnector, type ConnectedIdentity, type ConnectFailure } from "./AccountConnector.ts"
 import { viewAccount } from "./Accounts.ts"
 import {
@@ -620,19 +621,7 @@ const disconnect = Effect.fn("connect.disconnect")(function* (
     }
   }
   const at = yield* now
-  const event = yield* PostEvents.makeEvent(
-    account.workspaceId,
-    "account.disconnected",
-    {
-      account_id: account.id,
-      profile_id: account.profileId,
-      platform: account.platform,
-      handle: account.handle,
-      reason
-    },
-    !account.sandbox,
-    at
-  )
+  const event = yield* AccountEvents.disconnected(account, reason, at)
   const changed = yield* connections.disconnectAccount(account.workspaceId, account.id, at, [event])
   if (changed) yield* failWaitingTargets(account)
   return changed
