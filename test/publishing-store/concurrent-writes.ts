@@ -8,7 +8,6 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Deferred, Effect, type Layer, Option } from "effect"
 import {
-  type AccountRecord,
   type Completion,
   type OutboxEvent,
   type PostAggregate,
@@ -17,7 +16,7 @@ import {
   type TargetRecord,
   targetKey
 } from "@postwire/core"
-import { aPost, aProfile, aTarget, aWorkspace, anAccount, anEvent, t0 } from "../store-conformance/builders.ts"
+import { aPost, aTarget, aWorkspaceWithAccounts, anEvent, t0 } from "../store-conformance/builders.ts"
 
 const day = 24 * 60 * 60 * 1000
 let eras = 0
@@ -29,16 +28,7 @@ export const anEra = (): number => t0 - ++eras * 30 * day
 export const aBurst = (era: number, shape: ReadonlyArray<number>, accounts = 3) =>
   Effect.gen(function* () {
     const store = yield* Store
-    const workspace = aWorkspace()
-    yield* store.createWorkspace(workspace)
-    const profile = aProfile(workspace.id)
-    yield* store.createProfile(profile)
-    const accountList: Array<AccountRecord> = []
-    for (let i = 0; i < accounts; i++) {
-      const account = anAccount(workspace.id, profile.id, { platform: "textpost", sandbox: false })
-      yield* store.createAccount(account)
-      accountList.push(account)
-    }
+    const { accounts: accountList, profile, workspace } = yield* aWorkspaceWithAccounts(accounts)
     const posts: Array<PostAggregate> = []
     for (const [i, n] of shape.entries()) {
       const aggregate = aPost(workspace.id, {

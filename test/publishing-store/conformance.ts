@@ -8,7 +8,6 @@ import { Ids as Id } from "@postwire/domain"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
 import {
-  type AccountRecord,
   type ClaimRequest,
   type Completion,
   type OutboxEvent,
@@ -19,7 +18,7 @@ import {
   type TargetRecord,
   targetKey
 } from "@postwire/core"
-import { aMedia, aPost, aProfile, aTarget, aWorkspace, anAccount, anEvent, anId, t0 } from "../store-conformance/builders.ts"
+import { aMedia, aPost, aTarget, aWorkspaceWithAccounts, anEvent, anId, t0 } from "../store-conformance/builders.ts"
 
 const day = 24 * 60 * 60 * 1000
 let eras = 0
@@ -32,16 +31,7 @@ const aSetup = (n = 1) =>
   Effect.gen(function* () {
     const store = yield* Store
     const queue = yield* PublishingStore
-    const workspace = aWorkspace()
-    yield* store.createWorkspace(workspace)
-    const profile = aProfile(workspace.id)
-    yield* store.createProfile(profile)
-    const accounts: Array<AccountRecord> = []
-    for (let i = 0; i < n; i++) {
-      const account = anAccount(workspace.id, profile.id, { platform: "textpost", sandbox: false })
-      yield* store.createAccount(account)
-      accounts.push(account)
-    }
+    const { accounts, profile, workspace } = yield* aWorkspaceWithAccounts(n)
     /** Stores a post whose targets go to `accounts[i]` as given, with a status derived from them. */
     const post = (targets: ReadonlyArray<Partial<TargetRecord> & { readonly account?: number }>) =>
       Effect.gen(function* () {

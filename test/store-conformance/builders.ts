@@ -15,7 +15,9 @@ import type {
   TargetRecord,
   WorkspaceRecord
 } from "@postwire/core"
+import { Store } from "@postwire/core"
 import { Ids } from "@postwire/domain"
+import { Effect } from "effect"
 
 // Unique across runs too, so a persistent database never sees an id twice.
 const run = Math.random().toString(36).slice(2, 8)
@@ -77,6 +79,23 @@ export const anAccount = (
   createdAt: t0,
   ...overrides
 })
+
+/** Stores a workspace with a profile and `count` live Threads accounts, and returns them. */
+export const aWorkspaceWithAccounts = (count: number) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    const workspace = aWorkspace()
+    yield* store.createWorkspace(workspace)
+    const profile = aProfile(workspace.id)
+    yield* store.createProfile(profile)
+    const accounts: Array<AccountRecord> = []
+    for (let i = 0; i < count; i++) {
+      const account = anAccount(workspace.id, profile.id, { platform: "textpost", sandbox: false })
+      yield* store.createAccount(account)
+      accounts.push(account)
+    }
+    return { workspace, profile, accounts }
+  })
 
 export const aMedia = (workspaceId: Ids.WorkspaceId, overrides: Partial<MediaRecord> = {}): MediaRecord => ({
   id: newId("media"),
