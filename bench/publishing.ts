@@ -35,6 +35,10 @@ import { table } from "./support.ts"
 const burst = Number(process.env.BENCH_PUBLISH_TARGETS ?? 1_000)
 const warmup = Number(process.env.BENCH_PUBLISH_WARMUP ?? 700)
 const wireBurst = Number(process.env.BENCH_PUBLISH_WIRE_TARGETS ?? 300)
+/** Settings every worker starts with, as JSON (`{"POSTWIRE_PUBLISH_CONCURRENCY":"128"}`): to compare settings. */
+const workerEnv: Readonly<Record<string, string>> = JSON.parse(process.env.BENCH_PUBLISH_WORKER_ENV ?? "{}")
+/** Node options of every worker (`--cpu-prof --cpu-prof-dir=/tmp/prof`): to profile them. */
+const workerNodeArgs = (process.env.BENCH_PUBLISH_WORKER_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "")
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN
@@ -120,12 +124,29 @@ const perTarget = (before: CpuSnapshot, after: CpuSnapshot, targets: number) => 
   }
 }
 
-const measure = async (instances: number, targets: number, counted: boolean) => {
-  const fleet = await startFleet({ accounts: 50 })
+/**
+ * Vacuums PostgreSQL's catalogs: every fleet (and every test and bench before it) creates a
+ * schema of its own and drops it, which leaves the catalogs' tables full of dead rows until
+ * autovacuum reaches them, and a database in that state plans every statement more slowly (a
+ * third of the publishing rate was measured once). A production database does not create and
+ * drop schemas: each pass starts on clean catalogs. Without the privilege, PostgreSQL skips
+ * them with a warning.
+ */
+const vacuumCatalogs = (databaseUrl: string) =>
+  onDatabase(databaseUrl, (sql) =>
+    sql.unsafe(
+      "VACUUM (ANALYZE) pg_catalog.pg_attribute, pg_catalog.pg_class, pg_catalog.pg_depend, pg_catalog.pg_index, pg_catalog.pg_type, pg_catalog.pg_constraint, pg_catalog.pg_attrdef, pg_catalog.pg_statistic, pg_catalog.pg_namespace"
+    )
+  )
+
+/** One pass: `instances` workers publish a warm-up burst each (unless `counted`), then a measured burst of `targets`. */
+export const measure = async (instances: number, targets: number, counted: boolean) => {
+  await vacuumCatalogs(process.env.DATABASE_URL!)
+  const fleet = await startFleet({ accounts: 50, workerEnv })
   const wire = await relay(new URL(fleet.databaseUrl))
   try {
     const workers = await Promise.all(
-      Array.from({ length: instances }, () => fleet.startWorker(counted ? { DATABASE_URL: wire.url } : {}))
+      Array.from({ length: instances }, () => fleet.startWorker(counted ? { DATABASE_URL: wire.url } : {}, workerNodeArgs))
     )
     /** A burst of `count` posts that all fall due at one instant, after they have all been written. */
     const dueBurst = async (count: number, publishedBefore: number) => {

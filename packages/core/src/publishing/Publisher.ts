@@ -66,10 +66,11 @@ export interface PublisherSettings {
   readonly idlePollMs: number
   /**
    * A step that leaves its target in progress with a wait at most this long (a platform asked to
-   * be polled again shortly) keeps the lease, and the same worker takes the next step once the
-   * wait is over, without queueing and claiming the target again, unless due targets are
-   * waiting for a slot (they start first). Longer waits give the target back to the queue. A
-   * negative value always gives it back.
+   * be polled again shortly) keeps the lease and its slot, and the same worker takes the next
+   * step once the wait is over, without queueing, claiming and reading the target again. While
+   * due targets wait for a slot, a target keeps its slot this way only within this long of its
+   * claim: then it goes back to the queue, behind them. Longer waits give the target back to the
+   * queue. A negative value always gives it back.
    */
   readonly holdPollMs: number
   /**
@@ -94,7 +95,7 @@ export interface PublisherSettings {
 /** The defaults, for an instance named `owner`. */
 export const defaults = (owner: string): PublisherSettings => ({
   owner,
-  concurrency: 64,
+  concurrency: 128,
   perAccountConcurrency: 4,
   leaseMs: 60_000,
   idlePollMs: 1_000,
@@ -404,13 +405,17 @@ export const startClaimed = Effect.fnUntraced(function* (
  * Takes the next step of one claimed target, started (or resumed) by {@link startClaimed} at
  * `at`: checks its account and quota, calls the platform, and records the outcome. Returns
  * `lost` when the lease was no longer this instance's: nothing was sent then.
+ *
+ * A step left in progress with a wait of at most `settings.holdPollMs` is followed by the next
+ * one in the same call when `mayHold` agrees; it is given how long the target has had its slot
+ * (since `at`), and answers whether it may keep it for one more wait.
  */
 export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
   settings: PublisherSettings,
   claimed: TargetRecord,
   step: Option.Option<TargetStep>,
   at: number,
-  mayHold: () => boolean = () => true
+  mayHold: (heldForMs: number) => boolean = () => true
 ) {
   if (Option.isNone(step)) return "lost" as const
   const engine = yield* EngineConfig
@@ -479,7 +484,7 @@ export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
     if (step._tag === "Failure") return yield* fail(step.failure)
     const { credentials, ...outcome } = step.success
     if (outcome._tag === "Published") return yield* recordPublished(started, outcome, credentials)
-    const hold = outcome.pollAfterMs <= settings.holdPollMs && mayHold()
+    const hold = outcome.pollAfterMs <= settings.holdPollMs && mayHold((yield* now) - at)
     const progress = yield* recordProgress(started, outcome, credentials, hold)
     if (progress === "lost") return progress
     if (!hold) return "in_progress" as const
@@ -507,7 +512,7 @@ export const publishClaimedTarget = (
   claimed: TargetRecord,
   step: Option.Option<TargetStep>,
   claimedAt: number,
-  mayHold: () => boolean = () => true
+  mayHold: (heldForMs: number) => boolean = () => true
 ) =>
   Effect.gen(function* () {
     const outcome = yield* publishTarget(settings, claimed, step, claimedAt, mayHold)
@@ -590,10 +595,12 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
   // any order: one at a time, so the two never wait on each other.
   const leaseWrites = yield* Semaphore.make(1)
 
-  // While due targets wait for a slot, a step left in progress goes back to the queue: every
-  // waiting target starts before any takes its next step (the lag to the start stays short).
+  // A target whose platform asks to be asked again shortly keeps its slot: its next step costs
+  // no claim and no start. While due targets wait for a slot, only within `holdPollMs` of its
+  // claim (a target polled again and again cannot keep a slot from them).
+  const mayHold = (heldForMs: number) => !backlog || heldForMs <= settings.holdPollMs
   const step = (target: TargetRecord, started: Option.Option<TargetStep>, at: number) =>
-    publishClaimedTarget(settings, target, started, at, () => !backlog).pipe(
+    publishClaimedTarget(settings, target, started, at, mayHold).pipe(
       // The lease is left to run out: the target is tried again then, not in a tight loop.
       Effect.catchCause((cause) =>
         Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("publishing step failed", cause)

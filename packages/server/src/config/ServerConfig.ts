@@ -325,7 +325,7 @@ const masterSecrets = (env: Readonly<Record<string, string | undefined>>): Reado
 
 /** How a worker publishes. */
 export interface PublishingSettings {
-  /** Targets an instance works on at once (`POSTWIRE_PUBLISH_CONCURRENCY`, default 64). */
+  /** Targets an instance works on at once (`POSTWIRE_PUBLISH_CONCURRENCY`, default 128). */
   readonly concurrency: number
   /** Targets of one account at its platform at once, across instances (`POSTWIRE_PUBLISH_ACCOUNT_CONCURRENCY`, default 4). */
   readonly accountConcurrency: number
@@ -339,7 +339,7 @@ const publishingSettings = (env: Readonly<Record<string, string | undefined>>): 
   const leaseMs = positiveInt("POSTWIRE_PUBLISH_LEASE_MS", env.POSTWIRE_PUBLISH_LEASE_MS, 60_000)
   if (leaseMs < 1_000) throw new ConfigProblem("POSTWIRE_PUBLISH_LEASE_MS", `expected at least 1000, got ${leaseMs}`)
   return {
-    concurrency: positiveInt("POSTWIRE_PUBLISH_CONCURRENCY", env.POSTWIRE_PUBLISH_CONCURRENCY, 64),
+    concurrency: positiveInt("POSTWIRE_PUBLISH_CONCURRENCY", env.POSTWIRE_PUBLISH_CONCURRENCY, 128),
     accountConcurrency: positiveInt("POSTWIRE_PUBLISH_ACCOUNT_CONCURRENCY", env.POSTWIRE_PUBLISH_ACCOUNT_CONCURRENCY, 4),
     leaseMs,
     pollMs: positiveInt("POSTWIRE_PUBLISH_POLL_MS", env.POSTWIRE_PUBLISH_POLL_MS, 1_000)
