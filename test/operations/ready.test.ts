@@ -28,7 +28,9 @@ describe.each(backends())("GET /health and GET /ready (%s)", (backend) => {
               permalink_backfill: "running",
               dispatcher: "running",
               log_pruner: "running",
-              token_renewal: "running"
+              token_renewal: "running",
+              comment_polling: "running",
+              media_jobs: "running"
             }
       expect(await ready.json()).toEqual({ status: "ready", loops })
     })

@@ -1,6 +1,7 @@
 /**
  * Which background loops this instance runs (the publisher, the permalink backfill, the webhook
- * dispatcher, the log pruner, the token renewal), for `GET /ready` and `GET /metrics`. A loop
+ * dispatcher, the log pruner, the token renewal, the comment polling, the media jobs), for
+ * `GET /ready` and `GET /metrics`. A loop
  * counts as running from its start until its layer closes or, for a loop whose fiber is known,
  * until that fiber ends.
  *
@@ -9,7 +10,15 @@
 import { Context, Effect, type Fiber, Layer } from "effect"
 
 /** The loops of an instance with role `worker` or `all`, by name. */
-export const expected = ["publisher", "permalink_backfill", "dispatcher", "log_pruner", "token_renewal"] as const
+export const expected = [
+  "publisher",
+  "permalink_backfill",
+  "dispatcher",
+  "log_pruner",
+  "token_renewal",
+  "comment_polling",
+  "media_jobs"
+] as const
 
 /** The registry of one instance's loops. */
 export class BackgroundLoops extends Context.Service<

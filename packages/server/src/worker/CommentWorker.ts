@@ -10,6 +10,7 @@ import { hostname } from "node:os"
 import { CommentIngestion } from "@postwire/core"
 import { Effect, Layer } from "effect"
 import { ServerConfig } from "../config/ServerConfig.ts"
+import * as BackgroundLoops from "../observability/BackgroundLoops.ts"
 
 /** Runs comment polling in the background while the layer is alive; leases held at shutdown run out on their own. */
 export const layer = Layer.effectDiscard(
@@ -22,5 +23,6 @@ export const layer = Layer.effectDiscard(
       idlePollMs: config.comments.pollMs,
       hourlyCallBudget: config.comments.hourlyCallBudget
     })
+    yield* BackgroundLoops.running("comment_polling")
   })
 )

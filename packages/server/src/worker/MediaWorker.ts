@@ -7,8 +7,14 @@
  */
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { MediaJobs } from "@postwire/core"
+import * as BackgroundLoops from "../observability/BackgroundLoops.ts"
 
 /** Runs the media jobs loop in the background while the layer is alive. */
-export const layer = Layer.effectDiscard(MediaJobs.start(MediaJobs.defaults(`${hostname()}:${process.pid}:${randomUUID()}`)))
+export const layer = Layer.effectDiscard(
+  Effect.andThen(
+    MediaJobs.start(MediaJobs.defaults(`${hostname()}:${process.pid}:${randomUUID()}`)),
+    BackgroundLoops.running("media_jobs")
+  )
+)
