@@ -200,7 +200,10 @@ export async function run(): Promise<void> {
         rows.push({ path: "dispatcher, PostgreSQL", rate, statements: wire.counts.statements / deliveries })
       } finally {
         await wire.close()
-        execFileSync("psql", [url, "-qc", `DROP SCHEMA IF EXISTS ${schema} CASCADE`])
+        // Quietly: PostgreSQL names every object a cascade drops.
+        execFileSync("psql", [url, "-qc", `DROP SCHEMA IF EXISTS ${schema} CASCADE`], {
+          env: { ...process.env, PGOPTIONS: "-c client_min_messages=warning" }
+        })
       }
     }
     // The baselines again, after the runs: the ratios use the mean of both measures.
