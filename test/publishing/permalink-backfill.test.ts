@@ -4,18 +4,12 @@
  * (`Posts.getPost`) shows it. Time is the TestClock's: minutes and days pass in milliseconds.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
   accountContext,
-  BlobStore,
   CredentialsCipher,
-  defaultSettings,
-  EngineConfig,
-  Ids,
   Media,
-  MemoryPublishingStore,
-  MemoryStore,
   PermalinkBackfill,
   type PermalinkLookup,
   PlatformClient,
@@ -25,25 +19,16 @@ import {
   Store,
   Workspaces
 } from "@postwire/core"
+import { memoryEngine, memoryEngineSecret as secret } from "../support/MemoryEngine.ts"
 import type { Platform } from "@postwire/domain"
 import { anMp4 } from "../../packages/core/test/fixtures/media.ts"
 import { aRouter } from "../platforms/adapterConformance.ts"
 import * as TikTokFake from "../platforms/fakes/TikTokFake.ts"
 import { Ids as Id } from "@postwire/domain"
 
-const secret = "test-secret-of-at-least-thirty-two-bytes"
-const engineSettings = defaultSettings("https://postwire.test", secret)
 const minute = 60_000
 
-/** The engine in memory over `platform`. */
-const engineWith = (platform: PlatformClient["Service"]) =>
-  Layer.mergeAll(
-    Ids.layerTest,
-    BlobStore.layerMemory,
-    EngineConfig.layer(engineSettings),
-    CredentialsCipher.layer.pipe(Layer.provide(EngineConfig.layer(engineSettings))),
-    Layer.succeed(PlatformClient)(platform)
-  ).pipe(Layer.provideMerge(MemoryPublishingStore.layer), Layer.provideMerge(MemoryStore.layer))
+const engineWith = (platform: PlatformClient["Service"]) => memoryEngine(platform)
 
 const publisher = Publisher.defaults("w1")
 const backfill = PermalinkBackfill.defaults("w1")

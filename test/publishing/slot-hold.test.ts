@@ -7,35 +7,20 @@
  * stores; time is the TestClock's.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import {
-  BlobStore,
-  CredentialsCipher,
-  defaultSettings,
-  EngineConfig,
-  Ids,
-  MemoryPublishingStore,
-  MemoryStore,
   PlatformClient,
   type PublishStep,
   Posts,
   Publisher,
   Workspaces
 } from "@postwire/core"
+import { memoryEngine } from "../support/MemoryEngine.ts"
 import { Ids as Id } from "@postwire/domain"
 
-const engineSettings = defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")
-
 /** The engine in memory over `platform`. */
-const engineWith = (platform: PlatformClient["Service"]) =>
-  Layer.mergeAll(
-    Ids.layerTest,
-    BlobStore.layerMemory,
-    EngineConfig.layer(engineSettings),
-    CredentialsCipher.layer.pipe(Layer.provide(EngineConfig.layer(engineSettings))),
-    Layer.succeed(PlatformClient)(platform)
-  ).pipe(Layer.provideMerge(MemoryPublishingStore.layer), Layer.provideMerge(MemoryStore.layer))
+const engineWith = (platform: PlatformClient["Service"]) => memoryEngine(platform)
 
 /**
  * A Threads-like platform: each post (by caption) is answered "in progress, ask again after

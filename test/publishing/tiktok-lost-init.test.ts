@@ -6,37 +6,21 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import {
-  BlobStore,
-  CredentialsCipher,
-  defaultSettings,
-  EngineConfig,
-  Ids,
   Media,
-  MemoryPublishingStore,
-  MemoryStore,
-  PlatformClient,
+  type PlatformClient,
   Posts,
   Publisher,
   PublishingStore,
   Store,
   Workspaces
 } from "@postwire/core"
-import { Clock, Effect, Layer } from "effect"
+import { memoryEngine } from "../support/MemoryEngine.ts"
+import { Clock, Effect } from "effect"
 import { anMp4 } from "../../packages/core/test/fixtures/media.ts"
 import { aRouter } from "../platforms/adapterConformance.ts"
 import * as TikTokFake from "../platforms/fakes/TikTokFake.ts"
 
-const engineSettings = defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")
-
-/** The engine in memory over `platform`. */
-const engineWith = (platform: PlatformClient["Service"]) =>
-  Layer.mergeAll(
-    Ids.layerTest,
-    BlobStore.layerMemory,
-    EngineConfig.layer(engineSettings),
-    CredentialsCipher.layer.pipe(Layer.provide(EngineConfig.layer(engineSettings))),
-    Layer.succeed(PlatformClient)(platform)
-  ).pipe(Layer.provideMerge(MemoryPublishingStore.layer), Layer.provideMerge(MemoryStore.layer))
+const engineWith = (platform: PlatformClient["Service"]) => memoryEngine(platform)
 
 /** Waits of a millisecond or two, so that the publisher's rounds follow each other at once. */
 const publisher = { ...Publisher.defaults("w1"), unconfirmedFirstWaitMs: 1, unconfirmedMaxWaitMs: 2 }

@@ -6,17 +6,10 @@
  * `PublishingStore.unconfirmedTargets`. Time is the TestClock's.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import {
-  BlobStore,
-  CredentialsCipher,
-  defaultSettings,
-  EngineConfig,
-  Ids,
   Media,
-  MemoryPublishingStore,
-  MemoryStore,
   PlatformClient,
   PlatformFailure,
   type PublishInput,
@@ -27,10 +20,9 @@ import {
   Store,
   Workspaces
 } from "@postwire/core"
+import { memoryEngine } from "../support/MemoryEngine.ts"
 import { aPng } from "../../packages/core/test/fixtures/media.ts"
 
-const secret = "test-secret-of-at-least-thirty-two-bytes"
-const engineSettings = defaultSettings("https://postwire.test", secret)
 const publisher = Publisher.defaults("w1")
 
 /** A platform whose steps do what the test scripted, one per call. */
@@ -57,14 +49,7 @@ const publishThenLose = (failure: PlatformFailure) => (input: PublishInput) =>
     return yield* Effect.fail(failure)
   })
 
-const engineWith = (platform: PlatformClient["Service"]) =>
-  Layer.mergeAll(
-    Ids.layerTest,
-    BlobStore.layerMemory,
-    EngineConfig.layer(engineSettings),
-    CredentialsCipher.layer.pipe(Layer.provide(EngineConfig.layer(engineSettings))),
-    Layer.succeed(PlatformClient)(platform)
-  ).pipe(Layer.provideMerge(MemoryPublishingStore.layer), Layer.provideMerge(MemoryStore.layer))
+const engineWith = (platform: PlatformClient["Service"]) => memoryEngine(platform)
 
 /** A live Threads account and a post to it, published by `Publisher.publishDueTargets`. */
 const aPostToPublish = Effect.gen(function* () {
