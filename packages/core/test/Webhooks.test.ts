@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer } from "effect"
+import { Clock, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { type PostwireError, renderError } from "@postwire/domain"
 import {
@@ -178,6 +178,36 @@ describe("Webhooks.testEndpoint", () => {
       assert.strictEqual(error.message, error.message_id)
       assert.strictEqual(error.message, "Endpoint webhook tidak menerima pengiriman: tidak ada balasan dalam 10 detik")
     }).pipe(Effect.provide(Engine(true))))
+
+  it.effect("reports an attempt during which the wall clock stepped weeks ahead with a duration the delivery log can hold", () => {
+    // Real time plus an offset, which the receiver moves 38 days ahead while it holds the request.
+    const real = Effect.runSync(Clock.clockWith(Effect.succeed))
+    let offset = 0
+    const millis = () => real.currentTimeMillisUnsafe() + offset
+    const stepping: Clock.Clock = {
+      ...real,
+      currentTimeMillisUnsafe: millis,
+      currentTimeMillis: Effect.sync(millis),
+      currentTimeNanosUnsafe: () => BigInt(millis()) * 1_000_000n,
+      currentTimeNanos: Effect.sync(() => BigInt(millis()) * 1_000_000n),
+      sleep: (duration) => real.sleep(duration)
+    }
+    return Effect.gen(function* () {
+      const receiver = yield* aReceiver(() => {
+        offset += 38 * 24 * 60 * 60 * 1000
+        return 204
+      })
+      const { caller, endpoint } = yield* anEndpoint(`${receiver.origin}/hooks`)
+
+      const result = yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", endpoint.id)).pipe(
+        Effect.provideService(Clock.Clock, stepping)
+      )
+
+      assert.strictEqual(result.delivered, true)
+      // An integer column of milliseconds (webhook_deliveries.duration_ms) holds at most 2^31 - 1.
+      assert.strictEqual(result.duration_ms, 2_147_483_647)
+    }).pipe(Effect.provide(Engine(true)))
+  })
 
   it.effect("checks the address again when it sends, and sends nothing to a name that now resolves privately", () =>
     Effect.gen(function* () {

@@ -440,6 +440,15 @@ export const checkTarget = (url: string): Effect.Effect<CheckedTarget, never, We
     Effect.result(checkDeliveryAddress(url, { allowLoopback: settings.allowLoopback }))
   )
 
+/** The longest duration the delivery log holds (a 32-bit integer of milliseconds, about 24 days). */
+const longestDurationMs = 2_147_483_647
+
+/**
+ * How long an attempt took by the clock: never negative, never more than the log holds. A wall
+ * clock set back or forward during an attempt (an NTP step) must not cost the attempt its record.
+ */
+const attemptDuration = (started: number, ended: number) => Math.min(Math.max(0, ended - started), longestDurationMs)
+
 /**
  * One delivery attempt of `body` to an endpoint: checks the URL again (a name may now resolve
  * to a private address) unless `checked` is this URL's check made just before, signs with the
@@ -461,7 +470,7 @@ export const deliverEvent = Effect.fn("webhooks.deliverEvent")(function* (
       delivered: failure === null,
       statusCode,
       responseBody,
-      durationMs: ended - started,
+      durationMs: attemptDuration(started, ended),
       failure
     }))
   const check = checked ?? (yield* checkTarget(endpoint.url))
