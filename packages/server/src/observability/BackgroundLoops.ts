@@ -1,9 +1,8 @@
 /**
  * Which background loops this instance runs (the publisher, the permalink backfill, the webhook
  * dispatcher, the log pruner, the token renewal, the comment polling, the media jobs), for
- * `GET /ready` and `GET /metrics`. A loop
- * counts as running from its start until its layer closes or, for a loop whose fiber is known,
- * until that fiber ends.
+ * `GET /ready` and `GET /metrics`. A loop counts as running from its start until its layer
+ * closes or, for a loop whose fiber is known, until that fiber ends.
  *
  * @since 0.1.0
  */
