@@ -17,9 +17,8 @@ import {
   Posts,
   Publisher,
   Store,
-  Workspaces
 } from "@postwire/core"
-import { memoryEngine, memoryEngineSecret as secret } from "../support/MemoryEngine.ts"
+import { aLiveAccount, memoryEngine, memoryEngineSecret as secret } from "../support/MemoryEngine.ts"
 import type { Platform } from "@postwire/domain"
 import { anMp4 } from "../../packages/core/test/fixtures/media.ts"
 import { aRouter } from "../platforms/adapterConformance.ts"
@@ -28,26 +27,17 @@ import { Ids as Id } from "@postwire/domain"
 
 const minute = 60_000
 
-const engineWith = (platform: PlatformClient["Service"]) => memoryEngine(platform)
-
 const publisher = Publisher.defaults("w1")
 const backfill = PermalinkBackfill.defaults("w1")
 
 /** A workspace with one live account on `platform` and a 12-second video. */
 const aWorkspace = (platform: Platform, credentials: string) =>
   Effect.gen(function* () {
-    const ws = yield* Workspaces.createWorkspace({ name: "Maya Bakes" })
-    const key = yield* Workspaces.createKey(ws.id, { kind: "live", scopes: ["posts:read", "posts:write"] })
-    const profile = yield* Workspaces.createProfile(ws.id, { name: "Maya" })
-    const account = yield* Workspaces.createAccount(ws.id, {
-      profileId: profile.id,
+    const { workspace: ws, profile, account, caller } = yield* aLiveAccount({
       platform,
-      sandbox: false,
-      handle: "maya.bakes",
       credentials,
       externalId: "open-id-1"
     })
-    const caller = { workspaceId: ws.id, keyId: key.id, kind: "live" as const }
     const video = yield* Media.uploadMedia(caller, { data: Buffer.from(anMp4({ durationSeconds: 12 })).toString("base64") })
     const post = Posts.createPost(
       caller,
@@ -134,7 +124,7 @@ describe("TikTok permalink filled in after moderation", () => {
         yield* TestClock.adjust("3 days")
         assert.deepStrictEqual(yield* PermalinkBackfill.fillDuePermalinks(backfill), [])
         assert.strictEqual(fake.count("status"), 4)
-      }).pipe(Effect.provide(engineWith(platform)))
+      }).pipe(Effect.provide(memoryEngine(platform)))
     }))
 })
 
@@ -180,7 +170,7 @@ describe("PermalinkBackfill", () => {
       assert.deepInclude((yield* read(created.post.id)).targets[0], { status: "published", permalink: null })
       yield* TestClock.adjust("5 days")
       assert.strictEqual(platform.asks.length, expected.length)
-    }).pipe(Effect.provide(engineWith(platform.service)))
+    }).pipe(Effect.provide(memoryEngine(platform.service)))
   })
 
   it.effect("counts a failed ask and asks again on schedule, keeping the tokens the platform rotated", () => {
@@ -218,7 +208,7 @@ describe("PermalinkBackfill", () => {
         (yield* read(created.post.id)).targets[0]!.permalink,
         "https://www.tiktok.com/@maya.bakes/video/7301234567890123401"
       )
-    }).pipe(Effect.provide(engineWith(platform.service)))
+    }).pipe(Effect.provide(memoryEngine(platform.service)))
   })
 
   it.effect("stops asking when the platform says there will be no permalink", () => {
@@ -234,6 +224,6 @@ describe("PermalinkBackfill", () => {
       assert.deepStrictEqual(yield* PermalinkBackfill.fillDuePermalinks(backfill), [])
       assert.strictEqual(platform.asks.length, 1)
       assert.deepInclude((yield* read(created.post.id)).targets[0], { status: "published", permalink: null })
-    }).pipe(Effect.provide(engineWith(platform.service)))
+    }).pipe(Effect.provide(memoryEngine(platform.service)))
   })
 })

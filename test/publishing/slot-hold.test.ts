@@ -14,13 +14,9 @@ import {
   type PublishStep,
   Posts,
   Publisher,
-  Workspaces
 } from "@postwire/core"
-import { memoryEngine } from "../support/MemoryEngine.ts"
+import { aLiveAccount, memoryEngine } from "../support/MemoryEngine.ts"
 import { Ids as Id } from "@postwire/domain"
-
-/** The engine in memory over `platform`. */
-const engineWith = (platform: PlatformClient["Service"]) => memoryEngine(platform)
 
 /**
  * A Threads-like platform: each post (by caption) is answered "in progress, ask again after
@@ -47,18 +43,11 @@ const aScriptedPlatform = (steps: Readonly<Record<string, { readonly inProgress:
 /** One workspace with one Threads account, and a post due now for each caption, created in order. */
 const postsDueNow = (captions: ReadonlyArray<string>) =>
   Effect.gen(function* () {
-    const ws = yield* Workspaces.createWorkspace({ name: "Maya Bakes" })
-    const key = yield* Workspaces.createKey(ws.id, { kind: "live", scopes: ["posts:read", "posts:write"] })
-    const profile = yield* Workspaces.createProfile(ws.id, { name: "Maya" })
-    const account = yield* Workspaces.createAccount(ws.id, {
-      profileId: profile.id,
+    const { profile, account, caller } = yield* aLiveAccount({
       platform: "textpost",
-      sandbox: false,
-      handle: "maya.bakes",
       credentials: JSON.stringify({ access_token: "t" }),
       externalId: "17841400000000001"
     })
-    const caller = { workspaceId: ws.id, keyId: key.id, kind: "live" as const }
     const ids: Array<string> = []
     for (const caption of captions) {
       const created = yield* Posts.createPost(caller, {
@@ -101,7 +90,7 @@ describe("Publisher: a target asked to come back shortly keeps its slot", () => 
       // another post's second (which a target given back to the queue would let happen).
       assert.deepStrictEqual(platform.calls, ["A", "A", "B", "B", "C", "C"])
       assert.deepStrictEqual(yield* statuses, ["published", "published", "published"])
-    }).pipe(Effect.scoped, Effect.provide(engineWith(platform.service)))
+    }).pipe(Effect.scoped, Effect.provide(memoryEngine(platform.service)))
   })
 
   it.effect("gives the slot up to the waiting targets once it has held it for holdPollMs, then finishes", () => {
@@ -125,6 +114,6 @@ describe("Publisher: a target asked to come back shortly keeps its slot", () => 
       // Then A, alone in the queue, takes every step it has left.
       assert.deepStrictEqual(platform.calls.slice(beforeOthers + 2), Array(13 - beforeOthers).fill("A"))
       assert.deepStrictEqual(yield* statuses, ["published", "published", "published"])
-    }).pipe(Effect.scoped, Effect.provide(engineWith(platform.service)))
+    }).pipe(Effect.scoped, Effect.provide(memoryEngine(platform.service)))
   })
 })

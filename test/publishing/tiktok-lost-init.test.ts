@@ -7,20 +7,16 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
   Media,
-  type PlatformClient,
   Posts,
   Publisher,
   PublishingStore,
   Store,
-  Workspaces
 } from "@postwire/core"
-import { memoryEngine } from "../support/MemoryEngine.ts"
+import { aLiveAccount, memoryEngine } from "../support/MemoryEngine.ts"
 import { Clock, Effect } from "effect"
 import { anMp4 } from "../../packages/core/test/fixtures/media.ts"
 import { aRouter } from "../platforms/adapterConformance.ts"
 import * as TikTokFake from "../platforms/fakes/TikTokFake.ts"
-
-const engineWith = (platform: PlatformClient["Service"]) => memoryEngine(platform)
 
 /** Waits of a millisecond or two, so that the publisher's rounds follow each other at once. */
 const publisher = { ...Publisher.defaults("w1"), unconfirmedFirstWaitMs: 1, unconfirmedMaxWaitMs: 2 }
@@ -28,18 +24,11 @@ const publisher = { ...Publisher.defaults("w1"), unconfirmedFirstWaitMs: 1, unco
 /** A workspace with a live TikTok account and a direct post to it, public, with consent. */
 const aDirectTikTokPost = (fake: TikTokFake.TikTokFake) =>
   Effect.gen(function* () {
-    const ws = yield* Workspaces.createWorkspace({ name: "Maya Bakes" })
-    const key = yield* Workspaces.createKey(ws.id, { kind: "live", scopes: ["posts:read", "posts:write"] })
-    const profile = yield* Workspaces.createProfile(ws.id, { name: "Maya" })
-    const account = yield* Workspaces.createAccount(ws.id, {
-      profileId: profile.id,
+    const { workspace: ws, profile, account, caller } = yield* aLiveAccount({
       platform: "shortvideo",
-      sandbox: false,
-      handle: "maya.bakes",
       credentials: JSON.stringify({ access_token: fake.accessToken, refresh_token: fake.refreshToken }),
       externalId: "open-id-1"
     })
-    const caller = { workspaceId: ws.id, keyId: key.id, kind: "live" as const }
     const video = yield* Media.uploadMedia(caller, { data: Buffer.from(anMp4({ durationSeconds: 12 })).toString("base64") })
     const created = yield* Posts.createPost(
       caller,
@@ -100,6 +89,6 @@ describe("TikTok: a lost init answer through the publisher", () => {
         assert.isAtLeast(seen.filter((s) => s === "publishing").length, 4)
         assert.strictEqual(waiting, 1, "the wait shows as one unconfirmed target")
         assert.deepStrictEqual(yield* events, ["post.publishing", "post.published"])
-      }).pipe(Effect.provide(engineWith(platform)))
+      }).pipe(Effect.provide(memoryEngine(platform)))
     }))
 })

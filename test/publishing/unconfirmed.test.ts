@@ -18,9 +18,8 @@ import {
   Publisher,
   PublishingStore,
   Store,
-  Workspaces
 } from "@postwire/core"
-import { memoryEngine } from "../support/MemoryEngine.ts"
+import { aLiveAccount, memoryEngine } from "../support/MemoryEngine.ts"
 import { aPng } from "../../packages/core/test/fixtures/media.ts"
 
 const publisher = Publisher.defaults("w1")
@@ -49,22 +48,13 @@ const publishThenLose = (failure: PlatformFailure) => (input: PublishInput) =>
     return yield* Effect.fail(failure)
   })
 
-const engineWith = (platform: PlatformClient["Service"]) => memoryEngine(platform)
-
 /** A live Threads account and a post to it, published by `Publisher.publishDueTargets`. */
 const aPostToPublish = Effect.gen(function* () {
-  const ws = yield* Workspaces.createWorkspace({ name: "Maya Bakes" })
-  const key = yield* Workspaces.createKey(ws.id, { kind: "live", scopes: ["posts:read", "posts:write"] })
-  const profile = yield* Workspaces.createProfile(ws.id, { name: "Maya" })
-  const account = yield* Workspaces.createAccount(ws.id, {
-    profileId: profile.id,
+  const { workspace: ws, profile, account, caller } = yield* aLiveAccount({
     platform: "textpost",
-    sandbox: false,
-    handle: "maya.bakes",
     credentials: JSON.stringify({ access_token: "t" }),
     externalId: "25000000000000001"
   })
-  const caller = { workspaceId: ws.id, keyId: key.id, kind: "live" as const }
   const image = yield* Media.uploadMedia(caller, { data: Buffer.from(aPng({ width: 4, height: 4 })).toString("base64") })
   const created = yield* Posts.createPost(
     caller,
@@ -133,7 +123,7 @@ describe("a target that may have been published", () => {
       assert.notInclude(types, "post.failed")
       assert.strictEqual(types.filter((t) => t === "post.published").length, 1)
       assert.include(types, "account.needs_reconnect")
-    }).pipe(Effect.provide(engineWith(platform.service)))
+    }).pipe(Effect.provide(memoryEngine(platform.service)))
   })
 
   it.effect("waits at most 10 minutes between asks, however long the outage", () => {
@@ -154,7 +144,7 @@ describe("a target that may have been published", () => {
       const waits = asks.map((at, i) => (at - (i === 0 ? 0 : asks[i - 1]!)) / 1000)
       assert.deepStrictEqual(waits, [30, 30, 60, 120, 240, 480, 600, 600, 600, 600, 600, 600])
       assert.deepInclude(yield* read, { status: "publishing", error: null })
-    }).pipe(Effect.provide(engineWith(platform.service)))
+    }).pipe(Effect.provide(memoryEngine(platform.service)))
   })
 
   it.effect("fails when the platform says it did not publish it, retryable, keeping the state for the retry", () => {
@@ -176,6 +166,6 @@ describe("a target that may have been published", () => {
       assert.deepInclude(yield* read, { status: "failed", attempts: 1 })
       assert.include(yield* events, "post.failed")
       assert.deepStrictEqual(yield* unconfirmed, { count: 0, oldestSince: null })
-    }).pipe(Effect.provide(engineWith(platform.service)))
+    }).pipe(Effect.provide(memoryEngine(platform.service)))
   })
 })

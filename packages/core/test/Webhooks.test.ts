@@ -13,6 +13,7 @@ import {
   Workspaces
 } from "../src/index.ts"
 import { NodeWebhookTransport } from "@postwire/server"
+import { aMovableClock } from "../../../test/support/MovableClock.ts"
 import { aReceiver } from "./fixtures/receiver.ts"
 import { Ids as Id } from "@postwire/domain"
 
@@ -181,26 +182,16 @@ describe("Webhooks.testEndpoint", () => {
 
   it.effect("reports an attempt during which the wall clock stepped weeks ahead with a duration the delivery log can hold", () => {
     // Real time plus an offset, which the receiver moves 38 days ahead while it holds the request.
-    const real = Effect.runSync(Clock.clockWith(Effect.succeed))
-    let offset = 0
-    const millis = () => real.currentTimeMillisUnsafe() + offset
-    const stepping: Clock.Clock = {
-      ...real,
-      currentTimeMillisUnsafe: millis,
-      currentTimeMillis: Effect.sync(millis),
-      currentTimeNanosUnsafe: () => BigInt(millis()) * 1_000_000n,
-      currentTimeNanos: Effect.sync(() => BigInt(millis()) * 1_000_000n),
-      sleep: (duration) => real.sleep(duration)
-    }
+    const stepping = aMovableClock()
     return Effect.gen(function* () {
       const receiver = yield* aReceiver(() => {
-        offset += 38 * 24 * 60 * 60 * 1000
+        stepping.advance(38 * 24 * 60 * 60 * 1000)
         return 204
       })
       const { caller, endpoint } = yield* anEndpoint(`${receiver.origin}/hooks`)
 
       const result = yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", endpoint.id)).pipe(
-        Effect.provideService(Clock.Clock, stepping)
+        Effect.provideService(Clock.Clock, stepping.clock)
       )
 
       assert.strictEqual(result.delivered, true)
