@@ -36,7 +36,19 @@ const burst = Number(process.env.BENCH_PUBLISH_TARGETS ?? 1_000)
 const warmup = Number(process.env.BENCH_PUBLISH_WARMUP ?? 700)
 const wireBurst = Number(process.env.BENCH_PUBLISH_WIRE_TARGETS ?? 300)
 /** Settings every worker starts with, as JSON (`{"POSTWIRE_PUBLISH_CONCURRENCY":"128"}`): to compare settings. */
-const workerEnv: Readonly<Record<string, string>> = JSON.parse(process.env.BENCH_PUBLISH_WORKER_ENV ?? "{}")
+const workerEnv: Readonly<Record<string, string>> = (() => {
+  const text = process.env.BENCH_PUBLISH_WORKER_ENV ?? "{}"
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    value = undefined
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value) || !Object.values(value).every((v) => typeof v === "string")) {
+    throw new Error(`BENCH_PUBLISH_WORKER_ENV: expected a JSON object of strings, such as {"POSTWIRE_PUBLISH_CONCURRENCY":"128"}, got ${text}`)
+  }
+  return value as Record<string, string>
+})()
 /** Node options of every worker (`--cpu-prof --cpu-prof-dir=/tmp/prof`): to profile them. */
 const workerNodeArgs = (process.env.BENCH_PUBLISH_WORKER_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "")
 
