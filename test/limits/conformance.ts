@@ -99,6 +99,17 @@ export const limitStoresConformance = <E>(
           assert.deepStrictEqual(sorted(1), Array.from({ length: 25 }, (_, i) => i + 1))
         }))
 
+      it.effect("adds a block of hits at once, beside single hits", () =>
+        Effect.gen(function* () {
+          const store = yield* limits
+          const key = anId("key")
+          const route = anId("route")
+
+          assert.deepStrictEqual(yield* store.hit([{ ...aHit(key), hits: 20 }, aHit(route)]), [20, 1])
+          assert.deepStrictEqual(yield* store.hit([aHit(key)]), [21])
+          assert.deepStrictEqual(yield* store.hit([{ ...aHit(route), hits: 5 }, { ...aHit(route), hits: 3 }]), [9, 9])
+        }))
+
       it.effect("keeps counting the current window while expired windows are pruned", () =>
         Effect.gen(function* () {
           const store = yield* limits

@@ -6,7 +6,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { IdempotencyStore, RateLimitStore } from "@postwire/server"
+import { IdempotencyStore, RateLimiter, RateLimitStore } from "@postwire/server"
 import { layerPostgres, Migrations } from "@postwire/store-sql"
 import { onPostgres } from "../support/Postgres.ts"
 import { anId, t0 } from "../store-conformance/builders.ts"
@@ -55,6 +55,27 @@ onPostgres("Limit stores on PostgreSQL", (url) => {
           assert.deepStrictEqual(counts.map(([k]) => k!).sort((x, y) => x - y), expected)
           assert.deepStrictEqual(counts.map(([, r]) => r!).sort((x, y) => x - y), expected)
           assert.deepStrictEqual(yield* a.limits.hit([aHit(route, t0)]), [201])
+        }).pipe(Effect.scoped))
+
+      it.effect("never admit more than the limit together through their rate limiters, each hit once", () =>
+        Effect.gen(function* () {
+          const [a, b] = [yield* instance(url, shared, 5), yield* instance(url, shared, 5)]
+          const limiters = [RateLimiter.make(a.limits), RateLimiter.make(b.limits)]
+          const bucket = anId("key")
+          const limit = 800
+          const numbers = yield* Effect.all(
+            Array.from({ length: 1_200 }, (_, i) =>
+              Effect.map(limiters[i % 2]!.count([{ bucket, limit }], t0, t0 + 120_000), ([n]) => n!)
+            ),
+            { concurrency: 32 }
+          )
+
+          const admitted = numbers.filter((n) => n <= limit)
+          assert.strictEqual(new Set(admitted).size, admitted.length)
+          assert.isAtMost(admitted.length, limit)
+          assert.isAtLeast(admitted.length, limit - limit / 16)
+          // The counter holds every reserved hit: the blocks were taken from the shared row.
+          assert.isAtLeast((yield* a.limits.hit([aHit(bucket)]))[0]!, admitted.length + 1)
         }).pipe(Effect.scoped))
 
       it.effect("let exactly one of two instances' claims of the same key start", () =>

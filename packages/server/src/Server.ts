@@ -54,6 +54,7 @@ import { PlatformHookRoutes } from "./comments/PlatformHookRoutes.ts"
 import { WebhooksHandlers } from "./http/WebhooksHandlers.ts"
 import type { IdempotencyStore } from "./limits/IdempotencyStore.ts"
 import type { RateLimitStore } from "./limits/RateLimitStore.ts"
+import * as RateLimiter from "./limits/RateLimiter.ts"
 import { BackgroundLoops } from "./observability/BackgroundLoops.ts"
 import { RouteTemplates } from "./observability/HttpMetrics.ts"
 import * as JsonLogger from "./observability/JsonLogger.ts"
@@ -247,6 +248,9 @@ export const engineLayer = (settings: ServerSettings) =>
     Layer.provideMerge(ServerConfig.layer(settings))
   )
 
+/** The services the HTTP routes need, given a store: the engine's and the process's rate limiter. */
+export const apiServicesLayer = (settings: ServerSettings) => Layer.merge(engineLayer(settings), RateLimiter.layer)
+
 /**
  * The HTTP server on `settings.port`, over the given store. `extraRoutes` are built with the
  * server's own routes (a host's additions, or a test's); until all of them are built, requests
@@ -268,7 +272,7 @@ export const serverLayer = (
     middleware: observeRequests(settings.logRequests)
   }).pipe(
     Layer.merge(backgroundLayer(settings)),
-    Layer.provideMerge(engineLayer(settings)),
+    Layer.provideMerge(apiServicesLayer(settings)),
     // Headers up to 64 KiB, so that an overlong cursor or id is answered by the API (400 or 404)
     // rather than refused by Node with a bare 431.
     // Requests Node refuses before the router (an unknown method) still get the shared error shape.

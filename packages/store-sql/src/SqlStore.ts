@@ -81,12 +81,16 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
   /**
    * The rows of `posts` (a statement selecting them) each with its targets, in position order,
    * and its approval, as JSON columns `page_targets` and `page_approval`: one statement.
+   * `json`, not `jsonb`: the page's rows leave the database as text either way, and building
+   * `jsonb` first cost a GET 1.8x the database time on PostgreSQL and 1.3x the whole request on
+   * the embedded database; one row per target (a join, no JSON) was cheaper still for
+   * PostgreSQL but dearer for the server and the embedded database (docs/performance.md).
    */
   const postsWithTargets = (posts: Statement.Fragment) =>
     sql`SELECT page.*,
-        (SELECT jsonb_agg(to_jsonb(t) ORDER BY t.position) FROM targets t
+        (SELECT json_agg(t ORDER BY t.position) FROM targets t
           WHERE t.workspace_id = page.workspace_id AND t.post_id = page.id) AS page_targets,
-        (SELECT to_jsonb(a) FROM approvals a
+        (SELECT row_to_json(a) FROM approvals a
           WHERE a.workspace_id = page.workspace_id AND a.post_id = page.id) AS page_approval
       FROM (${posts}) AS page`
 

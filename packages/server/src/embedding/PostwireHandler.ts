@@ -27,7 +27,7 @@ import { type FirstRun, seedFirstRun } from "../admin/Bootstrap.ts"
 import { backgroundLayer } from "../Background.ts"
 import { ConfigProblem } from "../config/ServerConfig.ts"
 import { observeRequests } from "../http/RequestLog.ts"
-import { engineLayer, Routes } from "../Server.ts"
+import { apiServicesLayer, Routes } from "../Server.ts"
 import { type EmbedOptions, embedStoreLayer, resolveEmbedSettings } from "./EmbedOptions.ts"
 
 /** Options of {@link makeHandler}. */
@@ -105,7 +105,7 @@ export const makeHandler = async (options: HandlerOptions = {}): Promise<Postwir
     logRequests: options.logRequests ?? false
   }
 
-  const services = engineLayer(settings).pipe(
+  const services = apiServicesLayer(settings).pipe(
     Layer.provideMerge(embedStoreLayer(options, settings)),
     Layer.provideMerge(NodeHttpServer.layerHttpServices)
   )

@@ -11,7 +11,7 @@ import { Authentication, CurrentKey, grantsScope, PostwireError, RateLimitBucket
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { ApiKeyCache } from "./ApiKeyCache.ts"
 import { renderFailure } from "./Failures.ts"
-import { RateLimitStore } from "../limits/RateLimitStore.ts"
+import { RateLimiter } from "../limits/RateLimiter.ts"
 import { announce, countRequest, countRequests, tightest } from "./RateLimits.ts"
 
 const clientAddress = Effect.map(HttpServerRequest.HttpServerRequest, (r) =>
@@ -26,7 +26,7 @@ export const AuthenticationLive = Layer.effect(
     const config = yield* ServerConfig
     const keys = yield* ApiKeyCache
     const fail = (error: PostwireError) => Effect.flatMap(renderFailure(error), Effect.fail)
-    const provided = Context.make(Store, store).pipe(Context.add(ServerConfig, config), Context.add(RateLimitStore, yield* RateLimitStore))
+    const provided = Context.make(Store, store).pipe(Context.add(ServerConfig, config), Context.add(RateLimiter, yield* RateLimiter))
 
     return Authentication.of({
       bearer: (httpEffect, { credential, endpoint }) =>

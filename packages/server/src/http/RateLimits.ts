@@ -1,13 +1,16 @@
 /**
- * Rate limits: fixed one-minute windows counted in the `RateLimitStore`, so every instance
- * sharing a database shares the counts; all the limits of a request are counted in one step.
+ * Rate limits: fixed one-minute windows counted by the process's `RateLimiter` in the
+ * `RateLimitStore`, so every instance sharing a database shares the counts; all the limits of a
+ * request are counted in one step.
  * Every response carries the `X-RateLimit-*` headers of the tightest limit that applied.
  *
  * @since 0.1.0
  */
 import { Effect } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
-import { RateLimitStore } from "../limits/RateLimitStore.ts"
+import { type Limit, RateLimiter } from "../limits/RateLimiter.ts"
+
+export type { Limit }
 
 const windowMs = 60_000
 
@@ -20,18 +23,12 @@ export interface LimitState {
   readonly exceeded: boolean
 }
 
-/** A limit to count a request against: `limit` requests per minute in `bucket`. */
-export interface Limit {
-  readonly bucket: string
-  readonly limit: number
-}
-
-/** Counts one request against every limit at once (one statement on SQL), in the order given. */
+/** Counts one request against every limit at once (at most one statement on SQL), in the order given. */
 export const countRequests = Effect.fn("rateLimits.count")(function* (limits: ReadonlyArray<Limit>) {
-  const store = yield* RateLimitStore
+  const limiter = yield* RateLimiter
   const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
   const windowStart = Math.floor(now / windowMs) * windowMs
-  const counts = yield* store.hit(limits.map(({ bucket }) => ({ bucket, windowStart, expiresAt: windowStart + 2 * windowMs })))
+  const counts = yield* limiter.count(limits, windowStart, windowStart + 2 * windowMs)
   return limits.map(({ limit }, i) => {
     const count = counts[i]!
     return {

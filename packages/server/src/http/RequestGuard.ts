@@ -29,7 +29,7 @@ import {
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { limitFor } from "./BodyLimits.ts"
 import { requestLocale } from "./Locale.ts"
-import { RateLimitStore } from "../limits/RateLimitStore.ts"
+import { RateLimiter } from "../limits/RateLimiter.ts"
 import { announce, countRequest } from "./RateLimits.ts"
 
 const isApi = (path: string) => path.startsWith("/v1/") || path.startsWith("/admin/")
@@ -102,7 +102,7 @@ const declaredLength = (request: HttpServerRequest.HttpServerRequest): number | 
 export const RequestGuard = HttpRouter.middleware(
   Effect.gen(function* () {
     const config = yield* ServerConfig
-    const rateLimits = yield* RateLimitStore
+    const rateLimits = yield* RateLimiter
 
     const answer = (error: PostwireError) =>
       Effect.map(requestLocale, (locale) =>
@@ -128,7 +128,7 @@ export const RequestGuard = HttpRouter.middleware(
         if (isPublicApproval(path)) {
           const address = Option.getOrElse(request.remoteAddress, () => "unknown")
           const state = yield* countRequest(`public:${address}`, config.rateLimitPublic).pipe(
-            Effect.provideService(RateLimitStore, rateLimits),
+            Effect.provideService(RateLimiter, rateLimits),
             Effect.orDie
           )
           yield* announce(state)

@@ -12,11 +12,15 @@ import { StoreError } from "@postwire/core"
 import { Array as Arr, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 
-/** One counter to add a hit to: `bucket` in the window starting at `windowStart`, kept until `expiresAt`. */
+/**
+ * One counter to add hits to: `bucket` in the window starting at `windowStart`, kept until
+ * `expiresAt`; `hits` of them (1 when absent: a block reserved by the `RateLimiter` takes more).
+ */
 export interface RateLimitHit {
   readonly bucket: string
   readonly windowStart: number
   readonly expiresAt: number
+  readonly hits?: number | undefined
 }
 
 /** The rate-limit counters. */
@@ -24,8 +28,9 @@ export class RateLimitStore extends Context.Service<
   RateLimitStore,
   {
     /**
-     * Adds one hit to each counter, atomically, and returns each counter's count including this
-     * hit, in the order given. A bucket named twice counts twice; both get the final count.
+     * Adds each hit (`hits` of them, 1 by default) to its counter, atomically, and returns each
+     * counter's count including them, in the order given. A bucket named twice counts twice; both
+     * get the final count.
      */
     readonly hit: (hits: ReadonlyArray<RateLimitHit>) => Effect.Effect<ReadonlyArray<number>, StoreError>
   }
@@ -42,8 +47,8 @@ const tally = (hits: ReadonlyArray<RateLimitHit>) => {
   for (const hit of hits) {
     const key = counterKey(hit)
     const counter = counters.get(key)
-    if (counter === undefined) counters.set(key, { hit, n: 1 })
-    else counter.n++
+    if (counter === undefined) counters.set(key, { hit, n: hit.hits ?? 1 })
+    else counter.n += hit.hits ?? 1
   }
   return [...counters.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, counter]) => ({ key, ...counter }))
 }
