@@ -1,18 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
+import { Effect, Exit, Fiber, Option, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import { ErrorDetail } from "@postwire/domain"
 import {
-  BlobStore,
   type CredentialsUpdate,
   CredentialsCipher,
-  defaultSettings,
-  EngineConfig,
-  Ids,
   Media,
   MediaUrls,
-  MemoryPublishingStore,
-  MemoryStore,
   PlatformClient,
   PlatformFailure,
   Posts,
@@ -25,11 +19,9 @@ import {
   TargetErrors,
   Workspaces
 } from "../src/index.ts"
+import { memoryEngine, memoryEngineSettings } from "../../../test/support/MemoryEngine.ts"
 import { aPng } from "./fixtures/media.ts"
 import { Ids as Id } from "@postwire/domain"
-
-const secret = "test-secret-of-at-least-thirty-two-bytes"
-const engineSettings = defaultSettings("https://postwire.test", secret)
 
 /** What the fake platform holds: containers made, items published, and who asked for what. */
 interface FakeState {
@@ -120,16 +112,6 @@ const makeFakePlatform = () => {
   })
   return { fake, service }
 }
-
-/** The engine in memory with the fake platform. */
-const engineWith = (platform: PlatformClient["Service"]) =>
-  Layer.mergeAll(
-    Ids.layerTest,
-    BlobStore.layerMemory,
-    EngineConfig.layer(engineSettings),
-    CredentialsCipher.layer.pipe(Layer.provide(EngineConfig.layer(engineSettings))),
-    Layer.succeed(PlatformClient)(platform)
-  ).pipe(Layer.provideMerge(MemoryPublishingStore.layer), Layer.provideMerge(MemoryStore.layer))
 
 const worker = (owner: string, overrides: Partial<Publisher.PublisherSettings> = {}): Publisher.PublisherSettings => ({
   ...Publisher.defaults(owner),
@@ -233,7 +215,7 @@ describe("Publisher", () => {
         fake.calls.map((c) => c.state),
         [null, { container: "c1" }]
       )
-    }).pipe(Effect.provide(engineWith(service)))
+    }).pipe(Effect.provide(memoryEngine(service)))
   })
 
   it.effect("publishes every target of a post to many accounts at once, with one post.publishing", () => {
@@ -252,7 +234,7 @@ describe("Publisher", () => {
       const types = yield* eventTypes(caller.workspaceId)
       assert.strictEqual(types.filter((t) => t === "post.publishing").length, 1)
       assert.strictEqual(types.filter((t) => t === "post.published").length, 6)
-    }).pipe(Effect.provide(engineWith(service)))
+    }).pipe(Effect.provide(memoryEngine(service)))
   })
 
   it.effect("leaves a scheduled post alone until its scheduled_at, then publishes it", () => {
@@ -272,7 +254,7 @@ describe("Publisher", () => {
       const done = yield* getPost(caller, created.id)
       assert.strictEqual(done.status, "published")
       assert.strictEqual(fake.published.length, 1)
-    }).pipe(Effect.provide(engineWith(service)))
+    }).pipe(Effect.provide(memoryEngine(service)))
   })
 
   it.effect("takes over a crashed worker's target only once its lease has run out, and publishes it once", () => {
@@ -302,7 +284,7 @@ describe("Publisher", () => {
       assert.strictEqual(fake.published.length, 1)
       assert.strictEqual(done.targets[0]!.permalink, "https://social.test/p/media-1")
       assert.deepStrictEqual(yield* eventTypes(caller.workspaceId), ["post.publishing", "post.published"])
-    }).pipe(Effect.provide(engineWith(service)))
+    }).pipe(Effect.provide(memoryEngine(service)))
   })
 
   it.effect("starts over when a worker died before saving the platform's answer, and still publishes once", () => {
@@ -322,7 +304,7 @@ describe("Publisher", () => {
       // The unsaved container is abandoned (never published); a new one is published once.
       assert.strictEqual(fake.containers.size, 2)
       assert.strictEqual(fake.published.length, 1)
-    }).pipe(Effect.provide(engineWith(service)))
+    }).pipe(Effect.provide(memoryEngine(service)))
   })
 
   it.effect("fails one target alone and records its error in the shared shape", () => {
@@ -366,7 +348,7 @@ describe("Publisher", () => {
       const failed = events.find((e) => e.type === "post.failed")!
       assert.deepStrictEqual(failed.data, { post_id: created.id, target_id: bad!.id, platform: "textpost", error: rendered })
       assert.isTrue(failed.livemode)
-    }).pipe(Effect.provide(engineWith(service)))
+    }).pipe(Effect.provide(memoryEngine(service)))
   })
 
   it.effect("marks the account needs_reconnect when its token cannot be refreshed, and fails its later targets without calling", () => {
@@ -395,7 +377,7 @@ describe("Publisher", () => {
       assert.strictEqual(refused.targets[0]!.error?.code, "token_expired")
       assert.strictEqual(refused.targets[0]!.error?.platform_code, "account_needs_reconnect")
       assert.strictEqual(fake.calls.length, calls)
-    }).pipe(Effect.provide(engineWith(service)))
+    }).pipe(Effect.provide(memoryEngine(service)))
   })
 
   it.effect("keeps credentials encrypted at rest, hands them to the platform opened, and stores rotated ones", () => {
@@ -421,7 +403,7 @@ describe("Publisher", () => {
       // Sealed for this account: the value does not open as another account's.
       const cipher = yield* CredentialsCipher
       assert.isTrue(Option.isNone(cipher.open(rotated.credentials!, `${caller.workspaceId}/acc_other`)))
-    }).pipe(Effect.provide(engineWith(service)))
+    }).pipe(Effect.provide(memoryEngine(service)))
   })
 
   it.effect("retries a re-queued target, and checks the account's quota again when it publishes", () => {
@@ -467,7 +449,7 @@ describe("Publisher", () => {
       )
       const types = yield* eventTypes(caller.workspaceId)
       assert.strictEqual(types.filter((t) => t === "post.publishing").length, 2)
-    }).pipe(Effect.provide(engineWith(service)))
+    }).pipe(Effect.provide(memoryEngine(service)))
   })
 
   it.effect("publishes as many of one claim's targets as the account's quota has room for, and refuses the rest without calling", () => {
@@ -496,7 +478,7 @@ describe("Publisher", () => {
       for (const target of claimed.slice(0, 2)) assert.strictEqual((yield* getPost(caller, target.postId)).status, "published")
       assert.strictEqual((yield* getPost(caller, claimed[2]!.postId)).status, "failed")
       assert.strictEqual(fake.published.length, 2)
-    }).pipe(Effect.provide(engineWith(service)))
+    }).pipe(Effect.provide(memoryEngine(service)))
   })
 
   it.effect("refuses PATCH and cancel once a target is publishing, and a stale save of the post", () => {
@@ -523,7 +505,7 @@ describe("Publisher", () => {
       const done = yield* getPost(caller, created.id)
       assert.strictEqual(done.status, "published")
       assert.strictEqual(done.caption, "Fresh bread at 7")
-    }).pipe(Effect.provide(engineWith(service)))
+    }).pipe(Effect.provide(memoryEngine(service)))
   })
 
   it.effect("sends nothing when a cancel lands between the claim and the start", () => {
@@ -541,7 +523,7 @@ describe("Publisher", () => {
       assert.deepStrictEqual(yield* Publisher.publishClaimed(worker("w1"), claimed), ["lost"])
       assert.strictEqual(fake.calls.length, 0)
       assert.strictEqual((yield* getPost(caller, created.id)).status, "cancelled")
-    }).pipe(Effect.provide(engineWith(service)))
+    }).pipe(Effect.provide(memoryEngine(service)))
   })
 
   it.effect("keeps at most the configured number of one account's targets at the platform, across instances", () => {
@@ -562,7 +544,7 @@ describe("Publisher", () => {
       assert.strictEqual(fake.published.length, 12)
       assert.strictEqual(fake.maxInFlight.get(accounts[0]!), 2)
       assert.strictEqual(fake.maxInFlight.get(accounts[1]!), 2)
-    }).pipe(Effect.provide(engineWith(service)))
+    }).pipe(Effect.provide(memoryEngine(service)))
   })
 
   it.effect("hands the platform media addresses that the server accepts until they expire", () => {
@@ -575,13 +557,13 @@ describe("Publisher", () => {
       const url = new URL(fake.mediaUrls[0]!)
       assert.strictEqual(url.origin + url.pathname, `https://postwire.test/media-files/${caller.workspaceId}/${mediaId}`)
       const check = (at: number, sig = url.searchParams.get("sig") ?? undefined) =>
-        MediaUrls.verifyMediaUrl(engineSettings.keyring, caller.workspaceId, mediaId, url.searchParams.get("exp") ?? undefined, sig, at)
+        MediaUrls.verifyMediaUrl(memoryEngineSettings.keyring, caller.workspaceId, mediaId, url.searchParams.get("exp") ?? undefined, sig, at)
       const at = yield* now
       assert.isTrue(check(at))
       assert.isFalse(check(at, "x".repeat(43)))
-      assert.isFalse(MediaUrls.verifyMediaUrl(engineSettings.keyring, caller.workspaceId, "med_other", url.searchParams.get("exp") ?? undefined, url.searchParams.get("sig") ?? undefined, at))
+      assert.isFalse(MediaUrls.verifyMediaUrl(memoryEngineSettings.keyring, caller.workspaceId, "med_other", url.searchParams.get("exp") ?? undefined, url.searchParams.get("sig") ?? undefined, at))
       assert.isFalse(check(at + 61 * 60_000))
-    }).pipe(Effect.provide(engineWith(service)))
+    }).pipe(Effect.provide(memoryEngine(service)))
   })
 
   it.effect("on shutdown lets the running step finish for the grace period, then gives the target up to another instance at once", () => {
@@ -605,6 +587,6 @@ describe("Publisher", () => {
       // Well before w1's lease (60 s) would have run out.
       assert.strictEqual((yield* getPost(caller, created.id)).status, "published")
       assert.strictEqual(fake.published.length, 1)
-    }).pipe(Effect.provide(engineWith(service)))
+    }).pipe(Effect.provide(memoryEngine(service)))
   })
 })
