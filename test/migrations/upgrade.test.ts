@@ -45,7 +45,8 @@ const fixturesRequired: ReadonlyArray<string> = [
   "0008_comments",
   "0009_media_lifecycle",
   "0010_history_bounded",
-  "0011_target_errors_as_data"
+  "0011_target_errors_as_data",
+  "0012_hot_updates"
 ]
 
 const fixturePath = (version: string) => join(import.meta.dirname, "fixtures", `${version}.sql`)

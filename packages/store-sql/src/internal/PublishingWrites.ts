@@ -197,18 +197,22 @@ const batchWriter: Effect.Effect<
   const postsOf = (writes: ReadonlyArray<PublishingWrite>) =>
     writes.map((write) => [write.key.workspaceId, write.key.postId] as const)
 
-  const targetsOf = (writes: ReadonlyArray<PublishingWrite>) =>
-    writes.map((write) => [write.key.workspaceId, write.key.targetId] as const)
-
-  /** Checkpoints and progress saves: one statement, no transaction. */
+  /**
+   * Checkpoints and progress saves: one statement, no transaction. The batch's posts are locked
+   * first: the one-time filter on `v` reads `locked` before the first row of the batch is joined.
+   * A write whose post is gone finds no target (they went with it). The targets are joined to the
+   * batch by their key, never filtered by a list of the batch's ids: with a list the planner
+   * could (without statistics) take the targets first and read the batch's rows once for each
+   * of them, 7,140 rows compared for a batch of 85, most of the statement's time.
+   */
   const saveHeld = (writes: ReadonlyArray<PublishingWrite>) =>
-    sql`WITH v AS (SELECT * FROM ${recordSet(writes)}),
-      locked AS MATERIALIZED (
+    sql`WITH locked AS MATERIALIZED (
         SELECT p.workspace_id, p.id FROM posts p
         WHERE ${keyIn("p.workspace_id", "p.id", postsOf(writes))}
         ORDER BY p.workspace_id, p.id
         FOR UPDATE
-      ), done AS (
+      ), v AS (SELECT * FROM ${recordSet(writes)} WHERE (SELECT count(*) FROM locked) >= 0),
+      done AS (
         UPDATE targets t SET
           platform_state = v.state,
           unconfirmed_since = CASE WHEN v.kind = 'checkpoint' THEN COALESCE(t.unconfirmed_since, v.at) ELSE t.unconfirmed_since END,
@@ -218,8 +222,6 @@ const batchWriter: Effect.Effect<
           updated_at = v.at
         FROM v
         WHERE t.workspace_id = v.ws AND t.id = v.target AND t.lease_owner = v.owner AND t.status = 'publishing'
-          AND ${keyIn("t.workspace_id", "t.id", targetsOf(writes))}
-          AND EXISTS (SELECT 1 FROM locked l WHERE l.workspace_id = v.ws AND l.id = v.post)
         RETURNING v.i, v.ws, v.post, v.at
       ), bumped AS (
         UPDATE posts p SET version = p.version + d.n, updated_at = d.at
@@ -243,7 +245,8 @@ const batchWriter: Effect.Effect<
   /**
    * Changes every target still held by its caller; for each completion, reads every target's
    * status of its post as the batch leaves it (the statement's snapshot, taken after the posts'
-   * locks, has the other writers' latest; the batch's own changes come from `done`).
+   * locks, has the other writers' latest; the batch's own changes come from `done`). The targets
+   * are joined to the batch by their key (see `saveHeld`).
    */
   const changeTargets = (writes: ReadonlyArray<PublishingWrite>, indexes: ReadonlyArray<number>) =>
     sql`WITH v AS (SELECT * FROM ${recordSet(writes)}),
@@ -264,7 +267,6 @@ const batchWriter: Effect.Effect<
           updated_at = v.at
         FROM v
         WHERE t.workspace_id = v.ws AND t.id = v.target AND t.lease_owner = v.owner AND t.status = 'publishing'
-          AND ${keyIn("t.workspace_id", "t.id", targetsOf(writes))}
         RETURNING v.i, v.kind, v.ws, v.post, t.id, t.status, t.account_id, t.platform
       )
       SELECT d.i, d.account_id, d.platform,

@@ -17,6 +17,7 @@ import comments from "./0008_comments.ts"
 import mediaLifecycle from "./0009_media_lifecycle.ts"
 import historyBounded from "./0010_history_bounded.ts"
 import targetErrorsAsData from "./0011_target_errors_as_data.ts"
+import hotUpdates from "./0012_hot_updates.ts"
 
 /** The table recording applied migrations; named for Postwire so it never meets an app's own. */
 export const table = "postwire_migrations"
@@ -32,7 +33,8 @@ const migrations = {
   "0008_comments": comments,
   "0009_media_lifecycle": mediaLifecycle,
   "0010_history_bounded": historyBounded,
-  "0011_target_errors_as_data": targetErrorsAsData
+  "0011_target_errors_as_data": targetErrorsAsData,
+  "0012_hot_updates": hotUpdates
 }
 
 /** Every migration, keyed `<number>_<name>`; append new ones, never edit applied ones. */
