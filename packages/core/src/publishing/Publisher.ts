@@ -526,11 +526,16 @@ export const publishClaimedTarget = (
     })
     return outcome
   }).pipe(
-    Effect.withSpan("publishing.target", {
-      root: true,
-      kind: "consumer",
-      attributes: { "postwire.target_id": claimed.id, "postwire.post_id": claimed.postId, "postwire.platform": claimed.platform }
-    })
+    Effect.withSpan(
+      "publishing.target",
+      {
+        root: true,
+        kind: "consumer",
+        attributes: { "postwire.target_id": claimed.id, "postwire.post_id": claimed.postId, "postwire.platform": claimed.platform }
+      },
+      // Named and attributed: the stack of where it was made adds nothing and costs a capture per target.
+      { captureStackTrace: false }
+    )
   )
 
 /**

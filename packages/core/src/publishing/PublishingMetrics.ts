@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Effect, Metric } from "effect"
+import * as MetricSeries from "../MetricSeries.ts"
 
 /** Targets that reached a final outcome (`published` or `failed`), by platform. */
 export const targetsTotal = Metric.counter("postwire_targets_total", {
@@ -43,15 +44,15 @@ export const recordStep = (options: {
   Effect.gen(function* () {
     const { platform, outcome } = options
     yield* Metric.update(
-      Metric.withAttributes(stepDuration, { platform, outcome }),
+      MetricSeries.of(stepDuration, { platform, outcome }),
       Math.max(0, options.finishedAt - options.claimedAt) / 1000
     )
     if (outcome === "published" || outcome === "failed") {
-      yield* Metric.update(Metric.withAttributes(targetsTotal, { platform, outcome }), 1)
+      yield* Metric.update(MetricSeries.of(targetsTotal, { platform, outcome }), 1)
     }
     if (options.firstStep && options.dueAt !== null) {
       yield* Metric.update(
-        Metric.withAttributes(publishDelay, { platform }),
+        MetricSeries.of(publishDelay, { platform }),
         Math.max(0, options.claimedAt - options.dueAt) / 1000
       )
     }

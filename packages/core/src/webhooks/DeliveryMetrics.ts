@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { Effect, Metric } from "effect"
+import * as MetricSeries from "../MetricSeries.ts"
 
 /** Delivery attempts by outcome: `delivered`, `retry` (failed, tried again later), `dead` (retries used up). */
 export const deliveriesTotal = Metric.counter("postwire_webhook_deliveries_total", {
@@ -21,6 +22,6 @@ export const endpointsDisabledTotal = Metric.counter("postwire_webhook_endpoints
 /** Records one delivery attempt's outcome, and the endpoint it disabled if it did. */
 export const recordAttempt = (outcome: "delivered" | "retry" | "dead", endpointDisabled: boolean): Effect.Effect<void> =>
   Effect.gen(function* () {
-    yield* Metric.update(Metric.withAttributes(deliveriesTotal, { outcome }), 1)
+    yield* Metric.update(MetricSeries.of(deliveriesTotal, { outcome }), 1)
     if (endpointDisabled) yield* Metric.update(endpointsDisabledTotal, 1)
   })

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { MetricSeries } from "@postwire/core"
 import { Context, Effect, Metric } from "effect"
 import { HttpRouter } from "effect/http"
 
@@ -58,8 +59,8 @@ export const recordRequest = (options: {
   Effect.gen(function* () {
     const method = methodLabel(options.method)
     yield* Metric.update(
-      Metric.withAttributes(requestsTotal, { route: options.route, method, status: String(options.status) }),
+      MetricSeries.of(requestsTotal, { route: options.route, method, status: String(options.status) }),
       1
     )
-    yield* Metric.update(Metric.withAttributes(requestDuration, { route: options.route, method }), options.seconds)
+    yield* Metric.update(MetricSeries.of(requestDuration, { route: options.route, method }), options.seconds)
   })

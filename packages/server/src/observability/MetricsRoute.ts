@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import { createHash, timingSafeEqual } from "node:crypto"
-import { PublishingStore, WebhookStore } from "@postwire/core"
+import { MetricSeries, PublishingStore, WebhookStore } from "@postwire/core"
 import { PostwireError, renderError } from "@postwire/domain"
 import { Clock, Effect, Metric } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -74,7 +74,7 @@ const readBacklog = Effect.gen(function* () {
     yield* Metric.update(endpointsDisabled, backlog.disabledEndpoints)
   }
   for (const [loop, running] of yield* BackgroundLoops.states) {
-    yield* Metric.update(Metric.withAttributes(loopRunning, { loop }), running ? 1 : 0)
+    yield* Metric.update(MetricSeries.of(loopRunning, { loop }), running ? 1 : 0)
   }
 }).pipe(Effect.catchCause((cause) => Effect.logWarning("reading the backlog for /metrics failed", cause)))
 

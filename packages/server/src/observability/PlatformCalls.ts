@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 
-import { PlatformClient, PlatformFailure } from "@postwire/core"
+import { MetricSeries, PlatformClient, PlatformFailure } from "@postwire/core"
 import { Cause, Clock, Effect, Layer, Metric } from "effect"
 
 /** Platform calls by platform, operation and outcome. */
@@ -40,14 +40,19 @@ const observe = <A, E, R>(
     const exit = yield* Effect.exit(call)
     const seconds = Number((yield* Clock.currentTimeNanos) - started) / 1e9
     const outcome = exit._tag === "Success" ? "ok" : outcomeOf(exit.cause)
-    yield* Metric.update(Metric.withAttributes(callsTotal, { platform, operation, outcome }), 1)
-    yield* Metric.update(Metric.withAttributes(callDuration, { platform, operation }), seconds)
+    yield* Metric.update(MetricSeries.of(callsTotal, { platform, operation, outcome }), 1)
+    yield* Metric.update(MetricSeries.of(callDuration, { platform, operation }), seconds)
     return yield* exit
   }).pipe(
-    Effect.withSpan(`platform.${operation}`, {
-      kind: "client",
-      attributes: { "postwire.platform": platform, ...attributes }
-    })
+    Effect.withSpan(
+      `platform.${operation}`,
+      {
+        kind: "client",
+        attributes: { "postwire.platform": platform, ...attributes }
+      },
+      // Named by its operation: the stack of where it was made adds nothing and costs a capture per call.
+      { captureStackTrace: false }
+    )
   )
 
 /** Wraps the `PlatformClient` below it so that each call is traced and counted. */
