@@ -30,7 +30,8 @@ describe.each(backends())("GET /health and GET /ready (%s)", (backend) => {
               log_pruner: "running",
               token_renewal: "running",
               comment_polling: "running",
-              media_jobs: "running"
+              media_jobs: "running",
+              table_statistics: "running"
             }
       expect(await ready.json()).toEqual({ status: "ready", loops })
     })

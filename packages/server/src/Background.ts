@@ -10,10 +10,18 @@ import * as CommentWorker from "./worker/CommentWorker.ts"
 import * as DeliveryWorker from "./worker/DeliveryWorker.ts"
 import * as MediaWorker from "./worker/MediaWorker.ts"
 import * as PublishingWorker from "./worker/PublishingWorker.ts"
+import * as StatisticsWorker from "./worker/StatisticsWorker.ts"
 import * as TokenRenewalWorker from "./worker/TokenRenewalWorker.ts"
 
 /** The background loops; an instance with role `api` runs none. */
 export const backgroundLayer = (settings: ServerSettings) =>
   settings.role === "api"
     ? Layer.empty
-    : Layer.mergeAll(DeliveryWorker.layer(), PublishingWorker.layer, TokenRenewalWorker.layer, CommentWorker.layer, MediaWorker.layer)
+    : Layer.mergeAll(
+        DeliveryWorker.layer(),
+        PublishingWorker.layer,
+        TokenRenewalWorker.layer,
+        CommentWorker.layer,
+        MediaWorker.layer,
+        StatisticsWorker.layer
+      )

@@ -18,14 +18,15 @@ import {
   SqlMediaStore,
   SqlPublishingStore,
   SqlStore,
-  SqlWebhookStore
+  SqlWebhookStore,
+  TableStatistics
 } from "@postwire/store-sql"
 import type { ServerSettings } from "./config/ServerConfig.ts"
 import * as DataDirectoryLock from "./DataDirectoryLock.ts"
 import * as IdempotencyStore from "./limits/IdempotencyStore.ts"
 import * as RateLimitStore from "./limits/RateLimitStore.ts"
 
-/** The stores on one SQL database: the `Store` first (it migrates), then the `WebhookStore`, `PublishingStore`, `ConnectStore`, `CommentStore`, `MediaStore`, the server's own rate-limit and idempotency stores, and the readiness check beside it. */
+/** The stores on one SQL database: the `Store` first (it migrates), then the `WebhookStore`, `PublishingStore`, `ConnectStore`, `CommentStore`, `MediaStore`, the server's own rate-limit and idempotency stores, and beside them the readiness check and the tables' statistics. */
 export const sqlStores = Layer.mergeAll(
   SqlWebhookStore.layer,
   SqlPublishingStore.layer,
@@ -34,7 +35,8 @@ export const sqlStores = Layer.mergeAll(
   SqlMediaStore.layer,
   RateLimitStore.layerSql,
   IdempotencyStore.layerSql,
-  DatabaseStatus.layer
+  DatabaseStatus.layer,
+  TableStatistics.layer
 ).pipe(
   Layer.provideMerge(SqlStore.layer)
 )
@@ -70,7 +72,8 @@ export const storeLayer = (
   | MediaStore
   | RateLimitStore.RateLimitStore
   | IdempotencyStore.IdempotencyStore
-  | DatabaseStatus.DatabaseStatus,
+  | DatabaseStatus.DatabaseStatus
+  | TableStatistics.TableStatistics,
   unknown
 > =>
   sqlStores.pipe(Layer.provide(sqlClientLayer(settings)))

@@ -15,6 +15,7 @@
  * @since 0.1.0
  */
 export * as DatabaseStatus from "./DatabaseStatus.ts"
+export * as TableStatistics from "./TableStatistics.ts"
 export * as Migrations from "./migrations/Migrations.ts"
 export * as PgliteClient from "./PgliteClient.ts"
 export * from "./Postgres.ts"

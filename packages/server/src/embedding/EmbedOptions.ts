@@ -8,7 +8,7 @@
 import { Effect, Layer, Redacted } from "effect"
 import type { CommentStore, ConnectStore, MediaStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
 import type { PlatformRouter } from "@postwire/platforms"
-import { PgliteClient } from "@postwire/store-sql"
+import { PgliteClient, type TableStatistics } from "@postwire/store-sql"
 import { ConfigProblem, resolveSettings, type ServerSettings } from "../config/ServerConfig.ts"
 import * as MasterSecrets from "../secrets/MasterSecrets.ts"
 import type { IdempotencyStore } from "../limits/IdempotencyStore.ts"
@@ -66,7 +66,15 @@ export const embedStoreLayer = (
   options: EmbedOptions,
   settings: ServerSettings
 ): Layer.Layer<
-  Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore | RateLimitStore | IdempotencyStore,
+  | Store
+  | WebhookStore
+  | PublishingStore
+  | ConnectStore
+  | CommentStore
+  | MediaStore
+  | RateLimitStore
+  | IdempotencyStore
+  | TableStatistics.TableStatistics,
   unknown
 > =>
   options.database === "memory"

@@ -1,6 +1,7 @@
 /**
  * Which background loops this instance runs (the publisher, the permalink backfill, the webhook
- * dispatcher, the log pruner, the token renewal, the comment polling, the media jobs), for
+ * dispatcher, the log pruner, the token renewal, the comment polling, the media jobs, the tables'
+ * statistics), for
  * `GET /ready` and `GET /metrics`. A loop counts as running from its start until its layer
  * closes or, for a loop whose fiber is known, until that fiber ends.
  *
@@ -16,7 +17,8 @@ export const expected = [
   "log_pruner",
   "token_renewal",
   "comment_polling",
-  "media_jobs"
+  "media_jobs",
+  "table_statistics"
 ] as const
 
 /** The registry of one instance's loops. */
