@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { PGlite } from "@electric-sql/pglite"
+import { PGlite, parse as protocolResults, protocol } from "@electric-sql/pglite"
 import { Effect, Layer, Semaphore, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
@@ -98,7 +98,113 @@ export const make = Effect.fnUntraced(function* (options: PgliteClientOptions) {
 export const layer = (options: PgliteClientOptions = {}): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>
   Layer.effect(SqlClient.SqlClient)(make(options)).pipe(Layer.provide(Reactivity.layer))
 
+/** Statements kept prepared on the connection; the least recently used is closed past this. */
+const preparedStatementsKept = 256
+
+/** What a statement prepared on the connection needs to run: its name and its parameters' types. */
+interface Prepared {
+  readonly name: string
+  readonly parameterTypes: ReadonlyArray<number>
+}
+
+/** PostgreSQL's "cached plan must not change result type": the statement is prepared again. */
+const isStalePlan = (cause: unknown) =>
+  typeof cause === "object" && cause !== null && "code" in cause && cause.code === "0A000" &&
+  cause instanceof Error && cause.message.includes("cached plan")
+
+const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0))
+  let at = 0
+  for (const part of parts) {
+    out.set(part, at)
+    at += part.length
+  }
+  return out
+}
+
+/**
+ * Runs statements as named prepared statements: the first time a text is seen it is parsed and
+ * described once; every run then binds, describes its portal, executes and syncs in one
+ * exchange with the database, where `PGlite.query` takes six (parse, describe, bind, describe,
+ * execute, sync) and parses the text each time. The files are synced after each statement that
+ * leaves no transaction open, as `query` does, and not in the middle of one.
+ */
+const makePreparedRunner = (pglite: PGlite) => {
+  const prepared = new Map<string, Prepared>()
+  let made = 0
+  /** Closes of evicted statements, sent with the next exchange. */
+  let closing: Array<Uint8Array> = []
+
+  const prepare = async (sql: string): Promise<Prepared> => {
+    const known = prepared.get(sql)
+    if (known !== undefined) {
+      // Most recently used last.
+      prepared.delete(sql)
+      prepared.set(sql, known)
+      return known
+    }
+    const name = `pw_${(made += 1).toString(36)}`
+    const sent = concat([
+      ...closing,
+      protocol.serialize.parse({ name, text: sql }),
+      protocol.serialize.describe({ type: "S", name }),
+      protocol.serialize.sync()
+    ])
+    // The closes go with this exchange whatever becomes of the parse.
+    closing = []
+    const { messages } = await pglite.execProtocol(sent, { syncToFs: false })
+    const statement: Prepared = { name, parameterTypes: protocolResults.parseDescribeStatementResults(messages) }
+    prepared.set(sql, statement)
+    if (prepared.size > preparedStatementsKept) {
+      const [oldest, evicted] = prepared.entries().next().value as [string, Prepared]
+      prepared.delete(oldest)
+      closing.push(protocol.serialize.close({ type: "S", name: evicted.name }))
+    }
+    return statement
+  }
+
+  const runOnce = async (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") => {
+    const statement = await prepare(sql)
+    const values = params.map((value, i) => {
+      if (value === null || value === undefined) return null
+      const serializer = pglite.serializers[statement.parameterTypes[i] ?? 0]
+      return serializer !== undefined ? serializer(value) : String(value)
+    })
+    const sent = concat([
+      ...closing,
+      protocol.serialize.bind({ statement: statement.name, values }),
+      protocol.serialize.describe({ type: "P" }),
+      protocol.serialize.execute({}),
+      protocol.serialize.sync()
+    ])
+    closing = []
+    let messages: ReadonlyArray<unknown>
+    try {
+      messages = (await pglite.execProtocol(sent, { syncToFs: false })).messages
+    } finally {
+      if (!pglite.isInTransaction()) await pglite.syncToFs()
+    }
+    return protocolResults.parseResults(messages as Parameters<typeof protocolResults.parseResults>[0], pglite.parsers, { rowMode })[0]
+  }
+
+  return async (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") => {
+    try {
+      return await runOnce(sql, params, rowMode)
+    } catch (cause) {
+      if (!isStalePlan(cause)) throw cause
+      // The tables changed shape under a prepared statement (a migration): prepare it again.
+      const stale = prepared.get(sql)
+      if (stale !== undefined) {
+        prepared.delete(sql)
+        closing.push(protocol.serialize.close({ type: "S", name: stale.name }))
+      }
+      return await runOnce(sql, params, rowMode)
+    }
+  }
+}
+
 const makeConnection = (pglite: PGlite): SqlConnection.Connection => {
+  const run = makePreparedRunner(pglite)
   const query = (sql: string, params: ReadonlyArray<unknown>, operation: string) =>
     Effect.tryPromise({
       try: () => pglite.query<Record<string, unknown>>(sql, params as Array<unknown>),
@@ -109,10 +215,33 @@ const makeConnection = (pglite: PGlite): SqlConnection.Connection => {
     params: ReadonlyArray<unknown>,
     transformRows: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
   ) =>
+    Effect.map(
+      Effect.tryPromise({
+        try: () => run(sql, params, "object"),
+        catch: (cause) => toSqlError(cause, "execute")
+      }),
+      (result) => {
+        const found = (result?.rows ?? []) as ReadonlyArray<Record<string, unknown>>
+        return transformRows ? transformRows(found) : found
+      }
+    )
+  const unprepared = (
+    sql: string,
+    params: ReadonlyArray<unknown>,
+    transformRows: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
+  ) =>
     Effect.map(query(sql, params, "execute"), (result) =>
       transformRows ? transformRows(result.rows) : result.rows
     )
   const values = (sql: string, params: ReadonlyArray<unknown>) =>
+    Effect.map(
+      Effect.tryPromise({
+        try: () => run(sql, params, "array"),
+        catch: (cause) => toSqlError(cause, "executeValues")
+      }),
+      (result) => (result?.rows ?? []) as unknown as ReadonlyArray<ReadonlyArray<unknown>>
+    )
+  const valuesUnprepared = (sql: string, params: ReadonlyArray<unknown>) =>
     Effect.map(
       Effect.tryPromise({
         try: () => pglite.query<Array<unknown>>(sql, params as Array<unknown>, { rowMode: "array" }),
@@ -122,10 +251,10 @@ const makeConnection = (pglite: PGlite): SqlConnection.Connection => {
     )
   return {
     execute: rows,
-    executeUnprepared: rows,
+    executeUnprepared: unprepared,
     executeRaw: (sql, params) => query(sql, params, "executeRaw"),
     executeValues: values,
-    executeValuesUnprepared: values,
+    executeValuesUnprepared: valuesUnprepared,
     executeStream: (sql, params, transformRows) => Stream.fromArrayEffect(rows(sql, params, transformRows))
   }
 }
