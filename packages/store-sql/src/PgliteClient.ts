@@ -143,7 +143,8 @@ const makePreparedRunner = (pglite: PGlite) => {
       prepared.set(sql, known)
       return known
     }
-    const name = `pw_${(made += 1).toString(36)}`
+    made += 1
+    const name = `pw_${made.toString(36)}`
     const sent = concat([
       ...closing,
       protocol.serialize.parse({ name, text: sql }),
