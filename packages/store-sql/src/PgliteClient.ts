@@ -205,58 +205,47 @@ const makePreparedRunner = (pglite: PGlite) => {
 }
 
 const makeConnection = (pglite: PGlite): SqlConnection.Connection => {
-  const run = makePreparedRunner(pglite)
-  const query = (sql: string, params: ReadonlyArray<unknown>, operation: string) =>
+  const runPrepared = makePreparedRunner(pglite)
+  /** A statement's rows: as a prepared statement, or (`unprepared`) through `PGlite.query`. */
+  const send = (
+    sql: string,
+    params: ReadonlyArray<unknown>,
+    options: { readonly prepared: boolean; readonly rowMode: "object" | "array"; readonly operation: string }
+  ) =>
     Effect.tryPromise({
-      try: () => pglite.query<Record<string, unknown>>(sql, params as Array<unknown>),
-      catch: (cause) => toSqlError(cause, operation)
+      try: async (): Promise<ReadonlyArray<object>> =>
+        options.prepared
+          ? ((await runPrepared(sql, params, options.rowMode))?.rows ?? [])
+          : (await pglite.query<object>(sql, params as Array<unknown>, { rowMode: options.rowMode })).rows,
+      catch: (cause) => toSqlError(cause, options.operation)
     })
-  const rows = (
-    sql: string,
-    params: ReadonlyArray<unknown>,
-    transformRows: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
-  ) =>
-    Effect.map(
-      Effect.tryPromise({
-        try: () => run(sql, params, "object"),
-        catch: (cause) => toSqlError(cause, "execute")
-      }),
-      (result) => {
-        const found = (result?.rows ?? []) as ReadonlyArray<Record<string, unknown>>
-        return transformRows ? transformRows(found) : found
-      }
-    )
-  const unprepared = (
-    sql: string,
-    params: ReadonlyArray<unknown>,
-    transformRows: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
-  ) =>
-    Effect.map(query(sql, params, "execute"), (result) =>
-      transformRows ? transformRows(result.rows) : result.rows
-    )
-  const values = (sql: string, params: ReadonlyArray<unknown>) =>
-    Effect.map(
-      Effect.tryPromise({
-        try: () => run(sql, params, "array"),
-        catch: (cause) => toSqlError(cause, "executeValues")
-      }),
-      (result) => (result?.rows ?? []) as unknown as ReadonlyArray<ReadonlyArray<unknown>>
-    )
-  const valuesUnprepared = (sql: string, params: ReadonlyArray<unknown>) =>
-    Effect.map(
-      Effect.tryPromise({
-        try: () => pglite.query<Array<unknown>>(sql, params as Array<unknown>, { rowMode: "array" }),
-        catch: (cause) => toSqlError(cause, "executeValues")
-      }),
-      (result) => result.rows as ReadonlyArray<ReadonlyArray<unknown>>
-    )
+  const rows =
+    (prepared: boolean) =>
+    (
+      sql: string,
+      params: ReadonlyArray<unknown>,
+      transformRows: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
+    ) =>
+      Effect.map(send(sql, params, { prepared, rowMode: "object", operation: "execute" }), (found) =>
+        transformRows ? transformRows(found) : found
+      )
+  const values = (prepared: boolean) => (sql: string, params: ReadonlyArray<unknown>) =>
+    send(sql, params, { prepared, rowMode: "array", operation: "executeValues" }) as unknown as Effect.Effect<
+      ReadonlyArray<ReadonlyArray<unknown>>,
+      SqlError.SqlError
+    >
+  const execute = rows(true)
   return {
-    execute: rows,
-    executeUnprepared: unprepared,
-    executeRaw: (sql, params) => query(sql, params, "executeRaw"),
-    executeValues: values,
-    executeValuesUnprepared: valuesUnprepared,
-    executeStream: (sql, params, transformRows) => Stream.fromArrayEffect(rows(sql, params, transformRows))
+    execute,
+    executeUnprepared: rows(false),
+    executeRaw: (sql, params) =>
+      Effect.tryPromise({
+        try: () => pglite.query<Record<string, unknown>>(sql, params as Array<unknown>),
+        catch: (cause) => toSqlError(cause, "executeRaw")
+      }),
+    executeValues: values(true),
+    executeValuesUnprepared: values(false),
+    executeStream: (sql, params, transformRows) => Stream.fromArrayEffect(execute(sql, params, transformRows))
   }
 }
 

@@ -68,13 +68,13 @@ export const layer: Layer.Layer<TableStatistics, never, SqlClient.SqlClient> = L
 )
 
 /** When the refresh runs: first this long after the start, then every `every`. */
-export interface Schedule {
+export interface RefreshSchedule {
   readonly first: Duration.Input
   readonly every: Duration.Input
 }
 
 /** The worker's schedule: ten seconds after the start, then every minute. */
-export const defaultSchedule: Schedule = { first: Duration.seconds(10), every: Duration.minutes(1) }
+export const defaultSchedule: RefreshSchedule = { first: Duration.seconds(10), every: Duration.minutes(1) }
 
 /**
  * Refreshes the statistics on `schedule` in the background until the scope closes. A refresh
@@ -85,7 +85,7 @@ export const defaultSchedule: Schedule = { first: Duration.seconds(10), every: D
  * const StatisticsLive = Layer.effectDiscard(TableStatistics.start())
  * ```
  */
-export const start = (schedule: Schedule = defaultSchedule): Effect.Effect<void, never, TableStatistics | Scope.Scope> =>
+export const start = (schedule: RefreshSchedule = defaultSchedule): Effect.Effect<void, never, TableStatistics | Scope.Scope> =>
   Effect.gen(function* () {
     const { refresh } = yield* TableStatistics
     const turn = refresh.pipe(
