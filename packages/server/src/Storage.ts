@@ -8,7 +8,6 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
-import type { CommentStore, ConnectStore, MediaStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
 import {
   DatabaseStatus,
   layerPostgres,
@@ -41,6 +40,9 @@ export const sqlStores = Layer.mergeAll(
   Layer.provideMerge(SqlStore.layer)
 )
 
+/** What {@link sqlStores} provides: every store, the readiness check and the tables' statistics. */
+export type SqlStores = Layer.Success<typeof sqlStores>
+
 /**
  * The SQL database for these settings: PostgreSQL at `databaseUrl`, else the embedded database in
  * `dataDir`, held by this process alone (a lock file) while the layer lives.
@@ -63,17 +65,5 @@ export const sqlClientLayer = (settings: Pick<ServerSettings, "databaseUrl" | "d
 /** The store for these settings. */
 export const storeLayer = (
   settings: Pick<ServerSettings, "databaseUrl" | "dataDir">
-): Layer.Layer<
-  | Store
-  | WebhookStore
-  | PublishingStore
-  | ConnectStore
-  | CommentStore
-  | MediaStore
-  | RateLimitStore.RateLimitStore
-  | IdempotencyStore.IdempotencyStore
-  | DatabaseStatus.DatabaseStatus
-  | TableStatistics.TableStatistics,
-  unknown
-> =>
+): Layer.Layer<SqlStores, unknown> =>
   sqlStores.pipe(Layer.provide(sqlClientLayer(settings)))

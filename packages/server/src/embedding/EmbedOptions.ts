@@ -6,14 +6,11 @@
  * @since 0.1.0
  */
 import { Effect, Layer, Redacted } from "effect"
-import type { CommentStore, ConnectStore, MediaStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
 import type { PlatformRouter } from "@postwire/platforms"
-import { PgliteClient, type TableStatistics } from "@postwire/store-sql"
+import { PgliteClient } from "@postwire/store-sql"
 import { ConfigProblem, resolveSettings, type ServerSettings } from "../config/ServerConfig.ts"
 import * as MasterSecrets from "../secrets/MasterSecrets.ts"
-import type { IdempotencyStore } from "../limits/IdempotencyStore.ts"
-import type { RateLimitStore } from "../limits/RateLimitStore.ts"
-import { sqlStores, storeLayer } from "../Storage.ts"
+import { type SqlStores, sqlStores, storeLayer } from "../Storage.ts"
 
 /** Options shared by {@link PostwireEngine} and {@link makeHandler}. */
 export interface EmbedOptions {
@@ -65,18 +62,7 @@ export const resolveEmbedSettings = (options: EmbedOptions): ServerSettings => {
 export const embedStoreLayer = (
   options: EmbedOptions,
   settings: ServerSettings
-): Layer.Layer<
-  | Store
-  | WebhookStore
-  | PublishingStore
-  | ConnectStore
-  | CommentStore
-  | MediaStore
-  | RateLimitStore
-  | IdempotencyStore
-  | TableStatistics.TableStatistics,
-  unknown
-> =>
+): Layer.Layer<SqlStores, unknown> =>
   options.database === "memory"
     ? sqlStores.pipe(Layer.provide(Layer.unwrap(Effect.sync(() => PgliteClient.layer({})))))
     : storeLayer(settings)
