@@ -80,6 +80,28 @@ describe("RateLimiter", () => {
       assert.isAtLeast(within.length, limit - (2 * limit) / 16)
     }))
 
+  it.effect("reserves one block of a bucket at a time: a burst on one instance leaves the window to the others", () =>
+    Effect.gen(function* () {
+      const shared = RateLimitStore.makeMemory()
+      // Each reservation lets the other requests run before it is answered (a database's round trip),
+      // so the burst's requests all find the block on its way.
+      const slow: RateLimitStore.RateLimitStore["Service"] = {
+        hit: (hits) => Effect.andThen(Effect.yieldNow, Effect.andThen(Effect.yieldNow, shared.hit(hits)))
+      }
+      const [a, b] = [RateLimiter.make(slow), RateLimiter.make(slow)]
+      const bucket = anId("key")
+      const limit = 800
+
+      const burst = yield* Effect.all(
+        Array.from({ length: 16 }, () => Effect.map(a.count([{ bucket, limit }], t0, windowEnd(t0)), ([n]) => n!)),
+        { concurrency: "unbounded" }
+      )
+      assert.lengthOf(admitted(burst, limit), 16)
+      // One block (a sixteenth of the window) and a hit for each of the others: the other instance has the rest.
+      const others = yield* countInTurn(b, bucket, limit, limit)
+      assert.isAtLeast(admitted(others, limit).length, limit - limit / 16 - 16)
+    }))
+
   it.effect("hands out an instance's last reserved hits once the others have spent the window", () =>
     Effect.gen(function* () {
       const { store } = sharedStore()

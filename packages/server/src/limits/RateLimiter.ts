@@ -13,9 +13,11 @@
  *   numbered in the order it hands them out, and `X-RateLimit-Remaining` falls by one per
  *   request);
  * - with several instances, the hits one holds and has not used yet are counted for the others:
- *   one can refuse a request while another still holds a few of the window's last hits. Once fewer
- *   than sixteen are left, every request is counted in the database, so for small limits nothing
- *   is held at all.
+ *   one can refuse a request while another still holds a few of the window's last hits. A process
+ *   reserves one block of a bucket at a time (the requests that come while it is on its way take
+ *   one hit each), so what it holds stays within a sixteenth of what was left. Once fewer than
+ *   sixteen are left, every request is counted in the database, so for small limits nothing is
+ *   held at all.
  *
  * @since 0.3.0
  */
@@ -66,14 +68,18 @@ export class RateLimiter extends Context.Service<
 
 /** A rate limiter over `store`, with its own blocks (one per process). */
 export const make = (store: RateLimitStore["Service"]): RateLimiter["Service"] => {
-  let window = { start: Number.NEGATIVE_INFINITY, leases: new Map<string, Lease>() }
+  // The window's blocks, and the buckets whose block is being reserved right now.
+  let window = { start: Number.NEGATIVE_INFINITY, leases: new Map<string, Lease>(), reserving: new Set<string>() }
 
   return RateLimiter.of({
     count: (limits, windowStart, expiresAt) =>
       Effect.suspend(() => {
         // A new window starts with no blocks; a request still counting an older one goes to the store.
-        if (windowStart > window.start) window = { start: windowStart, leases: new Map() }
+        if (windowStart > window.start) window = { start: windowStart, leases: new Map(), reserving: new Set() }
         const leases = windowStart === window.start ? window.leases : undefined
+        const reserving = window.reserving
+        // Blocks this call reserves: while one is on its way, the bucket's other requests take one hit each.
+        const blocks: Array<string> = []
         const numbers = new Map<string, number>()
         const reserve: Array<{ readonly bucket: string; readonly limit: number; readonly hits: number }> = []
         for (const { bucket, limit } of limits) {
@@ -87,8 +93,12 @@ export const make = (store: RateLimitStore["Service"]): RateLimiter["Service"] =
           } else if (lease !== undefined && lease.known >= limit) {
             // The window is spent: the counter never falls within it.
             numbers.set(bucket, lease.known + 1)
+          } else if (leases === undefined || reserving.has(bucket)) {
+            reserve.push({ bucket, limit, hits: 1 })
           } else {
-            reserve.push({ bucket, limit, hits: leases === undefined ? 1 : blockSize(limit, lease?.known ?? 0) })
+            blocks.push(bucket)
+            reserving.add(bucket)
+            reserve.push({ bucket, limit, hits: blockSize(limit, lease?.known ?? 0) })
           }
         }
         const answer = () => limits.map(({ bucket }) => numbers.get(bucket)!)
@@ -113,6 +123,12 @@ export const make = (store: RateLimitStore["Service"]): RateLimiter["Service"] =
             })
             return answer()
           }
+        ).pipe(
+          Effect.ensuring(
+            Effect.sync(() => {
+              for (const bucket of blocks) reserving.delete(bucket)
+            })
+          )
         )
       })
   })
