@@ -5,7 +5,13 @@
  * the permalink, over real HTTP; the fake answers at once). Reported: targets published per
  * second once due, the p99 lag from the due time to the start of publishing (`post.publishing`),
  * the p50 and p99 from the due time to the platform's publish, three instances' rate as a
- * multiple of one's, measured in the same run.
+ * multiple of one's, and one instance's as a multiple of the baseline's, measured in the same run.
+ *
+ * The baseline (`publishing-baseline.ts`): a hand-written worker in its own process, node:http
+ * and `pg` and nothing else, publishing the same kind of burst to the same fake with the same
+ * calls and the same kind of durable writes (claim with its event, the container id, the
+ * checkpoint, published with its event): the rate this machine allows a worker with no
+ * framework at all.
  *
  * And where the machine's time goes, which depends much less on the machine's load than the
  * rates do: the CPU milliseconds per target of each process over the measured burst, from /proc
@@ -23,12 +29,17 @@
  * burst (default 1,000), `BENCH_PUBLISH_WARMUP` the warm-up burst per instance (default 700),
  * `BENCH_PUBLISH_WIRE_TARGETS` the counted pass's (default 300).
  */
+import { spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
 import { availableParallelism, loadavg } from "node:os"
-import { Effect } from "effect"
+import { join } from "node:path"
+import { Effect, Exit, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { layerPostgres } from "@postwire/store-sql"
-import { type Fleet, startFleet } from "../test/publishing/fleet.ts"
+import * as ThreadsFake from "../test/platforms/fakes/ThreadsFake.ts"
+import { startFleet } from "../test/publishing/fleet.ts"
+import { seedSql } from "./publishing-baseline.ts"
 import { relay } from "./posts-wire.ts"
 import { table } from "./support.ts"
 
@@ -71,10 +82,10 @@ const publishingStarts = (databaseUrl: string) =>
   )
 
 /** The process ids of the fleet's PostgreSQL backends (its connections carry the schema as their application name). */
-const backends = (fleet: Fleet) =>
-  onDatabase(fleet.databaseUrl, (sql) =>
+const backends = (databaseUrl: string, applicationName: string) =>
+  onDatabase(databaseUrl, (sql) =>
     Effect.map(
-      sql`SELECT pid FROM pg_stat_activity WHERE application_name = ${fleet.schema}`,
+      sql`SELECT pid FROM pg_stat_activity WHERE application_name = ${applicationName}`,
       (rows) => rows.map((row) => Number(row.pid))
     )
   )
@@ -112,10 +123,14 @@ interface CpuSnapshot {
   readonly bench: number
 }
 
-const snapshot = (fleet: Fleet, postgresPids: ReadonlyArray<number>): CpuSnapshot => ({
-  workers: fleet.workers.map((w) => ({ all: cpuMs(w.pid), main: cpuMs(w.pid, w.pid) })),
+const snapshot = (
+  workerPids: ReadonlyArray<number>,
+  postgresPids: ReadonlyArray<number>,
+  apiPid: number | undefined
+): CpuSnapshot => ({
+  workers: workerPids.map((pid) => ({ all: cpuMs(pid), main: cpuMs(pid, pid) })),
   postgres: new Map(postgresPids.map((pid) => [pid, cpuMs(pid)])),
-  api: cpuMs(fleet.api.pid),
+  api: apiPid === undefined ? 0 : cpuMs(apiPid),
   bench: cpuMs(process.pid)
 })
 
@@ -166,13 +181,14 @@ export const measure = async (instances: number, targets: number, counted: boole
       await fleet.createPosts(count, { scheduled_at: new Date(dueAt).toISOString() })
       if (Date.now() >= dueAt) throw new Error("writing the burst took longer than planned: lower BENCH_PUBLISH_TARGETS")
       // Every connection the workers use is open by now (their pools opened them for the polling).
-      const postgresPids = [...(await backends(fleet)), ...postgresWriters()]
+      const postgresPids = [...(await backends(fleet.databaseUrl, fleet.schema)), ...postgresWriters()]
       await new Promise((resolve) => setTimeout(resolve, dueAt - Date.now()))
       wire.reset()
-      const before = snapshot(fleet, postgresPids)
+      const pids = fleet.workers.map((w) => w.pid)
+      const before = snapshot(pids, postgresPids, fleet.api.pid)
       await fleet.waitForPublished(publishedBefore + count, 600_000)
       const done = Date.now()
-      return { dueAt, done, cpu: perTarget(before, snapshot(fleet, postgresPids), count) }
+      return { dueAt, done, cpu: perTarget(before, snapshot(pids, postgresPids, fleet.api.pid), count) }
     }
     // The warm-up, the same kind of burst: every worker takes its share.
     const warm = counted ? 0 : warmup * instances
@@ -212,29 +228,125 @@ export const measure = async (instances: number, targets: number, counted: boole
   }
 }
 
+/**
+ * The baseline pass: `publishing-baseline.ts` (node:http and `pg`, nothing else) in its own
+ * process publishes a warm-up burst, then a measured burst of `targets` due at one instant, to
+ * the same fake platform (in this process) as the fleet's workers, on its own schema.
+ */
+export const measureBaseline = async (targets: number) => {
+  const databaseUrl = process.env.DATABASE_URL!
+  await vacuumCatalogs(databaseUrl)
+  const schema = `pw_rawpub_${randomBytes(5).toString("hex")}`
+  await onDatabase(databaseUrl, (sql) => sql.unsafe(`CREATE SCHEMA ${schema}`))
+  const url = `${databaseUrl}${databaseUrl.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}&application_name=${schema}`
+  const fakeScope = Effect.runSync(Scope.make())
+  const fake = await Effect.runPromise(ThreadsFake.make().pipe(Scope.provide(fakeScope)))
+  fake.pollsBeforeFinished = 0
+  fake.quotaUsedBefore = -1_000_000
+  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), join(import.meta.dirname, "publishing-baseline.ts")], {
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      BASELINE_FAKE_URL: fake.url,
+      BASELINE_USER_ID: ThreadsFake.threadsUserId,
+      BASELINE_ACCESS_TOKEN: fake.accessToken,
+      BASELINE_MEDIA_URL: "http://127.0.0.1:9/v1",
+      BASELINE_POLL_MS: "50"
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  try {
+    while (!output.includes("ready")) {
+      if (child.exitCode !== null) throw new Error(`the baseline worker exited: ${output}`)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    let seeded = 0
+    const dueBurst = async (count: number) => {
+      const dueAt = Math.ceil((Date.now() + 3_000) / 1000) * 1000
+      await onDatabase(url, (sql) => sql.unsafe(seedSql(seeded, count, dueAt, 50)))
+      seeded += count
+      const postgresPids = [...(await backends(databaseUrl, schema)), ...postgresWriters()]
+      await new Promise((resolve) => setTimeout(resolve, dueAt - Date.now()))
+      const before = snapshot([child.pid!], postgresPids, undefined)
+      const deadline = Date.now() + 600_000
+      while (fake.media.length < seeded) {
+        if (Date.now() > deadline || child.exitCode !== null) {
+          throw new Error(`the baseline published ${fake.media.length} of ${seeded}: ${output.slice(-2000)}`)
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      const done = Date.now()
+      return { dueAt, done, cpu: perTarget(before, snapshot([child.pid!], postgresPids, undefined), count) }
+    }
+    if (warmup > 0) await dueBurst(warmup)
+    const warmedAt = Date.now()
+    const { dueAt, done, cpu } = await dueBurst(targets)
+    const lags = await onDatabase(url, (sql) =>
+      Effect.map(
+        sql`SELECT created_at FROM raw_events WHERE type = 'post.publishing' AND created_at >= ${warmedAt}`,
+        (rows) => rows.map((row) => Number(row.created_at) - dueAt).sort((a, b) => a - b)
+      )
+    )
+    const toPublished = fake.media.filter((m) => m.publishedAt >= warmedAt).map((m) => m.publishedAt - dueAt).sort((a, b) => a - b)
+    if (output.includes("Error") || fake.duplicatePublishes !== 0) {
+      throw new Error(`the baseline failed targets (${fake.duplicatePublishes} duplicates): ${output.slice(-2000)}`)
+    }
+    return {
+      targets,
+      seconds: (done - dueAt) / 1000,
+      perSecond: targets / ((done - dueAt) / 1000),
+      p99: percentile(lags, 0.99),
+      publishedP50: percentile(toPublished, 0.5),
+      publishedP99: percentile(toPublished, 0.99),
+      cpu
+    }
+  } finally {
+    child.kill("SIGTERM")
+    await exited
+    await Effect.runPromise(Scope.close(fakeScope, Exit.void))
+    await onDatabase(databaseUrl, (sql) => sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`))
+  }
+}
+
 /** Runs the publishing benchmark and prints its tables. */
 export async function run(): Promise<void> {
   if (process.env.DATABASE_URL === undefined) {
     console.log("skipped: set DATABASE_URL (several worker processes share one PostgreSQL)")
     return
   }
+  const raw = await measureBaseline(burst)
   const one = await measure(1, burst, false)
   const three = await measure(3, burst, false)
   const wire = await measure(1, wireBurst, true)
   console.log(
     `${availableParallelism()} cores (os.availableParallelism()), shared by the workers, PostgreSQL, the API instance and the fake platform; load average at the end ${loadavg()[0]!.toFixed(1)}`
   )
-  table(
-    [one, three].map((r) => ({
-      instances: r.instances,
+  table([
+    {
+      worker: "baseline: node:http + pg (publishing-baseline.ts)",
+      targets: raw.targets,
+      "seconds after due": raw.seconds,
+      "targets/s": raw.perSecond,
+      "p99 lag to start (ms)": raw.p99,
+      "p50 / p99 to published (ms)": `${raw.publishedP50} / ${raw.publishedP99}`,
+      "vs baseline": 1,
+      "vs one instance": ""
+    },
+    ...[one, three].map((r) => ({
+      worker: `postwire, ${r.instances} instance${r.instances === 1 ? "" : "s"}`,
       targets: r.targets,
       "seconds after due": r.seconds,
       "targets/s": r.perSecond,
       "p99 lag to start (ms)": r.p99,
       "p50 / p99 to published (ms)": `${r.publishedP50} / ${r.publishedP99}`,
+      "vs baseline": r.perSecond / raw.perSecond,
       "vs one instance": r.perSecond / one.perSecond
     }))
-  )
+  ])
   console.log(
     "CPU ms per target, from /proc: workers (main thread + V8 helper threads), the fleet's PostgreSQL backends with its writers, the API instance, this process (the fake platform)"
   )
@@ -246,15 +358,16 @@ export async function run(): Promise<void> {
     "fake platform": c.bench,
     sum: c.worker + c.postgres + c.api + c.bench
   })
-  table(
-    [one, three].flatMap((r) => {
+  table([
+    cpuRow(`baseline, measured (${raw.targets})`, raw.cpu),
+    ...[one, three].flatMap((r) => {
       const label = `${r.instances} instance${r.instances === 1 ? "" : "s"}`
       return [
         cpuRow(`${label}, measured (${r.targets})`, r.cpu),
         ...(r.cold === undefined ? [] : [cpuRow(`${label}, warm-up after start (${r.warm})`, r.cold)])
       ]
     })
-  )
+  ])
   table([
     {
       "counted pass": `1 instance, ${wire.targets} targets, through a relay, no warm-up`,
