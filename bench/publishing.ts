@@ -166,6 +166,22 @@ const vacuumCatalogs = (databaseUrl: string) =>
     )
   )
 
+/** A measured burst's figures: `lags` (to the start) and `toPublished` from the due time, sorted. */
+const rates = (
+  targets: number,
+  dueAt: number,
+  done: number,
+  lags: ReadonlyArray<number>,
+  toPublished: ReadonlyArray<number>
+) => ({
+  targets,
+  seconds: (done - dueAt) / 1000,
+  perSecond: targets / ((done - dueAt) / 1000),
+  p99: percentile(lags, 0.99),
+  publishedP50: percentile(toPublished, 0.5),
+  publishedP99: percentile(toPublished, 0.99)
+})
+
 /** One pass: `instances` workers publish a warm-up burst each (unless `counted`), then a measured burst of `targets`. */
 export const measure = async (instances: number, targets: number, counted: boolean) => {
   await vacuumCatalogs(process.env.DATABASE_URL!)
@@ -209,13 +225,8 @@ export const measure = async (instances: number, targets: number, counted: boole
     }
     return {
       instances,
-      targets,
       warm,
-      seconds: (done - dueAt) / 1000,
-      perSecond: targets / ((done - dueAt) / 1000),
-      p99: percentile(lags, 0.99),
-      publishedP50: percentile(toPublished, 0.5),
-      publishedP99: percentile(toPublished, 0.99),
+      ...rates(targets, dueAt, done, lags, toPublished),
       statements: statements / targets,
       roundTrips: roundTrips / targets,
       cpu,
@@ -295,15 +306,7 @@ export const measureBaseline = async (targets: number) => {
     if (output.includes("Error") || fake.duplicatePublishes !== 0) {
       throw new Error(`the baseline failed targets (${fake.duplicatePublishes} duplicates): ${output.slice(-2000)}`)
     }
-    return {
-      targets,
-      seconds: (done - dueAt) / 1000,
-      perSecond: targets / ((done - dueAt) / 1000),
-      p99: percentile(lags, 0.99),
-      publishedP50: percentile(toPublished, 0.5),
-      publishedP99: percentile(toPublished, 0.99),
-      cpu
-    }
+    return { ...rates(targets, dueAt, done, lags, toPublished), cpu }
   } finally {
     child.kill("SIGTERM")
     await exited
