@@ -21,6 +21,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 import { Context, Effect, Layer, Option } from "effect"
 import { EngineConfig } from "../EngineConfig.ts"
 import * as Keyring from "../secrets/Keyring.ts"
+import * as Spans from "../Spans.ts"
 import type { AccountRecord } from "../store/Records.ts"
 
 /** Seals and opens an account's credentials. */
@@ -152,10 +153,13 @@ export const sealCredentials = (
  * The account with its credentials opened for a platform adapter; `null` credentials when they
  * cannot be opened (the adapter then fails the call as it would without a token).
  */
-export const openAccountCredentials = Effect.fn("publishing.openCredentials")(function* (account: AccountRecord) {
-  if (account.credentials === null) return account
-  const cipher = yield* CredentialsCipher
-  const opened = cipher.open(account.credentials, accountContext(account.workspaceId, account.id))
-  if (Option.isNone(opened)) yield* Effect.logWarning("stored credentials cannot be opened", { account_id: account.id })
-  return { ...account, credentials: Option.getOrNull(opened) }
-})
+export const openAccountCredentials = Effect.fnUntraced(
+  function* (account: AccountRecord) {
+    if (account.credentials === null) return account
+    const cipher = yield* CredentialsCipher
+    const opened = cipher.open(account.credentials, accountContext(account.workspaceId, account.id))
+    if (Option.isNone(opened)) yield* Effect.logWarning("stored credentials cannot be opened", { account_id: account.id })
+    return { ...account, credentials: Option.getOrNull(opened) }
+  },
+  Spans.withSpan("publishing.openCredentials")
+)

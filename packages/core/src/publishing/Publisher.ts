@@ -31,6 +31,7 @@ import { quotaLimit, quotaWindow } from "../posts/Quota.ts"
 import { failureOf } from "../posts/TargetErrors.ts"
 import { move } from "../posts/TargetStatus.ts"
 import type { AccountRecord, MediaRecord, PostRecord, TargetRecord } from "../store/Records.ts"
+import * as Spans from "../Spans.ts"
 import type { QuotaUsage } from "../store/Store.ts"
 import { accountContext, CredentialsCipher, openAccountCredentials } from "./CredentialsCipher.ts"
 import { signMediaUrl } from "./MediaUrls.ts"
@@ -410,7 +411,7 @@ export const startClaimed = Effect.fnUntraced(function* (
  * one in the same call when `mayHold` agrees; it is given how long the target has had its slot
  * (since `at`), and answers whether it may keep it for one more wait.
  */
-export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
+export const publishTarget = Effect.fnUntraced(function* (
   settings: PublisherSettings,
   claimed: TargetRecord,
   step: Option.Option<TargetStep>,
@@ -500,7 +501,10 @@ export const publishTarget = Effect.fn("publishing.publishTarget")(function* (
     }
     latestState = outcome.state
   }
-}, (effect, _settings, claimed) => Effect.annotateLogs(effect, { target_id: claimed.id, post_id: claimed.postId }))
+},
+  (effect, _settings, claimed) => Effect.annotateLogs(effect, { target_id: claimed.id, post_id: claimed.postId }),
+  Spans.withSpan("publishing.publishTarget")
+)
 
 /**
  * Takes the next step of one claimed target as its own trace (`publishing.target`, with the
@@ -526,16 +530,11 @@ export const publishClaimedTarget = (
     })
     return outcome
   }).pipe(
-    Effect.withSpan(
-      "publishing.target",
-      {
-        root: true,
-        kind: "consumer",
-        attributes: { "postwire.target_id": claimed.id, "postwire.post_id": claimed.postId, "postwire.platform": claimed.platform }
-      },
-      // Named and attributed: the stack of where it was made adds nothing and costs a capture per target.
-      { captureStackTrace: false }
-    )
+    Spans.withSpan("publishing.target", {
+      root: true,
+      kind: "consumer",
+      attributes: { "postwire.target_id": claimed.id, "postwire.post_id": claimed.postId, "postwire.platform": claimed.platform }
+    })
   )
 
 /**
@@ -645,7 +644,7 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
       // One start for the whole claim; a failed one leaves the leases to run out (tried again then).
       const steps = yield* leaseWrites.withPermits(1)(
         startClaimed(settings, claimed, at).pipe(
-          Effect.withSpan("publishing.startClaimed", { root: true, attributes: { "postwire.targets": claimed.length } })
+          Spans.withSpan("publishing.startClaimed", { root: true, attributes: { "postwire.targets": claimed.length } })
         )
       )
       for (let i = 0; i < claimed.length; i++) {

@@ -14,6 +14,7 @@
 import { Cause, Context, Deferred, Duration, Effect, Exit, Queue, References, Semaphore } from "effect"
 import { formatInstant } from "@postwire/domain"
 import { Ids } from "../ids/Ids.ts"
+import * as Spans from "../Spans.ts"
 import type { OutboxEvent } from "../store/Records.ts"
 import type { StoreError } from "../store/Store.ts"
 import * as DeliveryMetrics from "./DeliveryMetrics.ts"
@@ -224,7 +225,7 @@ const DeliveriesTraced = Context.Reference<boolean>("postwire/Dispatcher/Deliver
 const tracedAttempt = (claimed: ClaimedDelivery, checked: CheckedTarget | undefined, record: RecordOutcome) =>
   Effect.flatMap(DeliveriesTraced, (traced: boolean) =>
     attemptDelivery(claimed, checked, record).pipe(
-      Effect.withSpan("webhooks.delivery", {
+      Spans.withSpan("webhooks.delivery", {
         root: true,
         kind: "producer",
         attributes: { "postwire.event_id": claimed.event.id, "postwire.event_type": claimed.event.type }

@@ -29,6 +29,7 @@ import type {
   PublishInput,
   PublishStep
 } from "@postwire/core"
+import { Spans } from "@postwire/core"
 import { type ErrorCode, ErrorDetail } from "@postwire/domain"
 import { Clock, Effect, Option, type Redacted, Schema } from "effect"
 import type * as Credentials from "../Credentials.ts"
@@ -542,7 +543,7 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
       return yield* TokenSession.withCredentials(session, step)
     }).pipe(
       Effect.mapError((f) => (f.state === undefined ? amend(f, { state: input.state ?? null }) : f)),
-      Effect.withSpan(publishSpan, undefined, { captureStackTrace: false })
+      Spans.withSpan(publishSpan)
     )
 
   const permalink: ContainerAdapter["permalink"] = (input) =>
@@ -569,7 +570,7 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
         } as PermalinkLookup
       })
       return yield* TokenSession.withCredentials(session, lookup)
-    }).pipe(Effect.withSpan(permalinkSpan, undefined, { captureStackTrace: false }))
+    }).pipe(Spans.withSpan(permalinkSpan))
 
   return { publish, permalink }
 }

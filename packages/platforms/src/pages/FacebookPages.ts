@@ -30,6 +30,7 @@ import type {
   PublishInput,
   PublishStep
 } from "@postwire/core"
+import { Spans } from "@postwire/core"
 import { ErrorDetail } from "@postwire/domain"
 import { Clock, Effect, Option, type Redacted, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
@@ -360,7 +361,7 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
           link === null ? { _tag: "NotYet" } : { _tag: "Found", permalink: link, platformPostId: id, state: input.state }
       )
       return yield* TokenSession.withCredentials(session, lookup)
-    }).pipe(Effect.withSpan("platforms.pages.permalink"))
+    }).pipe(Spans.withSpan("platforms.pages.permalink"))
 
   const publish: FacebookPages["publish"] = (input) =>
     Effect.gen(function* () {
@@ -387,7 +388,7 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
       return yield* TokenSession.withCredentials(session, step)
     }).pipe(
       Effect.mapError((f) => (f.state === undefined ? amend(f, { state: input.state ?? null }) : f)),
-      Effect.withSpan("platforms.pages.publish")
+      Spans.withSpan("platforms.pages.publish")
     )
 
   return { publish, permalink }

@@ -36,6 +36,7 @@ import type {
   PublishInput,
   PublishStep
 } from "@postwire/core"
+import { Spans } from "@postwire/core"
 import { type ErrorCode, ErrorDetail, type ErrorDetails, type LocalizedText, platformRules, TargetRules } from "@postwire/domain"
 import { Clock, Effect, Option, Redacted, Result, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
@@ -556,14 +557,14 @@ export const make = (config: Config, wire: Wire): TikTok => {
     }).pipe(
       // A failure keeps the resume state unless it said otherwise.
       Effect.mapError((f) => (f.state === undefined ? amend(f, { state: input.state ?? null }) : f)),
-      Effect.withSpan("platforms.shortvideo.publish")
+      Spans.withSpan("platforms.shortvideo.publish")
     )
 
   const creatorInfo: TikTok["creatorInfo"] = (account) =>
     Effect.gen(function* () {
       const session = yield* openSession(account)
       return yield* TokenSession.withCredentials(session, fetchCreatorInfo(session))
-    }).pipe(Effect.withSpan("platforms.shortvideo.creatorInfo"))
+    }).pipe(Spans.withSpan("platforms.shortvideo.creatorInfo"))
 
   const lookUpPermalink: TikTok["permalink"] = (input) =>
     Effect.gen(function* () {
@@ -591,7 +592,7 @@ export const make = (config: Config, wire: Wire): TikTok => {
         return { _tag: "NotYet" } satisfies PermalinkLookup
       })
       return yield* TokenSession.withCredentials(session, lookup)
-    }).pipe(Effect.withSpan("platforms.shortvideo.permalink"))
+    }).pipe(Spans.withSpan("platforms.shortvideo.permalink"))
 
   return { publish, creatorInfo, permalink: lookUpPermalink }
 }

@@ -18,7 +18,7 @@
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
-import type { AccountRecord, CreatorInfo, PlatformFailure, PublishInput, PublishStep } from "@postwire/core"
+import { type AccountRecord, type CreatorInfo, type PlatformFailure, type PublishInput, type PublishStep, Spans } from "@postwire/core"
 import { defaultMaxVideoDurationSec, ErrorDetail, isErrorCode, type Platform, PrivacyLevel, TargetRules } from "@postwire/domain"
 import { Effect } from "effect"
 import * as MediaRules from "../internal/MediaRules.ts"
@@ -145,6 +145,6 @@ export const make = (): SimulatedPlatform => ({
         permalink: post.permalink,
         state: { simulated: true }
       })
-    }).pipe(Effect.withSpan("platforms.simulated.publish")),
+    }).pipe(Spans.withSpan("platforms.simulated.publish")),
   creatorInfo: (account) => Effect.sync(() => creatorInfoOf(account))
 })

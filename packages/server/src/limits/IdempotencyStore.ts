@@ -9,7 +9,7 @@
  *
  * @since 0.2.0
  */
-import { StoreError } from "@postwire/core"
+import { Spans, StoreError } from "@postwire/core"
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 
@@ -160,18 +160,18 @@ export const makeSql: Effect.Effect<IdempotencyStore["Service"], never, SqlClien
           return found(existing, record)
         }
         return inProgress
-      }).pipe(failed("beginIdempotency"), Effect.withSpan("IdempotencyStore.begin")),
+      }).pipe(failed("beginIdempotency"), Spans.withSpan("IdempotencyStore.begin")),
     complete: (scope, status, body) =>
       sql`UPDATE idempotency_keys SET state = 'completed', status = ${status}, body = ${body} WHERE ${where(scope)}`.pipe(
         Effect.asVoid,
         failed("completeIdempotency"),
-        Effect.withSpan("IdempotencyStore.complete")
+        Spans.withSpan("IdempotencyStore.complete")
       ),
     release: (scope) =>
       sql`DELETE FROM idempotency_keys WHERE ${where(scope)} AND state = 'in_progress'`.pipe(
         Effect.asVoid,
         failed("releaseIdempotency"),
-        Effect.withSpan("IdempotencyStore.release")
+        Spans.withSpan("IdempotencyStore.release")
       )
   })
 })

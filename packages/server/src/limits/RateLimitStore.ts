@@ -8,7 +8,7 @@
  *
  * @since 0.2.0
  */
-import { StoreError } from "@postwire/core"
+import { Spans, StoreError } from "@postwire/core"
 import { Array as Arr, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 
@@ -114,7 +114,7 @@ export const makeSql: Effect.Effect<RateLimitStore["Service"], never, SqlClient.
             return list.map((hit) => counts.get(counterKey(hit))!)
           }).pipe(
             Effect.mapError((cause) => new StoreError({ operation: "hitRateLimits", cause })),
-            Effect.withSpan("RateLimitStore.hit")
+            Spans.withSpan("RateLimitStore.hit")
           )
         : Effect.succeed([])
   })

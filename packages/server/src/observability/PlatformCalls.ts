@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 
-import { MetricSeries, PlatformClient, PlatformFailure } from "@postwire/core"
+import { MetricSeries, PlatformClient, PlatformFailure, Spans } from "@postwire/core"
 import { Cause, Clock, Effect, Layer, Metric } from "effect"
 
 /** Platform calls by platform, operation and outcome. */
@@ -44,15 +44,7 @@ const observe = <A, E, R>(
     yield* Metric.update(MetricSeries.of(callDuration, { platform, operation }), seconds)
     return yield* exit
   }).pipe(
-    Effect.withSpan(
-      `platform.${operation}`,
-      {
-        kind: "client",
-        attributes: { "postwire.platform": platform, ...attributes }
-      },
-      // Named by its operation: the stack of where it was made adds nothing and costs a capture per call.
-      { captureStackTrace: false }
-    )
+    Spans.withSpan(`platform.${operation}`, { kind: "client", attributes: { "postwire.platform": platform, ...attributes } })
   )
 
 /** Wraps the `PlatformClient` below it so that each call is traced and counted. */

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { type OutboxEvent, StoreError } from "@postwire/core"
+import { type OutboxEvent, Spans, StoreError } from "@postwire/core"
 import { type Context, Effect, Layer, type Scope } from "effect"
 import { type SqlClient, SqlError } from "effect/sql"
 import * as Migrations from "../migrations/Migrations.ts"
@@ -20,17 +20,15 @@ export const operations =
   (service: string) =>
   (name: string) =>
   <A, E>(effect: Effect.Effect<A, E | SqlError.SqlError>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreError> =>
-    // The span's name says which operation ran; a call-site stack captured on every store call
-    // (traced or not) is not worth its cost, so the data-first form turns it off.
-    Effect.withSpan(
+    // A span only while tracing is on (every store call is on a hot path), named after the operation.
+    Spans.withSpan(
       effect.pipe(
         Effect.catchIf(SqlError.isSqlError, (cause) => Effect.fail(new StoreError({ operation: name, cause }))),
         Effect.catchDefect((defect) =>
           isRowDecodeError(defect) ? Effect.fail(new StoreError({ operation: name, cause: defect })) : Effect.die(defect)
         )
       ),
-      `${service}.${name}`,
-      { captureStackTrace: false }
+      `${service}.${name}`
     )
 
 /**

@@ -1,0 +1,36 @@
+/**
+ * Spans on the hot paths (a store operation, a platform call, a published target, a webhook
+ * delivery) that cost nothing while tracing is off.
+ *
+ * With the tracer disabled (`References.TracerEnabled`, off when no OTLP endpoint is set),
+ * `Effect.withSpan` still makes a no-op span and provides it, with a stack frame, to the effect:
+ * two levels of the fiber's service map per span, and every eighth level copies the whole map.
+ * A published target went through about twelve such spans, and the copies were a sixth of what
+ * the worker allocated per target (docs/performance.md, eighth round). `withSpan` here reads
+ * the reference when the effect runs and opens the span only when tracing is on: traced, the
+ * spans are exactly Effect's (same names, options, parents); untraced, the effect runs as it is.
+ *
+ * @since 0.4.0
+ */
+import { Effect, References, type Tracer } from "effect"
+import { dual } from "effect/Function"
+
+/**
+ * Runs `self` in a span `name` when tracing is on, and as it is when it is off. The call-site
+ * stack is never captured: the name says where the span was made.
+ *
+ * @example
+ * ```ts
+ * const saved = store.save(post).pipe(Spans.withSpan("PostStore.save", { attributes: { "postwire.post_id": post.id } }))
+ * ```
+ */
+export const withSpan: {
+  (name: string, options?: Tracer.SpanOptionsNoTrace): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  <A, E, R>(self: Effect.Effect<A, E, R>, name: string, options?: Tracer.SpanOptionsNoTrace): Effect.Effect<A, E, R>
+} = dual(
+  (args) => Effect.isEffect(args[0]),
+  <A, E, R>(self: Effect.Effect<A, E, R>, name: string, options?: Tracer.SpanOptionsNoTrace): Effect.Effect<A, E, R> => {
+    const traced = Effect.withSpan(self, name, { ...options, captureStackTrace: false })
+    return Effect.withFiber((fiber) => (fiber.getRef(References.TracerEnabled) ? traced : self))
+  }
+)
