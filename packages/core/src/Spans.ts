@@ -29,8 +29,9 @@ export const withSpan: {
   <A, E, R>(self: Effect.Effect<A, E, R>, name: string, options?: Tracer.SpanOptionsNoTrace): Effect.Effect<A, E, R>
 } = dual(
   (args) => Effect.isEffect(args[0]),
-  <A, E, R>(self: Effect.Effect<A, E, R>, name: string, options?: Tracer.SpanOptionsNoTrace): Effect.Effect<A, E, R> => {
-    const traced = Effect.withSpan(self, name, { ...options, captureStackTrace: false })
-    return Effect.withFiber((fiber) => (fiber.getRef(References.TracerEnabled) ? traced : self))
-  }
+  <A, E, R>(self: Effect.Effect<A, E, R>, name: string, options?: Tracer.SpanOptionsNoTrace): Effect.Effect<A, E, R> =>
+    // The traced form is built only when it runs traced: untraced calls build nothing.
+    Effect.withFiber((fiber) =>
+      fiber.getRef(References.TracerEnabled) ? Effect.withSpan(self, name, { ...options, captureStackTrace: false }) : self
+    )
 )
