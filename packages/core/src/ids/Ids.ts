@@ -4,9 +4,10 @@
  *
  * @since 0.1.0
  */
-import { createHash, randomBytes } from "node:crypto"
+import { createHash } from "node:crypto"
 import { Clock, Context, Effect, Layer } from "effect"
 import { Ids as IdSchemas } from "@postwire/domain"
+import * as Entropy from "./Entropy.ts"
 
 const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -14,12 +15,10 @@ const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 export const encodeUlid = (time: number, random: Uint8Array): string => {
   let out = ""
   let t = time
-  const timeChars: Array<string> = []
   for (let i = 0; i < 10; i++) {
-    timeChars.unshift(crockford[t % 32]!)
+    out = crockford[t % 32]! + out
     t = Math.floor(t / 32)
   }
-  out += timeChars.join("")
   let bits = 0
   let value = 0
   for (const byte of random.subarray(0, 10)) {
@@ -46,8 +45,12 @@ export class Ids extends Context.Service<
 >()("postwire/Ids") {
   /** Cryptographically random ids, time-ordered by Effect's `Clock`. */
   static readonly layer: Layer.Layer<Ids> = Layer.succeed(Ids)({
-    make: (kind) => Effect.map(Clock.currentTimeMillis, (now) => IdSchemas.unchecked(kind, IdSchemas.prefixes[kind] + encodeUlid(now, randomBytes(10)))),
-    secret: (bytes) => Effect.sync(() => randomBytes(bytes).toString("base64url"))
+    make: (kind) => Effect.map(Clock.currentTimeMillis, (now) => IdSchemas.unchecked(kind, IdSchemas.prefixes[kind] + encodeUlid(now, Entropy.bytes(10)))),
+    secret: (bytes) =>
+      Effect.sync(() => {
+        const random = Entropy.bytes(bytes)
+        return Buffer.from(random.buffer, random.byteOffset, random.byteLength).toString("base64url")
+      })
   })
 
   /** Deterministic ids for tests: a counter instead of randomness, still ordered by `Clock`. */

@@ -8,8 +8,8 @@
  *
  * @since 0.1.0
  */
-import { randomBytes } from "node:crypto"
 import { Context } from "effect"
+import { Entropy } from "@postwire/core"
 
 /** A caller's id that may be kept as it is. */
 const sane = /^[A-Za-z0-9._:-]{1,128}$/
@@ -18,7 +18,7 @@ const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 
 /** A new request id: `req_` and 26 random characters. */
 export const make = (): string => {
-  const bytes = randomBytes(26)
+  const bytes = Entropy.bytes(26)
   let id = "req_"
   for (const byte of bytes) id += alphabet[byte & 31]
   return id
