@@ -39,6 +39,15 @@ describe("Entropy.bytes", () => {
     assert.strictEqual(Entropy.bytes(0).length, 0)
   })
 
+  it("refuses a count that is not a whole number of bytes, naming it, and hands out no byte twice after", () => {
+    for (const count of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      assert.throws(() => Entropy.bytes(count), RangeError, `count must be a whole number from 0 up, got ${count}`)
+    }
+    const seen = new Set<string>()
+    for (let i = 0; i < 1_000; i++) seen.add(hex(Entropy.bytes(8)))
+    assert.strictEqual(seen.size, 1_000)
+  })
+
   it("spreads bytes over every value (no byte value more than twice as common as the mean)", () => {
     const counts = new Array<number>(256).fill(0)
     for (let i = 0; i < 2_000; i++) for (const byte of Entropy.bytes(64)) counts[byte]!++

@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { randomBytes, randomFillSync } from "node:crypto"
+import { randomFillSync } from "node:crypto"
 
 const poolSize = 4096
 /** The largest request served from the pool; larger ones go to node:crypto directly. */
@@ -19,9 +19,17 @@ const pool = new Uint8Array(poolSize)
 /** Where the next unused byte of `pool` is; `poolSize` means the pool is spent. */
 let next = poolSize
 
-/** `count` fresh random bytes (a new array, never shared with another caller). */
+/**
+ * `count` fresh random bytes (a new array, never shared with another caller).
+ *
+ * @throws RangeError when `count` is not a whole number of bytes from 0 up (a negative one would
+ * otherwise move the pool's cursor back and hand out bytes already given).
+ */
 export const bytes = (count: number): Uint8Array => {
-  if (count > largest) return new Uint8Array(randomBytes(count))
+  if (!Number.isSafeInteger(count) || count < 0) {
+    throw new RangeError(`Entropy.bytes: count must be a whole number from 0 up, got ${count}`)
+  }
+  if (count > largest) return randomFillSync(new Uint8Array(count))
   if (next + count > poolSize) {
     randomFillSync(pool)
     next = 0

@@ -46,11 +46,7 @@ export class Ids extends Context.Service<
   /** Cryptographically random ids, time-ordered by Effect's `Clock`. */
   static readonly layer: Layer.Layer<Ids> = Layer.succeed(Ids)({
     make: (kind) => Effect.map(Clock.currentTimeMillis, (now) => IdSchemas.unchecked(kind, IdSchemas.prefixes[kind] + encodeUlid(now, Entropy.bytes(10)))),
-    secret: (bytes) =>
-      Effect.sync(() => {
-        const random = Entropy.bytes(bytes)
-        return Buffer.from(random.buffer, random.byteOffset, random.byteLength).toString("base64url")
-      })
+    secret: (bytes) => Effect.sync(() => Buffer.from(Entropy.bytes(bytes)).toString("base64url"))
   })
 
   /** Deterministic ids for tests: a counter instead of randomness, still ordered by `Clock`. */
