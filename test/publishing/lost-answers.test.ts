@@ -50,6 +50,8 @@ describe.each(backends())("lost platform answers on %s", (backend) => {
       POSTWIRE_PLATFORM_RETRY_DELAY_MS: "5",
       POSTWIRE_PLATFORM_TIMEOUT_MS: "5000",
       POSTWIRE_PUBLISH_POLL_MS: "20",
+      // A stopping server gives back what it holds at once, as a crashed one would.
+      POSTWIRE_PUBLISH_SHUTDOWN_GRACE_MS: "0",
       POSTWIRE_RATE_LIMIT_PER_KEY: "100000"
     })
 

@@ -12,8 +12,14 @@ describe("resolveSettings", () => {
       unsafeAllowLoopbackWebhooks: false,
       rateLimitPerKey: 120,
       rateLimitPostsCreate: 30,
-      rateLimitPublic: 300
+      rateLimitPublic: 300,
+      publishing: { concurrency: 128, accountConcurrency: 4, leaseMs: 60_000, pollMs: 1_000, shutdownGraceMs: 10_000 }
     })
+  })
+
+  it("lets a stopping worker give its targets back at once with a shutdown grace of 0", () => {
+    expect(resolveSettings({}, { POSTWIRE_PUBLISH_SHUTDOWN_GRACE_MS: "0" }).publishing.shutdownGraceMs).toBe(0)
+    expect(resolveSettings({}, { POSTWIRE_PUBLISH_SHUTDOWN_GRACE_MS: "2500" }).publishing.shutdownGraceMs).toBe(2_500)
   })
 
   it("prefers flags over the environment", () => {

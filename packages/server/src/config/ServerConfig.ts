@@ -115,6 +115,14 @@ const positiveInt = (setting: string, raw: string | undefined, fallback: number)
   return n
 }
 
+/** A whole number from 0 up; `fallback` when unset. */
+const wholeNumber = (setting: string, raw: string | undefined, fallback: number): number => {
+  if (raw === undefined || raw === "") return fallback
+  const n = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN
+  if (!Number.isSafeInteger(n)) throw new ConfigProblem(setting, `expected a whole number of milliseconds, got "${raw}"`)
+  return n
+}
+
 /** A flag given with nothing after it (`--port=`) is a mistake, not "use the default". */
 const flagValue = (flag: string, raw: string | undefined): string | undefined => {
   if (raw !== undefined && raw.trim() === "") throw new ConfigProblem(flag, "expected a value, got an empty one")
@@ -333,6 +341,12 @@ export interface PublishingSettings {
   readonly leaseMs: number
   /** How often an idle worker looks for due targets (`POSTWIRE_PUBLISH_POLL_MS`, default 1000). */
   readonly pollMs: number
+  /**
+   * How long a stopping worker lets the targets it is publishing finish before it interrupts
+   * them and gives their claims back (`POSTWIRE_PUBLISH_SHUTDOWN_GRACE_MS`, default 10000; 0
+   * gives them back at once).
+   */
+  readonly shutdownGraceMs: number
 }
 
 const publishingSettings = (env: Readonly<Record<string, string | undefined>>): PublishingSettings => {
@@ -342,7 +356,8 @@ const publishingSettings = (env: Readonly<Record<string, string | undefined>>): 
     concurrency: positiveInt("POSTWIRE_PUBLISH_CONCURRENCY", env.POSTWIRE_PUBLISH_CONCURRENCY, 128),
     accountConcurrency: positiveInt("POSTWIRE_PUBLISH_ACCOUNT_CONCURRENCY", env.POSTWIRE_PUBLISH_ACCOUNT_CONCURRENCY, 4),
     leaseMs,
-    pollMs: positiveInt("POSTWIRE_PUBLISH_POLL_MS", env.POSTWIRE_PUBLISH_POLL_MS, 1_000)
+    pollMs: positiveInt("POSTWIRE_PUBLISH_POLL_MS", env.POSTWIRE_PUBLISH_POLL_MS, 1_000),
+    shutdownGraceMs: wholeNumber("POSTWIRE_PUBLISH_SHUTDOWN_GRACE_MS", env.POSTWIRE_PUBLISH_SHUTDOWN_GRACE_MS, 10_000)
   }
 }
 

@@ -41,7 +41,8 @@ export const layer: Layer.Layer<
       concurrency: config.publishing.concurrency,
       perAccountConcurrency: config.publishing.accountConcurrency,
       leaseMs: config.publishing.leaseMs,
-      idlePollMs: config.publishing.pollMs
+      idlePollMs: config.publishing.pollMs,
+      shutdownGraceMs: config.publishing.shutdownGraceMs
     })
     yield* BackgroundLoops.running("publisher")
     const backfill = PermalinkBackfill.defaults(owner)
