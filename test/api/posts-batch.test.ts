@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { accountOf, anImage, aPost, aVideo } from "../support/Builders.ts"
 import { call, errorOf, inOneRateLimitWindow } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
+import { aMovableClock } from "../support/MovableClock.ts"
 
 /** A date `days` from now in +07:00, as `YYYY-MM-DD`. */
 const dayInJakarta = (days: number): string =>
@@ -193,13 +194,14 @@ describe.each(backends())("POST /v1/posts/batch on %s", (backend) => {
 
 describe.each(backends())("POST /v1/posts/batch rate limits on %s", (backend) => {
   let server: TestServer
+  const time = aMovableClock()
   beforeAll(async () => {
-    server = await startServer(backend, { POSTWIRE_RATE_LIMIT_PER_KEY: "20", POSTWIRE_RATE_LIMIT_POSTS_CREATE: "3" })
+    server = await startServer(backend, { POSTWIRE_RATE_LIMIT_PER_KEY: "20", POSTWIRE_RATE_LIMIT_POSTS_CREATE: "3" }, { clock: time.clock })
   })
   afterAll(() => server?.stop())
 
   it("counts a batch as one request toward the key's limit and the POST /posts limit", async () => {
-    await inOneRateLimitWindow()
+    inOneRateLimitWindow(time)
     const image = await anImage(server)
     const items = Array.from({ length: 10 }, () => aPost(server, [image]))
     const first = await call(server.baseUrl, "POST", "/v1/posts/batch", { key: server.testKey, body: { items } })

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { accountOf, anImage, aPost, aVideo } from "../support/Builders.ts"
 import { call, errorOf, inOneRateLimitWindow } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
+import { aMovableClock } from "../support/MovableClock.ts"
 
 /** Sends `body` as the exact text given, with the exact headers given. */
 const raw = async (server: TestServer, method: string, path: string, body: string | undefined, headers: Record<string, string>) => {
@@ -146,15 +147,16 @@ describe.each(backends())("request checks on %s", (backend) => {
 
 describe.each(backends())("the public approval routes on %s", (backend) => {
   let server: TestServer
+  const time = aMovableClock()
 
   beforeAll(async () => {
-    server = await startServer(backend, { POSTWIRE_RATE_LIMIT_PUBLIC: "3" })
+    server = await startServer(backend, { POSTWIRE_RATE_LIMIT_PUBLIC: "3" }, { clock: time.clock })
   })
   afterAll(() => server?.stop())
 
   it("are limited per client address, with the X-RateLimit headers, then 429 with Retry-After", async () => {
     const replies = []
-    await inOneRateLimitWindow()
+    inOneRateLimitWindow(time)
     for (let i = 0; i < 4; i++) {
       replies.push(await call(server.baseUrl, "POST", "/v1/approvals/apr_unknown/decision", { body: { decision: "approve" } }))
     }
@@ -162,7 +164,7 @@ describe.each(backends())("the public approval routes on %s", (backend) => {
       expect(reply.status).toBe(404)
       expect(reply.headers.get("x-ratelimit-limit")).toBe("3")
       expect(reply.headers.get("x-ratelimit-remaining")).toBe(String(2 - i))
-      expect(Number(reply.headers.get("x-ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000 - 1)
+      expect(Number(reply.headers.get("x-ratelimit-reset"))).toBeGreaterThan(time.now() / 1000 - 1)
     }
     const limited = replies[3]!
     expect(limited.status).toBe(429)

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { accountOf, aKeyWithScopes, anImage, anotherWorkspace, aPost, aVideo } from "../support/Builders.ts"
 import { call, inOneRateLimitWindow } from "../support/Http.ts"
 import { aDatabase, backends, startServer, type TestServer } from "../support/TestServer.ts"
+import { aMovableClock } from "../support/MovableClock.ts"
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { callTool, type Connected, connectHttp, resultOf, textOf, toolErrorOf } from "./McpClients.ts"
 
@@ -462,8 +463,9 @@ describe.each(backends())("tool server over Streamable HTTP, operator options an
   })
 
   it("answers 429 as a tool error with the seconds to wait", async () => {
-    const server = await startServer(backend, { POSTWIRE_RATE_LIMIT_PER_KEY: "3" })
-    await inOneRateLimitWindow()
+    const time = aMovableClock()
+    const server = await startServer(backend, { POSTWIRE_RATE_LIMIT_PER_KEY: "3" }, { clock: time.clock })
+    inOneRateLimitWindow(time)
     // initialize checks the key with one API call; each list_profiles is one more.
     const agent = await connectHttp(server.baseUrl, { key: server.testKey })
     try {

@@ -1,6 +1,7 @@
 /**
  * Raw HTTP calls for black-box tests that assert status codes and headers exactly.
  */
+import type { MovableClock } from "./MovableClock.ts"
 
 /** A response: status, headers, and the parsed JSON body. */
 export interface Reply<B = any> {
@@ -55,12 +56,13 @@ export const errorOf = (reply: Reply): {
 }
 
 /**
- * Rate limits count in fixed one-minute windows of the wall clock. A test that makes several
- * requests and expects them counted in one window calls this first: when the current window
- * has less than `needMs` left, it waits for the next one to start, so a slow machine never
- * splits the test's requests across two windows.
+ * Rate limits count in fixed one-minute windows of the server's clock. A test that makes several
+ * requests and expects them counted in one window runs its server on a movable clock and calls
+ * this first: when the current window has less than `needMs` left, the clock moves on to the
+ * start of the next one, so a slow machine never splits the test's requests across two windows
+ * and no test waits for a window to turn.
  */
-export const inOneRateLimitWindow = async (needMs = 30_000): Promise<void> => {
-  const left = 60_000 - (Date.now() % 60_000)
-  if (left < needMs) await new Promise((resolve) => setTimeout(resolve, left + 100))
+export const inOneRateLimitWindow = (time: MovableClock, needMs = 30_000): void => {
+  const left = 60_000 - (time.now() % 60_000)
+  if (left < needMs) time.advance(left + 100)
 }
