@@ -43,7 +43,13 @@ describe("roles", () => {
 describe("publishing settings", () => {
   it("uses the documented defaults and the platforms' own addresses", () => {
     const settings = resolveSettings({}, {})
-    expect(settings.publishing).toEqual({ concurrency: 128, accountConcurrency: 4, leaseMs: 60_000, pollMs: 1_000 })
+    expect(settings.publishing).toEqual({
+      concurrency: 128,
+      accountConcurrency: 4,
+      leaseMs: 60_000,
+      pollMs: 1_000,
+      shutdownGraceMs: 10_000
+    })
     expect(settings.platforms.textpost).toEqual({})
   })
 

@@ -12,6 +12,11 @@ export interface MovableClock {
   readonly clock: Clock.Clock
   /** Moves time forward for the server, waking every sleep whose deadline has now passed. */
   readonly advance: (ms: number) => void
+  /**
+   * Steps the wall clock forward without time passing (as NTP stepping a host's clock would):
+   * what the server reads moves on, its sleeps, measured on a monotonic clock, do not.
+   */
+  readonly step: (ms: number) => void
   /** The server's time, in milliseconds. */
   readonly now: () => number
   /** The server's time, in unix seconds (for a verifier's replay check). */
@@ -24,7 +29,7 @@ export const aMovableClock = (): MovableClock => {
   let offset = 0
   const millis = () => real.currentTimeMillisUnsafe() + offset
   // Each sleeper's deadline on the moved clock, and how to wake it.
-  const sleepers = new Set<{ readonly deadline: number; readonly wake: () => void }>()
+  const sleepers = new Set<{ deadline: number; readonly wake: () => void }>()
   const sleep = (duration: Duration.Duration): Effect.Effect<void> =>
     Effect.callback<void>((resume) => {
       const ms = Math.max(0, Duration.toMillis(duration))
@@ -58,6 +63,10 @@ export const aMovableClock = (): MovableClock => {
       offset += ms
       const at = millis()
       for (const sleeper of [...sleepers]) if (sleeper.deadline <= at) sleeper.wake()
+    },
+    step: (ms) => {
+      offset += ms
+      for (const sleeper of sleepers) sleeper.deadline += ms
     },
     now: millis,
     nowSeconds: () => Math.floor(millis() / 1000)
