@@ -16,6 +16,10 @@ import { historyStatements } from "../../bench/history.ts"
 import { Store } from "@postwire/core"
 import { aProfile, aWorkspace, anAccount } from "../store-conformance/builders.ts"
 import { freshSchema, onPostgres } from "../support/Postgres.ts"
+import { anEmbeddedTemplate } from "../support/TestServer.ts"
+
+/** Each embedded database here starts as a copy of a new one (no `initdb` of its own). */
+const template = await anEmbeddedTemplate()
 
 /** One node of a JSON plan, with the fields read here. */
 interface PlanNode {
@@ -114,5 +118,5 @@ const suite = (label: string, database: () => Layer.Layer<SqlClient.SqlClient, u
     })
   })
 
-suite("embedded", () => PgliteClient.layer())
+suite("embedded", () => PgliteClient.layer({ template }))
 onPostgres("The planner's statistics kept by Postwire: PostgreSQL", (url) => suite("PostgreSQL", () => freshSchema(url, "pw_stats"), true))

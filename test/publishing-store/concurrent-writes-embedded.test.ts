@@ -9,11 +9,15 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { aBurst, anEra, claimAndStart, concurrentWritesSpec } from "./concurrent-writes.ts"
 import { anEvent } from "../store-conformance/builders.ts"
+import { anEmbeddedTemplate } from "../support/TestServer.ts"
+
+/** Each embedded database here starts as a copy of a new one (no `initdb` of its own). */
+const template = await anEmbeddedTemplate()
 
 concurrentWritesSpec("embedded PGlite", () =>
-  Layer.merge(SqlStore.layer, SqlPublishingStore.layer).pipe(Layer.provide(PgliteClient.layer())))
+  Layer.merge(SqlStore.layer, SqlPublishingStore.layer).pipe(Layer.provide(PgliteClient.layer({ template }))))
 
-layer(Layer.merge(SqlStore.layer, SqlPublishingStore.layer).pipe(Layer.provideMerge(PgliteClient.layer())), {
+layer(Layer.merge(SqlStore.layer, SqlPublishingStore.layer).pipe(Layer.provideMerge(PgliteClient.layer({ template }))), {
   excludeTestServices: true
 })("PublishingStore group commit: embedded PGlite", (it) => {
   describe("completions of many targets at once", () => {

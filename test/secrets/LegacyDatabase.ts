@@ -12,7 +12,7 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { layerPostgres, PgliteClient } from "@postwire/store-sql"
 import { sqlStores } from "@postwire/server"
-import type { Backend, TestDatabase } from "../support/TestServer.ts"
+import { anEmbeddedTemplate, type Backend, type TestDatabase } from "../support/TestServer.ts"
 
 /** A test database whose SQL a test can also run directly (while no server holds it). */
 export interface OpenDatabase extends TestDatabase {
@@ -24,7 +24,8 @@ export interface OpenDatabase extends TestDatabase {
 export const anOpenDatabase = async (backend: Backend, directory = mkdtempSync(join(tmpdir(), "postwire-legacy-"))): Promise<OpenDatabase> => {
   const secret = randomBytes(32).toString("base64url")
   if (backend === "embedded") {
-    const sqlLayer = () => PgliteClient.layer({ dataDir: directory })
+    const template = await anEmbeddedTemplate()
+    const sqlLayer = () => PgliteClient.layer({ dataDir: directory, template })
     return {
       backend,
       secret,

@@ -7,8 +7,12 @@ import { Store } from "@postwire/core"
 import { PgliteClient, SqlStore } from "@postwire/store-sql"
 import { aPost, aWorkspace, anEvent } from "./builders.ts"
 import { storeConformance } from "./conformance.ts"
+import { anEmbeddedTemplate } from "../support/TestServer.ts"
 
-storeConformance("embedded PGlite", () => SqlStore.layer.pipe(Layer.provide(PgliteClient.layer())))
+/** Each embedded database here starts as a copy of a new one (no `initdb` of its own). */
+const template = await anEmbeddedTemplate()
+
+storeConformance("embedded PGlite", () => SqlStore.layer.pipe(Layer.provide(PgliteClient.layer({ template }))))
 
 describe("embedded PGlite on a data directory", () => {
   it.live(

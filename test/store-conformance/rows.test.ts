@@ -17,6 +17,10 @@ import {
   targetFromRow
 } from "../../packages/store-sql/src/internal/Rows.ts"
 import { aPost, aProfile, aWorkspace, anAccount, t0 } from "./builders.ts"
+import { anEmbeddedTemplate } from "../support/TestServer.ts"
+
+/** Each embedded database here starts as a copy of a new one (no `initdb` of its own). */
+const template = await anEmbeddedTemplate()
 
 const postRow = {
   workspace_id: "ws_1",
@@ -178,7 +182,7 @@ describe("row decoders", () => {
   })
 })
 
-layer(SqlStore.layer.pipe(Layer.provideMerge(PgliteClient.layer())), {
+layer(SqlStore.layer.pipe(Layer.provideMerge(PgliteClient.layer({ template }))), {
   timeout: 60_000
 })("a stored row that does not decode, on embedded PGlite", (it) => {
   it.effect("is a StoreError naming the operation, whether one post is read or a page of them", () =>

@@ -10,6 +10,7 @@ import { Clock, Context, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import type { CommentStore, ConnectStore, MediaStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
+import { PGlite } from "@electric-sql/pglite"
 import { layerPostgres, PgliteClient } from "@postwire/store-sql"
 import {
   type FirstRun,
@@ -43,6 +44,26 @@ export const backends = (): ReadonlyArray<Backend> => {
     throw new Error("REQUIRE_POSTGRES=1 but DATABASE_URL is not set: the PostgreSQL suite must run")
   }
   return ["embedded"]
+}
+
+/**
+ * A new embedded database as PostgreSQL's `initdb` leaves it, dumped once per test process:
+ * every embedded database of the suite starts as a copy of it (0.7 s) instead of running
+ * `initdb` again (about 3 s on a two-core machine). The migrations still run on each, as on a
+ * real first start.
+ */
+let embeddedTemplate: Promise<Blob> | undefined
+export const anEmbeddedTemplate = (): Promise<Blob> => {
+  embeddedTemplate ??= (async () => {
+    const db = new PGlite()
+    await db.waitReady
+    try {
+      return await db.dumpDataDir("none")
+    } finally {
+      await db.close()
+    }
+  })()
+  return embeddedTemplate
 }
 
 /** What a server needs of its database. */
@@ -89,10 +110,11 @@ export interface TestDatabase {
 export const aDatabase = async (backend: Backend): Promise<TestDatabase> => {
   if (backend === "embedded") {
     const directory = mkdtempSync(join(tmpdir(), "postwire-db-"))
+    const template = await anEmbeddedTemplate()
     return {
       backend,
       secret: randomBytes(32).toString("base64url"),
-      stores: () => sqlStores.pipe(Layer.provide(PgliteClient.layer({ dataDir: directory }))),
+      stores: () => sqlStores.pipe(Layer.provide(PgliteClient.layer({ dataDir: directory, template }))),
       firstRun: undefined,
       drop: async () => rmSync(directory, { recursive: true, force: true })
     }
@@ -148,7 +170,10 @@ export const startServer = async (
     }
   )
   const store =
-    options.database?.stores() ?? (backend === "postgres" ? postgresStore() : sqlStores.pipe(Layer.provide(PgliteClient.layer({}))))
+    options.database?.stores() ??
+    (backend === "postgres"
+      ? postgresStore()
+      : sqlStores.pipe(Layer.provide(PgliteClient.layer({ template: await anEmbeddedTemplate() }))))
   // Port 0: the OS picks a free port; the public URL follows once it is known.
   const server = serverLayer({ ...settings, port: options.port ?? 0 }, store)
   const layer = options.clock === undefined ? server : server.pipe(Layer.provide(Layer.succeed(Clock.Clock)(options.clock)))

@@ -23,6 +23,10 @@ import {
 } from "@postwire/core"
 import { NodeResolver, NodeWebhookTransport } from "@postwire/server"
 import { PgliteClient, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
+import { anEmbeddedTemplate } from "../support/TestServer.ts"
+
+/** Each embedded database here starts as a copy of a new one (no `initdb` of its own). */
+const template = await anEmbeddedTemplate()
 
 const concurrency = 8
 const count = 40
@@ -62,7 +66,7 @@ const Engine = Layer.mergeAll(
   WebhookSettings.layer({ allowLoopback: true }),
   NodeWebhookTransport.layer,
   NodeResolver.layer
-).pipe(Layer.provideMerge(SqlWebhookStore.layer.pipe(Layer.provideMerge(SqlStore.layer), Layer.provide(PgliteClient.layer()))))
+).pipe(Layer.provideMerge(SqlWebhookStore.layer.pipe(Layer.provideMerge(SqlStore.layer), Layer.provide(PgliteClient.layer({ template })))))
 
 describe("Dispatcher batches on the embedded database", () => {
   it.live("delivers a batch over at most `concurrency` kept connections and records every outcome in the log", () =>

@@ -9,13 +9,17 @@ import { TestClock } from "effect/testing"
 import { LogPruner, MemoryStore, MemoryWebhookStore, Store, type WebhookStore, WebhookStore as WebhookStoreTag } from "@postwire/core"
 import { PgliteClient, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
 import { anAccount, anEndpoint, anEvent, aProfile, aWorkspace } from "../webhook-store/builders.ts"
+import { anEmbeddedTemplate } from "../support/TestServer.ts"
+
+/** Each embedded database here starts as a copy of a new one (no `initdb` of its own). */
+const template = await anEmbeddedTemplate()
 
 const hour = 3_600_000
 const day = 24 * hour
 
 const backends: ReadonlyArray<readonly [string, () => Layer.Layer<Store | WebhookStore, unknown>]> = [
   ["in memory", () => MemoryWebhookStore.layer.pipe(Layer.provideMerge(MemoryStore.layer))],
-  ["embedded PGlite", () => SqlWebhookStore.layer.pipe(Layer.provideMerge(SqlStore.layer), Layer.provide(PgliteClient.layer()))]
+  ["embedded PGlite", () => SqlWebhookStore.layer.pipe(Layer.provideMerge(SqlStore.layer), Layer.provide(PgliteClient.layer({ template })))]
 ]
 
 /** A workspace whose account emits events, and an endpoint subscribed to them, registered now. */

@@ -8,6 +8,8 @@
  *
  * @since 0.1.0
  */
+import { existsSync } from "node:fs"
+import { join } from "node:path"
 import { PGlite, parse as protocolResults, protocol } from "@electric-sql/pglite"
 import { Effect, Layer, Semaphore, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
@@ -22,6 +24,20 @@ export interface PgliteClientOptions {
    * for a large embedded database.
    */
   readonly settings?: Readonly<Record<string, string>> | undefined
+  /**
+   * A data directory to start a new database from, as PGlite's `dumpDataDir()` writes it: its
+   * schema and rows are there from the first statement. Used only when the database is new (in
+   * memory, or a `dataDir` that holds no database yet); an existing database opens as it is.
+   * Copying a dump takes a fraction of the time of creating a database (PostgreSQL's `initdb`,
+   * about 2.5 s on a small machine), which a test suite that starts many databases notices.
+   *
+   * @example
+   * ```ts
+   * const template = await pglite.dumpDataDir("none") // once, from a database set up as needed
+   * const fresh = PgliteClient.layer({ template })    // each new database starts as a copy of it
+   * ```
+   */
+  readonly template?: Blob | undefined
 }
 
 /**
@@ -39,6 +55,10 @@ export const memorySettings: Readonly<Record<string, string>> = {
   maintenance_work_mem: "16MB",
   temp_buffers: "2MB"
 }
+
+/** Whether a data directory already holds a database (PostgreSQL writes `PG_VERSION` first). */
+const holdsDatabase = (dataDir: string | undefined): boolean =>
+  dataDir !== undefined && existsSync(join(dataDir, "PG_VERSION"))
 
 /** PGlite's own start parameters, then ours (a later `-c` wins). */
 const startParams = (settings: Readonly<Record<string, string>>) => [
@@ -59,10 +79,12 @@ export const make = Effect.fnUntraced(function* (options: PgliteClientOptions) {
     Effect.tryPromise({
       try: async () => {
         const params = startParams({ ...memorySettings, ...options.settings })
+        const template =
+          options.template !== undefined && !holdsDatabase(options.dataDir) ? { loadDataDir: options.template } : {}
         const db =
           options.dataDir === undefined
-            ? new PGlite({ startParams: params })
-            : new PGlite({ dataDir: options.dataDir, startParams: params })
+            ? new PGlite({ startParams: params, ...template })
+            : new PGlite({ dataDir: options.dataDir, startParams: params, ...template })
         await db.waitReady
         return db
       },

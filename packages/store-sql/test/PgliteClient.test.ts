@@ -4,7 +4,11 @@
  * again, more texts than are kept prepared all still run, and a failed statement leaves the
  * connection usable (its transaction rolled back).
  */
-import { assert, describe, layer } from "@effect/vitest"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { PGlite } from "@electric-sql/pglite"
+import { assert, describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { SqlClient } from "effect/sql"
 import * as PgliteClient from "../src/PgliteClient.ts"
@@ -61,5 +65,51 @@ describe("PgliteClient", () => {
         yield* sql`INSERT INTO unique_once VALUES (${1})`
         assert.deepStrictEqual(yield* sql`SELECT count(*)::int AS n FROM unique_once`, [{ n: 1 }])
       }))
+  })
+
+  describe("a template", () => {
+    /** A dump of a database holding one row, as an embedder would make it once. */
+    const aTemplate = async () => {
+      const db = new PGlite()
+      await db.waitReady
+      await db.exec("CREATE TABLE seeded (id int PRIMARY KEY, note text); INSERT INTO seeded VALUES (1, 'from the template')")
+      const dump = await db.dumpDataDir("none")
+      await db.close()
+      return dump
+    }
+    /** Writes row 2 unless it is there, then reads every note. */
+    const notes = (options: PgliteClient.PgliteClientOptions, written: string) =>
+      Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const sql = yield* SqlClient.SqlClient
+            yield* sql`INSERT INTO seeded VALUES (${2}, ${written}) ON CONFLICT (id) DO NOTHING`
+            return (yield* sql<{ note: string }>`SELECT note FROM seeded ORDER BY id`).map((row) => row.note)
+          }).pipe(Effect.provide(PgliteClient.layer(options)))
+        )
+      )
+
+    it("starts a new database in memory as a copy of it, each copy its own", async () => {
+      const template = await aTemplate()
+      expect(await notes({ template }, "first")).toEqual(["from the template", "first"])
+      expect(await notes({ template }, "second")).toEqual(["from the template", "second"])
+    })
+
+    it("starts a new data directory from it, and opens that directory as it is later", async () => {
+      const template = await aTemplate()
+      const dataDir = join(mkdtempSync(join(tmpdir(), "postwire-template-")), "db")
+      try {
+        expect(await notes({ dataDir, template }, "first")).toEqual(["from the template", "first"])
+        const other = new PGlite()
+        await other.waitReady
+        await other.exec("CREATE TABLE seeded (id int PRIMARY KEY, note text); INSERT INTO seeded VALUES (1, 'another template')")
+        const otherTemplate = await other.dumpDataDir("none")
+        await other.close()
+        // The directory holds a database now: it opens with its own rows, whatever template is given.
+        expect(await notes({ dataDir, template: otherTemplate }, "again")).toEqual(["from the template", "first"])
+      } finally {
+        rmSync(dirname(dataDir), { recursive: true, force: true })
+      }
+    })
   })
 })
