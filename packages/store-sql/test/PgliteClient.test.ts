@@ -9,6 +9,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { PGlite } from "@electric-sql/pglite"
 import { assert, describe, expect, it, layer } from "@effect/vitest"
+import { beforeAll } from "vitest"
 import { Effect, Exit } from "effect"
 import { SqlClient } from "effect/sql"
 import * as PgliteClient from "../src/PgliteClient.ts"
@@ -68,15 +69,15 @@ describe("PgliteClient", () => {
   })
 
   describe("a template", () => {
+    let template: Blob
     /** A dump of a database holding one row, as an embedder would make it once. */
-    const aTemplate = async () => {
+    beforeAll(async () => {
       const db = new PGlite()
       await db.waitReady
       await db.exec("CREATE TABLE seeded (id int PRIMARY KEY, note text); INSERT INTO seeded VALUES (1, 'from the template')")
-      const dump = await db.dumpDataDir("none")
+      template = await db.dumpDataDir("none")
       await db.close()
-      return dump
-    }
+    })
     /** Writes row 2 unless it is there, then reads every note. */
     const notes = (options: PgliteClient.PgliteClientOptions, written: string) =>
       Effect.runPromise(
@@ -90,23 +91,22 @@ describe("PgliteClient", () => {
       )
 
     it("starts a new database in memory as a copy of it, each copy its own", async () => {
-      const template = await aTemplate()
       expect(await notes({ template }, "first")).toEqual(["from the template", "first"])
       expect(await notes({ template }, "second")).toEqual(["from the template", "second"])
     })
 
     it("starts a new data directory from it, and opens that directory as it is later", async () => {
-      const template = await aTemplate()
       const dataDir = join(mkdtempSync(join(tmpdir(), "postwire-template-")), "db")
       try {
         expect(await notes({ dataDir, template }, "first")).toEqual(["from the template", "first"])
-        const other = new PGlite()
+        const other = new PGlite({ loadDataDir: template })
         await other.waitReady
-        await other.exec("CREATE TABLE seeded (id int PRIMARY KEY, note text); INSERT INTO seeded VALUES (1, 'another template')")
+        await other.exec("UPDATE seeded SET note = 'another template'")
         const otherTemplate = await other.dumpDataDir("none")
         await other.close()
         // The directory holds a database now: it opens with its own rows, whatever template is given.
         expect(await notes({ dataDir, template: otherTemplate }, "again")).toEqual(["from the template", "first"])
+        expect(await notes({ template: otherTemplate }, "again")).toEqual(["another template", "again"])
       } finally {
         rmSync(dirname(dataDir), { recursive: true, force: true })
       }
