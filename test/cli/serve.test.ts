@@ -59,10 +59,13 @@ describe("postwire serve", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "postwire-cli-"))
   let port: number
   let running: Running
+  /** The test key the first start printed. */
+  let key: string | undefined
 
   beforeAll(async () => {
     port = await freePort()
     running = await serve(["--port", String(port), "--data-dir", dataDir])
+    key = running.output().match(/svc_test_[A-Za-z0-9_-]+/)?.[0]
   })
   afterAll(async () => {
     if (running) await stop(running)
@@ -109,6 +112,24 @@ describe("postwire serve", () => {
     expect(running.output()).not.toContain("pwadm_")
     const reply = await fetch(`http://127.0.0.1:${port}/v1/profiles`, { headers: { authorization: `Bearer ${key}` } })
     expect(reply.status).toBe(200)
+  })
+
+  it("writes each log event on one line of text by default, its values as key=value", async () => {
+    await stop(running)
+    running = await serve(["--port", String(port), "--data-dir", dataDir], { POSTWIRE_LOG_REQUESTS: "1" })
+    const reply = await fetch(`http://127.0.0.1:${port}/v1/posts/post_missing`, { headers: { authorization: `Bearer ${key}` } })
+    expect(reply.status).toBe(404)
+    const requestId = reply.headers.get("x-request-id")
+    for (let i = 0; i < 100 && !running.output().includes(`request_id=${requestId}`); i++) await new Promise((r) => setTimeout(r, 50))
+    const line = running
+      .output()
+      .split("\n")
+      .find((l) => l.includes(`request_id=${requestId}`))
+    expect(line).toMatch(
+      new RegExp(
+        `^\\[\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z\\] INFO Sent HTTP response request_id=${requestId} method=GET route=\\S+ path=/v1/posts/post_missing status=404 duration_ms=[\\d.]+$`
+      )
+    )
   })
 
   it("refuses a bad flag with a message naming it", async () => {

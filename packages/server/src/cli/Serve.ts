@@ -11,6 +11,7 @@ import { seedFirstRun } from "../admin/Bootstrap.ts"
 import { AdminToken } from "../admin/AdminToken.ts"
 import type { ServerSettings } from "../config/ServerConfig.ts"
 import * as JsonLogger from "../observability/JsonLogger.ts"
+import * as TextLogger from "../observability/TextLogger.ts"
 import { serverLayer } from "../Server.ts"
 import { storeLayer } from "../Storage.ts"
 
@@ -79,5 +80,5 @@ const announce = (settings: ServerSettings, print: (line: string) => void) =>
 export const serveLayer = (settings: ServerSettings, print: (line: string) => void = console.log) =>
   announce(settings, print).pipe(
     Layer.provideMerge(serverLayer(settings, storeLayer(settings))),
-    Layer.provide(settings.logFormat === "json" ? JsonLogger.layer : Layer.empty)
+    Layer.provide(settings.logFormat === "json" ? JsonLogger.layer : TextLogger.layer)
   )
