@@ -50,8 +50,10 @@ describe.each(backends())("lost platform answers on %s", (backend) => {
       POSTWIRE_PLATFORM_RETRY_DELAY_MS: "5",
       POSTWIRE_PLATFORM_TIMEOUT_MS: "5000",
       POSTWIRE_PUBLISH_POLL_MS: "20",
-      // A stopping server gives back what it holds at once, as a crashed one would.
-      POSTWIRE_PUBLISH_SHUTDOWN_GRACE_MS: "0",
+      // A stopping server's running steps get 2 s (not 10) to save what they have: a container
+      // whose status is polled forever is saved within milliseconds of its creation, then the
+      // step is interrupted and its lease given back.
+      POSTWIRE_PUBLISH_SHUTDOWN_GRACE_MS: "2000",
       POSTWIRE_RATE_LIMIT_PER_KEY: "100000"
     })
 
