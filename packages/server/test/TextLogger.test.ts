@@ -58,13 +58,15 @@ describe("the text log format", () => {
         yield* Effect.logInfo("a list", [1, 2])
         yield* Effect.logInfo("a cycle", { cyclic })
         yield* Effect.logWarning("a caught error", { error: new TypeError("bad input") })
+        yield* Effect.logWarning("an error alone", new RangeError("out of range"))
       })
     )
     expect(lines.map((line) => line.replace(stamp, ""))).toEqual([
       "INFO two values and words details=1",
       "INFO a list details=[1,2]",
       'INFO a cycle cyclic="[object Object]"',
-      'WARN a caught error error="TypeError: bad input"'
+      'WARN a caught error error="TypeError: bad input"',
+      'WARN an error alone details="RangeError: out of range"'
     ])
   })
 

@@ -79,12 +79,11 @@ export const make = Effect.fnUntraced(function* (options: PgliteClientOptions) {
     Effect.tryPromise({
       try: async () => {
         const params = startParams({ ...memorySettings, ...options.settings })
-        const template =
-          options.template !== undefined && !holdsDatabase(options.dataDir) ? { loadDataDir: options.template } : {}
-        const db =
-          options.dataDir === undefined
-            ? new PGlite({ startParams: params, ...template })
-            : new PGlite({ dataDir: options.dataDir, startParams: params, ...template })
+        const db = new PGlite({
+          startParams: params,
+          ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+          ...(options.template === undefined || holdsDatabase(options.dataDir) ? {} : { loadDataDir: options.template })
+        })
         await db.waitReady
         return db
       },

@@ -97,6 +97,9 @@ export class ServerConfig extends Context.Service<ServerConfig, ServerSettings>(
   static readonly layer = (settings: ServerSettings): Layer.Layer<ServerConfig> => Layer.succeed(ServerConfig)(settings)
 }
 
+/** Plain decimal digits (spaces around allowed) as a number; `NaN` for anything else (`1e4`, `0x50`, `-1`). */
+const digits = (raw: string): number => (/^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN)
+
 /** A configuration value was wrong; the message names it and says why. */
 export class ConfigProblem extends Error {
   constructor(
@@ -110,15 +113,15 @@ export class ConfigProblem extends Error {
 
 const positiveInt = (setting: string, raw: string | undefined, fallback: number): number => {
   if (raw === undefined || raw === "") return fallback
-  const n = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN
+  const n = digits(raw)
   if (!Number.isSafeInteger(n) || n <= 0) throw new ConfigProblem(setting, `expected a positive integer, got "${raw}"`)
   return n
 }
 
-/** A whole number from 0 up; `fallback` when unset. */
+/** A whole number of milliseconds from 0 up; `fallback` when unset. */
 const wholeNumber = (setting: string, raw: string | undefined, fallback: number): number => {
   if (raw === undefined || raw === "") return fallback
-  const n = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN
+  const n = digits(raw)
   if (!Number.isSafeInteger(n)) throw new ConfigProblem(setting, `expected a whole number of milliseconds, got "${raw}"`)
   return n
 }

@@ -44,8 +44,9 @@ const valueText = (value: unknown): string => {
   }
 }
 
+/** A plain object whose fields are written one by one (an `Error` or a `Date` is one value). */
 const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date)
+  typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date) && !(value instanceof Error)
 
 /** Renders one log line (and, for a failure, its cause on the lines after it). */
 export const formatLine = (options: Logger.Options<unknown>): string => {
