@@ -27,8 +27,7 @@ import {
   type WebhookStore,
   WebhookSettings,
   Webhooks,
-  Workspaces
-} from "@postwire/core"
+  Workspaces, CredentialsCipher } from "@postwire/core"
 import { NodeResolver, NodeWebhookTransport } from "@postwire/server"
 import { layerPostgres, PgliteClient, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
 import { relay } from "./posts-wire.ts"
@@ -105,7 +104,7 @@ const baseline = async (port: number, agent: Agent | undefined): Promise<number>
 const engine = (stores: Layer.Layer<Store | WebhookStore, unknown>, transport: Layer.Layer<import("@postwire/core").WebhookTransport>) =>
   Layer.mergeAll(
     Ids.layer,
-    EngineConfig.layer(defaultSettings("http://127.0.0.1", "bench-secret-of-at-least-thirty-two-bytes")),
+    CredentialsCipher.layer.pipe(Layer.provideMerge(EngineConfig.layer(defaultSettings("http://127.0.0.1", "bench-secret-of-at-least-thirty-two-bytes")))),
     WebhookSettings.layer({ allowLoopback: true }),
     transport,
     NodeResolver.layer

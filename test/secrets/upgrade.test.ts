@@ -4,6 +4,7 @@
  * credentials or forges an approval link.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { createServer as createHttpServer, type IncomingHttpHeaders } from "node:http"
 import { createHash, createHmac, randomBytes } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { createServer } from "node:net"
@@ -189,7 +190,7 @@ describe("upgrading the embedded default from a secret in the database", () => {
     const resealed = await run(["secrets", "reseal", "--data-dir", dataDir])
     expect(resealed).toEqual({
       code: 0,
-      out: `Re-sealed ${sealedCount} credential${sealedCount === 1 ? "" : "s"} under the newest secret; 0 already were; 0 cannot be opened with any listed secret; 0 changed while this ran.\nNo secret is left in the database.\n`
+      out: `Re-sealed ${sealedCount} credential${sealedCount === 1 ? "" : "s"} under the newest secret; 0 already were; 0 cannot be opened with any listed secret; 0 changed while this ran.\nSealed the signing secrets of 0 webhook endpoints under the newest secret; 0 already were; 0 cannot be opened with any listed secret; 0 changed while this ran.\nNo secret is left in the database.\n`
     })
     const again = await run(["secrets", "reseal", "--data-dir", dataDir])
     expect(again.out.split("\n")[0]).toBe(
@@ -242,7 +243,7 @@ describe.skipIf(!postgres)("upgrading PostgreSQL from a secret in the database, 
     const resealed = await run(["secrets", "reseal"], { DATABASE_URL: url, POSTWIRE_SECRET: newSecret })
     expect(resealed.code).toBe(0)
     expect(resealed.out).toMatch(
-      /^Re-sealed [1-9]\d* credentials? under the newest secret; 0 already were; 0 cannot be opened with any listed secret; 0 changed while this ran\.\nDeleted the old secret from the database: it is no longer needed\.\n$/
+      /^Re-sealed [1-9]\d* credentials? under the newest secret; 0 already were; 0 cannot be opened with any listed secret; 0 changed while this ran\.\nSealed the signing secrets of 0 webhook endpoints under the newest secret; 0 already were; 0 cannot be opened with any listed secret; 0 changed while this ran\.\nDeleted the old secret from the database: it is no longer needed\.\n$/
     )
     await expectDumpUseless(database, [newSecret])
 
@@ -273,5 +274,79 @@ describe.skipIf(!postgres)("upgrading PostgreSQL from a secret in the database, 
     const stale = await call(dropped.baseUrl, "GET", `/v1/posts?limit=1&cursor=${encodeURIComponent(cursor)}`, { key: written.testKey })
     expect(stale.status).toBe(400)
     await dropped.stop()
+  })
+})
+
+describe("webhook signing secrets at rest", () => {
+  it("are stored sealed; reseal seals one stored before sealing, which then still signs", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "postwire-whsec-"))
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
+    const database = await anOpenDatabase("embedded", join(dataDir, "db"))
+    const received: Array<{ headers: IncomingHttpHeaders; body: string }> = []
+    const receiver = createHttpServer((req, res) => {
+      let body = ""
+      req.on("data", (chunk: Buffer) => (body += chunk.toString()))
+      req.on("end", () => {
+        received.push({ headers: req.headers, body })
+        res.writeHead(204).end()
+      })
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
+    cleanups.push(() => new Promise((resolve) => receiver.close(() => resolve())))
+    const hook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks`
+    const loopback = { POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS: "1" }
+    const endpoints = () =>
+      database.run(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          return yield* sql<{ id: string; secret: string }>`SELECT id, secret FROM webhook_endpoints ORDER BY id`
+        })
+      )
+
+    const first = await startServer("embedded", loopback, { database })
+    const sealed = await call(first.baseUrl, "POST", "/v1/webhooks", { key: first.testKey, body: { url: hook, events: ["post.published"] } })
+    const older = await call(first.baseUrl, "POST", "/v1/webhooks", { key: first.testKey, body: { url: hook, events: ["post.published"] } })
+    expect([sealed.status, older.status]).toEqual([201, 201])
+    await first.stop()
+    const rows = await endpoints()
+    expect(rows.map((row) => row.id).sort()).toEqual([sealed.body.id, older.body.id].sort())
+    for (const row of rows) {
+      expect(row.secret).toMatch(/^pwc2\./)
+      expect(row.secret).not.toContain((row.id === sealed.body.id ? sealed : older).body.secret.slice("whsec_".length))
+    }
+
+    // As a version before sealing left it: the secret itself in the row.
+    const legacy = `whsec_${randomBytes(32).toString("base64url")}`
+    await database.run(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE webhook_endpoints SET secret = ${legacy} WHERE id = ${older.body.id}`
+      })
+    )
+    const resealed = await run(["secrets", "reseal", "--data-dir", dataDir], { POSTWIRE_SECRET: database.secret })
+    expect(resealed.code).toBe(0)
+    expect(resealed.out.split("\n")[1]).toBe(
+      "Sealed the signing secrets of 1 webhook endpoint under the newest secret; 1 already were; 0 cannot be opened with any listed secret; 0 changed while this ran."
+    )
+    const after = await endpoints()
+    expect(after.find((row) => row.id === sealed.body.id)?.secret).toBe(rows.find((row) => row.id === sealed.body.id)?.secret)
+    const olderRow = after.find((row) => row.id === older.body.id)!
+    expect(olderRow.secret).toMatch(/^pwc2\./)
+    expect(olderRow.secret).not.toContain(legacy.slice("whsec_".length))
+
+    const second = await startServer("embedded", loopback, { database })
+    try {
+      for (const [id, secret] of [[older.body.id, legacy], [sealed.body.id, sealed.body.secret]] as const) {
+        const tested = await call(second.baseUrl, "POST", `/v1/webhooks/${id}/test`, { key: second.testKey })
+        expect(tested.status).toBe(200)
+        expect(tested.body.delivered).toBe(true)
+        const delivery = received.at(-1)!
+        const header = String(delivery.headers["service-signature"])
+        const t = header.split(",")[0]!.slice(2)
+        expect(header.split(",").slice(1)).toEqual([`v1=${createHmac("sha256", secret).update(`${t}.${delivery.body}`).digest("hex")}`])
+      }
+    } finally {
+      await second.stop()
+    }
   })
 })

@@ -19,8 +19,7 @@ import {
   WebhookSettings,
   WebhookStore,
   Webhooks,
-  Workspaces
-} from "@postwire/core"
+  Workspaces, CredentialsCipher } from "@postwire/core"
 import { NodeResolver, NodeWebhookTransport } from "@postwire/server"
 import { PgliteClient, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
 import { anEmbeddedTemplate } from "../support/TestServer.ts"
@@ -62,7 +61,7 @@ const aReceiver = (failing: Set<string>) =>
 
 const Engine = Layer.mergeAll(
   Ids.layer,
-  EngineConfig.layer(defaultSettings("http://127.0.0.1", "test-secret-of-at-least-thirty-two-bytes")),
+  CredentialsCipher.layer.pipe(Layer.provideMerge(EngineConfig.layer(defaultSettings("http://127.0.0.1", "test-secret-of-at-least-thirty-two-bytes")))),
   WebhookSettings.layer({ allowLoopback: true }),
   NodeWebhookTransport.layer,
   NodeResolver.layer

@@ -3,6 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Fiber, Layer, Random } from "effect"
 import { TestClock } from "effect/testing"
 import {
+  CredentialsCipher,
   DeliverySchedule,
   Dispatcher,
   defaultSettings,
@@ -30,7 +31,7 @@ const Engine = (
 ) =>
   Layer.mergeAll(
     Ids.layerTest,
-    EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")),
+    CredentialsCipher.layer.pipe(Layer.provideMerge(EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")))),
     Webhooks.WebhookSettings.layer({ allowLoopback: true }),
     transport,
     resolver,

@@ -1,8 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Fiber, Layer } from "effect"
+import { createHmac } from "node:crypto"
+import { Clock, Effect, Fiber, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { type PostwireError, renderError } from "@postwire/domain"
 import {
+  CredentialsCipher,
   defaultSettings,
   EngineConfig,
   Ids,
@@ -10,6 +12,8 @@ import {
   MemoryWebhookStore,
   UrlSafety,
   Webhooks,
+  WebhookSecrets,
+  WebhookStore,
   Workspaces
 } from "../src/index.ts"
 import { NodeWebhookTransport } from "@postwire/server"
@@ -26,7 +30,7 @@ const dns: Record<string, Array<string>> = {
 const Engine = (allowLoopback: boolean) =>
   Layer.mergeAll(
     Ids.layerTest,
-    EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")),
+    CredentialsCipher.layer.pipe(Layer.provideMerge(EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")))),
     Webhooks.WebhookSettings.layer({ allowLoopback }),
     NodeWebhookTransport.layer,
     Layer.succeed(UrlSafety.Resolver)({
@@ -229,4 +233,96 @@ describe("Webhooks.testEndpoint", () => {
 
       assert.deepStrictEqual([error.code, deleteError.code], ["not_found", "not_found"])
     }).pipe(Effect.provide(Engine(false))))
+})
+
+describe("endpoint signing secrets at rest", () => {
+  /** The `v1` signatures a receiver got, and what each secret would have signed. */
+  const v1s = (header: string | string[] | undefined) => String(header).split(",").filter((part) => part.startsWith("v1=")).map((part) => part.slice(3))
+  const signed = (secret: string, header: string | string[] | undefined, body: string) => {
+    const t = String(header).split(",")[0]!.slice(2)
+    return createHmac("sha256", secret).update(`${t}.${body}`).digest("hex")
+  }
+  const stored = (workspaceId: Id.WorkspaceId, id: string) =>
+    Effect.gen(function* () {
+      const store = yield* WebhookStore
+      return Option.getOrThrow(yield* store.getEndpoint(workspaceId, Id.unchecked("webhook", id)))
+    })
+
+  it.effect("stores the secret sealed for its endpoint only, and signs with the secret it showed", () =>
+    Effect.gen(function* () {
+      const receiver = yield* aReceiver(() => 204)
+      const caller = yield* aCaller
+      const created = yield* Webhooks.createEndpoint(caller, { url: `${receiver.origin}/hooks`, events: ["post.published"] })
+      const cipher = yield* CredentialsCipher
+      const record = yield* stored(caller.workspaceId, created.id)
+
+      assert.notInclude(record.secret, created.secret.slice("whsec_".length))
+      assert.match(record.secret, /^pwc2\./)
+      assert.deepStrictEqual(WebhookSecrets.open(cipher, record, record.secret), Option.some(created.secret))
+      // Bound to its endpoint: the same value does not open for another endpoint or as an account's credentials.
+      assert.isTrue(Option.isNone(WebhookSecrets.open(cipher, { workspaceId: caller.workspaceId, id: "wh_other" }, record.secret)))
+      assert.isTrue(Option.isNone(cipher.open(record.secret, `${caller.workspaceId}/${created.id}`)))
+
+      const result = yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", created.id))
+      assert.isTrue(result.delivered)
+      const [request] = receiver.received
+      assert.deepStrictEqual(v1s(request!.headers["service-signature"]), [
+        signed(created.secret, request!.headers["service-signature"], request!.body)
+      ])
+    }).pipe(Effect.provide(Engine(true))))
+
+  it.effect("rolls to a sealed secret; during the overlap both sign, the new one first", () =>
+    Effect.gen(function* () {
+      const receiver = yield* aReceiver(() => 204)
+      const caller = yield* aCaller
+      const created = yield* Webhooks.createEndpoint(caller, { url: `${receiver.origin}/hooks`, events: ["post.published"] })
+      const rotated = yield* Webhooks.rotateSecret(caller, Id.unchecked("webhook", created.id), { expires_in_seconds: 3600 })
+      const record = yield* stored(caller.workspaceId, created.id)
+
+      assert.match(record.secret, /^pwc2\./)
+      assert.match(record.previousSecret ?? "", /^pwc2\./)
+      yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", created.id))
+      const [request] = receiver.received
+      const header = request!.headers["service-signature"]
+      assert.deepStrictEqual(v1s(header), [signed(rotated.secret, header, request!.body), signed(created.secret, header, request!.body)])
+    }).pipe(Effect.provide(Engine(true))))
+
+  it.effect("a secret stored before secrets were sealed (whsec_ as is) still signs", () =>
+    Effect.gen(function* () {
+      const receiver = yield* aReceiver(() => 204)
+      const caller = yield* aCaller
+      const created = yield* Webhooks.createEndpoint(caller, { url: `${receiver.origin}/hooks`, events: ["post.published"] })
+      const legacy = "whsec_stored-before-sealing-0123456789abcdefghijk"
+      const store = yield* WebhookStore
+      yield* store.updateEndpoint(caller.workspaceId, Id.unchecked("webhook", created.id), { rotateSecret: { secret: legacy, previousExpiresAt: 0 } }, yield* Clock.currentTimeMillis)
+
+      const result = yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", created.id))
+      assert.isTrue(result.delivered)
+      const [request] = receiver.received
+      const header = request!.headers["service-signature"]
+      assert.deepStrictEqual(v1s(header), [signed(legacy, header, request!.body)])
+    }).pipe(Effect.provide(Engine(true))))
+
+  it.effect("sends nothing when no master secret opens the stored secret, and says why in both languages", () =>
+    Effect.gen(function* () {
+      const receiver = yield* aReceiver(() => 204)
+      const caller = yield* aCaller
+      const created = yield* Webhooks.createEndpoint(caller, { url: `${receiver.origin}/hooks`, events: ["post.published"] })
+      // Sealed under a master secret this server does not list (one removed too early).
+      const foreign = WebhookSecrets.seal(
+        CredentialsCipher.make("a-master-secret-this-server-does-not-know-0123"),
+        { workspaceId: caller.workspaceId, id: created.id },
+        created.secret
+      )
+      const store = yield* WebhookStore
+      yield* store.updateEndpoint(caller.workspaceId, Id.unchecked("webhook", created.id), { rotateSecret: { secret: foreign, previousExpiresAt: 0 } }, yield* Clock.currentTimeMillis)
+
+      const result = yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", created.id))
+      assert.isFalse(result.delivered)
+      assert.strictEqual(result.status_code, null)
+      assert.strictEqual(result.failure?.code, "webhook_delivery_failed")
+      assert.include(result.failure?.message ?? "", "nothing was sent: its signing secret does not open with this server's secrets")
+      assert.include(renderError(result.failure!, "id", "https://postwire.test").message, "rahasia penandatanganannya tidak dapat dibuka")
+      assert.strictEqual(receiver.received.length, 0)
+    }).pipe(Effect.provide(Engine(true))))
 })

@@ -222,7 +222,7 @@ export const ErrorCatalog = {
     kind: "request",
     en: "The webhook endpoint did not accept the delivery: {detail}",
     indonesian: "Endpoint webhook tidak menerima pengiriman: {detail}",
-    when: "The `error` of a `POST /v1/webhooks/{id}/test` result, or of an attempt in a delivery log (`GET /v1/webhooks/{id}/deliveries`, redeliveries included): the endpoint answered other than 2xx, did not answer within 10 seconds, or could not be reached. The calls themselves answer 200."
+    when: "The `error` of a `POST /v1/webhooks/{id}/test` result, or of an attempt in a delivery log (`GET /v1/webhooks/{id}/deliveries`, redeliveries included): the endpoint answered other than 2xx, did not answer within 10 seconds, or could not be reached; or nothing was sent because the endpoint's stored signing secret does not open with the server's master secrets. The calls themselves answer 200."
   }),
   caption_too_long: entry({
     status: 422,

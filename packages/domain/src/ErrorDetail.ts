@@ -171,6 +171,10 @@ export const reasons = {
   no_answer_within: text("no answer within {seconds} seconds", "tidak ada balasan dalam {seconds} detik"),
   could_not_connect: text("could not connect", "tidak dapat terhubung"),
   could_not_connect_because: text("could not connect ({cause})", "tidak dapat terhubung ({cause})"),
+  signing_secret_unreadable: text(
+    "nothing was sent: its signing secret does not open with this server's secrets (roll the endpoint's secret)",
+    "tidak ada yang dikirim: rahasia penandatanganannya tidak dapat dibuka dengan rahasia server ini (ganti rahasia endpoint)"
+  ),
 
   // Workspaces, keys and accounts (admin API)
   domain_name: text("must be a domain name such as example.com", "harus berupa nama domain, misalnya example.com"),

@@ -14,6 +14,7 @@
 import { Cause, Context, Deferred, Duration, Effect, Exit, Queue, References, Semaphore } from "effect"
 import { formatInstant } from "@postwire/domain"
 import { Ids } from "../ids/Ids.ts"
+import type { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import * as Spans from "../Spans.ts"
 import type { OutboxEvent } from "../store/Records.ts"
 import type { StoreError } from "../store/Store.ts"
@@ -57,7 +58,7 @@ export interface PassReport {
   readonly endpointsDisabled: number
 }
 
-type DispatchServices = WebhookStore | WebhookTransport | WebhookSettings | Resolver | Ids
+type DispatchServices = WebhookStore | WebhookTransport | WebhookSettings | Resolver | Ids | CredentialsCipher
 
 const defaults = { batchSize: 100, concurrency: 16, leaseMs: 60_000, pollInterval: Duration.seconds(1) }
 

@@ -15,7 +15,10 @@ import type { Ids } from "@postwire/domain"
 import type { OutboxEvent } from "../store/Records.ts"
 import type { Keyset, StoreError } from "../store/Store.ts"
 
-/** A registered endpoint. The secret is kept as is: the service signs every delivery with it. */
+/**
+ * A registered endpoint. Its secrets are stored sealed for it (`WebhookSecrets`): the service opens
+ * them to sign each delivery.
+ */
 export interface WebhookEndpointRecord {
   readonly id: Ids.WebhookId
   readonly workspaceId: Ids.WorkspaceId
@@ -105,6 +108,7 @@ export type DeliveryFailureData =
   | { readonly kind: "timeout"; readonly seconds: number }
   | { readonly kind: "unreachable"; readonly cause: string }
   | { readonly kind: "unsafe_url"; readonly reason: string; readonly host?: string | undefined; readonly address?: string | undefined }
+  | { readonly kind: "signing_secret_unreadable" }
 
 /** A failed attempt's error as stored: `{ code, details, platform_code, retryable }`. */
 export interface StoredDeliveryError {

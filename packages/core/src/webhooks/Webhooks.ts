@@ -23,6 +23,7 @@ import {
 import type { Caller } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { Ids } from "../ids/Ids.ts"
+import { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
 import type { OutboxEvent } from "../store/Records.ts"
 import type { Keyset } from "../store/Store.ts"
@@ -32,6 +33,7 @@ import { checkDeliveryAddress, checkWebhookUrl, type DeliveryTarget, type Resolv
 import type { DeliveryFailureData, StoredDeliveryError, WebhookEndpointRecord } from "./WebhookStore.ts"
 import { WebhookStore } from "./WebhookStore.ts"
 import { WebhookTransport } from "./WebhookTransport.ts"
+import * as WebhookSecrets from "./WebhookSecrets.ts"
 
 /** What the webhook use-cases need from the server's settings. */
 export interface WebhookSettingsShape {
@@ -61,7 +63,10 @@ const notFound = () => new PostwireError({ code: "not_found", details: { resourc
 /** How long the previous secret keeps signing after a rotation, by default: one day. */
 export const defaultSecretOverlapSeconds = 24 * 60 * 60
 
-/** The secrets that sign a delivery sent at `at`: the current one, then the previous one while it has not expired. */
+/**
+ * The secrets that sign a delivery sent at `at`, as stored (sealed): the current one, then the
+ * previous one while it has not expired.
+ */
 export const signingSecrets = (
   endpoint: Pick<WebhookEndpointRecord, "secret" | "previousSecret" | "previousSecretExpiresAt">,
   at: number
@@ -137,13 +142,17 @@ export const createEndpoint = Effect.fn("webhooks.create")(function* (
   yield* checkEventTypes(request.events)
   const url = yield* checkUrl(request.url)
   const ids = yield* Ids
+  const cipher = yield* CredentialsCipher
   const at = yield* now
+  const id = yield* ids.make("webhook")
+  // Shown once, in this answer; stored sealed for this endpoint.
+  const secret = secretPrefix + (yield* ids.secret(32))
   const endpoint: WebhookEndpointRecord = {
-    id: yield* ids.make("webhook"),
+    id,
     workspaceId: caller.workspaceId,
     url,
     events: request.events,
-    secret: secretPrefix + (yield* ids.secret(32)),
+    secret: WebhookSecrets.seal(cipher, { workspaceId: caller.workspaceId, id }, secret),
     previousSecret: null,
     previousSecretExpiresAt: null,
     active: true,
@@ -155,7 +164,7 @@ export const createEndpoint = Effect.fn("webhooks.create")(function* (
     createdAt: at
   }
   yield* store.createEndpoint(endpoint)
-  return { ...endpointView(endpoint, at), secret: endpoint.secret } satisfies Webhook.CreatedWebhookEndpoint
+  return { ...endpointView(endpoint, at), secret } satisfies Webhook.CreatedWebhookEndpoint
 })
 
 /** Each event type at most once: a repeated type is `invalid_request` naming its position. */
@@ -253,12 +262,14 @@ export const rotateSecret = Effect.fn("webhooks.rotateSecret")(function* (
   const store = yield* WebhookStore
   const ids = yield* Ids
   const at = yield* now
+  const cipher = yield* CredentialsCipher
   const secret = secretPrefix + (yield* ids.secret(32))
+  const sealed = WebhookSecrets.seal(cipher, { workspaceId: caller.workspaceId, id }, secret)
   const overlapSeconds = request.expires_in_seconds ?? defaultSecretOverlapSeconds
   const updated = yield* store.updateEndpoint(
     caller.workspaceId,
     id,
-    { rotateSecret: { secret, previousExpiresAt: at + overlapSeconds * 1000 } },
+    { rotateSecret: { secret: sealed, previousExpiresAt: at + overlapSeconds * 1000 } },
     at
   )
   if (Option.isNone(updated)) return yield* notFound()
@@ -318,6 +329,8 @@ export type DeliveryFailure =
   | { readonly _tag: "HttpStatus"; readonly statusCode: number }
   | { readonly _tag: "Timeout" }
   | { readonly _tag: "Unreachable"; readonly detail: string }
+  /** The endpoint's current secret does not open with any listed master secret: nothing was sent. */
+  | { readonly _tag: "SecretUnreadable" }
 
 /** What one attempt came to. */
 export interface DeliveryAttempt {
@@ -342,6 +355,8 @@ export const failureCode = (failure: DeliveryFailure): string => {
       return "timeout"
     case "Unreachable":
       return `unreachable: ${failure.detail}`
+    case "SecretUnreadable":
+      return "signing_secret_unreadable"
   }
 }
 
@@ -361,6 +376,8 @@ export const failureData = (failure: DeliveryFailure): DeliveryFailureData => {
       return { kind: "timeout", seconds: attemptTimeoutMs / 1000 }
     case "Unreachable":
       return { kind: "unreachable", cause: failure.detail }
+    case "SecretUnreadable":
+      return { kind: "signing_secret_unreadable" }
   }
 }
 
@@ -393,6 +410,8 @@ const failureFromData = (data: DeliveryFailureData): DeliveryFailure => {
       return { _tag: "Timeout" }
     case "unreachable":
       return { _tag: "Unreachable", detail: data.cause }
+    case "signing_secret_unreadable":
+      return { _tag: "SecretUnreadable" }
   }
 }
 
@@ -425,6 +444,11 @@ export const failureError = (failure: DeliveryFailure): PostwireError => {
             : ErrorDetail.reason("could_not_connect")
         }
       })
+    case "SecretUnreadable":
+      return new PostwireError({
+        code: "webhook_delivery_failed",
+        details: { detail: ErrorDetail.reason("signing_secret_unreadable") }
+      })
   }
 }
 
@@ -456,13 +480,14 @@ const attemptDuration = (started: number, ended: number) => Math.min(Math.max(0,
  * any 2xx answer. Never fails: a failure is described.
  */
 export const deliverEvent = Effect.fn("webhooks.deliverEvent")(function* (
-  endpoint: Pick<WebhookEndpointRecord, "url" | "secret" | "previousSecret" | "previousSecretExpiresAt">,
+  endpoint: Pick<WebhookEndpointRecord, "id" | "workspaceId" | "url" | "secret" | "previousSecret" | "previousSecretExpiresAt">,
   eventId: Id.EventId,
   body: string,
   checked?: CheckedTarget
-): Effect.fn.Return<DeliveryAttempt, never, WebhookTransport | WebhookSettings | Resolver> {
+): Effect.fn.Return<DeliveryAttempt, never, WebhookTransport | WebhookSettings | Resolver | CredentialsCipher> {
   const settings = yield* WebhookSettings
   const transport = yield* WebhookTransport
+  const cipher = yield* CredentialsCipher
   const started = yield* now
   const finish = (statusCode: number | null, failure: DeliveryFailure | null, responseBody: string | null = null) =>
     Effect.map(now, (ended): DeliveryAttempt => ({
@@ -473,13 +498,21 @@ export const deliverEvent = Effect.fn("webhooks.deliverEvent")(function* (
       durationMs: attemptDuration(started, ended),
       failure
     }))
+  // The stored secrets opened. Without the current one nothing is sent; a previous one that no
+  // longer opens just stops signing.
+  const [current, ...previous] = signingSecrets(endpoint, started).map((stored) => WebhookSecrets.open(cipher, endpoint, stored))
+  if (current === undefined || Option.isNone(current)) {
+    yield* Effect.logWarning("a webhook signing secret does not open with any listed master secret", { endpoint_id: endpoint.id })
+    return yield* finish(null, { _tag: "SecretUnreadable" })
+  }
+  const secrets = [current.value, ...previous.flatMap((opened) => (Option.isSome(opened) ? [opened.value] : []))]
   const check = checked ?? (yield* checkTarget(endpoint.url))
   if (check._tag === "Failure") return yield* finish(null, { _tag: "UnsafeUrl", error: check.failure })
   const target = check.success
   const headers = {
     "content-type": "application/json",
     "user-agent": "Postwire-Webhooks/1",
-    [signatureHeaderName]: signatureHeader(signingSecrets(endpoint, started), Math.floor(started / 1000), body),
+    [signatureHeaderName]: signatureHeader(secrets, Math.floor(started / 1000), body),
     [eventIdHeaderName]: eventId
   }
   const answer = yield* transport

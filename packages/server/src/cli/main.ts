@@ -56,9 +56,9 @@ const secretsUsage = `Usage:
   postwire secrets reseal [--data-dir ./.postwire] [--database-url URL] [--debug]
 
   generate   prints a new strong master secret (for POSTWIRE_SECRET or a line of POSTWIRE_SECRET_FILE)
-  reseal     re-seals every stored platform credential under the newest secret (POSTWIRE_SECRET,
-             POSTWIRE_SECRET_FILE, or the data directory's secret file), then deletes an old secret
-             left in the database; safe to run again (docs/operations.md)
+  reseal     re-seals every stored platform credential and webhook signing secret under the newest
+             secret (POSTWIRE_SECRET, POSTWIRE_SECRET_FILE, or the data directory's secret file),
+             then deletes an old secret left in the database; safe to run again (docs/operations.md)
 
   --data-dir      embedded database (POSTWIRE_DATA_DIR, default ./.postwire); stop the server first
   --database-url  PostgreSQL instead of the embedded database (DATABASE_URL)

@@ -1,14 +1,15 @@
 /**
- * `postwire secrets reseal`: re-seals every stored platform credential under the newest master
- * secret, then deletes the 0.1 secret from the database once nothing needs it. Idempotent (a
- * credential already under the newest is left alone) and resumable (each account is its own
+ * `postwire secrets reseal`: re-seals every stored platform credential and webhook signing secret
+ * under the newest master secret (sealing the signing secrets stored before they were sealed),
+ * then deletes the 0.1 secret from the database once nothing needs it. Idempotent (a value
+ * already under the newest is left alone) and resumable (each account and endpoint is its own
  * update; run it again after an interruption).
  *
  * @since 0.2.0
  */
 import { Effect, Option } from "effect"
-import { CredentialsCipher, accountContext, Store } from "@postwire/core"
-import { SqlCredentials } from "@postwire/store-sql"
+import { CredentialsCipher, type CredentialsCipherShape, accountContext, Store, WebhookSecrets } from "@postwire/core"
+import { SqlCredentials, SqlWebhookSecrets } from "@postwire/store-sql"
 import type { ServerSettings } from "../config/ServerConfig.ts"
 import * as ServerSecrets from "./ServerSecrets.ts"
 
@@ -22,9 +23,62 @@ export interface ResealCounts {
   readonly unreadable: number
   /** Credentials a running server replaced while this ran (run reseal again). */
   readonly changed: number
+  /** The same counts for the endpoints' webhook signing secrets (one stored unsealed counts as re-sealed). */
+  readonly webhookSecrets: Counts
   /** Whether the 0.1 secret was deleted from the database by this run. */
   readonly legacyDeleted: boolean
 }
+
+/** What happened to one kind of sealed value. */
+export interface Counts {
+  readonly resealed: number
+  readonly current: number
+  readonly unreadable: number
+  readonly changed: number
+}
+
+const none: Counts = { resealed: 0, current: 0, unreadable: 0, changed: 0 }
+
+/** A stored signing secret sealed under the newest master: as it is, or sealed (again); `None` when unreadable. */
+const resealSecret = (
+  cipher: CredentialsCipherShape,
+  endpoint: WebhookSecrets.EndpointKey,
+  stored: string
+): Option.Option<string> => {
+  if (!WebhookSecrets.isUnsealed(stored) && cipher.isCurrent(stored)) return Option.some(stored)
+  return Option.map(WebhookSecrets.open(cipher, endpoint, stored), (secret) => WebhookSecrets.seal(cipher, endpoint, secret))
+}
+
+/** Seals every endpoint's signing secrets under the newest master. */
+const resealWebhookSecrets = (cipher: CredentialsCipherShape) =>
+  Effect.gen(function* () {
+    let counts = none
+    let after: { readonly workspaceId: string; readonly endpointId: string } | undefined
+    while (true) {
+      const batch = yield* SqlWebhookSecrets.listAfter(after, batchSize)
+      for (const stored of batch) {
+        const endpoint = { workspaceId: stored.workspaceId, id: stored.endpointId }
+        const secret = resealSecret(cipher, endpoint, stored.secret)
+        // A previous secret that no longer opens would not sign anyway: it is dropped.
+        const previous = stored.previousSecret === null ? Option.none() : resealSecret(cipher, endpoint, stored.previousSecret)
+        if (Option.isNone(secret)) {
+          counts = { ...counts, unreadable: counts.unreadable + 1 }
+          continue
+        }
+        const next = { secret: secret.value, previousSecret: Option.getOrNull(previous) }
+        if (next.secret === stored.secret && next.previousSecret === stored.previousSecret) {
+          counts = { ...counts, current: counts.current + 1 }
+          continue
+        }
+        const replaced = yield* SqlWebhookSecrets.replace(stored, next)
+        counts = replaced ? { ...counts, resealed: counts.resealed + 1 } : { ...counts, changed: counts.changed + 1 }
+      }
+      const last = batch.at(-1)
+      if (last === undefined || batch.length < batchSize) break
+      after = last
+    }
+    return counts
+  })
 
 const batchSize = 200
 
@@ -57,23 +111,25 @@ export const reseal = (settings: Pick<ServerSettings, "secrets" | "databaseUrl" 
       if (last === undefined || batch.length < batchSize) break
       after = last
     }
+    const webhookSecrets = yield* resealWebhookSecrets(cipher)
     let legacyDeleted = false
-    if (resolved.legacyInDatabase && counts.changed === 0) {
+    if (resolved.legacyInDatabase && counts.changed === 0 && webhookSecrets.changed === 0) {
       const store = yield* Store
       const legacy = yield* store.readSetting(ServerSecrets.legacySettingName).pipe(Effect.orDie)
       if (Option.isSome(legacy)) {
         legacyDeleted = yield* store.deleteSetting(ServerSecrets.legacySettingName, legacy.value).pipe(Effect.orDie)
       }
     }
-    return { ...counts, legacyDeleted } satisfies ResealCounts
+    return { ...counts, webhookSecrets, legacyDeleted } satisfies ResealCounts
   })
 
 /** The lines `postwire secrets reseal` prints. */
 export const report = (counts: ResealCounts): ReadonlyArray<string> => [
   `Re-sealed ${counts.resealed} credential${counts.resealed === 1 ? "" : "s"} under the newest secret; ${counts.current} already were; ${counts.unreadable} cannot be opened with any listed secret; ${counts.changed} changed while this ran.`,
+  `Sealed the signing secrets of ${counts.webhookSecrets.resealed} webhook endpoint${counts.webhookSecrets.resealed === 1 ? "" : "s"} under the newest secret; ${counts.webhookSecrets.current} already were; ${counts.webhookSecrets.unreadable} cannot be opened with any listed secret; ${counts.webhookSecrets.changed} changed while this ran.`,
   counts.legacyDeleted
     ? "Deleted the old secret from the database: it is no longer needed."
-    : counts.changed > 0
+    : counts.changed > 0 || counts.webhookSecrets.changed > 0
       ? "Run `postwire secrets reseal` again to finish."
       : "No secret is left in the database."
 ]

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 import { Effect, Layer } from "effect"
-import { Dispatcher, type Ids, LogPruner, type UrlSafety, type WebhookStore, type WebhookTransport, Webhooks } from "@postwire/core"
+import { type CredentialsCipher, Dispatcher, type Ids, LogPruner, type UrlSafety, type WebhookStore, type WebhookTransport, Webhooks } from "@postwire/core"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import * as NodeResolver from "../node/NodeResolver.ts"
 import * as NodeWebhookTransport from "../node/NodeWebhookTransport.ts"
@@ -38,7 +38,7 @@ export const DeliveryServices: Layer.Layer<
  */
 export const layer = (
   options: Omit<Dispatcher.DispatcherOptions, "owner"> = {}
-): Layer.Layer<never, never, WebhookStore | ServerConfig | Ids> =>
+): Layer.Layer<never, never, WebhookStore | ServerConfig | Ids | CredentialsCipher> =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       const owner = `${hostname()}:${process.pid}:${randomUUID()}`
