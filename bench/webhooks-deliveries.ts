@@ -16,18 +16,20 @@ import type { AddressInfo } from "node:net"
 import { PGlite } from "@electric-sql/pglite"
 import { Effect, Layer } from "effect"
 import {
-  Dispatcher,
+  CredentialsCipher,
   defaultSettings,
+  Dispatcher,
   EngineConfig,
   Ids,
   MemoryStore,
   MemoryWebhookStore,
   type OutboxEvent,
   Store,
-  type WebhookStore,
-  WebhookSettings,
   Webhooks,
-  Workspaces, CredentialsCipher } from "@postwire/core"
+  WebhookSettings,
+  type WebhookStore,
+  Workspaces
+} from "@postwire/core"
 import { NodeResolver, NodeWebhookTransport } from "@postwire/server"
 import { layerPostgres, PgliteClient, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
 import { relay } from "./posts-wire.ts"
@@ -104,7 +106,9 @@ const baseline = async (port: number, agent: Agent | undefined): Promise<number>
 const engine = (stores: Layer.Layer<Store | WebhookStore, unknown>, transport: Layer.Layer<import("@postwire/core").WebhookTransport>) =>
   Layer.mergeAll(
     Ids.layer,
-    CredentialsCipher.layer.pipe(Layer.provideMerge(EngineConfig.layer(defaultSettings("http://127.0.0.1", "bench-secret-of-at-least-thirty-two-bytes")))),
+    CredentialsCipher.layer.pipe(
+      Layer.provideMerge(EngineConfig.layer(defaultSettings("http://127.0.0.1", "bench-secret-of-at-least-thirty-two-bytes")))
+    ),
     WebhookSettings.layer({ allowLoopback: true }),
     transport,
     NodeResolver.layer

@@ -10,16 +10,18 @@ import type { AddressInfo, Socket } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import {
-  Dispatcher,
+  CredentialsCipher,
   defaultSettings,
+  Dispatcher,
   EngineConfig,
   Ids,
   type OutboxEvent,
   Store,
+  Webhooks,
   WebhookSettings,
   WebhookStore,
-  Webhooks,
-  Workspaces, CredentialsCipher } from "@postwire/core"
+  Workspaces
+} from "@postwire/core"
 import { NodeResolver, NodeWebhookTransport } from "@postwire/server"
 import { PgliteClient, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
 import { anEmbeddedTemplate } from "../support/TestServer.ts"
@@ -61,7 +63,9 @@ const aReceiver = (failing: Set<string>) =>
 
 const Engine = Layer.mergeAll(
   Ids.layer,
-  CredentialsCipher.layer.pipe(Layer.provideMerge(EngineConfig.layer(defaultSettings("http://127.0.0.1", "test-secret-of-at-least-thirty-two-bytes")))),
+  CredentialsCipher.layer.pipe(
+    Layer.provideMerge(EngineConfig.layer(defaultSettings("http://127.0.0.1", "test-secret-of-at-least-thirty-two-bytes")))
+  ),
   WebhookSettings.layer({ allowLoopback: true }),
   NodeWebhookTransport.layer,
   NodeResolver.layer

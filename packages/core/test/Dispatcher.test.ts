@@ -31,7 +31,9 @@ const Engine = (
 ) =>
   Layer.mergeAll(
     Ids.layerTest,
-    CredentialsCipher.layer.pipe(Layer.provideMerge(EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")))),
+    CredentialsCipher.layer.pipe(
+      Layer.provideMerge(EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")))
+    ),
     Webhooks.WebhookSettings.layer({ allowLoopback: true }),
     transport,
     resolver,

@@ -30,7 +30,9 @@ const dns: Record<string, Array<string>> = {
 const Engine = (allowLoopback: boolean) =>
   Layer.mergeAll(
     Ids.layerTest,
-    CredentialsCipher.layer.pipe(Layer.provideMerge(EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")))),
+    CredentialsCipher.layer.pipe(
+      Layer.provideMerge(EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")))
+    ),
     Webhooks.WebhookSettings.layer({ allowLoopback }),
     NodeWebhookTransport.layer,
     Layer.succeed(UrlSafety.Resolver)({
@@ -237,7 +239,11 @@ describe("Webhooks.testEndpoint", () => {
 
 describe("endpoint signing secrets at rest", () => {
   /** The `v1` signatures a receiver got, and what each secret would have signed. */
-  const v1s = (header: string | string[] | undefined) => String(header).split(",").filter((part) => part.startsWith("v1=")).map((part) => part.slice(3))
+  const v1s = (header: string | string[] | undefined) =>
+    String(header)
+      .split(",")
+      .filter((part) => part.startsWith("v1="))
+      .map((part) => part.slice(3))
   const signed = (secret: string, header: string | string[] | undefined, body: string) => {
     const t = String(header).split(",")[0]!.slice(2)
     return createHmac("sha256", secret).update(`${t}.${body}`).digest("hex")
@@ -294,7 +300,8 @@ describe("endpoint signing secrets at rest", () => {
       const created = yield* Webhooks.createEndpoint(caller, { url: `${receiver.origin}/hooks`, events: ["post.published"] })
       const legacy = "whsec_stored-before-sealing-0123456789abcdefghijk"
       const store = yield* WebhookStore
-      yield* store.updateEndpoint(caller.workspaceId, Id.unchecked("webhook", created.id), { rotateSecret: { secret: legacy, previousExpiresAt: 0 } }, yield* Clock.currentTimeMillis)
+      const at = yield* Clock.currentTimeMillis
+      yield* store.updateEndpoint(caller.workspaceId, Id.unchecked("webhook", created.id), { rotateSecret: { secret: legacy, previousExpiresAt: 0 } }, at)
 
       const result = yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", created.id))
       assert.isTrue(result.delivered)
@@ -315,7 +322,8 @@ describe("endpoint signing secrets at rest", () => {
         created.secret
       )
       const store = yield* WebhookStore
-      yield* store.updateEndpoint(caller.workspaceId, Id.unchecked("webhook", created.id), { rotateSecret: { secret: foreign, previousExpiresAt: 0 } }, yield* Clock.currentTimeMillis)
+      const at = yield* Clock.currentTimeMillis
+      yield* store.updateEndpoint(caller.workspaceId, Id.unchecked("webhook", created.id), { rotateSecret: { secret: foreign, previousExpiresAt: 0 } }, at)
 
       const result = yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", created.id))
       assert.isFalse(result.delivered)

@@ -14,7 +14,9 @@ const linesOf = async <A>(effect: Effect.Effect<A>) => {
 
 describe("the JSON log format", () => {
   it("writes time, level and message, then the annotations, and no trace ids outside a span", async () => {
-    const { lines } = await linesOf(Effect.logInfo("target published", { permalink: null }).pipe(Effect.annotateLogs({ target_id: "tgt_1" })))
+    const { lines } = await linesOf(
+      Effect.logInfo("target published", { permalink: null }).pipe(Effect.annotateLogs({ target_id: "tgt_1" }))
+    )
     expect(Object.keys(lines[0]!)).toEqual(["time", "level", "message", "target_id", "details"])
     expect(lines[0]).toMatchObject({ level: "info", message: "target published", target_id: "tgt_1", details: { permalink: null } })
   })
@@ -51,13 +53,19 @@ describe("the JSON log format", () => {
         Effect.gen(function* () {
           yield* Effect.logInfo("target published")
           return yield* Effect.currentSpan
-        }).pipe(Effect.withSpan("publishing.target"), Effect.orDie, Effect.provide(JsonLogger.layer), Effect.provideService(References.MinimumLogLevel, "Info"))
+        }).pipe(
+          Effect.withSpan("publishing.target"),
+          Effect.orDie,
+          Effect.provide(JsonLogger.layer),
+          Effect.provideService(References.MinimumLogLevel, "Info")
+        )
       )
     } finally {
       process.stdout.write = write
     }
     const line = JSON.parse(written.find((chunk) => chunk.includes("target published"))!) as Record<string, unknown>
     expect(line).toMatchObject({ message: "target published", trace_id: span.traceId, span_id: span.spanId })
-    expect((span as unknown as { events: ReadonlyArray<readonly [string, ...Array<unknown>]> }).events.map(([name]) => name)).toContain("target published")
+    const events = (span as unknown as { readonly events: ReadonlyArray<readonly [string, ...Array<unknown>]> }).events
+    expect(events.map(([name]) => name)).toContain("target published")
   })
 })
