@@ -1,20 +1,21 @@
 /**
- * Webhook deliveries per second to a loopback receiver, through the real dispatcher (fan-out,
- * claims, signing, the URL check, the Node transport, recording each outcome), on the in-memory
- * store, on the embedded database and, when `DATABASE_URL` is set, on PostgreSQL.
+ * Webhook deliveries per second to a loopback receiver, through the real dispatcher as a server
+ * runs it (`Dispatcher.run`, the pipeline: fan-out, claims, signing, the URL check, the Node
+ * transport, recording each outcome), on the in-memory store, on the embedded database and, when
+ * `DATABASE_URL` is set, on PostgreSQL.
  *
  * Two baselines are measured in the same run against the same receiver, with the same body and
  * concurrency: bare node:http POSTs with one connection each, and bare node:http POSTs through a
  * keep-alive agent (connections reused), the ceiling the transport itself allows. Every figure
  * is printed as a ratio to both. Statements per delivery are counted where they are issued
- * (PGlite's `query` calls; PostgreSQL's frontend messages through the wire relay of
+ * (the Execute messages PGlite is sent; PostgreSQL's frontend messages through the wire relay of
  * posts-wire.ts), which does not depend on the machine's load.
  */
 import { execFileSync } from "node:child_process"
 import { Agent, createServer, request } from "node:http"
 import type { AddressInfo } from "node:net"
 import { PGlite } from "@electric-sql/pglite"
-import { Effect, Layer } from "effect"
+import { Effect, Fiber, Layer } from "effect"
 import {
   CredentialsCipher,
   defaultSettings,
@@ -50,11 +51,13 @@ const body = JSON.stringify({
 /** A receiver answering 204 to everything, counting what it got. */
 const aReceiver = async () => {
   let received = 0
+  let waiting: { readonly count: number; readonly resolve: () => void } | undefined
   const server = createServer((req, res) => {
     req.resume()
     req.on("end", () => {
       received++
       res.writeHead(204).end()
+      if (waiting !== undefined && received >= waiting.count) waiting.resolve()
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -63,6 +66,12 @@ const aReceiver = async () => {
     url: `http://127.0.0.1:${port}/hooks`,
     port,
     received: () => received,
+    /** Resolves once `count` requests have arrived in all. */
+    reached: (count: number) =>
+      new Promise<void>((resolve) => {
+        if (received >= count) return resolve()
+        waiting = { count, resolve }
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
@@ -115,8 +124,9 @@ const engine = (stores: Layer.Layer<Store | WebhookStore, unknown>, transport: L
   ).pipe(Layer.provideMerge(stores))
 
 /**
- * Registers an endpoint, writes `deliveries` events, and times the dispatcher until all arrived.
- * `startCounting` is called when the timed part starts; returns deliveries per second.
+ * Registers an endpoint, writes `deliveries` events, and times the running dispatcher from its
+ * start until all arrived (as a server's worker runs it: its first step finds the events at
+ * once). `startCounting` is called when the timed part starts; returns deliveries per second.
  */
 const throughDispatcher = (receiver: Awaited<ReturnType<typeof aReceiver>>, startCounting: () => void) =>
   Effect.gen(function* () {
@@ -141,13 +151,14 @@ const throughDispatcher = (receiver: Awaited<ReturnType<typeof aReceiver>>, star
       }
       yield* store.updateAccountStatus(workspace.id, Id.unchecked("account", "acc_none"), "connected", events)
     }
-    const before = receiver.received()
+    const arrived = receiver.reached(receiver.received() + deliveries)
     startCounting()
     const start = performance.now()
-    while (receiver.received() - before < deliveries) {
-      yield* Dispatcher.dispatchOnce({ owner: "bench", batchSize: 100, concurrency })
-    }
-    return (deliveries * 1000) / (performance.now() - start)
+    const dispatcher = yield* Effect.forkScoped(Dispatcher.run({ owner: "bench", batchSize: 100, concurrency }))
+    yield* Effect.promise(() => arrived)
+    const rate = (deliveries * 1000) / (performance.now() - start)
+    yield* Fiber.interrupt(dispatcher)
+    return rate
   })
 
 const measure = <E>(
@@ -157,13 +168,22 @@ const measure = <E>(
   startCounting: () => void = () => {}
 ) => Effect.runPromise(Effect.scoped(throughDispatcher(receiver, startCounting).pipe(Effect.provide(engine(stores, transport)))))
 
-// PGlite's statements, counted at its `query` (the only call the project's client makes).
+// PGlite's statements, counted where the project's client sends them: each Execute message of
+// its prepared statements (`execProtocol`), and each `query` (statements it does not prepare).
 let pgliteStatements = 0
 const pgliteQuery = PGlite.prototype.query
 PGlite.prototype.query = function (this: PGlite, ...args: Parameters<PGlite["query"]>) {
   pgliteStatements++
   return pgliteQuery.apply(this, args)
 } as PGlite["query"]
+const pgliteExecProtocol = PGlite.prototype.execProtocol
+PGlite.prototype.execProtocol = function (this: PGlite, message: Uint8Array, ...rest: Array<unknown>) {
+  // Frontend messages: a type byte, then a 4-byte big-endian length that counts itself.
+  for (let at = 0; at + 5 <= message.length; at += 1 + new DataView(message.buffer, message.byteOffset + at + 1, 4).getUint32(0)) {
+    if (message[at] === 0x45) pgliteStatements++
+  }
+  return (pgliteExecProtocol as (...args: Array<unknown>) => ReturnType<PGlite["execProtocol"]>).call(this, message, ...rest)
+} as PGlite["execProtocol"]
 
 const memoryStores = () => MemoryWebhookStore.layer.pipe(Layer.provideMerge(MemoryStore.layer))
 const embeddedStores = () =>
