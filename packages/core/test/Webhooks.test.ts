@@ -254,6 +254,22 @@ describe("endpoint signing secrets at rest", () => {
       return Option.getOrThrow(yield* store.getEndpoint(workspaceId, Id.unchecked("webhook", id)))
     })
 
+  /** An endpoint delivering to `receiver` whose stored secret is then `storedSecret` (as an older version or another key left it). */
+  const anEndpointStoring = (
+    receiver: { readonly origin: string },
+    storedSecret: (endpoint: { readonly workspaceId: string; readonly id: string; readonly secret: string }) => string
+  ) =>
+    Effect.gen(function* () {
+      const caller = yield* aCaller
+      const created = yield* Webhooks.createEndpoint(caller, { url: `${receiver.origin}/hooks`, events: ["post.published"] })
+      const id = Id.unchecked("webhook", created.id)
+      const store = yield* WebhookStore
+      const secret = storedSecret({ workspaceId: caller.workspaceId, id: created.id, secret: created.secret })
+      const at = yield* Clock.currentTimeMillis
+      yield* store.updateEndpoint(caller.workspaceId, id, { rotateSecret: { secret, previousExpiresAt: 0 } }, at)
+      return { caller, id }
+    })
+
   it.effect("stores the secret sealed for its endpoint only, and signs with the secret it showed", () =>
     Effect.gen(function* () {
       const receiver = yield* aReceiver(() => 204)
@@ -296,14 +312,10 @@ describe("endpoint signing secrets at rest", () => {
   it.effect("a secret stored before secrets were sealed (whsec_ as is) still signs", () =>
     Effect.gen(function* () {
       const receiver = yield* aReceiver(() => 204)
-      const caller = yield* aCaller
-      const created = yield* Webhooks.createEndpoint(caller, { url: `${receiver.origin}/hooks`, events: ["post.published"] })
       const legacy = "whsec_stored-before-sealing-0123456789abcdefghijk"
-      const store = yield* WebhookStore
-      const at = yield* Clock.currentTimeMillis
-      yield* store.updateEndpoint(caller.workspaceId, Id.unchecked("webhook", created.id), { rotateSecret: { secret: legacy, previousExpiresAt: 0 } }, at)
+      const { caller, id } = yield* anEndpointStoring(receiver, () => legacy)
 
-      const result = yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", created.id))
+      const result = yield* Webhooks.testEndpoint(caller, id)
       assert.isTrue(result.delivered)
       const [request] = receiver.received
       const header = request!.headers["service-signature"]
@@ -313,19 +325,11 @@ describe("endpoint signing secrets at rest", () => {
   it.effect("sends nothing when no master secret opens the stored secret, and says why in both languages", () =>
     Effect.gen(function* () {
       const receiver = yield* aReceiver(() => 204)
-      const caller = yield* aCaller
-      const created = yield* Webhooks.createEndpoint(caller, { url: `${receiver.origin}/hooks`, events: ["post.published"] })
       // Sealed under a master secret this server does not list (one removed too early).
-      const foreign = WebhookSecrets.seal(
-        CredentialsCipher.make("a-master-secret-this-server-does-not-know-0123"),
-        { workspaceId: caller.workspaceId, id: created.id },
-        created.secret
-      )
-      const store = yield* WebhookStore
-      const at = yield* Clock.currentTimeMillis
-      yield* store.updateEndpoint(caller.workspaceId, Id.unchecked("webhook", created.id), { rotateSecret: { secret: foreign, previousExpiresAt: 0 } }, at)
+      const elsewhere = CredentialsCipher.make("a-master-secret-this-server-does-not-know-0123")
+      const { caller, id } = yield* anEndpointStoring(receiver, (endpoint) => WebhookSecrets.seal(elsewhere, endpoint, endpoint.secret))
 
-      const result = yield* Webhooks.testEndpoint(caller, Id.unchecked("webhook", created.id))
+      const result = yield* Webhooks.testEndpoint(caller, id)
       assert.isFalse(result.delivered)
       assert.strictEqual(result.status_code, null)
       assert.strictEqual(result.failure?.code, "webhook_delivery_failed")
