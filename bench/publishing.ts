@@ -17,7 +17,9 @@
  * rates do: the CPU milliseconds per target of each process over the measured burst, from /proc
  * (the workers, split into their main thread and V8's helper threads, which compile and collect
  * garbage; the fleet's PostgreSQL backends, found by the fleet's `application_name`, with
- * PostgreSQL's own writers; the API instance; this process, which runs the fake platform). In a
+ * PostgreSQL's own writers; the API instance; this process, which runs the fake platform), and
+ * the whole machine's from /proc/stat with the share of its cores that were busy (near 100%, the
+ * burst was bound by CPU, and only less CPU per target raises the rate). In a
  * third pass of one instance through a relay (as `posts-wire` counts): the statements and round
  * trips per target the worker sent to PostgreSQL (its other loops included).
  *
@@ -115,12 +117,32 @@ const cpuMs = (pid: number, thread?: number): number => {
   }
 }
 
-/** CPU ms of each process the run involves, at one instant. */
+/**
+ * The whole machine's CPU time in ms, all cores together, from `/proc/stat`: `busy` (user, nice,
+ * system, irq, softirq) and `total` (those, idle, iowait and steal); zeros where there is none.
+ */
+const machineMs = (): { readonly busy: number; readonly total: number } => {
+  try {
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync("/proc/stat", "utf8")
+      .split("\n")[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1, 9)
+      .map(Number) as [number, number, number, number, number, number, number, number]
+    const busy = user + nice + system + irq + softirq
+    return { busy: busy * 10, total: (busy + idle + iowait + steal) * 10 }
+  } catch {
+    return { busy: 0, total: 0 }
+  }
+}
+
+/** CPU ms of each process the run involves, and of the whole machine, at one instant. */
 interface CpuSnapshot {
   readonly workers: ReadonlyArray<{ readonly all: number; readonly main: number }>
   readonly postgres: ReadonlyMap<number, number>
   readonly api: number
   readonly bench: number
+  readonly machine: { readonly busy: number; readonly total: number }
 }
 
 const snapshot = (
@@ -131,7 +153,8 @@ const snapshot = (
   workers: workerPids.map((pid) => ({ all: cpuMs(pid), main: cpuMs(pid, pid) })),
   postgres: new Map(postgresPids.map((pid) => [pid, cpuMs(pid)])),
   api: apiPid === undefined ? 0 : cpuMs(apiPid),
-  bench: cpuMs(process.pid)
+  bench: cpuMs(process.pid),
+  machine: machineMs()
 })
 
 /** CPU ms per target of each process between two snapshots. */
@@ -147,7 +170,11 @@ const perTarget = (before: CpuSnapshot, after: CpuSnapshot, targets: number) => 
     workerHelpers: (workerAll - workerMain) / targets,
     postgres: postgres / targets,
     api: (after.api - before.api) / targets,
-    bench: (after.bench - before.bench) / targets
+    bench: (after.bench - before.bench) / targets,
+    // Everything that ran on the machine meanwhile (the kernel's networking, autovacuum, other
+    // processes included), and how busy its cores were: near 100%, the rate is bound by CPU.
+    machine: (after.machine.busy - before.machine.busy) / targets,
+    machineBusy: (after.machine.busy - before.machine.busy) / Math.max(1, after.machine.total - before.machine.total)
   }
 }
 
@@ -351,7 +378,7 @@ export async function run(): Promise<void> {
     }))
   ])
   console.log(
-    "CPU ms per target, from /proc: workers (main thread + V8 helper threads), the fleet's PostgreSQL backends with its writers, the API instance, this process (the fake platform)"
+    "CPU ms per target, from /proc: workers (main thread + V8 helper threads), the fleet's PostgreSQL backends with its writers, the API instance, this process (the fake platform); the whole machine (every process and the kernel) and how busy its cores were"
   )
   const cpuRow = (label: string, c: ReturnType<typeof perTarget>) => ({
     "measured burst": label,
@@ -359,7 +386,9 @@ export async function run(): Promise<void> {
     postgres: c.postgres,
     api: c.api,
     "fake platform": c.bench,
-    sum: c.worker + c.postgres + c.api + c.bench
+    sum: c.worker + c.postgres + c.api + c.bench,
+    machine: c.machine,
+    "cores busy": `${Math.round(c.machineBusy * 100)}%`
   })
   table([
     cpuRow(`baseline, measured (${raw.targets})`, raw.cpu),
