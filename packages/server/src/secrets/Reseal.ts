@@ -13,31 +13,31 @@ import { SqlCredentials, SqlWebhookSecrets } from "@postwire/store-sql"
 import type { ServerSettings } from "../config/ServerConfig.ts"
 import * as ServerSecrets from "./ServerSecrets.ts"
 
-/** What a reseal did. */
-export interface ResealCounts {
-  /** Credentials re-sealed under the newest master. */
+/** What happened to one kind of sealed value. */
+export interface Counts {
+  /** Re-sealed under the newest master (a signing secret stored unsealed: sealed). */
   readonly resealed: number
-  /** Credentials already under the newest master. */
+  /** Already under the newest master. */
   readonly current: number
-  /** Credentials no listed master opens (left as they are; their accounts need reconnecting). */
+  /** Opened by no listed master, left as they are (accounts need reconnecting, endpoints a new secret). */
   readonly unreadable: number
-  /** Credentials a running server replaced while this ran (run reseal again). */
+  /** Replaced by a running server while this ran (run reseal again). */
   readonly changed: number
-  /** The same counts for the endpoints' webhook signing secrets (one stored unsealed counts as re-sealed). */
+}
+
+/** What a reseal did: the credentials' counts, the webhook signing secrets', and whether the 0.1 secret went. */
+export interface ResealCounts extends Counts {
   readonly webhookSecrets: Counts
   /** Whether the 0.1 secret was deleted from the database by this run. */
   readonly legacyDeleted: boolean
 }
 
-/** What happened to one kind of sealed value. */
-export interface Counts {
-  readonly resealed: number
-  readonly current: number
-  readonly unreadable: number
-  readonly changed: number
-}
-
 const none: Counts = { resealed: 0, current: 0, unreadable: 0, changed: 0 }
+
+/** `counts` with one more of `what`. */
+const bump = (counts: Counts, what: keyof Counts): Counts => ({ ...counts, [what]: counts[what] + 1 })
+
+const batchSize = 200
 
 /** A stored signing secret sealed under the newest master: as it is, or sealed (again); `None` when unreadable. */
 const resealSecret = (
@@ -62,16 +62,16 @@ const resealWebhookSecrets = (cipher: CredentialsCipherShape) =>
         // A previous secret that no longer opens would not sign anyway: it is dropped.
         const previous = stored.previousSecret === null ? Option.none() : resealSecret(cipher, endpoint, stored.previousSecret)
         if (Option.isNone(secret)) {
-          counts = { ...counts, unreadable: counts.unreadable + 1 }
+          counts = bump(counts, "unreadable")
           continue
         }
         const next = { secret: secret.value, previousSecret: Option.getOrNull(previous) }
         if (next.secret === stored.secret && next.previousSecret === stored.previousSecret) {
-          counts = { ...counts, current: counts.current + 1 }
+          counts = bump(counts, "current")
           continue
         }
         const replaced = yield* SqlWebhookSecrets.replace(stored, next)
-        counts = replaced ? { ...counts, resealed: counts.resealed + 1 } : { ...counts, changed: counts.changed + 1 }
+        counts = bump(counts, replaced ? "resealed" : "changed")
       }
       const last = batch.at(-1)
       if (last === undefined || batch.length < batchSize) break
@@ -80,8 +80,6 @@ const resealWebhookSecrets = (cipher: CredentialsCipherShape) =>
     return counts
   })
 
-const batchSize = 200
-
 /** Runs the reseal with the master secrets of these settings. */
 export const reseal = (settings: Pick<ServerSettings, "secrets" | "databaseUrl" | "dataDir">) =>
   Effect.gen(function* () {
@@ -89,23 +87,23 @@ export const reseal = (settings: Pick<ServerSettings, "secrets" | "databaseUrl" 
     // Re-sealing under the database's own secret, then deleting it, would lose every credential.
     if (resolved.source === "database (legacy)") return yield* new ServerSecrets.SecretRequired()
     const cipher = CredentialsCipher.make(resolved.keyring)
-    let counts = { resealed: 0, current: 0, unreadable: 0, changed: 0 }
+    let counts = none
     let after: { readonly workspaceId: string; readonly accountId: string } | undefined
     while (true) {
       const batch = yield* SqlCredentials.listAfter(after, batchSize)
       for (const sealed of batch) {
         if (cipher.isCurrent(sealed.credentials)) {
-          counts = { ...counts, current: counts.current + 1 }
+          counts = bump(counts, "current")
           continue
         }
         const opened = cipher.open(sealed.credentials, accountContext(sealed.workspaceId, sealed.accountId))
         if (Option.isNone(opened)) {
-          counts = { ...counts, unreadable: counts.unreadable + 1 }
+          counts = bump(counts, "unreadable")
           continue
         }
         const next = cipher.seal(opened.value, accountContext(sealed.workspaceId, sealed.accountId))
         const replaced = yield* SqlCredentials.replace(sealed, next)
-        counts = replaced ? { ...counts, resealed: counts.resealed + 1 } : { ...counts, changed: counts.changed + 1 }
+        counts = bump(counts, replaced ? "resealed" : "changed")
       }
       const last = batch.at(-1)
       if (last === undefined || batch.length < batchSize) break
