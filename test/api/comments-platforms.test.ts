@@ -251,8 +251,15 @@ describe.each(backends())("comments of real platform accounts on %s", (backend) 
       pages: (c: FakeComment) => MetaWebhookFake.pageComment(FacebookPagesFake.pageId, c),
       textpost: (c: FakeComment) => MetaWebhookFake.threadsReply(ThreadsFake.threadsUserId, ThreadsFake.username, c)
     }
+    const platformRequests = () => ig.requests.length + fb.requests.length + th.requests.length
     for (const platform of ["photo", "pages", "textpost"] as const) {
       nextHour()
+      // The polls the new hour woke run now; with the clock still, no other starts. Once they are
+      // done, only the push can bring the comment in (a poll in between would store it first).
+      for (let seen = -1; seen !== platformRequests(); ) {
+        seen = platformRequests()
+        await sleep(500)
+      }
       const postId = posts[platform].id
       const before = (await commentsOf(postId)).body.data.length as number
       const pushed = commentAt(platform, `${platform}: pushed by Meta`)
@@ -267,14 +274,14 @@ describe.each(backends())("comments of real platform accounts on %s", (backend) 
       expect(listed.body.data).toHaveLength(before + 1)
       expect(listed.body.data.some((c: any) => c.platform_comment_id === pushed.id)).toBe(true)
       // The polls that follow read the same comment at the platform.
-      const polled = ig.requests.length + fb.requests.length + th.requests.length
+      const polled = platformRequests()
       for (let i = 0; i < 3; i++) {
         clock.advance(5 * minute)
         await sleep(200)
       }
       // On a loaded machine the woken poll may take longer than those waits to reach the platform.
       await receiver.waitUntil(
-        () => ig.requests.length + fb.requests.length + th.requests.length > polled,
+        () => platformRequests() > polled,
         `a comment poll of ${platform} after the push`
       )
       await sleep(300)
