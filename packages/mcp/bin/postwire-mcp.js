@@ -8,7 +8,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
 const here = dirname(fileURLToPath(import.meta.url))
-const built = join(here, "..", "dist", "cli.js")
+const built = join(here, "..", "dist", "postwire-mcp.mjs")
 if (existsSync(built)) {
   await import(pathToFileURL(built).href)
 } else {
