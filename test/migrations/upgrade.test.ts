@@ -46,7 +46,8 @@ const fixturesRequired: ReadonlyArray<string> = [
   "0009_media_lifecycle",
   "0010_history_bounded",
   "0011_target_errors_as_data",
-  "0012_hot_updates"
+  "0012_hot_updates",
+  "0013_post_trace_parent"
 ]
 
 const fixturePath = (version: string) => join(import.meta.dirname, "fixtures", `${version}.sql`)

@@ -2,7 +2,8 @@
  * Traces over OTLP/HTTP: a server pointed at a loopback OTLP receiver (`OTEL_EXPORTER_OTLP_ENDPOINT`)
  * sends spans as Effect's exporter writes them (OTLP JSON); the test rebuilds the parent-child
  * chains and checks that one trace runs from the HTTP request through the use-case to each SQL
- * statement, and another from a claimed target to its platform call, with the ids as attributes.
+ * statement, and another from a claimed target to its platform call, with the ids as attributes
+ * and a link back to the request's use-case span.
  */
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -17,6 +18,7 @@ interface Span {
   readonly parentSpanId: string | undefined
   readonly name: string
   readonly attributes: Readonly<Record<string, unknown>>
+  readonly links: ReadonlyArray<{ readonly traceId: string; readonly spanId: string; readonly attributes: Readonly<Record<string, unknown>> }>
   readonly service: unknown
 }
 
@@ -45,7 +47,16 @@ const aCollector = async () => {
       const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
         resourceSpans: Array<{
           resource: { attributes: Array<KeyValue> }
-          scopeSpans: Array<{ spans: Array<{ traceId: string; spanId: string; parentSpanId?: string; name: string; attributes?: Array<KeyValue> }> }>
+          scopeSpans: Array<{
+            spans: Array<{
+              traceId: string
+              spanId: string
+              parentSpanId?: string
+              name: string
+              attributes?: Array<KeyValue>
+              links?: Array<{ traceId: string; spanId: string; attributes?: Array<KeyValue> }>
+            }>
+          }>
         }>
       }
       for (const resourceSpans of body.resourceSpans) {
@@ -58,6 +69,7 @@ const aCollector = async () => {
               parentSpanId: span.parentSpanId === "" ? undefined : span.parentSpanId,
               name: span.name,
               attributes: attributesOf(span.attributes),
+              links: (span.links ?? []).map((link) => ({ traceId: link.traceId, spanId: link.spanId, attributes: attributesOf(link.attributes) })),
               service: resource
             })
           }
@@ -116,7 +128,7 @@ describe.each(backends())("traces over OTLP/HTTP (%s)", (backend) => {
     await collector?.close()
   })
 
-  it("sends one trace from the request through the use-case to each SQL statement, and one from the claimed target to its platform call", async () => {
+  it("sends one trace from the request through the use-case to each SQL statement, and one from the claimed target to its platform call, linked to the request", async () => {
     const image = await anImage(server)
     const created = await call(server.baseUrl, "POST", "/v1/posts", {
       key: server.testKey,
@@ -153,6 +165,14 @@ describe.each(backends())("traces over OTLP/HTTP (%s)", (backend) => {
       collector.spans.find((s) => s.name === "publishing.target" && s.attributes["postwire.target_id"] === targetId)
     )
     expect(claimed.attributes["postwire.post_id"]).toBe(postId)
+    // Its own trace, linked to the use-case span of the request that created the post.
+    const useCase = collector.spans.find((s) => s.name === "posts.create" && s.traceId === request.traceId)
+    expect(useCase, "the request's posts.create span").toBeDefined()
+    expect(claimed.traceId).not.toBe(request.traceId)
+    expect(claimed.parentSpanId).toBeUndefined()
+    expect(claimed.links).toEqual([
+      { traceId: request.traceId, spanId: useCase!.spanId, attributes: { "postwire.link": "created_by" } }
+    ])
     const platformCall = await eventually("the platform call's span", () =>
       collector.spans.find((s) => s.name === "platform.publish" && s.traceId === claimed.traceId)
     )

@@ -363,6 +363,7 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
             notify: { email: "owner@acme.test", locale: "id" },
             status: "awaiting_approval",
             version: 1,
+            traceParent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
             targets: [
               aTarget({
                 platform: "shortvideo",
@@ -400,6 +401,22 @@ export const storeConformance = <E>(name: string, makeLayer: () => Layer.Layer<S
 
           assert.deepStrictEqual(Option.getOrThrow(yield* store.getPost(workspaceId, post.post.id)), post)
           assert.isTrue(Option.isNone(yield* store.getPost(workspaceId, Id.unchecked("post", anId("post")))))
+        }))
+
+      it.effect("keeps the trace a post was created in through its later saves, and none for a post created untraced", () =>
+        Effect.gen(function* () {
+          const { store, workspaceId } = yield* withWorkspace
+          const traceParent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+          const traced = aPost(workspaceId, { traceParent })
+          const untraced = aPost(workspaceId)
+          yield* store.insertPost(traced, [])
+          yield* store.insertPost(untraced, [])
+          yield* store.savePost(aSave(traced, () => ({ caption: "Edited" })), [])
+
+          const read = Option.getOrThrow(yield* store.getPost(workspaceId, traced.post.id)).post
+          assert.strictEqual(read.caption, "Edited")
+          assert.strictEqual(read.traceParent, traceParent)
+          assert.isFalse("traceParent" in Option.getOrThrow(yield* store.getPost(workspaceId, untraced.post.id)).post)
         }))
 
       it.effect("keeps a platform state that is a bare JSON string or number", () =>

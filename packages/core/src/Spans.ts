@@ -12,7 +12,7 @@
  *
  * @since 0.4.0
  */
-import { Effect, References, type Tracer } from "effect"
+import { Effect, References, Tracer } from "effect"
 import { dual } from "effect/Function"
 
 /**
@@ -35,3 +35,45 @@ export const withSpan: {
       fiber.getRef(References.TracerEnabled) ? Effect.withSpan(self, name, { ...options, captureStackTrace: false }) : self
     )
 )
+
+const traceParentPattern = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
+
+/**
+ * The current span as a W3C `traceparent` (`00-<trace id>-<span id>-<flags>`), to store with
+ * what it created; `undefined` while tracing is off, outside a span, or when the span is not
+ * sampled (nothing would ever show it).
+ *
+ * @since 0.5.0
+ */
+export const currentTraceParent: Effect.Effect<string | undefined> = Effect.withFiber((fiber) =>
+  fiber.getRef(References.TracerEnabled)
+    ? Effect.match(Effect.currentSpan, {
+        onFailure: () => undefined,
+        onSuccess: (span) =>
+          span.sampled
+            ? `00-${span.traceId.padStart(32, "0").toLowerCase()}-${span.spanId.padStart(16, "0").toLowerCase()}-01`
+            : undefined
+      })
+    : Effect.succeed(undefined)
+)
+
+/**
+ * Span links to the span a stored `traceparent` names (see {@link currentTraceParent}), with
+ * `attributes`: none for `undefined` or a value that is not a `traceparent`.
+ *
+ * @example
+ * ```ts
+ * effect.pipe(Spans.withSpan("publishing.target", { root: true, links: Spans.linksTo(post.traceParent, { "postwire.link": "created_by" }) }))
+ * ```
+ *
+ * @since 0.5.0
+ */
+export const linksTo = (
+  traceParent: string | undefined,
+  attributes: Readonly<Record<string, unknown>> = {}
+): ReadonlyArray<Tracer.SpanLink> => {
+  const parts = traceParent === undefined ? null : traceParentPattern.exec(traceParent)
+  if (parts === null) return []
+  const [, traceId, spanId, flags] = parts
+  return [{ span: Tracer.externalSpan({ traceId: traceId!, spanId: spanId!, sampled: (Number.parseInt(flags!, 16) & 1) === 1 }), attributes }]
+}

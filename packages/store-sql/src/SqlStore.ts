@@ -556,7 +556,8 @@ const postRow = (post: PostRecord) => ({
   publish_at: post.publishAt,
   created_at: post.createdAt,
   updated_at: post.updatedAt,
-  version: post.version
+  version: post.version,
+  trace_parent: post.traceParent ?? null
 })
 
 /** The rows of a post's targets, in order; each counts against its quota at `quota_at`. */

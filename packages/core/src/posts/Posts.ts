@@ -14,6 +14,7 @@ import { approvalToken, approvalTokenHash, approvalUrl } from "../approvals/Appr
 import type { Caller } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { Ids } from "../ids/Ids.ts"
+import * as Spans from "../Spans.ts"
 import type { ApprovalRecord, OutboxEvent, PostAggregate, TargetRecord } from "../store/Records.ts"
 import { Store, type VersionConflict } from "../store/Store.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "./Cursor.ts"
@@ -93,6 +94,7 @@ export const createPost = Effect.fn("posts.create")(function* (
   const plan = maybePlan.value
 
   const postId = yield* Ids.use((ids) => ids.make("post"))
+  const traceParent = yield* Spans.currentTraceParent
   const approval = plan.approvalMode === "link" ? yield* newApproval(caller.workspaceId, postId, at) : undefined
   const initial = approval ? "awaiting_approval" : readyStatus(plan.scheduledAt, at)
 
@@ -133,7 +135,9 @@ export const createPost = Effect.fn("posts.create")(function* (
     publishAt: plan.publishAt,
     createdAt: at,
     updatedAt: at,
-    version: 1
+    version: 1,
+    // While tracing is on, this request's span: each publishing step's trace links back to it.
+    ...(traceParent === undefined ? {} : { traceParent })
   } as const
   const aggregate: PostAggregate = { post, targets, approval: approval?.record ?? null }
 

@@ -509,7 +509,8 @@ export const publishTarget = Effect.fnUntraced(function* (
 /**
  * Takes the next step of one claimed target as its own trace (`publishing.target`, with the
  * target and post ids as attributes: a worker's loop would otherwise make one endless trace),
- * and records the step in the publishing metrics.
+ * linked to the span of the request that created the post when that request was traced
+ * (`PostRecord.traceParent`), and records the step in the publishing metrics.
  */
 export const publishClaimedTarget = (
   settings: PublisherSettings,
@@ -533,7 +534,9 @@ export const publishClaimedTarget = (
     Spans.withSpan("publishing.target", {
       root: true,
       kind: "consumer",
-      attributes: { "postwire.target_id": claimed.id, "postwire.post_id": claimed.postId, "postwire.platform": claimed.platform }
+      attributes: { "postwire.target_id": claimed.id, "postwire.post_id": claimed.postId, "postwire.platform": claimed.platform },
+      // The request that created the post, when it was traced: its trace is a link away.
+      links: Option.isSome(step) ? Spans.linksTo(step.value.post.traceParent, { "postwire.link": "created_by" }) : []
     })
   )
 

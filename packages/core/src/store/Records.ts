@@ -144,6 +144,11 @@ export interface PostRecord {
   readonly updatedAt: number
   /** Optimistic concurrency: bumped by every save. */
   readonly version: number
+  /**
+   * The W3C `traceparent` of the span that created the post, kept while tracing was on: each
+   * publishing step's trace links to it. Absent otherwise.
+   */
+  readonly traceParent?: string | undefined
 }
 
 /** Consent given for a shortvideo direct target, and who gave it. */

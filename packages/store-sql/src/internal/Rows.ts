@@ -344,7 +344,8 @@ const decodePost = decoder(
     publish_at: Num,
     created_at: Num,
     updated_at: Num,
-    version: Num
+    version: Num,
+    trace_parent: orNull(Str)
   })
 )
 
@@ -364,7 +365,8 @@ export const postFromRow = (input: unknown): PostRecord => {
     publishAt: row.publish_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    version: row.version
+    version: row.version,
+    ...(typeof row.trace_parent === "string" ? { traceParent: row.trace_parent } : {})
   }
 }
 

@@ -18,6 +18,7 @@ import mediaLifecycle from "./0009_media_lifecycle.ts"
 import historyBounded from "./0010_history_bounded.ts"
 import targetErrorsAsData from "./0011_target_errors_as_data.ts"
 import hotUpdates from "./0012_hot_updates.ts"
+import postTraceParent from "./0013_post_trace_parent.ts"
 
 /** The table recording applied migrations; named for Postwire so it never meets an app's own. */
 export const table = "postwire_migrations"
@@ -34,7 +35,8 @@ const migrations = {
   "0009_media_lifecycle": mediaLifecycle,
   "0010_history_bounded": historyBounded,
   "0011_target_errors_as_data": targetErrorsAsData,
-  "0012_hot_updates": hotUpdates
+  "0012_hot_updates": hotUpdates,
+  "0013_post_trace_parent": postTraceParent
 }
 
 /** Every migration, keyed `<number>_<name>`; append new ones, never edit applied ones. */
