@@ -171,6 +171,32 @@ describe("Threads adapter", () => {
     })
   )
 
+  it.live("reads the publishing limit once for a burst of one account's targets started together", () =>
+    Effect.gen(function* () {
+      const fake = yield* ThreadsFake.make()
+      const client = yield* aRouter(options(fake))
+      const results = yield* Effect.forEach(Array.from({ length: 8 }, () => aThreadsPost(fake)), (input) => drive(client, input), {
+        concurrency: "unbounded"
+      })
+      assert.isTrue(results.every((result) => result.published !== undefined))
+      assert.lengthOf(fake.media, 8)
+      assert.strictEqual(fake.count("limit"), 1)
+    })
+  )
+
+  it.live("reads the publishing limit once per target of a burst when the account nears its quota", () =>
+    Effect.gen(function* () {
+      const fake = yield* ThreadsFake.make()
+      fake.quotaUsedBefore = 200
+      const client = yield* aRouter(options(fake))
+      const results = yield* Effect.forEach(Array.from({ length: 4 }, () => aThreadsPost(fake)), (input) => drive(client, input), {
+        concurrency: "unbounded"
+      })
+      assert.isTrue(results.every((result) => result.published !== undefined))
+      assert.strictEqual(fake.count("limit"), 4)
+    })
+  )
+
   it.live("reads the publishing limit before every target once the account nears its quota", () =>
     Effect.gen(function* () {
       const fake = yield* ThreadsFake.make()

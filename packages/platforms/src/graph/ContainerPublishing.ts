@@ -31,7 +31,7 @@ import type {
 } from "@postwire/core"
 import { Spans } from "@postwire/core"
 import { type ErrorCode, ErrorDetail } from "@postwire/domain"
-import { Clock, Effect, Option, type Redacted, Schema } from "effect"
+import { Clock, Deferred, Effect, Exit, Option, type Redacted, Schema } from "effect"
 import type * as Credentials from "../Credentials.ts"
 import * as MediaRules from "../internal/MediaRules.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
@@ -245,9 +245,36 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
     return true
   }
 
+  /**
+   * Limit reads in flight by account: a target that finds one waits for it and then uses its
+   * reading (a burst of one account's targets asks the platform once, not once per target).
+   */
+  const limitReads = new Map<string, Deferred.Deferred<void>>()
+
   const checkLimit = (session: Session, userId: string) =>
     Effect.gen(function* () {
-      if (farFromQuota(userId, yield* Clock.currentTimeMillis)) return
+      for (;;) {
+        if (farFromQuota(userId, yield* Clock.currentTimeMillis)) return
+        const inFlight = limitReads.get(userId)
+        if (inFlight === undefined) break
+        // Its reading may leave the quota far (then it stands for this target too); if not, or
+        // if the read failed, this target reads for itself, one read at a time.
+        yield* Deferred.await(inFlight)
+      }
+      const read = Deferred.makeUnsafe<void>()
+      limitReads.set(userId, read)
+      return yield* readLimit(session, userId).pipe(
+        Effect.ensuring(
+          Effect.sync(() => {
+            if (limitReads.get(userId) === read) limitReads.delete(userId)
+            Deferred.doneUnsafe(read, Exit.void)
+          })
+        )
+      )
+    })
+
+  const readLimit = (session: Session, userId: string) =>
+    Effect.gen(function* () {
       const body = yield* get(session, `${userId}/${spec.limitEdge}`, { fields: "quota_usage,config" })
       const data = field(body, "data")
       const entry = Array.isArray(data) ? data[0] : undefined
