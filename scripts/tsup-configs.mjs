@@ -11,7 +11,7 @@
 // Each package's build script empties dist/ first: the two builds run side by side, so neither
 // may clean it.
 
-const escape = (text) => text.replace(/[/.]/g, "\\$&")
+const escapeForRegExp = (text) => text.replace(/[/.]/g, "\\$&")
 
 /** The library build of `entry` (tsup's `entry` option). */
 export const library = (entry) => ({
@@ -35,8 +35,8 @@ export const command = (name, source, externals = []) => ({
   // path, so a stack trace reads without a map; a map would add megabytes to the tarball.
   sourcemap: false,
   clean: false,
-  noExternal: [externals.length === 0 ? /./ : new RegExp(`^(?!${externals.map(escape).join("|")})`)],
-  external: externals.map((name) => (name.endsWith("/") ? new RegExp(`^${escape(name)}`) : name)),
+  noExternal: [externals.length === 0 ? /./ : new RegExp(`^(?!${externals.map(escapeForRegExp).join("|")})`)],
+  external: externals.map((name) => (name.endsWith("/") ? new RegExp(`^${escapeForRegExp(name)}`) : name)),
   esbuildOptions(options) {
     options.conditions = ["@postwire/source"]
   },
