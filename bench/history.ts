@@ -64,9 +64,10 @@ export const historyStatements = (h: History): ReadonlyArray<string> => {
       FROM ${series} WHERE g % 10 = 0`,
     `INSERT INTO approval_tokens (token_hash, workspace_id, post_id, approval_id)
       SELECT ${id("tok")}, ${text(h.workspaceId)}, ${id("post")}, ${id("appr")} FROM ${series} WHERE g % 10 = 0`,
-    `INSERT INTO outbox_events (workspace_id, id, type, created_at, livemode, data, dispatched_at)
+    // Fanned out long ago: in the log, not queued in outbox_pending.
+    `INSERT INTO outbox_events (workspace_id, id, type, created_at, livemode, data)
       SELECT ${text(h.workspaceId)}, ${id("evt")}, 'post.published', ${at}, false,
-        jsonb_build_object('post_id', ${id("post")}), ${at}
+        jsonb_build_object('post_id', ${id("post")})
       FROM ${series}`,
     ...(h.endpointId === undefined
       ? []

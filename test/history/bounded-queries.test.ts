@@ -359,5 +359,70 @@ if (url === undefined) {
         expect(cost.buffers, where).toBeLessThanOrEqual(then.buffers * 2 + 64)
       }
     })
+
+    it("fans out a batch of a backlog reading as many rows at 20,000 events waiting as at 1,000, and never rewrites an event", { timeout: 600_000 }, async () => {
+      /** Writes `count` events of a post waiting to be fanned out (as the stores write them: the event and its place in the queue). */
+      const queue = (batch: string, count: number) =>
+        runtime.runPromise(
+          Effect.flatMap(SqlClient.SqlClient, (sql) =>
+            sql.unsafe(
+              `WITH e AS (INSERT INTO outbox_events (workspace_id, id, type, created_at, livemode, data)
+                 SELECT $1, 'evt_' || $2 || '_' || g, 'post.published', $3, false, jsonb_build_object('post_id', 'post_' || $2)
+                 FROM generate_series(1, $4::int) g
+                 RETURNING seq, workspace_id)
+               INSERT INTO outbox_pending (seq, workspace_id) SELECT seq, workspace_id FROM e`,
+              [workspace.id, batch, Date.now(), count]
+            )
+          )
+        )
+      /** The cost of the fan-out's statements for one batch of 100, explained (and rolled back). */
+      const fanOutCost = () =>
+        runtime.runPromise(
+          Effect.gen(function* () {
+            const sql = yield* SqlClient.SqlClient
+            const webhooks = yield* WebhookStore
+            const costs: Array<Cost> = []
+            yield* webhooks.fanOutEvents(Date.now(), 100).pipe(
+              Effect.provideService(Statement.CurrentTransformer, explainer(sql, () => "fanOutEvents", costs))
+            )
+            return costs
+          })
+        )
+      await queue("backlog1", 1_000)
+      const small = await fanOutCost()
+      await queue("backlog2", 19_000)
+      const large = await fanOutCost()
+      expect(large.map((cost) => cost.text)).toEqual(small.map((cost) => cost.text))
+      for (const [i, cost] of large.entries()) {
+        expect(cost.seqScans).toEqual([])
+        expect(cost.examined, cost.text).toBeLessThanOrEqual(small[i]!.examined + 10)
+      }
+
+      // Fanned out for real: every event once, each with its delivery, and no event row rewritten.
+      const { after, before, deliveries, waiting } = await runtime.runPromise(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const webhooks = yield* WebhookStore
+          const versions = () =>
+            Effect.map(
+              sql<{ id: string; xmin: string }>`SELECT id, xmin::text AS xmin FROM outbox_events
+                WHERE workspace_id = ${workspace.id} AND id LIKE 'evt_backlog%' ORDER BY id`,
+              (rows) => rows.map((row) => `${row.id}@${row.xmin}`)
+            )
+          const before = yield* versions()
+          while ((yield* webhooks.fanOutEvents(Date.now(), 500)) > 0) {
+            // until the queue is empty
+          }
+          const [waiting] = yield* sql<{ n: string }>`SELECT count(*) AS n FROM outbox_pending`
+          const [deliveries] = yield* sql<{ n: string }>`SELECT count(*) AS n FROM webhook_deliveries
+            WHERE workspace_id = ${workspace.id} AND endpoint_id = ${endpoint.id} AND event_id LIKE 'evt_backlog%'`
+          return { before, after: yield* versions(), waiting: Number(waiting!.n), deliveries: Number(deliveries!.n) }
+        })
+      )
+      expect(before).toHaveLength(20_000)
+      expect(after).toEqual(before)
+      expect(waiting).toBe(0)
+      expect(deliveries).toBe(20_000)
+    })
   })
 }

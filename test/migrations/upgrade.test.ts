@@ -47,7 +47,8 @@ const fixturesRequired: ReadonlyArray<string> = [
   "0010_history_bounded",
   "0011_target_errors_as_data",
   "0012_hot_updates",
-  "0013_post_trace_parent"
+  "0013_post_trace_parent",
+  "0014_outbox_pending"
 ]
 
 const fixturePath = (version: string) => join(import.meta.dirname, "fixtures", `${version}.sql`)
@@ -167,6 +168,21 @@ const contentsOf = (database: OpenDatabase) =>
     })
   )
 
+/**
+ * The ids of the events not fanned out yet, at `version`'s schema: marked by a `dispatched_at`
+ * left empty before 0014, queued in `outbox_pending` from it on.
+ */
+const notFannedOut = (version: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows =
+      Migrations.known.indexOf(version) < Migrations.known.indexOf("0014_outbox_pending")
+        ? yield* sql<{ id: string }>`SELECT id FROM outbox_events WHERE dispatched_at IS NULL`
+        : yield* sql<{ id: string }>`SELECT o.id FROM outbox_pending p
+            JOIN outbox_events o ON o.workspace_id = p.workspace_id AND o.seq = p.seq`
+    return rows.map((row) => row.id).sort()
+  })
+
 const cleanups: Array<() => Promise<void>> = []
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup()
@@ -176,14 +192,19 @@ describe.each(backends())("migrations on %s, each from the schema before it with
   it.each(cases)("$version with data, migrated to the latest: the data is intact and usable", async ({ version, applies }) => {
     const database = await anOpenDatabase(backend)
     cleanups.push(database.drop)
-    const ran = await database.run(
+    const { queuedAfter, queuedBefore, ran } = await database.run(
       Effect.gen(function* () {
         yield* Migrations.migrateTo(version)
         yield* loadFixture(version)
-        return yield* Migrations.migrate
+        const queuedBefore = yield* notFannedOut(version)
+        const ran = yield* Migrations.migrate
+        return { ran, queuedBefore, queuedAfter: yield* notFannedOut(Migrations.known.at(-1)!) }
       })
     )
     expect(ran.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`)).toEqual(applies)
+    // Events written but not fanned out yet (each fixture has one) are still to be fanned out.
+    expect(queuedBefore.length).toBeGreaterThan(0)
+    expect(queuedAfter).toEqual(queuedBefore)
 
     const contents = await contentsOf(database)
     expect(contents.posts.length).toBeGreaterThan(0)

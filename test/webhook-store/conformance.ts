@@ -935,5 +935,22 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
           assert.deepStrictEqual(listed.sort(), [stillPending.id, recent.id].sort())
           assert.isTrue(Option.isNone(yield* webhooks.getEvent(workspaceId, unsubscribed.id)))
         }))
+
+      it.effect("never prunes an event not fanned out yet, however old: it is fanned out later", () =>
+        Effect.gen(function* () {
+          yield* aClearQueue
+          const { webhooks, workspaceId, emit } = yield* withWorkspace
+          const old = t0 - 400 * day
+          const endpoint = anEndpoint(workspaceId, { createdAt: old, subscribedFrom: old })
+          yield* webhooks.createEndpoint(endpoint)
+          const waiting = anEvent(workspaceId, { type: "post.published", createdAt: old + 1 })
+          yield* emit(waiting)
+          while ((yield* webhooks.pruneLog(old + day, 100)) > 0) {
+            // everything prunable is gone
+          }
+          assert.isTrue(Option.isSome(yield* webhooks.getEvent(workspaceId, waiting.id)))
+          assert.strictEqual(yield* fanOutAll(old + 2 * day), 1)
+          assert.deepStrictEqual(eventIds(yield* webhooks.listDeliveries(workspaceId, endpoint.id)), [waiting.id])
+        }))
     })
   })

@@ -22,7 +22,7 @@ import {
 import { Effect, Layer, Option } from "effect"
 import { SqlClient, } from "effect/sql"
 import { commentFromRow, pollFromRow } from "./internal/Rows.ts"
-import { eventRow, operations, toNumber, } from "./internal/SqlToolkit.ts"
+import { insertEvents, operations, toNumber } from "./internal/SqlToolkit.ts"
 
 /** Builds the comment store on the current `SqlClient`; the schema must already be migrated. */
 export const make: Effect.Effect<CommentStoreShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
@@ -30,8 +30,7 @@ export const make: Effect.Effect<CommentStoreShape, never, SqlClient.SqlClient> 
 
   const operation = operations("CommentStore")
 
-  const insertEvent = (event: OutboxEvent) =>
-    sql`INSERT INTO outbox_events ${sql.insert(eventRow(event))}`
+  const insertEvent = (event: OutboxEvent) => insertEvents(sql, [event])
 
   const storeCredentials = (workspaceId: string, accountId: string, credentials: string | undefined) =>
     credentials === undefined

@@ -17,10 +17,10 @@ import {
   type OutboxEvent,
   Store,
 } from "@postwire/core"
-import { Array as Arr, Data, Effect, Layer, Option, } from "effect"
+import { Data, Effect, Layer, Option } from "effect"
 import { SqlClient, } from "effect/sql"
 import { connectionFromRow, linkFromRow } from "./internal/Rows.ts"
-import { eventRow, operations } from "./internal/SqlToolkit.ts"
+import { insertEvents as insertQueuedEvents, operations } from "./internal/SqlToolkit.ts"
 
 /** Rolls a transaction back when what it changes is no longer as expected. */
 class Unchanged extends Data.TaggedError("Unchanged")<{}> {}
@@ -86,10 +86,7 @@ export const make: Effect.Effect<ConnectStoreShape, never, SqlClient.SqlClient |
       Effect.catchTag("Unchanged", () => Effect.succeed(false))
     )
 
-  const insertEvents = (events: ReadonlyArray<OutboxEvent>) =>
-    Arr.isReadonlyArrayNonEmpty(events)
-      ? sql`INSERT INTO outbox_events ${sql.insert(Arr.map(events, eventRow))}`.pipe(Effect.asVoid)
-      : Effect.void
+  const insertEvents = (events: ReadonlyArray<OutboxEvent>) => insertQueuedEvents(sql, events)
 
   const findLinkBySecret = (hash: string, kind: "token" | "state") =>
     sql`SELECT l.* FROM connect_link_secrets s

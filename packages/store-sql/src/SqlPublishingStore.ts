@@ -29,7 +29,7 @@ import { Array as Arr, Effect, type Layer, type Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import * as PublishingWrites from "./internal/PublishingWrites.ts"
 import { accountFromRow, mediaFromRow, pendingFromRow, postFromRow, targetFromRow } from "./internal/Rows.ts"
-import { eventRow, migratedLayer, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
+import { eventRowsEntries, migratedLayer, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -223,7 +223,7 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
                     WHERE ${inWorkspaces("id", changed.map((post) => [post.workspaceId, post.id] as const))})`
                 ),
                 ...(Arr.isReadonlyArrayNonEmpty(plan.events)
-                  ? [sql`events AS (INSERT INTO outbox_events ${sql.insert(Arr.map(plan.events, eventRow))})`]
+                  ? eventRowsEntries(sql, "events", plan.events)
                   : [])
               ])} SELECT 1`
               return plan.steps

@@ -36,7 +36,14 @@ import {
   targetFromRow,
   workspaceFromRow
 } from "./internal/Rows.ts"
-import { eventRow, migratedLayer, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
+import {
+  eventRowsEntries,
+  insertEvents as insertQueuedEvents,
+  migratedLayer,
+  operations,
+  toNumber,
+  toNumberOrNull
+} from "./internal/SqlToolkit.ts"
 import type { Statement } from "effect/sql"
 
 type Row = Readonly<Record<string, unknown>>
@@ -47,10 +54,7 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
 
   const operation = operations("Store")
 
-  const insertEvents = (events: ReadonlyArray<OutboxEvent>) =>
-    Arr.isReadonlyArrayNonEmpty(events)
-      ? sql`INSERT INTO outbox_events ${sql.insert(Arr.map(events, eventRow))}`.pipe(Effect.asVoid)
-      : Effect.void
+  const insertEvents = (events: ReadonlyArray<OutboxEvent>) => insertQueuedEvents(sql, events)
 
   const upsertApproval = (workspaceId: string, postId: string, approval: ApprovalRecord | null) =>
     approval === null
@@ -115,7 +119,7 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
           sql`new_token AS (INSERT INTO approval_tokens ${sql.insert(approvalTokenRow(approval))})`
         ]),
       ...(Arr.isReadonlyArrayNonEmpty(events)
-        ? [sql`new_events AS (INSERT INTO outbox_events ${sql.insert(Arr.map(events, eventRow))})`]
+        ? eventRowsEntries(sql, "new_events", events)
         : [])
     ])} SELECT 1`.pipe(Effect.asVoid)
 

@@ -24,7 +24,7 @@ import {
 import { Effect, type Layer, Option, } from "effect"
 import { SqlClient, } from "effect/sql"
 import { attemptFromRow, deliveryFromRow, endpointFromRow, eventFromRow } from "./internal/Rows.ts"
-import { eventRow, migratedLayer, operations, toNumber } from "./internal/SqlToolkit.ts"
+import { insertEvents, migratedLayer, operations, toNumber } from "./internal/SqlToolkit.ts"
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -127,31 +127,41 @@ export const make: Effect.Effect<WebhookStoreShape, never, SqlClient.SqlClient> 
         )
       ),
 
-    // One statement, so one transaction: lock a batch of pending events, create their
-    // deliveries, mark them dispatched.
+    // One statement, so one transaction: take a batch of queued events off the queue (oldest
+    // first, skipping those another instance holds) and create their deliveries. The events'
+    // own rows are only read: fanning out never rewrites them.
     fanOutEvents: (at, limit) =>
       operation("fanOutEvents")(
+        // The batch's sequence numbers as an array: its rows are deleted through the queue's
+        // index whatever the planner knows of the queue's size (a join to them was planned as a
+        // scan of the whole queue on a table not analyzed yet). Bounded by the batch, however
+        // many events wait (test/history/bounded-queries.test.ts).
         sql`WITH batch AS (
-              SELECT workspace_id, seq, id, type, created_at, data FROM outbox_events
-              WHERE dispatched_at IS NULL
-              ORDER BY seq LIMIT ${limit}
-              FOR UPDATE SKIP LOCKED
+              DELETE FROM outbox_pending
+              WHERE seq = ANY (ARRAY(
+                SELECT seq FROM outbox_pending ORDER BY seq LIMIT ${limit} FOR UPDATE SKIP LOCKED
+              ))
+              RETURNING seq, workspace_id
             ), fanned AS (
               INSERT INTO webhook_deliveries
                 (workspace_id, endpoint_id, event_id, id, event_type, status, attempts, next_attempt_at, created_at)
-              SELECT b.workspace_id, e.id, b.id, 'dlv_' || upper(substr(md5(e.id || ':' || b.id), 1, 26)), b.type,
+              SELECT o.workspace_id, e.id, o.id, 'dlv_' || upper(substr(md5(e.id || ':' || o.id), 1, 26)), o.type,
                 'pending', 0, ${at}, ${at}
               FROM batch b
-              JOIN webhook_endpoints e ON e.workspace_id = b.workspace_id
-              WHERE e.active AND e.events @> jsonb_build_array(b.type) AND e.subscribed_from <= b.created_at
-                AND NOT (b.type = 'webhook_endpoint.disabled' AND b.data ->> 'endpoint_id' = e.id)
+              -- One look-up by key per event of the batch (the LIMIT keeps the planner from
+              -- hashing the whole table when it misjudges the batch's size).
+              CROSS JOIN LATERAL (
+                SELECT workspace_id, id, type, created_at, data FROM outbox_events
+                WHERE workspace_id = b.workspace_id AND seq = b.seq
+                LIMIT 1
+              ) o
+              JOIN webhook_endpoints e ON e.workspace_id = o.workspace_id
+              WHERE e.active AND e.events @> jsonb_build_array(o.type) AND e.subscribed_from <= o.created_at
+                AND NOT (o.type = 'webhook_endpoint.disabled' AND o.data ->> 'endpoint_id' = e.id)
               ON CONFLICT DO NOTHING
               RETURNING 1
             )
-            UPDATE outbox_events o SET dispatched_at = ${at}
-            FROM batch b
-            WHERE o.workspace_id = b.workspace_id AND o.seq = b.seq
-            RETURNING o.seq`.pipe(Effect.map((rows) => rows.length))
+            SELECT count(*) AS n FROM batch`.pipe(Effect.map(([row]) => toNumber(row?.n ?? 0)))
       ),
 
     claimDueDeliveries: (owner, at, leaseUntil, limit) =>
@@ -235,7 +245,7 @@ export const make: Effect.Effect<WebhookStoreShape, never, SqlClient.SqlClient> 
             if (disabled.length === 0) return { recorded: true, endpointDisabled: false }
             yield* giveUpPending(key.workspaceId, key.endpointId)
             if (outcome.disabledNotice !== undefined) {
-              yield* sql`INSERT INTO outbox_events ${sql.insert(eventRow(outcome.disabledNotice))}`
+              yield* insertEvents(sql, [outcome.disabledNotice])
             }
             return { recorded: true, endpointDisabled: true }
           })
@@ -509,7 +519,8 @@ export const make: Effect.Effect<WebhookStoreShape, never, SqlClient.SqlClient> 
           const events = yield* sql`DELETE FROM outbox_events o
             USING (
               SELECT e.workspace_id, e.seq FROM outbox_events e
-              WHERE e.dispatched_at IS NOT NULL AND e.created_at < ${before}
+              WHERE e.created_at < ${before}
+                AND NOT EXISTS (SELECT 1 FROM outbox_pending p WHERE p.seq = e.seq AND p.workspace_id = e.workspace_id)
                 AND NOT EXISTS (
                   SELECT 1 FROM webhook_deliveries d WHERE d.workspace_id = e.workspace_id AND d.event_id = e.id
                 )

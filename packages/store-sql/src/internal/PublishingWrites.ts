@@ -33,6 +33,7 @@ import {
 import { Array as Arr, Effect, type Scope } from "effect"
 import { SqlClient, type SqlError, Statement } from "effect/sql"
 import * as GroupCommit from "./GroupCommit.ts"
+import { eventEntries } from "./SqlToolkit.ts"
 
 /** One write of the publisher to a target it holds. */
 export type PublishingWrite =
@@ -357,10 +358,16 @@ const batchWriter: Effect.Effect<
           AND ${keyIn("p.workspace_id", "p.id", rows.map((row) => [row.ws, row.id] as const))})`)
     }
     if (Arr.isReadonlyArrayNonEmpty(events)) {
-      statements.push(sql`events AS (INSERT INTO outbox_events (workspace_id, id, type, created_at, livemode, data)
-        SELECT workspace_id, id, type, created_at, livemode, data
-        FROM jsonb_to_recordset(${JSON.stringify(events.map(eventRecord))}::jsonb)
-          AS e(workspace_id text, id text, type text, created_at bigint, livemode boolean, data jsonb))`)
+      statements.push(
+        ...eventEntries(
+          sql,
+          "events",
+          sql`INSERT INTO outbox_events (workspace_id, id, type, created_at, livemode, data)
+            SELECT workspace_id, id, type, created_at, livemode, data
+            FROM jsonb_to_recordset(${JSON.stringify(events.map(eventRecord))}::jsonb)
+              AS e(workspace_id text, id text, type text, created_at bigint, livemode boolean, data jsonb)`
+        )
+      )
     }
     if (Arr.isReadonlyArrayNonEmpty(pending)) {
       statements.push(sql`pending AS (INSERT INTO pending_permalinks

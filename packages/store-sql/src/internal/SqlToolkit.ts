@@ -1,13 +1,14 @@
 /**
  * What every SQL store shares: the traced operation wrapper that turns SQL failures and rows
  * that do not decode into a `StoreError`, the migrate-then-build layer, numbers read back from
- * `bigint` columns, and the `outbox_events` row of an event. Row decoders live in `Rows.ts`.
+ * `bigint` columns, and the writes of outbox events (each queued for the dispatcher's fan-out).
+ * Row decoders live in `Rows.ts`.
  *
  * @internal
  */
 import { type OutboxEvent, Spans, StoreError } from "@postwire/core"
-import { type Context, Effect, Layer, type Scope } from "effect"
-import { type SqlClient, SqlError } from "effect/sql"
+import { Array as Arr, type Context, Effect, Layer, type Scope } from "effect"
+import { type SqlClient, SqlError, type Statement } from "effect/sql"
 import * as Migrations from "../migrations/Migrations.ts"
 import { isRowDecodeError } from "./Rows.ts"
 
@@ -64,3 +65,31 @@ export const eventRow = (event: OutboxEvent) => ({
   livemode: event.livemode,
   data: JSON.stringify(event.data)
 })
+
+/**
+ * The `WITH` entries of a statement that writes outbox events: `name` runs `insert` (an
+ * `INSERT INTO outbox_events ...` without `RETURNING`), and `<name>_queued` queues each event it
+ * inserted for the dispatcher's fan-out (`outbox_pending`, by `seq`). Every event is written
+ * this way: an event not queued would never be delivered.
+ */
+export const eventEntries = (
+  sql: SqlClient.SqlClient,
+  name: string,
+  insert: Statement.Fragment
+): ReadonlyArray<Statement.Fragment> => [
+  sql`${sql(name)} AS (${insert} RETURNING seq, workspace_id)`,
+  sql`${sql(`${name}_queued`)} AS (INSERT INTO outbox_pending (seq, workspace_id) SELECT seq, workspace_id FROM ${sql(name)})`
+]
+
+/** The `WITH` entries that insert `events` (their rows by {@link eventRow}) and queue them. */
+export const eventRowsEntries = (
+  sql: SqlClient.SqlClient,
+  name: string,
+  events: Arr.NonEmptyReadonlyArray<OutboxEvent>
+) => eventEntries(sql, name, sql`INSERT INTO outbox_events ${sql.insert(Arr.map(events, eventRow))}`)
+
+/** One statement: inserts `events` and queues them for the fan-out; nothing when there are none. */
+export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<OutboxEvent>): Effect.Effect<void, SqlError.SqlError> =>
+  Arr.isReadonlyArrayNonEmpty(events)
+    ? Effect.asVoid(sql`WITH ${sql.csv(eventRowsEntries(sql, "new_events", events))} SELECT 1`)
+    : Effect.void

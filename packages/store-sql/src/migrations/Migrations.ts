@@ -19,6 +19,7 @@ import historyBounded from "./0010_history_bounded.ts"
 import targetErrorsAsData from "./0011_target_errors_as_data.ts"
 import hotUpdates from "./0012_hot_updates.ts"
 import postTraceParent from "./0013_post_trace_parent.ts"
+import outboxPending from "./0014_outbox_pending.ts"
 
 /** The table recording applied migrations; named for Postwire so it never meets an app's own. */
 export const table = "postwire_migrations"
@@ -36,7 +37,8 @@ const migrations = {
   "0010_history_bounded": historyBounded,
   "0011_target_errors_as_data": targetErrorsAsData,
   "0012_hot_updates": hotUpdates,
-  "0013_post_trace_parent": postTraceParent
+  "0013_post_trace_parent": postTraceParent,
+  "0014_outbox_pending": outboxPending
 }
 
 /** Every migration, keyed `<number>_<name>`; append new ones, never edit applied ones. */
