@@ -23,8 +23,28 @@ export const library = (entry) => ({
   clean: false
 })
 
-/** The bundled build of the command `name` from `source`, with `externals` left out. */
-export const command = (name, source, externals = []) => ({
+/**
+ * An esbuild plugin that replaces the modules `omitted` matches (paths, as imported) with one that
+ * fails when loaded: for the chunks of dynamic imports a command never reaches, which would
+ * otherwise ship in its tarball.
+ */
+const omit = (omitted) => ({
+  name: "postwire-omit",
+  setup(build) {
+    build.onResolve({ filter: omitted }, (args) => ({ path: args.path, namespace: "postwire-omitted" }))
+    build.onLoad({ filter: /.*/, namespace: "postwire-omitted" }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} is not part of this command`)})`,
+      loader: "js"
+    }))
+  }
+})
+
+/**
+ * The bundled build of the command `name` from `source`, with `externals` left out and the
+ * modules `omitted` matches (a regular expression, or undefined) replaced by a module that fails
+ * when loaded.
+ */
+export const command = (name, source, externals = [], omitted = undefined) => ({
   entry: { [name]: source },
   format: ["esm"],
   outExtension: () => ({ js: ".mjs" }),
@@ -40,6 +60,7 @@ export const command = (name, source, externals = []) => ({
   esbuildOptions(options) {
     options.conditions = ["@postwire/source"]
   },
+  esbuildPlugins: omitted === undefined ? [] : [omit(omitted)],
   // Bundled CommonJS dependencies (`ws`) call `require`, which an ES module does not have.
   banner: { js: 'import { createRequire as __postwireRequire } from "node:module"; const require = __postwireRequire(import.meta.url);' }
 })

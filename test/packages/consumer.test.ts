@@ -133,6 +133,22 @@ describe("the packed packages in a fresh app", () => {
     }
   })
 
+  it("ships the documentation pages' scripts with the server only: postwire-mcp serves no pages", async () => {
+    /** The size of each of Effect's Scalar and Swagger page chunks in a tarball, by file name. */
+    const pageChunks = async (name: string) => {
+      const { stdout } = await sh("tar", ["-tzvf", tarballs[name]!], work)
+      return stdout
+        .split("\n")
+        .filter((line) => /dist\/httpApi(Scalar|Swagger)-[^/]*\.mjs$/.test(line))
+        .map((line) => Number(line.trim().split(/\s+/)[2]))
+    }
+    const server = await pageChunks("@postwire/server")
+    expect(server).toHaveLength(2)
+    for (const size of server) expect(size).toBeGreaterThan(1_000_000)
+    // In postwire-mcp a chunk is a line that fails if ever loaded, not megabytes of page scripts.
+    for (const size of await pageChunks("@postwire/mcp")) expect(size).toBeLessThan(1_000)
+  })
+
   it("type-checks typed usage strictly with skipLibCheck false, and catches every deliberate mistake", async () => {
     await sh(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], app)
     expect(existsSync(join(app, "out", "usage.js"))).toBe(true)
