@@ -100,6 +100,8 @@ describe.each(backends())("GET /metrics (%s)", (backend) => {
       "postwire_targets_due_oldest_age_seconds",
       "postwire_targets_unconfirmed",
       "postwire_webhook_deliveries_pending",
+      "postwire_webhook_events_waiting",
+      "postwire_webhook_events_waiting_oldest_age_seconds",
       "postwire_webhook_endpoints_disabled"
     ]) {
       expect(after.get(name)?.type, name).toBe("gauge")
@@ -118,7 +120,7 @@ describe.each(backends())("GET /metrics (%s)", (backend) => {
     }
   })
 
-  it("shows the due targets no worker claimed and how long the oldest has waited", async () => {
+  it("shows the due targets no worker claimed, the events no dispatcher fanned out, and how long the oldest of each has waited", async () => {
     const api = await startServer(backend, { POSTWIRE_ROLE: "api", POSTWIRE_METRICS_TOKEN: token })
     try {
       const image = await anImage(api)
@@ -131,6 +133,9 @@ describe.each(backends())("GET /metrics (%s)", (backend) => {
       const metrics = await scrape(api)
       expect(sampleValue(metrics, "postwire_targets_due")).toBe(1)
       expect(sampleValue(metrics, "postwire_targets_due_oldest_age_seconds")).toBeGreaterThan(0)
+      // No dispatcher runs in an API instance: the post's events wait to be fanned out.
+      expect(sampleValue(metrics, "postwire_webhook_events_waiting")).toBeGreaterThanOrEqual(1)
+      expect(sampleValue(metrics, "postwire_webhook_events_waiting_oldest_age_seconds")).toBeGreaterThan(0)
     } finally {
       await api.stop()
     }

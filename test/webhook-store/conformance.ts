@@ -220,21 +220,31 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
           assert.deepStrictEqual(yield* webhooks.listDeliveries(other.workspaceId, elsewhere.id), [])
         }))
 
-      it.effect("reports the pending deliveries and the disabled endpoints across workspaces", () =>
+      it.effect("reports the events not fanned out yet, the pending deliveries and the disabled endpoints across workspaces", () =>
         Effect.gen(function* () {
           yield* aClearQueue
           const { webhooks, workspaceId, emit } = yield* withWorkspace
           const other = yield* withWorkspace
           const before = yield* webhooks.deliveryBacklog()
+          assert.strictEqual(before.eventsWaiting, 0)
+          assert.isNull(before.oldestEventWaitingAt)
           const here = anEndpoint(workspaceId, { events: ["post.published"] })
           const there = anEndpoint(other.workspaceId, { events: ["post.published"] })
           const disabled = anEndpoint(other.workspaceId, { active: false, disabledReason: "delivery_failed", disabledAt: t0 })
           for (const endpoint of [here, there, disabled]) yield* webhooks.createEndpoint(endpoint)
           yield* emit(anEvent(workspaceId, { type: "post.published", createdAt: t0 + day }))
-          yield* other.emit(anEvent(other.workspaceId, { type: "post.published", createdAt: t0 + day }))
+          yield* other.emit(anEvent(other.workspaceId, { type: "post.published", createdAt: t0 + day + 1 }))
+          const waiting = yield* webhooks.deliveryBacklog()
+          assert.strictEqual(waiting.eventsWaiting, 2)
+          assert.strictEqual(waiting.oldestEventWaitingAt, t0 + day)
           yield* fanOutAll(t0 + day + 5)
           const after = yield* webhooks.deliveryBacklog()
-          assert.deepStrictEqual(after, { pending: before.pending + 2, disabledEndpoints: before.disabledEndpoints + 1 })
+          assert.deepStrictEqual(after, {
+            pending: before.pending + 2,
+            disabledEndpoints: before.disabledEndpoints + 1,
+            eventsWaiting: 0,
+            oldestEventWaitingAt: null
+          })
         }))
 
       it.effect("dispatches each event once, oldest first, at most `limit` at a time", () =>

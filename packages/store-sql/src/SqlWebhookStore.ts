@@ -24,7 +24,7 @@ import {
 import { Effect, type Layer, Option, } from "effect"
 import { SqlClient, } from "effect/sql"
 import { attemptFromRow, deliveryFromRow, endpointFromRow, eventFromRow } from "./internal/Rows.ts"
-import { insertEvents, migratedLayer, operations, toNumber } from "./internal/SqlToolkit.ts"
+import { insertEvents, migratedLayer, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -346,11 +346,21 @@ export const make: Effect.Effect<WebhookStoreShape, never, SqlClient.SqlClient> 
 
     deliveryBacklog: () =>
       operation("deliveryBacklog")(
-        // The pending count reads the partial index of pending deliveries; endpoints are few.
+        // The pending count reads the partial index of pending deliveries; endpoints are few; the
+        // events waiting are the fan-out's queue (as long as the dispatcher's backlog, not the
+        // history), the oldest its first row by `seq`, read by key.
         sql`SELECT
             (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending') AS pending,
-            (SELECT count(*) FROM webhook_endpoints WHERE NOT active) AS disabled`.pipe(
-          Effect.map(([row]) => ({ pending: Number(row?.pending ?? 0), disabledEndpoints: Number(row?.disabled ?? 0) }))
+            (SELECT count(*) FROM webhook_endpoints WHERE NOT active) AS disabled,
+            (SELECT count(*) FROM outbox_pending) AS waiting,
+            (SELECT o.created_at FROM (SELECT seq, workspace_id FROM outbox_pending ORDER BY seq LIMIT 1) first
+              JOIN outbox_events o ON o.workspace_id = first.workspace_id AND o.seq = first.seq) AS oldest`.pipe(
+          Effect.map(([row]) => ({
+            pending: toNumber(row?.pending ?? 0),
+            disabledEndpoints: toNumber(row?.disabled ?? 0),
+            eventsWaiting: toNumber(row?.waiting ?? 0),
+            oldestEventWaitingAt: toNumberOrNull(row?.oldest)
+          }))
         )
       ),
 

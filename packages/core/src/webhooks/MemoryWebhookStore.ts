@@ -319,7 +319,15 @@ export const make = (tables: MemoryTables): WebhookStoreShape => {
       Effect.sync(() => {
         let disabledEndpoints = 0
         for (const endpoint of endpoints.everywhere()) if (!endpoint.active) disabledEndpoints++
-        return { pending: pending.size, disabledEndpoints }
+        let eventsWaiting = 0
+        let oldestEventWaitingAt: number | null = null
+        for (const [workspaceId, log] of events) {
+          const next = fannedOut.get(workspaceId) ?? 0
+          if (next >= log.length) continue
+          eventsWaiting += log.length - next
+          oldestEventWaitingAt = Math.min(oldestEventWaitingAt ?? Number.POSITIVE_INFINITY, log[next]!.createdAt)
+        }
+        return { pending: pending.size, disabledEndpoints, eventsWaiting, oldestEventWaitingAt }
       }),
 
     releaseDeliveries: (owner) =>

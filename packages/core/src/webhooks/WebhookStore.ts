@@ -209,6 +209,13 @@ export interface DeliveryBacklog {
   readonly pending: number
   /** Endpoints disabled because their deliveries kept failing. */
   readonly disabledEndpoints: number
+  /**
+   * Events written and not fanned out to their endpoints yet: near zero while the dispatcher
+   * keeps up (it fans out every event within its poll interval).
+   */
+  readonly eventsWaiting: number
+  /** When the longest-waiting of those events was written (epoch ms); `null` when none waits. */
+  readonly oldestEventWaitingAt: number | null
 }
 
 /** Storage of webhook endpoints and deliveries. */

@@ -4,7 +4,8 @@
  * (`Authorization: Bearer <token>`) when it is set.
  *
  * The backlog gauges (due targets no worker holds and how long the oldest has waited, targets
- * waiting for their platform to confirm, pending webhook deliveries, disabled endpoints) are
+ * waiting for their platform to confirm, pending webhook deliveries, events not fanned out yet
+ * and how long the oldest has waited, disabled endpoints) are
  * read from the database at scrape time by a few indexed counts, so any instance answers for
  * the whole fleet and nothing runs between scrapes.
  *
@@ -40,6 +41,16 @@ export const deliveriesPending = Metric.gauge("postwire_webhook_deliveries_pendi
   description: "Webhook deliveries not yet delivered (due now or waiting for a retry), across the fleet."
 })
 
+/** Events written and not fanned out to their endpoints yet. */
+export const eventsWaiting = Metric.gauge("postwire_webhook_events_waiting", {
+  description: "Events written and not yet fanned out to webhook endpoints, across the fleet (near 0 while the dispatcher keeps up)."
+})
+
+/** How long the longest-waiting of them has waited: the dispatcher's lag. */
+export const oldestEventWaitingAge = Metric.gauge("postwire_webhook_events_waiting_oldest_age_seconds", {
+  description: "Seconds since the longest-waiting event not yet fanned out was written (0 when none waits)."
+})
+
 /** Endpoints disabled by failing deliveries. */
 export const endpointsDisabled = Metric.gauge("postwire_webhook_endpoints_disabled", {
   description: "Webhook endpoints currently disabled because their deliveries kept failing."
@@ -72,6 +83,11 @@ const readBacklog = Effect.gen(function* () {
     const backlog = yield* webhooks.value.deliveryBacklog()
     yield* Metric.update(deliveriesPending, backlog.pending)
     yield* Metric.update(endpointsDisabled, backlog.disabledEndpoints)
+    yield* Metric.update(eventsWaiting, backlog.eventsWaiting)
+    yield* Metric.update(
+      oldestEventWaitingAge,
+      backlog.oldestEventWaitingAt === null ? 0 : Math.max(0, at - backlog.oldestEventWaitingAt) / 1000
+    )
   }
   for (const [loop, running] of yield* BackgroundLoops.states) {
     yield* Metric.update(MetricSeries.of(loopRunning, { loop }), running ? 1 : 0)
