@@ -161,9 +161,11 @@ interface AttemptResult {
 
 /**
  * Attempts one claimed delivery and hands its outcome to the group commit; returns the effect
- * that waits for the outcome to be written, then counts it in the metrics.
+ * that waits for the outcome to be written, then counts it in the metrics. Untraced: it runs
+ * inside the attempt's own `webhooks.delivery` span ({@link tracedAttempt}), and a traced
+ * `Effect.fn` captures a stack trace and makes a span on every call, even with tracing off.
  */
-const attemptDelivery = Effect.fn("webhooks.attemptDelivery")(function* (
+const attemptDelivery = Effect.fnUntraced(function* (
   claimed: ClaimedDelivery,
   checked: CheckedTarget | undefined,
   record: RecordOutcome

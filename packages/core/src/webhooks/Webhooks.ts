@@ -22,6 +22,7 @@ import {
 } from "@postwire/domain"
 import type { Caller } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
+import * as Spans from "../Spans.ts"
 import { Ids } from "../ids/Ids.ts"
 import { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
@@ -479,7 +480,7 @@ const attemptDuration = (started: number, ended: number) => Math.min(Math.max(0,
  * current time, POSTs to the checked addresses only, and waits at most 10 seconds. Success is
  * any 2xx answer. Never fails: a failure is described.
  */
-export const deliverEvent = Effect.fn("webhooks.deliverEvent")(function* (
+export const deliverEvent = Effect.fnUntraced(function* (
   endpoint: Pick<WebhookEndpointRecord, "id" | "workspaceId" | "url" | "secret" | "previousSecret" | "previousSecretExpiresAt">,
   eventId: Id.EventId,
   body: string,
@@ -528,7 +529,11 @@ export const deliverEvent = Effect.fn("webhooks.deliverEvent")(function* (
   if (Option.isNone(answer.success)) return yield* finish(null, { _tag: "Timeout" })
   const { statusCode, body: answered } = answer.success.value
   return yield* finish(statusCode, statusCode >= 200 && statusCode < 300 ? null : { _tag: "HttpStatus", statusCode }, answered)
-})
+},
+  // A span only while tracing is on: a traced `Effect.fn` captures a stack trace and makes a
+  // span on every delivery, even with tracing off.
+  Spans.withSpan("webhooks.deliverEvent")
+)
 
 /** Placeholder `data` of each event type for the test event, shaped like the real one. */
 const sampleData = Effect.fn("webhooks.sampleData")(function* (type: Webhook.WebhookEventType, at: number) {
