@@ -901,6 +901,16 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
     })
 
     describe("pruning", () => {
+      /** A clear queue, and a workspace with an endpoint subscribed to `post.published` 400 days ago. */
+      const aWorkspaceFromLongAgo = Effect.gen(function* () {
+        yield* aClearQueue
+        const { webhooks, workspaceId, emit } = yield* withWorkspace
+        const old = t0 - 400 * day
+        const endpoint = anEndpoint(workspaceId, { createdAt: old, subscribedFrom: old })
+        yield* webhooks.createEndpoint(endpoint)
+        return { webhooks, workspaceId, emit, endpoint, old }
+      })
+
       it.effect("gives the prune lease to one owner at a time, until it runs out", () =>
         Effect.gen(function* () {
           const webhooks = yield* WebhookStore
@@ -912,11 +922,7 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
 
       it.effect("deletes finished deliveries and dispatched events older than the cut-off, in bounded batches, and keeps the rest", () =>
         Effect.gen(function* () {
-          yield* aClearQueue
-          const { webhooks, workspaceId, emit } = yield* withWorkspace
-          const old = t0 - 400 * day
-          const endpoint = anEndpoint(workspaceId, { createdAt: old, subscribedFrom: old })
-          yield* webhooks.createEndpoint(endpoint)
+          const { emit, endpoint, old, webhooks, workspaceId } = yield* aWorkspaceFromLongAgo
           const oldEvents = [1, 2, 3].map((n) => anEvent(workspaceId, { type: "post.published", createdAt: old + n }))
           const stillPending = anEvent(workspaceId, { type: "post.published", createdAt: old + 4 })
           const unsubscribed = anEvent(workspaceId, { type: "account.connected", createdAt: old + 5 })
@@ -948,11 +954,7 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
 
       it.effect("never prunes an event not fanned out yet, however old: it is fanned out later", () =>
         Effect.gen(function* () {
-          yield* aClearQueue
-          const { webhooks, workspaceId, emit } = yield* withWorkspace
-          const old = t0 - 400 * day
-          const endpoint = anEndpoint(workspaceId, { createdAt: old, subscribedFrom: old })
-          yield* webhooks.createEndpoint(endpoint)
+          const { emit, endpoint, old, webhooks, workspaceId } = yield* aWorkspaceFromLongAgo
           const waiting = anEvent(workspaceId, { type: "post.published", createdAt: old + 1 })
           yield* emit(waiting)
           while ((yield* webhooks.pruneLog(old + day, 100)) > 0) {
