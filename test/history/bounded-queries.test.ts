@@ -182,17 +182,9 @@ if (url === undefined) {
       )
 
     /** The hot paths, once, with every statement explained; the costs in the order issued. */
-    /** Polls that find nothing (at instant 0), not explained: the claims start each round idle. */
-    const idlePolls = Effect.gen(function* () {
-      const publishing = yield* PublishingStore
-      yield* publishing.claimDueTargets({ owner: "idle", at: 0, leaseUntil: 60_000, limit: 10, perAccount: 5 })
-      yield* publishing.claimPendingPermalinks({ owner: "idle", at: 0, leaseUntil: 60_000, limit: 10 })
-    })
-
     const scenario = (round: string) =>
       runtime.runPromise(
         Effect.gen(function* () {
-          yield* idlePolls
           const sql = yield* SqlClient.SqlClient
           const store = yield* Store
           const publishing = yield* PublishingStore
@@ -270,11 +262,7 @@ if (url === undefined) {
             yield* step("savePost", store.savePost(aSave(awaiting, () => ({ caption: "Edited", updatedAt: at })), []))
             yield* step("findApprovalByTokenHash", store.findApprovalByTokenHash(awaiting.approval!.tokenHash))
 
-            // The publisher. An idle poll first (nothing due at instant 0): one probe, no transaction;
-            // then the claim, which probes again (the last poll found nothing) and claims.
-            expect(
-              yield* step("claimDueTargets idle", publishing.claimDueTargets({ owner, at: 0, leaseUntil: 60_000, limit: 10, perAccount: 5 }))
-            ).toEqual([])
+            // The publisher.
             const claimed = yield* step(
               "claimDueTargets",
               publishing.claimDueTargets({ owner, at, leaseUntil: at + 60_000, limit: 10, perAccount: 5 })
@@ -315,7 +303,6 @@ if (url === undefined) {
               })
             )
             yield* step("unconfirmedTargets", publishing.unconfirmedTargets(at))
-            yield* step("claimPendingPermalinks idle", publishing.claimPendingPermalinks({ owner, at: 0, leaseUntil: 60_000, limit: 10 }))
             yield* step("claimPendingPermalinks", publishing.claimPendingPermalinks({ owner, at, leaseUntil: at + 60_000, limit: 10 }))
             yield* step("renewLeases", publishing.renewLeases(owner, at, at + 60_000))
             yield* step("releaseTargets", publishing.releaseTargets(owner))

@@ -17,7 +17,7 @@ import {
 } from "@postwire/core"
 import { Effect, type Layer, Option } from "effect"
 import { SqlClient, } from "effect/sql"
-import { exists, idlePolls, migratedLayer, operations } from "./internal/SqlToolkit.ts"
+import { migratedLayer, operations } from "./internal/SqlToolkit.ts"
 import { mediaFromRow, partFromRow, uploadFromRow } from "./internal/Rows.ts"
 import { mediaRow } from "./SqlStore.ts"
 
@@ -55,9 +55,6 @@ export const make: Effect.Effect<MediaStoreShape, never, SqlClient.SqlClient> = 
       OR ((u.status IS NULL OR u.status = 'completed') AND m.created_at < ${unusedBefore}
           AND NOT EXISTS (SELECT 1 FROM posts p
                           WHERE p.workspace_id = m.workspace_id AND p.media @> jsonb_build_array(m.id))))`
-
-  // The media jobs loop polls every few seconds, mostly finding nothing: see `idlePolls`.
-  const jobPolls = idlePolls()
 
   const store: MediaStoreShape = {
     listMedia: (workspaceId, after, limit) =>
@@ -150,36 +147,31 @@ export const make: Effect.Effect<MediaStoreShape, never, SqlClient.SqlClient> = 
 
     claimMediaJobs: ({ at, leaseUntil, limit, owner, unusedBefore }) =>
       operation("claimMediaJobs")(
-        jobPolls(
-          exists(sql`SELECT EXISTS (SELECT 1 FROM media m
+        sql.withTransaction(
+          Effect.gen(function* () {
+            if (limit <= 0) return []
+            const due = yield* sql`SELECT m.workspace_id, m.id FROM media m
               LEFT JOIN media_uploads u ON u.workspace_id = m.workspace_id AND u.media_id = m.id
-              WHERE (m.lease_until IS NULL OR m.lease_until <= ${at}) AND ${jobCondition(at, unusedBefore)}) AS due`),
-          sql.withTransaction(
-            Effect.gen(function* () {
-              if (limit <= 0) return []
-              const due = yield* sql`SELECT m.workspace_id, m.id FROM media m
-                LEFT JOIN media_uploads u ON u.workspace_id = m.workspace_id AND u.media_id = m.id
-                WHERE (m.lease_until IS NULL OR m.lease_until <= ${at}) AND ${jobCondition(at, unusedBefore)}
-                ORDER BY m.created_at, m.id
-                LIMIT ${limit}
-                FOR UPDATE OF m SKIP LOCKED`
-              if (due.length === 0) return []
-              const jobs: Array<MediaJob> = []
-              for (const row of due) {
-                const [claimed] = yield* sql`UPDATE media SET lease_owner = ${owner}, lease_until = ${leaseUntil}
-                  WHERE workspace_id = ${row.workspace_id as string} AND id = ${row.id as string} RETURNING *`
-                if (claimed === undefined) continue
-                const media: MediaRecord = mediaFromRow(claimed)
-                const [uploadRowFound] = yield* sql`SELECT * FROM media_uploads
-                  WHERE workspace_id = ${media.workspaceId} AND media_id = ${media.id}`
-                const upload = uploadRowFound === undefined ? undefined : uploadFromRow(uploadRowFound)
-                const expiredUpload = upload !== undefined && upload.status === "receiving" && upload.expiresAt <= at
-                if (!expiredUpload && media.status === "processing" && media.sourceUrl) jobs.push({ _tag: "Import", media })
-                else jobs.push({ _tag: "Expire", media, upload })
-              }
-              return jobs
-            })
-          )
+              WHERE (m.lease_until IS NULL OR m.lease_until <= ${at}) AND ${jobCondition(at, unusedBefore)}
+              ORDER BY m.created_at, m.id
+              LIMIT ${limit}
+              FOR UPDATE OF m SKIP LOCKED`
+            if (due.length === 0) return []
+            const jobs: Array<MediaJob> = []
+            for (const row of due) {
+              const [claimed] = yield* sql`UPDATE media SET lease_owner = ${owner}, lease_until = ${leaseUntil}
+                WHERE workspace_id = ${row.workspace_id as string} AND id = ${row.id as string} RETURNING *`
+              if (claimed === undefined) continue
+              const media: MediaRecord = mediaFromRow(claimed)
+              const [uploadRowFound] = yield* sql`SELECT * FROM media_uploads
+                WHERE workspace_id = ${media.workspaceId} AND media_id = ${media.id}`
+              const upload = uploadRowFound === undefined ? undefined : uploadFromRow(uploadRowFound)
+              const expiredUpload = upload !== undefined && upload.status === "receiving" && upload.expiresAt <= at
+              if (!expiredUpload && media.status === "processing" && media.sourceUrl) jobs.push({ _tag: "Import", media })
+              else jobs.push({ _tag: "Expire", media, upload })
+            }
+            return jobs
+          })
         )
       ),
 

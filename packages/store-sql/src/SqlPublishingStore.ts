@@ -29,15 +29,7 @@ import { Array as Arr, Effect, type Layer, type Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import * as PublishingWrites from "./internal/PublishingWrites.ts"
 import { accountFromRow, mediaFromRow, pendingFromRow, postFromRow, targetFromRow } from "./internal/Rows.ts"
-import {
-  eventRowsEntries,
-  exists,
-  idlePolls,
-  migratedLayer,
-  operations,
-  toNumber,
-  toNumberOrNull
-} from "./internal/SqlToolkit.ts"
+import { eventRowsEntries, migratedLayer, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -84,91 +76,81 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
       WHERE workspace_id = ${workspaceId} AND target_id = ${targetId} AND lease_owner = ${owner}
       FOR UPDATE`.pipe(Effect.map(([row]) => (row === undefined ? undefined : pendingFromRow(row))))
 
-  // Each claiming loop polls once a second or so, mostly finding nothing: see `idlePolls`.
-  const duePolls = idlePolls()
-  const permalinkPolls = idlePolls()
-
   const publishingStore: PublishingStoreShape = {
     claimDueTargets: ({ at, leaseUntil, limit, owner, perAccount }) =>
       operation("claimDueTargets")(
-        duePolls(
-          // While idle: is any target due that no lease holds (what the claim reads, without its exclusions)?
-          exists(sql`SELECT EXISTS (SELECT 1 FROM targets
-              WHERE status IN ('queued', 'scheduled', 'publishing') AND due_at <= ${at}
-                AND (lease_until IS NULL OR lease_until <= ${at})) AS due`),
-          sql.withTransaction(
-            Effect.gen(function* () {
-              if (limit <= 0) return []
-              // One statement takes the due rows (skipping those another instance holds) and then
-              // their accounts' rows, in key order (so two claims never deadlock): claims of one
-              // account take turns on its row.
-              // Every due row is looked at (one account's backlog must not hide another's due
-              // targets), so what is checked per row is kept cheap: the leases per account and the
-              // workspaces with media still processing are read once, from their partial indexes
-              // (bounded by the work in flight, not by history), and a post's media are looked at
-              // only in such a workspace. The accounts at their limit are a set the planner hashes
-              // (`NOT IN`, both columns NOT NULL): a join to the leases per account was planned as a
-              // nested loop, every due row compared with every busy account (23,128 comparisons for
-              // one claim of a 1,000-target burst).
-              const due = yield* sql`WITH busy AS MATERIALIZED (
-                  SELECT workspace_id, account_id, count(*) AS n FROM targets
-                  WHERE lease_owner IS NOT NULL AND lease_until > ${at}
-                  GROUP BY workspace_id, account_id
-                ), processing AS MATERIALIZED (
-                  SELECT DISTINCT workspace_id FROM media WHERE status = 'processing'
-                ), due AS MATERIALIZED (
-                  SELECT t.workspace_id, t.id, t.account_id, t.due_at FROM targets t
-                  WHERE t.status IN ('queued', 'scheduled', 'publishing')
-                    AND t.due_at <= ${at}
-                    AND (t.lease_until IS NULL OR t.lease_until <= ${at})
-                    AND (t.workspace_id, t.account_id) NOT IN (SELECT workspace_id, account_id FROM busy WHERE n >= ${perAccount})
-                    AND (t.workspace_id NOT IN (SELECT workspace_id FROM processing)
-                      OR NOT EXISTS (SELECT 1 FROM posts p JOIN media m ON m.workspace_id = p.workspace_id
-                                       AND m.id IN (SELECT jsonb_array_elements_text(p.media))
-                                     WHERE p.workspace_id = t.workspace_id AND p.id = t.post_id AND m.status = 'processing'))
-                  ORDER BY t.due_at, t.id
-                  LIMIT ${limit * scanFactor}
-                  FOR UPDATE OF t SKIP LOCKED
-                ), locked AS MATERIALIZED (
-                  SELECT a.workspace_id, a.id FROM accounts a
-                  WHERE (a.workspace_id, a.id) IN (SELECT workspace_id, account_id FROM due)
-                  ORDER BY a.workspace_id, a.id
-                  FOR UPDATE
-                )
-                SELECT due.workspace_id, due.id, due.account_id FROM due
-                JOIN locked ON locked.workspace_id = due.workspace_id AND locked.id = due.account_id`
-              if (due.length === 0) return []
-              // A statement of its own, after the locks: its snapshot counts the leases that the
-              // claims which held them before committed. Each account takes its due rows, earliest
-              // first, up to what it has left; the earliest `limit` of those are leased.
-              const claimed = yield* sql`WITH busy AS (
-                  SELECT workspace_id, account_id, count(*) AS n FROM targets
-                  WHERE lease_owner IS NOT NULL AND lease_until > ${at}
-                    AND ${inWorkspaces(
-                      "account_id",
-                      due.map((row) => [row.workspace_id as string, row.account_id as string] as const)
-                    )}
-                  GROUP BY workspace_id, account_id
-                ), candidates AS (
-                  SELECT workspace_id, id, account_id, due_at,
-                    row_number() OVER (PARTITION BY workspace_id, account_id ORDER BY due_at, id) AS nth
-                  FROM targets
-                  WHERE ${inWorkspaces("id", due.map((row) => [row.workspace_id as string, row.id as string] as const))}
-                ), chosen AS (
-                  SELECT c.workspace_id, c.id FROM candidates c
-                  LEFT JOIN busy b ON b.workspace_id = c.workspace_id AND b.account_id = c.account_id
-                  WHERE c.nth + COALESCE(b.n, 0) <= ${perAccount}
-                  ORDER BY c.due_at, c.id
-                  LIMIT ${limit}
-                )
-                UPDATE targets t SET lease_owner = ${owner}, lease_until = ${leaseUntil}
-                FROM chosen WHERE t.workspace_id = chosen.workspace_id AND t.id = chosen.id
-                RETURNING t.*`
-              return claimed
-                .map(claimedFromRow)
-                .sort((a, b) => (a.dueAt ?? 0) - (b.dueAt ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-            })
-          )
+        sql.withTransaction(
+          Effect.gen(function* () {
+            if (limit <= 0) return []
+            // One statement takes the due rows (skipping those another instance holds) and then
+            // their accounts' rows, in key order (so two claims never deadlock): claims of one
+            // account take turns on its row.
+            // Every due row is looked at (one account's backlog must not hide another's due
+            // targets), so what is checked per row is kept cheap: the leases per account and the
+            // workspaces with media still processing are read once, from their partial indexes
+            // (bounded by the work in flight, not by history), and a post's media are looked at
+            // only in such a workspace. The accounts at their limit are a set the planner hashes
+            // (`NOT IN`, both columns NOT NULL): a join to the leases per account was planned as a
+            // nested loop, every due row compared with every busy account (23,128 comparisons for
+            // one claim of a 1,000-target burst).
+            const due = yield* sql`WITH busy AS MATERIALIZED (
+                SELECT workspace_id, account_id, count(*) AS n FROM targets
+                WHERE lease_owner IS NOT NULL AND lease_until > ${at}
+                GROUP BY workspace_id, account_id
+              ), processing AS MATERIALIZED (
+                SELECT DISTINCT workspace_id FROM media WHERE status = 'processing'
+              ), due AS MATERIALIZED (
+                SELECT t.workspace_id, t.id, t.account_id, t.due_at FROM targets t
+                WHERE t.status IN ('queued', 'scheduled', 'publishing')
+                  AND t.due_at <= ${at}
+                  AND (t.lease_until IS NULL OR t.lease_until <= ${at})
+                  AND (t.workspace_id, t.account_id) NOT IN (SELECT workspace_id, account_id FROM busy WHERE n >= ${perAccount})
+                  AND (t.workspace_id NOT IN (SELECT workspace_id FROM processing)
+                    OR NOT EXISTS (SELECT 1 FROM posts p JOIN media m ON m.workspace_id = p.workspace_id
+                                     AND m.id IN (SELECT jsonb_array_elements_text(p.media))
+                                   WHERE p.workspace_id = t.workspace_id AND p.id = t.post_id AND m.status = 'processing'))
+                ORDER BY t.due_at, t.id
+                LIMIT ${limit * scanFactor}
+                FOR UPDATE OF t SKIP LOCKED
+              ), locked AS MATERIALIZED (
+                SELECT a.workspace_id, a.id FROM accounts a
+                WHERE (a.workspace_id, a.id) IN (SELECT workspace_id, account_id FROM due)
+                ORDER BY a.workspace_id, a.id
+                FOR UPDATE
+              )
+              SELECT due.workspace_id, due.id, due.account_id FROM due
+              JOIN locked ON locked.workspace_id = due.workspace_id AND locked.id = due.account_id`
+            if (due.length === 0) return []
+            // A statement of its own, after the locks: its snapshot counts the leases that the
+            // claims which held them before committed. Each account takes its due rows, earliest
+            // first, up to what it has left; the earliest `limit` of those are leased.
+            const claimed = yield* sql`WITH busy AS (
+                SELECT workspace_id, account_id, count(*) AS n FROM targets
+                WHERE lease_owner IS NOT NULL AND lease_until > ${at}
+                  AND ${inWorkspaces(
+                    "account_id",
+                    due.map((row) => [row.workspace_id as string, row.account_id as string] as const)
+                  )}
+                GROUP BY workspace_id, account_id
+              ), candidates AS (
+                SELECT workspace_id, id, account_id, due_at,
+                  row_number() OVER (PARTITION BY workspace_id, account_id ORDER BY due_at, id) AS nth
+                FROM targets
+                WHERE ${inWorkspaces("id", due.map((row) => [row.workspace_id as string, row.id as string] as const))}
+              ), chosen AS (
+                SELECT c.workspace_id, c.id FROM candidates c
+                LEFT JOIN busy b ON b.workspace_id = c.workspace_id AND b.account_id = c.account_id
+                WHERE c.nth + COALESCE(b.n, 0) <= ${perAccount}
+                ORDER BY c.due_at, c.id
+                LIMIT ${limit}
+              )
+              UPDATE targets t SET lease_owner = ${owner}, lease_until = ${leaseUntil}
+              FROM chosen WHERE t.workspace_id = chosen.workspace_id AND t.id = chosen.id
+              RETURNING t.*`
+            return claimed
+              .map(claimedFromRow)
+              .sort((a, b) => (a.dueAt ?? 0) - (b.dueAt ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          })
         )
       ),
 
@@ -281,29 +263,25 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
 
     claimPendingPermalinks: ({ at, leaseUntil, limit, owner }) =>
       operation("claimPendingPermalinks")(
-        permalinkPolls(
-          exists(sql`SELECT EXISTS (SELECT 1 FROM pending_permalinks
-              WHERE ask_at <= ${at} AND (lease_until IS NULL OR lease_until <= ${at})) AS due`),
-          sql.withTransaction(
-            Effect.gen(function* () {
-              if (limit <= 0) return []
-              const due = yield* sql`SELECT workspace_id, target_id FROM pending_permalinks
-                WHERE ask_at <= ${at} AND (lease_until IS NULL OR lease_until <= ${at})
-                ORDER BY ask_at, target_id
-                LIMIT ${limit}
-                FOR UPDATE SKIP LOCKED`
-              if (due.length === 0) return []
-              const claimed = yield* sql`UPDATE pending_permalinks SET lease_owner = ${owner}, lease_until = ${leaseUntil}
-                WHERE ${inWorkspaces(
-                  "target_id",
-                  due.map((row) => [row.workspace_id as string, row.target_id as string] as const)
-                )}
-                RETURNING *`
-              return claimed
-                .map(pendingFromRow)
-                .sort((a, b) => a.askAt - b.askAt || (a.targetId < b.targetId ? -1 : a.targetId > b.targetId ? 1 : 0))
-            })
-          )
+        sql.withTransaction(
+          Effect.gen(function* () {
+            if (limit <= 0) return []
+            const due = yield* sql`SELECT workspace_id, target_id FROM pending_permalinks
+              WHERE ask_at <= ${at} AND (lease_until IS NULL OR lease_until <= ${at})
+              ORDER BY ask_at, target_id
+              LIMIT ${limit}
+              FOR UPDATE SKIP LOCKED`
+            if (due.length === 0) return []
+            const claimed = yield* sql`UPDATE pending_permalinks SET lease_owner = ${owner}, lease_until = ${leaseUntil}
+              WHERE ${inWorkspaces(
+                "target_id",
+                due.map((row) => [row.workspace_id as string, row.target_id as string] as const)
+              )}
+              RETURNING *`
+            return claimed
+              .map(pendingFromRow)
+              .sort((a, b) => a.askAt - b.askAt || (a.targetId < b.targetId ? -1 : a.targetId > b.targetId ? 1 : 0))
+          })
         )
       ),
 

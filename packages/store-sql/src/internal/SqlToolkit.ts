@@ -93,31 +93,3 @@ export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<Out
   Arr.isReadonlyArrayNonEmpty(events)
     ? Effect.asVoid(sql`WITH ${sql.csv(eventRowsEntries(sql, "new_events", events))} SELECT 1`)
     : Effect.void
-
-/**
- * Cheap idle polls for a claim made in a transaction (`BEGIN`, a `FOR UPDATE SKIP LOCKED` read,
- * the writes, `COMMIT`). Returns a runner with its own memory of the last poll: while that poll
- * claimed nothing, `probe` (one unlocked, index-bounded read: is anything due?) runs first,
- * outside any transaction, and a poll with nothing due ends there. An idle poll is then one
- * statement instead of three; while claims take work, they run as before, with nothing more.
- * A probe that saw work another instance then took costs one statement, and the claim finds
- * nothing, as it would have.
- */
-export const idlePolls = () => {
-  let idle = true
-  return <A, E, R>(
-    probe: Effect.Effect<boolean, E, R>,
-    claim: Effect.Effect<ReadonlyArray<A>, E, R>
-  ): Effect.Effect<ReadonlyArray<A>, E, R> =>
-    Effect.suspend(() => (idle ? Effect.flatMap(probe, (due) => (due ? claim : Effect.succeed([]))) : claim)).pipe(
-      Effect.tap((claimed) =>
-        Effect.sync(() => {
-          idle = claimed.length === 0
-        })
-      )
-    )
-}
-
-/** A probe of {@link idlePolls}: whether the statement (`SELECT EXISTS (...) AS due`) found a row. */
-export const exists = <E, R>(statement: Effect.Effect<ReadonlyArray<Readonly<Record<string, unknown>>>, E, R>) =>
-  Effect.map(statement, ([row]) => row?.due === true || row?.due === "t")
