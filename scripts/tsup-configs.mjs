@@ -2,11 +2,13 @@
 //
 // - `library(entry)`: the package's entry points, ESM and CommonJS, dependencies left to the
 //   installer; the declarations (.d.ts and .d.cts) come from scripts/declarations.mjs.
-// - `command(name, source, externals)`: a command's single ES module, `dist/<name>.mjs`, with the
+// - `command(name, source, externals, omitted)`: a command's single ES module, `dist/<name>.mjs`, with the
 //   Postwire packages (from their sources) and Effect inside, so that Node reads, resolves and
 //   compiles a few files at start instead of a few hundred (docs/performance.md, twelfth round).
 //   `externals` stay in node_modules (a package that reads files from beside its own module, or
-//   one loaded only when configured); a name ending in `/` covers a whole scope.
+//   one loaded only when configured); a name ending in `/` covers a whole scope. `omitted` (a
+//   regular expression, optional) names modules the command never loads, such as the chunks of
+//   dynamic imports it never reaches: each is replaced by a one-line module that throws if loaded.
 //
 // Each package's build script empties dist/ first: the two builds run side by side, so neither
 // may clean it.
