@@ -80,6 +80,38 @@ const mcpOverStdio = (command: string, cwd: string, env: NodeJS.ProcessEnv) =>
 describe("the packed packages in a fresh app", () => {
   const work = mkdtempSync(join(tmpdir(), "postwire-consumer-"))
   const app = join(work, "app")
+
+  /**
+   * Starts the installed `postwire serve` on a port that was free a moment ago. Another process can
+   * take that port before the server binds it (the suite runs files in parallel): then it starts
+   * again on another one.
+   */
+  const serveOnAFreePort = async (dataDir: string, attempts = 5): Promise<{ server: ChildProcess; ready: { port: string; key: string } }> => {
+    const port = await freePort()
+    const server: ChildProcess = spawn(join(app, "node_modules", ".bin", "postwire"), ["serve", "--port", String(port), "--host", "127.0.0.1", "--data-dir", dataDir], {
+      cwd: app,
+      env: { ...process.env, DATABASE_URL: "", PORT: "" }
+    })
+    let output = ""
+    try {
+      const ready = await new Promise<{ port: string; key: string }>((resolve, reject) => {
+        server.stdout!.on("data", (chunk: Buffer) => {
+          output += chunk.toString()
+          const port = /listening on port (\d+)/.exec(output)?.[1]
+          const key = /Test key \(shown once, every scope\): (\S+)/.exec(output)?.[1]
+          if (port && key) resolve({ port, key })
+        })
+        server.stderr!.on("data", (chunk: Buffer) => {
+          output += chunk.toString()
+        })
+        server.on("exit", (code) => reject(new Error(`postwire serve exited with ${code}:\n${output}`)))
+      })
+      return { server, ready }
+    } catch (error) {
+      if (attempts > 1 && /already in use/i.test(output)) return serveOnAFreePort(`${dataDir}-${attempts}`, attempts - 1)
+      throw error
+    }
+  }
   const tarballs: Record<string, string> = {}
 
   beforeAll(async () => {
@@ -156,25 +188,8 @@ describe("the packed packages in a fresh app", () => {
 
   it("runs the SDK and the installed postwire-mcp command against a server started with the installed postwire command", async () => {
     const dataDir = join(work, "serve-data")
-    const port = await freePort()
-    const server: ChildProcess = spawn(join(app, "node_modules", ".bin", "postwire"), ["serve", "--port", String(port), "--host", "127.0.0.1", "--data-dir", dataDir], {
-      cwd: app,
-      env: { ...process.env, DATABASE_URL: "", PORT: "" }
-    })
+    const { server, ready } = await serveOnAFreePort(dataDir)
     try {
-      let output = ""
-      const ready = await new Promise<{ port: string; key: string }>((resolve, reject) => {
-        server.stdout!.on("data", (chunk: Buffer) => {
-          output += chunk.toString()
-          const port = /listening on port (\d+)/.exec(output)?.[1]
-          const key = /Test key \(shown once, every scope\): (\S+)/.exec(output)?.[1]
-          if (port && key) resolve({ port, key })
-        })
-        server.stderr!.on("data", (chunk: Buffer) => {
-          output += chunk.toString()
-        })
-        server.on("exit", (code) => reject(new Error(`postwire serve exited with ${code}:\n${output}`)))
-      })
       const result = await node("out/usage.js", app, {
         POSTWIRE_BASE_URL: `http://127.0.0.1:${ready.port}`,
         POSTWIRE_API_KEY: ready.key
