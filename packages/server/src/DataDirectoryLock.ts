@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
-import { join } from "node:path"
+import { resolve } from "node:path"
 import { Data, Effect } from "effect"
 
 /** Another live process holds the data directory. */
@@ -22,6 +22,13 @@ export class DataDirectoryNotWritable extends Data.TaggedError("DataDirectoryNot
 
 /** The lock file's name inside the data directory. */
 export const lockFileName = "postwire.lock"
+
+/**
+ * Lock files this process holds now. A lock file naming this process's pid is ours only when it
+ * is listed here (a second engine in the same process); otherwise it was left by an earlier
+ * process that had the same pid (a restarted container), and is stale.
+ */
+const heldHere = new Set<string>()
 
 const isAlive = (pid: number) => {
   try {
@@ -63,7 +70,7 @@ const tryCreate = (path: string): boolean => {
 export const acquire = (dataDir: string) =>
   Effect.acquireRelease(
     Effect.gen(function* () {
-      const path = join(dataDir, lockFileName)
+      const path = resolve(dataDir, lockFileName)
       yield* Effect.try({
         try: () => mkdirSync(dataDir, { recursive: true }),
         catch: (cause) => new DataDirectoryNotWritable({ dataDir, cause })
@@ -75,8 +82,12 @@ export const acquire = (dataDir: string) =>
           try: () => tryCreate(path),
           catch: (cause) => new DataDirectoryNotWritable({ dataDir, cause })
         })
-        if (created) return path
+        if (created) {
+          heldHere.add(path)
+          return path
+        }
         const holder = holderOf(path)
+        if (holder === process.pid && heldHere.has(path)) return yield* new DataDirectoryInUse({ dataDir, pid: holder })
         if (holder !== undefined && holder !== process.pid && isAlive(holder)) {
           return yield* new DataDirectoryInUse({ dataDir, pid: holder })
         }
@@ -88,6 +99,7 @@ export const acquire = (dataDir: string) =>
     }),
     (path) =>
       Effect.sync(() => {
+        heldHere.delete(path)
         if (holderOf(path) === process.pid) rmSync(path, { force: true })
       })
   )

@@ -60,16 +60,33 @@ const messageOf = (problem: unknown) =>
  * The lines to print for a start-up failure; `undefined` when the cause is only an interruption
  * (a stop signal), which is not a failure.
  */
+/**
+ * How the fix names a setting: the command's flags and variables, or an embedding app's options.
+ */
+export interface SettingNames {
+  readonly dataDir: string
+  /** The line for PostgreSQL without a master secret. */
+  readonly secretMissing: string
+}
+
+/** The command line's names (`postwire serve`). */
+export const commandSettingNames: SettingNames = {
+  dataDir: "--data-dir or POSTWIRE_DATA_DIR",
+  secretMissing:
+    "POSTWIRE_SECRET is not set: on PostgreSQL set it (or POSTWIRE_SECRET_FILE) on every instance, generated with `postwire secrets generate`."
+}
+
 export const explainStartupFailure = (
   cause: Cause.Cause<unknown>,
-  settings: Pick<ServerSettings, "port" | "host" | "dataDir" | "databaseUrl">
+  settings: Pick<ServerSettings, "port" | "host" | "dataDir" | "databaseUrl">,
+  names: SettingNames = commandSettingNames
 ): string | undefined => {
   if (Cause.hasInterruptsOnly(cause)) return undefined
   const problems = problemsIn(cause)
   const database = settings.databaseUrl === undefined ? undefined : databaseAt(settings.databaseUrl)
   for (const problem of problems) {
     if (problem instanceof SecretRequired) {
-      return "POSTWIRE_SECRET is not set: on PostgreSQL set it (or POSTWIRE_SECRET_FILE) on every instance, generated with `postwire secrets generate`."
+      return names.secretMissing
     }
     if (problem instanceof SecretFileExposed) {
       return `The secret file ${problem.path} can be read by other users (mode ${problem.mode.toString(8).padStart(4, "0")}): restrict it with \`chmod 600 ${problem.path}\`.`
@@ -81,11 +98,11 @@ export const explainStartupFailure = (
       return `The database was migrated by a newer version of Postwire (it has ${problem.unknown.join(", ")}, which this version does not know).\nRun the newer version, or restore a backup taken before the upgrade.`
     }
     if (problem instanceof DataDirectoryInUse) {
-      return `The data directory ${problem.dataDir} is in use by another Postwire process (pid ${problem.pid}).\nStop that process, or give this one its own directory with --data-dir or POSTWIRE_DATA_DIR.`
+      return `The data directory ${problem.dataDir} is in use by another Postwire process (pid ${problem.pid}).\nStop that process, or give this one its own directory with ${names.dataDir}.`
     }
     if (problem instanceof DataDirectoryNotWritable) {
       const code = problems.map(codeOf).find((c) => c !== undefined)
-      return `Cannot write to the data directory ${problem.dataDir}${code === undefined ? "" : ` (${code})`}.\nChoose a writable directory with --data-dir or POSTWIRE_DATA_DIR.`
+      return `Cannot write to the data directory ${problem.dataDir}${code === undefined ? "" : ` (${code})`}.\nChoose a writable directory with ${names.dataDir}.`
     }
   }
   for (const problem of problems) {
@@ -125,7 +142,7 @@ export const explainStartupFailure = (
   const fsProblem = problems.find((p) => ["EACCES", "EROFS", "ENOTDIR", "EPERM"].includes(codeOf(p) ?? ""))
   if (fsProblem !== undefined) {
     const path = (fsProblem as NodeProblem).path
-    return `Cannot write to ${typeof path === "string" ? path : settings.dataDir} (${codeOf(fsProblem)}).\nChoose a writable data directory with --data-dir or POSTWIRE_DATA_DIR.`
+    return `Cannot write to ${typeof path === "string" ? path : settings.dataDir} (${codeOf(fsProblem)}).\nChoose a writable data directory with ${names.dataDir}.`
   }
   const innermost = problems.at(-1)
   return `Postwire could not start: ${innermost === undefined ? "unknown failure" : messageOf(innermost)}.\nRun the same command with --debug to see the details.`

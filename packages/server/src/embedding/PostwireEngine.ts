@@ -24,7 +24,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Exit, Layer, ManagedRuntime } from "effect"
 import {
   Accounts,
   Approvals,
@@ -54,13 +54,13 @@ import {
 import { CreateAccount, CreateProfile, CreateWorkspace } from "../admin/AdminApi.ts"
 import { backgroundLayer } from "../Background.ts"
 import { engineLayer } from "../Server.ts"
-import { decodeInput, toPromiseFailure } from "./EngineError.ts"
+import { decodeInput, startFailure, toPromiseFailure } from "./EngineError.ts"
 import * as Views from "../http/Views.ts"
 import { type EmbedOptions, embedStoreLayer, resolveEmbedSettings } from "./EmbedOptions.ts"
 import { type EventHandler, EventFeed, layerObservedCommentStore, layerObservedStores } from "./EventFeed.ts"
 
 export type { EngineEvent, EventHandler } from "./EventFeed.ts"
-export { PostwireEngineError } from "./EngineError.ts"
+export { PostwireEngineError, PostwireStartError } from "./EngineError.ts"
 /**
  * The wire shapes of what `@postwire/core`'s use-cases return, for apps that call them through
  * {@link layer}: `Views.post(yield* Posts.getPost(caller, id), "en", publicUrl)` is the body of
@@ -191,9 +191,14 @@ const withLimit = <Q extends { readonly limit?: number }>(query: Q | undefined) 
  */
 export const make = async (options: EngineOptions = {}): Promise<PostwireEngine> => {
   const locale = options.locale ?? "en"
-  const publicUrl = resolveEmbedSettings(options).publicUrl
+  const settings = resolveEmbedSettings(options)
+  const publicUrl = settings.publicUrl
   const runtime = ManagedRuntime.make(layer(options))
-  await runtime.runPromise(Effect.void)
+  const started = await runtime.runPromiseExit(Effect.void)
+  if (Exit.isFailure(started)) {
+    await runtime.dispose()
+    throw startFailure(started.cause, settings)
+  }
   const feed = await runtime.runPromise(
     Effect.gen(function* () {
       return yield* EventFeed

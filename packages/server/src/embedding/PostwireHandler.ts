@@ -29,6 +29,7 @@ import { ConfigProblem } from "../config/ServerConfig.ts"
 import { observeRequests } from "../http/RequestLog.ts"
 import { apiServicesLayer, Routes } from "../Server.ts"
 import { type EmbedOptions, embedStoreLayer, resolveEmbedSettings } from "./EmbedOptions.ts"
+import { startFailure } from "./EngineError.ts"
 
 /** Options of {@link makeHandler}. */
 export interface HandlerOptions extends EmbedOptions {
@@ -110,6 +111,11 @@ export const makeHandler = async (options: HandlerOptions = {}): Promise<Postwir
     Layer.provideMerge(NodeHttpServer.layerHttpServices)
   )
   const runtime = ManagedRuntime.make(services)
+  const built = await runtime.runPromiseExit(Effect.void)
+  if (Exit.isFailure(built)) {
+    await runtime.dispose()
+    throw startFailure(built.cause, settings)
+  }
   const context = await runtime.context()
   const requestScope = Scope.makeUnsafe()
   const httpEffect = await runtime.runPromise(Scope.provide(HttpRouter.toHttpEffect(Routes), requestScope))

@@ -1,11 +1,10 @@
 /**
  * Where the server's master secrets come from at start-up, never from the database alone:
  * `POSTWIRE_SECRET` / `POSTWIRE_SECRET_FILE`; else, on the embedded default, the file
- * `<data dir>/secret` (generated once, mode 0600). On PostgreSQL the variable is what an operator
- * sets; a database that has never been served with it (a first try-out) gets a secret of its own
- * in the database, as 0.1 did, with a warning at every start, so a single instance works out of
- * the box. Once any instance has run with `POSTWIRE_SECRET`, the database remembers it (a marker,
- * not the secret) and refuses to start without it.
+ * `<data dir>/secret` (generated once, mode 0600). On PostgreSQL the variable is required: a
+ * secret kept in the database would let a dump open everything it seals, so a start without it
+ * is refused (exit 2, one line), except on a database served by 0.1, which keeps its secret in
+ * the database (with a warning at every start) until it is set and resealed.
  *
  * Upgrading from 0.1, whose secret lived in the `settings` table (`server_secret`): the
  * embedded default moves it into the data-directory file and deletes it from the database;
@@ -27,12 +26,6 @@ export const secretFileName = "secret"
 
 /** The `settings` row where 0.1 kept its secret. */
 export const legacySettingName = "server_secret"
-
-/**
- * The `settings` row that says the database has been served with a secret kept outside it
- * (`POSTWIRE_SECRET` or a data-directory file); from then on no secret is made in the database.
- */
-export const outsideMarkerName = "secret_outside_database"
 
 /** PostgreSQL without `POSTWIRE_SECRET` once the database was served with one: it cannot be guessed. */
 export class SecretRequired extends Data.TaggedError("SecretRequired")<{}> {}
@@ -153,7 +146,6 @@ export const resolve = (settings: Pick<ServerSettings, "secrets" | "databaseUrl"
     const legacy = yield* store.readSetting(legacySettingName).pipe(Effect.orDie)
     const configured = settings.secrets.map(Redacted.value)
     if (configured.length > 0) {
-      yield* store.ensureSetting(outsideMarkerName, "1").pipe(Effect.orDie)
       // The 0.1 secret still opens what it sealed until `secrets reseal` deletes it.
       const older = Option.isSome(legacy) && !configured.includes(legacy.value) ? [legacy.value] : []
       return {
@@ -163,16 +155,9 @@ export const resolve = (settings: Pick<ServerSettings, "secrets" | "databaseUrl"
       } satisfies ResolvedSecrets
     }
     if (settings.databaseUrl !== undefined) {
-      if (Option.isNone(legacy)) {
-        const outside = yield* store.readSetting(outsideMarkerName).pipe(Effect.orDie)
-        if (Option.isSome(outside)) return yield* new SecretRequired()
-        // Never served with POSTWIRE_SECRET: a try-out. Every instance agrees on one secret.
-        const made = yield* store.ensureSetting(legacySettingName, MasterSecrets.generate()).pipe(Effect.orDie)
-        yield* Effect.logWarning(
-          "POSTWIRE_SECRET is not set: the server secret is kept in the database, where a dump can open credentials; set POSTWIRE_SECRET on every instance and run `postwire secrets reseal` (docs/operations.md)"
-        )
-        return { keyring: Keyring.make([made]), source: "database (legacy)", legacyInDatabase: true } satisfies ResolvedSecrets
-      }
+      // A secret kept in the database would open, from a dump, everything it seals: PostgreSQL
+      // needs POSTWIRE_SECRET. Only a database served by 0.1 keeps its own until resealed.
+      if (Option.isNone(legacy)) return yield* new SecretRequired()
       yield* Effect.logWarning(
         "the server secret is still in the database: set POSTWIRE_SECRET and run `postwire secrets reseal` (docs/operations.md)"
       )
