@@ -212,8 +212,8 @@ export const ErrorCatalog = {
     status: 400,
     retryable: false,
     kind: "request",
-    en: "The redirect_url must be https on one of the workspace's allowed domains.",
-    indonesian: "redirect_url harus https pada salah satu domain yang diizinkan workspace.",
+    en: "The redirect_url must be https on one of the workspace's allowed domains: {detail}.",
+    indonesian: "redirect_url harus https pada salah satu domain yang diizinkan workspace: {detail}.",
     when: "`redirect_url` is not https or its host is not an allowed domain (or a subdomain of one)."
   }),
   webhook_delivery_failed: entry({

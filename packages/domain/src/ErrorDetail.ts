@@ -57,6 +57,13 @@ export const reasons = {
   nul_character: text("must not contain the NUL character", "tidak boleh mengandung karakter NUL"),
   base64: text("must be base64-encoded bytes", "harus berupa byte yang dienkode dengan base64"),
 
+  // Redirects
+  allowed_domains_are: text("{domains}, or a subdomain of one", "{domains}, atau subdomainnya"),
+  no_allowed_domains: text(
+    "it allows none yet (an operator adds them with `postwire admin workspace update --workspace {workspace} --allowed-redirect-domains …` or `PATCH /admin/v1/workspaces/{workspace}`)",
+    "belum ada yang diizinkan (operator menambahkannya dengan `postwire admin workspace update --workspace {workspace} --allowed-redirect-domains …` atau `PATCH /admin/v1/workspaces/{workspace}`)"
+  ),
+
   // Posts
   media_listed_twice: text("the same media appears twice", "media yang sama tercantum dua kali"),
   account_listed_twice: text("the same account appears twice", "akun yang sama tercantum dua kali"),

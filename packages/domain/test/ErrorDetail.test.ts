@@ -51,7 +51,9 @@ const samples: Readonly<Record<string, string | number | LocalizedText>> = {
   size: 734003200,
   received: 1000,
   expected: 16777216,
-  limit: 4294967296
+  limit: 4294967296,
+  domains: "acme.com, example.com",
+  workspace: "ws_01J9Z"
 }
 
 const placeholders = (template: string) => [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!).sort()

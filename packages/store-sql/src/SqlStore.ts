@@ -148,6 +148,14 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
         sql`SELECT * FROM workspaces WHERE id = ${id}`.pipe(Effect.map((rows) => firstAs(rows, workspaceFromRow)))
       ),
 
+    updateWorkspace: (workspace) =>
+      operation("updateWorkspace")(
+        sql`UPDATE workspaces
+            SET name = ${workspace.name}, allowed_redirect_domains = ${JSON.stringify(workspace.allowedRedirectDomains)}
+            WHERE id = ${workspace.id}
+            RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+      ),
+
     countWorkspaces: () =>
       operation("countWorkspaces")(
         sql`SELECT count(*) AS n FROM workspaces`.pipe(Effect.map((rows) => toNumber(rows[0]!.n)))

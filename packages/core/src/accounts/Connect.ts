@@ -46,7 +46,7 @@ import {
   type ConnectLinkRecord,
   ConnectStore
 } from "./ConnectStore.ts"
-import { isAllowedRedirect } from "../approvals/Approvals.ts"
+import { isAllowedRedirect, redirectRefusal } from "../approvals/Approvals.ts"
 import { nextRefreshAt } from "./TokenRenewal.ts"
 
 /** How long a connect link works. */
@@ -74,9 +74,7 @@ const requireWorkspace = Effect.fn("connect.workspace")(function* (workspaceId: 
 })
 
 const checkRedirect = (workspace: WorkspaceRecord, url: string | undefined) =>
-  url === undefined || isAllowedRedirect(url, workspace.allowedRedirectDomains)
-    ? Effect.void
-    : Effect.fail(new PostwireError({ code: "invalid_redirect_url", field: "redirect_url" }))
+  url === undefined || isAllowedRedirect(url, workspace.allowedRedirectDomains) ? Effect.void : Effect.fail(redirectRefusal(workspace))
 
 /** Fails with `platform_not_configured` naming the settings the platform still needs. */
 const checkConfigured = Effect.fn("connect.configured")(function* (platform: Platform, sandbox: boolean) {

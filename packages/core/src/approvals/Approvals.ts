@@ -268,11 +268,22 @@ export const isAllowedRedirect = (url: string, domains: ReadonlyArray<string>): 
   })
 }
 
+/** `invalid_redirect_url` for a workspace, naming the domains it allows (or how to allow some). */
+export const redirectRefusal = (workspace: WorkspaceRecord) =>
+  new PostwireError({
+    code: "invalid_redirect_url",
+    field: "redirect_url",
+    details: {
+      detail:
+        workspace.allowedRedirectDomains.length === 0
+          ? ErrorDetail.reason("no_allowed_domains", { workspace: workspace.id })
+          : ErrorDetail.reason("allowed_domains_are", { domains: workspace.allowedRedirectDomains.join(", ") })
+    }
+  })
+
 /** Fails with `invalid_redirect_url` unless `url` is allowed for the workspace. */
 export const checkRedirectUrl = (workspace: WorkspaceRecord, url: string | undefined) =>
-  url === undefined || isAllowedRedirect(url, workspace.allowedRedirectDomains)
-    ? Effect.void
-    : Effect.fail(new PostwireError({ code: "invalid_redirect_url", field: "redirect_url" }))
+  url === undefined || isAllowedRedirect(url, workspace.allowedRedirectDomains) ? Effect.void : Effect.fail(redirectRefusal(workspace))
 
 // ---------------------------------------------------------------------------------------------
 // Deciding

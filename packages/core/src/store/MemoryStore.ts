@@ -78,6 +78,14 @@ export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
 
     getWorkspace: (id) => Effect.sync(() => Option.fromNullishOr(workspaces.get(id))),
 
+    updateWorkspace: (workspace) =>
+      Effect.sync(() => {
+        const current = workspaces.get(workspace.id)
+        if (current === undefined) return false
+        workspaces.set(workspace.id, { ...workspace, createdAt: current.createdAt })
+        return true
+      }),
+
     countWorkspaces: () => Effect.sync(() => workspaces.size),
 
     createApiKey: (apiKey) =>

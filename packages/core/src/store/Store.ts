@@ -85,6 +85,8 @@ export interface StoreShape {
   // Workspaces and keys
   readonly createWorkspace: (workspace: WorkspaceRecord) => Effect.Effect<void, StoreError>
   readonly getWorkspace: (id: Ids.WorkspaceId) => Effect.Effect<Option.Option<WorkspaceRecord>, StoreError>
+  /** Replaces a workspace's settings (`name`, `allowedRedirectDomains`); false when there is no such workspace. */
+  readonly updateWorkspace: (workspace: WorkspaceRecord) => Effect.Effect<boolean, StoreError>
   readonly countWorkspaces: () => Effect.Effect<number, StoreError>
   readonly createApiKey: (key: ApiKeyRecord) => Effect.Effect<void, StoreError>
   /** Finds a key by the SHA-256 hex of its secret; revoked keys are returned too (check `revokedAt`). */

@@ -20,7 +20,7 @@ import {
 import { hashSecret, Ids } from "../ids/Ids.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
 import { sealCredentials } from "../publishing/CredentialsCipher.ts"
-import type { ApiKeyRecord, SimulateOptions } from "../store/Records.ts"
+import type { ApiKeyRecord, SimulateOptions, WorkspaceRecord } from "../store/Records.ts"
 import { Store } from "../store/Store.ts"
 import { isErrorCode } from "@postwire/domain"
 
@@ -31,17 +31,28 @@ const invalid = (field: string, detail: LocalizedText) =>
 
 const domainName = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/
 
+const checkedName = (input: string) => {
+  const name = input.trim()
+  return name === "" ? Effect.fail(invalid("name", ErrorDetail.reason("must_not_be_empty"))) : Effect.succeed(name)
+}
+
+/** Lower-cased, trimmed, each a domain name (`acme.com`: it and its subdomains), without repeats. */
+const checkedDomains = (input: ReadonlyArray<string>) => {
+  const domains = input.map((d) => d.trim().toLowerCase())
+  const bad = domains.findIndex((d) => !domainName.test(d))
+  return bad >= 0
+    ? Effect.fail(invalid(`allowed_redirect_domains[${bad}]`, ErrorDetail.reason("domain_name")))
+    : Effect.succeed([...new Set(domains)])
+}
+
 /** Creates a workspace. */
 export const createWorkspace = Effect.fn("workspaces.create")(function* (input: {
   readonly name: string
   readonly allowedRedirectDomains?: ReadonlyArray<string> | undefined
 }) {
   const store = yield* Store
-  const name = input.name.trim()
-  if (name === "") return yield* Effect.fail(invalid("name", ErrorDetail.reason("must_not_be_empty")))
-  const domains = (input.allowedRedirectDomains ?? []).map((d) => d.trim().toLowerCase())
-  const bad = domains.findIndex((d) => !domainName.test(d))
-  if (bad >= 0) return yield* Effect.fail(invalid(`allowed_redirect_domains[${bad}]`, ErrorDetail.reason("domain_name")))
+  const name = yield* checkedName(input.name)
+  const domains = yield* checkedDomains(input.allowedRedirectDomains ?? [])
   const id = yield* Ids.use((ids) => ids.make("workspace"))
   yield* store.createWorkspace({ id, name, allowedRedirectDomains: domains, createdAt: yield* now })
   return { id }
@@ -55,6 +66,28 @@ export const requireWorkspace = Effect.fn("workspaces.require")(function* (works
     return yield* Effect.fail(new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("workspace") } }))
   }
   return found.value
+})
+
+/**
+ * Changes a workspace's settings: what is given replaces what was (`allowedRedirectDomains`
+ * replaces the whole list); what is left out stays. Answers the workspace as it is now.
+ */
+export const updateWorkspace = Effect.fn("workspaces.update")(function* (
+  workspaceId: Id.WorkspaceId,
+  input: { readonly name?: string | undefined; readonly allowedRedirectDomains?: ReadonlyArray<string> | undefined }
+) {
+  const store = yield* Store
+  const current = yield* requireWorkspace(workspaceId)
+  const updated = {
+    ...current,
+    name: input.name === undefined ? current.name : yield* checkedName(input.name),
+    allowedRedirectDomains:
+      input.allowedRedirectDomains === undefined ? current.allowedRedirectDomains : yield* checkedDomains(input.allowedRedirectDomains)
+  }
+  if (!(yield* store.updateWorkspace(updated))) {
+    return yield* Effect.fail(new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("workspace") } }))
+  }
+  return workspaceView(updated)
 })
 
 /** Issues an API key; the secret is returned once and only its hash is stored. */
@@ -162,14 +195,15 @@ export interface WorkspaceView {
 export const listWorkspaces = Effect.fn("workspaces.list")(function* () {
   const store = yield* Store
   const workspaces = yield* store.listWorkspaces()
-  return workspaces.map(
-    (w): WorkspaceView => ({
-      id: w.id,
-      name: w.name,
-      allowed_redirect_domains: w.allowedRedirectDomains,
-      created_at: formatInstant(w.createdAt)
-    })
-  )
+  return workspaces.map(workspaceView)
+})
+
+/** A workspace record as the admin API shows it. */
+export const workspaceView = (w: WorkspaceRecord): WorkspaceView => ({
+  id: w.id,
+  name: w.name,
+  allowed_redirect_domains: w.allowedRedirectDomains,
+  created_at: formatInstant(w.createdAt)
 })
 
 /** An API key as the admin API shows it: never its secret, only its last four characters. */

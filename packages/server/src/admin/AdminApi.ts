@@ -22,6 +22,12 @@ export const CreateWorkspace = Schema.Struct({
   name: Schema.String,
   allowed_redirect_domains: Schema.optionalKey(Schema.Array(Schema.String))
 })
+/** `PATCH /admin/v1/workspaces/{id}`: what is given replaces what was; the rest stays. */
+export const UpdateWorkspace = Schema.Struct({
+  name: Schema.optionalKey(Schema.String),
+  /** The whole list: redirects (approval and connect `redirect_url`) may go to these domains and their subdomains. */
+  allowed_redirect_domains: Schema.optionalKey(Schema.Array(Schema.String))
+})
 export const CreateKey = Schema.Struct({
   kind: KeyKind,
   scopes: Schema.Array(Scope)
@@ -91,6 +97,8 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       success: Created
     }),
     HttpApiEndpoint.get("listWorkspaces", "/workspaces", { success: Schema.Struct({ data: Schema.Array(WorkspaceView) }) }),
+    HttpApiEndpoint.get("getWorkspace", "/workspaces/:id", { params: workspaceParams, success: WorkspaceView }),
+    HttpApiEndpoint.patch("updateWorkspace", "/workspaces/:id", { params: workspaceParams, payload: UpdateWorkspace, success: WorkspaceView }),
     HttpApiEndpoint.get("listKeys", "/workspaces/:id/keys", {
       params: workspaceParams,
       success: Schema.Struct({ data: Schema.Array(KeyView) })

@@ -65,6 +65,17 @@ export const AdminHandlers = HttpApiBuilder.group(AdminApi, "admin", (handlers) 
       )
     )
     .handle("listWorkspaces", () => respond(Effect.map(Workspaces.listWorkspaces(), (data) => ({ data }))))
+    .handle("getWorkspace", ({ params }) =>
+      respond(Effect.map(Workspaces.requireWorkspace(Ids.unchecked("workspace", params.id)), Workspaces.workspaceView))
+    )
+    .handle("updateWorkspace", ({ params, payload }) =>
+      respond(
+        Workspaces.updateWorkspace(Ids.unchecked("workspace", params.id), {
+          name: payload.name,
+          allowedRedirectDomains: payload.allowed_redirect_domains
+        })
+      )
+    )
     .handle("listKeys", ({ params }) => respond(Effect.map(Workspaces.listKeys(Ids.unchecked("workspace", params.id)), (data) => ({ data }))))
     .handle("revokeKey", ({ params }) =>
       respond(

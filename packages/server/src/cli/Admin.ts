@@ -1,6 +1,6 @@
 /**
  * `postwire admin <resource> <verb> …`: the admin API from a terminal. Workspaces, keys,
- * profiles and accounts can be created and listed; keys can be revoked.
+ * profiles and accounts can be created and listed; workspaces updated; keys revoked.
  *
  * @since 0.1.0
  */
@@ -16,7 +16,7 @@ type Values = Record<string, string | boolean | Array<string> | undefined>
 type Row = Record<string, unknown>
 
 interface Command {
-  readonly method: "GET" | "POST"
+  readonly method: "GET" | "POST" | "PATCH"
   readonly path: (workspace: string, values: Values) => string
   readonly options: Record<string, { type: "string" | "boolean"; multiple?: boolean }>
   readonly body?: (values: Values) => Row
@@ -83,6 +83,30 @@ const commands: Record<string, Record<string, Command>> = {
       columns: ["id", "name", "created_at"],
       needsWorkspace: false,
       usage: "postwire admin workspace list"
+    },
+    get: {
+      method: "GET",
+      path: (w) => ws(w),
+      options: {},
+      needsWorkspace: true,
+      usage: "postwire admin workspace get --workspace WS"
+    },
+    update: {
+      method: "PATCH",
+      path: (w) => ws(w),
+      options: { name: { type: "string" }, "allowed-redirect-domains": { type: "string", multiple: true } },
+      body: (v) => {
+        if (v.name === undefined && v["allowed-redirect-domains"] === undefined) {
+          throw new UsageError("give --name, --allowed-redirect-domains, or both")
+        }
+        return {
+          ...(v.name === undefined ? {} : { name: v.name }),
+          // The whole list; `--allowed-redirect-domains ""` empties it.
+          ...(v["allowed-redirect-domains"] === undefined ? {} : { allowed_redirect_domains: list(v["allowed-redirect-domains"]) })
+        }
+      },
+      needsWorkspace: true,
+      usage: "postwire admin workspace update --workspace WS [--name NAME] [--allowed-redirect-domains a.com,b.com]"
     }
   },
   key: {
