@@ -74,10 +74,14 @@ describe("answers below the router", () => {
     expect(errorOf(answer)).toMatchObject({ code: "invalid_request", field: "request", retryable: false })
   })
 
-  it("answers headers beyond 64 KiB with 431 invalid_request naming the headers", async () => {
+  it("answers headers beyond 64 KiB with 431 headers_too_large naming the limit", async () => {
     const answer = await raw(server.baseUrl, `GET /v1/posts HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(70 * 1024)}\r\n\r\n`)
     expect(answer.status).toBe(431)
-    expect(errorOf(answer)).toMatchObject({ code: "invalid_request", field: "headers" })
+    expect(errorOf(answer)).toMatchObject({
+      code: "headers_too_large",
+      field: "headers",
+      message: "The request's headers are larger than the limit of 65536 bytes."
+    })
   })
 
   it("accepts a DELETE with a chunked body and ignores the body", async () => {

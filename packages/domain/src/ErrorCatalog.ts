@@ -168,6 +168,14 @@ export const ErrorCatalog = {
     indonesian: "Isi permintaan melebihi batas {limit} byte untuk alamat ini.",
     when: "A request body is larger than its address accepts (1 MiB for JSON by default, about 14 MiB for POST /v1/media); the connection is closed after the answer."
   }),
+  headers_too_large: entry({
+    status: 431,
+    retryable: false,
+    kind: "request",
+    en: "The request's headers are larger than the limit of {limit} bytes.",
+    indonesian: "Header permintaan melebihi batas {limit} byte.",
+    when: "The request line and headers together exceed 64 KiB; the connection is closed after the answer."
+  }),
   unsupported_format: entry({
     status: 400,
     retryable: false,

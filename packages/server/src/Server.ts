@@ -39,7 +39,7 @@ import { ConnectRoutes } from "./connect/ConnectRoutes.ts"
 import { publicPathOf, ServerConfig, type ServerSettings } from "./config/ServerConfig.ts"
 import { errorReferenceHtml } from "./docs/ErrorReference.ts"
 import { ApiErrorsLive } from "./http/ApiErrorsLive.ts"
-import { answerClientErrors } from "./http/ClientErrors.ts"
+import { answerClientErrors, maxHeaderBytes } from "./http/ClientErrors.ts"
 import { ApiKeyCache } from "./http/ApiKeyCache.ts"
 import { AuthenticationLive } from "./http/AuthenticationLive.ts"
 import { MediaFilesRoute } from "./http/MediaFiles.ts"
@@ -279,7 +279,7 @@ export const serverLayer = (
     // The server listens before the routes are built: requests in between are answered 503.
     Layer.provideMerge(
       NodeHttpServer.layer(
-        () => answerWhileStarting(answerClientErrors(createServer({ maxHeaderSize: 64 * 1024 }), settings.publicUrl), settings.publicUrl),
+        () => answerWhileStarting(answerClientErrors(createServer({ maxHeaderSize: maxHeaderBytes }), settings.publicUrl), settings.publicUrl),
         {
           port: settings.port,
           host: settings.host

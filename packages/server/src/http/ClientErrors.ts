@@ -13,6 +13,9 @@ import * as RequestId from "../observability/RequestId.ts"
 
 const statusText: Record<number, string> = { 400: "Bad Request", 413: "Payload Too Large", 431: "Request Header Fields Too Large" }
 
+/** The most a request's line and headers may take (Node's `maxHeaderSize`). */
+export const maxHeaderBytes = 64 * 1024
+
 /** The status for a parser error code: headers too large is 431, everything else 400. */
 const statusOf = (code: string | undefined) => (code === "HPE_HEADER_OVERFLOW" ? 431 : 400)
 
@@ -42,7 +45,7 @@ export const answerClientErrors = (server: Server, publicUrl: string): Server =>
     const status = statusOf(error.code)
     const problem =
       status === 431
-        ? new PostwireError({ code: "invalid_request", field: "headers" })
+        ? new PostwireError({ code: "headers_too_large", field: "headers", details: { limit: maxHeaderBytes } })
         : new PostwireError({ code: "invalid_request", field: error.code === "HPE_INVALID_METHOD" ? "method" : "request" })
     writeErrorAnswer(socket, status, problem, publicUrl)
   })
