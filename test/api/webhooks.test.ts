@@ -324,22 +324,27 @@ describe.each(backends())("webhooks API on %s without the loopback setting", (ba
   })
   afterAll(() => server?.stop())
 
-  it.each(["http://127.0.0.1:9/hook", "https://localhost/hook", "https://[::1]/hook"])(
-    "refuses the loopback address %s with 400 invalid_url",
-    async (url) => {
-      const reply = await call(server.baseUrl, "POST", "/v1/webhooks", { key: server.testKey, body: anEndpoint(url) })
+  it.each([
+    ["http://127.0.0.1:9/hook", "127.0.0.1"],
+    ["https://localhost/hook", "localhost"],
+    ["https://[::1]/hook", "[::1]"]
+  ])("refuses the loopback address %s with 400 invalid_url naming the setting that allows it", async (url, host) => {
+    const reply = await call(server.baseUrl, "POST", "/v1/webhooks", { key: server.testKey, body: anEndpoint(url) })
 
-      expect(reply.status).toBe(400)
-      expect(errorOf(reply)).toMatchObject({ code: "invalid_url", field: "url" })
-    }
-  )
+    expect(reply.status).toBe(400)
+    expect(errorOf(reply)).toMatchObject({
+      code: "invalid_url",
+      field: "url",
+      message: `The url must be a public https address: ${host} is a loopback address, refused unless the server runs with \`POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS=1\` (for development only)`
+    })
+  })
 
   it("names an IPv6 address as it is, in English and in Indonesian", async () => {
     const reply = await call(server.baseUrl, "POST", "/v1/webhooks", { key: server.testKey, body: anEndpoint("https://[::1]/hook") })
 
     expect(errorOf(reply)).toMatchObject({
-      message: "The url must be a public https address: [::1] resolves to ::1, a loopback address",
-      message_id: "url harus berupa alamat https publik: [::1] mengarah ke ::1, alamat loopback"
+      message_id:
+        "url harus berupa alamat https publik: [::1] adalah alamat loopback, ditolak kecuali server dijalankan dengan `POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS=1` (hanya untuk pengembangan)"
     })
   })
 })

@@ -154,6 +154,10 @@ export const reasons = {
   url_too_long: text("it is longer than {max} characters", "panjangnya melebihi {max} karakter"),
   url_not_absolute: text("it is not an absolute URL", "alamat ini bukan URL absolut"),
   url_not_https: text("it must use https", "alamat harus menggunakan https"),
+  url_loopback_not_allowed: text(
+    "{host} is a loopback address, refused unless the server runs with `POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS=1` (for development only)",
+    "{host} adalah alamat loopback, ditolak kecuali server dijalankan dengan `POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS=1` (hanya untuk pengembangan)"
+  ),
   url_credentials: text(
     "it must not carry a user name or password",
     "alamat tidak boleh memuat nama pengguna atau kata sandi"

@@ -348,6 +348,10 @@ const isLocalhostName = (host: string): boolean => {
 
 const loopbackAddresses: ReadonlyArray<string> = ["127.0.0.1", "::1"]
 
+/** Whether a URL's host (a name, an IPv4 address or a bracketed IPv6 one) is loopback. */
+export const isLoopbackHost = (host: string): boolean =>
+  isLocalhostName(host) || classifyAddress(host.replace(/^\[(.*)\]$/, "$1")) === "loopback"
+
 /**
  * Checks a webhook URL and returns it with the addresses a delivery may connect to. Run it
  * before every delivery, not only at registration: the answer for a name can change.

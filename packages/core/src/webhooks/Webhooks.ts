@@ -30,7 +30,7 @@ import type { OutboxEvent } from "../store/Records.ts"
 import type { Keyset } from "../store/Store.ts"
 import { attemptTimeoutMs } from "./DeliverySchedule.ts"
 import { eventIdHeaderName, secretPrefix, signatureHeader, signatureHeaderName } from "./Signature.ts"
-import { checkDeliveryAddress, checkWebhookUrl, type DeliveryTarget, type Resolver, UnsafeUrl } from "./UrlSafety.ts"
+import { checkDeliveryAddress, checkWebhookUrl, type DeliveryTarget, isLoopbackHost, type Resolver, UnsafeUrl } from "./UrlSafety.ts"
 import type { DeliveryFailureData, StoredDeliveryError, WebhookEndpointRecord } from "./WebhookStore.ts"
 import { WebhookStore } from "./WebhookStore.ts"
 import { WebhookTransport } from "./WebhookTransport.ts"
@@ -106,7 +106,10 @@ export const describeUnsafeUrl = (error: UnsafeUrl): LocalizedText => {
     case "not_a_url":
       return ErrorDetail.reason("url_not_absolute")
     case "not_https":
-      return ErrorDetail.reason("url_not_https")
+      // Refused only because loopback is not allowed: say which setting allows it.
+      return error.host !== undefined && isLoopbackHost(error.host)
+        ? ErrorDetail.reason("url_loopback_not_allowed", { host: error.host })
+        : ErrorDetail.reason("url_not_https")
     case "credentials":
       return ErrorDetail.reason("url_credentials")
     case "unresolvable":
@@ -114,6 +117,9 @@ export const describeUnsafeUrl = (error: UnsafeUrl): LocalizedText => {
         ? ErrorDetail.reason("unnamed_host_unresolvable")
         : ErrorDetail.reason("host_unresolvable", { host: error.host })
     default: {
+      if (error.reason === "loopback" && error.host !== undefined && isLoopbackHost(error.host)) {
+        return ErrorDetail.reason("url_loopback_not_allowed", { host: error.host })
+      }
       const range = ErrorDetail.reason(addressRanges[error.reason])
       return error.address !== undefined && error.host !== undefined && error.address !== error.host
         ? ErrorDetail.reason("resolves_to", { host: error.host, address: error.address, range })
