@@ -91,6 +91,29 @@ export const mediaLifecycleConformance = (name: string, stores: () => Layer.Laye
     })
   )
 
+  it.effect("says which media a post of a live account names: only those are out of a test key's reach", () =>
+    Effect.gen(function* () {
+      const { caller, profile, account } = yield* aWorkspace
+      const live = yield* Workspaces.createAccount(caller.workspaceId, { profileId: profile.id, platform: "textpost", sandbox: false })
+      const liveCaller = { ...caller, kind: "live" as const }
+      const [onLive, onBoth, onSandbox, unused] = [yield* anImage(caller), yield* anImage(caller), yield* anImage(caller), yield* anImage(caller)]
+      const post = (media: ReadonlyArray<string>, accounts: ReadonlyArray<string>) =>
+        Posts.createPost(liveCaller, {
+          profile_id: profile.id,
+          caption: "hi",
+          media,
+          targets: accounts.map((id) => ({ account_id: id }))
+        } as never)
+      yield* post([onLive.id], [live.id])
+      yield* post([onBoth.id], [account.id, live.id])
+      yield* post([onSandbox.id], [account.id])
+      const media = yield* MediaStore
+      const ids = [onLive.id, onBoth.id, onSandbox.id, unused.id].map((id) => Id.unchecked("media", id))
+      assert.deepStrictEqual([...(yield* media.usedByLivePosts(caller.workspaceId, ids))].sort(), [onLive.id, onBoth.id].sort())
+      assert.strictEqual((yield* media.usedByLivePosts(caller.workspaceId, [])).size, 0)
+    })
+  )
+
   it.effect("fails an import the fetcher cannot download, in the shared error shape", () =>
     Effect.gen(function* () {
       const { caller } = yield* aWorkspace

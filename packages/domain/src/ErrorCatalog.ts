@@ -132,9 +132,10 @@ export const ErrorCatalog = {
     status: 403,
     retryable: false,
     kind: "request",
-    en: "A test key cannot post to the live account at {field}. Use a live key or a sandbox account.",
-    indonesian: "Kunci uji tidak dapat mengunggah ke akun live pada {field}. Gunakan kunci live atau akun sandbox.",
-    when: "A `svc_test_` key targets an account that is not a sandbox account."
+    en: "A test key cannot use {field}: it is a live account or holds a live account's data. Test keys use only sandbox accounts and their data; use a live key.",
+    indonesian: "Kunci uji tidak dapat memakai {field}: itu akun live atau menyimpan data akun live. Kunci uji hanya memakai akun sandbox dan datanya; gunakan kunci live.",
+    when:
+      "A `svc_test_` key names a live (non-sandbox) account, or a post, comment, event or media item of one, or a webhook endpoint of a workspace that has a live account (docs/decisions.md lists every route)."
   }),
   idempotency_conflict: entry({
     status: 409,

@@ -57,6 +57,20 @@ export const make: Effect.Effect<MediaStoreShape, never, SqlClient.SqlClient> = 
                           WHERE p.workspace_id = m.workspace_id AND p.media @> jsonb_build_array(m.id))))`
 
   const store: MediaStoreShape = {
+    usedByLivePosts: (workspaceId, ids) =>
+      ids.length === 0
+        ? Effect.succeed(new Set<string>())
+        : operation("usedByLivePosts")(
+            sql`SELECT DISTINCT named.id FROM posts p
+                CROSS JOIN LATERAL jsonb_array_elements_text(p.media) AS named(id)
+                WHERE p.workspace_id = ${workspaceId} AND ${sql.in("named.id", ids)}
+                  AND EXISTS (SELECT 1 FROM targets t
+                              JOIN accounts a ON a.workspace_id = t.workspace_id AND a.id = t.account_id
+                              WHERE t.workspace_id = p.workspace_id AND t.post_id = p.id AND NOT a.sandbox)`.pipe(
+              Effect.map((rows) => new Set(rows.map((row) => row.id as string)))
+            )
+          ),
+
     listMedia: (workspaceId, after, limit) =>
       operation("listMedia")(
         sql`SELECT * FROM media

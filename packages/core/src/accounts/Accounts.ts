@@ -16,7 +16,7 @@ import {
   PostwireError,
   renderError
 } from "@postwire/domain"
-import type { Caller } from "../Caller.ts"
+import { type Caller, refuseLiveToTestKey, sees } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
 import { quotaLimit, quotaWindow } from "../posts/Quota.ts"
@@ -114,6 +114,7 @@ export const getAccount = Effect.fn("accounts.get")(function* (caller: Caller, i
   if (Option.isNone(found)) {
     return yield* Effect.fail(new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("account") } }))
   }
+  yield* refuseLiveToTestKey(caller, !found.value.sandbox)
   return yield* viewAccount(found.value, locale)
 })
 
@@ -169,6 +170,8 @@ export const listAccounts = Effect.fn("accounts.list")(function* (
   const byAccount = new Map(connections.map((c) => [c.accountId, c]))
   const data: Array<Account.Account> = []
   for (const a of result.items) {
+    // A test key sees only sandbox accounts; the cursor still follows the page as stored.
+    if (!sees(caller, !a.sandbox)) continue
     data.push(accountView(a, yield* accountQuota(a), byAccount.get(a.id), locale, settings.publicBaseUrl))
   }
   return { data, cursor: result.cursor }

@@ -18,7 +18,7 @@ import {
   parseInstant
 } from "@postwire/domain"
 import { Cause, Effect, Option } from "effect"
-import type { Caller } from "../Caller.ts"
+import { type Caller, refuseLiveToTestKey, sees } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { Ids } from "../ids/Ids.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
@@ -201,8 +201,14 @@ export const listComments = Effect.fn("comments.list")(function* (caller: Caller
   const page = rows.slice(0, limit)
   const last = page[page.length - 1]
   const hasMore = rows.length > limit && last !== undefined
+  // A test key sees only the comments of sandbox accounts; the cursor still follows the page as stored.
+  const accounts =
+    caller.kind === "test" && page.length > 0
+      ? yield* Store.use((store) => store.getAccounts(caller.workspaceId, [...new Set(page.map((c) => c.accountId))]))
+      : []
+  const live = new Set<string>(accounts.filter((a) => !a.sandbox).map((a) => a.id))
   return {
-    data: page.map(commentView),
+    data: page.filter((c) => sees(caller, live.has(c.accountId))).map(commentView),
     cursor: {
       next: hasMore ? encodeCursor(settings.keyring, { sortKey: last.createdAt, id: last.id }, digest, at) : null,
       has_more: hasMore
@@ -219,7 +225,12 @@ const loadComment = Effect.fn("comments.load")(function* (caller: Caller, id: Id
 
 /** One comment. */
 export const getComment = Effect.fn("comments.get")(function* (caller: Caller, id: Id.CommentId) {
-  return commentView(yield* loadComment(caller, id))
+  const comment = yield* loadComment(caller, id)
+  if (caller.kind === "test") {
+    const account = yield* Store.use((store) => store.getAccount(caller.workspaceId, comment.accountId))
+    yield* refuseLiveToTestKey(caller, Option.isSome(account) && !account.value.sandbox)
+  }
+  return commentView(comment)
 })
 
 /** The comment with its post, target and account (credentials opened), checked for `action`. */

@@ -19,7 +19,7 @@ import {
   PostwireError,
   renderError
 } from "@postwire/domain"
-import type { Caller } from "../Caller.ts"
+import { type Caller, refuseLiveToTestKey, sees } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { Ids } from "../ids/Ids.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
@@ -288,6 +288,7 @@ const findUpload = Effect.fn("media.findUpload")(function* (caller: Caller, id: 
   const media = yield* MediaStore
   const upload = yield* media.getUpload(caller.workspaceId, id)
   if (Option.isNone(upload)) return yield* Effect.fail(notFound())
+  yield* refuseLiveMedia(caller, id)
   return upload.value
 })
 
@@ -408,12 +409,20 @@ export const completeUpload = Effect.fn("media.completeUpload")(function* (calle
   return { record: ready, upload: { ...upload, status: "completed" } } satisfies MediaItem
 })
 
+/** Refuses a test key a media item that a post of a live account uses. */
+const refuseLiveMedia = Effect.fn("media.checkMode")(function* (caller: Caller, id: Id.MediaId) {
+  if (caller.kind !== "test") return
+  const used = yield* MediaStore.use((media) => media.usedByLivePosts(caller.workspaceId, [id]))
+  yield* refuseLiveToTestKey(caller, used.has(id))
+})
+
 /** One media item. */
 export const getMedia = Effect.fn("media.get")(function* (caller: Caller, id: Id.MediaId) {
   const store = yield* Store
   const media = yield* MediaStore
   const found = yield* store.getMedia(caller.workspaceId, id)
   if (Option.isNone(found)) return yield* Effect.fail(notFound())
+  yield* refuseLiveMedia(caller, id)
   const upload = statusOf(found.value) === "processing" ? yield* media.getUpload(caller.workspaceId, id) : Option.none()
   return { record: found.value, upload: Option.getOrUndefined(upload) } satisfies MediaItem
 })
@@ -436,7 +445,10 @@ export const listMedia = Effect.fn("media.list")(function* (caller: Caller, quer
   const last = items.at(-1)
   const hasMore = rows.length > limit && last !== undefined
   const data: Array<MediaItem> = []
+  // A test key sees no media a live post uses; the cursor still follows the page as stored.
+  const live = caller.kind === "test" ? yield* media.usedByLivePosts(caller.workspaceId, items.map((m) => m.id)) : new Set<string>()
   for (const item of items) {
+    if (!sees(caller, live.has(item.id))) continue
     const upload = statusOf(item) === "processing" ? yield* media.getUpload(caller.workspaceId, item.id) : Option.none()
     data.push({ record: item, upload: Option.getOrUndefined(upload) })
   }
@@ -453,6 +465,7 @@ export const listMedia = Effect.fn("media.list")(function* (caller: Caller, quer
 export const deleteMedia = Effect.fn("media.delete")(function* (caller: Caller, id: Id.MediaId) {
   const media = yield* MediaStore
   const blobs = yield* BlobStore
+  yield* refuseLiveMedia(caller, id)
   const result = yield* media.deleteMedia(caller.workspaceId, id)
   if (result._tag === "NotFound") return yield* Effect.fail(notFound())
   if (result._tag === "InUse") {

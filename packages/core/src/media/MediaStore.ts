@@ -66,6 +66,8 @@ export interface MediaStoreShape {
     after: Keyset | undefined,
     limit: number
   ) => Effect.Effect<ReadonlyArray<MediaRecord>, StoreError>
+  /** Which of these media a post targeting a live (non-sandbox) account names: live data, out of a test key's reach. */
+  readonly usedByLivePosts: (workspaceId: Ids.WorkspaceId, ids: ReadonlyArray<Ids.MediaId>) => Effect.Effect<ReadonlySet<string>, StoreError>
   /** Replaces a media item's fields (status, probe results, error); releases any lease on it. */
   readonly updateMedia: (media: MediaRecord) => Effect.Effect<void, StoreError>
   /**

@@ -46,6 +46,17 @@ export const make = (tables: MemoryTables): MediaStoreShape => {
   }
 
   return {
+    usedByLivePosts: (workspaceId, ids) =>
+      Effect.sync(() => {
+        const wanted = new Set<string>(ids)
+        const used = new Set<string>()
+        for (const p of posts.all(workspaceId)) {
+          if (!p.targets.some((t) => tables.accounts.get(workspaceId, t.accountId)?.sandbox === false)) continue
+          for (const id of p.post.media as ReadonlyArray<string>) if (wanted.has(id)) used.add(id)
+        }
+        return used
+      }),
+
     listMedia: (workspaceId, after, limit) =>
       Effect.sync(() =>
         media

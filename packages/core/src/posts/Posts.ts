@@ -11,7 +11,7 @@ import { Effect, Option } from "effect"
 import { defaultPageSize, ErrorDetail, type LocalizedText, type Post, PostwireError, parseInstant } from "@postwire/domain"
 import { notifyApprover } from "../approvals/Approvals.ts"
 import { approvalToken, approvalTokenHash, approvalUrl } from "../approvals/ApprovalToken.ts"
-import type { Caller } from "../Caller.ts"
+import { type Caller, refuseLiveToTestKey, sees } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { Ids } from "../ids/Ids.ts"
 import * as Spans from "../Spans.ts"
@@ -40,6 +40,14 @@ const livemodeOf = Effect.fn("posts.livemode")(function* (aggregate: PostAggrega
     aggregate.targets.map((t) => t.accountId)
   )
   return accounts.some((a) => !a.sandbox)
+})
+
+/** The live (non-sandbox) accounts among those the posts target. */
+const liveAccountIds = Effect.fn("posts.liveAccounts")(function* (caller: Caller, posts: ReadonlyArray<PostAggregate>) {
+  const store = yield* Store
+  const ids = [...new Set(posts.flatMap((p) => p.targets.map((t) => t.accountId)))]
+  const accounts = ids.length === 0 ? [] : yield* store.getAccounts(caller.workspaceId, ids)
+  return new Set<string>(accounts.filter((a) => !a.sandbox).map((a) => a.id))
 })
 
 /** A new approval for a post, with its link. */
@@ -196,6 +204,7 @@ const loadPost = Effect.fn("posts.load")(function* (caller: Caller, id: Id.PostI
   const store = yield* Store
   const found = yield* store.getPost(caller.workspaceId, id)
   if (Option.isNone(found)) return yield* Effect.fail(notFound("post"))
+  if (caller.kind === "test") yield* refuseLiveToTestKey(caller, yield* livemodeOf(found.value))
   return found.value
 })
 
@@ -244,8 +253,11 @@ export const listPosts = Effect.fn("posts.list")(function* (caller: Caller, quer
   const page = rows.slice(0, limit)
   const last = page[page.length - 1]
   const hasMore = rows.length > limit && last !== undefined
+  // A test key sees only test-mode posts; the cursor still follows the page as stored.
+  const live = caller.kind === "test" ? yield* liveAccountIds(caller, page) : new Set<string>()
+  const visible = page.filter((a) => sees(caller, a.targets.some((t) => live.has(t.accountId))))
   return {
-    data: page.map((a): PostRead => postRead(a, settings.keyring, at)),
+    data: visible.map((a): PostRead => postRead(a, settings.keyring, at)),
     cursor: {
       next: hasMore ? encodeCursor(settings.keyring, { sortKey: last.post.publishAt, id: last.post.id }, digest, at) : null,
       has_more: hasMore

@@ -13,7 +13,7 @@ import type { Caller } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
 import type { Keyset } from "../store/Store.ts"
-import { deliverEvent, eventBody, storedError } from "./Webhooks.ts"
+import { deliverEvent, eventBody, refuseTestKeyInLiveWorkspace, storedError } from "./Webhooks.ts"
 import { type DeliveryDetail, type DeliveryLogEntry, type WebhookDeliveryRecord, WebhookStore } from "./WebhookStore.ts"
 
 const now = Effect.clockWith((clock) => clock.currentTimeMillis)
@@ -81,6 +81,7 @@ export const listDeliveries = Effect.fn("webhooks.deliveries.list")(function* (
   const settings = yield* EngineConfig
   const range = yield* checkRange(query.from, query.to)
   if (Option.isNone(yield* store.getEndpoint(caller.workspaceId, endpointId))) return yield* endpointNotFound()
+  yield* refuseTestKeyInLiveWorkspace(caller)
   const filter = {
     status: query.status === undefined ? undefined : query.status === "failed" ? ("dead" as const) : query.status,
     eventType: query.event_type,
@@ -112,6 +113,7 @@ export const getDelivery = Effect.fn("webhooks.deliveries.get")(function* (
 ) {
   const store = yield* WebhookStore
   if (Option.isNone(yield* store.getEndpoint(caller.workspaceId, endpointId))) return yield* endpointNotFound()
+  yield* refuseTestKeyInLiveWorkspace(caller)
   const found = yield* store.getDelivery(caller.workspaceId, endpointId, deliveryId)
   if (Option.isNone(found)) return yield* deliveryNotFound()
   return found.value satisfies DeliveryDetail
@@ -137,6 +139,7 @@ export const redeliver = Effect.fn("webhooks.deliveries.redeliver")(function* (
   const store = yield* WebhookStore
   const endpoint = yield* store.getEndpoint(caller.workspaceId, endpointId)
   if (Option.isNone(endpoint)) return yield* endpointNotFound()
+  yield* refuseTestKeyInLiveWorkspace(caller)
   const found = yield* store.getDelivery(caller.workspaceId, endpointId, deliveryId)
   if (Option.isNone(found)) return yield* deliveryNotFound()
   const { delivery } = found.value

@@ -7,7 +7,7 @@
 import type { Ids as Id } from "@postwire/domain"
 import { Effect, Option } from "effect"
 import { defaultPageSize, ErrorDetail, PostwireError, type Webhook } from "@postwire/domain"
-import type { Caller } from "../Caller.ts"
+import { type Caller, refuseLiveToTestKey, sees } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { encodeCursor, filterDigest } from "../posts/Cursor.ts"
 import { checkRange, readCursor } from "./DeliveryLog.ts"
@@ -39,7 +39,8 @@ export const listEvents = Effect.fn("events.list")(function* (caller: Caller, qu
   const last = page[page.length - 1]
   const hasMore = rows.length > limit && last !== undefined
   return {
-    data: page.map(eventView),
+    // A test key sees only test-mode events; the cursor still follows the page as stored.
+    data: page.filter((e) => sees(caller, e.livemode)).map(eventView),
     cursor: {
       next: hasMore ? encodeCursor(settings.keyring, { sortKey: last.createdAt, id: last.id }, digest, yield* now) : null,
       has_more: hasMore
@@ -54,5 +55,6 @@ export const getEvent = Effect.fn("events.get")(function* (caller: Caller, id: I
   if (Option.isNone(found)) {
     return yield* new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("event") } })
   }
+  yield* refuseLiveToTestKey(caller, found.value.livemode)
   return eventView(found.value)
 })

@@ -20,14 +20,14 @@ import {
   renderError,
   type Webhook
 } from "@postwire/domain"
-import type { Caller } from "../Caller.ts"
+import { type Caller, testKeyLiveAccount } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import * as Spans from "../Spans.ts"
 import { Ids } from "../ids/Ids.ts"
 import { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
 import type { OutboxEvent } from "../store/Records.ts"
-import type { Keyset } from "../store/Store.ts"
+import { type Keyset, Store } from "../store/Store.ts"
 import { attemptTimeoutMs } from "./DeliverySchedule.ts"
 import { eventIdHeaderName, secretPrefix, signatureHeader, signatureHeaderName } from "./Signature.ts"
 import { checkDeliveryAddress, checkWebhookUrl, type DeliveryTarget, isLoopbackHost, type Resolver, UnsafeUrl } from "./UrlSafety.ts"
@@ -130,6 +130,28 @@ export const describeUnsafeUrl = (error: UnsafeUrl): LocalizedText => {
 
 const invalidUrl = (detail: LocalizedText) => new PostwireError({ code: "invalid_url", field: "url", details: { detail } })
 
+/** Whether the workspace has a live (non-sandbox) account, in any status. */
+const hasLiveAccount = Effect.fn("webhooks.hasLiveAccount")(function* (workspaceId: Id.WorkspaceId) {
+  const store = yield* Store
+  let after: Keyset | undefined
+  for (;;) {
+    const accounts = yield* store.listAccounts(workspaceId, {}, after, 500)
+    if (accounts.some((a) => !a.sandbox)) return true
+    const last = accounts.at(-1)
+    if (accounts.length < 500 || last === undefined) return false
+    after = { sortKey: last.createdAt, id: last.id }
+  }
+})
+
+/**
+ * Refuses a test key the workspace's endpoints once the workspace has a live account: an endpoint
+ * receives every event of its workspace, live ones included, so it carries live data (and one a
+ * test key made would receive it). 403 `test_key_live_account` naming `field`.
+ */
+export const refuseTestKeyInLiveWorkspace = Effect.fn("webhooks.checkMode")(function* (caller: Caller, field = "id") {
+  if (caller.kind === "test" && (yield* hasLiveAccount(caller.workspaceId))) return yield* Effect.fail(testKeyLiveAccount(field))
+})
+
 /**
  * Registers an endpoint: the URL, without the whitespace around it, must be a public https
  * address (or loopback when the server allows it), the events known types listed once each.
@@ -146,6 +168,7 @@ export const createEndpoint = Effect.fn("webhooks.create")(function* (
   request: Webhook.CreateWebhookRequest
 ) {
   const store = yield* WebhookStore
+  yield* refuseTestKeyInLiveWorkspace(caller, "events")
   yield* checkEventTypes(request.events)
   const url = yield* checkUrl(request.url)
   const ids = yield* Ids
@@ -211,6 +234,7 @@ export const getEndpoint = Effect.fn("webhooks.get")(function* (caller: Caller, 
   const store = yield* WebhookStore
   const found = yield* store.getEndpoint(caller.workspaceId, id)
   if (Option.isNone(found)) return yield* notFound()
+  yield* refuseTestKeyInLiveWorkspace(caller)
   return endpointView(found.value, yield* now)
 })
 
@@ -231,6 +255,7 @@ export const updateEndpoint = Effect.fn("webhooks.update")(function* (
   request: Webhook.UpdateWebhookRequest
 ) {
   const store = yield* WebhookStore
+  yield* refuseTestKeyInLiveWorkspace(caller)
   if (request.events !== undefined) yield* checkEventTypes(request.events)
   const url = request.url === undefined ? undefined : yield* checkUrl(request.url)
   const at = yield* now
@@ -267,6 +292,7 @@ export const rotateSecret = Effect.fn("webhooks.rotateSecret")(function* (
   request: Webhook.RotateSecretRequest
 ) {
   const store = yield* WebhookStore
+  yield* refuseTestKeyInLiveWorkspace(caller)
   const ids = yield* Ids
   const at = yield* now
   const cipher = yield* CredentialsCipher
@@ -296,7 +322,9 @@ export const listEndpoints = Effect.fn("webhooks.list")(function* (caller: Calle
     after = decoded.value
   }
   const limit = query.limit ?? defaultPageSize
-  const rows = yield* store.listEndpoints(caller.workspaceId, after, limit + 1)
+  // A test key sees no endpoint of a workspace with a live account (they carry its live events).
+  const hidden = caller.kind === "test" && (yield* hasLiveAccount(caller.workspaceId))
+  const rows = hidden ? [] : yield* store.listEndpoints(caller.workspaceId, after, limit + 1)
   const items = rows.slice(0, limit)
   const last = items[items.length - 1]
   const hasMore = rows.length > limit && last !== undefined
@@ -312,6 +340,7 @@ export const listEndpoints = Effect.fn("webhooks.list")(function* (caller: Calle
 /** Removes an endpoint of the workspace; deliveries still pending for it are dropped. */
 export const deleteEndpoint = Effect.fn("webhooks.delete")(function* (caller: Caller, id: Id.WebhookId) {
   const store = yield* WebhookStore
+  yield* refuseTestKeyInLiveWorkspace(caller)
   const deleted = yield* store.deleteEndpoint(caller.workspaceId, id)
   if (!deleted) return yield* notFound()
   return { id, deleted: true } satisfies Webhook.DeletedWebhookEndpoint
@@ -603,6 +632,7 @@ export const testEndpoint = Effect.fn("webhooks.test")(function* (caller: Caller
   const store = yield* WebhookStore
   const found = yield* store.getEndpoint(caller.workspaceId, id)
   if (Option.isNone(found)) return yield* notFound()
+  yield* refuseTestKeyInLiveWorkspace(caller)
   const endpoint = found.value
   const type = endpoint.events[0] as Webhook.WebhookEventType
   const at = yield* now
