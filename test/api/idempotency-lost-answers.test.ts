@@ -1,0 +1,156 @@
+/**
+ * `Idempotency-Key` when PostgreSQL's answers are lost: a TCP proxy on loopback sits between the
+ * server and PostgreSQL and cuts the connection of a create at a chosen point, as a connection
+ * reset does. The post and the key's stored response commit together, so a key is completed with
+ * its post or not used at all, whichever answer goes missing.
+ */
+import { createServer, type Server, type Socket, connect } from "node:net"
+import { sqlStores } from "@postwire/server"
+import { layerPostgres } from "@postwire/store-sql"
+import { Layer } from "effect"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { onPostgres } from "../support/Postgres.ts"
+import { aPost, anImage } from "../support/Builders.ts"
+import { call, errorOf } from "../support/Http.ts"
+import { aDatabase, startServer, type TestDatabase, type TestServer } from "../support/TestServer.ts"
+
+/**
+ * Where the proxy cuts the connection that carried `marker` (a caption):
+ * - `commit-answer`: the answer to its next COMMIT is dropped (PostgreSQL committed; the server
+ *   never hears so);
+ * - `completion`: the statement that stores the key's response (on any connection) is never
+ *   delivered.
+ */
+type Cut = "commit-answer" | "completion"
+
+interface Proxy {
+  readonly port: number
+  /** Cuts once, at `cut`, after a client sends `marker`. */
+  readonly arm: (marker: string, cut: Cut) => void
+  /** Whether the armed cut happened. */
+  readonly cutDone: () => boolean
+  readonly close: () => Promise<void>
+}
+
+const aProxy = async (target: { readonly host: string; readonly port: number }): Promise<Proxy> => {
+  let armed: { marker: string; cut: Cut; seen: Socket | undefined; done: boolean } | undefined
+  const sockets = new Set<Socket>()
+  const server: Server = createServer((client) => {
+    const upstream = connect(target.port, target.host)
+    sockets.add(client)
+    sockets.add(upstream)
+    const cutBoth = () => {
+      if (armed !== undefined) armed.done = true
+      client.destroy()
+      upstream.destroy()
+    }
+    client.on("data", (chunk: Buffer) => {
+      if (armed !== undefined && !armed.done) {
+        if (armed.seen === undefined && chunk.includes(armed.marker)) armed.seen = client
+        else if (armed.cut === "completion" && armed.seen !== undefined && chunk.includes("SET state = 'completed'")) {
+          return cutBoth()
+        }
+      }
+      upstream.write(chunk)
+    })
+    upstream.on("data", (chunk: Buffer) => {
+      // The CommandComplete of a COMMIT: PostgreSQL has committed; its answer is lost.
+      if (armed?.cut === "commit-answer" && !armed.done && armed.seen === client && chunk.includes("COMMIT\0")) {
+        return cutBoth()
+      }
+      client.write(chunk)
+    })
+    for (const socket of [client, upstream]) {
+      socket.on("error", () => cutBoth())
+      socket.on("close", () => {
+        sockets.delete(socket)
+        cutBoth()
+      })
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address()
+  if (address === null || typeof address === "string") throw new Error("proxy did not bind a TCP port")
+  return {
+    port: address.port,
+    arm: (marker, cut) => {
+      armed = { marker, cut, seen: undefined, done: false }
+    },
+    cutDone: () => armed?.done === true,
+    close: async () => {
+      for (const socket of sockets) socket.destroy()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+}
+
+onPostgres("Idempotency-Key when PostgreSQL's answers are lost", (url) => {
+  describe("Idempotency-Key when PostgreSQL's answers are lost (postgres)", () => {
+    let proxy: Proxy
+    let database: TestDatabase
+    let server: TestServer | undefined
+    let image: string
+
+    const create = (body: unknown, key: string) =>
+      call(server!.baseUrl, "POST", "/v1/posts", { key: server!.testKey, body, headers: { "idempotency-key": key } })
+    const postsWithCaption = async (caption: string) => {
+      const listed = await call(server!.baseUrl, "GET", "/v1/posts?limit=100", { key: server!.testKey })
+      return (listed.body.data as ReadonlyArray<{ readonly id: string; readonly caption: string }>).filter((p) => p.caption === caption)
+    }
+
+    beforeAll(async () => {
+      const target = new URL(url)
+      proxy = await aProxy({ host: target.hostname, port: Number(target.port || 5432) })
+      target.host = `127.0.0.1:${proxy.port}`
+      const direct = await aDatabase("postgres")
+      // The server reaches its schema through the proxy.
+      database = { ...direct, stores: () => sqlStores.pipe(Layer.provide(layerPostgres(target.toString(), { searchPath: direct.schema! }))) }
+    })
+    afterEach(async () => {
+      await server?.stop()
+      server = undefined
+    })
+    afterAll(async () => {
+      await proxy?.close()
+      await database?.drop()
+    })
+
+    // A server of its own per case: its connections have not yet sent the statements the proxy looks for.
+    const aServer = async () => {
+      server = await startServer("postgres", {}, { database })
+      image = await anImage(server)
+    }
+
+    it("answers the committed post when the COMMIT's answer is lost, and the retry replays it: one post", async () => {
+      await aServer()
+      const caption = `lost commit answer ${Math.random()}`
+      proxy.arm(caption, "commit-answer")
+      const first = await create(aPost(server!, [image], { caption }), "lost-commit-answer")
+      expect(proxy.cutDone()).toBe(true)
+      expect(first.status).toBe(201)
+      const retried = await create(aPost(server!, [image], { caption }), "lost-commit-answer")
+      expect(retried.status).toBe(201)
+      expect(retried.headers.get("idempotent-replayed")).toBe("true")
+      expect(retried.body.id).toBe(first.body.id)
+      expect((await postsWithCaption(caption)).map((p) => p.id)).toEqual([first.body.id])
+    })
+
+    it("writes no post when storing the response fails, and frees the key: the retry creates exactly one", async () => {
+      await aServer()
+      const caption = `lost completion ${Math.random()}`
+      proxy.arm(caption, "completion")
+      const first = await create(aPost(server!, [image], { caption }), "lost-completion")
+      expect(proxy.cutDone()).toBe(true)
+      expect(first.status).toBeGreaterThanOrEqual(500)
+      expect(errorOf(first).retryable).toBe(true)
+      expect(await postsWithCaption(caption)).toEqual([])
+      const retried = await create(aPost(server!, [image], { caption }), "lost-completion")
+      expect(retried.status).toBe(201)
+      expect(retried.headers.get("idempotent-replayed")).toBeNull()
+      const again = await create(aPost(server!, [image], { caption }), "lost-completion")
+      expect(again.headers.get("idempotent-replayed")).toBe("true")
+      expect(again.body.id).toBe(retried.body.id)
+      expect((await postsWithCaption(caption)).map((p) => p.id)).toEqual([retried.body.id])
+    })
+  })
+})
