@@ -96,21 +96,15 @@ const started: IdempotencyBegin = { _tag: "Started" }
 const mismatch: IdempotencyBegin = { _tag: "Mismatch" }
 const inProgress: IdempotencyBegin = { _tag: "InProgress" }
 
-/**
- * Whether `record` may claim over `existing`: the rule both stores apply. `takeOver` is whether a
- * claim whose lock has passed may be taken (a crashed request's claim); in memory there is none,
- * since the keys end with their process.
- */
+/** Whether `record` may claim over `existing`: the rule both stores apply. */
 const claimable = (
   existing: Pick<IdempotencyRecord, "requestHash" | "state" | "createdAt" | "lockedUntil"> | undefined,
   record: IdempotencyRecord,
-  expiredBefore: number,
-  takeOver = true
+  expiredBefore: number
 ) =>
   existing === undefined ||
   existing.createdAt < expiredBefore ||
-  (takeOver && existing.requestHash === record.requestHash && existing.state === "in_progress" &&
-    existing.lockedUntil <= record.createdAt)
+  (existing.requestHash === record.requestHash && existing.state === "in_progress" && existing.lockedUntil <= record.createdAt)
 
 /** What a request meets when it may not claim `existing`. */
 const found = (existing: Pick<IdempotencyRecord, "requestHash" | "state" | "status" | "body">, record: IdempotencyRecord): IdempotencyBegin => {
@@ -123,8 +117,7 @@ const scopeKey = (scope: IdempotencyScope) => `${scope.workspaceId}\u0000${scope
 
 /**
  * Keys in the process: for tests and an engine without a shared database. Writes in memory are
- * never in doubt, so `transaction` runs the effect as is; a claim is never taken over (a request
- * of this process either ends, completing or releasing it, or the process and its keys end too).
+ * never in doubt and cannot be rolled back, so `transaction` runs the effect as is.
  */
 export const makeMemory = (): IdempotencyStore["Service"] => {
   const records = new Map<string, IdempotencyRecord>()
@@ -138,7 +131,7 @@ export const makeMemory = (): IdempotencyStore["Service"] => {
     begin: (record, expiredBefore) =>
       Effect.sync(() => {
         const existing = records.get(scopeKey(record))
-        if (!claimable(existing, record, expiredBefore, false)) return found(existing!, record)
+        if (!claimable(existing, record, expiredBefore)) return found(existing!, record)
         records.set(scopeKey(record), record)
         return started
       }),
