@@ -4,7 +4,9 @@
  * reset does. The post and the key's stored response commit together, so a key is completed with
  * its post or not used at all, whichever answer goes missing.
  */
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { createServer, type Server, type Socket, connect } from "node:net"
+import { join } from "node:path"
 import { sqlStores } from "@postwire/server"
 import { layerPostgres } from "@postwire/store-sql"
 import { Layer } from "effect"
@@ -115,6 +117,13 @@ onPostgres("Idempotency-Key when PostgreSQL's answers are lost", (url) => {
       await database?.drop()
     })
 
+    /** The approval e-mails the server wrote (no SMTP server is set: they go to its data directory). */
+    const mailsTo = (address: string) => {
+      const dir = join(server!.dataDir, "mail")
+      if (!existsSync(dir)) return []
+      return readdirSync(dir).map((f) => readFileSync(join(dir, f), "utf8")).filter((mail) => mail.includes(`To: ${address}`))
+    }
+
     // A server of its own per case: its connections have not yet sent the statements the proxy looks for.
     const aServer = async () => {
       server = await startServer("postgres", {}, { database })
@@ -135,22 +144,27 @@ onPostgres("Idempotency-Key when PostgreSQL's answers are lost", (url) => {
       expect((await postsWithCaption(caption)).map((p) => p.id)).toEqual([first.body.id])
     })
 
-    it("writes no post when storing the response fails, and frees the key: the retry creates exactly one", async () => {
+    it("writes no post and sends no approval e-mail when storing the response fails, and frees the key: the retry creates exactly one", async () => {
       await aServer()
       const caption = `lost completion ${Math.random()}`
+      const body = () => aPost(server!, [image], { caption, approval: { notify: { email: "approver@example.com" } } })
       proxy.arm(caption, "completion")
-      const first = await create(aPost(server!, [image], { caption }), "lost-completion")
+      const first = await create(body(), "lost-completion")
       expect(proxy.cutDone()).toBe(true)
       expect(first.status).toBeGreaterThanOrEqual(500)
       expect(errorOf(first).retryable).toBe(true)
       expect(await postsWithCaption(caption)).toEqual([])
-      const retried = await create(aPost(server!, [image], { caption }), "lost-completion")
+      expect(mailsTo("approver@example.com")).toEqual([])
+      const retried = await create(body(), "lost-completion")
       expect(retried.status).toBe(201)
       expect(retried.headers.get("idempotent-replayed")).toBeNull()
-      const again = await create(aPost(server!, [image], { caption }), "lost-completion")
+      const again = await create(body(), "lost-completion")
       expect(again.headers.get("idempotent-replayed")).toBe("true")
       expect(again.body.id).toBe(retried.body.id)
       expect((await postsWithCaption(caption)).map((p) => p.id)).toEqual([retried.body.id])
+      const mails = mailsTo("approver@example.com")
+      expect(mails).toHaveLength(1)
+      expect(mails[0]).toContain(retried.body.approval.url)
     })
   })
 })
