@@ -13,6 +13,7 @@ import { backends, startServer, type TestServer } from "../support/TestServer.ts
 describe.each(backends())("stored idempotent responses at rest on %s", (backend) => {
   let database: OpenDatabase
   let server: TestServer | undefined
+  let firstAnswer: Record<string, unknown> = {}
 
   beforeAll(async () => {
     database = await anOpenDatabase(backend)
@@ -52,5 +53,22 @@ describe.each(backends())("stored idempotent responses at rest on %s", (backend)
       expect(body).not.toContain(token)
       expect(body).not.toContain(first.body.id)
     }
+    firstAnswer = first.body
+  })
+
+  it("still replays a response stored in clear by an earlier version", async () => {
+    // As a version before sealing left it: the create's answer as JSON.
+    const legacy = JSON.stringify({ ...firstAnswer, caption: "stored in clear" })
+    await database.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE idempotency_keys SET body = ${legacy} WHERE body IS NOT NULL`))
+    server = await startServer(backend, {}, { database })
+    const image = (firstAnswer.media as ReadonlyArray<string>)[0]!
+    const replayed = await call(server.baseUrl, "POST", "/v1/posts", {
+      key: server.testKey,
+      body: aPost(server, [image]),
+      headers: { "idempotency-key": "sealed-at-rest" }
+    })
+    expect(replayed.status).toBe(201)
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true")
+    expect(replayed.body).toEqual({ ...firstAnswer, caption: "stored in clear" })
   })
 })

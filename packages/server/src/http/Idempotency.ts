@@ -31,6 +31,9 @@ export const canonicalJson = (value: unknown): string =>
 /** How long a claimed key may run before a crashed request's claim is taken over. */
 const lockMs = 60_000
 
+/** How long a request waits to learn whether its commit, whose answer was lost, happened. */
+const settleMs = 10_000
+
 /** What a stored response is sealed to: its key, so a sealed answer moved onto another key does not open. */
 const sealContext = (claim: IdempotencyClaim) => `idempotency/${claim.workspaceId}/${claim.keyId}/${claim.key}`
 
@@ -162,7 +165,9 @@ export const idempotent =
       // The COMMIT was sent and its answer lost: wait for its fate on the key's row. If the
       // database cannot say, the key stays claimed (never released while unknown); a retry finds
       // the stored response, or takes the key over once its lock has passed.
-      const settled = yield* Effect.exit(store.settle(claim))
+      // Bounded: a black-holed connection keeps the lost transaction (and its row lock) open
+      // until PostgreSQL notices; the request does not wait for that, the key stays claimed.
+      const settled = yield* Effect.exit(store.settle(claim).pipe(Effect.timeout(settleMs)))
       if (Exit.isSuccess(settled) && settled.value._tag === "Committed") {
         yield* Effect.logWarning("a commit's answer was lost; the key's transaction had committed")
         return written.value
