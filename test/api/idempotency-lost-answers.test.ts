@@ -21,9 +21,11 @@ import { aDatabase, startServer, type TestDatabase, type TestServer } from "../s
  * - `commit-answer`: the answer to its next COMMIT is dropped (PostgreSQL committed; the server
  *   never hears so);
  * - `completion`: the statement that stores the key's response (on any connection) is never
- *   delivered.
+ *   delivered;
+ * - `commit`: once that statement has been answered on the connection, what the server sends
+ *   next (its COMMIT) is never delivered.
  */
-type Cut = "commit-answer" | "completion"
+type Cut = "commit-answer" | "completion" | "commit"
 
 interface Proxy {
   readonly port: number
@@ -35,7 +37,9 @@ interface Proxy {
 }
 
 const aProxy = async (target: { readonly host: string; readonly port: number }): Promise<Proxy> => {
-  let armed: { marker: string; cut: Cut; seen: Socket | undefined; done: boolean } | undefined
+  let armed:
+    | { marker: string; cut: Cut; seen: Socket | undefined; completing: Socket | undefined; completed: boolean; done: boolean }
+    | undefined
   const sockets = new Set<Socket>()
   const server: Server = createServer((client) => {
     const upstream = connect(target.port, target.host)
@@ -49,9 +53,10 @@ const aProxy = async (target: { readonly host: string; readonly port: number }):
     client.on("data", (chunk: Buffer) => {
       if (armed !== undefined && !armed.done) {
         if (armed.seen === undefined && chunk.includes(armed.marker)) armed.seen = client
-        else if (armed.cut === "completion" && armed.seen !== undefined && chunk.includes("SET state = 'completed'")) {
-          return cutBoth()
-        }
+        else if (armed.seen !== undefined && chunk.includes("SET state = 'completed'")) {
+          if (armed.cut === "completion") return cutBoth()
+          armed.completing = client
+        } else if (armed.cut === "commit" && armed.completed && armed.completing === client) return cutBoth()
       }
       upstream.write(chunk)
     })
@@ -60,6 +65,7 @@ const aProxy = async (target: { readonly host: string; readonly port: number }):
       if (armed?.cut === "commit-answer" && !armed.done && armed.seen === client && chunk.includes("COMMIT\0")) {
         return cutBoth()
       }
+      if (armed?.completing === client && chunk.includes("UPDATE 1\0")) armed.completed = true
       client.write(chunk)
     })
     for (const socket of [client, upstream]) {
@@ -76,7 +82,7 @@ const aProxy = async (target: { readonly host: string; readonly port: number }):
   return {
     port: address.port,
     arm: (marker, cut) => {
-      armed = { marker, cut, seen: undefined, done: false }
+      armed = { marker, cut, seen: undefined, completing: undefined, completed: false, done: false }
     },
     cutDone: () => armed?.done === true,
     close: async () => {
@@ -142,6 +148,21 @@ onPostgres("Idempotency-Key when PostgreSQL's answers are lost", (url) => {
       expect(retried.headers.get("idempotent-replayed")).toBe("true")
       expect(retried.body.id).toBe(first.body.id)
       expect((await postsWithCaption(caption)).map((p) => p.id)).toEqual([first.body.id])
+    })
+
+    it("frees the key when the COMMIT never reached PostgreSQL: no post, and the retry creates exactly one", async () => {
+      await aServer()
+      const caption = `lost commit ${Math.random()}`
+      proxy.arm(caption, "commit")
+      const first = await create(aPost(server!, [image], { caption }), "lost-commit")
+      expect(proxy.cutDone()).toBe(true)
+      expect(first.status).toBeGreaterThanOrEqual(500)
+      expect(errorOf(first).retryable).toBe(true)
+      expect(await postsWithCaption(caption)).toEqual([])
+      const retried = await create(aPost(server!, [image], { caption }), "lost-commit")
+      expect(retried.status).toBe(201)
+      expect(retried.headers.get("idempotent-replayed")).toBeNull()
+      expect((await postsWithCaption(caption)).map((p) => p.id)).toEqual([retried.body.id])
     })
 
     it("writes no post and sends no approval e-mail when storing the response fails, and frees the key: the retry creates exactly one", async () => {
