@@ -15,6 +15,7 @@ import { onPostgres } from "../support/Postgres.ts"
 import { aPost, anImage } from "../support/Builders.ts"
 import { call, errorOf } from "../support/Http.ts"
 import { aDatabase, startServer, type TestDatabase, type TestServer } from "../support/TestServer.ts"
+import { aReceiver } from "../webhooks/Receiver.ts"
 
 /**
  * Where the proxy cuts the connection that carried `marker` (a caption):
@@ -23,9 +24,10 @@ import { aDatabase, startServer, type TestDatabase, type TestServer } from "../s
  * - `completion`: the statement that stores the key's response (on any connection) is never
  *   delivered;
  * - `commit`: once that statement has been answered on the connection, what the server sends
- *   next (its COMMIT) is never delivered.
+ *   next (its COMMIT) is never delivered;
+ * - `marker`: the statement carrying `marker` itself is never delivered.
  */
-type Cut = "commit-answer" | "completion" | "commit"
+type Cut = "commit-answer" | "completion" | "commit" | "marker"
 
 interface Proxy {
   readonly port: number
@@ -52,7 +54,10 @@ const aProxy = async (target: { readonly host: string; readonly port: number }):
     }
     client.on("data", (chunk: Buffer) => {
       if (armed !== undefined && !armed.done) {
-        if (armed.seen === undefined && chunk.includes(armed.marker)) armed.seen = client
+        if (armed.seen === undefined && chunk.includes(armed.marker)) {
+          if (armed.cut === "marker") return cutBoth()
+          armed.seen = client
+        }
         else if (armed.seen !== undefined && chunk.includes("SET state = 'completed'")) {
           if (armed.cut === "completion") return cutBoth()
           armed.completing = client
@@ -131,8 +136,8 @@ onPostgres("Idempotency-Key when PostgreSQL's answers are lost", (url) => {
     }
 
     // A server of its own per case: its connections have not yet sent the statements the proxy looks for.
-    const aServer = async () => {
-      server = await startServer("postgres", {}, { database })
+    const aServer = async (env: Readonly<Record<string, string>> = {}) => {
+      server = await startServer("postgres", env, { database })
       image = await anImage(server)
     }
 
@@ -186,6 +191,48 @@ onPostgres("Idempotency-Key when PostgreSQL's answers are lost", (url) => {
       const mails = mailsTo("approver@example.com")
       expect(mails).toHaveLength(1)
       expect(mails[0]).toContain(retried.body.approval.url)
+    })
+
+    it("keeps the key of a redelivery whose outcome is unknown: the receiver is not sent it again", async () => {
+      await aServer({ POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS: "1" })
+      const sink = await aReceiver()
+      try {
+        const registered = await call(server!.baseUrl, "POST", "/v1/webhooks", {
+          key: server!.testKey,
+          body: { url: sink.url, events: ["account.connected"] }
+        })
+        sink.secret = registered.body.secret
+        await server!.admin(`/workspaces/${server!.workspaceId}/accounts`, { profile_id: server!.profileId, platform: "pages", sandbox: true })
+        await sink.waitUntil(() => sink.events.length === 1, "the delivery")
+        const deliveries = `/v1/webhooks/${registered.body.id}/deliveries`
+        let delivery: { readonly id: string; readonly status: string } | undefined
+        for (let tries = 0; delivery?.status !== "delivered" && tries < 600; tries++) {
+          delivery = (await call(server!.baseUrl, "GET", deliveries, { key: server!.testKey })).body.data?.[0]
+          if (delivery?.status !== "delivered") await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+        expect(delivery?.status).toBe("delivered")
+
+        // The receiver's answer is recorded after the redelivery was sent: that write is lost.
+        const marker = `answer ${Math.random()}`
+        sink.mode = 200
+        sink.answerBody = marker
+        proxy.arm(marker, "marker")
+        const redeliver = () =>
+          call(server!.baseUrl, "POST", `${deliveries}/${delivery!.id}/redeliver`, {
+            key: server!.testKey,
+            headers: { "idempotency-key": "redeliver-unknown" }
+          })
+        const first = await redeliver()
+        expect(proxy.cutDone()).toBe(true)
+        expect(first.status).toBeGreaterThanOrEqual(500)
+        expect(sink.raw).toHaveLength(2)
+        const retried = await redeliver()
+        expect(retried.status).toBe(409)
+        expect(errorOf(retried).code).toBe("idempotency_in_progress")
+        expect(sink.raw).toHaveLength(2)
+      } finally {
+        await sink.close()
+      }
     })
   })
 })
