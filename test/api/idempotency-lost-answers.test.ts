@@ -25,9 +25,13 @@ import { aReceiver } from "../webhooks/Receiver.ts"
  *   delivered;
  * - `commit`: once that statement has been answered on the connection, what the server sends
  *   next (its COMMIT) is never delivered;
- * - `marker`: the statement carrying `marker` itself is never delivered.
+ * - `marker`: the statement carrying `marker` itself is never delivered;
+ * - `hold`: nothing is cut, but the statement that stores the key's response (and what follows
+ *   it on that connection) reaches PostgreSQL only after `holdMs`.
  */
-type Cut = "commit-answer" | "completion" | "commit" | "marker"
+type Cut = "commit-answer" | "completion" | "commit" | "marker" | "hold"
+
+const holdMs = 1500
 
 interface Proxy {
   readonly port: number
@@ -52,7 +56,19 @@ const aProxy = async (target: { readonly host: string; readonly port: number }):
       client.destroy()
       upstream.destroy()
     }
+    // While a statement is held, this connection's later chunks wait behind it, in order.
+    let held: Array<Buffer> | undefined
     client.on("data", (chunk: Buffer) => {
+      if (held !== undefined) return void held.push(chunk)
+      if (armed?.cut === "hold" && !armed.done && armed.seen !== undefined && chunk.includes("SET state = 'completed'")) {
+        armed.done = true
+        held = [chunk]
+        setTimeout(() => {
+          for (const waiting of held ?? []) upstream.write(waiting)
+          held = undefined
+        }, holdMs)
+        return
+      }
       if (armed !== undefined && !armed.done) {
         if (armed.seen === undefined && chunk.includes(armed.marker)) {
           if (armed.cut === "marker") return cutBoth()
@@ -191,6 +207,32 @@ onPostgres("Idempotency-Key when PostgreSQL's answers are lost", (url) => {
       const mails = mailsTo("approver@example.com")
       expect(mails).toHaveLength(1)
       expect(mails[0]).toContain(retried.body.approval.url)
+    })
+
+    it("frees the key at once when the client goes away mid-create: the retry creates exactly one", async () => {
+      await aServer()
+      const caption = `client gone ${Math.random()}`
+      proxy.arm(caption, "hold")
+      const gone = new AbortController()
+      const abandoned = fetch(`${server!.baseUrl}/v1/posts`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server!.testKey}`, "content-type": "application/json", "idempotency-key": "client-gone" },
+        body: JSON.stringify(aPost(server!, [image], { caption })),
+        signal: gone.signal
+      }).catch(() => undefined)
+      while (!proxy.cutDone()) await new Promise((resolve) => setTimeout(resolve, 20))
+      gone.abort()
+      await abandoned
+      // Once the held statement has gone through and the transaction rolled back, the key is free:
+      // well within the claim's 60-second lock.
+      let retried = await create(aPost(server!, [image], { caption }), "client-gone")
+      for (let tries = 0; retried.status === 409 && tries < 40; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 250))
+        retried = await create(aPost(server!, [image], { caption }), "client-gone")
+      }
+      expect(retried.status).toBe(201)
+      expect(retried.headers.get("idempotent-replayed")).toBeNull()
+      expect((await postsWithCaption(caption)).map((p) => p.id)).toEqual([retried.body.id])
     })
 
     it("keeps the key of a redelivery whose outcome is unknown: the receiver is not sent it again", async () => {

@@ -63,7 +63,7 @@ class ClaimLost {
  * use-cases that only write to the database. `atomic: false` is for use-cases that call out over
  * the network (a platform, a webhook receiver): no transaction is held across that call, the
  * response is stored after it, and a failure that may have come after the call acted (a 5xx, a
- * defect) keeps the key claimed until its lock passes instead of releasing it.
+ * defect, an interruption) keeps the key claimed until its lock passes instead of releasing it.
  */
 export const idempotent =
   <A, I>(options: {
@@ -121,58 +121,67 @@ export const idempotent =
         case "Started":
           break
       }
-      const encode = Schema.encodeSync(options.schema)
-      const completeWith = (value: A) =>
-        Effect.flatMap(
-          store.complete(claim, options.status, sealResponse(cipher, claim, JSON.stringify(encode(value)))),
-          (ours) => (ours ? Effect.void : Effect.fail(new ClaimLost()))
-        )
+      // What follows the use-case (release, settle) runs even when the request is interrupted (its
+      // client went away): only the use-case itself is interruptible.
+      return yield* Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function* () {
+          const encode = Schema.encodeSync(options.schema)
+          const completeWith = (value: A) =>
+            Effect.flatMap(
+              store.complete(claim, options.status, sealResponse(cipher, claim, JSON.stringify(encode(value)))),
+              (ours) => (ours ? Effect.void : Effect.fail(new ClaimLost()))
+            )
 
-      if (options.atomic === false) {
-        const ran = yield* Effect.exit(effect)
-        if (Exit.isFailure(ran)) {
-          // A refusal (4xx) changed nothing; anything else may have come after the call acted.
-          const refused = Cause.findErrorOption(ran.cause).pipe(
-            Option.exists((e) => isHttpError(e) && !(e instanceof InternalError || e instanceof Unavailable))
+          if (options.atomic === false) {
+            const ran = yield* Effect.exit(restore(effect))
+            if (Exit.isFailure(ran)) {
+              // A refusal (4xx) changed nothing; anything else (a 5xx, a defect, an interruption)
+              // may have come after the call acted.
+              const refused = Cause.findErrorOption(ran.cause).pipe(
+                Option.exists((e) => isHttpError(e) && !(e instanceof InternalError || e instanceof Unavailable))
+              )
+              if (refused) yield* store.release(claim).pipe(Effect.ignore)
+              return yield* Effect.failCause(ran.cause)
+            }
+            yield* completeWith(ran.value).pipe(Effect.catch((error) => failWith(error)))
+            return ran.value
+          }
+
+          // Set once the effect and the completion are written: from then on the transaction's
+          // outcome is its COMMIT's, which a lost answer leaves unknown.
+          let written: Option.Option<A> = Option.none()
+          const ran = yield* Effect.exit(
+            restore(
+              store.transaction(
+                Effect.gen(function* () {
+                  const value = yield* effect
+                  yield* completeWith(value)
+                  written = Option.some(value)
+                  return value
+                })
+              )
+            )
           )
-          if (refused || Cause.hasInterruptsOnly(ran.cause)) yield* store.release(claim).pipe(Effect.ignore)
-          return yield* Effect.failCause(ran.cause)
-        }
-        yield* completeWith(ran.value).pipe(Effect.catch((error) => failWith(error)))
-        return ran.value
-      }
-
-      // Set once the effect and the completion are written: from then on the transaction's
-      // outcome is its COMMIT's, which a lost answer leaves unknown.
-      let written: Option.Option<A> = Option.none()
-      const ran = yield* Effect.exit(
-        store.transaction(
-          Effect.gen(function* () {
-            const value = yield* effect
-            yield* completeWith(value)
-            written = Option.some(value)
-            return value
-          })
-        )
+          if (Exit.isSuccess(ran)) return ran.value
+          if (Option.isNone(written)) {
+            // Rolled back (or never committed): nothing was written, the key may be used again.
+            yield* store.release(claim).pipe(Effect.ignore)
+            if (Cause.hasInterruptsOnly(ran.cause)) return yield* Effect.failCause(ran.cause as Cause.Cause<never>)
+            return yield* failWith(Cause.squash(ran.cause), ran.cause)
+          }
+          // The COMMIT was sent and its answer lost: wait for its fate on the key's row. If the
+          // database cannot say, the key stays claimed (never released while unknown); a retry finds
+          // the stored response, or takes the key over once its lock has passed.
+          // Bounded: a black-holed connection keeps the lost transaction (and its row lock) open
+          // until PostgreSQL notices; the request does not wait for that, the key stays claimed.
+          const settled = yield* Effect.exit(store.settle(claim).pipe(Effect.timeout(settleMs)))
+          if (Exit.isSuccess(settled) && settled.value._tag === "Committed") {
+            yield* Effect.logWarning("a commit's answer was lost; the key's transaction had committed")
+            return written.value
+          }
+          return yield* failWith(Cause.squash(ran.cause), ran.cause)
+        })
       )
-      if (Exit.isSuccess(ran)) return ran.value
-      if (Option.isNone(written)) {
-        // Rolled back (or never committed): nothing was written, the key may be used again.
-        yield* store.release(claim).pipe(Effect.ignore)
-        if (Cause.hasInterruptsOnly(ran.cause)) return yield* Effect.failCause(ran.cause as Cause.Cause<never>)
-        return yield* failWith(Cause.squash(ran.cause), ran.cause)
-      }
-      // The COMMIT was sent and its answer lost: wait for its fate on the key's row. If the
-      // database cannot say, the key stays claimed (never released while unknown); a retry finds
-      // the stored response, or takes the key over once its lock has passed.
-      // Bounded: a black-holed connection keeps the lost transaction (and its row lock) open
-      // until PostgreSQL notices; the request does not wait for that, the key stays claimed.
-      const settled = yield* Effect.exit(store.settle(claim).pipe(Effect.timeout(settleMs)))
-      if (Exit.isSuccess(settled) && settled.value._tag === "Committed") {
-        yield* Effect.logWarning("a commit's answer was lost; the key's transaction had committed")
-        return written.value
-      }
-      return yield* failWith(Cause.squash(ran.cause), ran.cause)
     })
 
 /**
