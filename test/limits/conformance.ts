@@ -222,6 +222,39 @@ export const limitStoresConformance = <E>(
           assert.deepStrictEqual(yield* store.begin(claim, 0), { _tag: "Started" })
         }))
 
+      it.effect("completes and releases only the request's own claim, never one that took the key over", () =>
+        Effect.gen(function* () {
+          const store = yield* keys
+          const claim = anIdempotencyClaim({ lockedUntil: t0 + 1000 })
+          yield* store.begin(claim, 0)
+          const takeover = { ...claim, createdAt: t0 + 1000, lockedUntil: t0 + 61_000 }
+          assert.deepStrictEqual(yield* store.begin(takeover, 0), { _tag: "Started" })
+
+          // the first request, still running, can neither complete nor free the key
+          assert.strictEqual(yield* store.complete(claim, 201, "first"), false)
+          yield* store.release(claim)
+          assert.deepStrictEqual(yield* store.begin({ ...claim, createdAt: t0 + 2000 }, 0), { _tag: "InProgress" })
+          assert.strictEqual(yield* store.complete(takeover, 201, "second"), true)
+          assert.deepStrictEqual(yield* store.begin({ ...claim, createdAt: t0 + 3000 }, 0), { _tag: "Replay", status: 201, body: "second" })
+        }))
+
+      it.effect("settles a claim whose commit went unanswered: its stored response, or the key released", () =>
+        Effect.gen(function* () {
+          const store = yield* keys
+          const committed = anIdempotencyClaim()
+          yield* store.begin(committed, 0)
+          yield* store.complete(committed, 201, "stored")
+          assert.deepStrictEqual(yield* store.settle(committed), { _tag: "Committed", status: 201, body: "stored" })
+          assert.deepStrictEqual(yield* store.begin({ ...committed, createdAt: t0 + 1 }, 0), { _tag: "Replay", status: 201, body: "stored" })
+
+          const rolledBack = anIdempotencyClaim()
+          yield* store.begin(rolledBack, 0)
+          assert.deepStrictEqual(yield* store.settle(rolledBack), { _tag: "Released" })
+          assert.deepStrictEqual(yield* store.begin({ ...rolledBack, createdAt: t0 + 1, lockedUntil: t0 + 60_001 }, 0), { _tag: "Started" })
+          // the key is now another request's claim: nothing of the first one is left to settle
+          assert.deepStrictEqual(yield* store.settle(rolledBack), { _tag: "Gone" })
+        }))
+
       it.effect("scopes keys to the workspace and the API key", () =>
         Effect.gen(function* () {
           const store = yield* keys

@@ -281,6 +281,8 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
 
     insertPost: (aggregate, events) => operation("insertPost")(sql.withTransaction(insertAggregate(aggregate, events))),
 
+    afterCommit: (effect) => sql.afterCommit(effect),
+
     insertPostWithinQuota: (aggregate, events, caps) =>
       operation("insertPostWithinQuota")(
         sql.withTransaction(

@@ -186,7 +186,9 @@ export const createPost = Effect.fn("posts.create")(function* (
     const usage = yield* store.countQuotaUsage(caller.workspaceId, target.account.id, window.from, window.to)
     return yield* Effect.fail(quotaExceeded(target.index, limit, usage.oldest ?? plan.publishAt))
   }
-  if (approval) yield* notifyApprover(aggregate)
+  // Once the post is committed: a create under an `Idempotency-Key` commits with the key's
+  // stored answer, and a rolled-back post must not have sent its approver a link.
+  if (approval) yield* store.afterCommit(notifyApprover(aggregate))
 
   return postRead(aggregate, settings.keyring, at) satisfies PostRead
 })

@@ -158,6 +158,8 @@ export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
 
     insertPost,
 
+    afterCommit: (effect) => effect,
+
     insertPostWithinQuota: (aggregate, list, caps) =>
       Effect.suspend(() => {
         // Counted and inserted in one synchronous step: nothing else runs in between.

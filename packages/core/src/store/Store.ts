@@ -143,6 +143,13 @@ export interface StoreShape {
     events: ReadonlyArray<OutboxEvent>,
     caps: ReadonlyArray<QuotaCap>
   ) => Effect.Effect<Option.Option<Ids.AccountId>, StoreError>
+  /**
+   * Runs `effect` once the transaction the caller runs in commits, or at once when there is none
+   * (and always at once in memory). For what must not happen for a write that a surrounding
+   * transaction may still roll back: the approval e-mail of a post created under an
+   * `Idempotency-Key`, whose post commits together with the key's stored answer.
+   */
+  readonly afterCommit: <R>(effect: Effect.Effect<void, never, R>) => Effect.Effect<void, never, R>
   readonly getPost: (workspaceId: Ids.WorkspaceId, id: Ids.PostId) => Effect.Effect<Option.Option<PostAggregate>, StoreError>
   /**
    * Saves a changed post (its row, every target, its approval) and the events the change

@@ -40,7 +40,9 @@ export const CommentsHandlers = HttpApiBuilder.group(Api, "comments", (handlers)
             keyId: who.keyId,
             request: ["POST", `/v1/comments/${params.id}/replies`, payload],
             status: 201,
-            schema: Comment.Comment
+            schema: Comment.Comment,
+            // The reply is made on the platform: no transaction is held across that call.
+            atomic: false
           })
         )
       })

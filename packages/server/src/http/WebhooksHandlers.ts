@@ -91,7 +91,9 @@ export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers)
             keyId: who.keyId,
             request: ["POST", `/v1/webhooks/${params.id}/deliveries/${params.delivery_id}/redeliver`],
             status: 200,
-            schema: Webhook.WebhookDeliveryDetail
+            schema: Webhook.WebhookDeliveryDetail,
+            // The event is sent to the receiver: no transaction is held across that call.
+            atomic: false
           })
         )
       })

@@ -1,7 +1,14 @@
 /**
  * The idempotency keys' own store, owned by the server because `Idempotency-Key` is an HTTP
- * concern: a request claims its key, then stores its response (replayed to the same key with
- * the same body) or releases the key (so the request may be retried).
+ * concern: a request claims its key, then completes it with its response (replayed to the same
+ * key with the same body) or releases it (so the request may be retried).
+ *
+ * A key is either completed together with what its request created, or not used at all: the
+ * request runs its use-case and `complete` inside one `transaction`, so the created resource and
+ * the stored response commit (or roll back) together. `complete` and `release` act only on the
+ * request's own claim (its `lockedUntil`), so a claim taken over by another request can never be
+ * completed or released by the first. When the outcome of the commit is unknown (its answer was
+ * lost), `settle` waits for that transaction's fate on the key's row and tells which it was.
  *
  * `layerMemory` keeps the keys in the process; `layerSql` in the `idempotency_keys` table of the
  * current `SqlClient`, where a claim is one atomic statement, so two instances on one
@@ -11,7 +18,7 @@
  */
 import { Spans, StoreError } from "@postwire/core"
 import { Context, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlError } from "effect/sql"
 
 /** Which key: its workspace, the API key that sent it, and the client's `Idempotency-Key`. */
 export interface IdempotencyScope {
@@ -32,6 +39,21 @@ export interface IdempotencyRecord extends IdempotencyScope {
   readonly lockedUntil: number
 }
 
+/**
+ * One request's claim on a key: its scope and the `lockedUntil` it claimed with. Every claim of a
+ * key has a distinct `lockedUntil` (a takeover happens only after the previous one has passed,
+ * and sets its own later one), so it tells this request's claim from a later one.
+ */
+export interface IdempotencyClaim extends IdempotencyScope {
+  readonly lockedUntil: number
+}
+
+/** What {@link IdempotencyStore} `settle` found once a claim's transaction had ended. */
+export type IdempotencySettled =
+  | { readonly _tag: "Committed"; readonly status: number; readonly body: string }
+  | { readonly _tag: "Released" }
+  | { readonly _tag: "Gone" }
+
 /** What {@link IdempotencyStore} `begin` found. */
 export type IdempotencyBegin =
   | { readonly _tag: "Started" }
@@ -49,10 +71,24 @@ export class IdempotencyStore extends Context.Service<
      * `lockedUntil` has passed (its request crashed) is taken over.
      */
     readonly begin: (record: IdempotencyRecord, expiredBefore: number) => Effect.Effect<IdempotencyBegin, StoreError>
-    /** Stores the response of a claimed key. */
-    readonly complete: (scope: IdempotencyScope, status: number, body: string) => Effect.Effect<void, StoreError>
-    /** Releases a claimed key whose request should be retryable (a 5xx, a 429); a completed key stays. */
-    readonly release: (scope: IdempotencyScope) => Effect.Effect<void, StoreError>
+    /**
+     * Runs `effect` in one transaction of the store's database (as is in memory), so the writes
+     * of a use-case and `complete` commit together.
+     */
+    readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
+    /**
+     * Stores the response of a claim, if the claim is still this request's: `false` when another
+     * request took the key over (its lock had passed), and nothing is written.
+     */
+    readonly complete: (claim: IdempotencyClaim, status: number, body: string) => Effect.Effect<boolean, StoreError>
+    /** Releases a claim whose request failed without effect, so it may be retried; a completed key stays. */
+    readonly release: (claim: IdempotencyClaim) => Effect.Effect<void, StoreError>
+    /**
+     * After a commit whose answer was lost: waits until the claim's transaction has ended (its
+     * lock on the key's row), then answers the stored response if it committed, or releases the
+     * claim if it did not (`Released`). `Gone`: the key holds neither (taken over, or expired).
+     */
+    readonly settle: (claim: IdempotencyClaim) => Effect.Effect<IdempotencySettled, StoreError>
   }
 >()("postwire/server/IdempotencyStore") {}
 
@@ -79,9 +115,18 @@ const found = (existing: Pick<IdempotencyRecord, "requestHash" | "state" | "stat
 
 const scopeKey = (scope: IdempotencyScope) => `${scope.workspaceId}\u0000${scope.keyId}\u0000${scope.key}`
 
-/** Keys in the process: for tests and an engine without a shared database. */
+/**
+ * Keys in the process: for tests and an engine without a shared database. Writes in memory are
+ * never in doubt and cannot be rolled back, so `transaction` runs the effect as is.
+ */
 export const makeMemory = (): IdempotencyStore["Service"] => {
   const records = new Map<string, IdempotencyRecord>()
+  const ownClaim = (claim: IdempotencyClaim) => {
+    const existing = records.get(scopeKey(claim))
+    return existing !== undefined && existing.state === "in_progress" && existing.lockedUntil === claim.lockedUntil
+      ? existing
+      : undefined
+  }
   return IdempotencyStore.of({
     begin: (record, expiredBefore) =>
       Effect.sync(() => {
@@ -90,14 +135,28 @@ export const makeMemory = (): IdempotencyStore["Service"] => {
         records.set(scopeKey(record), record)
         return started
       }),
-    complete: (scope, status, body) =>
+    transaction: (effect) => effect,
+    complete: (claim, status, body) =>
       Effect.sync(() => {
-        const existing = records.get(scopeKey(scope))
-        if (existing !== undefined) records.set(scopeKey(scope), { ...existing, state: "completed", status, body })
+        const existing = ownClaim(claim)
+        if (existing === undefined) return false
+        records.set(scopeKey(claim), { ...existing, state: "completed", status, body })
+        return true
       }),
-    release: (scope) =>
+    release: (claim) =>
       Effect.sync(() => {
-        if (records.get(scopeKey(scope))?.state === "in_progress") records.delete(scopeKey(scope))
+        if (ownClaim(claim) !== undefined) records.delete(scopeKey(claim))
+      }),
+    settle: (claim) =>
+      Effect.sync((): IdempotencySettled => {
+        if (ownClaim(claim) !== undefined) {
+          records.delete(scopeKey(claim))
+          return { _tag: "Released" }
+        }
+        const existing = records.get(scopeKey(claim))
+        return existing?.state === "completed" && existing.lockedUntil === claim.lockedUntil
+          ? { _tag: "Committed", status: existing.status ?? 0, body: existing.body ?? "" }
+          : { _tag: "Gone" }
       })
   })
 }
@@ -111,6 +170,9 @@ export const makeSql: Effect.Effect<IdempotencyStore["Service"], never, SqlClien
   const failed = (operation: string) => Effect.mapError((cause: unknown) => new StoreError({ operation, cause }))
   const where = (scope: IdempotencyScope) =>
     sql`workspace_id = ${scope.workspaceId} AND key_id = ${scope.keyId} AND key = ${scope.key}`
+  /** The key while it is still this request's claim. */
+  const own = (claim: IdempotencyClaim) =>
+    sql`${where(claim)} AND state = 'in_progress' AND locked_until = ${claim.lockedUntil}`
 
   /**
    * One statement: the claim (an insert, or an update of a claimable record, decided on the
@@ -161,18 +223,38 @@ export const makeSql: Effect.Effect<IdempotencyStore["Service"], never, SqlClien
         }
         return inProgress
       }).pipe(failed("beginIdempotency"), Spans.withSpan("IdempotencyStore.begin")),
-    complete: (scope, status, body) =>
-      sql`UPDATE idempotency_keys SET state = 'completed', status = ${status}, body = ${body} WHERE ${where(scope)}`.pipe(
-        Effect.asVoid,
+    transaction: (effect) =>
+      sql.withTransaction(effect).pipe(
+        Effect.catchIf(SqlError.isSqlError, (cause) => Effect.fail(new StoreError({ operation: "idempotentTransaction", cause })))
+      ),
+    complete: (claim, status, body) =>
+      // The claim's `locked_until` stays as it was: it is the claim's identity, which `settle`
+      // recognises the completed key by.
+      sql`UPDATE idempotency_keys SET state = 'completed', status = ${status}, body = ${body}
+          WHERE ${own(claim)} RETURNING 1`.pipe(
+        Effect.map((rows) => rows.length > 0),
         failed("completeIdempotency"),
         Spans.withSpan("IdempotencyStore.complete")
       ),
-    release: (scope) =>
-      sql`DELETE FROM idempotency_keys WHERE ${where(scope)} AND state = 'in_progress'`.pipe(
+    release: (claim) =>
+      sql`DELETE FROM idempotency_keys WHERE ${own(claim)}`.pipe(
         Effect.asVoid,
         failed("releaseIdempotency"),
         Spans.withSpan("IdempotencyStore.release")
-      )
+      ),
+    settle: (claim) =>
+      Effect.gen(function* () {
+        // The lost transaction updated the key's row (its completion), so holds the row's lock
+        // until it ends: this DELETE waits for that, then sees the row as it was left. Deleted:
+        // it rolled back (or never reached the row). Not deleted: read what it committed.
+        const released = yield* sql`DELETE FROM idempotency_keys WHERE ${own(claim)} RETURNING 1`
+        if (released.length > 0) return { _tag: "Released" } as const
+        const [row] = yield* sql`SELECT state, status, body FROM idempotency_keys
+          WHERE ${where(claim)} AND locked_until = ${claim.lockedUntil}`
+        return row !== undefined && row.state === "completed"
+          ? { _tag: "Committed", status: Number(row.status), body: String(row.body) } as const
+          : { _tag: "Gone" } as const
+      }).pipe(failed("settleIdempotency"), Spans.withSpan("IdempotencyStore.settle"))
   })
 })
 
