@@ -9,7 +9,9 @@
  *
  * - `<!-- typecheck: prelude … -->`: the lines after `prelude` are put before the block. For a
  *   fragment that continues the page's earlier sample (e.g. `postwire` is the client created
- *   above): the prelude declares what the page already showed, nothing the sample itself needs.
+ *   above) or calls the reader's own code (their database, their `markLive`): the prelude
+ *   declares only that. Whatever a reader must import or define to use the sample is in the
+ *   sample itself (`declare const rawBody: Buffer` where the receiver's body is meant).
  * - `<!-- typecheck: skip <reason> -->`: the block is not TypeScript that can be checked on its own
  *   (e.g. an excerpt of the project's own source). The test counts and lists these, so none is
  *   skipped silently.
