@@ -210,7 +210,7 @@ describe("the packed packages in a fresh app", () => {
       (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ""}${error.stderr ?? ""}` || String(error)
     )
     expect(inDocumentationTerms(checked, docs.samples, join(app, "docs-samples")).trim(), "tsc on the documentation's samples").toBe("")
-  }, 300_000)
+  }, 900_000)
 
   it("runs the SDK and the installed postwire-mcp command against a server started with the installed postwire command", async () => {
     const dataDir = join(work, "serve-data")
