@@ -19,7 +19,7 @@ import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { aJpeg } from "../../packages/core/test/fixtures/media.ts"
 import { aLargeMp4 } from "../support/LargeMedia.ts"
-import { aConnectServer } from "../support/Connect.ts"
+import { aConnectServer, returnedQuery, sandboxJourney } from "../support/Connect.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 import { type Block, shellBlocks } from "./samples.ts"
 
@@ -109,14 +109,18 @@ describe("the shell samples a newcomer runs", () => {
     expect(await page.text()).toContain("Hello")
   })
 
-  it("runs the README's connect request, and its url opens the simulated consent page", async () => {
+  it("runs the README's connect request; its url leads through the simulated consent page back to redirect_url with a new account", async () => {
     const commands = commandsOf(blockWith("README.md", "/v1/accounts/connect"))
     expect(commands).toHaveLength(1)
     const answer = JSON.parse(await sh(commands[0]!, [["localhost:8080", address()], ["prof_…", server.profileId]], { KEY: server.testKey }))
     expect(answer.url).toMatch(/^http/)
-    const consent = await fetch(answer.url)
-    expect(consent.status).toBe(200)
-    expect(consent.headers.get("content-type")).toContain("text/html")
+    // "Open the url it answers: with a test key it runs against a simulated consent page."
+    const journey = await sandboxJourney(server, answer.url)
+    expect(journey.callback.location).toMatch(/^https:\/\/app\.example\.com\/connected\?/)
+    const accountId = returnedQuery(journey.callback).get("account_id")!
+    const account = await fetch(`${server.baseUrl}/v1/accounts/${accountId}`, { headers: { authorization: `Bearer ${server.testKey}` } })
+    expect(account.status).toBe(200)
+    expect(await account.json()).toMatchObject({ id: accountId, platform: "shortvideo", profile_id: server.profileId })
   })
 
   it("runs docs/media.md's resumable upload: announce, send the part, ask what arrived, complete", async () => {
