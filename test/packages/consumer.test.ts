@@ -4,7 +4,9 @@
  * checked strictly (`skipLibCheck: false`), the SDK run against a server started from the
  * installed `@postwire/server`, the engine embedded, the server mounted in Express, the
  * verifier and the SDK `require`d from CommonJS; and each tarball checked by publint and
- * `@arethetypeswrong/cli`.
+ * `@arethetypeswrong/cli`. Every TypeScript block of the README, `docs/` and the packages' READMEs
+ * is type-checked there too, as a reader would paste it (test/docs/samples.ts says how a block
+ * gets the context it continues, or is marked as not checkable).
  *
  * It needs the packages built (CI runs `npm run build` first); without `dist/` it builds them.
  */
@@ -15,6 +17,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { inDocumentationTerms, typeScriptSamples } from "../docs/samples.ts"
 
 const run = promisify(execFile)
 const root = resolve(import.meta.dirname, "../..")
@@ -113,6 +116,7 @@ describe("the packed packages in a fresh app", () => {
     }
   }
   const tarballs: Record<string, string> = {}
+  const docs = typeScriptSamples()
 
   beforeAll(async () => {
     if (packages.some((name) => !existsSync(join(root, "packages", name, "dist", "index.js")))) {
@@ -134,7 +138,8 @@ describe("the packed packages in a fresh app", () => {
         private: true,
         type: "module",
         dependencies: { ...local, effect: rootPackage.devDependencies.effect, express: "^5.1.0" },
-        devDependencies: { "@types/node": rootPackage.devDependencies["@types/node"], "@types/express": "^5.0.3" },
+        // PGlite's declarations name Emscripten's types without depending on them (store-sql's README says so).
+        devDependencies: { "@types/node": rootPackage.devDependencies["@types/node"], "@types/express": "^5.0.3", "@types/emscripten": "^1.41.6" },
         // The packages name each other by version; these are the versions to use.
         overrides: Object.fromEntries(Object.keys(local).map((name) => [name, `$${name}`]))
       })
@@ -142,6 +147,13 @@ describe("the packed packages in a fresh app", () => {
     for (const file of ["usage.ts", "mistakes.ts", "engine.ts", "mount.ts", "receiver.cjs", "tsconfig.json"]) {
       copyFileSync(join(fixtures, file), join(app, file))
     }
+    // Each documentation sample as a module of its own, all checked by one tsc run.
+    mkdirSync(join(app, "docs-samples"))
+    for (const sample of docs.samples) writeFileSync(join(app, "docs-samples", sample.name), sample.text)
+    writeFileSync(
+      join(app, "tsconfig.docs.json"),
+      JSON.stringify({ extends: "./tsconfig.json", compilerOptions: { noEmit: true, types: ["node", "emscripten"] }, include: ["docs-samples/*.ts"] })
+    )
     await sh("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], app)
   }, 900_000)
 
@@ -185,6 +197,20 @@ describe("the packed packages in a fresh app", () => {
     await sh(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], app)
     expect(existsSync(join(app, "out", "usage.js"))).toBe(true)
   }, 300_000)
+
+  it("type-checks every TypeScript block of the README, docs/ and the packages' READMEs as written", async () => {
+    expect(docs.samples.length).toBeGreaterThan(40)
+    // Blocks marked `typecheck: skip` in the Markdown, each with its reason: adding one shows here.
+    expect(docs.skipped.map((block) => `${block.file} ts block ${block.index}: ${block.directive?.kind === "skip" ? block.directive.reason : ""}`)).toEqual([
+      "docs/api-reference.md ts block 1: a shortened excerpt of a schema in packages/domain/src, shown for its two descriptions"
+    ])
+    const tsc = join(root, "node_modules", "typescript", "bin", "tsc")
+    const checked = await run(process.execPath, [tsc, "-p", "tsconfig.docs.json", "--pretty", "false"], { cwd: app, maxBuffer: 64 * 1024 * 1024 }).then(
+      () => "",
+      (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ""}${error.stderr ?? ""}` || String(error)
+    )
+    expect(inDocumentationTerms(checked, docs.samples, join(app, "docs-samples")).trim(), "tsc on the documentation's samples").toBe("")
+  }, 900_000)
 
   it("runs the SDK and the installed postwire-mcp command against a server started with the installed postwire command", async () => {
     const dataDir = join(work, "serve-data")
