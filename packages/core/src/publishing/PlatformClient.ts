@@ -127,6 +127,19 @@ export class PlatformFailure extends Data.TaggedError("PlatformFailure")<{
    * `PublishInput.checkpoint`); any other keeps it `publishing`, asked again later.
    */
   readonly notPublished?: boolean | undefined
+  /**
+   * The platform's call-rate limit (e.g. TikTok's 6 inits a minute per user) refused the call or
+   * would have: nothing was sent that could publish, and the call may be made again from this
+   * time on (epoch milliseconds). The publisher keeps the target `publishing` and takes its step
+   * again then, instead of failing it (with `notPublished`, or before anything may have published).
+   */
+  readonly retryAt?: number | undefined
+  /**
+   * The platform's recovery path ran out of its documented bound without learning whether the
+   * target was published (a status that never ends, a lost answer never found): the target ends
+   * `failed` with this failure's code although it may have been published, never asked forever.
+   */
+  readonly gaveUp?: boolean | undefined
 }> {}
 
 /** What a shortvideo creator may do now (TikTok creator_info). */

@@ -194,6 +194,26 @@ const recordUnconfirmed = Effect.fnUntraced(function* (
   return saved ? ("unconfirmed" as const) : ("lost" as const)
 })
 
+/**
+ * Keeps a target `publishing` after its platform's call-rate limit refused a call that published
+ * nothing (a `PlatformFailure` with `retryAt`): it is due again at that time, its turn, instead of
+ * failing. The account change the failure asks for (new tokens) is written with it.
+ */
+const recordWait = Effect.fnUntraced(function* (started: Started, failure: PlatformFailure, retryAt: number, latestState: unknown) {
+  const queue = yield* PublishingStore
+  const saved = yield* queue.saveProgress(started.key, started.settings.owner, {
+    at: started.at,
+    platformState: failure.state === undefined ? latestState : failure.state,
+    dueAt: Math.max(started.at, retryAt),
+    account: { credentials: yield* sealUpdate(started, failure.credentials) }
+  })
+  yield* Effect.logInfo("the platform's rate limit is spent: the target waits for its turn", {
+    platform_code: failure.platformCode,
+    retry_at: formatInstant(retryAt)
+  })
+  return saved ? ("in_progress" as const) : ("lost" as const)
+})
+
 /** Records a failed attempt; a failure that needs a reconnect also marks the account. */
 const recordFailure = Effect.fnUntraced(function* (started: Started, failure: PlatformFailure) {
   const queue = yield* PublishingStore
@@ -439,9 +459,12 @@ export const publishTarget = Effect.fnUntraced(function* (
   let unconfirmedSince = started.unconfirmedSince
   let latestState: unknown = target.platformState
   const fail = (failure: PlatformFailure) =>
-    unconfirmedSince !== null && failure.notPublished !== true
-      ? recordUnconfirmed(started, failure, unconfirmedSince, latestState)
-      : recordFailure(started, failure)
+    // Paced: nothing was published, and the platform may be asked again at `retryAt`.
+    failure.retryAt !== undefined && (unconfirmedSince === null || failure.notPublished === true)
+      ? recordWait(started, failure, failure.retryAt, latestState)
+      : unconfirmedSince !== null && failure.notPublished !== true && failure.gaveUp !== true
+        ? recordUnconfirmed(started, failure, unconfirmedSince, latestState)
+        : recordFailure(started, failure)
 
   if (account === undefined || account.status !== "connected") {
     return yield* fail(refusal("token_expired", `account_${account?.status ?? "missing"}`))
