@@ -35,7 +35,8 @@ export interface PublishInput {
    * Saves `state` at once, keeping the target, and records that the platform may have published
    * it from now on: call it right before a call that may publish (and whose answer may be lost).
    * From then on the target is never reported failed unless a step says the platform did not
-   * publish it ({@link PlatformFailure} `notPublished`); it waits and is asked again instead.
+   * publish it ({@link PlatformFailure} `notPublished`) or gave up within its bound (`gaveUp`);
+   * it waits and is asked again instead.
    * Fails when the target is no longer this worker's: nothing may be sent then. Absent outside
    * the publisher (an adapter then just goes on).
    */

@@ -12,11 +12,12 @@
  * Right before a call that may publish, the adapter saves its state through the step's
  * `checkpoint`, and the target is marked as possibly published (`unconfirmedSince`). From then
  * on it ends `published`, or `failed` only on a failure that says the platform did not publish it
- * (`notPublished`); any other failure (an outage, a lost answer, a token to renew, a worker that
+ * (`notPublished`) or that the platform's bound for an unknown outcome passed (`gaveUp`); any other failure (an outage, a lost answer, a token to renew, a worker that
  * died) keeps it `publishing`, asked again after a wait that doubles up to a bound
  * ({@link unconfirmedWaitMs}), and `PublishingStore.unconfirmedTargets` counts those waiting.
  * A target published before its platform made a public address is remembered for the
- * `PermalinkBackfill`, which fills the permalink in later.
+ * `PermalinkBackfill`, which fills the permalink in later. A failure with a `retryAt` (a
+ * platform's per-minute limit, nothing published) keeps the target `publishing`, due again then.
  *
  * @since 0.1.0
  */
