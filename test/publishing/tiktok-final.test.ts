@@ -7,6 +7,7 @@
  *   maps to, in both languages, and is not polled again.
  * - Eight direct posts to one account in one minute all end `published`, none `failed`: the
  *   seventh and eighth wait for their turn, and TikTok never sees more than 6 inits in any 60 s.
+ *   When TikTok itself refuses an init for its limit, the post waits for the window likewise.
  * - A publish whose status never ends is looked for among the creator's videos once its window
  *   (2 hours) has passed, and, not found, fails `publish_unconfirmed` instead of being polled
  *   forever.
@@ -127,6 +128,17 @@ describe.each(backends())("TikTok: final refusals, bounded waits and paced inits
 
   const ended = (t: any) => t.status === "published" || t.status === "failed"
 
+  /** Reads the posts until `published` of their targets are published (a bounded wait); their statuses then. */
+  const waitForPublished = async (ids: ReadonlyArray<string>, published: number) => {
+    const targets = await waitFor(ids, () => true)
+    for (let i = 0; ; i++) {
+      const statuses = (await Promise.all(ids.map((id) => targetOf(id)))).map((t) => t.status as string)
+      if (statuses.filter((s) => s === "published").length === published) return statuses
+      if (i > 1_500 || statuses.includes("failed")) throw new Error(`waiting for ${published} published: ${JSON.stringify(statuses)} ${JSON.stringify(targets.map((t) => t.error))}`)
+      await sleep(20)
+    }
+  }
+
   it("ends a publish TikTok reports FAILED at once, failed with its mapped code in both languages, polled no more", async () => {
     // TikTok's minute windows of the earlier tests have passed.
     time.advance(61_000)
@@ -166,11 +178,8 @@ describe.each(backends())("TikTok: final refusals, bounded waits and paced inits
     const ids: Array<string> = []
     for (let i = 0; i < 8; i++) ids.push(await publishAPost(accountId))
     // Six go out at once; the other two wait for their turn, still publishing.
-    const first = await waitFor(ids, (t) => ended(t) || (t.status === "publishing" && fake.initTimes.length - initsBefore >= 6))
-    await waitFor(ids.filter((_, i) => first[i].status !== "publishing"), ended)
-    const settled = await Promise.all(ids.map((id) => targetOf(id)))
-    expect(settled.filter((t) => t.status === "published")).toHaveLength(6)
-    expect(settled.filter((t) => t.status === "publishing")).toHaveLength(2)
+    const firstMinute = await waitForPublished(ids, 6)
+    expect(firstMinute.filter((s) => s === "publishing")).toHaveLength(2)
     expect(fake.initTimes.length - initsBefore).toBe(6)
     // The minute passes: their turn.
     time.advance(61_000)
@@ -181,6 +190,33 @@ describe.each(backends())("TikTok: final refusals, bounded waits and paced inits
     expect(inits).toHaveLength(8)
     expect(fake.publishes.length - publishedBefore).toBe(8)
     expect(mostInitsInAMinute(inits)).toBeLessThanOrEqual(6)
+  })
+
+  it("waits for the window when TikTok itself answers rate_limit_exceeded (another app on the token), then publishes, none failed", async () => {
+    time.advance(61_000)
+    // Something else spends the token's inits: TikTok refuses the third of this minute.
+    fake.rateLimits.init = 2
+    try {
+      const accountId = await anAccount()
+      const initsBefore = fake.initTimes.length
+      const publishedBefore = fake.publishes.length
+      const ids: Array<string> = []
+      for (let i = 0; i < 4; i++) ids.push(await publishAPost(accountId))
+      // Two publish; the others are refused with a 429 (or, once one was, not sent) and wait.
+      const firstMinute = await waitForPublished(ids, 2)
+      expect(firstMinute.filter((s) => s === "publishing")).toHaveLength(2)
+      const refused = fake.initTimes.length - initsBefore - 2
+      // Each refused init was sent once: not again within its step.
+      expect(refused).toBeGreaterThanOrEqual(1)
+      expect(refused).toBeLessThanOrEqual(2)
+      time.advance(61_000)
+      const targets = await waitFor(ids, ended)
+      expect(targets.map((t) => t.status)).toEqual(Array(4).fill("published"))
+      for (const id of ids) expect(seen.get(id)).not.toContain("failed")
+      expect(fake.publishes.length - publishedBefore).toBe(4)
+    } finally {
+      fake.rateLimits.init = 6
+    }
   })
 
   it("fails a publish whose status never ends publish_unconfirmed once its 2-hour window passed and the creator's videos do not show it", async () => {
