@@ -413,6 +413,19 @@ describe("TikTok adapter", () => {
       })
     )
 
+    it.live("shares the account's 30 status fetches a minute with publishing: without room it says NotYet, asking nothing", () =>
+      Effect.gen(function* () {
+        const fake = yield* TikTokFake.make()
+        fake.postIdHeld = true
+        const { lookUp } = yield* publishInModeration(fake)
+        const tags: Array<string> = []
+        for (let i = 0; i < 35; i++) tags.push((yield* lookUp())._tag)
+        assert.deepStrictEqual(new Set(tags), new Set(["NotYet"]))
+        // Publishing fetched twice; 28 asks filled the window; 7 asked nothing (TikTok never refused).
+        assert.strictEqual(fake.count("status"), 30)
+      })
+    )
+
     it.live("says Never when moderation takes the post down", () =>
       Effect.gen(function* () {
         const fake = yield* TikTokFake.make()

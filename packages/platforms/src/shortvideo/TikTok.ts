@@ -716,7 +716,11 @@ export const make = (config: Config, wire: Wire): TikTok => {
       if (username === null) return { _tag: "Never" } satisfies PermalinkLookup
       const session = yield* openSession(input.account)
       const lookup = Effect.gen(function* () {
-        const response = yield* fetchStatus(state, session)
+        // The backfill shares the account's 30 status fetches a minute with publishing: no room, ask later.
+        if ((yield* pacer.take(`${input.account.id}:status`, callLimits.status)) !== undefined) {
+          return { _tag: "NotYet" } satisfies PermalinkLookup
+        }
+        const response = yield* fetchStatus(state, session).pipe(closingWindow(input.account, "status"))
         const status = stringField(field(response.json, "data"), "status")
         const postId = publicPostId(response.text)
         if (status === "PUBLISH_COMPLETE" && postId !== undefined) {
