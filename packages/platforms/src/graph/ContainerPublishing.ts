@@ -486,7 +486,7 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
           if (ended !== undefined) return Effect.succeed<PublishStep>(ended)
           const unanswered = (state.unanswered ?? 0) + 1
           const wait = Math.min(
-          wire.retry.baseDelayMs * 2 ** (Math.max(1, wire.retry.attempts) - 1 + unanswered),
+            wire.retry.baseDelayMs * 2 ** (Math.max(1, wire.retry.attempts) - 1 + unanswered),
             unconfirmedMaxWaitMs
           )
           return Effect.succeed(inProgress({ ...state, unanswered }, wait))
