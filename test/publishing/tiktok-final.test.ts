@@ -184,7 +184,7 @@ describe.each(backends())("TikTok: final refusals, bounded waits and paced inits
     // The minute passes: their turn.
     time.advance(61_000)
     const targets = await waitFor(ids, ended)
-    expect(targets.map((t) => t.status)).toEqual(Array(8).fill("published"))
+    expect(targets.map((t) => [t.status, t.attempts, t.error])).toEqual(Array(8).fill(["published", 1, null]))
     for (const id of ids) expect(seen.get(id)).not.toContain("failed")
     const inits = fake.initTimes.slice(initsBefore)
     expect(inits).toHaveLength(8)
