@@ -166,6 +166,57 @@ describe.each(platforms)("$name: after a lost publish answer", ({ make, options,
       assert.strictEqual(fake.media[0]!.containerId, fake.containers[0]!.id)
     }))
 
+  it.live("fails a publish refused for the daily limit at once, not published, even when the container cannot be read afterwards", () =>
+    Effect.gen(function* () {
+      const fake = yield* make()
+      const client = yield* aRouter(options(fake))
+      fake.faults.inject("publish", graphError(400, 9, 2207042, { message: "Maximum posts reached" }))
+      fake.faults.inject("container_status", unavailable, 1_000, { armedBy: "publish" })
+      const result = yield* drive(client, anInput(fake, "Pretzel knots, again"))
+      assert.deepInclude({ ...result.failure }, { code: "quota_exceeded", notPublished: true })
+      assert.deepInclude(result.failure?.state as object, { container_id: fake.containers[0]!.id })
+      assert.strictEqual(fake.count("publish"), 1)
+      assert.lengthOf(fake.media, 0)
+    }))
+
+  it.live("fails a publish Meta throttles (code 4) at once, not published, even when the container cannot be read afterwards", () =>
+    Effect.gen(function* () {
+      const fake = yield* make()
+      const client = yield* aRouter(options(fake))
+      fake.faults.inject("publish", graphError(400, 4, undefined, { message: "Application request limit reached" }))
+      fake.faults.inject("container_status", unavailable, 1_000, { armedBy: "publish" })
+      const result = yield* drive(client, anInput(fake, "Rye crackers"))
+      assert.deepInclude({ ...result.failure }, { code: "platform_unavailable", platformCode: "4", retryable: true, notPublished: true })
+      assert.deepInclude(result.failure?.state as object, { container_id: fake.containers[0]!.id })
+      assert.notProperty(result.failure?.state as object, "publish_sent_at")
+      assert.lengthOf(fake.media, 0)
+    }))
+
+  it.live("gives up after its window when a lost publish answer stays unknown: not among the account's media, publish_unconfirmed", () =>
+    Effect.gen(function* () {
+      const fake = yield* make()
+      const client = yield* aRouter({ [platform]: { baseUrl: fake.url, refreshUrl: null, unconfirmedWindowMs: 0 } })
+      // The connection closes before Meta acts, and the container cannot be read afterwards.
+      fake.faults.inject("publish", { lose: true })
+      fake.faults.inject("container_status", unavailable, 1_000, { armedBy: "publish" })
+      const result = yield* drive(client, anInput(fake, "Sesame bagels"))
+      assert.deepInclude({ ...result.failure }, { code: "publish_unconfirmed", gaveUp: true, retryable: false })
+      assert.isAbove(fake.count("list"), 0, "the account's media were looked through first")
+      assert.lengthOf(fake.media, 0)
+    }))
+
+  it.live("publishes after its window when a lost publish answer's media is among the account's media", () =>
+    Effect.gen(function* () {
+      const fake = yield* make()
+      const client = yield* aRouter({ [platform]: { baseUrl: fake.url, refreshUrl: null, unconfirmedWindowMs: 0 } })
+      fake.faults.injectAfter("publish", { lose: true })
+      fake.faults.inject("container_status", unavailable, 1_000, { armedBy: "publish" })
+      const result = yield* drive(client, anInput(fake, "Challah"))
+      assert.isUndefined(result.failure)
+      assert.strictEqual(result.published?.platformPostId, fake.media[0]!.id)
+      assert.strictEqual(fake.count("publish"), 1)
+    }))
+
   if (platform === "photo") {
     it.live("finds a story on the stories edge, where Instagram lists stories (without a caption)", () =>
       Effect.gen(function* () {

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Credentials, TikTok } from "@postwire/platforms"
-import { Effect } from "effect"
+import { renderMessage } from "@postwire/domain"
+import { Clock, Effect } from "effect"
 import { adapterConformance, aRouter, drive, type FailureScenario } from "./adapterConformance.ts"
 import { aConsent, anAccount, aPost, aPublishInput, aTarget, aVideo } from "./builders.ts"
 import * as TikTokFake from "./fakes/TikTokFake.ts"
@@ -128,10 +129,17 @@ const failures: ReadonlyArray<FailureScenario<Fake>> = [
   },
   { name: "fail_reason file_format_check_failed", arrange: processingFails("file_format_check_failed"), code: "media_invalid", platformCode: "file_format_check_failed", retryable: false },
   { name: "fail_reason duration_check_failed", arrange: processingFails("duration_check_failed"), code: "media_too_long", platformCode: "duration_check_failed", retryable: false },
-  { name: "fail_reason video_pull_failed", arrange: processingFails("video_pull_failed"), code: "platform_unavailable", platformCode: "video_pull_failed", retryable: true },
+  { name: "fail_reason frame_rate_check_failed", arrange: processingFails("frame_rate_check_failed"), code: "media_invalid", platformCode: "frame_rate_check_failed", retryable: false },
+  { name: "fail_reason picture_size_check_failed", arrange: processingFails("picture_size_check_failed"), code: "media_invalid", platformCode: "picture_size_check_failed", retryable: false },
+  { name: "fail_reason internal", arrange: processingFails("internal"), code: "platform_unavailable", platformCode: "internal", retryable: true },
+  { name: "fail_reason video_pull_failed", arrange: processingFails("video_pull_failed"), code: "media_fetch_failed", platformCode: "video_pull_failed", retryable: true },
+  { name: "fail_reason photo_pull_failed", arrange: processingFails("photo_pull_failed"), code: "media_fetch_failed", platformCode: "photo_pull_failed", retryable: true },
+  { name: "fail_reason spam_risk_user_banned_from_posting", arrange: processingFails("spam_risk_user_banned_from_posting"), code: "account_restricted", platformCode: "spam_risk_user_banned_from_posting", retryable: false },
+  { name: "fail_reason spam_risk_text", arrange: processingFails("spam_risk_text"), code: "content_rejected", platformCode: "spam_risk_text", retryable: false },
+  { name: "fail_reason spam_risk", arrange: processingFails("spam_risk"), code: "content_rejected", platformCode: "spam_risk", retryable: false },
   { name: "fail_reason publish_cancelled", arrange: processingFails("publish_cancelled"), code: "media_invalid", platformCode: "publish_cancelled", retryable: false },
   { name: "fail_reason spam_risk_too_many_posts", arrange: processingFails("spam_risk_too_many_posts"), code: "quota_exceeded", platformCode: "spam_risk_too_many_posts", retryable: true },
-  { name: "fail_reason auth_removed", arrange: processingFails("auth_removed"), code: "token_expired", platformCode: "auth_removed", retryable: false, needsReconnect: true }
+  { name: "fail_reason auth_removed", arrange: processingFails("auth_removed"), code: "permission_missing", platformCode: "auth_removed", retryable: false, needsReconnect: true }
 ]
 
 // Every adapter behaves the same over fetch (the library default) and over the server's node:http sender.
@@ -405,6 +413,19 @@ describe("TikTok adapter", () => {
       })
     )
 
+    it.live("shares the account's 30 status fetches a minute with publishing: without room it says NotYet, asking nothing", () =>
+      Effect.gen(function* () {
+        const fake = yield* TikTokFake.make()
+        fake.postIdHeld = true
+        const { lookUp } = yield* publishInModeration(fake)
+        const tags: Array<string> = []
+        for (let i = 0; i < 35; i++) tags.push((yield* lookUp())._tag)
+        assert.deepStrictEqual(new Set(tags), new Set(["NotYet"]))
+        // Publishing fetched twice; 28 asks filled the window; 7 asked nothing (TikTok never refused).
+        assert.strictEqual(fake.count("status"), 30)
+      })
+    )
+
     it.live("says Never when moderation takes the post down", () =>
       Effect.gen(function* () {
         const fake = yield* TikTokFake.make()
@@ -473,18 +494,82 @@ describe("TikTok adapter", () => {
     })
   )
 
-  it.live("fails with platform_unavailable when the per-token init rate limit is spent", () =>
+  it.live("answers TikTok's rate_limit_exceeded with a time to ask again, publishing nothing, without asking again within the step", () =>
     Effect.gen(function* () {
       const fake = yield* TikTokFake.make()
       fake.rateLimits.init = 1
       const client = yield* aRouter(options(fake))
-      const first = yield* drive(client, aDirectPost(fake))
-      const second = yield* drive(client, aDirectPost(fake))
+      const input = aDirectPost(fake)
+      const first = yield* drive(client, input)
+      const now = yield* Clock.currentTimeMillis
+      const second = yield* drive(client, input)
       assert.isDefined(first.published)
       assert.strictEqual(second.failure?.code, "platform_unavailable")
       assert.strictEqual(second.failure?.platformCode, "rate_limit_exceeded")
-      assert.strictEqual(second.failure?.retryable, true)
+      assert.strictEqual(second.failure?.notPublished, true)
       assert.strictEqual(second.failure?.state, null)
+      assert.isAtLeast(second.failure?.retryAt ?? 0, now + 60_000)
+      assert.strictEqual(fake.count("init"), 2, "the refused init is not sent again within the step")
+      // The account's window is closed for the minute: the next publish sends nothing.
+      const third = yield* drive(client, input)
+      assert.strictEqual(third.failure?.platformCode, "rate_limit_paced:init")
+      assert.strictEqual(fake.count("init"), 2)
+    })
+  )
+
+  it.live("paces an account's inits at TikTok's 6 a minute: the seventh is not sent and says when its turn comes", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      const client = yield* aRouter(options(fake))
+      const input = aDirectPost(fake)
+      const start = yield* Clock.currentTimeMillis
+      for (let i = 0; i < 6; i++) assert.isDefined((yield* drive(client, input)).published)
+      const seventh = yield* drive(client, input)
+      assert.strictEqual(seventh.failure?.platformCode, "rate_limit_paced:init")
+      assert.strictEqual(seventh.failure?.notPublished, true)
+      const retryAt = seventh.failure?.retryAt ?? 0
+      assert.isAtLeast(retryAt, start + 60_000)
+      assert.isAtMost(retryAt, (yield* Clock.currentTimeMillis) + 61_000)
+      assert.strictEqual(fake.count("init"), 6)
+      assert.strictEqual(fake.count("creator_info"), 6, "creator_info waits with the init")
+      // Another account has a window of its own.
+      const other = anAccount("shortvideo", { credentials: credentialsFor(fake), externalId: "open-id-2" })
+      const elsewhere = yield* drive(client, { ...input, account: other, target: { ...input.target, accountId: other.id } })
+      assert.strictEqual(elsewhere.failure?.platformCode, "rate_limit_exceeded", "TikTok's own window is per token")
+    })
+  )
+
+  it.live("ends a publish TikTok reports FAILED at once, final: not published, no state, the code its fail_reason maps to", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      fake.failReason = "spam_risk_text"
+      const client = yield* aRouter(options(fake))
+      const result = yield* drive(client, aDirectPost(fake))
+      assert.deepInclude(
+        { ...result.failure },
+        { code: "content_rejected", platformCode: "spam_risk_text", retryable: false, notPublished: true, state: null }
+      )
+      assert.strictEqual(
+        renderMessage("content_rejected", "id", result.failure?.details),
+        "Platform menolak isi unggahan: caption ditandai sebagai berisiko spam"
+      )
+    })
+  )
+
+  it.live("looks a publish whose status never ends up among the creator's videos after the status window", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      fake.pollsBeforeComplete = 1_000_000
+      // Not among the creator's public videos either (moderation holds it back).
+      fake.postIdHeld = true
+      const client = yield* aRouter({ shortvideo: { ...options(fake).shortvideo, pollIntervalMs: 1, statusWindowMs: 0 } })
+      const result = yield* drive(client, aDirectPost(fake))
+      assert.deepInclude(
+        { ...result.failure },
+        { code: "publish_unconfirmed", platformCode: "status_unfinished_after_window", gaveUp: true, retryable: false }
+      )
+      assert.isAbove(fake.count("video_list"), 0, "the creator's videos were looked through first")
+      assert.strictEqual(fake.count("init"), 1)
     })
   )
 

@@ -306,6 +306,30 @@ export const ErrorCatalog = {
     indonesian: "Platform sedang tidak tersedia. Layanan sudah mencoba ulang; Anda dapat mencoba lagi nanti.",
     when: "The platform answered 5xx, throttled, or timed out; retried internally before failing."
   }),
+  content_rejected: entry({
+    status: 422,
+    retryable: false,
+    kind: "platform",
+    en: "The platform refused the post's content: {detail}",
+    indonesian: "Platform menolak isi unggahan: {detail}",
+    when: "The platform flagged the post after accepting it (TikTok `spam_risk_text`: the caption; `spam_risk`: the post); retrying the same post is refused again."
+  }),
+  media_fetch_failed: entry({
+    status: 502,
+    retryable: true,
+    kind: "platform",
+    en: "{platform} could not download the media from this server's public address. Check that POSTWIRE_PUBLIC_URL is reachable from the internet, then retry the target.",
+    indonesian: "{platform} tidak dapat mengunduh media dari alamat publik server ini. Pastikan POSTWIRE_PUBLIC_URL dapat dijangkau dari internet, lalu coba ulang target.",
+    when: "The platform pulls the media from Postwire and could not (TikTok `video_pull_failed`, `photo_pull_failed`: a connection error, or the download did not finish within an hour)."
+  }),
+  publish_unconfirmed: entry({
+    status: 502,
+    retryable: false,
+    kind: "platform",
+    en: "{platform} has not said whether the post sent at {sent_at} was published, and it is not among the account's posts. Check the account before publishing it again.",
+    indonesian: "{platform} belum menyatakan apakah unggahan yang dikirim pada {sent_at} sudah terbit, dan unggahan itu tidak ada di antara unggahan akun. Periksa akun sebelum menerbitkannya lagi.",
+    when: "A publish was sent, and within the platform's bound (docs/publishing.md, \"How long an unknown outcome is waited for\") neither its status nor the account's posts said whether it was published. Not retried automatically: a retry could publish it twice."
+  }),
   comment_action_unsupported: entry({
     status: 422,
     retryable: false,

@@ -141,6 +141,10 @@ export const reasons = {
   ),
   video_duration_not_accepted: text("the video's duration was not accepted", "durasi video tidak diterima"),
   publish_cancelled_on_platform: text("the publish was cancelled on the platform", "publikasi dibatalkan di platform"),
+  frame_rate_not_accepted: text("the video's frame rate was not accepted", "frame rate video tidak diterima"),
+  picture_size_not_accepted: text("the video's picture size was not accepted", "ukuran gambar video tidak diterima"),
+  caption_flagged_as_spam: text("the caption was flagged as a spam risk", "caption ditandai sebagai berisiko spam"),
+  post_flagged_as_spam: text("the post was flagged as a spam risk", "unggahan ditandai sebagai berisiko spam"),
   simulated_failure: text("simulated failure", "kegagalan simulasi"),
   // Comment actions, for `comment_action_unsupported`
   comment_reply: text("answer", "membalas"),

@@ -78,4 +78,14 @@ describe("GraphError", () => {
     assert.isUndefined(GraphError.parse({ error: { message: "no code" } }))
     assert.deepInclude(GraphError.parse(envelope(190, 463)), { code: 190, error_subcode: 463, type: "OAuthException" })
   })
+
+  it("tells Meta's refusals, which carried nothing out, from answers that leave it open", () => {
+    const of = (status: number, body: unknown) => GraphError.toFailure("photo", status, body)
+    assert.isTrue(GraphError.isRefusal(of(400, envelope(4))), "a throttle")
+    assert.isTrue(GraphError.isRefusal(of(400, envelope(9, 2207042))), "the daily limit")
+    assert.isTrue(GraphError.isRefusal(of(400, envelope(352, 2207026))), "the media")
+    assert.isFalse(GraphError.isRefusal(of(500, envelope(2, undefined, { is_transient: true }))), "service unavailable")
+    assert.isFalse(GraphError.isRefusal(of(500, envelope(-1, 2207001))), "a server error")
+    assert.isFalse(GraphError.isRefusal(of(502, undefined)), "a bare 5xx")
+  })
 })

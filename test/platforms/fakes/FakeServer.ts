@@ -62,6 +62,11 @@ export class Faults {
     this.armed.push({ route, reply, after: true, armedBy: undefined, armedAt: 0, remaining: times })
   }
 
+  /** Disarms every fault still armed (a test's leftovers must not reach the next test). */
+  clear(): void {
+    this.armed.length = 0
+  }
+
   /** Notes a request of `route` (it arms the faults waiting for one). */
   received(route: string): void {
     this.seen.set(route, (this.seen.get(route) ?? 0) + 1)

@@ -72,8 +72,13 @@ export interface TikTokFake extends FakeServer {
   failReason: string | null
   /** Direct posts allowed per day ("about 15"). */
   dailyCap: number
-  /** Requests per minute per token: init 6, creator_info 20, status 30. */
+  /**
+   * Requests per minute per token: init 6 (direct and inbox inits together), creator_info 20,
+   * status 30; one more within any 60 s answers HTTP 429 `rate_limit_exceeded`, as TikTok does.
+   */
   readonly rateLimits: Record<"init" | "creator_info" | "status", number>
+  /** When each init (direct or inbox) reached the fake, on its clock, refused ones included. */
+  readonly initTimes: Array<number>
   /** Publishes the fake accepted (direct and inbox). */
   readonly publishes: Array<Publish>
   /** Every access token the fake has issued, newest last. */
@@ -122,17 +127,22 @@ const routeOf = (request: FakeRequest): string => {
   }
 }
 
-/** Starts the fake. */
-export const make = (): Effect.Effect<TikTokFake, never, Scope.Scope> =>
+/**
+ * Starts the fake. `now` is its clock (default the real one): a test that moves the server's
+ * clock moves the fake's with it, so TikTok's minute windows pass when the server's do.
+ */
+export const make = (options: { readonly now?: () => number } = {}): Effect.Effect<TikTokFake, never, Scope.Scope> =>
   // Each run of the effect is a fresh platform: no state leaks between tests.
   Effect.suspend(() => {
   let fake: TikTokFake
   let issued = 0
   const windows = new Map<string, Array<number>>()
+  const clock = options.now ?? Date.now
 
   const rateLimited = (kind: "init" | "creator_info" | "status", token: string) => {
     const key = `${kind}:${token}`
-    const now = Date.now()
+    const now = clock()
+    if (kind === "init") fake.initTimes.push(now)
     const recent = (windows.get(key) ?? []).filter((t) => now - t < 60_000)
     recent.push(now)
     windows.set(key, recent)
@@ -212,7 +222,7 @@ export const make = (): Effect.Effect<TikTokFake, never, Scope.Scope> =>
       body: request.json,
       polls: 0,
       postId: `73012345678901234${String(n).padStart(2, "0")}`,
-      createdAt: Date.now(),
+      createdAt: clock(),
       hiddenFor: fake.listHiddenFor
     }
     fake.publishes.push(publish)
@@ -311,12 +321,13 @@ export const make = (): Effect.Effect<TikTokFake, never, Scope.Scope> =>
         failReason: null,
         dailyCap: 15,
         rateLimits: { init: 6, creator_info: 20, status: 30 },
+        initTimes: [],
         publishes: [],
         issuedAccessTokens: [],
         videoListScope: true,
         listHiddenFor: 0,
         otherVideos: [],
-        postElsewhere(count: number, caption = (i: number) => `Another video ${i}`, at = Date.now()) {
+        postElsewhere(count: number, caption = (i: number) => `Another video ${i}`, at = clock()) {
           for (let i = 0; i < count; i++) {
             const id = `7299${String(fake.otherVideos.length + 1).padStart(15, "0")}`
             // One second apart from `at` on.

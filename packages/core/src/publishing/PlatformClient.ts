@@ -35,7 +35,8 @@ export interface PublishInput {
    * Saves `state` at once, keeping the target, and records that the platform may have published
    * it from now on: call it right before a call that may publish (and whose answer may be lost).
    * From then on the target is never reported failed unless a step says the platform did not
-   * publish it ({@link PlatformFailure} `notPublished`); it waits and is asked again instead.
+   * publish it ({@link PlatformFailure} `notPublished`) or gave up within its bound (`gaveUp`);
+   * it waits and is asked again instead.
    * Fails when the target is no longer this worker's: nothing may be sent then. Absent outside
    * the publisher (an adapter then just goes on).
    */
@@ -127,6 +128,19 @@ export class PlatformFailure extends Data.TaggedError("PlatformFailure")<{
    * `PublishInput.checkpoint`); any other keeps it `publishing`, asked again later.
    */
   readonly notPublished?: boolean | undefined
+  /**
+   * The platform's call-rate limit (e.g. TikTok's 6 inits a minute per user) refused the call or
+   * would have: nothing was sent that could publish, and the call may be made again from this
+   * time on (epoch milliseconds). The publisher keeps the target `publishing` and takes its step
+   * again then, instead of failing it (with `notPublished`, or before anything may have published).
+   */
+  readonly retryAt?: number | undefined
+  /**
+   * The platform's recovery path ran out of its documented bound without learning whether the
+   * target was published (a status that never ends, a lost answer never found): the target ends
+   * `failed` with this failure's code although it may have been published, never asked forever.
+   */
+  readonly gaveUp?: boolean | undefined
 }> {}
 
 /** What a shortvideo creator may do now (TikTok creator_info). */

@@ -12,11 +12,12 @@
  * Right before a call that may publish, the adapter saves its state through the step's
  * `checkpoint`, and the target is marked as possibly published (`unconfirmedSince`). From then
  * on it ends `published`, or `failed` only on a failure that says the platform did not publish it
- * (`notPublished`); any other failure (an outage, a lost answer, a token to renew, a worker that
+ * (`notPublished`) or that the platform's bound for an unknown outcome passed (`gaveUp`); any other failure (an outage, a lost answer, a token to renew, a worker that
  * died) keeps it `publishing`, asked again after a wait that doubles up to a bound
  * ({@link unconfirmedWaitMs}), and `PublishingStore.unconfirmedTargets` counts those waiting.
  * A target published before its platform made a public address is remembered for the
- * `PermalinkBackfill`, which fills the permalink in later.
+ * `PermalinkBackfill`, which fills the permalink in later. A failure with a `retryAt` (a
+ * platform's per-minute limit, nothing published) keeps the target `publishing`, due again then.
  *
  * @since 0.1.0
  */
@@ -192,6 +193,26 @@ const recordUnconfirmed = Effect.fnUntraced(function* (
     unconfirmed_since: formatInstant(since)
   })
   return saved ? ("unconfirmed" as const) : ("lost" as const)
+})
+
+/**
+ * Keeps a target `publishing` after its platform's call-rate limit refused a call that published
+ * nothing (a `PlatformFailure` with `retryAt`): it is due again at that time, its turn, instead of
+ * failing. The account change the failure asks for (new tokens) is written with it.
+ */
+const recordWait = Effect.fnUntraced(function* (started: Started, failure: PlatformFailure, retryAt: number, latestState: unknown) {
+  const queue = yield* PublishingStore
+  const saved = yield* queue.saveProgress(started.key, started.settings.owner, {
+    at: started.at,
+    platformState: failure.state === undefined ? latestState : failure.state,
+    dueAt: Math.max(started.at, retryAt),
+    account: { credentials: yield* sealUpdate(started, failure.credentials) }
+  })
+  yield* Effect.logInfo("the platform's rate limit is spent: the target waits for its turn", {
+    platform_code: failure.platformCode,
+    retry_at: formatInstant(retryAt)
+  })
+  return saved ? ("in_progress" as const) : ("lost" as const)
 })
 
 /** Records a failed attempt; a failure that needs a reconnect also marks the account. */
@@ -439,9 +460,12 @@ export const publishTarget = Effect.fnUntraced(function* (
   let unconfirmedSince = started.unconfirmedSince
   let latestState: unknown = target.platformState
   const fail = (failure: PlatformFailure) =>
-    unconfirmedSince !== null && failure.notPublished !== true
-      ? recordUnconfirmed(started, failure, unconfirmedSince, latestState)
-      : recordFailure(started, failure)
+    // Paced: nothing was published, and the platform may be asked again at `retryAt`.
+    failure.retryAt !== undefined && (unconfirmedSince === null || failure.notPublished === true)
+      ? recordWait(started, failure, failure.retryAt, latestState)
+      : unconfirmedSince !== null && failure.notPublished !== true && failure.gaveUp !== true
+        ? recordUnconfirmed(started, failure, unconfirmedSince, latestState)
+        : recordFailure(started, failure)
 
   if (account === undefined || account.status !== "connected") {
     return yield* fail(refusal("token_expired", `account_${account?.status ?? "missing"}`))

@@ -30,7 +30,7 @@ import type {
   PublishStep
 } from "@postwire/core"
 import { Spans } from "@postwire/core"
-import { type ErrorCode, ErrorDetail } from "@postwire/domain"
+import { type ErrorCode, ErrorDetail, formatInstant } from "@postwire/domain"
 import { Clock, Deferred, Effect, Exit, Option, type Redacted, Schema } from "effect"
 import type * as Credentials from "../Credentials.ts"
 import * as MediaRules from "../internal/MediaRules.ts"
@@ -108,6 +108,13 @@ export interface Config {
   readonly pollIntervalMs: number
   /** A container still processing after this long is abandoned (a retry starts over). */
   readonly processingTimeoutMs: number
+  /**
+   * After the publish call was sent, how long the container may stay unpublished-but-busy
+   * (`IN_PROGRESS`) or unreadable before the account's media are looked through for the post and,
+   * not found, the target fails `publish_unconfirmed`. Default 24 hours, when Meta expires an
+   * unpublished container.
+   */
+  readonly unconfirmedWindowMs?: number | undefined
 }
 
 /** The longest wait between two asks about a container whose publish answer was lost. */
@@ -145,6 +152,7 @@ interface LimitReading {
 export const defaults = {
   pollIntervalMs: 10_000,
   processingTimeoutMs: 10 * 60_000,
+  unconfirmedWindowMs: 24 * 60 * 60_000,
   refreshWithinMs: 7 * 24 * 60 * 60_000
 } as const
 
@@ -424,6 +432,30 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
     })
 
   /**
+   * The publish was sent {@link Config.unconfirmedWindowMs} ago and the container still does not
+   * say what became of it: the account's media are looked through for the post; found, it is
+   * published, otherwise the target fails `publish_unconfirmed` rather than being asked forever.
+   * `undefined` while the window lasts.
+   */
+  const pastWindow = (session: Session, input: PublishInput, userId: string, state: State) =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const sentAt = state.publish_sent_at
+      if (sentAt === undefined || now - sentAt < (config.unconfirmedWindowMs ?? defaults.unconfirmedWindowMs)) return undefined
+      const found = yield* findMedia(session, input, userId, state).pipe(Effect.orElseSucceed(() => Option.none<FoundMedia>()))
+      if (Option.isSome(found)) {
+        return yield* publishedMedia(session, { ...state, media_id: found.value.id }, found.value.id, found.value.permalink)
+      }
+      return yield* Effect.fail(
+        failure("publish_unconfirmed", "container_unconfirmed_after_window", {
+          details: { platform: spec.platform, sent_at: formatInstant(sentAt) },
+          state,
+          gaveUp: true
+        })
+      )
+    })
+
+  /**
    * The publish was sent and the step's attempts ended unanswered. A container still FINISHED was
    * not published: the target fails (retryable; a retry reuses the container). Otherwise, while
    * the platform cannot say, the step stays in progress and asks again after a wait that doubles.
@@ -450,18 +482,23 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
               return Effect.fail(terminalFailure(status.value))
           }
         }
-        const unanswered = (state.unanswered ?? 0) + 1
-        const wait = Math.min(
-          wire.retry.baseDelayMs * 2 ** (Math.max(1, wire.retry.attempts) - 1 + unanswered),
-          unconfirmedMaxWaitMs
-        )
-        return Effect.succeed(inProgress({ ...state, unanswered }, wait))
+        return Effect.flatMap(pastWindow(session, input, userId, state), (ended) => {
+          if (ended !== undefined) return Effect.succeed<PublishStep>(ended)
+          const unanswered = (state.unanswered ?? 0) + 1
+          const wait = Math.min(
+            wire.retry.baseDelayMs * 2 ** (Math.max(1, wire.retry.attempts) - 1 + unanswered),
+            unconfirmedMaxWaitMs
+          )
+          return Effect.succeed(inProgress({ ...state, unanswered }, wait))
+        })
       })
     )
 
   /** Looks the container up, then publishes it only if it was not published already. */
   const publishContainer = (session: Session, input: PublishInput, userId: string, saved: State, containerId: string) => {
     let state = saved
+    // Meta's refusal of the last publish call sent, if it was one: that call published nothing.
+    let refused: PlatformFailure | undefined
     const attempt = Effect.gen(function* () {
       const status = yield* statusOf(session, containerId, "none")
       switch (status.status) {
@@ -473,22 +510,36 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
         case "EXPIRED":
           return yield* Effect.fail(terminalFailure(status))
         default:
-          // After a publish was sent, Meta reports IN_PROGRESS while it publishes: wait, never abandon.
-          return state.publish_sent_at === undefined ? yield* stillProcessing(state) : inProgress(state)
+          // After a publish was sent, Meta reports IN_PROGRESS while it publishes: wait, for a bounded time.
+          if (state.publish_sent_at === undefined) return yield* stillProcessing(state)
+          return (yield* pastWindow(session, input, userId, state)) ?? inProgress(state)
       }
       const now = yield* Clock.currentTimeMillis
+      // A publish already sent by an earlier step may have been carried out: only the container says.
+      const resent = state.publish_sent_at !== undefined
       const { unanswered: _, ...answered } = state
       state = { ...answered, publish_sent_at: state.publish_sent_at ?? now }
       if (input.checkpoint !== undefined) yield* input.checkpoint(state)
       const published = yield* post(session, `${userId}/${spec.publishEdge}`, { creation_id: containerId }, "none").pipe(
+        Effect.tapError((f) =>
+          Effect.sync(() => {
+            refused = GraphError.isRefusal(f) ? f : undefined
+          })
+        ),
+        Effect.tap(() =>
+          Effect.sync(() => {
+            refused = undefined
+          })
+        ),
         Effect.map(Option.some),
         Effect.catchIf(GraphError.isNotReady, () => Effect.succeed(Option.none<unknown>())),
         Effect.catchIf(
           (f: PlatformFailure) => f.code !== "platform_unavailable",
-          // A refusal, unless the container was published after all (e.g. "already published").
+          // A refusal, unless the container was published after all (e.g. "already published");
+          // a first send's refusal stands even when the container cannot be read.
           (refusal) =>
-            Effect.flatMap(statusOf(session, containerId), (after) =>
-              after.status === "PUBLISHED"
+            Effect.flatMap(resent ? Effect.map(statusOf(session, containerId), Option.some) : Effect.option(statusOf(session, containerId)), (after) =>
+              Option.isSome(after) && after.value.status === "PUBLISHED"
                 ? Effect.succeed(Option.some<unknown>(undefined))
                 : Effect.fail(amend(refusal, { state: unpublished(state), notPublished: true }))
             )
@@ -506,8 +557,13 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
       retrying(wire.retry),
       Effect.catchIf(
         (f: PlatformFailure) => f.code === "platform_unavailable" && f.state === undefined && state.publish_sent_at !== undefined,
-        // The platform may have published: ask once more what became of the container.
-        (unavailable) => afterUnanswered(session, input, userId, state, containerId, unavailable)
+        (unavailable) =>
+          refused !== undefined
+            ? // Meta refused the last publish sent (a throttle), right after the container said it
+              // was not published: nothing was published; a retry reuses the container.
+              Effect.fail(amend(refused, { state: unpublished(state), notPublished: true }))
+            : // The platform may have published: ask once more what became of the container.
+              afterUnanswered(session, input, userId, state, containerId, unavailable)
       ),
       Effect.mapError((f) => (f.state === undefined ? amend(f, { state }) : f)),
       Effect.tapError((f: PlatformFailure) =>
@@ -535,7 +591,10 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
       for (const child of plan.children) children.push(yield* createContainer(session, userId, child))
       const containerId = children.length === 0 ? yield* createContainer(session, userId, plan.parent([])) : null
       return inProgress({ children, container_id: containerId, started_at: now })
-    }).pipe(Effect.mapError((f) => (f.state === undefined ? amend(f, { state: null }) : f)))
+    }).pipe(
+      // Nothing that could publish was created: the target may fail, even after an earlier checkpoint.
+      Effect.mapError((f) => amend(f, { state: f.state === undefined ? null : f.state, notPublished: true }))
+    )
 
   const waitForChildren = (session: Session, input: PublishInput, userId: string, state: State) =>
     Effect.gen(function* () {
@@ -544,7 +603,10 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
       if (broken !== undefined) return yield* Effect.fail(terminalFailure(broken))
       if (!statuses.every((s) => s.status === "FINISHED")) return yield* stillProcessing(state)
       const plan = spec.plan(input)
-      const containerId = yield* createContainer(session, userId, plan.parent(state.children))
+      const containerId = yield* createContainer(session, userId, plan.parent(state.children)).pipe(
+        // The carousel was refused before anything could publish.
+        Effect.mapError((f) => amend(f, { notPublished: true }))
+      )
       return inProgress({ ...state, container_id: containerId })
     })
 

@@ -89,6 +89,24 @@ export const classify = (error: GraphErrorBody, httpStatus: number): GraphErrorC
   }
 }
 
+/** Codes whose answer does not tell whether the request was carried out (unknown and server errors). */
+const undecided = new Set([1, 2, -1, -2])
+
+/**
+ * Whether a failure is Meta's own answer refusing the request: an error envelope whose code
+ * says it was not carried out (a throttle, a permission, the media), unlike a lost answer, a bare
+ * 5xx or an unknown or server error (`1`, `2`, `-1`, `-2`), after which it may have been.
+ *
+ * @example
+ * ```ts
+ * GraphError.isRefusal(failure) // true for "4" (throttled), false for "timeout" or "-1/2207001"
+ * ```
+ */
+export const isRefusal = (f: PlatformFailure): boolean => {
+  const code = /^(-?\d+)(?:\/\d+)?$/.exec(f.platformCode)?.[1]
+  return code !== undefined && !undecided.has(Number(code))
+}
+
 /** Meta's "media not ready" answer to a publish call: keep polling, nothing failed. */
 export const isNotReady = (f: PlatformFailure): boolean =>
   f.platformCode === "9007/2207027" || f.platformCode === "9007"

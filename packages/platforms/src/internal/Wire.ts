@@ -45,6 +45,8 @@ export const failure = (
     readonly needsReconnect?: boolean | undefined
     readonly state?: unknown
     readonly notPublished?: boolean | undefined
+    readonly retryAt?: number | undefined
+    readonly gaveUp?: boolean | undefined
   } = {}
 ): PlatformFailure =>
   new PlatformFailure({
@@ -54,7 +56,9 @@ export const failure = (
     details: extra.details,
     needsReconnect: extra.needsReconnect ?? (code === "permission_missing" ? true : undefined),
     state: extra.state,
-    notPublished: extra.notPublished
+    notPublished: extra.notPublished,
+    retryAt: extra.retryAt,
+    gaveUp: extra.gaveUp
   })
 
 /** A copy of `f` with some fields replaced (errors are immutable values). */
@@ -66,6 +70,7 @@ export const amend = (
     readonly credentials: PlatformFailure["credentials"]
     readonly details: PlatformFailure["details"]
     readonly notPublished: boolean
+    readonly retryAt: number
   }>
 ): PlatformFailure =>
   new PlatformFailure({
@@ -76,7 +81,9 @@ export const amend = (
     needsReconnect: "needsReconnect" in fields ? fields.needsReconnect : f.needsReconnect,
     state: "state" in fields ? fields.state : f.state,
     credentials: "credentials" in fields ? fields.credentials : f.credentials,
-    notPublished: "notPublished" in fields ? fields.notPublished : f.notPublished
+    notPublished: "notPublished" in fields ? fields.notPublished : f.notPublished,
+    retryAt: "retryAt" in fields ? fields.retryAt : f.retryAt,
+    gaveUp: f.gaveUp
   })
 
 /**
@@ -192,7 +199,8 @@ const parseJson = (text: string): unknown => {
 /**
  * Retries `platform_unavailable` inside the step with exponential backoff. A call that may have
  * published (`publishes: true`) is retried only when the platform surely did not act on it: a
- * lost answer is never re-sent blindly. A failure that already decided the resume state (a dead
+ * lost answer is never re-sent blindly. A failure with a `retryAt` (a rate limit) is not retried
+ * here: the publisher takes the step again at that time. A failure that already decided the resume state (a dead
  * container, a failed publish) ends the step: only a new attempt can help.
  */
 export const retrying = (policy: RetryPolicy, options: { readonly publishes?: boolean } = {}) => {
@@ -216,7 +224,12 @@ const retryOptions = (policy: RetryPolicy, publishes: boolean): RetryOptions => 
       schedule: Schedule.exponential(Duration.millis(policy.baseDelayMs)),
       times: Math.max(0, policy.attempts - 1),
       while: (f: PlatformFailure) =>
-        f.code === "platform_unavailable" && f.retryable && f.state === undefined && !(publishes && isAmbiguous(f))
+        f.code === "platform_unavailable" &&
+        f.retryable &&
+        f.state === undefined &&
+        // A rate limit names its own time: retrying within the step would only be refused again.
+        f.retryAt === undefined &&
+        !(publishes && isAmbiguous(f))
     })
     both = [make(false), make(true)]
     retryOptionsCache.set(policy, both)

@@ -21,6 +21,16 @@
  * {@link Config.lostInitWindowMs} after the init, the target fails retryable (see
  * docs/publishing.md for what that cannot see: inbox drafts and non-public posts).
  *
+ * TikTok's answer `FAILED` is final: the target fails at once with the code its `fail_reason` maps
+ * to, never asked again. A status still unfinished (or unreadable) {@link Config.statusWindowMs}
+ * after the init is looked for among the creator's videos like a lost answer; not found, the
+ * target fails `publish_unconfirmed` instead of being polled forever.
+ *
+ * TikTok's per-user-token call limits (6 inits, 20 creator_info, 30 status fetches a minute) are
+ * paced per account ({@link callLimits}): a call the account's window has no room for is not
+ * made, and the step fails with a `retryAt` (nothing sent), which the publisher honours by taking
+ * the step again then; a `rate_limit_exceeded` answer closes the window for a minute the same way.
+ *
  * Access tokens last 2 hours: an expired one is refreshed with the refresh token (which rotates:
  * the new one leaves the step as a `credentials` update).
  *
@@ -37,10 +47,11 @@ import type {
   PublishStep
 } from "@postwire/core"
 import { Spans } from "@postwire/core"
-import { type ErrorCode, ErrorDetail, type ErrorDetails, type LocalizedText, platformRules, TargetRules } from "@postwire/domain"
+import { type ErrorCode, ErrorDetail, type ErrorDetails, formatInstant, type LocalizedText, platformRules, TargetRules } from "@postwire/domain"
 import { Clock, Effect, Option, Redacted, Result, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
 import * as Credentials from "../Credentials.ts"
+import * as CallPacer from "../internal/CallPacer.ts"
 import * as MediaRules from "../internal/MediaRules.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
 import { amend, failure, field, malformed, numberField, retrying, stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
@@ -58,14 +69,34 @@ export interface Config {
    * before the target fails (retryable). Default 48 hours, the time moderation is given.
    */
   readonly lostInitWindowMs?: number | undefined
+  /**
+   * How long after the init TikTok's status may stay unfinished (or unreadable) before the
+   * creator's videos are looked through for the post and, not found, the target fails
+   * `publish_unconfirmed`. Default 2 hours: TikTok ends a download it cannot finish within an
+   * hour (`video_pull_failed`), and processing takes minutes.
+   */
+  readonly statusWindowMs?: number | undefined
 }
 
 /** Defaults for everything but the app credentials. */
 export const defaults = {
   baseUrl: "https://open.tiktokapis.com",
   pollIntervalMs: 10_000,
-  lostInitWindowMs: 48 * 60 * 60_000
+  lostInitWindowMs: 48 * 60 * 60_000,
+  statusWindowMs: 2 * 60 * 60_000
 } as const
+
+/**
+ * TikTok's documented call limits per user access token, paced per account: 6 `video/init` (and
+ * `inbox/video/init`) calls a minute, 20 `creator_info`, 30 `status/fetch`. The window is a
+ * second longer than a minute: a call is counted when it is sent, and TikTok counts it when it
+ * arrives.
+ */
+export const callLimits = {
+  init: { calls: 6, perMs: 61_000 },
+  creatorInfo: { calls: 20, perMs: 61_000 },
+  status: { calls: 30, perMs: 61_000 }
+} as const satisfies Record<string, CallPacer.CallLimit>
 
 /** TikTok's timestamps and ours may differ this much: videos are looked for from this long before. */
 const clockSkewMs = 5 * 60_000
@@ -83,7 +114,9 @@ export const State = Schema.Struct({
   username: Schema.NullOr(Schema.String),
   max_duration_sec: Schema.optionalKey(Schema.Number),
   /** The public post id, once moderation released it. */
-  post_id: Schema.optionalKey(Schema.String)
+  post_id: Schema.optionalKey(Schema.String),
+  /** When the init was sent (epoch milliseconds): the status is waited for a bounded time. */
+  sent_at: Schema.optionalKey(Schema.Number)
 })
 /** The resume state of a TikTok target. */
 export type State = typeof State.Type
@@ -126,16 +159,27 @@ const errorCodes: Readonly<Record<string, ErrorCode>> = {
   internal_error: "platform_unavailable"
 }
 
-const failReasons: Readonly<Record<string, ErrorCode>> = {
-  file_format_check_failed: "media_invalid",
-  duration_check_failed: "media_too_long",
-  frame_rate_check_failed: "media_invalid",
-  picture_size_check_failed: "media_invalid",
-  internal: "platform_unavailable",
-  video_pull_failed: "platform_unavailable",
-  publish_cancelled: "media_invalid",
-  auth_removed: "token_expired",
-  spam_risk_too_many_posts: "quota_exceeded"
+/**
+ * TikTok's documented `fail_reason` values (Get Post Status, "Fail reasons") and what each means
+ * here, with the words the message needs. Any other `spam_risk…` restricts the account; any
+ * other reason is a video TikTok could not process.
+ */
+const failReasons: Readonly<Record<string, { readonly code: ErrorCode; readonly detail?: LocalizedText }>> = {
+  file_format_check_failed: { code: "media_invalid", detail: ErrorDetail.reason("unsupported_video_format") },
+  duration_check_failed: { code: "media_too_long" },
+  frame_rate_check_failed: { code: "media_invalid", detail: ErrorDetail.reason("frame_rate_not_accepted") },
+  picture_size_check_failed: { code: "media_invalid", detail: ErrorDetail.reason("picture_size_not_accepted") },
+  // "Some parts of the TikTok server may currently be unavailable. This is a retryable error."
+  internal: { code: "platform_unavailable" },
+  video_pull_failed: { code: "media_fetch_failed" },
+  photo_pull_failed: { code: "media_fetch_failed" },
+  publish_cancelled: { code: "media_invalid", detail: ErrorDetail.reason("publish_cancelled_on_platform") },
+  // The creator removed the app's access: only reconnecting gives it back.
+  auth_removed: { code: "permission_missing" },
+  spam_risk_too_many_posts: { code: "quota_exceeded" },
+  spam_risk_user_banned_from_posting: { code: "account_restricted" },
+  spam_risk_text: { code: "content_rejected", detail: ErrorDetail.reason("caption_flagged_as_spam") },
+  spam_risk: { code: "content_rejected", detail: ErrorDetail.reason("post_flagged_as_spam") }
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -154,6 +198,11 @@ const detailsFor = (code: ErrorCode, detail: LocalizedText, now: number): ErrorD
 }
 
 const classify = (status: number, code: string | undefined, now: number): PlatformFailure => {
+  // Refused for the per-minute limit: nothing was done, and asking again within the step is
+  // refused again; the publisher asks after the window (the adapter closes it, see `callLimits`).
+  if (code === "rate_limit_exceeded" || (code === undefined && status === 429)) {
+    return failure("platform_unavailable", code ?? `http_${status}`, { retryAt: now + callLimits.init.perMs })
+  }
   const known = code === undefined ? undefined : errorCodes[code]
   const normalized: ErrorCode =
     known ??
@@ -295,6 +344,32 @@ export const make = (config: Config, wire: Wire): TikTok => {
 
   type Session = TokenSession.TokenSession<Credentials.ShortVideoCredentials>
 
+  const pacer = CallPacer.make()
+  type Paced = keyof typeof callLimits
+
+  /** A call the account's window has no room for: not made; the step is taken again at `retryAt`. */
+  const pacedOut = (kind: Paced, retryAt: number) => failure("platform_unavailable", `rate_limit_paced:${kind}`, { retryAt })
+
+  /** Counts a call of `kind` for the account, or fails with when the window has room again. */
+  const takeCall = (account: AccountRecord, kind: Paced) =>
+    Effect.flatMap(pacer.take(`${account.id}:${kind}`, callLimits[kind]), (retryAt) =>
+      retryAt === undefined ? Effect.void : Effect.fail(pacedOut(kind, retryAt))
+    )
+
+  /** Fails, without counting a call, when the account's window of `kind` is full. */
+  const roomFor = (account: AccountRecord, kind: Paced) =>
+    Effect.flatMap(pacer.nextFree(`${account.id}:${kind}`, callLimits[kind]), (retryAt) =>
+      retryAt === undefined ? Effect.void : Effect.fail(pacedOut(kind, retryAt))
+    )
+
+  /** TikTok refused a call of `kind` for its rate limit: the account's window closes for its length. */
+  const closingWindow = (account: AccountRecord, kind: Paced) => <A, R>(self: Effect.Effect<A, PlatformFailure, R>) =>
+    Effect.catchIf(
+      self,
+      (f: PlatformFailure) => f.platformCode === "rate_limit_exceeded",
+      (f) => Effect.flatMap(pacer.spend(`${account.id}:${kind}`, callLimits[kind]), (retryAt) => Effect.fail(amend(f, { retryAt })))
+    )
+
   const fetchCreatorInfo = (session: TokenSession.TokenSession<Credentials.ShortVideoCredentials>) =>
     authedCall(session, "/v2/post/publish/creator_info/query/", undefined).pipe(
       Effect.map(
@@ -313,7 +388,11 @@ export const make = (config: Config, wire: Wire): TikTok => {
       )
     )
 
-  const start = (input: PublishInput, session: TokenSession.TokenSession<Credentials.ShortVideoCredentials>) =>
+  /**
+   * Everything before the init: the media rules, then for a direct post a fresh creator_info and
+   * the consent checks, each call paced. Nothing here can publish: every failure says so.
+   */
+  const prepareInit = (input: PublishInput, session: Session) =>
     Effect.gen(function* () {
       const ruleBreak = MediaRules.check(input)
       if (ruleBreak !== undefined) return yield* Effect.fail(ruleBreak)
@@ -322,13 +401,17 @@ export const make = (config: Config, wire: Wire): TikTok => {
       const mode = input.target.options.shortvideo?.mode ?? "inbox"
 
       if (mode === "inbox") {
+        yield* takeCall(input.account, "init")
         const sent: SentState = { init_sent_at: yield* Clock.currentTimeMillis, mode, username: null }
-        return yield* sendInit(input, session, sent, "/v2/post/publish/inbox/video/init/", { source_info })
+        return { sent, path: "/v2/post/publish/inbox/video/init/", body: { source_info } }
       }
 
       const consent = input.target.consent?.consent
       if (consent === undefined) return yield* Effect.fail(failure("consent_required", "consent_missing", { state: null }))
-      const info = yield* fetchCreatorInfo(session)
+      // creator_info is asked only when the init may follow: a burst's later targets wait first.
+      yield* roomFor(input.account, "init")
+      yield* takeCall(input.account, "creatorInfo")
+      const info = yield* fetchCreatorInfo(session).pipe(closingWindow(input.account, "creatorInfo"))
       if (!info.privacyLevelOptions.includes(consent.privacy_level)) {
         return yield* Effect.fail(failure("privacy_level_mismatch", "privacy_level_option_mismatch", { state: null }))
       }
@@ -353,14 +436,22 @@ export const make = (config: Config, wire: Wire): TikTok => {
         brand_organic_toggle: consent.brand_organic === true,
         is_aigc: input.post.aiGenerated
       }
+      yield* takeCall(input.account, "init")
       const sent: SentState = {
         init_sent_at: yield* Clock.currentTimeMillis,
         mode,
         username: info.username,
         ...(Number.isFinite(info.maxVideoPostDurationSec) ? { max_duration_sec: info.maxVideoPostDurationSec } : {})
       }
-      return yield* sendInit(input, session, sent, "/v2/post/publish/video/init/", { post_info, source_info })
-    })
+      return { sent, path: "/v2/post/publish/video/init/", body: { post_info, source_info } }
+    }).pipe(
+      // Nothing was sent that publishes: the target may fail (or wait its turn) even after an
+      // earlier attempt's checkpoint.
+      Effect.mapError((f) => amend(f, { state: null, notPublished: true }))
+    )
+
+  const start = (input: PublishInput, session: Session) =>
+    Effect.flatMap(prepareInit(input, session), ({ body, path, sent }) => sendInit(input, session, sent, path, body))
 
   /** A failure that says nothing about whether the call was acted on: no answer came. */
   const answerLost = (f: PlatformFailure) => f.platformCode === "timeout" || f.platformCode === "network_error"
@@ -380,14 +471,15 @@ export const make = (config: Config, wire: Wire): TikTok => {
     Effect.gen(function* () {
       if (input.checkpoint !== undefined) yield* input.checkpoint(sent)
       const answered = yield* authedCall(session, path, body, { publishes: true }).pipe(
+        closingWindow(input.account, "init"),
         Effect.map(Option.some),
         Effect.catchIf(answerLost, () => Effect.succeed(Option.none<unknown>()))
       )
       if (Option.isNone(answered)) return yield* recoverInit(input, session, sent)
       const publishId = stringField(answered.value, "publish_id")
       if (publishId === undefined) return yield* Effect.fail(malformed("publish_id"))
-      const { init_sent_at: _sentAt, ...kept } = sent
-      const state: State = { ...kept, publish_id: publishId }
+      const { asks: _asks, init_sent_at: sentAt, ...kept } = sent
+      const state: State = { ...kept, publish_id: publishId, sent_at: sentAt }
       return { _tag: "InProgress", state, pollAfterMs: config.pollIntervalMs } satisfies PublishStep
     }).pipe(
       Effect.mapError((f) => (f.state === undefined && f.notPublished !== true ? amend(f, { state: null, notPublished: true }) : f))
@@ -481,20 +573,89 @@ export const make = (config: Config, wire: Wire): TikTok => {
       Effect.mapError(() => failure("internal_error", "unreadable_state", { retryable: false }))
     )
 
-  const checkStatus = (
-    input: PublishInput,
-    state: State,
-    session: TokenSession.TokenSession<Credentials.ShortVideoCredentials>
-  ): Effect.Effect<PublishStep, PlatformFailure> =>
+  /** TikTok's `FAILED`: final, nothing was published; the code its `fail_reason` maps to. */
+  const publishFailed = (input: PublishInput, state: State, reason: string, now: number): PlatformFailure => {
+    const known = failReasons[reason]
+    const code: ErrorCode = known?.code ?? (reason.startsWith("spam_risk") ? "account_restricted" : "media_invalid")
+    const final = { state: null, notPublished: true } as const
+    if (code === "media_too_long") {
+      if (state.max_duration_sec === undefined) {
+        return failure("media_invalid", reason, {
+          ...final,
+          details: { platform: "shortvideo", detail: ErrorDetail.reason("video_duration_not_accepted") }
+        })
+      }
+      const duration = input.media[0]?.record.durationSeconds
+      return failure(code, reason, { ...final, details: { duration: Math.ceil(duration ?? 0), limit: state.max_duration_sec } })
+    }
+    const details: ErrorDetails | undefined =
+      code === "media_invalid" || code === "content_rejected"
+        ? { platform: "shortvideo", detail: known?.detail ?? ErrorDetail.reason("platform_could_not_process_video") }
+        : code === "media_fetch_failed"
+          ? { platform: "shortvideo" }
+          : detailsFor(code, ErrorDetail.reason("platform_could_not_process_video"), now)
+    // A retry starts a new publish: the failed one is gone on TikTok's side.
+    return failure(code, reason, { ...final, details, needsReconnect: code === "permission_missing" ? true : undefined })
+  }
+
+  /**
+   * The status stayed unfinished (or unreadable) past {@link Config.statusWindowMs}: the post is
+   * looked for among the creator's videos; found, it is published, otherwise the target fails
+   * `publish_unconfirmed` rather than being asked forever.
+   */
+  const statusOverdue = (input: PublishInput, session: Session, state: State, sentAt: number) =>
     Effect.gen(function* () {
-      const response = yield* fetchStatus(state, session)
+      const sent: SentState = {
+        init_sent_at: sentAt,
+        mode: state.mode,
+        username: state.username,
+        ...(state.max_duration_sec === undefined ? {} : { max_duration_sec: state.max_duration_sec })
+      }
+      const found = yield* findVideo(session, input, sent).pipe(Effect.orElseSucceed(() => Option.none()))
+      if (Option.isSome(found)) {
+        const video = found.value
+        return {
+          _tag: "Published",
+          platformPostId: video.id,
+          permalink: state.username === null ? shareLink(video.shareUrl) : permalink(state.username, video.id),
+          state: { ...state, post_id: video.id }
+        } satisfies PublishStep
+      }
+      return yield* Effect.fail(
+        failure("publish_unconfirmed", "status_unfinished_after_window", {
+          details: { platform: "shortvideo", sent_at: formatInstant(sentAt) },
+          state,
+          gaveUp: true
+        })
+      )
+    })
+
+  const checkStatus = (input: PublishInput, state: State, session: Session): Effect.Effect<PublishStep, PlatformFailure> =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      // A state saved before the init time was kept: its bound counts from this first look.
+      const sentAt = state.sent_at ?? now
+      const tracked: State = state.sent_at === undefined ? { ...state, sent_at: sentAt } : state
+      const overdue = now - sentAt >= (config.statusWindowMs ?? defaults.statusWindowMs)
+      const inProgress = (pollAfterMs = config.pollIntervalMs): PublishStep => ({ _tag: "InProgress", state: tracked, pollAfterMs })
+
+      const asked = yield* takeCall(input.account, "status").pipe(
+        Effect.andThen(fetchStatus(state, session).pipe(closingWindow(input.account, "status"))),
+        Effect.result
+      )
+      if (Result.isFailure(asked)) {
+        const f = asked.failure
+        // The account's window is full: asked again once it has room, not counted as a failure.
+        if (f.retryAt !== undefined) return inProgress(Math.max(0, f.retryAt - now))
+        if (overdue && f.needsReconnect !== true) return yield* statusOverdue(input, session, tracked, sentAt)
+        return yield* Effect.fail(f)
+      }
+      const response = asked.success
       const data = field(response.json, "data")
       const status = stringField(data, "status") ?? ""
-      const now = yield* Clock.currentTimeMillis
-      const inProgress = (next: State): PublishStep => ({ _tag: "InProgress", state: next, pollAfterMs: config.pollIntervalMs })
 
       if (status === "SEND_TO_USER_INBOX") {
-        return { _tag: "Published", platformPostId: state.publish_id, permalink: null, state }
+        return { _tag: "Published", platformPostId: state.publish_id, permalink: null, state: tracked }
       }
       if (status === "PUBLISH_COMPLETE") {
         const postId = publicPostId(response.text)
@@ -503,7 +664,7 @@ export const make = (config: Config, wire: Wire): TikTok => {
             _tag: "Published",
             platformPostId: postId,
             permalink: state.username === null ? null : permalink(state.username, postId),
-            state: { ...state, post_id: postId }
+            state: { ...tracked, post_id: postId }
           }
         }
         // Published; the public id waits for moderation, and the permalink is filled in later.
@@ -512,35 +673,14 @@ export const make = (config: Config, wire: Wire): TikTok => {
           platformPostId: state.publish_id,
           permalink: null,
           permalinkPending: state.username !== null,
-          state
+          state: tracked
         }
       }
-      if (status === "FAILED") {
-        const reason = stringField(data, "fail_reason") ?? "unknown"
-        const code: ErrorCode =
-          failReasons[reason] ?? (reason.startsWith("spam_risk") ? "account_restricted" : "media_invalid")
-        // The publish failed on the platform: a retry starts a new one.
-        if (code === "media_too_long" && state.max_duration_sec === undefined) {
-          return yield* Effect.fail(
-            failure("media_invalid", reason, {
-              details: { platform: "shortvideo", detail: ErrorDetail.reason("video_duration_not_accepted") },
-              state: null
-            })
-          )
-        }
-        const duration = input.media[0]?.record.durationSeconds
-        const details =
-          code === "media_too_long"
-            ? { duration: Math.ceil(duration ?? 0), limit: state.max_duration_sec ?? 0 }
-            : code === "media_invalid" && reason === "publish_cancelled"
-              ? { platform: "shortvideo", detail: ErrorDetail.reason("publish_cancelled_on_platform") }
-              : detailsFor(code, ErrorDetail.reason("platform_could_not_process_video"), now)
-        return yield* Effect.fail(
-          failure(code, reason, { details, state: null, needsReconnect: code === "token_expired" ? true : undefined })
-        )
-      }
-      // PROCESSING_DOWNLOAD, PROCESSING_UPLOAD, and any status TikTok adds later: not terminal.
-      return inProgress(state)
+      if (status === "FAILED") return yield* Effect.fail(publishFailed(input, state, stringField(data, "fail_reason") ?? "unknown", now))
+      // PROCESSING_DOWNLOAD, PROCESSING_UPLOAD, and any status TikTok adds later: not terminal,
+      // for a bounded time.
+      if (overdue) return yield* statusOverdue(input, session, tracked, sentAt)
+      return inProgress()
     })
 
   const publish: TikTok["publish"] = (input) =>
@@ -576,7 +716,11 @@ export const make = (config: Config, wire: Wire): TikTok => {
       if (username === null) return { _tag: "Never" } satisfies PermalinkLookup
       const session = yield* openSession(input.account)
       const lookup = Effect.gen(function* () {
-        const response = yield* fetchStatus(state, session)
+        // The backfill shares the account's 30 status fetches a minute with publishing: no room, ask later.
+        if ((yield* pacer.take(`${input.account.id}:status`, callLimits.status)) !== undefined) {
+          return { _tag: "NotYet" } satisfies PermalinkLookup
+        }
+        const response = yield* fetchStatus(state, session).pipe(closingWindow(input.account, "status"))
         const status = stringField(field(response.json, "data"), "status")
         const postId = publicPostId(response.text)
         if (status === "PUBLISH_COMPLETE" && postId !== undefined) {
