@@ -387,6 +387,11 @@ export interface PublishingSettings {
    * gives them back at once).
    */
   readonly shutdownGraceMs: number
+  /**
+   * The longest a publishing step may go without progress before its lease is left to run out
+   * and another instance recovers the target (`POSTWIRE_PUBLISH_STEP_TIMEOUT_MS`, default 300000).
+   */
+  readonly stepTimeoutMs?: number | undefined
 }
 
 const publishingSettings = (env: Readonly<Record<string, string | undefined>>): PublishingSettings => {
@@ -397,7 +402,8 @@ const publishingSettings = (env: Readonly<Record<string, string | undefined>>): 
     accountConcurrency: positiveInt("POSTWIRE_PUBLISH_ACCOUNT_CONCURRENCY", env.POSTWIRE_PUBLISH_ACCOUNT_CONCURRENCY, 4),
     leaseMs,
     pollMs: positiveInt("POSTWIRE_PUBLISH_POLL_MS", env.POSTWIRE_PUBLISH_POLL_MS, 1_000),
-    shutdownGraceMs: wholeNumber("POSTWIRE_PUBLISH_SHUTDOWN_GRACE_MS", env.POSTWIRE_PUBLISH_SHUTDOWN_GRACE_MS, 10_000)
+    shutdownGraceMs: wholeNumber("POSTWIRE_PUBLISH_SHUTDOWN_GRACE_MS", env.POSTWIRE_PUBLISH_SHUTDOWN_GRACE_MS, 10_000),
+    stepTimeoutMs: positiveInt("POSTWIRE_PUBLISH_STEP_TIMEOUT_MS", env.POSTWIRE_PUBLISH_STEP_TIMEOUT_MS, 300_000)
   }
 }
 
