@@ -9,7 +9,7 @@
  *
  * @internal
  */
-import { Cause, Clock, Effect, type Scope } from "effect"
+import { Cause, Clock, Effect, Fiber, type Scope } from "effect"
 
 /** What every leased loop is configured with. */
 export interface LeasedSettings {
@@ -61,16 +61,39 @@ export const round = <Row, Outcome, E, R, E2, R2>(
   })
 
 /**
+ * `oneRound`, given at most `settings.leaseMs`: a round still running then has lost its rows'
+ * leases anyway (another instance works them). It is interrupted in the background (the
+ * interruption may wait on a database call, itself bounded) and the loop does not wait for it:
+ * `None` says so.
+ */
+const boundedRound = <A, E, R>(settings: LeasedSettings, oneRound: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const round = yield* Effect.forkChild(oneRound)
+    const done = yield* Fiber.join(round).pipe(Effect.timeoutOption(settings.leaseMs))
+    if (done._tag === "None") yield* Effect.forkDetach(Fiber.interrupt(round))
+    return done
+  })
+
+/**
  * Runs `oneRound` in the current scope until it closes: again at once when it worked a full batch
  * (more may be due), otherwise after `settings.idlePollMs`. A failed round (a lost database) is
- * logged with `failed`, and the loop goes on after the same pause.
+ * logged with `failed`, and the loop goes on after the same pause; so does a round still running
+ * after `settings.leaseMs` (a call that never answers), logged with `failed` too and left behind.
  */
 export const loop = <E, R>(
   settings: LeasedSettings,
   oneRound: Effect.Effect<ReadonlyArray<unknown>, E, R>,
   failed: string
 ): Effect.Effect<void, never, R | Scope.Scope> => {
-  const next = oneRound.pipe(
+  const next = boundedRound(settings, oneRound).pipe(
+    Effect.flatMap((done) =>
+      done._tag === "Some"
+        ? Effect.succeed(done.value)
+        : Effect.as(
+            Effect.logWarning(failed, { reason: "the round did not finish within its lease", lease_ms: settings.leaseMs }),
+            [] as ReadonlyArray<unknown>
+          )
+    ),
     Effect.flatMap((worked) => (worked.length < settings.concurrency ? Effect.sleep(settings.idlePollMs) : Effect.void)),
     Effect.catchCause((cause) =>
       Cause.hasInterruptsOnly(cause)
