@@ -10,6 +10,24 @@
  * @internal
  */
 import { Cause, Clock, Effect, Fiber, type Scope } from "effect"
+import { StoreError } from "../store/Store.ts"
+
+/**
+ * Logs a failed round or pass of a background loop: a store that did not answer (a lost
+ * database, which the loop rides out) is one warning line naming the operation, anything else
+ * an error with its cause.
+ */
+export const logFailure = (message: string, cause: Cause.Cause<unknown>): Effect.Effect<void> => {
+  const failure = Cause.findErrorOption(cause)
+  if (failure._tag === "Some" && failure.value instanceof StoreError) {
+    const reason: unknown = failure.value.cause
+    return Effect.logWarning(message, {
+      operation: failure.value.operation,
+      reason: reason instanceof Error ? reason.message : String(reason)
+    })
+  }
+  return Effect.logError(message, cause)
+}
 
 /** What every leased loop is configured with. */
 export interface LeasedSettings {
@@ -98,7 +116,7 @@ export const loop = <E, R>(
     Effect.catchCause((cause) =>
       Cause.hasInterruptsOnly(cause)
         ? Effect.failCause(cause)
-        : Effect.logError(failed, cause).pipe(Effect.andThen(Effect.sleep(settings.idlePollMs)))
+        : logFailure(failed, cause).pipe(Effect.andThen(Effect.sleep(settings.idlePollMs)))
     )
   )
   return Effect.asVoid(Effect.forkScoped(Effect.forever(next)))

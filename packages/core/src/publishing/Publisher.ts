@@ -24,6 +24,7 @@ import { Cause, Clock, Effect, Fiber, FiberMap, Option, Queue, Schedule, Semapho
 import { ErrorCatalog, formatInstant, type Ids as Id } from "@postwire/domain"
 import * as AccountEvents from "../accounts/AccountEvents.ts"
 import { EngineConfig, type EngineSettings } from "../EngineConfig.ts"
+import * as LeasedWork from "../internal/LeasedWork.ts"
 import { Ids } from "../ids/Ids.ts"
 import { BlobStore } from "../media/BlobStore.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
@@ -759,7 +760,7 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
         // Polled every second when idle: untraced, or an operator's traces would be mostly polls.
         Effect.withTracerEnabled(false),
         Effect.catchTag("StoreError", (error) =>
-          Effect.as(Effect.logWarning("claiming due targets failed", error), [] as ReadonlyArray<TargetRecord>)
+          Effect.as(LeasedWork.logFailure("claiming due targets failed", Cause.fail(error)), [] as ReadonlyArray<TargetRecord>)
         )
       )
     backlog = claimed.length === free
@@ -804,7 +805,7 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
     for (const id of mine) if (!held.has(id)) yield* FiberMap.remove(running, id)
   }).pipe(
     Effect.catchCause((cause) =>
-      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logWarning("renewing leases failed", cause)
+      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : LeasedWork.logFailure("renewing leases failed", cause)
     )
   )
 
@@ -813,7 +814,7 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
     Effect.catchCause((cause) =>
       Cause.hasInterruptsOnly(cause)
         ? Effect.failCause(cause)
-        : Effect.logError("publishing round failed", cause).pipe(Effect.andThen(Effect.sleep(settings.idlePollMs)))
+        : LeasedWork.logFailure("publishing round failed", cause).pipe(Effect.andThen(Effect.sleep(settings.idlePollMs)))
     )
   )
   const loop = yield* Effect.forkScoped(Effect.forever(resilientRound))
