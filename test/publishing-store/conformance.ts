@@ -849,6 +849,40 @@ export const publishingStoreConformance = <E>(
           assert.deepStrictEqual(ids(yield* claim({ owner: "w3", at: era + 70_000 })), ids(b.targets))
         }))
 
+      it.effect("renews only the named leases of a worker when asked to: a stuck step's runs out", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, queue } = yield* aSetup()
+          const a = yield* post([{ dueAt: era }])
+          const b = yield* post([{ dueAt: era }])
+          yield* claim({ owner: "w-some", at: era + 1 })
+
+          assert.deepStrictEqual(yield* queue.renewLeases("w-some", era + 50_000, era + 110_000, ids(a.targets)), ids(a.targets))
+          assert.deepStrictEqual(yield* queue.renewLeases("w-some", era + 50_000, era + 110_000, []), [])
+          assert.deepStrictEqual(ids(yield* claim({ owner: "w3", at: era + 70_000 })), ids(b.targets))
+        }))
+
+      it.effect("gives a held target back to the queue, due later, with its platform state and unconfirmedSince kept", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, queue, start } = yield* aSetup()
+          const a = yield* post([{ dueAt: era }])
+          const [claimed] = yield* claim({ owner: "w1", at: era })
+          yield* start(claimed!, "w1", era)
+          const key = targetKey(claimed!)
+          assert.isTrue(yield* queue.saveCheckpoint(key, "w1", { at: era + 10, platformState: { container_id: "c9" } }))
+
+          assert.isFalse(yield* queue.requeueTarget(key, "w-other", { at: era + 20, dueAt: era + 5_000 }))
+          assert.isTrue(yield* queue.requeueTarget(key, "w1", { at: era + 20, dueAt: era + 5_000 }))
+          // Released, but not due before its wait is over.
+          assert.deepStrictEqual(yield* claim({ owner: "w2", at: era + 4_999 }), [])
+          const [again] = yield* claim({ owner: "w2", at: era + 5_000 })
+          assert.strictEqual(again?.id, a.targets[0]!.id)
+          assert.strictEqual(again?.status, "publishing")
+          assert.strictEqual(again?.unconfirmedSince, era + 10)
+          assert.deepStrictEqual(again?.platformState, { container_id: "c9" })
+        }))
+
       it.effect("gives every lease of a stopping worker up, so another takes its targets at once", () =>
         Effect.gen(function* () {
           const era = anEra()

@@ -566,6 +566,29 @@ describe("Publisher", () => {
     }).pipe(Effect.provide(memoryEngine(service)))
   })
 
+  it.effect("stops renewing the lease of a step stuck on a call that never answers, so another instance publishes the target once", () => {
+    const { fake, service } = makeFakePlatform()
+    return Effect.gen(function* () {
+      const { caller, post } = yield* aWorkspace()
+      const created = yield* post()
+      // The publish goes out, and its answer never comes back: the live worker's step hangs.
+      fake.vanish.set(created.targets[0]!.id, "after_publish")
+      yield* Publisher.start(worker("w1", { stepTimeoutMs: 30_000 }))
+      yield* TestClock.adjust("1 second")
+      yield* TestClock.adjust("6 seconds")
+      assert.strictEqual(fake.published.length, 1)
+      assert.strictEqual((yield* getPost(caller, created.id)).status, "publishing")
+
+      yield* Publisher.start(worker("w2"))
+      for (let i = 0; i < 12; i++) yield* TestClock.adjust("10 seconds")
+      const done = yield* getPost(caller, created.id)
+      assert.strictEqual(done.status, "published")
+      // The other instance asked about the saved container instead of publishing again.
+      assert.deepStrictEqual(fake.calls.at(-1)?.state, { container: "c1" })
+      assert.strictEqual(fake.published.length, 1)
+    }).pipe(Effect.provide(memoryEngine(service)))
+  })
+
   it.effect("on shutdown lets the running step finish for the grace period, then gives the target up to another instance at once", () => {
     const { fake, service } = makeFakePlatform()
     return Effect.gen(function* () {

@@ -111,6 +111,14 @@ export const ErrorCatalog = {
     indonesian: "Terjadi kesalahan di sisi kami. Permintaan dapat dicoba lagi.",
     when: "An unexpected server failure. Nothing was half-written; retry with the same Idempotency-Key."
   }),
+  service_unavailable: entry({
+    status: 503,
+    retryable: true,
+    kind: "generic",
+    en: "The service cannot reach its database right now. Retry in a few seconds, with the same Idempotency-Key.",
+    indonesian: "Layanan tidak dapat menjangkau basis datanya saat ini. Coba lagi dalam beberapa detik, dengan Idempotency-Key yang sama.",
+    when: "The database did not answer, or the connection to it was lost, while the request was being served. The request may or may not have been applied: retrying with the same Idempotency-Key is safe."
+  }),
   // Request-level
   consent_required: entry({
     status: 422,

@@ -20,7 +20,7 @@ import {
   SqlWebhookStore,
   TableStatistics
 } from "@postwire/store-sql"
-import type { ServerSettings } from "./config/ServerConfig.ts"
+import { defaultDatabaseSettings, type ServerSettings } from "./config/ServerConfig.ts"
 import * as DataDirectoryLock from "./DataDirectoryLock.ts"
 import * as IdempotencyStore from "./limits/IdempotencyStore.ts"
 import * as RateLimitStore from "./limits/RateLimitStore.ts"
@@ -44,12 +44,19 @@ export const sqlStores = Layer.mergeAll(
 export type SqlStores = Layer.Success<typeof sqlStores>
 
 /**
- * The SQL database for these settings: PostgreSQL at `databaseUrl`, else the embedded database in
- * `dataDir`, held by this process alone (a lock file) while the layer lives.
+ * The SQL database for these settings: PostgreSQL at `databaseUrl` (with the time limits of
+ * `database`), else the embedded database in `dataDir`, held by this process alone (a lock file)
+ * while the layer lives.
  */
-export const sqlClientLayer = (settings: Pick<ServerSettings, "databaseUrl" | "dataDir">): Layer.Layer<SqlClient.SqlClient, unknown> =>
+export const sqlClientLayer = (
+  settings: Pick<ServerSettings, "databaseUrl" | "dataDir" | "database">
+): Layer.Layer<SqlClient.SqlClient, unknown> =>
   settings.databaseUrl !== undefined
-    ? layerPostgres(settings.databaseUrl)
+    ? layerPostgres(settings.databaseUrl, {
+        statementTimeoutMs: (settings.database ?? defaultDatabaseSettings).statementTimeoutMs,
+        idleInTransactionTimeoutMs: (settings.database ?? defaultDatabaseSettings).idleInTransactionTimeoutMs,
+        connectTimeoutMs: (settings.database ?? defaultDatabaseSettings).connectTimeoutMs
+      })
     : Layer.unwrap(
         Effect.gen(function* () {
           yield* DataDirectoryLock.acquire(settings.dataDir)
@@ -64,6 +71,6 @@ export const sqlClientLayer = (settings: Pick<ServerSettings, "databaseUrl" | "d
 
 /** The store for these settings. */
 export const storeLayer = (
-  settings: Pick<ServerSettings, "databaseUrl" | "dataDir">
+  settings: Pick<ServerSettings, "databaseUrl" | "dataDir" | "database">
 ): Layer.Layer<SqlStores, unknown> =>
   sqlStores.pipe(Layer.provide(sqlClientLayer(settings)))

@@ -339,11 +339,20 @@ export const make: Effect.Effect<PublishingStoreShape, never, SqlClient.SqlClien
         )
       ),
 
-    renewLeases: (owner, at, leaseUntil) =>
+    renewLeases: (owner, at, leaseUntil, only) =>
       operation("renewLeases")(
-        sql`UPDATE targets SET lease_until = ${Math.max(at, leaseUntil)} WHERE lease_owner = ${owner} RETURNING id`.pipe(
-          Effect.map((rows) => rows.map((row) => row.id as string))
-        )
+        only !== undefined && only.length === 0
+          ? Effect.succeed([])
+          : sql`UPDATE targets SET lease_until = ${Math.max(at, leaseUntil)}
+              WHERE lease_owner = ${owner}${only === undefined ? sql`` : sql` AND id = ANY(${`{${only.join(",")}}`}::text[])`}
+              RETURNING id`.pipe(Effect.map((rows) => rows.map((row) => row.id as string)))
+      ),
+
+    requeueTarget: (key, owner, requeue) =>
+      operation("requeueTarget")(
+        sql`UPDATE targets SET due_at = ${requeue.dueAt}, lease_owner = NULL, lease_until = NULL, updated_at = ${requeue.at}
+          WHERE workspace_id = ${key.workspaceId} AND id = ${key.targetId} AND lease_owner = ${owner} AND status = 'publishing'
+          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
       ),
 
     releaseTargets: (owner) =>

@@ -9,7 +9,25 @@
  *
  * @internal
  */
-import { Cause, Clock, Effect, type Scope } from "effect"
+import { Cause, Clock, Effect, Fiber, type Scope } from "effect"
+import { StoreError } from "../store/Store.ts"
+
+/**
+ * Logs a failed round or pass of a background loop: a store that did not answer (a lost
+ * database, which the loop rides out) is one warning line naming the operation, anything else
+ * an error with its cause.
+ */
+export const logFailure = (message: string, cause: Cause.Cause<unknown>): Effect.Effect<void> => {
+  const failure = Cause.findErrorOption(cause)
+  if (failure._tag === "Some" && failure.value instanceof StoreError) {
+    const reason: unknown = failure.value.cause
+    return Effect.logWarning(message, {
+      operation: failure.value.operation,
+      reason: reason instanceof Error ? reason.message : String(reason)
+    })
+  }
+  return Effect.logError(message, cause)
+}
 
 /** What every leased loop is configured with. */
 export interface LeasedSettings {
@@ -61,21 +79,44 @@ export const round = <Row, Outcome, E, R, E2, R2>(
   })
 
 /**
+ * `oneRound`, given at most `settings.leaseMs`: a round still running then has lost its rows'
+ * leases anyway (another instance works them). It is interrupted in the background (the
+ * interruption may wait on a database call, itself bounded) and the loop does not wait for it:
+ * `None` says so.
+ */
+const boundedRound = <A, E, R>(settings: LeasedSettings, oneRound: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const round = yield* Effect.forkChild(oneRound)
+    const done = yield* Fiber.join(round).pipe(Effect.timeoutOption(settings.leaseMs))
+    if (done._tag === "None") yield* Effect.forkDetach(Fiber.interrupt(round))
+    return done
+  })
+
+/**
  * Runs `oneRound` in the current scope until it closes: again at once when it worked a full batch
  * (more may be due), otherwise after `settings.idlePollMs`. A failed round (a lost database) is
- * logged with `failed`, and the loop goes on after the same pause.
+ * logged with `failed`, and the loop goes on after the same pause; so does a round still running
+ * after `settings.leaseMs` (a call that never answers), logged with `failed` too and left behind.
  */
 export const loop = <E, R>(
   settings: LeasedSettings,
   oneRound: Effect.Effect<ReadonlyArray<unknown>, E, R>,
   failed: string
 ): Effect.Effect<void, never, R | Scope.Scope> => {
-  const next = oneRound.pipe(
+  const next = boundedRound(settings, oneRound).pipe(
+    Effect.flatMap((done) =>
+      done._tag === "Some"
+        ? Effect.succeed(done.value)
+        : Effect.as(
+            Effect.logWarning(failed, { reason: "the round did not finish within its lease", lease_ms: settings.leaseMs }),
+            [] as ReadonlyArray<unknown>
+          )
+    ),
     Effect.flatMap((worked) => (worked.length < settings.concurrency ? Effect.sleep(settings.idlePollMs) : Effect.void)),
     Effect.catchCause((cause) =>
       Cause.hasInterruptsOnly(cause)
         ? Effect.failCause(cause)
-        : Effect.logError(failed, cause).pipe(Effect.andThen(Effect.sleep(settings.idlePollMs)))
+        : logFailure(failed, cause).pipe(Effect.andThen(Effect.sleep(settings.idlePollMs)))
     )
   )
   return Effect.asVoid(Effect.forkScoped(Effect.forever(next)))

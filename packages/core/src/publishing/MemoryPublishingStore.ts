@@ -195,6 +195,14 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
         )
       }),
 
+    requeueTarget: (key, owner, requeue) =>
+      Effect.sync(() => {
+        const found = held(key, owner)
+        if (found === undefined) return false
+        putTarget({ ...found.target, dueAt: requeue.dueAt, leaseOwner: null, leaseUntil: null, updatedAt: requeue.at })
+        return true
+      }),
+
     saveCheckpoint: (key, owner, checkpoint) =>
       Effect.sync(() => {
         const found = held(key, owner)
@@ -348,12 +356,13 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
         return true
       }),
 
-    renewLeases: (owner, at, leaseUntil) =>
+    renewLeases: (owner, at, leaseUntil, only) =>
       Effect.sync(() => {
         const ids: Array<string> = []
+        const named = only === undefined ? undefined : new Set(only)
         for (const aggregate of [...posts.everywhere()]) {
           for (const target of aggregate.targets) {
-            if (target.leaseOwner !== owner) continue
+            if (target.leaseOwner !== owner || (named !== undefined && !named.has(target.id))) continue
             putTarget({ ...target, leaseUntil: Math.max(leaseUntil, at) })
             ids.push(target.id)
           }

@@ -25,6 +25,7 @@ import { Cause, Clock, Effect, Fiber, FiberMap, Option, Queue, Schedule, Semapho
 import { ErrorCatalog, formatInstant, type Ids as Id } from "@postwire/domain"
 import * as AccountEvents from "../accounts/AccountEvents.ts"
 import { EngineConfig, type EngineSettings } from "../EngineConfig.ts"
+import * as LeasedWork from "../internal/LeasedWork.ts"
 import { Ids } from "../ids/Ids.ts"
 import { BlobStore } from "../media/BlobStore.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
@@ -92,6 +93,22 @@ export interface PublisherSettings {
   readonly unconfirmedFirstWaitMs: number
   /** The longest wait between two asks about a target that may have been published. */
   readonly unconfirmedMaxWaitMs: number
+  /**
+   * The longest a publishing step may go without progress (from its claim, or from the end of
+   * the step before it on a held target). Past it, the heartbeat stops renewing its lease and
+   * interrupts it: the lease runs out and any instance recovers the target from its last saved
+   * state, as after a killed worker.
+   */
+  readonly stepTimeoutMs: number
+  /**
+   * A target whose step failed for a reason of this instance's own (its database did not
+   * answer, an adapter defect) and not the target's goes back to the queue, due again after
+   * this long at first, doubling with each such failure in a row, up to
+   * {@link PublisherSettings.requeueMaxWaitMs}. It is never failed for it.
+   */
+  readonly requeueFirstWaitMs: number
+  /** The longest wait before a target given back after an infrastructure failure is tried again. */
+  readonly requeueMaxWaitMs: number
 }
 
 /** The defaults, for an instance named `owner`. */
@@ -106,8 +123,35 @@ export const defaults = (owner: string): PublisherSettings => ({
   mediaUrlTtlMs: 24 * 60 * 60 * 1000,
   shutdownGraceMs: 10_000,
   unconfirmedFirstWaitMs: 30_000,
-  unconfirmedMaxWaitMs: 10 * 60_000
+  unconfirmedMaxWaitMs: 10 * 60_000,
+  stepTimeoutMs: 5 * 60_000,
+  requeueFirstWaitMs: 5_000,
+  requeueMaxWaitMs: 5 * 60_000
 })
+
+/**
+ * How long a target waits before it is tried again after its `requeues`-th infrastructure
+ * failure in a row (the first is 1): the first wait, doubling, never more than the longest.
+ *
+ * @example
+ * ```ts
+ * requeueWaitMs(Publisher.defaults("w1"), 3) // 20_000
+ * ```
+ */
+export const requeueWaitMs = (
+  settings: Pick<PublisherSettings, "requeueFirstWaitMs" | "requeueMaxWaitMs">,
+  requeues: number
+): number => Math.min(settings.requeueFirstWaitMs * 2 ** Math.max(0, Math.min(30, requeues - 1)), settings.requeueMaxWaitMs)
+
+/**
+ * Whether a failure belongs to this instance's infrastructure and not to the target: the
+ * store did not answer while checkpointing (`checkpoint_failed`) or the adapter failed
+ * unexpectedly (`adapter_defect`, a lost database among the causes). Such a target is given
+ * back to the queue, never failed for it.
+ */
+export const isInfrastructureFailure = (failure: PlatformFailure): boolean =>
+  failure.code === "internal_error" &&
+  (failure.platformCode === "checkpoint_failed" || failure.platformCode === "adapter_defect")
 
 /**
  * How long a target that may have been published waits before its platform is asked again,
@@ -142,6 +186,8 @@ interface Started {
   readonly at: number
   /** Since when the platform may have published the target (see `TargetRecord.unconfirmedSince`). */
   readonly unconfirmedSince: number | null
+  /** Infrastructure failures of this target in a row before this step (see {@link requeueWaitMs}). */
+  readonly requeues: number
 }
 
 /** A failure the publisher decides without asking the platform. */
@@ -187,12 +233,13 @@ const recordUnconfirmed = Effect.fnUntraced(function* (
     dueAt: at + unconfirmedWaitMs(settings, at - since),
     account: { credentials: yield* sealUpdate(started, failure.credentials), status: yield* reconnectChange(started, failure) }
   })
+  if (!saved) return yield* leaseLost("saving an unconfirmed publish")
   yield* Effect.logWarning("the platform may have published the target and could not say so: asking again later", {
     code: failure.code,
     platform_code: failure.platformCode,
     unconfirmed_since: formatInstant(since)
   })
-  return saved ? ("unconfirmed" as const) : ("lost" as const)
+  return "unconfirmed" as const
 })
 
 /**
@@ -245,8 +292,44 @@ const recordFailure = Effect.fnUntraced(function* (started: Started, failure: Pl
     events,
     account: { credentials, status }
   })
+  if (!recorded) return yield* leaseLost("recording the failure")
   yield* Effect.logInfo("target failed", { code: failure.code, platform_code: failure.platformCode })
-  return recorded ? ("failed" as const) : ("lost" as const)
+  return "failed" as const
+})
+
+/**
+ * The lease of a target was no longer this instance's: another instance took it over (this one
+ * was too slow, or stuck) and continues it. Not an error: the target usually ends published.
+ */
+const leaseLost = (when: string) =>
+  Effect.as(Effect.logDebug("lease lost: another instance continues the target", { when }), "lost" as const)
+
+/**
+ * Gives a target back to the queue after a failure of this instance's infrastructure (see
+ * {@link isInfrastructureFailure}, or the store not answering), without failing it: due again
+ * after {@link requeueWaitMs}, counted in the publishing metrics. When even that write fails
+ * the lease runs out and the target is claimed again then.
+ */
+const requeue = Effect.fnUntraced(function* (
+  settings: PublisherSettings,
+  target: TargetRecord,
+  requeues: number,
+  reason: string,
+  cause: unknown
+) {
+  const queue = yield* PublishingStore
+  const at = yield* now
+  const waitMs = requeueWaitMs(settings, requeues + 1)
+  yield* PublishingMetrics.recordRequeue({ platform: target.platform, reason })
+  yield* Effect.logWarning("publishing step failed for a reason of this instance's own: the target goes back to the queue", {
+    reason,
+    retry_in_ms: waitMs,
+    cause: cause instanceof Error ? cause.message : String(cause)
+  })
+  const given = yield* queue.requeueTarget(targetKey(target), settings.owner, { at, dueAt: at + waitMs }).pipe(
+    Effect.catchTag("StoreError", () => Effect.succeed(true))
+  )
+  return given ? ("requeued" as const) : yield* leaseLost("giving the target back")
 })
 
 /** Records a published target and its `post.published`. */
@@ -437,7 +520,8 @@ export const publishTarget = Effect.fnUntraced(function* (
   claimed: TargetRecord,
   step: Option.Option<TargetStep>,
   at: number,
-  mayHold: (heldForMs: number) => boolean = () => true
+  mayHold: (heldForMs: number) => boolean = () => true,
+  requeues = 0
 ) {
   if (Option.isNone(step)) return "lost" as const
   const engine = yield* EngineConfig
@@ -454,18 +538,25 @@ export const publishTarget = Effect.fnUntraced(function* (
     account,
     livemode: accounts.some((a) => !a.sandbox),
     at,
-    unconfirmedSince: claimed.unconfirmedSince ?? null
+    unconfirmedSince: claimed.unconfirmedSince ?? null,
+    requeues
   }
   // Set once a publish may have been sent: from then on only the platform's "not published" fails it.
   let unconfirmedSince = started.unconfirmedSince
   let latestState: unknown = target.platformState
   const fail = (failure: PlatformFailure) =>
-    // Paced: nothing was published, and the platform may be asked again at `retryAt`.
-    failure.retryAt !== undefined && (unconfirmedSince === null || failure.notPublished === true)
-      ? recordWait(started, failure, failure.retryAt, latestState)
-      : unconfirmedSince !== null && failure.notPublished !== true && failure.gaveUp !== true
-        ? recordUnconfirmed(started, failure, unconfirmedSince, latestState)
-        : recordFailure(started, failure)
+    // Another instance holds the target now (a checkpoint found the lease gone): it continues.
+    failure.platformCode === "lease_lost"
+      ? leaseLost("checkpointing")
+      : // Paced: nothing was published, and the platform may be asked again at `retryAt`.
+        failure.retryAt !== undefined && (unconfirmedSince === null || failure.notPublished === true)
+        ? recordWait(started, failure, failure.retryAt, latestState)
+        : unconfirmedSince !== null && failure.notPublished !== true && failure.gaveUp !== true
+          ? recordUnconfirmed(started, failure, unconfirmedSince, latestState)
+          : // Nothing may have been sent (no checkpoint yet): an infrastructure failure is retried.
+            isInfrastructureFailure(failure)
+            ? requeue(settings, claimed, requeues, failure.platformCode, failure)
+            : recordFailure(started, failure)
 
   if (account === undefined || account.status !== "connected") {
     return yield* fail(refusal("token_expired", `account_${account?.status ?? "missing"}`))
@@ -526,6 +617,10 @@ export const publishTarget = Effect.fnUntraced(function* (
     latestState = outcome.state
   }
 },
+  // The store did not answer (reading, recording): the target goes back to the queue. Whatever
+  // was written stays: a publish already checkpointed is asked about, never sent blindly again.
+  (effect, settings, claimed, _step, _at, _mayHold, requeues = 0) =>
+    Effect.catchTag(effect, "StoreError", (error) => requeue(settings, claimed, requeues, `store_${error.operation}`, error.cause)),
   (effect, _settings, claimed) => Effect.annotateLogs(effect, { target_id: claimed.id, post_id: claimed.postId }),
   Spans.withSpan("publishing.publishTarget")
 )
@@ -541,10 +636,11 @@ export const publishClaimedTarget = (
   claimed: TargetRecord,
   step: Option.Option<TargetStep>,
   claimedAt: number,
-  mayHold: (heldForMs: number) => boolean = () => true
+  mayHold: (heldForMs: number) => boolean = () => true,
+  requeues = 0
 ) =>
   Effect.gen(function* () {
-    const outcome = yield* publishTarget(settings, claimed, step, claimedAt, mayHold)
+    const outcome = yield* publishTarget(settings, claimed, step, claimedAt, mayHold, requeues)
     yield* PublishingMetrics.recordStep({
       platform: claimed.platform,
       outcome,
@@ -626,19 +722,44 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
   // any order: one at a time, so the two never wait on each other.
   const leaseWrites = yield* Semaphore.make(1)
 
+  // When each running step last made progress (its claim, or the end of the step before it on
+  // a held target): the heartbeat renews only the leases of steps within `stepTimeoutMs` of it.
+  const progressAt = new Map<string, number>()
+  // Infrastructure failures in a row per target, for the requeue's backoff (this instance's view).
+  const requeues = new Map<string, number>()
+
   // A target whose platform asks to be asked again shortly keeps its slot: its next step costs
   // no claim and no start. While due targets wait for a slot, only within `holdPollMs` of its
   // claim (a target polled again and again cannot keep a slot from them).
   const mayHold = (heldForMs: number) => !backlog || heldForMs <= settings.holdPollMs
-  const step = (target: TargetRecord, started: Option.Option<TargetStep>, at: number) =>
-    publishClaimedTarget(settings, target, started, at, mayHold).pipe(
+  const step = (target: TargetRecord, started: Option.Option<TargetStep>, at: number) => {
+    progressAt.set(target.id, at)
+    const holding = (heldForMs: number) => {
+      const hold = mayHold(heldForMs)
+      // A step ended and the next one starts: progress.
+      if (hold) progressAt.set(target.id, at + heldForMs)
+      return hold
+    }
+    return publishClaimedTarget(settings, target, started, at, holding, requeues.get(target.id) ?? 0).pipe(
+      Effect.tap((outcome) =>
+        Effect.sync(() => {
+          if (outcome === "requeued") requeues.set(target.id, (requeues.get(target.id) ?? 0) + 1)
+          else requeues.delete(target.id)
+        })
+      ),
       // The lease is left to run out: the target is tried again then, not in a tight loop.
       Effect.catchCause((cause) =>
         Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("publishing step failed", cause)
       ),
       Effect.asVoid,
-      Effect.ensuring(Queue.offer(slotFreed, undefined))
+      Effect.ensuring(
+        Effect.andThen(
+          Effect.sync(() => progressAt.delete(target.id)),
+          Queue.offer(slotFreed, undefined)
+        )
+      )
     )
+  }
 
   const round = Effect.gen(function* () {
     const free = settings.concurrency - (yield* FiberMap.size(running))
@@ -663,7 +784,7 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
         // Polled every second when idle: untraced, or an operator's traces would be mostly polls.
         Effect.withTracerEnabled(false),
         Effect.catchTag("StoreError", (error) =>
-          Effect.as(Effect.logWarning("claiming due targets failed", error), [] as ReadonlyArray<TargetRecord>)
+          Effect.as(LeasedWork.logFailure("claiming due targets failed", Cause.fail(error)), [] as ReadonlyArray<TargetRecord>)
         )
       )
     backlog = claimed.length === free
@@ -683,14 +804,32 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
   })
 
   const renew = Effect.gen(function* () {
-    const mine = [...running].map(([id]) => id)
     const at = yield* now
-    const held = new Set(yield* leaseWrites.withPermits(1)(queue.renewLeases(settings.owner, at, at + settings.leaseMs)))
+    const mine: Array<string> = []
+    for (const [id] of running) {
+      if (at - (progressAt.get(id) ?? at) <= settings.stepTimeoutMs) {
+        mine.push(id)
+        continue
+      }
+      // Stuck (a call that never answers): its lease is not renewed and runs out, and any
+      // instance recovers the target from its last saved state, as after a killed worker. The
+      // interruption may wait on a database call (bounded by the store): it must not hold up
+      // the renewal of the others.
+      progressAt.delete(id)
+      yield* Effect.logWarning("publishing step made no progress within its time limit: its lease is left to run out", {
+        target_id: id,
+        step_timeout_ms: settings.stepTimeoutMs
+      })
+      yield* Effect.forkDetach(FiberMap.remove(running, id))
+    }
+    const held = new Set(
+      yield* leaseWrites.withPermits(1)(queue.renewLeases(settings.owner, at, at + settings.leaseMs, mine))
+    )
     // A lease taken over by another instance: stop at once, the other instance resumes.
     for (const id of mine) if (!held.has(id)) yield* FiberMap.remove(running, id)
   }).pipe(
     Effect.catchCause((cause) =>
-      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logWarning("renewing leases failed", cause)
+      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : LeasedWork.logFailure("renewing leases failed", cause)
     )
   )
 
@@ -699,7 +838,7 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
     Effect.catchCause((cause) =>
       Cause.hasInterruptsOnly(cause)
         ? Effect.failCause(cause)
-        : Effect.logError("publishing round failed", cause).pipe(Effect.andThen(Effect.sleep(settings.idlePollMs)))
+        : LeasedWork.logFailure("publishing round failed", cause).pipe(Effect.andThen(Effect.sleep(settings.idlePollMs)))
     )
   )
   const loop = yield* Effect.forkScoped(Effect.forever(resilientRound))

@@ -14,12 +14,22 @@ export const targetsTotal = Metric.counter("postwire_targets_total", {
   incremental: true
 })
 
+/**
+ * Targets given back to the queue after a failure of the instance's own infrastructure (the
+ * database did not answer, an adapter defect), by platform and reason: retried, never failed.
+ */
+export const requeuesTotal = Metric.counter("postwire_publish_requeues_total", {
+  description:
+    "Publishing steps that failed for a reason of the instance's own (a database that did not answer, an adapter defect) and gave their target back to the queue, by platform and reason.",
+  incremental: true
+})
+
 /** Seconds boundaries shared by the publishing histograms: 50 ms to about 1 hour. */
 const boundaries = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900, 3600]
 
 /**
  * How long each publishing step took, from its claim to its recorded outcome (`published`,
- * `failed`, `in_progress`, `unconfirmed`, `lost`), by platform.
+ * `failed`, `in_progress`, `unconfirmed`, `requeued`, `lost`), by platform.
  */
 export const stepDuration = Metric.histogram("postwire_publish_step_duration_seconds", {
   description: "Seconds from claiming a target to recording the outcome of its publishing step, by platform and outcome.",
@@ -57,3 +67,7 @@ export const recordStep = (options: {
       )
     }
   })
+
+/** Counts one target given back to the queue after an infrastructure failure (see {@link requeuesTotal}). */
+export const recordRequeue = (options: { readonly platform: string; readonly reason: string }): Effect.Effect<void> =>
+  Metric.update(MetricSeries.of(requeuesTotal, { platform: options.platform, reason: options.reason }), 1)

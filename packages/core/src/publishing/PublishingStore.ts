@@ -108,6 +108,12 @@ export interface Progress {
   readonly account?: AccountChange | undefined
 }
 
+/** When a target given back after an infrastructure failure is due again (see `PublishingStore.requeueTarget`). */
+export interface Requeue {
+  readonly at: number
+  readonly dueAt: number
+}
+
 /** The state saved right before a call that may publish (see `PublishInput.checkpoint`). */
 export interface Checkpoint {
   readonly at: number
@@ -420,12 +426,25 @@ export interface PublishingStoreShape {
     credentials?: string | undefined
   ) => Effect.Effect<boolean, StoreError>
 
-  /** Extends every lease `owner` holds; returns the ids of the targets it still holds. */
+  /**
+   * Extends every lease `owner` holds, or only those of the targets named in `only` (the steps
+   * still making progress: a stuck one's lease runs out and another instance recovers it);
+   * returns the ids of the targets it renewed.
+   */
   readonly renewLeases: (
     owner: string,
     at: number,
-    leaseUntil: number
+    leaseUntil: number,
+    only?: ReadonlyArray<string> | undefined
   ) => Effect.Effect<ReadonlyArray<string>, StoreError>
+
+  /**
+   * Gives a target `owner` holds back to the queue after a failure of this instance's own
+   * infrastructure (a lost database, an adapter defect), due again at `dueAt`: still
+   * `publishing`, its platform state and `unconfirmedSince` untouched, so the next step resumes
+   * exactly where the last saved one left it. False when `owner` no longer holds it.
+   */
+  readonly requeueTarget: (key: TargetKey, owner: string, requeue: Requeue) => Effect.Effect<boolean, StoreError>
 
   /** Gives up every lease `owner` holds (shutting down), so other instances take them at once. */
   readonly releaseTargets: (owner: string) => Effect.Effect<number, StoreError>

@@ -21,6 +21,8 @@ export interface ServerSettings {
   readonly dataDir: string
   /** PostgreSQL URL; when absent, the embedded database in `dataDir` is used. */
   readonly databaseUrl: string | undefined
+  /** How long the server waits on PostgreSQL (docs/configuration.md); the defaults when absent. */
+  readonly database?: DatabaseSettings | undefined
   readonly role: Role
   /**
    * The master secrets from `POSTWIRE_SECRET` or `POSTWIRE_SECRET_FILE`, newest first; empty
@@ -65,6 +67,40 @@ export interface ServerSettings {
   /** `POSTWIRE_MEDIA_S3_URL`: media bytes in this S3-compatible bucket; absent, under `dataDir/media`. */
   readonly mediaS3?: S3Settings | undefined
 }
+
+/** How long the server waits on its database: every wait has a limit. */
+export interface DatabaseSettings {
+  /**
+   * `POSTWIRE_DB_STATEMENT_TIMEOUT_MS` (default 30000): PostgreSQL cancels a statement that runs
+   * longer, and a connection that has not answered 2 s after that is destroyed, never reused.
+   */
+  readonly statementTimeoutMs: number
+  /** `POSTWIRE_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS` (default 60000): PostgreSQL ends a session left idle inside a transaction this long. */
+  readonly idleInTransactionTimeoutMs: number
+  /** `POSTWIRE_DB_CONNECT_TIMEOUT_MS` (default 5000): opening a connection, authentication included. */
+  readonly connectTimeoutMs: number
+  /** `POSTWIRE_READY_TIMEOUT_MS` (default 2000): `GET /ready` answers 503 when the database has not answered within this long. */
+  readonly readyTimeoutMs: number
+}
+
+/** The default database waits. */
+export const defaultDatabaseSettings: DatabaseSettings = {
+  statementTimeoutMs: 30_000,
+  idleInTransactionTimeoutMs: 60_000,
+  connectTimeoutMs: 5_000,
+  readyTimeoutMs: 2_000
+}
+
+const databaseSettings = (env: Readonly<Record<string, string | undefined>>): DatabaseSettings => ({
+  statementTimeoutMs: positiveInt("POSTWIRE_DB_STATEMENT_TIMEOUT_MS", env.POSTWIRE_DB_STATEMENT_TIMEOUT_MS, defaultDatabaseSettings.statementTimeoutMs),
+  idleInTransactionTimeoutMs: positiveInt(
+    "POSTWIRE_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS",
+    env.POSTWIRE_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    defaultDatabaseSettings.idleInTransactionTimeoutMs
+  ),
+  connectTimeoutMs: positiveInt("POSTWIRE_DB_CONNECT_TIMEOUT_MS", env.POSTWIRE_DB_CONNECT_TIMEOUT_MS, defaultDatabaseSettings.connectTimeoutMs),
+  readyTimeoutMs: positiveInt("POSTWIRE_READY_TIMEOUT_MS", env.POSTWIRE_READY_TIMEOUT_MS, defaultDatabaseSettings.readyTimeoutMs)
+})
 
 /** How log lines are written. */
 export type LogFormat = "text" | "json"
@@ -198,6 +234,7 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
     host,
     dataDir,
     databaseUrl: databaseUrl === "" ? undefined : databaseUrl,
+    database: databaseSettings(env),
     role,
     secrets,
     adminToken,
@@ -350,6 +387,11 @@ export interface PublishingSettings {
    * gives them back at once).
    */
   readonly shutdownGraceMs: number
+  /**
+   * The longest a publishing step may go without progress before its lease is left to run out
+   * and another instance recovers the target (`POSTWIRE_PUBLISH_STEP_TIMEOUT_MS`, default 300000).
+   */
+  readonly stepTimeoutMs?: number | undefined
 }
 
 const publishingSettings = (env: Readonly<Record<string, string | undefined>>): PublishingSettings => {
@@ -360,7 +402,8 @@ const publishingSettings = (env: Readonly<Record<string, string | undefined>>): 
     accountConcurrency: positiveInt("POSTWIRE_PUBLISH_ACCOUNT_CONCURRENCY", env.POSTWIRE_PUBLISH_ACCOUNT_CONCURRENCY, 4),
     leaseMs,
     pollMs: positiveInt("POSTWIRE_PUBLISH_POLL_MS", env.POSTWIRE_PUBLISH_POLL_MS, 1_000),
-    shutdownGraceMs: wholeNumber("POSTWIRE_PUBLISH_SHUTDOWN_GRACE_MS", env.POSTWIRE_PUBLISH_SHUTDOWN_GRACE_MS, 10_000)
+    shutdownGraceMs: wholeNumber("POSTWIRE_PUBLISH_SHUTDOWN_GRACE_MS", env.POSTWIRE_PUBLISH_SHUTDOWN_GRACE_MS, 10_000),
+    stepTimeoutMs: positiveInt("POSTWIRE_PUBLISH_STEP_TIMEOUT_MS", env.POSTWIRE_PUBLISH_STEP_TIMEOUT_MS, 300_000)
   }
 }
 

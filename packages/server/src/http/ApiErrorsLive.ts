@@ -1,6 +1,6 @@
 /**
- * The `ApiErrors` middleware: bad input becomes a 400 naming the field; anything unexpected
- * becomes a 500 in the shared shape. Nothing leaks a stack trace.
+ * The `ApiErrors` middleware: bad input becomes a 400 naming the field; a database that does not
+ * answer a 503 `service_unavailable`; anything unexpected becomes a 500 in the shared shape. Nothing leaks a stack trace.
  *
  * @since 0.1.0
  */
@@ -8,7 +8,7 @@ import { Cause, Effect, Layer } from "effect"
 import { HttpApiError } from "effect/http-api"
 import { ApiErrors, ErrorDetail, PostwireError, RequestIssues } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
-import { renderFailure } from "./Failures.ts"
+import { databaseFailure, databaseUnavailable, renderFailure } from "./Failures.ts"
 
 /** `["targets", 0, "account_id"]` → `targets[0].account_id`. */
 export const fieldPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>): string =>
@@ -78,6 +78,9 @@ export const ApiErrorsLive = Layer.effect(
             return Effect.failCause(cause as Cause.Cause<never>)
           }
           if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+          // A lost database (in a middleware: the key's lookup, the rate limit) is an outage: 503.
+          const database = databaseFailure(cause)
+          if (database !== undefined) return Effect.flatMap(databaseUnavailable(database), Effect.fail)
           return Effect.logError("unexpected defect", cause).pipe(
             Effect.andThen(renderFailure(new PostwireError({ code: "internal_error" }))),
             Effect.flatMap(Effect.fail)

@@ -2,7 +2,9 @@
  * `GET /ready`: whether this instance can serve, for a load balancer or an orchestrator. Cheap
  * (one query) and unauthenticated, on every role: the database answers at the expected schema
  * version and, on a `worker` or `all` instance, every background loop runs (the answer lists
- * them). `GET /health` says only that the process is alive.
+ * them). It answers within `POSTWIRE_READY_TIMEOUT_MS` (default 2 s) even when the database does
+ * not: a load balancer stops sending traffic to an instance that cannot reach it. `GET /health`
+ * says only that the process is alive.
  *
  * @since 0.1.0
  */
@@ -10,7 +12,7 @@ import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { PostwireError, renderError } from "@postwire/domain"
 import { DatabaseStatus } from "@postwire/store-sql"
-import { ServerConfig } from "../config/ServerConfig.ts"
+import { defaultDatabaseSettings, ServerConfig } from "../config/ServerConfig.ts"
 import * as BackgroundLoops from "../observability/BackgroundLoops.ts"
 import { requestLocale } from "./Locale.ts"
 
@@ -20,9 +22,12 @@ export const ReadyRoute = HttpRouter.add(
   "/ready",
   Effect.gen(function* () {
     const status = yield* Effect.serviceOption(DatabaseStatus.DatabaseStatus)
-    // A store that is not SQL (in memory, embedded in a host) has no database to wait for.
-    const check: DatabaseStatus.Check = status._tag === "Some" ? yield* status.value.check : { _tag: "Ready" }
     const config = yield* ServerConfig
+    // A store that is not SQL (in memory, embedded in a host) has no database to wait for.
+    const check: DatabaseStatus.Check =
+      status._tag === "Some"
+        ? yield* status.value.check((config.database ?? defaultDatabaseSettings).readyTimeoutMs)
+        : { _tag: "Ready" }
     const states = yield* BackgroundLoops.states
     const loops = Object.fromEntries(states.map(([name, running]) => [name, running ? "running" : "stopped"]))
     const stopped =

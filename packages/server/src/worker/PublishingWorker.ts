@@ -42,7 +42,8 @@ export const layer: Layer.Layer<
       perAccountConcurrency: config.publishing.accountConcurrency,
       leaseMs: config.publishing.leaseMs,
       idlePollMs: config.publishing.pollMs,
-      shutdownGraceMs: config.publishing.shutdownGraceMs
+      shutdownGraceMs: config.publishing.shutdownGraceMs,
+      ...(config.publishing.stepTimeoutMs === undefined ? {} : { stepTimeoutMs: config.publishing.stepTimeoutMs })
     })
     yield* BackgroundLoops.running("publisher")
     const backfill = PermalinkBackfill.defaults(owner)

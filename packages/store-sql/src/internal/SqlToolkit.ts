@@ -7,7 +7,7 @@
  * @internal
  */
 import { type OutboxEvent, Spans, StoreError } from "@postwire/core"
-import { Array as Arr, type Context, Effect, Layer, type Scope } from "effect"
+import { Array as Arr, Cause, type Context, Effect, Layer, type Scope } from "effect"
 import { type SqlClient, SqlError, type Statement } from "effect/sql"
 import * as Migrations from "../migrations/Migrations.ts"
 import { isRowDecodeError } from "./Rows.ts"
@@ -25,9 +25,20 @@ export const operations =
     Spans.withSpan(
       effect.pipe(
         Effect.catchIf(SqlError.isSqlError, (cause) => Effect.fail(new StoreError({ operation: name, cause }))),
-        Effect.catchDefect((defect) =>
-          isRowDecodeError(defect) ? Effect.fail(new StoreError({ operation: name, cause: defect })) : Effect.die(defect)
-        )
+        Effect.catchCause((cause) => {
+          // A transaction whose connection died fails its ROLLBACK too, and Effect's
+          // `withTransaction` turns that into a defect: still a lost database, not a bug.
+          const lostDatabase = (reason: Cause.Reason<unknown>) =>
+            Cause.isDieReason(reason) && (SqlError.isSqlError(reason.defect) || isRowDecodeError(reason.defect))
+          const defect = cause.reasons.find(lostDatabase)
+          if (defect === undefined || !cause.reasons.every((reason) => Cause.isFailReason(reason) || lostDatabase(reason))) {
+            return Effect.failCause(cause)
+          }
+          const failure = cause.reasons.find(Cause.isFailReason)
+          return failure !== undefined
+            ? Effect.fail(failure.error)
+            : Effect.fail(new StoreError({ operation: name, cause: (defect as Cause.Die).defect }))
+        })
       ),
       `${service}.${name}`
     )
