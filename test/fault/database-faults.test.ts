@@ -1,7 +1,7 @@
 /**
  * The database misbehaves while posts are created and published (issue #36, item 7): real
  * `postwire serve` processes (one `--role api`, two `--role worker`) reach PostgreSQL only through
- * a proxy (test/support/FaultProxy.ts) that, on a seeded schedule of about 40 s, resets every
+ * a proxy (test/support/FaultProxy.ts) that, on a seeded schedule of about 45 s, resets every
  * connection every few seconds, black-holes traffic for 2-5 s, delays every chunk by 50-500 ms
  * and refuses new connections for 3-5 s. Meanwhile 150 Threads posts are created, each with its
  * own `Idempotency-Key`, and retried with the same key after any error or retryable answer; the
@@ -35,7 +35,7 @@ import { onPostgres } from "../support/Postgres.ts"
 const targets = 150
 const accounts = 10
 /** How long the proxy misbehaves; creates are spread over most of it. */
-const faultWindowMs = 40_000
+const faultWindowMs = 45_000
 /** `/ready`'s limit (issue #36: at most 2 s by default), and what a loaded two-core machine may add. */
 const readyLimitMs = 2_000
 const readyMarginMs = 1_500
@@ -88,11 +88,11 @@ interface World {
 }
 
 /** Starts the fake, the proxy, a fresh schema, the api with a live workspace, and two workers. */
-const startWorld = async (databaseUrl: string, next: () => number): Promise<World> => {
+const startWorld = async (databaseUrl: string, jitter: () => number): Promise<World> => {
   const schema = `pw_fault_${randomBytes(5).toString("hex")}`
   await onDatabase(databaseUrl, `CREATE SCHEMA ${schema}`)
   const database = new URL(databaseUrl)
-  const proxy = await FaultProxy.start({ host: database.hostname, port: Number(database.port || 5432) }, next)
+  const proxy = await FaultProxy.start({ host: database.hostname, port: Number(database.port || 5432) }, jitter)
   const viaProxy = new URL(databaseUrl)
   viaProxy.hostname = "127.0.0.1"
   viaProxy.port = String(proxy.port)
@@ -104,7 +104,7 @@ const startWorld = async (databaseUrl: string, next: () => number): Promise<Worl
   fake.pollsBeforeFinished = 0
   // One quota for every caller of the fake; the test publishes more than a real account may.
   fake.quotaUsedBefore = -1_000_000
-  fake.latencyMs = () => 2 + Math.floor(next() * 20)
+  fake.latencyMs = () => 2 + Math.floor(jitter() * 20)
 
   const dataDir = mkdtempSync(join(tmpdir(), "postwire-fault-"))
   const adminToken = `pwadm_${randomBytes(12).toString("hex")}`
@@ -198,11 +198,10 @@ onPostgres(
   "publishing through database faults",
   (databaseUrl) => {
     describe("publishing through database faults", () => {
-      const next = random(seed)
       let world: World
 
       beforeAll(async () => {
-        world = await startWorld(databaseUrl, next)
+        world = await startWorld(databaseUrl, random(seed + 1))
       }, 3 * 60_000)
       afterAll(() => world?.stop())
 
@@ -211,7 +210,7 @@ onPostgres(
         const started = Date.now()
         const timeline: Array<string> = []
         const note = (event: string) => timeline.push(`+${((Date.now() - started) / 1_000).toFixed(1)}s ${event}`)
-        const between = (min: number, max: number) => min + Math.floor(next() * (max - min + 1))
+        const backoff = random(seed + 2)
         const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
           fetch(`${apiUrl}${path}`, {
             method,
@@ -253,13 +252,15 @@ onPostgres(
               create.refused = `${reply.status} ${JSON.stringify(reply.body)}`
               return
             }
-            await sleep(between(250, 1_000))
+            await sleep(250 + Math.floor(backoff() * 750))
           }
         }
         const creating = Promise.all(creates.map(createOne))
 
-        // The fault schedule: a reset before every fault and every few seconds within a latency
-        // window; one long black hole while /ready and /health are asked.
+        // The fault schedule, drawn before it starts (so timing cannot change it): every connection
+        // reset every 2-5 s throughout, and meanwhile, one after another with 1-3 s between them,
+        // black holes, refusals, latency, and one longer black hole while /ready and /health are
+        // asked (no reset during that one: a reset would make the readiness query fail at once).
         const probes: Array<{ instance: string; path: string; answer: string }> = []
         const probe = async (instance: Instance, path: string) => {
           const asked = Date.now()
@@ -271,53 +272,62 @@ onPostgres(
           note(`${instance.name} ${path}: ${answer} (${Date.now() - asked} ms)`)
           probes.push({ instance: instance.name, path, answer })
         }
-        const reset = () => note(`reset ${proxy.resetAll()} connections`)
-        type Fault = { readonly kind: "blackHole" | "refuse" | "latency"; readonly ms: number } | { readonly kind: "readyProbe" }
+        type Fault = { readonly kind: "blackHole" | "refuse" | "latency" | "readyProbe"; readonly ms: number; readonly after: number }
+        const draw = random(seed)
+        const drawn = (min: number, max: number) => min + Math.floor(draw() * (max - min + 1))
         const faults: Array<Fault> = [
-          { kind: "blackHole", ms: between(2_000, 4_000) },
-          { kind: "blackHole", ms: between(2_000, 4_000) },
-          { kind: "refuse", ms: between(3_000, 5_000) },
-          { kind: "refuse", ms: between(3_000, 5_000) },
-          { kind: "latency", ms: between(6_000, 10_000) },
-          { kind: "latency", ms: between(6_000, 10_000) }
+          { kind: "blackHole", ms: drawn(2_000, 4_000), after: drawn(1_000, 3_000) },
+          { kind: "blackHole", ms: drawn(2_000, 4_000), after: drawn(1_000, 3_000) },
+          { kind: "refuse", ms: drawn(3_000, 5_000), after: drawn(1_000, 3_000) },
+          { kind: "refuse", ms: drawn(3_000, 5_000), after: drawn(1_000, 3_000) },
+          { kind: "latency", ms: drawn(6_000, 10_000), after: drawn(1_000, 3_000) },
+          { kind: "latency", ms: drawn(6_000, 10_000), after: drawn(1_000, 3_000) }
         ]
         for (let i = faults.length - 1; i > 0; i--) {
-          const j = Math.floor(next() * (i + 1))
+          const j = Math.floor(draw() * (i + 1))
           ;[faults[i], faults[j]] = [faults[j]!, faults[i]!]
         }
-        faults.splice(3, 0, { kind: "readyProbe" })
+        // Longer than /ready's limit plus margin, so an answer within it cannot be the hole ending.
+        faults.splice(3, 0, { kind: "readyProbe", ms: readyLimitMs + readyMarginMs + 1_500, after: drawn(1_000, 3_000) })
+        const resetEvery = Array.from({ length: Math.ceil(faultWindowMs / 2_000) }, () => drawn(2_000, 5_000))
+
+        let probing = false
+        let faulting = true
+        const resetting = (async () => {
+          for (const wait of resetEvery) {
+            await sleep(wait)
+            if (!faulting) return
+            if (!probing) note(`reset ${proxy.resetAll()} connections`)
+          }
+        })()
         for (const fault of faults) {
           if (Date.now() - started > faultWindowMs) break
-          await sleep(between(1_000, 3_000))
-          reset()
+          await sleep(fault.after)
           if (fault.kind === "blackHole") {
             note(`black hole ${fault.ms} ms`)
             proxy.blackHole(fault.ms)
             await sleep(fault.ms)
           } else if (fault.kind === "readyProbe") {
-            // Longer than /ready's limit plus margin, so an answer within it cannot be the hole ending.
-            const ms = readyLimitMs + readyMarginMs + 1_500
-            note(`black hole ${ms} ms, asking /ready and /health`)
+            note(`black hole ${fault.ms} ms, asking /ready and /health`)
+            probing = true
             const hole = Date.now()
-            proxy.blackHole(ms)
+            proxy.blackHole(fault.ms)
             await sleep(200)
             await Promise.all([probe(api, "/ready"), probe(api, "/health"), probe(workers[0]!, "/ready"), probe(workers[0]!, "/health")])
-            await sleep(Math.max(0, hole + ms - Date.now()))
+            await sleep(Math.max(0, hole + fault.ms - Date.now()))
+            probing = false
           } else if (fault.kind === "refuse") {
             note(`refuse new connections ${fault.ms} ms`)
             await proxy.refuse(fault.ms)
           } else {
             note(`latency 50-500 ms a chunk for ${fault.ms} ms`)
             proxy.setLatency([50, 500])
-            const until = Date.now() + fault.ms
-            // Slow transactions, reset often: the likeliest way to cut one mid-flight.
-            while (Date.now() < until) {
-              await sleep(Math.min(between(1_500, 3_000), Math.max(0, until - Date.now())))
-              reset()
-            }
+            await sleep(fault.ms)
             proxy.setLatency(undefined)
           }
         }
+        faulting = false
+        await resetting
         proxy.heal()
         note("healed")
 
