@@ -18,7 +18,7 @@
  * test/fault`. `FAULT_SEED=<n>` replays another schedule (the seed is printed on failure).
  */
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Exit, Scope } from "effect"
@@ -404,10 +404,16 @@ onPostgres(
         }
         const within = `within ${readyLimitMs + readyMarginMs} ms`
         const counts = ["published", "failed", "publishing", "queued"].map((s) => `${s} ${posts.filter((p) => p.targets[0].status === s).length}`)
+        // Every process's whole output, for a failure's story; removed when the test passes.
+        const logs = mkdtempSync(join(tmpdir(), `postwire-fault-${runId}-`))
+        for (const instance of [api, ...workers]) writeFileSync(join(logs, `${instance.name}.log`), instance.output())
+        const slowest = [...creates].sort((a, b) => b.answers.length - a.answers.length).slice(0, 3)
         const context = [
           `seed ${seed} (FAULT_SEED); ${counts.join(", ")}; platform published ${fake.media.length}`,
           `proxy: ${proxy.stats.accepted} connections accepted, ${proxy.stats.reset} reset`,
+          `creates retried most: ${slowest.map((c) => `${c.key} (${answered(c)})`).join("; ")}`,
           ...timeline,
+          `every process's output: ${logs}`,
           ...[api, ...workers].map((i) => `--- ${i.name} (last lines)\n${i.output().slice(-2_500)}`)
         ].join("\n")
         expect(problems, context).toEqual({
@@ -429,6 +435,7 @@ onPostgres(
           ]
         })
         expect(posts).toHaveLength(targets)
+        rmSync(logs, { recursive: true, force: true })
         // Only a guard against a hang: how long it takes depends on the machine, and is not asserted.
       }, 5 * 60_000)
     })
