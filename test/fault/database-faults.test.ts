@@ -5,11 +5,12 @@
  * connection every few seconds, black-holes traffic for 2-5 s, delays every chunk by 50-500 ms
  * and refuses new connections for 3-5 s. Meanwhile 150 Threads posts are created, each with its
  * own `Idempotency-Key`, and retried with the same key after any error or retryable answer; the
- * fake Threads server (test/platforms/fakes) counts what is published. Then the proxy heals and
- * the test waits, by polling and at most a minute, for every target to be final.
+ * fake Threads server (test/platforms/fakes) counts what is published. Then the proxy heals,
+ * every key is sent once more, and the test waits, by polling and at most a minute, for every
+ * target to be final.
  *
  * It asserts what a user would notice: every create answered with one post (never two for a
- * key), every target published (the fake never refuses, so a failed target failed for the
+ * key, and the same one when the key is sent again), every target published (the fake never refuses, so a failed target failed for the
  * database, not for itself), nothing published twice at the platform, nothing published there
  * and not reported, nothing reported and not published there, and, during a black hole, `/ready`
  * answering 503 within its limit (2 s, plus a margin for a loaded machine) while `/health` says 200.
@@ -41,6 +42,8 @@ const readyLimitMs = 2_000
 const readyMarginMs = 1_500
 /** How long, after the proxy heals, every create may take to get its answer and every target to end. */
 const settleMs = 60_000
+/** How long a request still running holds its `Idempotency-Key` (docs/decisions.md). */
+const keyLockMs = 60_000
 const seed = Number(process.env.FAULT_SEED ?? 36)
 
 /** A small seeded generator, so a failing run can be replayed with its printed seed. */
@@ -67,6 +70,8 @@ const onDatabase = (url: string, statement: string) =>
 interface KeyedCreate {
   readonly key: string
   readonly caption: string
+  /** The request's body, the same on every attempt. */
+  readonly body: unknown
   readonly answers: Array<string>
   postId: string | undefined
   /** A non-retryable answer that ended the retries. */
@@ -221,25 +226,29 @@ onPostgres(
 
         // Creates, spread over most of the fault window, each retried with its key until it gets a post.
         const runId = randomBytes(3).toString("hex")
-        const creates: Array<KeyedCreate> = Array.from({ length: targets }, (_, i) => ({
-          key: `fault-${runId}-${i}`,
-          caption: `Fresh loaves, fault run ${runId}-${i}`,
-          answers: [],
-          postId: undefined,
-          refused: undefined
-        }))
-        const createDeadline = started + faultWindowMs + settleMs
+        const creates: Array<KeyedCreate> = Array.from({ length: targets }, (_, i) => {
+          const caption = `Fresh loaves, fault run ${runId}-${i}`
+          return {
+            key: `fault-${runId}-${i}`,
+            caption,
+            body: {
+              profile_id: world.profileId,
+              caption,
+              media: [world.imageId],
+              targets: [{ account_id: world.accountIds[i % world.accountIds.length] }],
+              approval: { mode: "none" }
+            },
+            answers: [],
+            postId: undefined,
+            refused: undefined
+          }
+        })
+        // A key whose outcome was unknown may answer 409 until its lock (60 s) runs out.
+        const createDeadline = started + faultWindowMs + keyLockMs + settleMs
         const createOne = async (create: KeyedCreate, i: number) => {
           await sleep(Math.floor((i * faultWindowMs * 0.8) / targets))
-          const body = {
-            profile_id: world.profileId,
-            caption: create.caption,
-            media: [world.imageId],
-            targets: [{ account_id: world.accountIds[i % world.accountIds.length] }],
-            approval: { mode: "none" }
-          }
           while (Date.now() < createDeadline) {
-            const reply = await call("POST", "/v1/posts", body, { "idempotency-key": create.key }).catch((error) => ({
+            const reply = await call("POST", "/v1/posts", create.body, { "idempotency-key": create.key }).catch((error) => ({
               status: 0,
               body: { error: { code: error instanceof Error ? error.name : String(error) } }
             }))
@@ -334,6 +343,25 @@ onPostgres(
         await creating
         note(`creates done: ${creates.filter((c) => c.postId !== undefined).length} of ${targets} answered with a post`)
 
+        // Once healed, every key answered with a post replays that post, and creates nothing.
+        const replayMismatches: Array<string> = []
+        const answeredCreates = creates.filter((c) => c.postId !== undefined)
+        await Promise.all(
+          Array.from({ length: 8 }, async (_, lane) => {
+            for (let i = lane; i < answeredCreates.length; i += 8) {
+              const create = answeredCreates[i]!
+              const reply = await call("POST", "/v1/posts", create.body, { "idempotency-key": create.key }).catch((error) => ({
+                status: 0,
+                body: { error: { code: String(error) } }
+              }))
+              if ((reply.status !== 200 && reply.status !== 201) || reply.body?.id !== create.postId) {
+                replayMismatches.push(`${create.key}: answered ${create.postId}, replayed ${reply.status} ${reply.body?.id ?? reply.body?.error?.code}`)
+              }
+            }
+          })
+        )
+        note(`replayed ${answeredCreates.length} keys`)
+
         // Every target final (published or failed), or the bound passed: then whatever is left is stuck.
         const final = (p: any) => p.targets[0].status === "published" || p.targets[0].status === "failed"
         const listPosts = async (): Promise<Array<any>> => {
@@ -385,6 +413,7 @@ onPostgres(
           keysWithTwoPosts: creates
             .filter((c) => (postsOf.get(c.caption) ?? []).length > 1)
             .map((c) => `${c.key}: posts ${postsOf.get(c.caption)!.map((p) => p.id).join(", ")} (answered ${c.postId}; ${answered(c)})`),
+          replayMismatches,
           answeredPostMissing: creates
             .filter((c) => c.postId !== undefined && !(postsOf.get(c.caption) ?? []).some((p) => p.id === c.postId))
             .map((c) => `${c.key}: answered ${c.postId}, not listed`),
@@ -419,6 +448,7 @@ onPostgres(
         expect(problems, context).toEqual({
           createsWithoutPost: [],
           keysWithTwoPosts: [],
+          replayMismatches: [],
           answeredPostMissing: [],
           notFinal: [],
           failed: [],
