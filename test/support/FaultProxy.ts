@@ -129,6 +129,7 @@ export const start = async (target: { readonly host: string; readonly port: numb
       })
     })
   let server = await listen(0)
+  let closed = false
   const { port } = server.address() as { port: number }
 
   const resetAll = () => {
@@ -156,7 +157,7 @@ export const start = async (target: { readonly host: string; readonly port: numb
     refuse: async (ms) => {
       server.close()
       await new Promise((resolve) => setTimeout(resolve, ms))
-      server = await listen(port)
+      if (!closed) server = await listen(port)
     },
     heal: () => {
       heldUntil = 0
@@ -164,9 +165,12 @@ export const start = async (target: { readonly host: string; readonly port: numb
       wakeAll()
     },
     close: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      closed = true
+      // A listener a refusal closed is not waited for: its connections are reset below.
+      const listening = server.listening
+      const done = new Promise<void>((resolve) => server.close(() => resolve()))
       resetAll()
-      await closed
+      if (listening) await done
     }
   }
 }
