@@ -19,7 +19,8 @@ import * as ThreadsFake from "../platforms/fakes/ThreadsFake.ts"
 
 const bin = join(import.meta.dirname, "../../packages/server/bin/postwire.js")
 
-const freePort = () =>
+/** A loopback port free right now. */
+export const freePort = (): Promise<number> =>
   new Promise<number>((resolve) => {
     const s = createServer().listen(0, "127.0.0.1", () => {
       const { port } = s.address() as { port: number }
@@ -94,7 +95,7 @@ export interface Fleet {
 }
 
 /** Starts `postwire serve` and resolves once `ready` says it is. */
-const serve = async (
+export const serve = async (
   name: string,
   args: ReadonlyArray<string>,
   env: Readonly<Record<string, string>>,
