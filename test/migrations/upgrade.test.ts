@@ -48,7 +48,8 @@ const fixturesRequired: ReadonlyArray<string> = [
   "0011_target_errors_as_data",
   "0012_hot_updates",
   "0013_post_trace_parent",
-  "0014_outbox_pending"
+  "0014_outbox_pending",
+  "0017_key_approval_links"
 ]
 
 const fixturePath = (version: string) => join(import.meta.dirname, "fixtures", `${version}.sql`)

@@ -24,7 +24,7 @@ import type { Caller } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import * as Spans from "../Spans.ts"
 import { Ids } from "../ids/Ids.ts"
-import { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
+import { CredentialsCipher, type CredentialsCipherShape } from "../publishing/CredentialsCipher.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
 import type { OutboxEvent } from "../store/Records.ts"
 import type { Keyset } from "../store/Store.ts"
@@ -34,6 +34,7 @@ import { checkDeliveryAddress, checkWebhookUrl, type DeliveryTarget, type Resolv
 import type { DeliveryFailureData, StoredDeliveryError, WebhookEndpointRecord } from "./WebhookStore.ts"
 import { WebhookStore } from "./WebhookStore.ts"
 import { WebhookTransport } from "./WebhookTransport.ts"
+import * as EventSecrets from "./EventSecrets.ts"
 import * as WebhookSecrets from "./WebhookSecrets.ts"
 
 /** What the webhook use-cases need from the server's settings. */
@@ -311,18 +312,24 @@ export const deleteEndpoint = Effect.fn("webhooks.delete")(function* (caller: Ca
   return { id, deleted: true } satisfies Webhook.DeletedWebhookEndpoint
 })
 
-/** An event as its deliveries carry it and the events API shows it: `{ id, type, created_at, livemode, data }`. */
-export const eventView = (event: OutboxEvent): Webhook.Event => ({
-  id: event.id,
-  type: event.type as Webhook.WebhookEventType,
-  created_at: formatInstant(event.createdAt),
-  livemode: event.livemode,
-  data: event.data
-})
+/**
+ * An event as its deliveries carry it and the events API shows it: `{ id, type, created_at,
+ * livemode, data }`, its approval link opened with `cipher` (see {@link EventSecrets}).
+ */
+export const eventView = (event: OutboxEvent, cipher: CredentialsCipherShape): Webhook.Event => {
+  const opened = EventSecrets.openEvent(cipher, event)
+  return {
+    id: opened.id,
+    type: opened.type as Webhook.WebhookEventType,
+    created_at: formatInstant(opened.createdAt),
+    livemode: opened.livemode,
+    data: opened.data
+  }
+}
 
 /** The JSON body of a delivery: the {@link eventView}, plus `test: true` for a test event. */
-export const eventBody = (event: OutboxEvent, options: { readonly test?: boolean } = {}): string =>
-  JSON.stringify({ ...eventView(event), ...(options.test === true ? { test: true } : {}) })
+export const eventBody = (event: OutboxEvent, cipher: CredentialsCipherShape, options: { readonly test?: boolean } = {}): string =>
+  JSON.stringify({ ...eventView(event, cipher), ...(options.test === true ? { test: true } : {}) })
 
 /** Why an attempt did not succeed. */
 export type DeliveryFailure =
@@ -608,7 +615,7 @@ export const testEndpoint = Effect.fn("webhooks.test")(function* (caller: Caller
     livemode: caller.kind === "live",
     data: yield* sampleData(type, at)
   }
-  const attempt = yield* deliverEvent(endpoint, event.id, eventBody(event, { test: true }))
+  const attempt = yield* deliverEvent(endpoint, event.id, eventBody(event, yield* CredentialsCipher, { test: true }))
   return {
     event_id: event.id,
     type,

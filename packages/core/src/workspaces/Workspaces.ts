@@ -7,6 +7,7 @@
 import type { Ids as Id } from "@postwire/domain"
 import { Effect, Option } from "effect"
 import {
+  type ApprovalLinks,
   allScopes,
   ErrorDetail,
   formatInstant,
@@ -60,7 +61,7 @@ export const requireWorkspace = Effect.fn("workspaces.require")(function* (works
 /** Issues an API key; the secret is returned once and only its hash is stored. */
 export const createKey = Effect.fn("keys.create")(function* (
   workspaceId: Id.WorkspaceId,
-  input: { readonly kind: KeyKind; readonly scopes: ReadonlyArray<Scope> }
+  input: { readonly kind: KeyKind; readonly scopes: ReadonlyArray<Scope>; readonly approval_links?: ApprovalLinks | undefined }
 ) {
   const store = yield* Store
   yield* requireWorkspace(workspaceId)
@@ -72,6 +73,7 @@ export const createKey = Effect.fn("keys.create")(function* (
     workspaceId,
     kind: input.kind,
     scopes: [...new Set(input.scopes)],
+    approvalLinks: input.approval_links ?? "shown",
     hash: hashSecret(key),
     last4: key.slice(-4),
     createdAt: yield* now,
@@ -177,6 +179,8 @@ export interface KeyView {
   readonly id: string
   readonly kind: KeyKind
   readonly scopes: ReadonlyArray<Scope>
+  /** Whether the key's answers carry approval links. */
+  readonly approval_links: ApprovalLinks
   readonly last4: string
   readonly created_at: string
   /** When it was revoked; `null` while it is valid. */
@@ -187,6 +191,7 @@ const keyView = (key: ApiKeyRecord): KeyView => ({
   id: key.id,
   kind: key.kind,
   scopes: key.scopes,
+  approval_links: key.approvalLinks,
   last4: key.last4,
   created_at: formatInstant(key.createdAt),
   revoked_at: key.revokedAt === null ? null : formatInstant(key.revokedAt)
