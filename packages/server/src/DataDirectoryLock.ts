@@ -1,12 +1,14 @@
 /**
  * One process per embedded data directory: a lock file holding the owner's pid. Two servers on
- * one directory would each answer from their own copy of the database and both publish.
+ * one directory would each answer from their own copy of the database and both publish. While
+ * held, the directory and everything in it is owner-only (`0700`/`0600`, see `PrivateFiles`).
  *
  * @since 0.1.0
  */
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import { Data, Effect } from "effect"
+import { PrivateFiles } from "@postwire/store-sql"
 
 /** Another live process holds the data directory. */
 export class DataDirectoryInUse extends Data.TaggedError("DataDirectoryInUse")<{
@@ -45,7 +47,7 @@ const holderOf = (path: string): number | undefined => {
 /** Creates the lock file exclusively; false when it already exists. */
 const tryCreate = (path: string): boolean => {
   try {
-    const fd = openSync(path, "wx", 0o644)
+    const fd = openSync(path, "wx", 0o600)
     writeSync(fd, `${process.pid}\n`)
     closeSync(fd)
     return true
@@ -64,8 +66,14 @@ export const acquire = (dataDir: string) =>
   Effect.acquireRelease(
     Effect.gen(function* () {
       const path = join(dataDir, lockFileName)
+      // Everything in the data directory (database, media, mail, secrets) is its owner's alone,
+      // whatever the umask: another local user reads and writes nothing there.
+      yield* PrivateFiles.ownerOnlyUmask
       yield* Effect.try({
-        try: () => mkdirSync(dataDir, { recursive: true }),
+        try: () => {
+          mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+          PrivateFiles.makePrivate(dataDir)
+        },
         catch: (cause) => new DataDirectoryNotWritable({ dataDir, cause })
       })
       // Two attempts: the second after removing a stale lock. Removing then creating with `wx`
