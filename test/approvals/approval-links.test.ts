@@ -65,7 +65,7 @@ describe.each(backends())("approval links on %s", (backend) => {
     // The receiver answers with a link, as one echoing what it received would: the log keeps answers.
     const echoed = `${server.baseUrl}/approve/${"e".repeat(43)}`
     const endpoint = await call(server.baseUrl, "POST", "/v1/webhooks", {
-      key: hidden.key,
+      key: server.testKey,
       body: { url: receiver.url, events: ["post.awaiting_approval"] }
     })
     expect(endpoint.status).toBe(201)
@@ -95,7 +95,7 @@ describe.each(backends())("approval links on %s", (backend) => {
     const shownEvents = await get(`/v1/events?type=post.awaiting_approval&post_id=${postId}`, server.testKey)
     expect(shownEvents.body.data[0].data.approval_url).toBe(link)
 
-    // The receiver (the workspace's own system) gets the link in the signed delivery.
+    // The application's receiver (the workspace's own system) gets the link in the signed delivery.
     await receiver.waitUntil(() => receiver.events.some((e) => (e.data as { post_id?: string }).post_id === postId), "the delivery")
     const delivered = receiver.events.find((e) => (e.data as { post_id?: string }).post_id === postId)!
     expect((delivered.data as { approval_url: string }).approval_url).toBe(link)
@@ -125,6 +125,38 @@ describe.each(backends())("approval links on %s", (backend) => {
     }
     const replayedHidden = JSON.stringify(replayed.body)
     expect(replayedHidden).not.toMatch(anyLink)
+  })
+
+  it("leaves the link out of deliveries to an endpoint a hidden key registered or changed", async () => {
+    const mine = await aReceiver()
+    const theirs = await aReceiver()
+    try {
+      const register = async (key: string, url: string) => {
+        const reply = await call(server.baseUrl, "POST", "/v1/webhooks", { key, body: { url, events: ["post.awaiting_approval"] } })
+        expect(reply.status).toBe(201)
+        return reply.body as { id: string; secret: string }
+      }
+      const agentsOwn = await register(hidden.key, mine.url)
+      mine.secret = agentsOwn.secret
+      // The application's endpoint, which the agent's key then points at a receiver of its own.
+      const applications = await register(server.testKey, receiver.url)
+      const moved = await call(server.baseUrl, "PATCH", `/v1/webhooks/${applications.id}`, { key: hidden.key, body: { url: theirs.url } })
+      expect(moved.status).toBe(200)
+      theirs.secret = applications.secret
+      const created = await call(server.baseUrl, "POST", "/v1/posts", { key: server.testKey, body: aPost(server, [image], { caption: "Delivered" }) })
+      const postId = created.body.id as string
+      expect(created.body.approval.url).toMatch(anyLink)
+      const about = (r: Receiver) => r.events.find((e) => (e.data as { post_id?: string }).post_id === postId)
+      await mine.waitUntil(() => about(mine) !== undefined, "the delivery to the agent's endpoint")
+      await theirs.waitUntil(() => about(theirs) !== undefined, "the delivery to the moved endpoint")
+      for (const r of [mine, theirs]) {
+        expect(about(r)!.data).toMatchObject({ post_id: postId, approval_url: null })
+        expect(r.raw.map((d) => d.body).join("\n")).not.toMatch(anyLink)
+      }
+    } finally {
+      await mine.close()
+      await theirs.close()
+    }
   })
 
   it("hides the link from the SDK an agent uses with a hidden key", async () => {

@@ -406,6 +406,9 @@ describe.each(backends())("tool server over Streamable HTTP, operator options an
       const direct = resultOf(await callTool(agent.client, "create_post", aPost(server, [image], { approval: { mode: "none" } })))
       expect(direct.status).toBe("queued")
       expect(direct.approval).toBeUndefined()
+      // Whoever reads the post sees that no person approved it.
+      const read = await call(server.baseUrl, "GET", `/v1/posts/${direct.id}`, { key: server.testKey })
+      expect(read.body).toMatchObject({ status: "queued", approval: null })
       const video = await aVideo(server, 12)
       const shortvideo = resultOf(
         await callTool(

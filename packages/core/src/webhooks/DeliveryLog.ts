@@ -143,7 +143,7 @@ export const redeliver = Effect.fn("webhooks.deliveries.redeliver")(function* (
   const { delivery } = found.value
   const event = yield* store.getEvent(caller.workspaceId, delivery.eventId)
   if (Option.isNone(event)) return yield* deliveryNotFound()
-  const attempt = yield* deliverEvent(endpoint.value, event.value.id, eventBody(event.value, yield* CredentialsCipher))
+  const attempt = yield* deliverEvent(endpoint.value, event.value.id, eventBody(event.value, yield* CredentialsCipher, endpoint.value))
   const recorded = yield* store.recordRedelivery(
     { workspaceId: caller.workspaceId, endpointId, eventId: delivery.eventId },
     {

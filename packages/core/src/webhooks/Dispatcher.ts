@@ -171,7 +171,7 @@ const attemptDelivery = Effect.fnUntraced(function* (
   record: RecordOutcome
 ) {
   const { delivery, endpoint, event } = claimed
-  const attempt = yield* deliverEvent(endpoint, event.id, eventBody(event, yield* CredentialsCipher), checked)
+  const attempt = yield* deliverEvent(endpoint, event.id, eventBody(event, yield* CredentialsCipher, endpoint), checked)
   const at = yield* now
   const attemptsMade = delivery.attempts + 1
   const logged = {

@@ -47,7 +47,7 @@ export const listEvents = Effect.fn("events.list")(function* (caller: Caller, qu
   const last = page[page.length - 1]
   const hasMore = rows.length > limit && last !== undefined
   return {
-    data: page.map((event) => eventView(event, opener)),
+    data: page.map((event) => eventView(event, opener, caller.approvalLinks)),
     cursor: {
       next: hasMore ? encodeCursor(settings.keyring, { sortKey: last.createdAt, id: last.id }, digest, yield* now) : null,
       has_more: hasMore
@@ -62,5 +62,5 @@ export const getEvent = Effect.fn("events.get")(function* (caller: Caller, id: I
   if (Option.isNone(found)) {
     return yield* new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("event") } })
   }
-  return eventView(found.value, yield* cipher)
+  return eventView(found.value, yield* cipher, caller.approvalLinks)
 })

@@ -34,6 +34,10 @@ const linkContext = (workspaceId: string, approvalId: string): string => `approv
 export const sealLink = (cipher: CredentialsCipherShape, workspaceId: string, approvalId: string, url: string): string =>
   cipher.seal(url, linkContext(workspaceId, approvalId))
 
+/** The event without its approval link (`approval_url: null`), for whoever may not see one. */
+export const withoutLink = (event: OutboxEvent): OutboxEvent =>
+  typeof event.data[approvalUrlField] === "string" ? { ...event, data: { ...event.data, [approvalUrlField]: null } } : event
+
 /**
  * The event as it is delivered and listed: its approval link opened (a link stored before
  * sealing is kept as it is; one that no listed master opens becomes `null`).

@@ -9,6 +9,7 @@
 import type { Ids as Id } from "@postwire/domain"
 import { Context, Effect, Layer, Option, type Result } from "effect"
 import {
+  type ApprovalLinks,
   defaultPageSize,
   ErrorCatalog,
   ErrorDetail,
@@ -163,7 +164,8 @@ export const createEndpoint = Effect.fn("webhooks.create")(function* (
     lastSuccessAt: null,
     failingSince: null,
     subscribedFrom: at,
-    createdAt: at
+    createdAt: at,
+    approvalLinks: caller.approvalLinks ?? "shown"
   }
   yield* store.createEndpoint(endpoint)
   return { ...endpointView(endpoint, at), secret } satisfies Webhook.CreatedWebhookEndpoint
@@ -236,7 +238,9 @@ export const updateEndpoint = Effect.fn("webhooks.update")(function* (
       url,
       events: request.events,
       enable: request.active === true ? true : undefined,
-      disable: request.active === false ? "disabled_by_request" : undefined
+      disable: request.active === false ? "disabled_by_request" : undefined,
+      // A key that may not see approval links cannot get them by pointing an endpoint at itself.
+      hideApprovalLinks: caller.approvalLinks === "hidden" ? true : undefined
     },
     at
   )
@@ -316,8 +320,8 @@ export const deleteEndpoint = Effect.fn("webhooks.delete")(function* (caller: Ca
  * An event as its deliveries carry it and the events API shows it: `{ id, type, created_at,
  * livemode, data }`, its approval link opened with `cipher` (see {@link EventSecrets}).
  */
-export const eventView = (event: OutboxEvent, cipher: CredentialsCipherShape): Webhook.Event => {
-  const opened = EventSecrets.openEvent(cipher, event)
+export const eventView = (event: OutboxEvent, cipher: CredentialsCipherShape, links: ApprovalLinks = "shown"): Webhook.Event => {
+  const opened = links === "hidden" ? EventSecrets.withoutLink(event) : EventSecrets.openEvent(cipher, event)
   return {
     id: opened.id,
     type: opened.type as Webhook.WebhookEventType,
@@ -327,9 +331,16 @@ export const eventView = (event: OutboxEvent, cipher: CredentialsCipherShape): W
   }
 }
 
-/** The JSON body of a delivery: the {@link eventView}, plus `test: true` for a test event. */
-export const eventBody = (event: OutboxEvent, cipher: CredentialsCipherShape, options: { readonly test?: boolean } = {}): string =>
-  JSON.stringify({ ...eventView(event, cipher), ...(options.test === true ? { test: true } : {}) })
+/**
+ * The JSON body of a delivery to `endpoint`: the {@link eventView} (without its approval link
+ * when the endpoint's are hidden), plus `test: true` for a test event.
+ */
+export const eventBody = (
+  event: OutboxEvent,
+  cipher: CredentialsCipherShape,
+  endpoint: Pick<WebhookEndpointRecord, "approvalLinks">,
+  options: { readonly test?: boolean } = {}
+): string => JSON.stringify({ ...eventView(event, cipher, endpoint.approvalLinks), ...(options.test === true ? { test: true } : {}) })
 
 /** Why an attempt did not succeed. */
 export type DeliveryFailure =
@@ -615,7 +626,7 @@ export const testEndpoint = Effect.fn("webhooks.test")(function* (caller: Caller
     livemode: caller.kind === "live",
     data: yield* sampleData(type, at)
   }
-  const attempt = yield* deliverEvent(endpoint, event.id, eventBody(event, yield* CredentialsCipher, { test: true }))
+  const attempt = yield* deliverEvent(endpoint, event.id, eventBody(event, yield* CredentialsCipher, endpoint, { test: true }))
   return {
     event_id: event.id,
     type,

@@ -554,7 +554,8 @@ const decodeEndpoint = decoder(
     last_success_at: orNull(Num),
     failing_since: orNull(Num),
     subscribed_from: Num,
-    created_at: Num
+    created_at: Num,
+    approval_links: Str
   })
 )
 
@@ -574,7 +575,8 @@ export const endpointFromRow = (input: unknown): WebhookEndpointRecord => {
     lastSuccessAt: row.last_success_at ?? null,
     failingSince: row.failing_since ?? null,
     subscribedFrom: row.subscribed_from,
-    createdAt: row.created_at
+    createdAt: row.created_at,
+    approvalLinks: row.approval_links === "hidden" ? "hidden" : "shown"
   }
 }
 
