@@ -3,10 +3,11 @@
  * under umask `0000` and `0022`, leaves every directory `0700` and every file `0600` in it
  * (the database PGlite writes, WAL segments included, the secret, the lock, media and mail),
  * while it runs and after it stops; and a directory an older version left world-writable is
- * repaired at the next start.
+ * repaired at the next start (what Postwire keeps there; an operator's own file is left alone,
+ * out of other users' reach behind the 0700 directory).
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -144,10 +145,14 @@ describe("the embedded data directory", () => {
       if (stat.isDirectory()) for (const entry of readdirSync(path)) opened(join(path, entry))
     }
     opened(dataDir)
+    // Something of the operator's beside Postwire's own, which a start must not touch.
+    const theirs = join(dataDir, "operator-notes.txt")
+    writeFileSync(theirs, "mine")
+    chmodSync(theirs, 0o644)
     expect(notPrivate(dataDir).length).toBeGreaterThan(500)
     const running = await serve("0022", await freePort(), dataDir)
     try {
-      expect(notPrivate(dataDir)).toEqual([])
+      expect(notPrivate(dataDir)).toEqual(["/operator-notes.txt 644"])
     } finally {
       await stop(running)
     }

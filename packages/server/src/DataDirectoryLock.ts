@@ -5,10 +5,11 @@
  *
  * @since 0.1.0
  */
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import { Data, Effect } from "effect"
 import { PrivateFiles } from "@postwire/store-sql"
+import { secretFileName } from "./secrets/ServerSecrets.ts"
 
 /** Another live process holds the data directory. */
 export class DataDirectoryInUse extends Data.TaggedError("DataDirectoryInUse")<{
@@ -24,6 +25,9 @@ export class DataDirectoryNotWritable extends Data.TaggedError("DataDirectoryNot
 
 /** The lock file's name inside the data directory. */
 export const lockFileName = "postwire.lock"
+
+/** What the server keeps in the data directory: the database, media, mail, the secret, the first start's secrets, the lock. */
+const ownEntries: ReadonlyArray<string> = ["db", "media", "mail", secretFileName, "first-start-secrets", lockFileName]
 
 const isAlive = (pid: number) => {
   try {
@@ -72,7 +76,10 @@ export const acquire = (dataDir: string) =>
       yield* Effect.try({
         try: () => {
           mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-          PrivateFiles.makePrivate(dataDir)
+          chmodSync(dataDir, 0o700)
+          // What Postwire keeps there, repaired if an older version or another umask left it open;
+          // anything else an operator put in the directory is left as it is.
+          for (const entry of ownEntries) PrivateFiles.makePrivate(join(dataDir, entry))
         },
         catch: (cause) => new DataDirectoryNotWritable({ dataDir, cause })
       })
