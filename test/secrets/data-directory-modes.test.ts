@@ -138,10 +138,11 @@ describe("the embedded data directory", () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), "postwire-modes-")), "data")
     directories.push(dataDir)
     await stop(await serve("0077", await freePort(), dataDir))
-    // As 0.5 left it under umask 0000: every directory 0777, every file 0666.
+    // As 0.5 left it under umask 0000: every directory 0777, every file 0666 but the secret (0.5
+    // wrote it 0600 and refused to start otherwise, as this version does).
     const opened = (path: string) => {
       const stat = lstatSync(path)
-      chmodSync(path, stat.isDirectory() ? 0o777 : 0o666)
+      if (path !== join(dataDir, "secret")) chmodSync(path, stat.isDirectory() ? 0o777 : 0o666)
       if (stat.isDirectory()) for (const entry of readdirSync(path)) opened(join(path, entry))
     }
     opened(dataDir)

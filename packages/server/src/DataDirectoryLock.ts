@@ -9,7 +9,6 @@ import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, writeS
 import { join } from "node:path"
 import { Data, Effect } from "effect"
 import { PrivateFiles } from "@postwire/store-sql"
-import { secretFileName } from "./secrets/ServerSecrets.ts"
 
 /** Another live process holds the data directory. */
 export class DataDirectoryInUse extends Data.TaggedError("DataDirectoryInUse")<{
@@ -26,8 +25,12 @@ export class DataDirectoryNotWritable extends Data.TaggedError("DataDirectoryNot
 /** The lock file's name inside the data directory. */
 export const lockFileName = "postwire.lock"
 
-/** What the server keeps in the data directory: the database, media, mail, the secret, the first start's secrets, the lock. */
-const ownEntries: ReadonlyArray<string> = ["db", "media", "mail", secretFileName, "first-start-secrets", lockFileName]
+/**
+ * What the server keeps in the data directory and repairs: the database, media, mail, the first
+ * start's secrets, the lock. Not the master secret's file: one found readable by others is
+ * refused at start (it may have been read; see ServerSecrets), never quietly repaired.
+ */
+const ownEntries: ReadonlyArray<string> = ["db", "media", "mail", "first-start-secrets", lockFileName]
 
 const isAlive = (pid: number) => {
   try {
@@ -45,6 +48,15 @@ const holderOf = (path: string): number | undefined => {
     return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined
   } catch {
     return undefined
+  }
+}
+
+/** Sets the directory `0700`; one the process may write but not own (a shared directory) stays as it is. */
+const closeToOthers = (dataDir: string) => {
+  try {
+    chmodSync(dataDir, 0o700)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") throw error
   }
 }
 
@@ -76,7 +88,7 @@ export const acquire = (dataDir: string) =>
       yield* Effect.try({
         try: () => {
           mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-          chmodSync(dataDir, 0o700)
+          closeToOthers(dataDir)
           // What Postwire keeps there, repaired if an older version or another umask left it open;
           // anything else an operator put in the directory is left as it is.
           for (const entry of ownEntries) PrivateFiles.makePrivate(join(dataDir, entry))
