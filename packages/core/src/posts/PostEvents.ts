@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import type { Ids as Id } from "@postwire/domain"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { formatInstant, Webhook } from "@postwire/domain"
 import { EngineConfig } from "../EngineConfig.ts"
 import { Ids } from "../ids/Ids.ts"
@@ -34,8 +34,8 @@ export const makeEvent = (
  */
 export const awaitingApproval = (post: PostRecord, approval: { id: string; url: string; expiresAt: number }) =>
   Effect.gen(function* () {
-    const cipher = yield* Effect.serviceOption(CredentialsCipher)
-    const sealer = cipher._tag === "Some" ? cipher.value : CredentialsCipher.make((yield* EngineConfig).keyring)
+    const provided = yield* Effect.serviceOption(CredentialsCipher)
+    const sealer = Option.isSome(provided) ? provided.value : CredentialsCipher.make((yield* EngineConfig).keyring)
     return {
       post_id: post.id,
       approval_id: approval.id,
