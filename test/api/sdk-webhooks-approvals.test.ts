@@ -8,7 +8,7 @@ import { aReceiver, type Receiver } from "../webhooks/Receiver.ts"
 /** The token of a post's approval link, `{public_base_url}/approve/{token}`. */
 const tokenOf = (post: CreatePostResult): string => {
   const url = post.approval?.url
-  if (url === undefined) throw new Error("the post has no approval link")
+  if (url === undefined || url === null) throw new Error("the post has no approval link")
   return new URL(url).pathname.split("/").pop() ?? ""
 }
 

@@ -52,6 +52,20 @@ describe("postwire admin against the server", () => {
     expect(keys.out).not.toContain(server.testKey)
   })
 
+  it("makes a key for an agent with --approval-links hidden, and lists it so; refuses another value", async () => {
+    const created = await admin(
+      "key", "create", "--workspace", server.workspaceId, "--kind", "test", "--scopes", "posts:read", "--approval-links", "hidden", "--json"
+    )
+    expect(created.code).toBe(0)
+    const { id } = JSON.parse(created.out) as { id: string }
+    const listed = await admin("key", "list", "--workspace", server.workspaceId)
+    expect(listed.out.split("\n")[0]).toMatch(/^id\s+kind\s+last4\s+scopes\s+approval_links\s/)
+    expect(listed.out.split("\n").find((line) => line.startsWith(id))).toMatch(/\shidden\s/)
+    const bad = await admin("key", "create", "--workspace", server.workspaceId, "--kind", "test", "--scopes", "posts:read", "--approval-links", "maybe")
+    expect(bad.code).toBe(1)
+    expect(bad.out).toContain("approval_links")
+  })
+
   it("revokes a key: the API refuses it once the server's 30-second key cache has let it go", async () => {
     const created = await admin("key", "create", "--workspace", server.workspaceId, "--kind", "test", "--scopes", "posts:read", "--json")
     const { id, key } = JSON.parse(created.out) as { id: string; key: string }

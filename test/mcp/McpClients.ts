@@ -2,6 +2,8 @@
  * The official MCP TypeScript SDK's client, connected the ways agents connect: Streamable HTTP
  * to a running server's `/mcp`, or stdio to `postwire mcp` as a child process.
  */
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -102,4 +104,17 @@ export const textOf = (read: { readonly contents: ReadonlyArray<object> }): stri
   const text = first !== undefined && "text" in first ? first.text : undefined
   expect(typeof text).toBe("string")
   return text as string
+}
+
+/**
+ * The approval link in the e-mail the server wrote for the post with `caption` (no SMTP server is
+ * set in tests: mail goes to `<data directory>/mail`); fails when there is none.
+ */
+export const approvalLinkMailed = (server: { readonly dataDir: string }, caption: string): string => {
+  const directory = join(server.dataDir, "mail")
+  const mails = existsSync(directory) ? readdirSync(directory).map((name) => readFileSync(join(directory, name), "utf8")) : []
+  const mail = mails.find((text) => text.includes(caption))
+  const link = mail?.match(/https?:\/\/\S+\/approve\/[A-Za-z0-9_-]{43}/)?.[0]
+  if (link === undefined) throw new Error(`no approval e-mail for "${caption}" in ${directory}`)
+  return link
 }

@@ -12,7 +12,7 @@ import { call, inOneRateLimitWindow } from "../support/Http.ts"
 import { aDatabase, backends, startServer, type TestServer } from "../support/TestServer.ts"
 import { aMovableClock } from "../support/MovableClock.ts"
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { callTool, type Connected, connectHttp, resultOf, textOf, toolErrorOf } from "./McpClients.ts"
+import { approvalLinkMailed, callTool, type Connected, connectHttp, resultOf, textOf, toolErrorOf } from "./McpClients.ts"
 
 // A CommonJS module: under Node's ESM its default import is the plugin function itself.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
@@ -217,12 +217,28 @@ describe.each(backends())("tool server over Streamable HTTP on %s", (backend) =>
       expect(fine.issues).toEqual([])
     })
 
-    it("creates a post that waits for a person's approval, and returns the approval URL", async () => {
-      const created = resultOf(await callTool(agent.client, "create_post", aPost(server, [image], { caption: "Waits for a person" })))
+    it("creates a post that waits for a person's approval; the link reaches the approver by e-mail, never the agent", async () => {
+      const caption = `Waits for a person ${Math.random()}`
+      const args = aPost(server, [image], { caption, approval: { notify: { email: "approver@example.com" } } })
+      const answer = await callTool(agent.client, "create_post", args)
+      const created = resultOf(answer)
       expect(created.status).toBe("awaiting_approval")
       expect(created.targets[0].status).toBe("awaiting_approval")
-      expect(created.approval.url).toMatch(/\/approve\/[A-Za-z0-9_-]{43}$/)
+      expect(created.approval).toMatchObject({ status: "pending", url: null })
       expect(created.warnings).toEqual([])
+      // Nothing the agent reads holds the link: the answer, a replay, the post, the list.
+      const reads = [
+        answer,
+        await callTool(agent.client, "create_post", args),
+        await callTool(agent.client, "get_post", { id: created.id }),
+        await callTool(agent.client, "list_posts", { status: "awaiting_approval", limit: 100 })
+      ]
+      for (const read of reads) expect(JSON.stringify(read)).not.toMatch(/\/approve\//)
+      // The approver's e-mail holds the link, and it decides this very post.
+      const link = approvalLinkMailed(server, caption)
+      const decided = await call(server.baseUrl, "POST", `/v1/approvals/${link.split("/").pop()}/decision`, { body: { decision: "approve" } })
+      expect(decided.status).toBe(200)
+      expect(decided.body.post.id).toBe(created.id)
     })
 
     it("returns the same post when an agent sends the same create_post again", async () => {
@@ -257,7 +273,7 @@ describe.each(backends())("tool server over Streamable HTTP on %s", (backend) =>
       )
       expect(created.targets[0]).toMatchObject({ status: "awaiting_approval", options: { shortvideo: { mode: "direct" } } })
       expect(created.targets[0].options.shortvideo.consent).toBeUndefined()
-      expect(created.approval.url).toMatch(/\/approve\//)
+      expect(created.approval).toMatchObject({ status: "pending", url: null })
       expect(created.warnings).toEqual([
         expect.objectContaining({ code: "consent_by_person", field: "targets[0].shortvideo.consent" })
       ])
@@ -390,6 +406,9 @@ describe.each(backends())("tool server over Streamable HTTP, operator options an
       const direct = resultOf(await callTool(agent.client, "create_post", aPost(server, [image], { approval: { mode: "none" } })))
       expect(direct.status).toBe("queued")
       expect(direct.approval).toBeUndefined()
+      // Whoever reads the post sees that no person approved it.
+      const read = await call(server.baseUrl, "GET", `/v1/posts/${direct.id}`, { key: server.testKey })
+      expect(read.body).toMatchObject({ status: "queued", approval: null })
       const video = await aVideo(server, 12)
       const shortvideo = resultOf(
         await callTool(
@@ -402,7 +421,7 @@ describe.each(backends())("tool server over Streamable HTTP, operator options an
         )
       )
       expect(shortvideo.targets[0].status).toBe("awaiting_approval")
-      expect(shortvideo.approval.url).toMatch(/\/approve\//)
+      expect(shortvideo.approval).toMatchObject({ status: "pending", url: null })
       expect(shortvideo.warnings).toEqual([expect.objectContaining({ code: "consent_by_person", field: "approval.mode" })])
     } finally {
       await agent.close()

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { accountOf, anImage, aPost } from "../support/Builders.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
-import { callTool, connectStdio, postwireBin, postwireMcpBin, resultOf, toolErrorOf } from "./McpClients.ts"
+import { approvalLinkMailed, callTool, connectStdio, postwireBin, postwireMcpBin, resultOf, toolErrorOf } from "./McpClients.ts"
 
 /** What a finished command wrote and how it exited. */
 interface Finished {
@@ -58,11 +58,17 @@ describe("postwire mcp (stdio)", () => {
       const accounts = resultOf(await callTool(agent.client, "list_accounts"))
       expect(accounts.data.find((a: any) => a.platform === "photo").quota.remaining).toBeGreaterThan(0)
       const image = await anImage(server)
-      const created = resultOf(await callTool(agent.client, "create_post", aPost(server, [image], { caption: "From a desktop agent" })))
+      const args = aPost(server, [image], { caption: "From a desktop agent", approval: { notify: { email: "approver@example.com" } } })
+      const answer = await callTool(agent.client, "create_post", args)
+      const created = resultOf(answer)
       expect(created.status).toBe("awaiting_approval")
-      expect(created.approval.url).toMatch(/\/approve\//)
-      const again = resultOf(await callTool(agent.client, "create_post", aPost(server, [image], { caption: "From a desktop agent" })))
-      expect(again.id).toBe(created.id)
+      // The agent never holds the link that approves its post: the approver gets it by e-mail.
+      expect(created.approval).toMatchObject({ status: "pending", url: null })
+      const again = await callTool(agent.client, "create_post", args)
+      expect(resultOf(again).id).toBe(created.id)
+      const read = await callTool(agent.client, "get_post", { id: created.id })
+      for (const seen of [answer, again, read]) expect(JSON.stringify(seen)).not.toMatch(/\/approve\//)
+      expect(approvalLinkMailed(server, "From a desktop agent")).toMatch(/\/approve\/[A-Za-z0-9_-]{43}$/)
       expect(toolErrorOf(await callTool(agent.client, "create_post", aPost(server, [image], { approval: { mode: "none" } })))).toMatchObject({
         code: "approval_required"
       })

@@ -48,7 +48,8 @@ const fixturesRequired: ReadonlyArray<string> = [
   "0011_target_errors_as_data",
   "0012_hot_updates",
   "0013_post_trace_parent",
-  "0014_outbox_pending"
+  "0014_outbox_pending",
+  "0017_key_approval_links"
 ]
 
 const fixturePath = (version: string) => join(import.meta.dirname, "fixtures", `${version}.sql`)
@@ -383,6 +384,15 @@ describe.each(backends())("migrations on %s, each from the schema before it with
       )
     )
     expect(counts).toMatchObject({ resealed: contents.sealed, current: 0, unreadable: 0, changed: 0 })
+    // Approval links events held in clear are sealed: no event keeps a working link.
+    const clearLinks = await database.run(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql<{ id: string }>`SELECT id FROM outbox_events WHERE data->>'approval_url' LIKE 'http%'`
+      })
+    )
+    expect(clearLinks).toEqual([])
+    expect(counts.approvalLinks.changed).toBe(0)
   })
 
   const from0004 = cases.find((entry) => entry.version === "0004_pending_permalinks")

@@ -45,6 +45,7 @@ export const anApiKey = (workspaceId: Ids.WorkspaceId, overrides: Partial<ApiKey
   workspaceId,
   kind: "test",
   scopes: ["posts:read", "posts:write"],
+  approvalLinks: "shown",
   hash: anId("hash"),
   last4: "abcd",
   createdAt: t0,

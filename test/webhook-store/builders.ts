@@ -26,5 +26,6 @@ export const anEndpoint = (
   failingSince: null,
   subscribedFrom: overrides.createdAt ?? t0,
   createdAt: t0,
+  approvalLinks: "shown",
   ...overrides
 })

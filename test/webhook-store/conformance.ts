@@ -676,6 +676,27 @@ export const webhookStoreConformance = <E>(name: string, makeLayer: () => Layer.
           assert.isTrue(Option.isNone(yield* webhooks.updateEndpoint(other.workspaceId, endpoint.id, { url: "https://x.example/" }, t0)))
         }))
 
+      it.effect("keeps approval links out of an endpoint once hidden, and claims it with that setting", () =>
+        Effect.gen(function* () {
+          yield* aClearQueue
+          const { webhooks, workspaceId, emit } = yield* withWorkspace
+          const hidden = anEndpoint(workspaceId, { approvalLinks: "hidden" })
+          const moved = anEndpoint(workspaceId)
+          yield* webhooks.createEndpoint(hidden)
+          yield* webhooks.createEndpoint(moved)
+          assert.strictEqual(Option.getOrThrow(yield* webhooks.getEndpoint(workspaceId, hidden.id)).approvalLinks, "hidden")
+
+          const unchanged = yield* webhooks.updateEndpoint(workspaceId, moved.id, { events: ["post.published"] }, t0 + 1)
+          assert.strictEqual(Option.getOrThrow(unchanged).approvalLinks, "shown")
+          const changed = yield* webhooks.updateEndpoint(workspaceId, moved.id, { url: "https://elsewhere.example/", hideApprovalLinks: true }, t0 + 2)
+          assert.deepStrictEqual(Option.getOrThrow(changed), { ...moved, url: "https://elsewhere.example/", approvalLinks: "hidden" })
+
+          yield* emit(anEvent(workspaceId, { type: "post.published" }))
+          yield* fanOutAll(t0 + 10)
+          const claimed = mine(workspaceId, yield* webhooks.claimDueDeliveries("worker-h", t0 + 20, t0 + 60_000, 10))
+          assert.deepStrictEqual(claimed.map((claim) => claim.endpoint.approvalLinks), ["hidden", "hidden"])
+        }))
+
       it.effect("rotates the secret, keeping the old one as previous until it expires, or dropping it at once", () =>
         Effect.gen(function* () {
           const { webhooks, workspaceId } = yield* withWorkspace

@@ -9,13 +9,18 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import { type Ids, type KeyKind, PostwireError } from "@postwire/domain"
+import { type ApprovalLinks, type Ids, type KeyKind, PostwireError } from "@postwire/domain"
 
 /** The key a use-case acts for. */
 export interface Caller {
   readonly workspaceId: Ids.WorkspaceId
   readonly keyId: Ids.KeyId
   readonly kind: KeyKind
+  /**
+   * Whether the key may see approval links; `hidden` also keeps them out of the deliveries to the
+   * webhook endpoints it registers or changes. Absent: `shown`.
+   */
+  readonly approvalLinks?: ApprovalLinks | undefined
 }
 
 /** Whether the caller may see a resource: a live key sees its whole workspace, a test key only test-mode resources. */

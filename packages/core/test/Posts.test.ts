@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { ApprovalToken, BlobStore, defaultSettings, EngineConfig, Ids, Media, Posts, Workspaces } from "../src/index.ts"
+import { ApprovalToken, BlobStore, CredentialsCipher, defaultSettings, EngineConfig, Ids, Media, Posts, Webhooks, Workspaces } from "../src/index.ts"
 import { MemoryStore } from "../src/index.ts"
 import { aPng } from "./fixtures/media.ts"
 
@@ -118,7 +118,11 @@ describe("posts use-cases", () => {
           ["post.scheduled", later.post.id]
         ]
       )
-      assert.strictEqual(posts[0]!.data.approval_url, ApprovalToken.approvalUrl("https://postwire.test", linked.approvalLink!.token))
+      // The link is stored sealed, and opened for deliveries and the events API.
+      const url = ApprovalToken.approvalUrl("https://postwire.test", linked.approvalLink!.token)
+      assert.notInclude(JSON.stringify(posts[0]!.data), linked.approvalLink!.token)
+      const cipher = CredentialsCipher.make((yield* EngineConfig).keyring)
+      assert.strictEqual(Webhooks.eventView(posts[0]!, cipher).data.approval_url, url)
       assert.isFalse(posts[0]!.livemode)
     }).pipe(Effect.provide(Engine))
   )

@@ -39,6 +39,21 @@ export type KeyKind = typeof KeyKind.Type
 /** The prefix of a key of each kind. */
 export const keyPrefix: Readonly<Record<KeyKind, string>> = { live: "svc_live_", test: "svc_test_" }
 
+/**
+ * Whether a key's answers carry approval links. A key made with `hidden` never sees one: in its
+ * answers (`approval.url` is `null`), in the events it reads (`approval_url` is `null`) and in
+ * the delivery log; so an agent or integration holding it can create posts but never approve
+ * them. Keys made before the option existed, and keys made without it, are `shown`.
+ */
+export const ApprovalLinks = Schema.Literals(["shown", "hidden"])
+export type ApprovalLinks = typeof ApprovalLinks.Type
+
+/**
+ * The request header with which a caller asks not to be shown approval links, whatever its key
+ * allows (the MCP tool server always sends it): `Postwire-Approval-Links: hidden`.
+ */
+export const approvalLinksHeader = "postwire-approval-links"
+
 /** The authenticated caller of a request. */
 export class CurrentKey extends Context.Service<
   CurrentKey,
@@ -47,6 +62,8 @@ export class CurrentKey extends Context.Service<
     readonly workspaceId: WorkspaceId
     readonly kind: KeyKind
     readonly scopes: ReadonlyArray<Scope>
+    /** Whether this request's answers may carry approval links (the key's option, or the request's header). */
+    readonly approvalLinks: ApprovalLinks
   }
 >()("postwire/CurrentKey") {}
 

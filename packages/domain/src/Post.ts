@@ -207,8 +207,8 @@ export const Approval = Schema.Struct({
   id: Schema.String.annotate({ description: "Unique identifier of the approval, `apr_…`." }),
   /** `pending` until decided (also for a cancelled post), then `approved` or `rejected`; `expired` once `expires_at` passed undecided. */
   status: Schema.Literals(["pending", "approved", "rejected", "expired"]).annotate({ description: "`pending` until decided (also for a cancelled post), then `approved` or `rejected`; `expired` once `expires_at` passed undecided." }),
-  /** The public approval page, `{public_base_url}/approve/{token}`. Anyone with it can decide once; share it only with the approver. */
-  url: Schema.String.annotate({ description: "The public approval page, `{public_base_url}/approve/{token}`. Anyone with it can decide once; share it only with the approver." }),
+  /** The public approval page, `{public_base_url}/approve/{token}`. Anyone with it can decide once; share it only with the approver. `null` for a key made with `approval_links: hidden` (agents and integrations never hold a link that approves). */
+  url: Schema.NullOr(Schema.String).annotate({ description: "The public approval page, `{public_base_url}/approve/{token}`. Anyone with it can decide once; share it only with the approver. `null` for a key made with `approval_links: hidden` (agents and integrations never hold a link that approves)." }),
   /** When the link stops accepting a decision (7 days after it was made by default), ISO 8601 in UTC. */
   expires_at: Instant.annotate({ description: "When the link stops accepting a decision (7 days after it was made by default), ISO 8601 in UTC." }),
   /** When the decision was taken, ISO 8601 in UTC; `null` while undecided. */

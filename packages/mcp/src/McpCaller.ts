@@ -2,12 +2,13 @@
  * Who a tool call acts for: the API key and language of the call, and a client of the API made
  * with them. On stdio they are the ones the tool server was started with; over HTTP they are
  * the request's bearer token and `Accept-Language`. Every tool is an API call with that key, so
- * scopes, workspaces, rate limits, quotas and approval rules hold for agents as for any client.
+ * scopes, workspaces, rate limits, quotas and approval rules hold for agents as for any client;
+ * and every call asks the API to hide approval links (`Postwire-Approval-Links: hidden`).
  *
  * @since 0.1.0
  */
 import { PostwireClient, type PostwireClientService } from "@postwire/client"
-import { type Locale, localeFromAcceptLanguage } from "@postwire/domain"
+import { approvalLinksHeader, type Locale, localeFromAcceptLanguage } from "@postwire/domain"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpServerRequest } from "effect/http"
 import { catalogError, type ErrorContext, type ToolError } from "./ToolError.ts"
@@ -56,10 +57,13 @@ const makeClientFactory = Effect.fnUntraced(function* (options: ApiOptions) {
   const http = yield* HttpClient.HttpClient
   return (apiKey: Redacted.Redacted<string>, locale: Locale) =>
     (idempotencyKey?: string): Effect.Effect<PostwireClientService> => {
+      // Every call asks the API to leave approval links out, whatever the key allows: an agent
+      // never holds the link that approves its own post.
+      const linkless = HttpClient.mapRequest(http, HttpClientRequest.setHeader(approvalLinksHeader, "hidden"))
       const keyed =
         idempotencyKey === undefined
-          ? http
-          : HttpClient.mapRequest(http, (request) =>
+          ? linkless
+          : HttpClient.mapRequest(linkless, (request) =>
               request.method === "POST" || request.method === "PATCH"
                 ? HttpClientRequest.setHeader(request, "idempotency-key", idempotencyKey)
                 : request

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { CreatePostInput, PostwireClientError, PostwireClientService } from "@postwire/client"
-import { docsUrl, ErrorCatalog, type ErrorItem, isErrorCode, renderMessage } from "@postwire/domain"
+import { docsUrl, ErrorCatalog, type ErrorItem, isErrorCode, renderMessage, withoutApprovalLinks } from "@postwire/domain"
 import { Effect } from "effect"
 import * as IdempotencyKey from "./IdempotencyKey.ts"
 import { type Caller, McpCaller } from "./McpCaller.ts"
@@ -85,6 +85,17 @@ export const reviewable = (
     return { body, warnings }
   })
 
+/**
+ * A tool's result and error without approval links. The API already leaves them out for the
+ * tool server; this holds even against a server that does not, so no answer an agent reads ever
+ * carries the link that approves its own post.
+ */
+const linkless = <A>(effect: Effect.Effect<A, ToolError>): Effect.Effect<A, ToolError> =>
+  effect.pipe(
+    Effect.map((result) => withoutApprovalLinks(result) as A),
+    Effect.mapError((error) => withoutApprovalLinks(error) as ToolError)
+  )
+
 const withRemaining = <A extends { readonly quota: { readonly used: number; readonly limit: number } }>(account: A) => ({
   ...account,
   quota: { ...account.quota, remaining: Math.max(0, account.quota.limit - account.quota.used) }
@@ -94,7 +105,7 @@ const whatToDo = (code: string, retryable: boolean): string => {
   if (code === "rate_limited") return "Wait retry_after_seconds, then send the same call again."
   if (code === "quota_exceeded") return "Schedule the post after the account's quota resets (see list_accounts), or use another account."
   if (code === "consent_required" || code === "approval_required" || code === "consent_by_person")
-    return "Create the post with approval mode \"link\" and give the approval URL to a person; they give consent and approve."
+    return "Create the post with approval mode \"link\" and `approval.notify.email` set to the person who approves; they give consent and approve on the page the e-mail links to."
   if (code === "token_expired" || code === "permission_missing")
     return "Ask a person to reconnect the account; retrying will not help until then."
   if (code === "insufficient_scope" || code === "unauthorized")
@@ -128,7 +139,7 @@ export const layer = (toolkit: PostwireToolkit, options: ToolOptions) =>
           return yield* run(client, args, caller).pipe(
             Effect.mapError((error) => ("_tag" in error ? fromClientError(error, caller) : error))
           )
-        }).pipe(Effect.withSpan(`mcp.${tool}`))
+        }).pipe(linkless, Effect.withSpan(`mcp.${tool}`))
 
       return toolkit.of({
         list_profiles: (args) => call("list_profiles", args, (client, a) => client.profiles.list(a), false),
@@ -200,7 +211,7 @@ export const layer = (toolkit: PostwireToolkit, options: ToolOptions) =>
             )
             const client = yield* caller.client(IdempotencyKey.derive("retry_post", { ...a, post_updated_at: state }))
             return yield* client.posts.retry(id).pipe(Effect.mapError((error) => fromClientError(error, caller)))
-          }).pipe(Effect.withSpan("mcp.retry_post")),
+          }).pipe(linkless, Effect.withSpan("mcp.retry_post")),
         list_comments: (args) => call("list_comments", args, (client, a) => client.comments.list(a), false),
         reply_to_comment: (args) =>
           call(

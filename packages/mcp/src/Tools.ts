@@ -52,9 +52,10 @@ export const AccountWithRemaining = Schema.Struct({ ...Account.Account.fields, q
 const AccountPage = Schema.Struct({ data: Schema.Array(AccountWithRemaining), cursor: Account.AccountList.fields.cursor })
 
 const humanReview =
-  "A person must approve every post before it publishes: the post is created with approval mode \"link\", " +
-  "and the answer's `approval.url` is the page where a person approves or rejects it. Give that URL to the user; " +
-  "do not open or approve it yourself."
+  "A person must approve every post before it publishes: the post is created with approval mode \"link\" and waits " +
+  "in status awaiting_approval. The approval link is never shown to you (`approval.url` is null): the approver gets it " +
+  "by e-mail when you set `approval.notify.email` (ask the user who approves), or through the workspace's own systems. " +
+  "Tell the user the post waits for their approval."
 
 const consentRule =
   "TikTok (platform shortvideo) direct posts need the creator's consent (privacy level, music-usage confirmation); " +
@@ -195,7 +196,7 @@ export const make = (options: ToolOptions) =>
         description:
           `Create a post: a caption and uploaded media, published to one or more accounts now or at \`scheduled_at\`. ${
             options.allowSkipApproval
-              ? "By default a person approves it first (approval mode \"link\"; share `approval.url` with the user); this tool server's operator allows `approval.mode: \"none\"`."
+              ? "By default a person approves it first (approval mode \"link\"; the link reaches them by e-mail through `approval.notify.email`, never through you); this tool server's operator allows `approval.mode: \"none\"`."
               : humanReview
           } ${consentRule} Calling again with the same arguments returns the same post, never a second one. ` +
           "Errors come back as the API's error object (code, message, field, retryable). Needs scope posts:write.",

@@ -1,12 +1,14 @@
 /**
  * One process per embedded data directory: a lock file holding the owner's pid. Two servers on
- * one directory would each answer from their own copy of the database and both publish.
+ * one directory would each answer from their own copy of the database and both publish. While
+ * held, the directory and everything in it is owner-only (`0700`/`0600`, see `PrivateFiles`).
  *
  * @since 0.1.0
  */
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
-import { resolve } from "node:path"
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
+import { join, resolve } from "node:path"
 import { Data, Effect } from "effect"
+import { PrivateFiles } from "@postwire/store-sql"
 
 /** Another live process holds the data directory. */
 export class DataDirectoryInUse extends Data.TaggedError("DataDirectoryInUse")<{
@@ -30,6 +32,13 @@ export const lockFileName = "postwire.lock"
  */
 const heldHere = new Set<string>()
 
+/**
+ * What the server keeps in the data directory and repairs: the database, media, mail, the first
+ * start's secrets, the lock. Not the master secret's file: one found readable by others is
+ * refused at start (it may have been read; see ServerSecrets), never quietly repaired.
+ */
+const ownEntries: ReadonlyArray<string> = ["db", "media", "mail", "first-start-secrets", lockFileName]
+
 const isAlive = (pid: number) => {
   try {
     process.kill(pid, 0)
@@ -49,10 +58,19 @@ const holderOf = (path: string): number | undefined => {
   }
 }
 
+/** Sets the directory `0700`; one the process may write but not own (a shared directory) stays as it is. */
+const closeToOthers = (dataDir: string) => {
+  try {
+    chmodSync(dataDir, 0o700)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") throw error
+  }
+}
+
 /** Creates the lock file exclusively; false when it already exists. */
 const tryCreate = (path: string): boolean => {
   try {
-    const fd = openSync(path, "wx", 0o644)
+    const fd = openSync(path, "wx", 0o600)
     writeSync(fd, `${process.pid}\n`)
     closeSync(fd)
     return true
@@ -71,8 +89,17 @@ export const acquire = (dataDir: string) =>
   Effect.acquireRelease(
     Effect.gen(function* () {
       const path = resolve(dataDir, lockFileName)
+      // Everything in the data directory (database, media, mail, secrets) is its owner's alone,
+      // whatever the umask: another local user reads and writes nothing there.
+      yield* PrivateFiles.ownerOnlyUmask
       yield* Effect.try({
-        try: () => mkdirSync(dataDir, { recursive: true }),
+        try: () => {
+          mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+          closeToOthers(dataDir)
+          // What Postwire keeps there, repaired if an older version or another umask left it open;
+          // anything else an operator put in the directory is left as it is.
+          for (const entry of ownEntries) PrivateFiles.makePrivate(join(dataDir, entry))
+        },
         catch: (cause) => new DataDirectoryNotWritable({ dataDir, cause })
       })
       // Two attempts: the second after removing a stale lock. Removing then creating with `wx`

@@ -8,12 +8,13 @@
  *
  * @since 0.1.0
  */
-import { existsSync } from "node:fs"
+import { existsSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { PGlite, parse as protocolResults, protocol } from "@electric-sql/pglite"
 import { Effect, Layer, Semaphore, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
+import * as PrivateFiles from "./PrivateFiles.ts"
 
 /** Where the embedded database keeps its data, and how much memory it may take. */
 export interface PgliteClientOptions {
@@ -75,6 +76,19 @@ const startParams = (settings: Readonly<Record<string, string>>) => [
  * ```
  */
 export const make = Effect.fnUntraced(function* (options: PgliteClientOptions) {
+  if (options.dataDir !== undefined) {
+    // Another local user must read nothing of the database (approval links, keys' digests, sealed
+    // tokens) and write nothing into it: owner-only from the first file PGlite writes to the last.
+    yield* PrivateFiles.ownerOnlyUmask
+    const dataDir = options.dataDir
+    yield* Effect.try({
+      try: () => {
+        mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+        PrivateFiles.makePrivate(dataDir)
+      },
+      catch: (cause) => toSqlError(cause, "connect")
+    })
+  }
   const pglite = yield* Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
@@ -85,6 +99,9 @@ export const make = Effect.fnUntraced(function* (options: PgliteClientOptions) {
           ...(options.template === undefined || holdsDatabase(options.dataDir) ? {} : { loadDataDir: options.template })
         })
         await db.waitReady
+        // A new database from a template is unpacked with the template's modes (chmod, past the
+        // umask): made owner-only once it is there.
+        if (options.dataDir !== undefined) PrivateFiles.makePrivate(options.dataDir)
         return db
       },
       catch: (cause) => toSqlError(cause, "connect")

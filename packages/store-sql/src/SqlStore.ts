@@ -170,6 +170,7 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
               id: key.id,
               kind: key.kind,
               scopes: JSON.stringify(key.scopes),
+              approval_links: key.approvalLinks,
               key_hash: key.hash,
               last4: key.last4,
               created_at: key.createdAt,

@@ -106,6 +106,7 @@ export const make: Effect.Effect<WebhookStoreShape, never, SqlClient.SqlClient> 
             const rows = yield* sql`UPDATE webhook_endpoints SET
                 url = ${change.url === undefined ? sql`url` : sql`${change.url}`},
                 events = ${change.events === undefined ? sql`events` : sql`${JSON.stringify(change.events)}::jsonb`},
+                approval_links = ${change.hideApprovalLinks === true ? sql`'hidden'` : sql`approval_links`},
                 secret = ${rotation === undefined ? sql`secret` : sql`${rotation.secret}`},
                 previous_secret = CASE WHEN ${rotating} THEN (CASE WHEN ${keepsPrevious} THEN secret ELSE NULL END)
                   ELSE previous_secret END,
@@ -188,7 +189,7 @@ export const make: Effect.Effect<WebhookStoreShape, never, SqlClient.SqlClient> 
               e.active AS endpoint_active, e.disabled_reason AS endpoint_disabled_reason,
               e.disabled_at AS endpoint_disabled_at, e.last_success_at AS endpoint_last_success_at,
               e.failing_since AS endpoint_failing_since, e.subscribed_from AS endpoint_subscribed_from,
-              e.created_at AS endpoint_created_at,
+              e.created_at AS endpoint_created_at, e.approval_links AS endpoint_approval_links,
               o.type AS event_type, o.created_at AS event_created_at, o.livemode AS event_livemode,
               o.data AS event_data`.pipe(
           Effect.map((rows) =>
@@ -574,7 +575,8 @@ const endpointRow = (endpoint: WebhookEndpointRecord) => ({
   last_success_at: endpoint.lastSuccessAt,
   failing_since: endpoint.failingSince,
   subscribed_from: endpoint.subscribedFrom,
-  created_at: endpoint.createdAt
+  created_at: endpoint.createdAt,
+  approval_links: endpoint.approvalLinks
 })
 
 

@@ -5,9 +5,12 @@
  * @since 0.1.0
  */
 import type { Ids as Id } from "@postwire/domain"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { formatInstant, Webhook } from "@postwire/domain"
+import { EngineConfig } from "../EngineConfig.ts"
 import { Ids } from "../ids/Ids.ts"
+import { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
+import * as EventSecrets from "../webhooks/EventSecrets.ts"
 import type { OutboxEvent, PostRecord, TargetFailure, TargetRecord } from "../store/Records.ts"
 import { renderTargetError } from "./TargetErrors.ts"
 
@@ -25,13 +28,21 @@ export const makeEvent = (
 ): Effect.Effect<OutboxEvent, never, Ids> =>
   Effect.map(Ids.use((ids) => ids.make("event")), (id) => ({ id, workspaceId, type, createdAt: now, livemode, data }))
 
-/** `post.awaiting_approval`: a post waits for a decision through its link. */
-export const awaitingApproval = (post: PostRecord, approval: { id: string; url: string; expiresAt: number }) => ({
-  post_id: post.id,
-  approval_id: approval.id,
-  approval_url: approval.url,
-  expires_at: formatInstant(approval.expiresAt)
-})
+/**
+ * `post.awaiting_approval`: a post waits for a decision through its link. The link is stored
+ * sealed (see {@link EventSecrets}): it is opened for deliveries and the events API only.
+ */
+export const awaitingApproval = (post: PostRecord, approval: { id: string; url: string; expiresAt: number }) =>
+  Effect.gen(function* () {
+    const provided = yield* Effect.serviceOption(CredentialsCipher)
+    const sealer = Option.isSome(provided) ? provided.value : CredentialsCipher.make((yield* EngineConfig).keyring)
+    return {
+      post_id: post.id,
+      approval_id: approval.id,
+      approval_url: EventSecrets.sealLink(sealer, post.workspaceId, approval.id, approval.url),
+      expires_at: formatInstant(approval.expiresAt)
+    }
+  })
 
 /** `post.scheduled`: a post waits for its `scheduled_at`. */
 export const scheduled = (post: PostRecord) => ({

@@ -156,7 +156,7 @@ export const createPost = Effect.fn("posts.create")(function* (
       yield* PostEvents.makeEvent(
         caller.workspaceId,
         "post.awaiting_approval",
-        PostEvents.awaitingApproval(post, { id: approval.record.id, url: approval.url, expiresAt: approval.record.expiresAt }),
+        yield* PostEvents.awaitingApproval(post, { id: approval.record.id, url: approval.url, expiresAt: approval.record.expiresAt }),
         livemode,
         at
       )
@@ -357,7 +357,7 @@ export const updatePost = Effect.fn("posts.update")(function* (
           yield* PostEvents.makeEvent(
             caller.workspaceId,
             "post.awaiting_approval",
-            PostEvents.awaitingApproval(current.post, { id: fresh.record.id, url: fresh.url, expiresAt: fresh.record.expiresAt }),
+            yield* PostEvents.awaitingApproval(current.post, { id: fresh.record.id, url: fresh.url, expiresAt: fresh.record.expiresAt }),
             livemode,
             at
           )

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { ErrorCode, ErrorDetails, Ids, KeyKind, Platform, Post as PostWire, Scope } from "@postwire/domain"
+import type { ApprovalLinks, ErrorCode, ErrorDetails, Ids, KeyKind, Platform, Post as PostWire, Scope } from "@postwire/domain"
 
 /** A tenant: everything else belongs to exactly one workspace. */
 export interface WorkspaceRecord {
@@ -21,6 +21,8 @@ export interface ApiKeyRecord {
   readonly workspaceId: Ids.WorkspaceId
   readonly kind: KeyKind
   readonly scopes: ReadonlyArray<Scope>
+  /** Whether the key's answers, events and delivery log carry approval links (`hidden`: never). */
+  readonly approvalLinks: ApprovalLinks
   readonly hash: string
   /** The last four characters of the key, to tell keys apart in listings. */
   readonly last4: string

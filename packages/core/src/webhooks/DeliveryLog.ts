@@ -13,6 +13,7 @@ import type { Caller } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
 import type { Keyset } from "../store/Store.ts"
+import { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import { deliverEvent, eventBody, refuseTestKeyInLiveWorkspace, storedError } from "./Webhooks.ts"
 import { type DeliveryDetail, type DeliveryLogEntry, type WebhookDeliveryRecord, WebhookStore } from "./WebhookStore.ts"
 
@@ -145,7 +146,7 @@ export const redeliver = Effect.fn("webhooks.deliveries.redeliver")(function* (
   const { delivery } = found.value
   const event = yield* store.getEvent(caller.workspaceId, delivery.eventId)
   if (Option.isNone(event)) return yield* deliveryNotFound()
-  const attempt = yield* deliverEvent(endpoint.value, event.value.id, eventBody(event.value))
+  const attempt = yield* deliverEvent(endpoint.value, event.value.id, eventBody(event.value, yield* CredentialsCipher, endpoint.value))
   const recorded = yield* store.recordRedelivery(
     { workspaceId: caller.workspaceId, endpointId, eventId: delivery.eventId },
     {

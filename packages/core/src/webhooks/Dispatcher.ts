@@ -14,7 +14,7 @@
 import { Cause, Context, Deferred, Duration, Effect, Exit, Queue, References, Semaphore } from "effect"
 import { formatInstant } from "@postwire/domain"
 import { Ids } from "../ids/Ids.ts"
-import type { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
+import { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import * as Spans from "../Spans.ts"
 import type { OutboxEvent } from "../store/Records.ts"
 import type { StoreError } from "../store/Store.ts"
@@ -171,7 +171,7 @@ const attemptDelivery = Effect.fnUntraced(function* (
   record: RecordOutcome
 ) {
   const { delivery, endpoint, event } = claimed
-  const attempt = yield* deliverEvent(endpoint, event.id, eventBody(event), checked)
+  const attempt = yield* deliverEvent(endpoint, event.id, eventBody(event, yield* CredentialsCipher, endpoint), checked)
   const at = yield* now
   const attemptsMade = delivery.attempts + 1
   const logged = {

@@ -9,12 +9,19 @@ import { Effect, Option } from "effect"
 import { defaultPageSize, ErrorDetail, PostwireError, type Webhook } from "@postwire/domain"
 import { type Caller, refuseLiveToTestKey, sees } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
+import { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import { encodeCursor, filterDigest } from "../posts/Cursor.ts"
 import { checkRange, readCursor } from "./DeliveryLog.ts"
 import { eventView } from "./Webhooks.ts"
 import { WebhookStore } from "./WebhookStore.ts"
 
 const now = Effect.clockWith((clock) => clock.currentTimeMillis)
+
+/** The cipher that opens stored approval links: the one in context, else the engine secret's. */
+const cipher = Effect.gen(function* () {
+  const provided = yield* Effect.serviceOption(CredentialsCipher)
+  return Option.isSome(provided) ? provided.value : CredentialsCipher.make((yield* EngineConfig).keyring)
+})
 
 /**
  * The workspace's events, newest first: any of the `type`s given, within `from`/`to` on
@@ -34,13 +41,14 @@ export const listEvents = Effect.fn("events.list")(function* (caller: Caller, qu
   const digest = filterDigest(`events:${caller.workspaceId}`, filter)
   const after = yield* readCursor(query.cursor, digest)
   const limit = query.limit ?? defaultPageSize
+  const opener = yield* cipher
   const rows = yield* store.listEventLog(caller.workspaceId, filter, after, limit + 1)
   const page = rows.slice(0, limit)
   const last = page[page.length - 1]
   const hasMore = rows.length > limit && last !== undefined
   return {
     // A test key sees only test-mode events; the cursor still follows the page as stored.
-    data: page.filter((e) => sees(caller, e.livemode)).map(eventView),
+    data: page.filter((e) => sees(caller, e.livemode)).map((event) => eventView(event, opener, caller.approvalLinks)),
     cursor: {
       next: hasMore ? encodeCursor(settings.keyring, { sortKey: last.createdAt, id: last.id }, digest, yield* now) : null,
       has_more: hasMore
@@ -56,5 +64,5 @@ export const getEvent = Effect.fn("events.get")(function* (caller: Caller, id: I
     return yield* new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("event") } })
   }
   yield* refuseLiveToTestKey(caller, found.value.livemode)
-  return eventView(found.value)
+  return eventView(found.value, yield* cipher, caller.approvalLinks)
 })

@@ -83,7 +83,8 @@ export const make = (tables: MemoryTables): WebhookStoreShape => {
     let next: WebhookEndpointRecord = {
       ...endpoint,
       ...(change.url === undefined ? {} : { url: change.url }),
-      ...(change.events === undefined ? {} : { events: change.events })
+      ...(change.events === undefined ? {} : { events: change.events }),
+      ...(change.hideApprovalLinks === true ? { approvalLinks: "hidden" as const } : {})
     }
     if (change.rotateSecret !== undefined) {
       const keepsPrevious = change.rotateSecret.previousExpiresAt > at

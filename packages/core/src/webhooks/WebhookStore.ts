@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto"
 import { Context, type Effect, type Option } from "effect"
-import type { Ids } from "@postwire/domain"
+import type { ApprovalLinks, Ids } from "@postwire/domain"
 import type { OutboxEvent } from "../store/Records.ts"
 import type { Keyset, StoreError } from "../store/Store.ts"
 
@@ -40,6 +40,12 @@ export interface WebhookEndpointRecord {
   /** Events created at or after this instant are delivered: the registration, or the latest re-enabling. */
   readonly subscribedFrom: number
   readonly createdAt: number
+  /**
+   * `hidden` when a key that may not see approval links registered or changed the endpoint: its
+   * deliveries carry no approval link (`approval_url` is `null`), so such a key cannot get one
+   * by pointing an endpoint at itself.
+   */
+  readonly approvalLinks: ApprovalLinks
 }
 
 /** A change to an endpoint; what is absent stays as it is. */
@@ -50,6 +56,8 @@ export interface EndpointChange {
   readonly enable?: boolean | undefined
   /** Disables an active endpoint for this reason; its pending deliveries are given up. */
   readonly disable?: string | undefined
+  /** Keeps approval links out of the endpoint's deliveries from now on (changed by a key that may not see them). */
+  readonly hideApprovalLinks?: boolean | undefined
   /**
    * A new secret. The current one becomes the previous secret until `previousExpiresAt`, or is
    * dropped when that is not after `at`.

@@ -9,6 +9,7 @@
 import type { Ids as Id } from "@postwire/domain"
 import { Context, Effect, Layer, Option, type Result } from "effect"
 import {
+  type ApprovalLinks,
   defaultPageSize,
   ErrorCatalog,
   ErrorDetail,
@@ -24,7 +25,7 @@ import { type Caller, testKeyLiveAccount } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import * as Spans from "../Spans.ts"
 import { Ids } from "../ids/Ids.ts"
-import { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
+import { CredentialsCipher, type CredentialsCipherShape } from "../publishing/CredentialsCipher.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
 import type { OutboxEvent } from "../store/Records.ts"
 import { type Keyset, Store } from "../store/Store.ts"
@@ -34,6 +35,7 @@ import { checkDeliveryAddress, checkWebhookUrl, type DeliveryTarget, isLoopbackH
 import type { DeliveryFailureData, StoredDeliveryError, WebhookEndpointRecord } from "./WebhookStore.ts"
 import { WebhookStore } from "./WebhookStore.ts"
 import { WebhookTransport } from "./WebhookTransport.ts"
+import * as EventSecrets from "./EventSecrets.ts"
 import * as WebhookSecrets from "./WebhookSecrets.ts"
 
 /** What the webhook use-cases need from the server's settings. */
@@ -191,7 +193,8 @@ export const createEndpoint = Effect.fn("webhooks.create")(function* (
     lastSuccessAt: null,
     failingSince: null,
     subscribedFrom: at,
-    createdAt: at
+    createdAt: at,
+    approvalLinks: caller.approvalLinks ?? "shown"
   }
   yield* store.createEndpoint(endpoint)
   return { ...endpointView(endpoint, at), secret } satisfies Webhook.CreatedWebhookEndpoint
@@ -266,7 +269,9 @@ export const updateEndpoint = Effect.fn("webhooks.update")(function* (
       url,
       events: request.events,
       enable: request.active === true ? true : undefined,
-      disable: request.active === false ? "disabled_by_request" : undefined
+      disable: request.active === false ? "disabled_by_request" : undefined,
+      // A key that may not see approval links cannot get them by pointing an endpoint at itself.
+      hideApprovalLinks: caller.approvalLinks === "hidden" ? true : undefined
     },
     at
   )
@@ -346,18 +351,31 @@ export const deleteEndpoint = Effect.fn("webhooks.delete")(function* (caller: Ca
   return { id, deleted: true } satisfies Webhook.DeletedWebhookEndpoint
 })
 
-/** An event as its deliveries carry it and the events API shows it: `{ id, type, created_at, livemode, data }`. */
-export const eventView = (event: OutboxEvent): Webhook.Event => ({
-  id: event.id,
-  type: event.type as Webhook.WebhookEventType,
-  created_at: formatInstant(event.createdAt),
-  livemode: event.livemode,
-  data: event.data
-})
+/**
+ * An event as its deliveries carry it and the events API shows it: `{ id, type, created_at,
+ * livemode, data }`, its approval link opened with `cipher` (see {@link EventSecrets}).
+ */
+export const eventView = (event: OutboxEvent, cipher: CredentialsCipherShape, links: ApprovalLinks = "shown"): Webhook.Event => {
+  const opened = links === "hidden" ? EventSecrets.withoutLink(event) : EventSecrets.openEvent(cipher, event)
+  return {
+    id: opened.id,
+    type: opened.type as Webhook.WebhookEventType,
+    created_at: formatInstant(opened.createdAt),
+    livemode: opened.livemode,
+    data: opened.data
+  }
+}
 
-/** The JSON body of a delivery: the {@link eventView}, plus `test: true` for a test event. */
-export const eventBody = (event: OutboxEvent, options: { readonly test?: boolean } = {}): string =>
-  JSON.stringify({ ...eventView(event), ...(options.test === true ? { test: true } : {}) })
+/**
+ * The JSON body of a delivery to `endpoint`: the {@link eventView} (without its approval link
+ * when the endpoint's are hidden), plus `test: true` for a test event.
+ */
+export const eventBody = (
+  event: OutboxEvent,
+  cipher: CredentialsCipherShape,
+  endpoint: Pick<WebhookEndpointRecord, "approvalLinks">,
+  options: { readonly test?: boolean } = {}
+): string => JSON.stringify({ ...eventView(event, cipher, endpoint.approvalLinks), ...(options.test === true ? { test: true } : {}) })
 
 /** Why an attempt did not succeed. */
 export type DeliveryFailure =
@@ -644,7 +662,7 @@ export const testEndpoint = Effect.fn("webhooks.test")(function* (caller: Caller
     livemode: caller.kind === "live",
     data: yield* sampleData(type, at)
   }
-  const attempt = yield* deliverEvent(endpoint, event.id, eventBody(event, { test: true }))
+  const attempt = yield* deliverEvent(endpoint, event.id, eventBody(event, yield* CredentialsCipher, endpoint, { test: true }))
   return {
     event_id: event.id,
     type,

@@ -7,6 +7,7 @@
 import type { Ids as Id } from "@postwire/domain"
 import { Effect, Option } from "effect"
 import {
+  type ApprovalLinks,
   allScopes,
   ErrorDetail,
   formatInstant,
@@ -93,7 +94,7 @@ export const updateWorkspace = Effect.fn("workspaces.update")(function* (
 /** Issues an API key; the secret is returned once and only its hash is stored. */
 export const createKey = Effect.fn("keys.create")(function* (
   workspaceId: Id.WorkspaceId,
-  input: { readonly kind: KeyKind; readonly scopes: ReadonlyArray<Scope> }
+  input: { readonly kind: KeyKind; readonly scopes: ReadonlyArray<Scope>; readonly approval_links?: ApprovalLinks | undefined }
 ) {
   const store = yield* Store
   yield* requireWorkspace(workspaceId)
@@ -105,6 +106,7 @@ export const createKey = Effect.fn("keys.create")(function* (
     workspaceId,
     kind: input.kind,
     scopes: [...new Set(input.scopes)],
+    approvalLinks: input.approval_links ?? "shown",
     hash: hashSecret(key),
     last4: key.slice(-4),
     createdAt: yield* now,
@@ -211,6 +213,8 @@ export interface KeyView {
   readonly id: string
   readonly kind: KeyKind
   readonly scopes: ReadonlyArray<Scope>
+  /** Whether the key's answers carry approval links. */
+  readonly approval_links: ApprovalLinks
   readonly last4: string
   readonly created_at: string
   /** When it was revoked; `null` while it is valid. */
@@ -221,6 +225,7 @@ const keyView = (key: ApiKeyRecord): KeyView => ({
   id: key.id,
   kind: key.kind,
   scopes: key.scopes,
+  approval_links: key.approvalLinks,
   last4: key.last4,
   created_at: formatInstant(key.createdAt),
   revoked_at: key.revokedAt === null ? null : formatInstant(key.revokedAt)

@@ -6,7 +6,7 @@
  */
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity } from "effect/http-api"
-import { Account, ApiErrors, httpErrors, KeyKind, Platform, PrivacyLevel, Scope } from "@postwire/domain"
+import { Account, ApiErrors, ApprovalLinks, httpErrors, KeyKind, Platform, PrivacyLevel, Scope } from "@postwire/domain"
 
 /** Bearer authentication with the admin token. */
 export class AdminAuthentication extends HttpApiMiddleware.Service<AdminAuthentication>()("postwire/AdminAuthentication", {
@@ -30,7 +30,9 @@ export const UpdateWorkspace = Schema.Struct({
 })
 export const CreateKey = Schema.Struct({
   kind: KeyKind,
-  scopes: Schema.Array(Scope)
+  scopes: Schema.Array(Scope),
+  /** `hidden`: the key never sees approval links (for agents and integrations). Default `shown`. */
+  approval_links: Schema.optionalKey(ApprovalLinks)
 })
 export const CreateProfile = Schema.Struct({ name: Schema.String })
 export const Simulate = Schema.Struct({
@@ -70,6 +72,7 @@ export const KeyView = Schema.Struct({
   id: Schema.String,
   kind: KeyKind,
   scopes: Schema.Array(Scope),
+  approval_links: ApprovalLinks,
   last4: Schema.String,
   created_at: Schema.String,
   revoked_at: Schema.NullOr(Schema.String)

@@ -113,16 +113,22 @@ const commands: Record<string, Record<string, Command>> = {
     create: {
       method: "POST",
       path: (w) => `${ws(w)}/keys`,
-      options: { kind: { type: "string" }, scopes: { type: "string", multiple: true } },
-      body: (v) => ({ kind: required("kind", v.kind), scopes: list(v.scopes) }),
+      options: { kind: { type: "string" }, scopes: { type: "string", multiple: true }, "approval-links": { type: "string" } },
+      body: (v) => ({
+        kind: required("kind", v.kind),
+        scopes: list(v.scopes),
+        // `hidden` for agents and integrations: the key never sees a link that approves a post.
+        ...(v["approval-links"] === undefined ? {} : { approval_links: v["approval-links"] })
+      }),
       needsWorkspace: true,
-      usage: "postwire admin key create --workspace WS --kind test|live --scopes posts:read,posts:write,webhooks:read,webhooks:write,accounts:write"
+      usage:
+        "postwire admin key create --workspace WS --kind test|live --scopes posts:read,posts:write,webhooks:read,webhooks:write,accounts:write [--approval-links shown|hidden]"
     },
     list: {
       method: "GET",
       path: (w) => `${ws(w)}/keys`,
       options: {},
-      columns: ["id", "kind", "last4", "scopes", "created_at", "revoked_at"],
+      columns: ["id", "kind", "last4", "scopes", "approval_links", "created_at", "revoked_at"],
       needsWorkspace: true,
       usage: "postwire admin key list --workspace WS"
     },

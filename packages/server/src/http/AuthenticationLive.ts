@@ -7,9 +7,10 @@
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { hashSecret, Store } from "@postwire/core"
-import { Authentication, CurrentKey, grantsScope, PostwireError, RateLimitBucket, RequiredScope } from "@postwire/domain"
+import { approvalLinksHeader, Authentication, CurrentKey, grantsScope, PostwireError, RateLimitBucket, RequiredScope } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { ApiKeyCache } from "./ApiKeyCache.ts"
+import { withApprovalLinksHidden } from "./ApprovalLinkVisibility.ts"
 import { renderFailure } from "./Failures.ts"
 import { RateLimiter } from "../limits/RateLimiter.ts"
 import { announce, countRequest, countRequests, tightest } from "./RateLimits.ts"
@@ -57,12 +58,19 @@ export const AuthenticationLive = Layer.effect(
           if (scope !== undefined && !grantsScope(key.scopes, scope)) {
             return yield* fail(new PostwireError({ code: "insufficient_scope", details: { scope } }))
           }
-          return yield* Effect.provideService(httpEffect, CurrentKey, {
+          // A caller may always ask to see less: the MCP tool server hides links whatever its key allows.
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const approvalLinks = key.approvalLinks === "hidden" || request.headers[approvalLinksHeader]?.trim().toLowerCase() === "hidden"
+            ? "hidden"
+            : "shown"
+          const answered = Effect.provideService(httpEffect, CurrentKey, {
             keyId: key.id,
             workspaceId: key.workspaceId,
             kind: key.kind,
-            scopes: key.scopes
+            scopes: key.scopes,
+            approvalLinks
           })
+          return yield* approvalLinks === "hidden" ? withApprovalLinksHidden(answered) : answered
         }).pipe(Effect.provideContext(provided) as never)
     })
   })

@@ -11,7 +11,7 @@ import { respond } from "./Failures.ts"
 
 const caller: Effect.Effect<Caller, never, CurrentKey> = Effect.gen(function* () {
   const key = yield* CurrentKey
-  return { workspaceId: key.workspaceId, keyId: key.keyId, kind: key.kind }
+  return { workspaceId: key.workspaceId, keyId: key.keyId, kind: key.kind, approvalLinks: key.approvalLinks }
 })
 
 /** The `events` group of the public API. */

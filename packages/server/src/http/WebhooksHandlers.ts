@@ -17,7 +17,7 @@ import * as Views from "./Views.ts"
 
 const caller: Effect.Effect<Caller, never, CurrentKey> = Effect.gen(function* () {
   const key = yield* CurrentKey
-  return { workspaceId: key.workspaceId, keyId: key.keyId, kind: key.kind }
+  return { workspaceId: key.workspaceId, keyId: key.keyId, kind: key.kind, approvalLinks: key.approvalLinks }
 })
 
 /** The `webhooks` group of the public API; the test and redeliver endpoints send with the server's `DeliveryServices`. */

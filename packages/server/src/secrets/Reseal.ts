@@ -1,6 +1,7 @@
 /**
  * `postwire secrets reseal`: re-seals every stored platform credential and webhook signing secret
- * under the newest master secret (sealing the signing secrets stored before they were sealed),
+ * under the newest master secret (sealing the signing secrets stored before they were sealed,
+ * and the approval links of `post.awaiting_approval` events written before links were sealed),
  * then deletes the 0.1 secret from the database once nothing needs it. Idempotent (a value
  * already under the newest is left alone) and resumable (each account and endpoint is its own
  * update; run it again after an interruption).
@@ -8,8 +9,8 @@
  * @since 0.2.0
  */
 import { Effect, Option } from "effect"
-import { CredentialsCipher, type CredentialsCipherShape, accountContext, Store, WebhookSecrets } from "@postwire/core"
-import { SqlCredentials, SqlWebhookSecrets } from "@postwire/store-sql"
+import { CredentialsCipher, type CredentialsCipherShape, accountContext, EventSecrets, Store, WebhookSecrets } from "@postwire/core"
+import { SqlCredentials, SqlEventLinks, SqlWebhookSecrets } from "@postwire/store-sql"
 import type { ServerSettings } from "../config/ServerConfig.ts"
 import * as ServerSecrets from "./ServerSecrets.ts"
 
@@ -28,6 +29,8 @@ export interface Counts {
 /** What a reseal did: the credentials' counts, the webhook signing secrets', and whether the 0.1 secret went. */
 export interface ResealCounts extends Counts {
   readonly webhookSecrets: Counts
+  /** Approval links of events written in clear: `resealed` sealed now, `changed` replaced meanwhile. */
+  readonly approvalLinks: Counts
   /** Whether the 0.1 secret was deleted from the database by this run. */
   readonly legacyDeleted: boolean
 }
@@ -80,6 +83,24 @@ const resealWebhookSecrets = (cipher: CredentialsCipherShape) =>
     return counts
   })
 
+/** Seals the approval links events hold in clear (written before links were sealed). */
+const sealApprovalLinks = (cipher: CredentialsCipherShape) =>
+  Effect.gen(function* () {
+    let counts = none
+    let after: { readonly workspaceId: string; readonly seq: string } | undefined
+    while (true) {
+      const batch = yield* SqlEventLinks.listAfter(after, batchSize)
+      for (const link of batch) {
+        const sealed = EventSecrets.sealLink(cipher, link.workspaceId, link.approvalId, link.url)
+        counts = bump(counts, (yield* SqlEventLinks.replace(link, sealed)) ? "resealed" : "changed")
+      }
+      const last = batch.at(-1)
+      if (last === undefined || batch.length < batchSize) break
+      after = last
+    }
+    return counts
+  })
+
 /** Runs the reseal with the master secrets of these settings. */
 export const reseal = (settings: Pick<ServerSettings, "secrets" | "databaseUrl" | "dataDir">) =>
   Effect.gen(function* () {
@@ -110,6 +131,7 @@ export const reseal = (settings: Pick<ServerSettings, "secrets" | "databaseUrl" 
       after = last
     }
     const webhookSecrets = yield* resealWebhookSecrets(cipher)
+    const approvalLinks = yield* sealApprovalLinks(cipher)
     let legacyDeleted = false
     if (resolved.legacyInDatabase && counts.changed === 0 && webhookSecrets.changed === 0) {
       const store = yield* Store
@@ -118,13 +140,17 @@ export const reseal = (settings: Pick<ServerSettings, "secrets" | "databaseUrl" 
         legacyDeleted = yield* store.deleteSetting(ServerSecrets.legacySettingName, legacy.value).pipe(Effect.orDie)
       }
     }
-    return { ...counts, webhookSecrets, legacyDeleted } satisfies ResealCounts
+    return { ...counts, webhookSecrets, approvalLinks, legacyDeleted } satisfies ResealCounts
   })
 
 /** The lines `postwire secrets reseal` prints. */
 export const report = (counts: ResealCounts): ReadonlyArray<string> => [
   `Re-sealed ${counts.resealed} credential${counts.resealed === 1 ? "" : "s"} under the newest secret; ${counts.current} already were; ${counts.unreadable} cannot be opened with any listed secret; ${counts.changed} changed while this ran.`,
   `Sealed the signing secrets of ${counts.webhookSecrets.resealed} webhook endpoint${counts.webhookSecrets.resealed === 1 ? "" : "s"} under the newest secret; ${counts.webhookSecrets.current} already were; ${counts.webhookSecrets.unreadable} cannot be opened with any listed secret; ${counts.webhookSecrets.changed} changed while this ran.`,
+  // Only after an upgrade from a version that wrote them in clear.
+  ...(counts.approvalLinks.resealed > 0
+    ? [`Sealed the approval links of ${counts.approvalLinks.resealed} event${counts.approvalLinks.resealed === 1 ? "" : "s"} written before links were sealed.`]
+    : []),
   counts.legacyDeleted
     ? "Deleted the old secret from the database: it is no longer needed."
     : counts.changed > 0 || counts.webhookSecrets.changed > 0

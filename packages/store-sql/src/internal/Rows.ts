@@ -215,6 +215,7 @@ const decodeApiKey = decoder(
     id: Str,
     kind: Str,
     scopes: Json(Strings),
+    approval_links: Str,
     key_hash: Str,
     last4: Str,
     created_at: Num,
@@ -229,6 +230,7 @@ export const apiKeyFromRow = (input: unknown): ApiKeyRecord => {
     workspaceId: row.workspace_id as Ids.WorkspaceId,
     kind: row.kind as ApiKeyRecord["kind"],
     scopes: row.scopes as ApiKeyRecord["scopes"],
+    approvalLinks: row.approval_links === "hidden" ? "hidden" : "shown",
     hash: row.key_hash,
     last4: row.last4,
     createdAt: row.created_at,
@@ -552,7 +554,8 @@ const decodeEndpoint = decoder(
     last_success_at: orNull(Num),
     failing_since: orNull(Num),
     subscribed_from: Num,
-    created_at: Num
+    created_at: Num,
+    approval_links: Str
   })
 )
 
@@ -572,7 +575,8 @@ export const endpointFromRow = (input: unknown): WebhookEndpointRecord => {
     lastSuccessAt: row.last_success_at ?? null,
     failingSince: row.failing_since ?? null,
     subscribedFrom: row.subscribed_from,
-    createdAt: row.created_at
+    createdAt: row.created_at,
+    approvalLinks: row.approval_links === "hidden" ? "hidden" : "shown"
   }
 }
 
