@@ -183,11 +183,11 @@ describe("postwire migrate", () => {
     const first = await run(["migrate", "--data-dir", dataDir])
     expect(first.code).toBe(0)
     expect(first.out).toBe(
-      "Applied 15 migrations: 0001_init, 0002_publishing, 0003_webhooks, 0004_pending_permalinks, 0005_accounts_connect, 0006_webhook_log, 0007_publish_recovery, 0008_comments, 0009_media_lifecycle, 0010_history_bounded, 0011_target_errors_as_data, 0012_hot_updates, 0013_post_trace_parent, 0014_outbox_pending, 0017_key_approval_links. The database is at 0017_key_approval_links.\n"
+      "Applied 15 migrations: 0001_init, 0002_publishing, 0003_webhooks, 0004_pending_permalinks, 0005_accounts_connect, 0006_webhook_log, 0007_publish_recovery, 0008_comments, 0009_media_lifecycle, 0010_history_bounded, 0011_target_errors_as_data, 0012_hot_updates, 0013_post_trace_parent, 0014_outbox_pending, 0015_key_approval_links. The database is at 0015_key_approval_links.\n"
     )
     const again = await run(["migrate", "--data-dir", dataDir])
     expect(again.code).toBe(0)
-    expect(again.out).toBe("The database is up to date (0017_key_approval_links).\n")
+    expect(again.out).toBe("The database is up to date (0015_key_approval_links).\n")
   })
 
   it("and serve refuse, in one line, a database migrated by a newer version", async () => {

@@ -20,9 +20,10 @@ import { join } from "node:path"
 import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, describe, expect, it, vi } from "vitest"
-import { type ErrorCode, renderMessage } from "@postwire/domain"
+import { allScopes, type ErrorCode, renderMessage } from "@postwire/domain"
 import { Reseal } from "@postwire/server"
 import { Migrations, SqlStore } from "@postwire/store-sql"
+import { aKeyWithScopes } from "../support/Builders.ts"
 import { call } from "../support/Http.ts"
 import { backends, startServer } from "../support/TestServer.ts"
 import { aReceiver } from "../webhooks/Receiver.ts"
@@ -49,7 +50,7 @@ const fixturesRequired: ReadonlyArray<string> = [
   "0012_hot_updates",
   "0013_post_trace_parent",
   "0014_outbox_pending",
-  "0017_key_approval_links"
+  "0015_key_approval_links"
 ]
 
 const fixturePath = (version: string) => join(import.meta.dirname, "fixtures", `${version}.sql`)
@@ -244,32 +245,35 @@ describe.each(backends())("migrations on %s, each from the schema before it with
         }
       }
     )
+    // The fixture's workspace has a live account, which its test key may neither see nor touch:
+    // the data is read back with a live key of the same workspace.
+    const liveKey = await aKeyWithScopes(server, allScopes, "live")
     const receiver = await aReceiver()
     try {
-      const posts = await call(server.baseUrl, "GET", "/v1/posts?limit=100", { key: fixtureKey })
+      const posts = await call(server.baseUrl, "GET", "/v1/posts?limit=100", { key: liveKey })
       expect(posts.status).toBe(200)
       expect(posts.body.data.map((post: { id: string }) => post.id).sort()).toEqual(contents.posts.map((post) => post.id).sort())
-      const accounts = await call(server.baseUrl, "GET", "/v1/accounts?limit=100", { key: fixtureKey })
+      const accounts = await call(server.baseUrl, "GET", "/v1/accounts?limit=100", { key: liveKey })
       expect(accounts.body.data.map((account: { id: string }) => account.id).sort()).toEqual(contents.accounts.map((account) => account.id).sort())
 
       for (const { post_id } of contents.approvals) {
-        const post = await call(server.baseUrl, "GET", `/v1/posts/${post_id}`, { key: fixtureKey })
+        const post = await call(server.baseUrl, "GET", `/v1/posts/${post_id}`, { key: liveKey })
         const path = new URL(post.body.approval.url).pathname
         expect((await fetch(`${server.baseUrl}${path}`)).status, `the approval link of ${post_id}`).toBe(200)
       }
 
       for (const endpoint of contents.endpoints) {
         receiver.secret = endpoint.secret
-        const moved = await call(server.baseUrl, "PATCH", `/v1/webhooks/${endpoint.id}`, { key: fixtureKey, body: { url: receiver.url } })
+        const moved = await call(server.baseUrl, "PATCH", `/v1/webhooks/${endpoint.id}`, { key: liveKey, body: { url: receiver.url } })
         expect(moved.status).toBe(200)
-        const tested = await call(server.baseUrl, "POST", `/v1/webhooks/${endpoint.id}/test`, { key: fixtureKey })
+        const tested = await call(server.baseUrl, "POST", `/v1/webhooks/${endpoint.id}/test`, { key: liveKey })
         expect(tested.body).toMatchObject({ delivered: true, status_code: 204 })
         expect(receiver.events.map((event) => event.id)).toContain(tested.body.event_id)
       }
       expect(receiver.rejected).toEqual([])
 
       // Comments (0008 on): every one listed, under its post and target, with its text.
-      const comments = await call(server.baseUrl, "GET", "/v1/comments?limit=100", { key: fixtureKey })
+      const comments = await call(server.baseUrl, "GET", "/v1/comments?limit=100", { key: liveKey })
       expect(comments.status).toBe(200)
       const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1)
       expect(
@@ -287,7 +291,7 @@ describe.each(backends())("migrations on %s, each from the schema before it with
       // catalog's words, with the values the stored message was filled with, and the docs address
       // under the server's public URL of now, not the one they were stored under.
       for (const failure of contents.failures) {
-        const post = await call(server.baseUrl, "GET", `/v1/posts/${failure.postId}`, { key: fixtureKey, headers: { "accept-language": "id" } })
+        const post = await call(server.baseUrl, "GET", `/v1/posts/${failure.postId}`, { key: liveKey, headers: { "accept-language": "id" } })
         expect(post.status).toBe(200)
         const target = post.body.targets.find((t: { id: string }) => t.id === failure.id)
         const code = failure.error.code as ErrorCode
@@ -301,14 +305,14 @@ describe.each(backends())("migrations on %s, each from the schema before it with
           docs: `${publicUrl}/docs/errors#${code}`,
           ...(failure.error.platform_code === undefined ? {} : { platform_code: failure.error.platform_code })
         })
-        const listed = await call(server.baseUrl, "GET", "/v1/posts?limit=100", { key: fixtureKey })
+        const listed = await call(server.baseUrl, "GET", "/v1/posts?limit=100", { key: liveKey })
         const inList = listed.body.data.find((p: { id: string }) => p.id === failure.postId).targets.find((t: { id: string }) => t.id === failure.id)
         expect(inList.error.message).toBe(renderMessage(code, "en", details))
       }
 
       // Media: items from before 0009 and finished ones are ready; an unfinished upload is
       // processing with the parts it received, until it expires and the workers delete it.
-      const media = await call(server.baseUrl, "GET", "/v1/media?limit=100", { key: fixtureKey })
+      const media = await call(server.baseUrl, "GET", "/v1/media?limit=100", { key: liveKey })
       expect(media.status).toBe(200)
       const listed = new Map<string, string>(media.body.data.map((item: { id: string; status: string }) => [item.id, item.status]))
       const expired = new Set(
@@ -321,14 +325,14 @@ describe.each(backends())("migrations on %s, each from the schema before it with
       for (const item of contents.media) {
         if (expired.has(item.id)) {
           await vi.waitFor(
-            async () => expect((await call(server.baseUrl, "GET", `/v1/media/${item.id}`, { key: fixtureKey })).status).toBe(404),
+            async () => expect((await call(server.baseUrl, "GET", `/v1/media/${item.id}`, { key: liveKey })).status).toBe(404),
             { timeout: 20_000, interval: 250 }
           )
           continue
         }
         expect(listed.get(item.id), `the status of ${item.id}`).toBe(item.receiving ? "processing" : "ready")
         if (item.receiving) {
-          const upload = await call(server.baseUrl, "GET", `/v1/media/uploads/${item.id}`, { key: fixtureKey })
+          const upload = await call(server.baseUrl, "GET", `/v1/media/uploads/${item.id}`, { key: liveKey })
           expect(upload.body).toMatchObject({ id: item.id, status: "receiving", parts_received: item.parts })
         }
       }
