@@ -10,6 +10,7 @@
 import type { Connect } from "@postwire/core"
 import { type Locale, localeFromAcceptLanguage, type Platform, platformRules, type PostwireError, renderMessage } from "@postwire/domain"
 import { styles } from "../approvals/ApprovalStyles.ts"
+import { isolated } from "../approvals/UserText.ts"
 import { formatDate } from "../html/DateText.ts"
 import { html, raw, render, type SafeHtml } from "../html/Html.ts"
 
@@ -163,8 +164,8 @@ export const renderOpen = (ctx: PageContext, page: Extract<Connect.ConnectPage, 
   const platform = platformName(link.platform)
   const asks =
     page.account === undefined
-      ? t.asks(page.workspace.name, platform, page.profile?.name ?? link.profileId)
-      : t.asksReconnect(page.workspace.name, platform, handleOf(page.account.handle))
+      ? t.asks(isolated(page.workspace.name), platform, isolated(page.profile?.name ?? link.profileId))
+      : t.asksReconnect(isolated(page.workspace.name), platform, isolated(handleOf(page.account.handle)))
   const body = html`<h1>${t.connectTitle(platform)}</h1>
 <p class="lead" data-asks>${asks}</p>
 <p>${t.what}</p>
@@ -178,7 +179,7 @@ ${link.sandbox ? html`<p class="notice" data-sandbox>${t.sandbox}</p>` : ""}
 /** The accounts just connected (no `redirect_url` to return to). */
 export const renderConnected = (ctx: PageContext, handles: ReadonlyArray<string>): string => {
   const t = texts[ctx.locale]
-  const list = handles.map(handleOf).join(", ")
+  const list = handles.map((handle) => isolated(handleOf(handle))).join(", ")
   return layout(
     ctx,
     t.connectedTitle,
@@ -199,8 +200,8 @@ export const renderChoose = (
   const items = outcome.choices.map(
     (choice, i) => html`<div class="check">
 <input type="checkbox" id="page-${i}" name="page" value="${choice.id}">
-<label for="page-${i}">${choice.displayName ?? choice.handle}${
-      choice.displayName === null || choice.displayName === choice.handle ? "" : html`<span class="hint">${handleOf(choice.handle)}</span>`
+<label for="page-${i}"><bdi>${choice.displayName ?? choice.handle}</bdi>${
+      choice.displayName === null || choice.displayName === choice.handle ? "" : html`<span class="hint"><bdi>${handleOf(choice.handle)}</bdi></span>`
     }</label>
 </div>`
   )
