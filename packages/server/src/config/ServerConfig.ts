@@ -61,6 +61,8 @@ export interface ServerSettings {
   readonly logFormat?: LogFormat | undefined
   /** Where spans go over OTLP/HTTP (`OTEL_EXPORTER_OTLP_ENDPOINT`); tracing is off when absent. */
   readonly tracing?: TracingSettings | undefined
+  /** `POSTWIRE_LOG_LEVEL`: the least severe level written (default `Info`). */
+  readonly logLevel?: "Trace" | "Debug" | "Info" | "Warn" | "Error" | undefined
   /** `POSTWIRE_TRUSTED_PROXIES` / `--trusted-proxies`: the proxies whose `X-Forwarded-For` / `Forwarded` is believed; none when absent. */
   readonly trustedProxies?: ClientAddress.TrustedProxies | undefined
   /** The largest request bodies the server reads (docs/configuration.md). */
@@ -235,11 +237,21 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
       media: positiveInt("POSTWIRE_MAX_MEDIA_BODY_BYTES", env.POSTWIRE_MAX_MEDIA_BODY_BYTES, defaultBodyLimits.media)
     },
     mediaS3: mediaS3Settings(env.POSTWIRE_MEDIA_S3_URL),
+    logLevel: logLevel(env.POSTWIRE_LOG_LEVEL),
     trustedProxies: trustedProxies(
       flags.trustedProxies !== undefined ? "--trusted-proxies" : "POSTWIRE_TRUSTED_PROXIES",
       flagValue("--trusted-proxies", flags.trustedProxies) ?? env.POSTWIRE_TRUSTED_PROXIES
     )
   }
+}
+
+const logLevels = { trace: "Trace", debug: "Debug", info: "Info", warn: "Warn", error: "Error" } as const
+
+const logLevel = (raw: string | undefined): ServerSettings["logLevel"] => {
+  if (raw === undefined || raw.trim() === "") return "Info"
+  const level = logLevels[raw.trim().toLowerCase() as keyof typeof logLevels]
+  if (level === undefined) throw new ConfigProblem("POSTWIRE_LOG_LEVEL", `expected trace, debug, info, warn or error, got "${raw}"`)
+  return level
 }
 
 const trustedProxies = (setting: string, raw: string | undefined): ClientAddress.TrustedProxies => {
