@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto"
 import { Keyring, MediaUrls } from "@postwire/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { anImage, aPost } from "../support/Builders.ts"
-import { absolute, aConnectLink, aConnectServer, step } from "../support/Connect.ts"
+import { absolute, aConnectLink, aConnectServer, hiddenFields, postForm, step } from "../support/Connect.ts"
 import { platformFakes, type PlatformFakes } from "../support/Fakes.ts"
 import { call } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
@@ -135,5 +135,55 @@ describe.each(backends())("profile pictures from a platform on %s", (backend) =>
     fakes.shortvideo.person.avatar_url = "https://p16.tiktokcdn.example/avatar.jpeg"
     const again = await connectShortvideo()
     expect(again.avatar_url).toBe("https://p16.tiktokcdn.example/avatar.jpeg")
+  })
+})
+
+describe.each(backends())("the connect callback's browser on %s", (backend) => {
+  let server: TestServer
+
+  beforeAll(async () => {
+    server = await aConnectServer((env, options) => startServer(backend, env, options))
+  })
+  afterAll(() => server?.stop())
+
+  /** A sandbox journey up to the platform's answer (the callback address), in a browser that keeps cookies. */
+  const toTheCallback = async () => {
+    const link = await aConnectLink(server, { platform: "textpost", redirect_url: "https://app.example.com/done" })
+    expect(link.status).toBe(201)
+    const page = await step(link.body.url)
+    const start = /href="([^"]+\/start[^"]*)"/.exec(page.body)![1]!.replaceAll("&amp;", "&")
+    // The browser continues to the platform and keeps the cookie it is given.
+    const started = await fetch(absolute(server, start), { redirect: "manual" })
+    expect(started.status).toBe(303)
+    const cookie = started.headers.get("set-cookie") ?? ""
+    const consent = await step(absolute(server, started.headers.get("location")!))
+    const fields = [...hiddenFields(consent.body), ["handle", `other_browser_${Date.now() % 100000}`], ["decision", "allow"]] as Array<[string, string]>
+    const consented = await postForm(absolute(server, "/connect/sandbox/authorize"), fields)
+    expect(consented.status).toBe(303)
+    return { callbackUrl: absolute(server, consented.location!), cookie }
+  }
+
+  it("sets a SameSite=Lax, HttpOnly cookie on the way to the platform", async () => {
+    const { cookie } = await toTheCallback()
+    expect(cookie).toMatch(/^pw_connect_[0-9a-f]+=1;/)
+    expect(cookie).toContain("HttpOnly")
+    expect(cookie).toContain("SameSite=Lax")
+    expect(cookie).toContain("Path=/connect")
+    // The server's public address is http: here, so the cookie is not Secure-only.
+    expect(cookie).not.toContain("Secure")
+  })
+
+  it("refuses the platform's answer opened in another browser with a clear page, and connects nothing", async () => {
+    const { callbackUrl, cookie } = await toTheCallback()
+    const elsewhere = await fetch(callbackUrl, { redirect: "manual" })
+    expect(elsewhere.status).toBe(400)
+    const html = await elsewhere.text()
+    expect(html).toContain("Finish in the browser you started in")
+    expect(html).toContain("Open the connect link again here")
+
+    // The browser that started it, sending its cookie back, still finishes.
+    const here = await fetch(callbackUrl, { redirect: "manual", headers: { cookie: cookie.split(";", 1)[0]! } })
+    expect(here.status).toBe(303)
+    expect(new URL(here.headers.get("location")!).searchParams.get("status")).toBe("connected")
   })
 })

@@ -43,6 +43,9 @@ const texts = {
     refusedTitle: "Nothing was connected",
     failedTitle: "The account was not connected",
     tryAgain: "Open the connect link again to try once more.",
+    browserTitle: "Finish in the browser you started in",
+    browserBody:
+      "This answer from the platform belongs to a connection started in another browser (or one that blocks cookies). Open the connect link again here and continue from there.",
     sandboxTitle: (platform: string) => `Sandbox ${platform}: allow access?`,
     sandboxIntro: (platform: string) =>
       `This simulated consent screen stands in for ${platform}. Nothing real is connected and nothing is posted.`,
@@ -84,6 +87,9 @@ const texts = {
     refusedTitle: "Tidak ada yang dihubungkan",
     failedTitle: "Akun tidak terhubung",
     tryAgain: "Buka lagi tautan penghubung untuk mencoba sekali lagi.",
+    browserTitle: "Selesaikan di peramban tempat Anda memulai",
+    browserBody:
+      "Jawaban dari platform ini milik penghubungan yang dimulai di peramban lain (atau peramban yang memblokir cookie). Buka lagi tautan penghubung di sini dan lanjutkan dari sana.",
     sandboxTitle: (platform: string) => `${platform} sandbox: izinkan akses?`,
     sandboxIntro: (platform: string) =>
       `Layar persetujuan simulasi ini menggantikan ${platform}. Tidak ada akun nyata yang dihubungkan dan tidak ada yang diunggah.`,
@@ -216,6 +222,10 @@ ${showProblem ? html`<div class="summary" role="alert"><p>${t.chooseAtLeastOne}<
 </form>`
   return layout(ctx, t.chooseTitle, body)
 }
+
+/** A callback that arrived in a browser that did not start its connection (no matching cookie). */
+export const renderOtherBrowser = (ctx: PageContext): string =>
+  problem(ctx, texts[ctx.locale].browserTitle, texts[ctx.locale].browserBody)
 
 /** A token that names no link. */
 export const renderUnknown = (ctx: PageContext): string => problem(ctx, texts[ctx.locale].unknownTitle, texts[ctx.locale].unknownBody)
