@@ -161,7 +161,7 @@ export const docsHeaders: Readonly<Record<string, string>> = {
     "script-src 'self' 'unsafe-inline'",
     "style-src 'self' 'unsafe-inline' https://fonts.scalar.com",
     "font-src 'self' data: https://fonts.scalar.com",
-    "img-src 'self' data:",
+    "img-src 'self' data: blob:",
     "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
