@@ -209,8 +209,9 @@ describe.each(backends())("connecting accounts on %s", (backend) => {
       tampered.searchParams.set("state", `${tampered.searchParams.get("state")}x`)
       const reply = await step(tampered.toString())
 
+      // No connection was started in this browser with that state (issue #37: the state is bound to a cookie).
       expect(reply.status).toBe(400)
-      expect(reply.body).toContain("does not belong to a connect in progress")
+      expect(reply.body).toContain("Finish in the browser you started in")
       expect(reply.body).not.toMatch(/at \w+ \(|Error:/)
     })
 

@@ -47,7 +47,7 @@ describe("requests during the start", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "postwire-startup-"))
     directories.push(dataDir)
     const port = await freePort()
-    const settings = resolveSettings({ port: String(port), host: "127.0.0.1", dataDir }, { POSTWIRE_ADMIN_TOKEN: "pwadm_test_startup" })
+    const settings = resolveSettings({ port: String(port), host: "127.0.0.1", dataDir }, { POSTWIRE_ADMIN_TOKEN: "pwadm_test_startup_0123456789abcdef" })
     const gate = Effect.runSync(Deferred.make<void>())
     // Built with the server's own routes: the router is installed only once this layer is built.
     const holdTheStart = Layer.effectDiscard(Deferred.await(gate))

@@ -182,7 +182,7 @@ export const startFleet = async (options: { readonly accounts: number; readonly 
   fake.quotaUsedBefore = -1_000_000
 
   const dataDir = mkdtempSync(join(tmpdir(), "postwire-fleet-"))
-  const adminToken = `pwadm_${randomBytes(12).toString("hex")}`
+  const adminToken = `pwadm_${randomBytes(16).toString("hex")}`
   const apiPort = await freePort()
   const apiUrl = `http://127.0.0.1:${apiPort}`
   const common = {

@@ -13,9 +13,28 @@ export interface Step {
   readonly body: string
 }
 
-/** Fetches `url` without following redirects. */
+/**
+ * The cookies a person's browser holds, by origin: a connect journey is bound to the browser
+ * that started it (a cookie set on the way to the platform, required on its answer).
+ */
+const browserCookies = new Map<string, Map<string, string>>()
+
+/** Forgets every cookie, as another browser would start with none. */
+export const clearCookies = (): void => browserCookies.clear()
+
+/** Fetches `url` without following redirects, as a browser would: sending and keeping its cookies. */
 export const step = async (url: string, init: RequestInit = {}): Promise<Step> => {
-  const response = await fetch(url, { ...init, redirect: "manual" })
+  const { origin } = new URL(url)
+  const jar = browserCookies.get(origin) ?? new Map<string, string>()
+  browserCookies.set(origin, jar)
+  const headers = new Headers(init.headers)
+  if (jar.size > 0) headers.set("cookie", [...jar].map(([name, value]) => `${name}=${value}`).join("; "))
+  const response = await fetch(url, { ...init, headers, redirect: "manual" })
+  for (const cookie of response.headers.getSetCookie()) {
+    const [pair = ""] = cookie.split(";", 1)
+    const at = pair.indexOf("=")
+    if (at > 0) jar.set(pair.slice(0, at).trim(), pair.slice(at + 1).trim())
+  }
   return { status: response.status, location: response.headers.get("location"), body: await response.text() }
 }
 

@@ -157,7 +157,7 @@ export const startServer = async (
   options: ServerOptions = {}
 ): Promise<TestServer> => {
   const dataDir = mkdtempSync(join(tmpdir(), "postwire-test-"))
-  const adminToken = `pwadm_test_${randomBytes(8).toString("hex")}`
+  const adminToken = `pwadm_test_${randomBytes(16).toString("hex")}`
   const settings = resolveSettings(
     { port: "1", host: "127.0.0.1", dataDir },
     // Publishing is opt-in: suites that look at queued posts must not see them published under

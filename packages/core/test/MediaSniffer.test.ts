@@ -188,19 +188,25 @@ describe("sniffMedia", () => {
       assert.strictEqual(result._tag === "Video" && result.durationSeconds, 3)
     })
 
-    it("has no duration when moov is missing, e.g. an upload cut off inside mdat", () => {
+    it("refuses a file whose moov is missing, e.g. an upload cut off inside mdat: nothing says it holds a video", () => {
       const bytes = anMp4({ durationSeconds: 30, layout: "mdat-first", mdatBytes: 1000 })
       assert.deepStrictEqual(sniffMedia(bytes.subarray(0, 600)), {
-        _tag: "Video",
-        mime: "video/mp4",
-        durationSeconds: undefined
+        _tag: "Unsupported",
+        reason: "the movie has no movie header (moov)"
       })
     })
 
     it("does not read past a declared mdat of several gigabytes", () => {
       const bytes = anMp4({ durationSeconds: 5, layout: "mdat-first", mdatSize: "64-bit" })
       new DataView(bytes.buffer).setUint32(boxAt(bytes, "mdat") + 8, 2)
-      assert.deepStrictEqual(sniffMedia(bytes), { _tag: "Video", mime: "video/mp4", durationSeconds: undefined })
+      assert.deepStrictEqual(sniffMedia(bytes), { _tag: "Unsupported", reason: "the movie has no movie header (moov)" })
+    })
+
+    it("refuses a container whose video track has no samples, and a bare header with no track (issue #37)", () => {
+      assert.deepStrictEqual(sniffMedia(anMp4({ videoSamples: 0 })), { _tag: "Unsupported", reason: "the video track has no samples" })
+      const header = new Uint8Array([...anMp4().subarray(0, 32), 0, 0, 0, 17, ...Buffer.from("moov"), 0, 0, 0, 9, ...Buffer.from("free"), 0])
+      assert.strictEqual(header.length, 49)
+      assert.deepStrictEqual(sniffMedia(header), { _tag: "Unsupported", reason: "the movie has no video track" })
     })
 
     it("swaps the display size of a track rotated by 90° or 270°", () => {
@@ -251,11 +257,10 @@ describe("sniffMedia", () => {
       })
     })
 
-    it("has no size when the file has no video track", () => {
+    it("refuses a file with no video track (audio only)", () => {
       assert.deepStrictEqual(sniffMedia(anMp4({ tracks: ["audio"], durationSeconds: 4 })), {
-        _tag: "Video",
-        mime: "video/mp4",
-        durationSeconds: 4
+        _tag: "Unsupported",
+        reason: "the movie has no video track"
       })
     })
 

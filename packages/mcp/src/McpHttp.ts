@@ -90,6 +90,23 @@ interface Answer {
   readonly body: string
 }
 
+/**
+ * The API's `unauthorized` error when a tool result is one: the tool called the API with a key it
+ * refuses. Its `status` field (the tool results' own) is dropped: the HTTP status says it.
+ */
+const refusedKeyError = (answer: Answer): Record<string, unknown> | undefined => {
+  if (answer.status !== 200) return undefined
+  const message = answerMessage(answer.headers.get("content-type"), answer.body)
+  const result = isRecord(message) && isRecord(message.result) ? message.result : undefined
+  if (result?.isError !== true || !Array.isArray(result.content)) return undefined
+  const first: unknown = result.content[0]
+  const text = isRecord(first) && typeof first.text === "string" ? parseJson(first.text) : undefined
+  const error = isRecord(text) && isRecord(text.error) ? text.error : undefined
+  if (error === undefined || error.code !== "unauthorized" || error.status !== 401) return undefined
+  const { status: _status, ...rest } = error
+  return rest
+}
+
 const toResponse = (answer: Answer, extraHeaders: Record<string, string> = {}) => {
   const headers: Record<string, string> = { ...extraHeaders }
   for (const name of ["allow", versionHeader]) {
@@ -261,10 +278,18 @@ export const layer = (options: HttpOptions): Layer.Layer<never, never, HttpRoute
           })
           return toResponse(answer, { [sessionHeader]: portable })
         }
-        if (session === undefined) return toResponse(yield* send("POST", base, body))
-        const answer = yield* inSession(session, base, (sessionId) =>
-          send("POST", { ...base, [sessionHeader]: sessionId, [versionHeader]: base[versionHeader] ?? session.protocolVersion }, body)
-        )
+        const answer =
+          session === undefined
+            ? yield* send("POST", base, body)
+            : yield* inSession(session, base, (sessionId) =>
+                send("POST", { ...base, [sessionHeader]: sessionId, [versionHeader]: base[versionHeader] ?? session.protocolVersion }, body)
+              )
+        // The API refused the key (revoked, or another one than the session began with): the
+        // caller is told in HTTP, as at initialize, not by a tool result.
+        const refused = refusedKeyError(answer)
+        if (refused !== undefined) {
+          return HttpServerResponse.jsonUnsafe({ error: refused }, { status: 401, headers: { "www-authenticate": 'Bearer realm="postwire"' } })
+        }
         return toResponse(answer)
       })
 

@@ -122,12 +122,13 @@ const Admin = HttpApiBuilder.layer(AdminApi).pipe(
  * Routes built on their first request rather than at start: `load` makes their layer (importing
  * what only they use), and the built routes answer this request and every later one. They are
  * built in the start's own context and scope, so they see the same services and are closed with
- * the server.
+ * the server. `headers` are added to every answer of theirs.
  */
 const onFirstRequest = <E, R>(
   method: "*" | "GET",
   path: `/${string}`,
-  load: Effect.Effect<Layer.Layer<never, E, HttpRouter.HttpRouter>, never, R>
+  load: Effect.Effect<Layer.Layer<never, E, HttpRouter.HttpRouter>, never, R>,
+  headers: Readonly<Record<string, string>> = {}
 ) =>
   HttpRouter.use(
     Effect.fnUntraced(function* (router) {
@@ -141,18 +142,46 @@ const onFirstRequest = <E, R>(
           Effect.provideContext(startContext)
         )
       )
-      yield* router.add(method, path, Effect.flatten(handler))
+      yield* router.add(
+        method,
+        path,
+        Effect.map(Effect.flatten(handler), (response) => HttpServerResponse.setHeaders(response, headers))
+      )
     })
   )
+
+/**
+ * The reference page runs its own inline script and styles (no one else's: the OpenAPI document
+ * in it is JSON-escaped), calls this server's API from "Test Request", and uses Scalar's fonts;
+ * nothing else loads, and no other site may frame it.
+ */
+export const docsHeaders: Readonly<Record<string, string>> = {
+  "content-security-policy": [
+    "default-src 'self'",
+    "script-src 'self' 'unsafe-inline'",
+    "style-src 'self' 'unsafe-inline' https://fonts.scalar.com",
+    "font-src 'self' data: https://fonts.scalar.com",
+    "img-src 'self' data: blob:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'"
+  ].join("; "),
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer"
+}
 
 const Docs = Layer.mergeAll(
   // The page's 3 MB script is imported with its layer: on the first visit, not at every start.
   onFirstRequest(
     "GET",
     "/docs",
-    Effect.map(ServerConfig, (config) => HttpApiScalar.layer(servedApi(config.publicUrl), { path: "/docs" }))
+    Effect.map(ServerConfig, (config) => HttpApiScalar.layer(servedApi(config.publicUrl), { path: "/docs" })),
+    docsHeaders
   ),
-  HttpRouter.add("GET", "/docs/errors", HttpServerResponse.html(errorReferenceHtml())),
+  HttpRouter.add("GET", "/docs/errors", HttpServerResponse.setHeaders(HttpServerResponse.html(errorReferenceHtml()), docsHeaders)),
   HttpRouter.add(
     "GET",
     "/",

@@ -57,8 +57,31 @@ describe("resolveSettings", () => {
   })
 
   it("trims the admin token and refuses one with spaces inside", () => {
-    expect(resolveSettings({}, { POSTWIRE_ADMIN_TOKEN: "  secret-token\n" }).adminToken).toBe("secret-token")
+    const token = "secret-token-0123456789abcdef-0123"
+    expect(resolveSettings({}, { POSTWIRE_ADMIN_TOKEN: `  ${token}\n` }).adminToken).toBe(token)
     expect(() => resolveSettings({}, { POSTWIRE_ADMIN_TOKEN: "two words" })).toThrow("Invalid configuration POSTWIRE_ADMIN_TOKEN")
+  })
+
+  it("refuses an admin token shorter than 32 characters with one line naming the setting", () => {
+    expect(() => resolveSettings({}, { POSTWIRE_ADMIN_TOKEN: "a" })).toThrow(
+      /^Invalid configuration POSTWIRE_ADMIN_TOKEN: expected at least 32 characters, got 1 [^\n]*$/
+    )
+    expect(() => resolveSettings({}, { POSTWIRE_ADMIN_TOKEN: "x".repeat(31) })).toThrow("expected at least 32 characters")
+    expect(resolveSettings({}, { POSTWIRE_ADMIN_TOKEN: "x".repeat(32) }).adminToken).toBe("x".repeat(32))
+  })
+
+  it("reads the trusted proxies as addresses and CIDRs, IPv4 and IPv6, and refuses anything else", () => {
+    const proxies = resolveSettings({}, { POSTWIRE_TRUSTED_PROXIES: "10.0.0.0/8, 192.168.1.7,fd00::/8" }).trustedProxies!
+    expect(proxies.trusts("10.20.30.40")).toBe(true)
+    expect(proxies.trusts("192.168.1.7")).toBe(true)
+    expect(proxies.trusts("192.168.1.8")).toBe(false)
+    expect(proxies.trusts("fd12::1")).toBe(true)
+    expect(proxies.trusts("2001:db8::1")).toBe(false)
+    expect(resolveSettings({ trustedProxies: "::1" }, { POSTWIRE_TRUSTED_PROXIES: "10.0.0.1" }).trustedProxies!.trusts("::1")).toBe(true)
+    expect(resolveSettings({}, {}).trustedProxies!.trusts("127.0.0.1")).toBe(false)
+    expect(() => resolveSettings({}, { POSTWIRE_TRUSTED_PROXIES: "proxy.local" })).toThrow("Invalid configuration POSTWIRE_TRUSTED_PROXIES")
+    expect(() => resolveSettings({}, { POSTWIRE_TRUSTED_PROXIES: "10.0.0.0/33" })).toThrow("Invalid configuration POSTWIRE_TRUSTED_PROXIES")
+    expect(() => resolveSettings({ trustedProxies: "" }, {})).toThrow("Invalid configuration --trusted-proxies")
   })
 
   it("reads the connect settings: app credentials, hosts kept exactly as written, and the Meta secret under either name", () => {

@@ -58,6 +58,20 @@ const reconnectView = (
   return { reason, endpoint: `/v1/accounts/${account.id}/reconnect` }
 }
 
+/**
+ * A profile picture's address as Postwire keeps and shows it: only an absolute `https:` address
+ * (a `javascript:` or `data:` one in an `<img>` or a link of a client's page would be an attack,
+ * a `http:` one mixed content); anything else is `null`.
+ */
+export const safeAvatarUrl = (raw: string | null | undefined): string | null => {
+  if (raw === null || raw === undefined) return null
+  try {
+    return new URL(raw).protocol === "https:" ? raw : null
+  } catch {
+    return null
+  }
+}
+
 /** An account on the wire: the record, its quota, and what its connection knows (never a token). */
 export const accountView = (
   account: AccountRecord,
@@ -75,7 +89,8 @@ export const accountView = (
   quota,
   created_at: formatInstant(account.createdAt),
   display_name: connection?.displayName ?? null,
-  avatar_url: connection?.avatarUrl ?? null,
+  // Also hides an address stored before only https: ones were kept.
+  avatar_url: safeAvatarUrl(connection?.avatarUrl),
   connected_at: connection === undefined ? null : formatInstant(connection.connectedAt),
   scopes: connection?.scopes ?? [],
   token_expires_at:

@@ -39,7 +39,7 @@ import type { AccountRecord, OutboxEvent, PostAggregate, ProfileRecord, TargetRe
 import { Store } from "../store/Store.ts"
 import * as AccountEvents from "./AccountEvents.ts"
 import { AccountConnector, type ConnectedIdentity, type ConnectFailure } from "./AccountConnector.ts"
-import { viewAccount } from "./Accounts.ts"
+import { safeAvatarUrl, viewAccount } from "./Accounts.ts"
 import {
   type AccountConnectionRecord,
   type ConnectedAccount,
@@ -367,7 +367,7 @@ export const completeCallback = Effect.fn("connect.callback")(function* (platfor
         id: i.platformAccountId,
         handle: i.handle,
         displayName: i.displayName,
-        avatarUrl: i.avatarUrl
+        avatarUrl: safeAvatarUrl(i.avatarUrl)
       }))
     } as ConnectOutcome
   }
@@ -390,7 +390,7 @@ export const choosePages = Effect.fn("connect.choosePages")(function* (state: st
       _tag: "Choose",
       link,
       state: state!,
-      choices: identities.map((i) => ({ id: i.platformAccountId, handle: i.handle, displayName: i.displayName, avatarUrl: i.avatarUrl }))
+      choices: identities.map((i) => ({ id: i.platformAccountId, handle: i.handle, displayName: i.displayName, avatarUrl: safeAvatarUrl(i.avatarUrl) }))
     } as ConnectOutcome
   }
   return yield* connectIdentities(link, picked)
@@ -474,7 +474,7 @@ const connectIdentities = Effect.fn("connect.connectIdentities")(function* (
       externalId: identity.platformAccountId,
       grantId: identity.grantId,
       displayName: identity.displayName,
-      avatarUrl: identity.avatarUrl,
+      avatarUrl: safeAvatarUrl(identity.avatarUrl),
       scopes: identity.scopes,
       connectedAt: at,
       tokenExpiresAt: identity.accessTokenExpiresAt,

@@ -10,7 +10,7 @@
  */
 import type { Ids as Id } from "@postwire/domain"
 import { createHash } from "node:crypto"
-import { Effect, Option, type Stream } from "effect"
+import { Effect, Option, Stream } from "effect"
 import {
   ErrorDetail,
   formatInstant,
@@ -348,7 +348,23 @@ export const receiveUploadPart = Effect.fn("media.receivePart")(function* <E>(
   }
   const item = yield* store.getMedia(caller.workspaceId, id)
   if (Option.isNone(item)) return yield* Effect.fail(notFound())
-  const stored = yield* blobs.writePart(item.value.blobKey, upload.reference, part.number, part.length, body).pipe(
+  // The body is the client's: one longer than the part is refused as soon as it passes it, and a
+  // body that could not be read (over the transport's limit, cut off) is the client's mistake too.
+  let received = 0
+  const wrongLength = () =>
+    new PostwireError({
+      code: "invalid_request",
+      field: "body",
+      details: { detail: ErrorDetail.reason("part_length", { received, expected: part.length }) }
+    })
+  const bounded = body.pipe(
+    Stream.mapError(wrongLength),
+    Stream.mapEffect((chunk) => {
+      received += chunk.length
+      return received > part.length ? Effect.fail(wrongLength()) : Effect.succeed(chunk)
+    })
+  )
+  const stored = yield* blobs.writePart(item.value.blobKey, upload.reference, part.number, part.length, bounded).pipe(
     Effect.mapError((error) =>
       error instanceof PartLengthMismatch
         ? new PostwireError({

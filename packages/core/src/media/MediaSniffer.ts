@@ -23,11 +23,13 @@ export interface SniffedImage {
 }
 
 /**
- * An accepted video. `durationSeconds` comes from `moov/mvhd` (or `mvex/mehd` for fragmented
- * files) and is `undefined` when the file has no readable movie header (for example, an upload
- * cut off before a trailing `moov`). `width` and `height` are the display size of the first
- * video track (its `tkhd` size, swapped when the track matrix rotates by 90° or 270°); absent
- * when the file has no video track. `codec` is the four-character type of the video track's
+ * An accepted video: a container with a movie header (`moov`) holding a video track with
+ * samples (a non-empty `stsz`/`stz2`, or fragments declared by `mvex`); a container without one
+ * (a bare header, an upload cut off before a trailing `moov`, audio only) is unsupported.
+ * `durationSeconds` comes from `moov/mvhd` (or `mvex/mehd` for fragmented files), `undefined`
+ * when neither says. `width` and `height` are the display size of the video track (its `tkhd`
+ * size, swapped when the track matrix rotates by 90° or 270°); absent when its header gives
+ * none. `codec` is the four-character type of the video track's
  * first sample description (`moov/trak/mdia/minf/stbl/stsd`); when `mvhd` carries no duration,
  * the video track's `mdhd` gives it.
  *
@@ -264,6 +266,8 @@ const readHandler = (bytes: Uint8Array, trak: Box): string | undefined => {
 }
 
 interface VideoTrack {
+  /** Whether the track holds samples: a non-empty `stsz` / `stz2`, or fragments (`mvex`) that hold them. */
+  readonly hasSamples: boolean
   readonly width?: number
   readonly height?: number
   readonly codec?: string
@@ -289,9 +293,18 @@ const readMediaDuration = (bytes: Uint8Array, trak: Box): number | undefined => 
   return header && header.timescale > 0 && header.duration ? header.duration / header.timescale : undefined
 }
 
+// stsz and stz2 are full boxes whose sample count follows one 32-bit field.
+const readSampleCount = (bytes: Uint8Array, trak: Box): number => {
+  let stbl: Box | undefined = trak
+  for (const type of ["mdia", "minf", "stbl"]) stbl = stbl && child(bytes, stbl, type)
+  const sizes = stbl && (child(bytes, stbl, "stsz") ?? child(bytes, stbl, "stz2"))
+  return sizes !== undefined && sizes.body + 12 <= sizes.end ? u32be(bytes, sizes.body + 8) : 0
+}
+
 // The first track whose handler is `vide`; a track without a handler counts when it has a
-// picture size (audio tracks have none).
+// picture size (audio tracks have none). A fragmented file's samples are in its fragments.
 const readVideoTrack = (bytes: Uint8Array, moov: Box): VideoTrack | undefined => {
+  const fragmented = child(bytes, moov, "mvex") !== undefined
   for (const trak of boxesIn(bytes, moov.body, moov.end)) {
     if (trak.type !== "trak") continue
     const handler = readHandler(bytes, trak)
@@ -302,6 +315,7 @@ const readVideoTrack = (bytes: Uint8Array, moov: Box): VideoTrack | undefined =>
     const codec = readCodec(bytes, trak)
     const durationSeconds = readMediaDuration(bytes, trak)
     return {
+      hasSamples: fragmented || readSampleCount(bytes, trak) > 0,
       ...dimensions,
       ...(codec === undefined ? {} : { codec }),
       ...(durationSeconds === undefined ? {} : { durationSeconds })
@@ -310,17 +324,21 @@ const readVideoTrack = (bytes: Uint8Array, moov: Box): VideoTrack | undefined =>
   return undefined
 }
 
-const readMovie = (bytes: Uint8Array, mime: SniffedVideo["mime"]): SniffedVideo => {
+const readMovie = (bytes: Uint8Array, mime: SniffedVideo["mime"]): SniffedVideo | UnsupportedMedia => {
   for (const box of boxesIn(bytes, 0, bytes.length)) {
     if (box.type !== "moov") continue
     const mvhd = child(bytes, box, "mvhd")
     const header = mvhd && readMovieHeader(bytes, mvhd)
     const units = header?.duration || readFragmentDuration(bytes, box)
-    const { durationSeconds: trackSeconds, ...track } = readVideoTrack(bytes, box) ?? {}
+    const video = readVideoTrack(bytes, box)
+    // A container is a video only when it holds one: a header with no track or no samples is not.
+    if (video === undefined) return unsupported("the movie has no video track")
+    const { durationSeconds: trackSeconds, hasSamples, ...track } = video
+    if (!hasSamples) return unsupported("the video track has no samples")
     const durationSeconds = header && header.timescale > 0 && units ? units / header.timescale : trackSeconds
     return { _tag: "Video", mime, durationSeconds, ...track }
   }
-  return { _tag: "Video", mime, durationSeconds: undefined }
+  return unsupported("the movie has no movie header (moov)")
 }
 
 const mp4Brands = new Set([

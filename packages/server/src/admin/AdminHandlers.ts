@@ -5,6 +5,7 @@
  */
 import { timingSafeEqual } from "node:crypto"
 import { Effect, Layer, Redacted } from "effect"
+import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Accounts, type Caller, hashSecret, Workspaces } from "@postwire/core"
 import { Ids, PostwireError } from "@postwire/domain"
@@ -12,6 +13,9 @@ import { ServerConfig } from "../config/ServerConfig.ts"
 import { renderFailure, respond } from "../http/Failures.ts"
 import { AdminApi, AdminAuthentication } from "./AdminApi.ts"
 import { ApiKeyCache } from "../http/ApiKeyCache.ts"
+import * as ClientAddress from "../http/ClientAddress.ts"
+import { announce, countRequest, peekRequests } from "../http/RateLimits.ts"
+import { RateLimiter } from "../limits/RateLimiter.ts"
 import { AdminToken } from "./AdminToken.ts"
 
 /** Constant-time comparison of a presented token with the stored digest. */
@@ -21,21 +25,44 @@ const matchesDigest = (token: string, digest: string): boolean => {
   return presented.length === expected.length && timingSafeEqual(presented, expected)
 }
 
-/** The live admin authentication: the bearer must be the admin token. */
+/** Wrong admin tokens a client address may present per minute; then every admin request from it is refused until the window ends. */
+export const adminFailuresPerMinute = 10
+
+/**
+ * The live admin authentication: the bearer must be the admin token. Wrong tokens are counted
+ * per client address (shared by every instance on the database); an address that spent its
+ * budget is answered 429 without its token being looked at, so guessing learns nothing more.
+ */
 export const AdminAuthenticationLive = Layer.effect(
   AdminAuthentication,
   Effect.gen(function* () {
     const admin = yield* AdminToken
     const config = yield* ServerConfig
+    const limiter = yield* RateLimiter
+    const fail = (error: PostwireError) => Effect.flatMap(renderFailure(error), Effect.fail)
+    const limited = (state: { readonly retryAfter: number }) =>
+      fail(new PostwireError({ code: "rate_limited", details: { retry_after: state.retryAfter } }))
     return AdminAuthentication.of({
       bearer: (httpEffect, { credential }) =>
         Effect.gen(function* () {
+          const address = ClientAddress.of(yield* HttpServerRequest.HttpServerRequest, config.trustedProxies ?? ClientAddress.none)
+          const bucket = `admin-failed:${address}`
+          const before = yield* peekRequests(bucket, adminFailuresPerMinute).pipe(Effect.orDie)
+          if (before.exceeded) {
+            yield* announce(before)
+            return yield* limited(before)
+          }
           const token = Redacted.value(credential).trim()
           if (token === "" || !matchesDigest(token, admin.hash)) {
-            return yield* Effect.flatMap(renderFailure(new PostwireError({ code: "unauthorized" })), Effect.fail)
+            const state = yield* countRequest(bucket, adminFailuresPerMinute).pipe(Effect.orDie)
+            if (state.exceeded) {
+              yield* announce(state)
+              return yield* limited(state)
+            }
+            return yield* fail(new PostwireError({ code: "unauthorized" }))
           }
           return yield* httpEffect
-        }).pipe(Effect.provideService(ServerConfig, config)) as never
+        }).pipe(Effect.provideService(ServerConfig, config), Effect.provideService(RateLimiter, limiter)) as never
     })
   })
 )

@@ -22,6 +22,8 @@ h2 { font-size: 1.15rem; margin: 1.75rem 0 .5rem; }
 a { color: var(--accent); }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 .lead, .muted { color: var(--muted); }
+/* Names people chose are isolated: a bidi control in one cannot reorder the sentence around it. */
+.creator strong { unicode-bidi: isolate; }
 .caption { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--soft); padding: .75rem 1rem; border-radius: 6px; margin: 0; }
 .media { list-style: none; padding: 0; margin: 0; display: grid; gap: .75rem; }
 .media img, .media video { display: block; max-width: 100%; max-height: 70vh; border-radius: 6px; background: #000; }

@@ -30,6 +30,7 @@ import {
 } from "./ApprovalForm.ts"
 import { script, styles } from "./ApprovalStyles.ts"
 import { policyLinks, type Texts, texts } from "./ApprovalTexts.ts"
+import { isolated } from "./UserText.ts"
 
 type Summary = Approvals.PageSummary
 
@@ -90,7 +91,7 @@ ${withScript ? html`<script nonce="${ctx.nonce}">${raw(script)}</script>` : ""}
 
 const captionSection = (t: Texts, summary: Summary) =>
   html`<section aria-labelledby="caption-heading"><h2 id="caption-heading">${t.caption}</h2>
-<p class="caption">${summary.post.caption}</p></section>`
+<p class="caption"><bdi>${summary.post.caption}</bdi></p></section>`
 
 const mediaSection = (ctx: PageContext, t: Texts, summary: Summary) => {
   const n = summary.media.length
@@ -109,7 +110,7 @@ const targetsSection = (t: Texts, summary: Summary) => {
   const items = summary.targets.map(
     (p) =>
       html`<li><span class="platform">${platformRules[p.target.platform].displayName}</span>
-<span class="handle">${handleOf(p)}</span>
+<bdi class="handle">${handleOf(p)}</bdi>
 <span class="status">${t.status[p.target.status]}</span></li>`
   )
   return html`<section aria-labelledby="targets-heading"><h2 id="targets-heading">${t.destinations}</h2>
@@ -165,7 +166,7 @@ const consentFieldset = (t: Texts, target: Approvals.PageTarget, creator: Creato
   const noteId = `${ids.privacy}-note`
   const problemId = `${ids.privacy}-problem`
   return html`<fieldset data-consent>
-<legend>${t.consentHeading(handle)}</legend>
+<legend>${t.consentHeading(isolated(handle))}</legend>
 <p class="creator">${t.postingAs} <strong>${creator.nickname}</strong></p>
 <div class="field">
 <label for="${ids.privacy}">${t.privacy}</label>
@@ -192,7 +193,7 @@ ${checkbox({ id: ids.branded, name: names.branded, label: t.branded, checked: v.
 
 const unavailableNotice = (ctx: PageContext, t: Texts, target: Approvals.PageTarget, error: PostwireError) =>
   html`<fieldset>
-<legend>${t.consentHeading(handleOf(target))}</legend>
+<legend>${t.consentHeading(isolated(handleOf(target)))}</legend>
 <p class="notice" role="status">${t.cannotPost} ${renderMessage(error.code, ctx.locale, { ...error.details, field: error.field })}</p>
 </fieldset>`
 

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, References } from "effect"
 import { HttpServer } from "effect/http"
 import { seedFirstRun } from "../admin/Bootstrap.ts"
 import { AdminToken } from "../admin/AdminToken.ts"
@@ -80,5 +80,6 @@ const announce = (settings: ServerSettings, print: (line: string) => void) =>
 export const serveLayer = (settings: ServerSettings, print: (line: string) => void = console.log) =>
   announce(settings, print).pipe(
     Layer.provideMerge(serverLayer(settings, storeLayer(settings))),
-    Layer.provide(settings.logFormat === "json" ? JsonLogger.layer : TextLogger.layer)
+    Layer.provide(settings.logFormat === "json" ? JsonLogger.layer : TextLogger.layer),
+    Layer.provide(Layer.succeed(References.MinimumLogLevel)(settings.logLevel ?? "Info"))
   )

@@ -38,6 +38,7 @@ const serveUsage = `Usage:
   --data-dir      embedded database, media and development e-mails (POSTWIRE_DATA_DIR, default ./.postwire)
   --database-url  PostgreSQL instead of the embedded database (DATABASE_URL)
   --role          api (HTTP only), worker (background work only) or all (POSTWIRE_ROLE, default all)
+  --trusted-proxies  addresses and CIDRs of reverse proxies whose X-Forwarded-For is believed (POSTWIRE_TRUSTED_PROXIES)
   --debug         on a start-up failure, print the full cause after the one-line explanation
 
 Every environment variable is in docs/configuration.md.`
@@ -110,6 +111,7 @@ const serve = (args: ReadonlyArray<string>): number | undefined => {
       "data-dir": { type: "string" },
       "database-url": { type: "string" },
       role: { type: "string" },
+      "trusted-proxies": { type: "string" },
       debug: { type: "boolean" }
     },
     strict: true,
@@ -121,7 +123,8 @@ const serve = (args: ReadonlyArray<string>): number | undefined => {
       host: values.host,
       dataDir: values["data-dir"],
       databaseUrl: values["database-url"],
-      role: values.role
+      role: values.role,
+      trustedProxies: values["trusted-proxies"]
     },
     process.env
   )

@@ -9,6 +9,7 @@ import { Context, Layer, Redacted } from "effect"
 import type { ConnectRouter, PlatformRouter } from "@postwire/platforms"
 import * as MasterSecrets from "../secrets/MasterSecrets.ts"
 import { parseS3Url, type S3Settings } from "../media/S3BlobStore.ts"
+import * as ClientAddress from "../http/ClientAddress.ts"
 
 /** Which work an instance does: serve HTTP, run background work, or both. */
 export type Role = "api" | "worker" | "all"
@@ -62,6 +63,10 @@ export interface ServerSettings {
   readonly logFormat?: LogFormat | undefined
   /** Where spans go over OTLP/HTTP (`OTEL_EXPORTER_OTLP_ENDPOINT`); tracing is off when absent. */
   readonly tracing?: TracingSettings | undefined
+  /** `POSTWIRE_LOG_LEVEL`: the least severe level written (default `Info`). */
+  readonly logLevel?: "Trace" | "Debug" | "Info" | "Warn" | "Error" | undefined
+  /** `POSTWIRE_TRUSTED_PROXIES` / `--trusted-proxies`: the proxies whose `X-Forwarded-For` / `Forwarded` is believed; none when absent. */
+  readonly trustedProxies?: ClientAddress.TrustedProxies | undefined
   /** The largest request bodies the server reads (docs/configuration.md). */
   readonly bodyLimits?: BodyLimitSettings | undefined
   /** `POSTWIRE_MEDIA_S3_URL`: media bytes in this S3-compatible bucket; absent, under `dataDir/media`. */
@@ -175,7 +180,11 @@ export interface ServeFlags {
   readonly dataDir?: string | undefined
   readonly databaseUrl?: string | undefined
   readonly role?: string | undefined
+  readonly trustedProxies?: string | undefined
 }
+
+/** The shortest admin token accepted: a shorter one can be guessed. */
+export const adminTokenMinLength = 32
 
 /** Resolves settings from flags (first) and the environment; throws `ConfigProblem` naming a bad value. */
 export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, string | undefined>>): ServerSettings => {
@@ -192,6 +201,12 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
   const adminToken = env.POSTWIRE_ADMIN_TOKEN?.trim() || undefined
   if (adminToken !== undefined && !/^[\x21-\x7e]+$/.test(adminToken)) {
     throw new ConfigProblem("POSTWIRE_ADMIN_TOKEN", "expected printable characters without spaces")
+  }
+  if (adminToken !== undefined && adminToken.length < adminTokenMinLength) {
+    throw new ConfigProblem(
+      "POSTWIRE_ADMIN_TOKEN",
+      `expected at least ${adminTokenMinLength} characters, got ${adminToken.length} (generate one with: openssl rand -hex 32)`
+    )
   }
   const databaseUrl = flagValue("--database-url", flags.databaseUrl) ?? env.DATABASE_URL
   if (databaseUrl !== undefined && databaseUrl !== "" && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -258,8 +273,29 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
       json: positiveInt("POSTWIRE_MAX_BODY_BYTES", env.POSTWIRE_MAX_BODY_BYTES, defaultBodyLimits.json),
       media: positiveInt("POSTWIRE_MAX_MEDIA_BODY_BYTES", env.POSTWIRE_MAX_MEDIA_BODY_BYTES, defaultBodyLimits.media)
     },
-    mediaS3: mediaS3Settings(env.POSTWIRE_MEDIA_S3_URL)
+    mediaS3: mediaS3Settings(env.POSTWIRE_MEDIA_S3_URL),
+    logLevel: logLevel(env.POSTWIRE_LOG_LEVEL),
+    trustedProxies: trustedProxies(
+      flags.trustedProxies !== undefined ? "--trusted-proxies" : "POSTWIRE_TRUSTED_PROXIES",
+      flagValue("--trusted-proxies", flags.trustedProxies) ?? env.POSTWIRE_TRUSTED_PROXIES
+    )
   }
+}
+
+const logLevels = { trace: "Trace", debug: "Debug", info: "Info", warn: "Warn", error: "Error" } as const
+
+const logLevel = (raw: string | undefined): ServerSettings["logLevel"] => {
+  if (raw === undefined || raw.trim() === "") return "Info"
+  const level = logLevels[raw.trim().toLowerCase() as keyof typeof logLevels]
+  if (level === undefined) throw new ConfigProblem("POSTWIRE_LOG_LEVEL", `expected trace, debug, info, warn or error, got "${raw}"`)
+  return level
+}
+
+const trustedProxies = (setting: string, raw: string | undefined): ClientAddress.TrustedProxies => {
+  if (raw === undefined) return ClientAddress.none
+  const parsed = ClientAddress.parse(raw)
+  if (typeof parsed === "string") throw new ConfigProblem(setting, parsed)
+  return parsed
 }
 
 const mediaS3Settings = (raw: string | undefined): S3Settings | undefined => {

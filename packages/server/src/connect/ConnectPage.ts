@@ -10,6 +10,7 @@
 import type { Connect } from "@postwire/core"
 import { type Locale, localeFromAcceptLanguage, type Platform, platformRules, type PostwireError, renderMessage } from "@postwire/domain"
 import { styles } from "../approvals/ApprovalStyles.ts"
+import { isolated } from "../approvals/UserText.ts"
 import { formatDate } from "../html/DateText.ts"
 import { html, raw, render, type SafeHtml } from "../html/Html.ts"
 
@@ -42,6 +43,9 @@ const texts = {
     refusedTitle: "Nothing was connected",
     failedTitle: "The account was not connected",
     tryAgain: "Open the connect link again to try once more.",
+    browserTitle: "Finish in the browser you started in",
+    browserBody:
+      "This answer from the platform belongs to a connection started in another browser (or one that blocks cookies). Open the connect link again here and continue from there.",
     sandboxTitle: (platform: string) => `Sandbox ${platform}: allow access?`,
     sandboxIntro: (platform: string) =>
       `This simulated consent screen stands in for ${platform}. Nothing real is connected and nothing is posted.`,
@@ -83,6 +87,9 @@ const texts = {
     refusedTitle: "Tidak ada yang dihubungkan",
     failedTitle: "Akun tidak terhubung",
     tryAgain: "Buka lagi tautan penghubung untuk mencoba sekali lagi.",
+    browserTitle: "Selesaikan di peramban tempat Anda memulai",
+    browserBody:
+      "Jawaban dari platform ini milik penghubungan yang dimulai di peramban lain (atau peramban yang memblokir cookie). Buka lagi tautan penghubung di sini dan lanjutkan dari sana.",
     sandboxTitle: (platform: string) => `${platform} sandbox: izinkan akses?`,
     sandboxIntro: (platform: string) =>
       `Layar persetujuan simulasi ini menggantikan ${platform}. Tidak ada akun nyata yang dihubungkan dan tidak ada yang diunggah.`,
@@ -163,8 +170,8 @@ export const renderOpen = (ctx: PageContext, page: Extract<Connect.ConnectPage, 
   const platform = platformName(link.platform)
   const asks =
     page.account === undefined
-      ? t.asks(page.workspace.name, platform, page.profile?.name ?? link.profileId)
-      : t.asksReconnect(page.workspace.name, platform, handleOf(page.account.handle))
+      ? t.asks(isolated(page.workspace.name), platform, isolated(page.profile?.name ?? link.profileId))
+      : t.asksReconnect(isolated(page.workspace.name), platform, isolated(handleOf(page.account.handle)))
   const body = html`<h1>${t.connectTitle(platform)}</h1>
 <p class="lead" data-asks>${asks}</p>
 <p>${t.what}</p>
@@ -178,7 +185,7 @@ ${link.sandbox ? html`<p class="notice" data-sandbox>${t.sandbox}</p>` : ""}
 /** The accounts just connected (no `redirect_url` to return to). */
 export const renderConnected = (ctx: PageContext, handles: ReadonlyArray<string>): string => {
   const t = texts[ctx.locale]
-  const list = handles.map(handleOf).join(", ")
+  const list = handles.map((handle) => isolated(handleOf(handle))).join(", ")
   return layout(
     ctx,
     t.connectedTitle,
@@ -199,8 +206,8 @@ export const renderChoose = (
   const items = outcome.choices.map(
     (choice, i) => html`<div class="check">
 <input type="checkbox" id="page-${i}" name="page" value="${choice.id}">
-<label for="page-${i}">${choice.displayName ?? choice.handle}${
-      choice.displayName === null || choice.displayName === choice.handle ? "" : html`<span class="hint">${handleOf(choice.handle)}</span>`
+<label for="page-${i}"><bdi>${choice.displayName ?? choice.handle}</bdi>${
+      choice.displayName === null || choice.displayName === choice.handle ? "" : html`<span class="hint"><bdi>${handleOf(choice.handle)}</bdi></span>`
     }</label>
 </div>`
   )
@@ -215,6 +222,10 @@ ${showProblem ? html`<div class="summary" role="alert"><p>${t.chooseAtLeastOne}<
 </form>`
   return layout(ctx, t.chooseTitle, body)
 }
+
+/** A callback that arrived in a browser that did not start its connection (no matching cookie). */
+export const renderOtherBrowser = (ctx: PageContext): string =>
+  problem(ctx, texts[ctx.locale].browserTitle, texts[ctx.locale].browserBody)
 
 /** A token that names no link. */
 export const renderUnknown = (ctx: PageContext): string => problem(ctx, texts[ctx.locale].unknownTitle, texts[ctx.locale].unknownBody)

@@ -16,6 +16,7 @@
  *
  * @since 0.2.0
  */
+import { createHash } from "node:crypto"
 import { Cause, Clock, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
 import { Connect, EngineConfig, Ids, SandboxConsent } from "@postwire/core"
@@ -29,6 +30,7 @@ import {
   renderConnected,
   renderFailure,
   renderOpen,
+  renderOtherBrowser,
   renderSandboxConsent,
   renderUnknown
 } from "./ConnectPage.ts"
@@ -56,6 +58,30 @@ const redirect = (location: string) =>
     status: 303,
     headers: { "cache-control": "no-store", "referrer-policy": "no-referrer" }
   })
+
+/**
+ * The cookie that binds a connection's `state` to the browser that started it: set when the
+ * person continues to the platform, and required on the platform's answer, so a callback address
+ * (code and state) opened in another browser connects nothing. Named after the state's digest,
+ * so several connections in one browser do not overwrite each other; it holds nothing secret.
+ */
+const stateCookieName = (state: string) => `pw_connect_${createHash("sha256").update(state).digest("hex").slice(0, 24)}`
+
+const stateCookie = (state: string, publicUrl: string) =>
+  [
+    `${stateCookieName(state)}=1`,
+    "Path=/connect",
+    "Max-Age=3600",
+    "HttpOnly",
+    "SameSite=Lax",
+    ...(publicUrl.startsWith("https:") ? ["Secure"] : [])
+  ].join("; ")
+
+/** Whether the request carries the cookie of `state` (a request without a state is judged by the state check). */
+const fromStartingBrowser = (request: HttpServerRequest.HttpServerRequest, state: string | undefined) =>
+  state === undefined ||
+  state === "" ||
+  (request.headers.cookie ?? "").split(";").some((pair) => pair.trim().split("=", 1)[0] === stateCookieName(state))
 
 const queryOf = (request: HttpServerRequest.HttpServerRequest) => new URL(request.url, "http://localhost").searchParams
 
@@ -158,8 +184,11 @@ const startAuthorization = Effect.gen(function* () {
       return page(renderFailure(ctx, new PostwireError({ code: "connect_link_expired" }), false), 410, ctx)
     case "Used":
       return page(renderFailure(ctx, new PostwireError({ code: "connect_link_used" }), false), 409, ctx)
-    case "Redirect":
-      return redirect(found.url)
+    case "Redirect": {
+      const state = new URL(found.url).searchParams.get("state")
+      const config = yield* ServerConfig
+      return state === null ? redirect(found.url) : HttpServerResponse.setHeader(redirect(found.url), "set-cookie", stateCookie(state, config.publicUrl))
+    }
   }
 }).pipe(orFailurePage)
 
@@ -174,6 +203,7 @@ const receiveCallback = Effect.gen(function* () {
   const ctx = yield* contextOf(undefined, query.get("lang"))
   const platform = params.platform
   if (!isPlatform(platform)) return page(renderUnknown(ctx), 404, ctx)
+  if (!fromStartingBrowser(request, query.get("state") ?? undefined)) return page(renderOtherBrowser(ctx), 400, ctx)
   const outcome = yield* Connect.completeCallback(platform, {
     code: query.get("code") ?? undefined,
     state: query.get("state") ?? undefined,
@@ -187,6 +217,7 @@ const receivePageChoice = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const form = yield* formOf(request)
   const ctx = yield* contextOf(undefined, form.first("lang"))
+  if (!fromStartingBrowser(request, form.first("state"))) return page(renderOtherBrowser(ctx), 400, ctx)
   const outcome = yield* Connect.choosePages(form.first("state"), form.all("page"))
   return answerOutcome(outcome, ctx, "/connect/callback/pages", true)
 }).pipe(orFailurePage)

@@ -5,8 +5,9 @@
  * @since 0.1.0
  */
 import { Cause, Effect, Layer } from "effect"
+import { Multipart } from "effect/http"
 import { HttpApiError } from "effect/http-api"
-import { ApiErrors, ErrorDetail, PostwireError, RequestIssues } from "@postwire/domain"
+import { ApiErrors, ErrorDetail, Media as MediaWire, PostwireError, RequestIssues } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { databaseFailure, databaseUnavailable, renderFailure } from "./Failures.ts"
 
@@ -63,6 +64,13 @@ export const ApiErrorsLive = Layer.effect(
               }
               return Effect.flatMap(renderFailure(schemaErrorToFailure(error)), Effect.fail)
             }
+            // A part streamed past its limit without declaring its length.
+            if (HttpApiError.HttpApiPayloadTooLarge.is(error)) {
+              return Effect.flatMap(
+                renderFailure(new PostwireError({ code: "request_too_large", field: "body", details: { limit: MediaWire.uploadPartBytes } })),
+                Effect.fail
+              )
+            }
             if (isRequestParseError(error)) {
               return Effect.flatMap(
                 renderFailure(
@@ -81,6 +89,8 @@ export const ApiErrorsLive = Layer.effect(
           // A lost database (in a middleware: the key's lookup, the rate limit) is an outage: 503.
           const database = databaseFailure(cause)
           if (database !== undefined) return Effect.flatMap(databaseUnavailable(database), Effect.fail)
+          const badForm = multipartProblem(cause)
+          if (badForm !== undefined) return Effect.flatMap(renderFailure(badForm), Effect.fail)
           return Effect.logError("unexpected defect", cause).pipe(
             Effect.andThen(renderFailure(new PostwireError({ code: "internal_error" }))),
             Effect.flatMap(Effect.fail)
@@ -90,6 +100,27 @@ export const ApiErrorsLive = Layer.effect(
       ) as never
   })
 )
+
+/**
+ * A `multipart/form-data` body the parser refused (no boundary, cut short, a part without
+ * headers, over a limit) is the client's mistake: a 4xx naming the body, not a 500.
+ */
+const { maxInlineUploadBytes } = MediaWire
+
+const multipartProblem = (cause: Cause.Cause<unknown>): PostwireError | undefined => {
+  const defect = Cause.findDefect(cause)
+  if (defect._tag !== "Success" || !Multipart.isMultipartError(defect.success)) return undefined
+  switch (defect.success.reason._tag) {
+    case "InternalError":
+      return undefined
+    case "FileTooLarge":
+      return new PostwireError({ code: "payload_too_large", field: "file", details: { limit: maxInlineUploadBytes } })
+    case "Parse":
+      return new PostwireError({ code: "invalid_request", field: "body", details: { detail: ErrorDetail.reason("malformed") } })
+    default:
+      return new PostwireError({ code: "request_too_large", field: "body", details: { limit: maxInlineUploadBytes } })
+  }
+}
 
 const isRequestParseError = (u: unknown): boolean =>
   typeof u === "object" && u !== null && "_tag" in u && (u as { _tag: unknown })._tag === "HttpServerError" &&

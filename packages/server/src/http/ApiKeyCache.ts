@@ -4,15 +4,17 @@
  * Keys never change once issued but for their revocation: a key revoked through this instance's
  * admin API is forgotten at once (refused from the next request on); one revoked through another
  * instance or `postwire admin key revoke` (which write only the database) is refused within
- * {@link keyCacheMs}, when this instance asks the database again.
+ * {@link keyCacheMs} (a second), when this instance asks the database again. A busy key costs one
+ * indexed lookup a second per instance, which is what "revoked everywhere within a second"
+ * costs without a notification channel every database has.
  *
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { type ApiKeyRecord, Store } from "@postwire/core"
 
-/** How long a key looked up in the store is trusted without asking again. */
-export const keyCacheMs = 30_000
+/** How long a key looked up in the store is trusted without asking again: how late another instance's revocation may be seen. */
+export const keyCacheMs = 1_000
 
 /** At most this many keys are kept; when full, the cache starts over. */
 const keyCacheSize = 10_000

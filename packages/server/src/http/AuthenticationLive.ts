@@ -11,13 +11,10 @@ import { approvalLinksHeader, Authentication, CurrentKey, grantsScope, PostwireE
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { ApiKeyCache } from "./ApiKeyCache.ts"
 import { withApprovalLinksHidden } from "./ApprovalLinkVisibility.ts"
+import * as ClientAddress from "./ClientAddress.ts"
 import { renderFailure } from "./Failures.ts"
 import { RateLimiter } from "../limits/RateLimiter.ts"
 import { announce, countRequest, countRequests, tightest } from "./RateLimits.ts"
-
-const clientAddress = Effect.map(HttpServerRequest.HttpServerRequest, (r) =>
-  Option.getOrElse(r.remoteAddress, () => "unknown")
-)
 
 /** The live `Authentication` middleware. */
 export const AuthenticationLive = Layer.effect(
@@ -36,7 +33,8 @@ export const AuthenticationLive = Layer.effect(
           const found = token === "" ? Option.none() : yield* keys.find(hashSecret(token))
           if (Option.isNone(found) || found.value.revokedAt !== null) {
             // Unknown callers are limited per address, which also slows down key guessing.
-            const state = yield* countRequest(`ip:${yield* clientAddress}`, config.rateLimitPerKey).pipe(Effect.orDie)
+            const address = ClientAddress.of(yield* HttpServerRequest.HttpServerRequest, config.trustedProxies ?? ClientAddress.none)
+            const state = yield* countRequest(`ip:${address}`, config.rateLimitPerKey).pipe(Effect.orDie)
             yield* announce(state)
             if (state.exceeded) {
               return yield* fail(new PostwireError({ code: "rate_limited", details: { retry_after: state.retryAfter } }))

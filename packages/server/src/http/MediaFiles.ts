@@ -13,9 +13,18 @@ import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/h
 import { BlobStore, EngineConfig, MediaUrls, Store } from "@postwire/core"
 import { ErrorDetail, Ids, PostwireError, renderError } from "@postwire/domain"
 
+/**
+ * Bytes are what their stored type says and nothing else: a browser must not sniff an image
+ * into HTML, nor run anything in it if opened directly.
+ */
+const fileHeaders = {
+  "x-content-type-options": "nosniff",
+  "content-security-policy": "default-src 'none'; sandbox"
+}
+
 const notFound = EngineConfig.useSync((engine) => {
   const error = new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("media") } })
-  return HttpServerResponse.jsonUnsafe({ error: renderError(error, "en", engine.publicBaseUrl) }, { status: 404 })
+  return HttpServerResponse.jsonUnsafe({ error: renderError(error, "en", engine.publicBaseUrl) }, { status: 404, headers: fileHeaders })
 })
 
 const serveMedia = (request: HttpServerRequest.HttpServerRequest) =>
@@ -37,7 +46,7 @@ const serveMedia = (request: HttpServerRequest.HttpServerRequest) =>
     if (blobs.signedUrl !== undefined) {
       const signed = yield* blobs.signedUrl(media.value.blobKey, media.value.mime, Number(exp) * 1000).pipe(Effect.option)
       if (Option.isNone(signed)) return yield* notFound
-      return HttpServerResponse.redirect(signed.value, { status: 302, headers: { "cache-control": "no-store" } })
+      return HttpServerResponse.redirect(signed.value, { status: 302, headers: { ...fileHeaders, "cache-control": "no-store" } })
     }
     const size = yield* blobs.size(media.value.blobKey).pipe(Effect.option)
     if (Option.isNone(size)) return yield* notFound
@@ -45,6 +54,7 @@ const serveMedia = (request: HttpServerRequest.HttpServerRequest) =>
       contentType: media.value.mime,
       contentLength: size.value,
       headers: {
+        ...fileHeaders,
         "cache-control": `private, max-age=${ttlSeconds}`,
         "content-disposition": "inline"
       }

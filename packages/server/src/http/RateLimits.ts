@@ -41,6 +41,24 @@ export const countRequests = Effect.fn("rateLimits.count")(function* (limits: Re
   })
 })
 
+/**
+ * The state of `bucket` with `limit` per minute as it stands, without counting this request:
+ * `exceeded` once the window's hits reached the limit (the next one would be refused).
+ */
+export const peekRequests = Effect.fn("rateLimits.peek")(function* (bucket: string, limit: number) {
+  const limiter = yield* RateLimiter
+  const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+  const windowStart = Math.floor(now / windowMs) * windowMs
+  const count = yield* limiter.peek(bucket, windowStart, windowStart + 2 * windowMs)
+  return {
+    limit,
+    remaining: Math.max(0, limit - count),
+    reset: Math.ceil((windowStart + windowMs) / 1000),
+    exceeded: count >= limit,
+    retryAfter: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000))
+  }
+})
+
 /** Counts one request against `bucket` with `limit` per minute. */
 export const countRequest = (bucket: string, limit: number) =>
   Effect.map(countRequests([{ bucket, limit }]), (states) => states[0]!)

@@ -6,8 +6,11 @@
  *   bytes (a part of a resumable upload, a `multipart/form-data` upload), which pass untouched.
  * - A NUL character, which no text column can hold, is refused up front: in the body as a 400
  *   naming the field, in a query parameter as a 400 naming it, in the path as a 404.
- * - The public approval and connect routes, which carry no key, are limited per client address and answer
- *   with the `X-RateLimit-*` headers like the rest of the API.
+ * - The public approval and connect routes, which carry no key, are limited per kind of page
+ *   (approval, connect, connect callback), per client address ({@link ClientAddress}: behind a
+ *   trusted proxy, the address it forwards for) and per token, and answer with the
+ *   `X-RateLimit-*` headers like the rest of the API: guessing approval links locks out neither
+ *   the connect pages nor the callbacks, and no one link can be hammered from many addresses.
  * - An address no route serves is a 404 in the shared error shape, never an empty body.
  * - A body larger than its address accepts (`BodyLimits`) is a 413 `request_too_large`, and the
  *   connection is closed instead of reading the rest.
@@ -15,8 +18,9 @@
  * @since 0.1.0
  */
 
+import { hashSecret } from "@postwire/core"
 import { ErrorDetail, PostwireError, renderError } from "@postwire/domain"
-import { ByteSize, Cause, Effect, Option } from "effect"
+import { ByteSize, Cause, Effect } from "effect"
 import {
   Headers,
   HttpIncomingMessage,
@@ -30,12 +34,28 @@ import { ServerConfig } from "../config/ServerConfig.ts"
 import { limitFor } from "./BodyLimits.ts"
 import { requestLocale } from "./Locale.ts"
 import { RateLimiter } from "../limits/RateLimiter.ts"
-import { announce, countRequest } from "./RateLimits.ts"
+import * as ClientAddress from "./ClientAddress.ts"
+import { announce, countRequests, tightest } from "./RateLimits.ts"
 
 const isApi = (path: string) => path.startsWith("/v1/") || path.startsWith("/admin/")
 // The connect pages and callbacks carry no key either.
 const isPublicApproval = (path: string) =>
   path.startsWith("/v1/approvals/") || path.startsWith("/approve/") || path.startsWith("/connect/")
+
+/**
+ * The kind of a public page and the token it names (an approval or connect link's token, a
+ * callback's `state`), each kind with its own budget.
+ */
+const publicPage = (url: string): { readonly kind: string; readonly token: string | undefined } => {
+  const [path = "", query = ""] = url.split("?", 2)
+  const segment = (prefix: string) => path.slice(prefix.length).split("/", 1)[0] || undefined
+  if (path.startsWith("/v1/approvals/")) return { kind: "approval", token: segment("/v1/approvals/") }
+  if (path.startsWith("/approve/")) return { kind: "approval", token: segment("/approve/") }
+  if (path.startsWith("/connect/callback/") || path.startsWith("/connect/deauthorize/") || path.startsWith("/connect/sandbox/")) {
+    return { kind: "callback", token: new URLSearchParams(query).get("state") || undefined }
+  }
+  return { kind: "connect", token: segment("/connect/") }
+}
 
 const isJson = (contentType: string | undefined) => {
   if (contentType === undefined) return true
@@ -126,11 +146,14 @@ export const RequestGuard = HttpRouter.middleware(
         }
 
         if (isPublicApproval(path)) {
-          const address = Option.getOrElse(request.remoteAddress, () => "unknown")
-          const state = yield* countRequest(`public:${address}`, config.rateLimitPublic).pipe(
-            Effect.provideService(RateLimiter, rateLimits),
-            Effect.orDie
-          )
+          const address = ClientAddress.of(request, config.trustedProxies ?? ClientAddress.none)
+          const { kind, token } = publicPage(request.url)
+          // A token's digest names its bucket: the limits' table never holds a link's secret.
+          const states = yield* countRequests([
+            { bucket: `public:${kind}:${address}`, limit: config.rateLimitPublic },
+            ...(token === undefined ? [] : [{ bucket: `public:${kind}:token:${hashSecret(token)}`, limit: config.rateLimitPublic }])
+          ]).pipe(Effect.provideService(RateLimiter, rateLimits), Effect.orDie)
+          const state = tightest(states)
           yield* announce(state)
           if (state.exceeded) {
             const error = new PostwireError({ code: "rate_limited", details: { retry_after: state.retryAfter } })

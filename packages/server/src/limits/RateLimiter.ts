@@ -63,6 +63,12 @@ export class RateLimiter extends Context.Service<
       windowStart: number,
       expiresAt: number
     ) => Effect.Effect<ReadonlyArray<number>, StoreError>
+    /**
+     * How many hits `bucket` has counted in the window starting at `windowStart`, without
+     * counting one: for limits that count only some requests (failed admin tokens) but refuse
+     * every request once spent.
+     */
+    readonly peek: (bucket: string, windowStart: number, expiresAt: number) => Effect.Effect<number, StoreError>
   }
 >()("postwire/server/RateLimiter") {}
 
@@ -72,6 +78,9 @@ export const make = (store: RateLimitStore["Service"]): RateLimiter["Service"] =
   let window = { start: Number.NEGATIVE_INFINITY, leases: new Map<string, Lease>(), reserving: new Set<string>() }
 
   return RateLimiter.of({
+    // Zero hits add nothing and answer the counter; the store holds every instance's hits.
+    peek: (bucket, windowStart, expiresAt) =>
+      Effect.map(store.hit([{ bucket, windowStart, expiresAt, hits: 0 }]), (counts) => counts[0]!),
     count: (limits, windowStart, expiresAt) =>
       Effect.suspend(() => {
         // A new window starts with no blocks; a request still counting an older one goes to the store.

@@ -1,7 +1,7 @@
 /**
  * A development `Mailer` on Node's file system: each message is worded by the server (the
  * approval e-mail beside the approval page) and written as `<directory>/<time>-<random>.eml`
- * (open it in any mail program), with a log line saying who it is for and where it went.
+ * (open it in any mail program), with a log line saying where it went (not to whom, nor its subject).
  *
  * @since 0.4.0
  */
@@ -28,7 +28,8 @@ export const layer = (directory: string, from: string): Layer.Layer<Mailer> =>
           },
           catch: (cause) => new MailError({ cause })
         })
-        yield* Effect.logInfo(`mail to ${mail.to} written to ${file}`).pipe(Effect.annotateLogs({ subject: mail.subject }))
+        // Where it went, never to whom or about what: the address and the caption stay out of the log.
+        yield* Effect.logInfo(`mail written to ${file}`)
       })
   })
 

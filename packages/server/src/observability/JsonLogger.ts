@@ -7,19 +7,20 @@
  * With tracing on (docs/operations.md), a line logged inside a span also carries `trace_id` and
  * `span_id` (hex, as the collector shows them), to go from a log line to its trace, and the span
  * gets the line as an event (`Logger.tracerLogger`), as with the text logs.
- * Nothing here filters secrets: the code never logs one (a test searches the whole output of a
- * real process for every secret it used).
+ * The code never logs a secret or content (a test searches the whole output of a real process
+ * for every secret it used); `LogRedaction` replaces one that slips in anyway.
  *
  * @since 0.1.0
  */
 import { Cause, Context, type Layer, Logger, References, Tracer } from "effect"
+import { redactFields, redactText, redactValue } from "./LogRedaction.ts"
 
 /** Renders one log line as JSON. */
 export const formatLine = (options: Logger.Options<unknown>): string => {
   const parts = Array.isArray(options.message) ? options.message : [options.message]
-  const words = parts.filter((part): part is string => typeof part === "string")
-  const values = parts.filter((part) => typeof part !== "string")
-  const annotations = options.fiber.getRef(References.CurrentLogAnnotations)
+  const words = parts.filter((part): part is string => typeof part === "string").map(redactText)
+  const values = parts.filter((part) => typeof part !== "string").map((part) => redactValue(part))
+  const annotations = redactFields(options.fiber.getRef(References.CurrentLogAnnotations))
   const line: Record<string, unknown> = {
     time: options.date.toISOString(),
     level: options.logLevel.toLowerCase(),
@@ -35,7 +36,7 @@ export const formatLine = (options: Logger.Options<unknown>): string => {
   }
   Object.assign(line, annotations)
   if (values.length > 0) line.details = values.length === 1 ? values[0] : values
-  if (options.cause.reasons.length > 0) line.cause = Cause.pretty(options.cause)
+  if (options.cause.reasons.length > 0) line.cause = redactText(Cause.pretty(options.cause))
   try {
     return JSON.stringify(line)
   } catch {

@@ -12,12 +12,13 @@
  * follows on the next lines, indented by two spaces, so a stack trace stays readable and every
  * line of the log that does not start with a space is an event. Effect's own default logger
  * printed the values with `util.inspect`, over several lines once they passed 72 characters
- * (every request log line did). Like the JSON logger, it filters nothing: the code never logs
- * a secret.
+ * (every request log line did). Like the JSON logger, it passes every line through
+ * `LogRedaction`: the code never logs a secret or content, and a value that slips in is replaced.
  *
  * @since 0.5.0
  */
 import { Cause, type Layer, Logger, References } from "effect"
+import { redactFields, redactText, redactValue } from "./LogRedaction.ts"
 
 /** A value as `key=value` writes it: bare when nothing in it could be misread, else JSON. */
 const valueText = (value: unknown): string => {
@@ -54,10 +55,10 @@ export const formatLine = (options: Logger.Options<unknown>): string => {
   let line = `[${options.date.toISOString()}] ${options.logLevel.toUpperCase()}`
   const values: Array<unknown> = []
   for (const part of parts) {
-    if (typeof part === "string") line += ` ${part}`
-    else values.push(part)
+    if (typeof part === "string") line += ` ${redactText(part)}`
+    else values.push(redactValue(part))
   }
-  const annotations = options.fiber.getRef(References.CurrentLogAnnotations)
+  const annotations = redactFields(options.fiber.getRef(References.CurrentLogAnnotations))
   for (const key in annotations) line += ` ${key}=${valueText(annotations[key])}`
   if (values.length === 1 && isRecord(values[0])) {
     const details = values[0]
@@ -65,7 +66,7 @@ export const formatLine = (options: Logger.Options<unknown>): string => {
   } else if (values.length > 0) {
     line += ` details=${valueText(values.length === 1 ? values[0] : values)}`
   }
-  if (options.cause.reasons.length > 0) line += `\n${Cause.pretty(options.cause).replace(/^/gm, "  ")}`
+  if (options.cause.reasons.length > 0) line += `\n${redactText(Cause.pretty(options.cause)).replace(/^/gm, "  ")}`
   return line
 }
 
