@@ -1,6 +1,6 @@
 /**
  * What neither log format ever writes, whatever a line was given: the code logs no caption,
- * address, token or credential on purpose (docs/security-hardening.md, Logs), and this is the
+ * address, token or credential on purpose (docs/security.md, Logs), and this is the
  * net under it for a value that slips into a message, an annotation or a cause.
  *
  * - values of fields whose name says what they hold (`caption`, `subject`, `email`, `to`,
