@@ -86,8 +86,9 @@ describe.skipIf(!hasChromium)("the connect journey in Chromium", () => {
     await page.goto((await linkFor(platform, liveKey)).url)
 
     expect(await page.locator("h1").innerText()).toBe(`Connect your ${name} account`)
-    expect(await page.locator("[data-asks]").innerText()).toContain("default asks you to connect")
-    expect(await page.locator("[data-asks]").innerText()).toContain("Default profile")
+    // The workspace's and the profile's names are isolated (U+2068 … U+2069) inside the sentence.
+    expect(await page.locator("[data-asks]").innerText()).toContain("\u2068default\u2069 asks you to connect")
+    expect(await page.locator("[data-asks]").innerText()).toContain("\u2068Default profile\u2069")
     await page.getByRole("button", { name: `Continue to ${name}` }).click()
     await page.waitForURL((url) => url.origin === fakes[platform].url)
     await Promise.all([page.waitForURL((url) => url.href.startsWith(back)), page.getByRole("button", { name: "Allow" }).click()])

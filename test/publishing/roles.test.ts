@@ -48,7 +48,8 @@ describe("publishing settings", () => {
       accountConcurrency: 4,
       leaseMs: 60_000,
       pollMs: 1_000,
-      shutdownGraceMs: 10_000
+      shutdownGraceMs: 10_000,
+      stepTimeoutMs: 300_000
     })
     expect(settings.platforms.textpost).toEqual({})
   })

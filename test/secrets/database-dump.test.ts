@@ -93,9 +93,12 @@ describe.each(backends())("a dump of the %s database", (backend) => {
     secrets["a platform access token"] = accessToken
     secrets["a platform refresh token"] = refreshToken
 
-    const endpoint = await send("POST", "/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["post.awaiting_approval"] }, server.testKey)
+    // The workspace has a live account now: its endpoints are live, registered with a live key.
+    const webhooksKey = (await server.admin<{ key: string }>(keys, { kind: "live", scopes: ["webhooks:write"] })).key
+    secrets["a live webhooks key"] = webhooksKey
+    const endpoint = await send("POST", "/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["post.awaiting_approval"] }, webhooksKey)
     secrets["a webhook secret, rolled since"] = endpoint.secret
-    const rolled = await send("POST", `/v1/webhooks/${endpoint.id}/rotate-secret`, {}, server.testKey)
+    const rolled = await send("POST", `/v1/webhooks/${endpoint.id}/rotate-secret`, {}, webhooksKey)
     secrets["a webhook secret"] = rolled.secret
 
     // Approval links: a post's, another's whose caption changed after approval (a new link), and

@@ -64,7 +64,7 @@ export const Account = Schema.Struct({
   display_name: Schema.NullOr(Schema.String).annotate({
     description: "The name people see on the platform (a Page's name for `pages`); `null` when the platform gives none."
   }),
-  /** The profile picture's `https:` address as the platform gave it at the last connect (`null` for any other kind of address); platform addresses may expire. */
+  /** The profile picture's `https:` address as the platform gave it at the last connect (`null` when the platform gave none, or an address of another kind); platform addresses may expire. */
   avatar_url: Schema.NullOr(Schema.String).annotate({
     description:
       "The profile picture's `https:` address as the platform gave it at the last connect (`null` when the platform gave none, or an address of another kind); platform addresses may expire."
