@@ -66,7 +66,13 @@ describe("requests during the start", () => {
       expect(ready.headers.get("retry-after")).toBe("1")
       expect(ready.headers.get("x-request-id")).toBe("lb-check-1")
       expect(await ready.json()).toEqual({
-        error: expect.objectContaining({ code: "not_ready", retryable: true, request_id: "lb-check-1", docs: expect.stringContaining("#not_ready") })
+        error: expect.objectContaining({
+          code: "not_ready",
+          message: "This instance is not ready: it is still starting.",
+          retryable: true,
+          request_id: "lb-check-1",
+          docs: expect.stringContaining("#not_ready")
+        })
       })
 
       const created = await fetch(`${base}/v1/posts`, {

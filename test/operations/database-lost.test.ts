@@ -47,7 +47,9 @@ onPostgres("an instance whose database stops answering", (url) => {
       // Well under the client's own limit (12 s + 2 s): only /ready's own limit can answer this soon.
       const notReady = await get(`${server.baseUrl}/ready`, 8_000)
       expect(notReady.status).toBe(503)
-      expect(((await notReady.json()) as { error: { code: string } }).error.code).toBe("not_ready")
+      const reason = ((await notReady.json()) as { error: { code: string; message: string } }).error
+      expect(reason.code).toBe("not_ready")
+      expect(reason.message).toMatch(/^This instance is not ready: its database gave no answer within \d+ ms\.$/)
 
       const refused = await call(server.baseUrl, "GET", "/v1/posts", { key: server.testKey, headers: { "accept-language": "id" } })
       expect(refused.status).toBe(503)

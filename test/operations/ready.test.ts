@@ -70,7 +70,7 @@ describe.each(postgres)("GET /ready on a database migrated by a newer version (%
     expect(Object.keys(body)).toEqual(["error"])
     expect(body.error.code).toBe("not_ready")
     expect(body.error.retryable).toBe(true)
-    expect(body.error.message).toContain("not ready")
+    expect(body.error.message).toBe("This instance is not ready: its database was migrated by a newer version (9999_from_a_newer_version).")
     const inIndonesian = await fetch(`${server.baseUrl}/ready`, { headers: { "accept-language": "id" } })
     expect(((await inIndonesian.json()) as { error: { message: string } }).error.message).toContain("belum siap")
 

@@ -464,8 +464,8 @@ export const ErrorCatalog = {
     status: 503,
     retryable: true,
     kind: "generic",
-    en: "This instance is not ready: its database is unreachable, its schema is not the one this version expects, or one of its background loops stopped. The server's log says which.",
-    indonesian: "Instans ini belum siap: basis datanya tidak dapat dijangkau, skemanya bukan yang diharapkan versi ini, atau salah satu proses latarnya berhenti. Log server menyebutkan penyebabnya.",
+    en: "This instance is not ready: {detail}.",
+    indonesian: "Instans ini belum siap: {detail}.",
     when: "`GET /ready` while the database does not answer, migrations are pending, the database was migrated by a newer version, or (on a worker) a background loop stopped."
   })
 } as const satisfies Record<string, CatalogEntry>

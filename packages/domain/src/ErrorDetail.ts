@@ -57,6 +57,23 @@ export const reasons = {
   nul_character: text("must not contain the NUL character", "tidak boleh mengandung karakter NUL"),
   base64: text("must be base64-encoded bytes", "harus berupa byte yang dienkode dengan base64"),
 
+  // Readiness: why an instance is not ready
+  still_starting: text("it is still starting", "instans ini masih dalam proses mulai"),
+  database_no_answer: text(
+    "its database gave no answer within {ms} ms",
+    "basis datanya tidak menjawab dalam {ms} ms"
+  ),
+  database_unreachable: text("its database cannot be reached", "basis datanya tidak dapat dijangkau"),
+  schema_behind: text(
+    "its database still needs the migrations {migrations} (run `postwire migrate`)",
+    "basis datanya masih memerlukan migrasi {migrations} (jalankan `postwire migrate`)"
+  ),
+  schema_ahead: text(
+    "its database was migrated by a newer version ({migrations})",
+    "basis datanya dimigrasikan oleh versi yang lebih baru ({migrations})"
+  ),
+  loops_stopped: text("its background loops {loops} stopped", "proses latar {loops} berhenti"),
+
   // Redirects
   allowed_domains_are: text("{domains}, or a subdomain of one", "{domains}, atau subdomainnya"),
   no_allowed_domains: text(

@@ -53,6 +53,9 @@ const samples: Readonly<Record<string, string | number | LocalizedText>> = {
   expected: 16777216,
   limit: 4294967296,
   domains: "acme.com, example.com",
+  ms: 2000,
+  migrations: "0015_key_approval_links",
+  loops: "publisher, dispatcher",
   workspace: "ws_01J9Z"
 }
 

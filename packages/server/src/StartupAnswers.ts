@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
-import { localeFromAcceptLanguage, PostwireError, renderError } from "@postwire/domain"
+import { ErrorDetail, localeFromAcceptLanguage, PostwireError, renderError } from "@postwire/domain"
 import * as RequestId from "./observability/RequestId.ts"
 
 /** The seconds a caller is asked to wait before trying again during a start. */
@@ -54,7 +54,7 @@ export const answerWhileStarting = (server: Server, publicUrl: string): Server =
       }
     }
     const locale = localeFromAcceptLanguage(header(request, "accept-language"))
-    const error = renderError(new PostwireError({ code: "not_ready" }), locale, publicUrl)
+    const error = renderError(new PostwireError({ code: "not_ready", details: { detail: ErrorDetail.reason("still_starting") } }), locale, publicUrl)
     const body = JSON.stringify({ error: { ...error, request_id: requestId } })
     response.writeHead(503, {
       "content-type": "application/json",
