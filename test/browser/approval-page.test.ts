@@ -10,6 +10,7 @@
 import { join } from "node:path"
 import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { aPng } from "../../packages/core/test/fixtures/media.ts"
 import { accountOf, anImage, aPost, aVideo } from "../support/Builders.ts"
 import { hasChromium, launchChromium, type TestBrowser } from "../support/Chromium.ts"
 import { call } from "../support/Http.ts"
@@ -228,6 +229,42 @@ describe.skipIf(!hasChromium)("the approval page in Chromium", () => {
     expect(await page.locator(".result").innerText()).toContain("will be published on")
     expect((await postStatus(post.id)).approval.status).toBe("approved")
     await page.close()
+  })
+
+  it("shows photos in their own proportions on a phone and on a desktop", async () => {
+    const upload = async (width: number, height: number) => {
+      const reply = await call(server.baseUrl, "POST", "/v1/media", {
+        key: server.testKey,
+        body: { data: Buffer.from(aPng({ width, height })).toString("base64"), filename: `${width}x${height}.png` }
+      })
+      return reply.body.id as string
+    }
+    const wide = await upload(720, 477)
+    const tall = await upload(600, 1600)
+    const post = await createPost({ caption: "Two photos" }, [wide, tall])
+    for (const viewport of [
+      { width: 390, height: 844 },
+      { width: 1024, height: 900 }
+    ]) {
+      const page = await newPage()
+      await page.setViewportSize(viewport)
+      await page.goto(linkOf(post))
+      const images = page.locator(".media img")
+      await expect.poll(() => images.evaluateAll((all) => all.every((img) => (img as HTMLImageElement).complete))).toBe(true)
+      const shown = await images.evaluateAll((all) =>
+        all.map((img) => {
+          const box = img.getBoundingClientRect()
+          return { width: box.width, height: box.height, natural: (img as HTMLImageElement).naturalWidth / (img as HTMLImageElement).naturalHeight }
+        })
+      )
+      expect(shown).toHaveLength(2)
+      for (const { width, height, natural } of shown) {
+        expect(Math.abs(width / height / natural - 1), `${width}×${height} at ${viewport.width}×${viewport.height}`).toBeLessThan(0.02)
+        expect(width).toBeLessThanOrEqual(viewport.width)
+        expect(height).toBeLessThanOrEqual(viewport.height * 0.7 + 1)
+      }
+      await page.close()
+    }
   })
 
   it("explains a link that has expired, and offers no decision", async () => {

@@ -27,6 +27,7 @@ a { color: var(--accent); }
 .caption { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--soft); padding: .75rem 1rem; border-radius: 6px; margin: 0; }
 .media { list-style: none; padding: 0; margin: 0; display: grid; gap: .75rem; }
 .media img, .media video { display: block; max-width: 100%; max-height: 70vh; border-radius: 6px; background: #000; }
+.media img { width: auto; height: auto; object-fit: contain; }
 .targets { list-style: none; padding: 0; margin: 0; }
 .targets li { display: flex; flex-wrap: wrap; gap: .25rem .75rem; padding: .5rem 0; border-bottom: 1px solid var(--line); }
 .platform { font-weight: 600; }
