@@ -112,7 +112,7 @@ const startWorld = async (databaseUrl: string, jitter: () => number): Promise<Wo
   fake.latencyMs = () => 2 + Math.floor(jitter() * 20)
 
   const dataDir = mkdtempSync(join(tmpdir(), "postwire-fault-"))
-  const adminToken = `pwadm_${randomBytes(12).toString("hex")}`
+  const adminToken = `pwadm_${randomBytes(16).toString("hex")}`
   const apiPort = await freePort()
   const apiUrl = `http://127.0.0.1:${apiPort}`
   const common = {
