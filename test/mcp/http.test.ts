@@ -2,6 +2,8 @@
  * The tool server at `/mcp` of `postwire serve`, driven by the official MCP TypeScript SDK's
  * client over Streamable HTTP, against a real server on loopback.
  */
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { Ajv } from "ajv"
 import addFormatsModule from "ajv-formats"
 import { aPng } from "../../packages/core/test/fixtures/media.ts"
@@ -147,6 +149,9 @@ describe.each(backends())("tool server over Streamable HTTP on %s", (backend) =>
     it("lists every tool with valid JSON Schemas for input and output, and honest hints", async () => {
       const { tools } = await agent.client.listTools()
       expect(tools.map((t) => t.name)).toEqual(toolNames)
+      // docs/mcp.md's table lists exactly the tools the server has, in the same order.
+      const documented = [...readFileSync(join(import.meta.dirname, "../../docs/mcp.md"), "utf8").matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1])
+      expect(documented).toEqual(toolNames)
       // Strict, with the standard formats (`date-time`, `email`, `uri`): the MCP SDK's own
       // validator adds them too, and the schemas use them to tell agents what a string holds.
       const ajv = new Ajv({ strict: true, allErrors: true })
