@@ -23,7 +23,7 @@ import {
 } from "@postwire/core"
 import type { Platform } from "@postwire/domain"
 import { ConnectRouter } from "@postwire/platforms"
-import * as TikTokOAuthFake from "../platforms/fakes/oauth/TikTokOAuthFake.ts"
+import * as TikTokOAuthFake from "../platforms/tiktok/TikTokOAuthFake.ts"
 import { Ids as Id } from "@postwire/domain"
 
 const publicUrl = "https://postwire.example.com"

@@ -30,7 +30,7 @@ import { Effect, Layer, Result } from "effect"
 import { aJpeg, anMp4 } from "../../packages/core/test/fixtures/media.ts"
 import { aRouter } from "./adapterConformance.ts"
 import { aConsent, anAccount, aPost, aPublishInput, aTarget } from "./builders.ts"
-import * as TikTokFake from "./fakes/TikTokFake.ts"
+import * as TikTokFake from "./tiktok/TikTokFake.ts"
 
 const settings = defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")
 

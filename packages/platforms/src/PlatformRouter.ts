@@ -24,11 +24,11 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import { PlatformHttp } from "./PlatformHttp.ts"
 import * as Wire from "./internal/Wire.ts"
-import * as FacebookPages from "./pages/FacebookPages.ts"
-import * as Instagram from "./photo/Instagram.ts"
-import * as TikTok from "./shortvideo/TikTok.ts"
+import * as FacebookPages from "./facebook/FacebookPages.ts"
+import * as Instagram from "./instagram/Instagram.ts"
+import * as TikTok from "./tiktok/TikTok.ts"
 import * as SimulatedPlatform from "./simulated/SimulatedPlatform.ts"
-import * as Threads from "./textpost/Threads.ts"
+import * as Threads from "./threads/Threads.ts"
 
 /** The complete configuration of the platform adapters. */
 export interface Config {

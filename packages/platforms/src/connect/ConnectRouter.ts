@@ -28,12 +28,12 @@ import { FetchHttpClient, HttpClient } from "effect/http"
 import { PlatformHttp } from "../PlatformHttp.ts"
 import { connectFailure, type PlatformConnect } from "../internal/ConnectWire.ts"
 import * as Wire from "../internal/Wire.ts"
-import * as FacebookConnect from "./FacebookConnect.ts"
-import * as InstagramConnect from "./InstagramConnect.ts"
-import * as MetaSignedRequest from "./MetaSignedRequest.ts"
-import * as SimulatedConnect from "./SimulatedConnect.ts"
-import * as ThreadsConnect from "./ThreadsConnect.ts"
-import * as TikTokConnect from "./TikTokConnect.ts"
+import * as FacebookConnect from "../facebook/FacebookConnect.ts"
+import * as InstagramConnect from "../instagram/InstagramConnect.ts"
+import * as MetaSignedRequest from "../meta/MetaSignedRequest.ts"
+import * as SimulatedConnect from "../simulated/SimulatedConnect.ts"
+import * as ThreadsConnect from "../threads/ThreadsConnect.ts"
+import * as TikTokConnect from "../tiktok/TikTokConnect.ts"
 
 /** A secret given as plain text or already redacted. */
 export type Secret = string | Redacted.Redacted<string>

@@ -23,7 +23,7 @@ import { defaultMaxVideoDurationSec, ErrorDetail, isErrorCode, type Platform, Pr
 import { Effect } from "effect"
 import * as MediaRules from "../internal/MediaRules.ts"
 import { failure } from "../internal/Wire.ts"
-import { permalink as tiktokPermalink } from "../shortvideo/TikTok.ts"
+import { permalink as tiktokPermalink } from "../tiktok/TikTok.ts"
 
 /** The simulated platform, shaped like a `PlatformClient`. */
 export interface SimulatedPlatform {
