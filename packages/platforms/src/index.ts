@@ -1,12 +1,20 @@
 /**
- * `@postwire/platforms`: the `PlatformClient` adapters for TikTok (shortvideo), Instagram
- * (photo), Facebook Pages (pages) and Threads (textpost), the simulated platform behind sandbox
- * accounts, the router that chooses between them, the comment adapters with their router, and
- * the Meta comment webhooks.
+ * `@postwire/platforms`: the platforms as plugins (`PlatformPlugin`) in one registry
+ * (`Registry`): TikTok (shortvideo), Instagram (photo), Facebook Pages (pages) and Threads
+ * (textpost), each in its folder; the simulated platform behind sandbox accounts; the routers
+ * that implement the engine's publishing, connect and comment ports over the registry; and the
+ * Meta comment webhooks.
  *
  * @since 0.1.0
  */
 export * as Credentials from "./Credentials.ts"
+export * as Registry from "./Registry.ts"
+export * as Plugin from "./Plugin.ts"
+export type { PlatformPlugin, PlatformPublisher, PlatformConnector } from "./Plugin.ts"
+export { tiktok } from "./tiktok/plugin.ts"
+export { instagram } from "./instagram/plugin.ts"
+export { facebook } from "./facebook/plugin.ts"
+export { threads } from "./threads/plugin.ts"
 export * as FacebookPages from "./facebook/FacebookPages.ts"
 export * as GraphError from "./meta/GraphError.ts"
 export * as Instagram from "./instagram/Instagram.ts"

@@ -36,6 +36,7 @@ import { Clock, Effect, Option, type Redacted, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
 import type * as Credentials from "../Credentials.ts"
 import * as MediaRules from "../internal/MediaRules.ts"
+import { rules } from "./Rules.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
 import { amend, failure, field, malformed, retrying, stringField, type Wire } from "../internal/Wire.ts"
 import * as GraphApi from "../meta/GraphApi.ts"
@@ -372,7 +373,7 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
       const session = yield* openSession(input.account, pageId)
       const step = Effect.gen(function* () {
         if (input.state === null || input.state === undefined) {
-          const ruleBreak = MediaRules.check(input)
+          const ruleBreak = MediaRules.check(input, rules)
           if (ruleBreak !== undefined) return yield* Effect.fail(ruleBreak)
           return input.media.some((m) => m.record.kind === "video")
             ? yield* uploadReel(session, input, pageId)

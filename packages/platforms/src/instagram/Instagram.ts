@@ -14,8 +14,9 @@
  * @since 0.1.0
  */
 import type { PublishInput } from "@postwire/core"
-import { type ErrorCode, platformRules } from "@postwire/domain"
+import type { ErrorCode } from "@postwire/domain"
 import * as MediaRules from "../internal/MediaRules.ts"
+import { rules } from "./Rules.ts"
 import { stringField, type Wire } from "../internal/Wire.ts"
 import * as ContainerPublishing from "../meta/ContainerPublishing.ts"
 
@@ -95,7 +96,8 @@ export const make = (config: Config, wire: Wire): ContainerPublishing.ContainerA
       readStatus,
       containerError,
       plan,
-      defaultQuota: platformRules.photo.dailyQuota,
+      defaultQuota: rules.dailyQuota,
+      rules,
       refreshGrantType: "ig_refresh_token"
     },
     config,

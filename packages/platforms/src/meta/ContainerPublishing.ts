@@ -30,7 +30,7 @@ import type {
   PublishStep
 } from "@postwire/core"
 import { Spans } from "@postwire/core"
-import { type ErrorCode, ErrorDetail, formatInstant } from "@postwire/domain"
+import { type ErrorCode, ErrorDetail, formatInstant, type TargetRules } from "@postwire/domain"
 import { Clock, Deferred, Effect, Exit, Option, type Redacted, Schema } from "effect"
 import type * as Credentials from "../Credentials.ts"
 import * as MediaRules from "../internal/MediaRules.ts"
@@ -87,6 +87,8 @@ export interface ContainerPlatform {
   readonly plan: (input: PublishInput) => ContainerPlan
   /** The daily limit when the platform does not say it (for the message). */
   readonly defaultQuota: number
+  /** The platform's rules, checked before anything is sent. */
+  readonly rules: TargetRules.PlatformRuleSet
   /** The `grant_type` of the token refresh (`ig_refresh_token`, `th_refresh_token`). */
   readonly refreshGrantType: string
 }
@@ -582,7 +584,7 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
 
   const start = (session: Session, input: PublishInput, userId: string) =>
     Effect.gen(function* () {
-      const ruleBreak = MediaRules.check(input)
+      const ruleBreak = MediaRules.check(input, spec.rules)
       if (ruleBreak !== undefined) return yield* Effect.fail(ruleBreak)
       const plan = spec.plan(input)
       yield* checkLimit(session, userId)

@@ -17,22 +17,29 @@ import {
   SandboxConsent,
   type TokenRefresh
 } from "@postwire/core"
-import { defaultMaxVideoDurationSec, type Platform, PrivacyLevel } from "@postwire/domain"
+import { type Platform, PrivacyLevel } from "@postwire/domain"
 import { Clock, Effect, Schema } from "effect"
 import { connectFailure, type PlatformConnect } from "../internal/ConnectWire.ts"
+import * as Registry from "../Registry.ts"
+import { defaultMaxVideoSeconds } from "../tiktok/Rules.ts"
 
-/** Lifetimes of the simulated tokens, per platform: access token and refresh token. */
-export const lifetimes: Readonly<Record<Platform, { readonly accessMs: number | null; readonly refreshMs: number | null }>> = {
-  shortvideo: { accessMs: 24 * 60 * 60 * 1000, refreshMs: 365 * 24 * 60 * 60 * 1000 },
-  photo: { accessMs: 60 * 24 * 60 * 60 * 1000, refreshMs: null },
-  pages: { accessMs: null, refreshMs: null },
-  textpost: { accessMs: 60 * 24 * 60 * 60 * 1000, refreshMs: null }
+/** Lifetimes of a platform's simulated tokens: access token and refresh token (`null`: none expires). */
+export interface Lifetimes {
+  readonly accessMs: number | null
+  readonly refreshMs: number | null
 }
+
+const neverExpire: Lifetimes = { accessMs: null, refreshMs: null }
+
+/** Lifetimes of the simulated tokens of the built-in platforms (each plugin's `sandbox.tokens`). */
+export const lifetimes: Readonly<Record<Platform, Lifetimes>> = Object.fromEntries(
+  Registry.builtins.map((plugin) => [plugin.name, plugin.sandbox?.tokens ?? neverExpire])
+) as Record<Platform, Lifetimes>
 
 /** The credentials of a sandbox account. */
 export const SandboxCredentials = Schema.Struct({
   sandbox: Schema.Literal(true),
-  platform: Schema.Literals(["shortvideo", "photo", "pages", "textpost"]),
+  platform: Schema.String,
   handle: Schema.String,
   access_token: Schema.String,
   refresh_token: Schema.optionalKey(Schema.String),
@@ -45,8 +52,8 @@ export type SandboxCredentials = typeof SandboxCredentials.Type
 const token = (kind: string, platform: Platform, handle: string, now: number) =>
   `sbx_${kind}_${createHash("sha256").update(`${platform}:${handle}:${now}:${kind}`).digest("hex").slice(0, 32)}`
 
-const issueCredentials = (platform: Platform, handle: string, now: number): SandboxCredentials => {
-  const { accessMs, refreshMs } = lifetimes[platform]
+const issueCredentials = (platform: Platform, tokens: Lifetimes, handle: string, now: number): SandboxCredentials => {
+  const { accessMs, refreshMs } = tokens
   return {
     sandbox: true,
     platform,
@@ -71,7 +78,7 @@ export const creatorInfoOf = (handle: string): CreatorInfo => ({
   commentDisabled: false,
   duetDisabled: false,
   stitchDisabled: false,
-  maxVideoPostDurationSec: defaultMaxVideoDurationSec
+  maxVideoPostDurationSec: defaultMaxVideoSeconds
 })
 
 /** The simulated platform's scope, for every sandbox identity. */
@@ -87,7 +94,11 @@ export interface SimulatedConnect extends PlatformConnect {
  * consent page is there); `secret` signs and checks the simulated codes and must be the one the
  * consent page issues them with.
  */
-export const make = (platform: Platform, options: { readonly publicUrl: string; readonly secret: string }): SimulatedConnect => {
+export const make = (
+  platform: Platform,
+  options: { readonly publicUrl: string; readonly secret: string; readonly tokens?: Lifetimes | undefined }
+): SimulatedConnect => {
+  const tokens = options.tokens ?? lifetimes[platform] ?? neverExpire
   const exchange = Effect.fn("connect.sandbox.exchange")(function* (request: CodeExchange) {
     const now = yield* Clock.currentTimeMillis
     const read = SandboxConsent.read(request.code, {
@@ -99,7 +110,7 @@ export const make = (platform: Platform, options: { readonly publicUrl: string; 
     })
     if (read._tag === "Invalid") return yield* Effect.fail(connectFailure("connect_failed", `invalid_grant:${read.reason}`))
     return read.accounts.map((account): ConnectedIdentity => {
-      const credentials = issueCredentials(platform, account.handle, now)
+      const credentials = issueCredentials(platform, tokens, account.handle, now)
       return {
         platform,
         platformAccountId: `sbx_${platform}_${account.handle}`,
@@ -125,7 +136,7 @@ export const make = (platform: Platform, options: { readonly publicUrl: string; 
     if (deadline <= now) {
       return yield* Effect.fail(connectFailure("token_expired", "invalid_grant", { needsReconnect: true }))
     }
-    const fresh = issueCredentials(platform, credentials.handle, now)
+    const fresh = issueCredentials(platform, tokens, credentials.handle, now)
     return {
       _tag: "Refreshed",
       credentials: JSON.stringify(fresh),

@@ -10,9 +10,10 @@
  * @since 0.1.0
  */
 import type { PublishInput } from "@postwire/core"
-import { type ErrorCode, platformRules } from "@postwire/domain"
+import type { ErrorCode } from "@postwire/domain"
 import { stringField, type Wire } from "../internal/Wire.ts"
 import * as ContainerPublishing from "../meta/ContainerPublishing.ts"
+import { rules } from "./Rules.ts"
 
 /** Threads settings: host, token refresh, app secret, polling (see the package README). */
 export type Config = ContainerPublishing.Config
@@ -62,7 +63,8 @@ export const make = (config: Config, wire: Wire): ContainerPublishing.ContainerA
       readStatus,
       containerError,
       plan,
-      defaultQuota: platformRules.textpost.dailyQuota,
+      defaultQuota: rules.dailyQuota,
+      rules,
       refreshGrantType: "th_refresh_token"
     },
     config,

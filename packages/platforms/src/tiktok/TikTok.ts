@@ -47,12 +47,13 @@ import type {
   PublishStep
 } from "@postwire/core"
 import { Spans } from "@postwire/core"
-import { type ErrorCode, ErrorDetail, type ErrorDetails, formatInstant, type LocalizedText, platformRules, TargetRules } from "@postwire/domain"
+import { type ErrorCode, ErrorDetail, type ErrorDetails, formatInstant, type LocalizedText, TargetRules } from "@postwire/domain"
 import { Clock, Effect, Option, Redacted, Result, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
 import * as Credentials from "../Credentials.ts"
 import * as CallPacer from "../internal/CallPacer.ts"
 import * as MediaRules from "../internal/MediaRules.ts"
+import { rules } from "./Rules.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
 import { amend, failure, field, malformed, numberField, retrying, stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
 
@@ -191,7 +192,7 @@ const detailsFor = (code: ErrorCode, detail: LocalizedText, now: number): ErrorD
       return { platform: "shortvideo", detail }
     case "quota_exceeded":
       // TikTok states the cap only as "about 15 posts a day"; the window is a rolling 24 h.
-      return { limit: platformRules.shortvideo.dailyQuota, resets_at: new Date(now + DAY_MS).toISOString() }
+      return { limit: rules.dailyQuota, resets_at: new Date(now + DAY_MS).toISOString() }
     default:
       return undefined
   }
@@ -394,7 +395,7 @@ export const make = (config: Config, wire: Wire): TikTok => {
    */
   const prepareInit = (input: PublishInput, session: Session) =>
     Effect.gen(function* () {
-      const ruleBreak = MediaRules.check(input)
+      const ruleBreak = MediaRules.check(input, rules)
       if (ruleBreak !== undefined) return yield* Effect.fail(ruleBreak)
       const video = input.media[0]!
       const source_info = { source: "PULL_FROM_URL", video_url: video.url }
