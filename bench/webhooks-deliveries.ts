@@ -36,6 +36,7 @@ import { layerPostgres, PgliteClient, SqlStore, SqlWebhookStore } from "@postwir
 import { relay } from "./posts-wire.ts"
 import { table } from "./support.ts"
 import { Ids as Id } from "@postwire/domain"
+import { Registry } from "@postwire/platforms"
 
 const deliveries = 2_000
 const concurrency = 16
@@ -116,7 +117,7 @@ const engine = (stores: Layer.Layer<Store | WebhookStore, unknown>, transport: L
   Layer.mergeAll(
     Ids.layer,
     CredentialsCipher.layer.pipe(
-      Layer.provideMerge(EngineConfig.layer(defaultSettings("http://127.0.0.1", "bench-secret-of-at-least-thirty-two-bytes")))
+      Layer.provideMerge(EngineConfig.layer(defaultSettings("http://127.0.0.1", "bench-secret-of-at-least-thirty-two-bytes", Registry.catalog())))
     ),
     WebhookSettings.layer({ allowLoopback: true }),
     transport,

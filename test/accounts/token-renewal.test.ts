@@ -22,8 +22,8 @@ import {
   Workspaces
 } from "@postwire/core"
 import type { Platform } from "@postwire/domain"
-import { ConnectRouter } from "@postwire/platforms"
-import * as TikTokOAuthFake from "../platforms/fakes/oauth/TikTokOAuthFake.ts"
+import { ConnectRouter, Registry } from "@postwire/platforms"
+import * as TikTokOAuthFake from "../platforms/tiktok/TikTokOAuthFake.ts"
 import { Ids as Id } from "@postwire/domain"
 
 const publicUrl = "https://postwire.example.com"
@@ -37,7 +37,7 @@ const engineWith = (connect: Omit<ConnectRouter.Options, "publicUrl" | "sandboxS
   Layer.mergeAll(
     MemoryConnectStore.layer,
     Layer.succeed(CredentialsCipher)(CredentialsCipher.make(secret)),
-    EngineConfig.layer(defaultSettings(publicUrl, secret)),
+    EngineConfig.layer(defaultSettings(publicUrl, secret, Registry.catalog())),
     Ids.layerTest,
     ConnectRouter.layer({ publicUrl, sandboxSecret: secret, ...connect })
   ).pipe(Layer.provideMerge(MemoryStore.layer))
@@ -77,13 +77,16 @@ const eventsOf = (workspaceId: string, type: string) =>
     Effect.map((events) => events.filter((e) => e.type === type))
   )
 
+/** A platform's renewal policy, as its plugin declares it. */
+const renewal = (platform: string) => Registry.make().get(platform)?.tokenRenewal
+
 describe("TokenRenewal", () => {
   it("schedules halfway through the lifetime, never before 24 hours for Meta tokens", () => {
-    assert.strictEqual(TokenRenewal.nextRefreshAt("shortvideo", 0, 24 * hour), 12 * hour)
-    assert.strictEqual(TokenRenewal.nextRefreshAt("shortvideo", 0, 2 * hour), hour)
-    assert.strictEqual(TokenRenewal.nextRefreshAt("photo", 0, 60 * day), 30 * day)
-    assert.strictEqual(TokenRenewal.nextRefreshAt("textpost", 0, 2 * hour), 24 * hour)
-    assert.strictEqual(TokenRenewal.nextRefreshAt("pages", 0, null), null)
+    assert.strictEqual(TokenRenewal.nextRefreshAt(renewal("shortvideo"), 0, 24 * hour), 12 * hour)
+    assert.strictEqual(TokenRenewal.nextRefreshAt(renewal("shortvideo"), 0, 2 * hour), hour)
+    assert.strictEqual(TokenRenewal.nextRefreshAt(renewal("photo"), 0, 60 * day), 30 * day)
+    assert.strictEqual(TokenRenewal.nextRefreshAt(renewal("textpost"), 0, 2 * hour), 24 * hour)
+    assert.strictEqual(TokenRenewal.nextRefreshAt(renewal("pages"), 0, null), null)
   })
 
   it("backs off transient failures: 1 minute, 5 minutes, 30 minutes, then every 2 hours", () => {

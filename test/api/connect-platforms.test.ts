@@ -10,7 +10,7 @@ import { absolute, aConnectLink, aConnectServer, hiddenFields, postForm, returne
 import { platformFakes, type PlatformFakes } from "../support/Fakes.ts"
 import { call, errorOf } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
-import type { ConsentAnswer } from "../platforms/fakes/oauth/OAuthFake.ts"
+import type { ConsentAnswer } from "../platforms/fakes/OAuthFake.ts"
 
 const back = "https://app.example.com/accounts/connected"
 type Platform = "shortvideo" | "photo" | "pages" | "textpost"

@@ -13,8 +13,8 @@ import { Effect } from "effect"
 import type { BrowserContext } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { aConnector, verifier } from "../platforms/connect/connectHarness.ts"
-import * as FacebookOAuthFake from "../platforms/fakes/oauth/FacebookOAuthFake.ts"
-import * as TikTokOAuthFake from "../platforms/fakes/oauth/TikTokOAuthFake.ts"
+import * as FacebookOAuthFake from "../platforms/facebook/FacebookOAuthFake.ts"
+import * as TikTokOAuthFake from "../platforms/tiktok/TikTokOAuthFake.ts"
 import { hasChromium, launchChromium, type TestBrowser } from "../support/Chromium.ts"
 
 describe.skipIf(!hasChromium)("the fake platforms' consent pages in Chromium", () => {

@@ -17,6 +17,7 @@ import {
 } from "@postwire/core"
 import { aPng } from "../../packages/core/test/fixtures/media.ts"
 import { Ids as Id } from "@postwire/domain"
+import { Registry } from "@postwire/platforms"
 
 // Expiry needs no download; an import in these tests would fail like an unreachable address.
 const NoDownloads = Layer.succeed(MediaFetcher)({
@@ -28,7 +29,7 @@ const engineOver = (stores: Layer.Layer<Store | MediaStore, unknown>) =>
     Ids.layerTest,
     BlobStore.layerMemory,
     NoDownloads,
-    EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes"))
+    EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes", Registry.catalog()))
   ).pipe(Layer.provideMerge(stores), Layer.orDie)
 
 const settings = MediaJobs.defaults("worker-1")

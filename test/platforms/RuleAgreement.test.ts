@@ -24,15 +24,15 @@ import {
   Workspaces
 } from "@postwire/core"
 import { type Platform, type Post, PostwireError, renderError, renderMessage } from "@postwire/domain"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, Registry } from "@postwire/platforms"
 import { Ids as Id } from "@postwire/domain"
 import { Effect, Layer, Result } from "effect"
 import { aJpeg, anMp4 } from "../../packages/core/test/fixtures/media.ts"
 import { aRouter } from "./adapterConformance.ts"
 import { aConsent, anAccount, aPost, aPublishInput, aTarget } from "./builders.ts"
-import * as TikTokFake from "./fakes/TikTokFake.ts"
+import * as TikTokFake from "./tiktok/TikTokFake.ts"
 
-const settings = defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")
+const settings = defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes", Registry.catalog())
 
 /** Nothing listens there: a Meta adapter that passed the rules fails to connect. */
 const nowhere = "http://127.0.0.1:9"

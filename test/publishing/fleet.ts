@@ -14,8 +14,8 @@ import { Effect, Exit, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { layerPostgres } from "@postwire/store-sql"
 import { aPng } from "../../packages/core/test/fixtures/media.ts"
-import type { ContainerFake } from "../platforms/fakes/ContainerFake.ts"
-import * as ThreadsFake from "../platforms/fakes/ThreadsFake.ts"
+import type { ContainerFake } from "../platforms/meta/ContainerFake.ts"
+import * as ThreadsFake from "../platforms/threads/ThreadsFake.ts"
 
 const bin = join(import.meta.dirname, "../../packages/server/bin/postwire.js")
 

@@ -15,8 +15,8 @@ import { anImage } from "../support/Builders.ts"
 import { call } from "../support/Http.ts"
 import { onPostgres } from "../support/Postgres.ts"
 import { aDatabase, startServer, type TestDatabase, type TestServer } from "../support/TestServer.ts"
-import type { ContainerFake } from "../platforms/fakes/ContainerFake.ts"
-import * as ThreadsFake from "../platforms/fakes/ThreadsFake.ts"
+import type { ContainerFake } from "../platforms/meta/ContainerFake.ts"
+import * as ThreadsFake from "../platforms/threads/ThreadsFake.ts"
 import * as ConnectionProxy from "../../packages/store-sql/test/ConnectionProxy.ts"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { anImage } from "../support/Builders.ts"
 import { call } from "../support/Http.ts"
 import { aDatabase, backends, startServer, type TestDatabase, type TestServer } from "../support/TestServer.ts"
-import type { ContainerFake } from "../platforms/fakes/ContainerFake.ts"
-import { graphError } from "../platforms/fakes/GraphFake.ts"
-import * as InstagramFake from "../platforms/fakes/InstagramFake.ts"
-import * as ThreadsFake from "../platforms/fakes/ThreadsFake.ts"
+import type { ContainerFake } from "../platforms/meta/ContainerFake.ts"
+import { graphError } from "../platforms/meta/GraphFake.ts"
+import * as InstagramFake from "../platforms/instagram/InstagramFake.ts"
+import * as ThreadsFake from "../platforms/threads/ThreadsFake.ts"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 

@@ -22,7 +22,7 @@ import { aLiveAccount, memoryEngine, memoryEngineSecret as secret } from "../sup
 import type { Platform } from "@postwire/domain"
 import { anMp4 } from "../../packages/core/test/fixtures/media.ts"
 import { aRouter } from "../platforms/adapterConformance.ts"
-import * as TikTokFake from "../platforms/fakes/TikTokFake.ts"
+import * as TikTokFake from "../platforms/tiktok/TikTokFake.ts"
 import { Ids as Id } from "@postwire/domain"
 
 const minute = 60_000

@@ -14,7 +14,7 @@
  */
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as TikTokFake from "../platforms/fakes/TikTokFake.ts"
+import * as TikTokFake from "../platforms/tiktok/TikTokFake.ts"
 import { aVideo } from "../support/Builders.ts"
 import { call } from "../support/Http.ts"
 import { aMovableClock } from "../support/MovableClock.ts"

@@ -16,7 +16,7 @@ import { aLiveAccount, memoryEngine } from "../support/MemoryEngine.ts"
 import { Clock, Effect } from "effect"
 import { anMp4 } from "../../packages/core/test/fixtures/media.ts"
 import { aRouter } from "../platforms/adapterConformance.ts"
-import * as TikTokFake from "../platforms/fakes/TikTokFake.ts"
+import * as TikTokFake from "../platforms/tiktok/TikTokFake.ts"
 
 /** Waits of a millisecond or two, so that the publisher's rounds follow each other at once. */
 const publisher = { ...Publisher.defaults("w1"), unconfirmedFirstWaitMs: 1, unconfirmedMaxWaitMs: 2 }

@@ -2,10 +2,10 @@
  * The four platforms' fake authorization servers, started together, and the server settings
  * that point Postwire's connect at them (as an operator's environment would).
  */
-import * as FacebookOAuthFake from "../platforms/fakes/oauth/FacebookOAuthFake.ts"
-import * as InstagramOAuthFake from "../platforms/fakes/oauth/InstagramOAuthFake.ts"
-import * as ThreadsOAuthFake from "../platforms/fakes/oauth/ThreadsOAuthFake.ts"
-import * as TikTokOAuthFake from "../platforms/fakes/oauth/TikTokOAuthFake.ts"
+import * as FacebookOAuthFake from "../platforms/facebook/FacebookOAuthFake.ts"
+import * as InstagramOAuthFake from "../platforms/instagram/InstagramOAuthFake.ts"
+import * as ThreadsOAuthFake from "../platforms/threads/ThreadsOAuthFake.ts"
+import * as TikTokOAuthFake from "../platforms/tiktok/TikTokOAuthFake.ts"
 
 /** The running fakes. */
 export interface PlatformFakes {

@@ -18,12 +18,13 @@ import {
 } from "@postwire/core"
 import type { Platform } from "@postwire/domain"
 import { Effect, Layer } from "effect"
+import { Registry } from "@postwire/platforms"
 
 /** The master secret of {@link memoryEngineSettings}. */
 export const memoryEngineSecret = "test-secret-of-at-least-thirty-two-bytes"
 
 /** The engine's settings in these tests. */
-export const memoryEngineSettings = defaultSettings("https://postwire.test", memoryEngineSecret)
+export const memoryEngineSettings = defaultSettings("https://postwire.test", memoryEngineSecret, Registry.catalog())
 
 /**
  * The engine in memory over `platform`; `publishingStore` replaces the memory publishing store

@@ -25,6 +25,7 @@ import {
 import { NodeResolver, NodeWebhookTransport } from "@postwire/server"
 import { PgliteClient, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
 import { anEmbeddedTemplate } from "../support/TestServer.ts"
+import { Registry } from "@postwire/platforms"
 
 /** Each embedded database here starts as a copy of a new one (no `initdb` of its own). */
 const template = await anEmbeddedTemplate()
@@ -64,7 +65,7 @@ const aReceiver = (failing: Set<string>) =>
 const Engine = Layer.mergeAll(
   Ids.layer,
   CredentialsCipher.layer.pipe(
-    Layer.provideMerge(EngineConfig.layer(defaultSettings("http://127.0.0.1", "test-secret-of-at-least-thirty-two-bytes")))
+    Layer.provideMerge(EngineConfig.layer(defaultSettings("http://127.0.0.1", "test-secret-of-at-least-thirty-two-bytes", Registry.catalog())))
   ),
   WebhookSettings.layer({ allowLoopback: true }),
   NodeWebhookTransport.layer,

@@ -4,8 +4,14 @@
  * @since 0.1.0
  */
 import { Context, Layer } from "effect"
-import { type Platform, platformRules } from "@postwire/domain"
+import type { Platform, TargetRules } from "@postwire/domain"
 import * as Keyring from "./secrets/Keyring.ts"
+
+/**
+ * The rules of every platform the engine serves, by their wire name: the platform registry's
+ * (`@postwire/platforms`' `Registry.catalog`), built-in platforms and plugins alike.
+ */
+export type PlatformCatalog = ReadonlyMap<string, TargetRules.PlatformRuleSet>
 
 /** Settings the use-cases read. */
 export interface EngineSettings {
@@ -23,9 +29,11 @@ export interface EngineSettings {
   readonly cursorTtlMs: number
   /** Longest `from`/`to` range of a list. Default 92 days. */
   readonly maxRangeMs: number
-  /** Default daily quota per platform (an account may override). */
+  /** The platforms served and their rules: validation, quotas and captions ask them. */
+  readonly platforms: PlatformCatalog
+  /** Default daily quota per platform (an account may override); from {@link platforms} by default. */
   readonly dailyQuota: Readonly<Record<Platform, number>>
-  /** Caption limit per platform. */
+  /** Caption limit per platform; from {@link platforms} by default. */
   readonly captionMax: Readonly<Record<Platform, number>>
   /** Idempotency window. Default 24 hours. */
   readonly idempotencyTtlMs: number
@@ -33,28 +41,31 @@ export interface EngineSettings {
 
 const day = 24 * 60 * 60 * 1000
 
+/** One value per platform of the catalog. */
+const perPlatform = (
+  platforms: PlatformCatalog,
+  value: (rules: TargetRules.PlatformRuleSet) => number
+): Readonly<Record<Platform, number>> =>
+  Object.fromEntries(Array.from(platforms, ([name, rules]) => [name, value(rules)])) as Record<Platform, number>
+
 /**
- * The documented defaults, given the two values that have none: the public address and the
- * master secret (one string, or a keyring of several, newest first).
+ * The documented defaults, given the values that have none: the public address, the master
+ * secret (one string, or a keyring of several, newest first) and the platforms served (the
+ * registry's catalog: `Registry.catalog()` of `@postwire/platforms`).
  */
-export const defaultSettings = (publicBaseUrl: string, secret: string | Keyring.Keyring): EngineSettings => ({
+export const defaultSettings = (
+  publicBaseUrl: string,
+  secret: string | Keyring.Keyring,
+  platforms: PlatformCatalog
+): EngineSettings => ({
   publicBaseUrl,
   keyring: typeof secret === "string" ? Keyring.make([secret]) : secret,
   approvalTtlMs: 7 * day,
   cursorTtlMs: day,
   maxRangeMs: 92 * day,
-  dailyQuota: {
-    shortvideo: platformRules.shortvideo.dailyQuota,
-    photo: platformRules.photo.dailyQuota,
-    pages: platformRules.pages.dailyQuota,
-    textpost: platformRules.textpost.dailyQuota
-  },
-  captionMax: {
-    shortvideo: platformRules.shortvideo.captionMax,
-    photo: platformRules.photo.captionMax,
-    pages: platformRules.pages.captionMax,
-    textpost: platformRules.textpost.captionMax
-  },
+  platforms,
+  dailyQuota: perPlatform(platforms, (rules) => rules.dailyQuota),
+  captionMax: perPlatform(platforms, (rules) => rules.captionMax),
   idempotencyTtlMs: day
 })
 

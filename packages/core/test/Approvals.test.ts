@@ -27,6 +27,7 @@ import {
 import { MemoryStore } from "../src/index.ts"
 import { anMp4, aPng } from "./fixtures/media.ts"
 import { Ids as Id } from "@postwire/domain"
+import { Registry } from "@postwire/platforms"
 
 const allLevels = ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"] as const
 
@@ -54,7 +55,7 @@ const TestPlatform = Layer.succeed(PlatformClient)({
         })
 })
 
-const settings = defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")
+const settings = defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes", Registry.catalog())
 
 const Engine = Layer.mergeAll(Ids.layerTest, BlobStore.layerMemory, EngineConfig.layer(settings), TestPlatform).pipe(
   Layer.provideMerge(MemoryStore.layer)

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Comment } from "@postwire/domain"
+import { Registry } from "@postwire/platforms"
 import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
@@ -28,7 +29,7 @@ import {
 import { aPng } from "./fixtures/media.ts"
 
 const secret = "test-secret-of-at-least-thirty-two-bytes"
-const engineSettings = defaultSettings("https://postwire.test", secret)
+const engineSettings = defaultSettings("https://postwire.test", secret, Registry.catalog())
 const minute = 60_000
 const hour = 60 * minute
 const day = 24 * hour

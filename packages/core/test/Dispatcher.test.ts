@@ -20,6 +20,7 @@ import {
 import { NodeWebhookTransport } from "@postwire/server"
 import { aReceiver, type Received } from "./fixtures/receiver.ts"
 import type { Ids as Id } from "@postwire/domain"
+import { Registry } from "@postwire/platforms"
 
 const minute = 60_000
 const hour = 60 * minute
@@ -32,7 +33,7 @@ const Engine = (
   Layer.mergeAll(
     Ids.layerTest,
     CredentialsCipher.layer.pipe(
-      Layer.provideMerge(EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")))
+      Layer.provideMerge(EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes", Registry.catalog())))
     ),
     Webhooks.WebhookSettings.layer({ allowLoopback: true }),
     transport,

@@ -4,11 +4,12 @@ import { TestClock } from "effect/testing"
 import { ApprovalToken, BlobStore, CredentialsCipher, defaultSettings, EngineConfig, Ids, Media, Posts, Webhooks, Workspaces } from "../src/index.ts"
 import { MemoryStore } from "../src/index.ts"
 import { aPng } from "./fixtures/media.ts"
+import { Registry } from "@postwire/platforms"
 
 const Engine = Layer.mergeAll(
   Ids.layerTest,
   BlobStore.layerMemory,
-  EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes"))
+  EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes", Registry.catalog()))
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
 const hours = (n: number) => `${n} hours` as const

@@ -20,6 +20,7 @@ import { NodeWebhookTransport } from "@postwire/server"
 import { aMovableClock } from "../../../test/support/MovableClock.ts"
 import { aReceiver } from "./fixtures/receiver.ts"
 import { Ids as Id } from "@postwire/domain"
+import { Registry } from "@postwire/platforms"
 
 const dns: Record<string, Array<string>> = {
   "hooks.example.com": ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"],
@@ -31,7 +32,7 @@ const Engine = (allowLoopback: boolean) =>
   Layer.mergeAll(
     Ids.layerTest,
     CredentialsCipher.layer.pipe(
-      Layer.provideMerge(EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes")))
+      Layer.provideMerge(EngineConfig.layer(defaultSettings("https://postwire.test", "test-secret-of-at-least-thirty-two-bytes", Registry.catalog())))
     ),
     Webhooks.WebhookSettings.layer({ allowLoopback }),
     NodeWebhookTransport.layer,

@@ -90,6 +90,10 @@ export const reasons = {
     "akun ini milik profil {profile_id}, bukan profil unggahan ini"
   ),
   account_of_platform: text("the account is a {platform} account", "akun ini adalah akun {platform}"),
+  platform_not_served: text(
+    "the account's platform {platform} is not served by this server (known platforms: {values})",
+    "platform akun ini, {platform}, tidak dilayani server ini (platform yang dikenal: {values})"
+  ),
   range_order: text("`to` must be after `from`", "`to` harus lebih lambat dari `from`"),
   range_too_long: text("the range may span at most {days} days", "rentang tanggal paling panjang {days} hari"),
   publishing_started: text("publishing has started", "publikasi sudah dimulai"),

@@ -1,6 +1,7 @@
 /**
- * The rules a target must meet on its platform, as data ({@link platformRules},
- * {@link reelSeconds}) plus pure checks. `POST /v1/posts/validate` and create, the approval
+ * The rules a target must meet on its platform: the shape of a platform's rules
+ * ({@link PlatformRuleSet}, declared by each platform's plugin) and the shared checks they are
+ * written with. `POST /v1/posts/validate` and create, the approval
  * page, every platform adapter and the simulated platform all check through this module, so a
  * request that validates cleanly is never refused by Postwire's own rules at publish time. What
  * only the platform knows at publish time (a creator's privacy options, TikTok's
@@ -9,21 +10,19 @@
  * @example
  * ```ts
  * import { TargetRules } from "@postwire/domain"
- * const broken = TargetRules.mediaRuleBreak({ platform: "pages" }, [{ kind: "video", durationSeconds: 120 }])
- * // { code: "media_too_long", rule: "reel_max_duration", field: "media[0]", details: { duration: 120, limit: 90 } }
+ * const broken = TargetRules.mediaRuleBreak({ platform: "blog", rules }, [{ kind: "video", durationSeconds: 120 }])
+ * // the first rule of `rules.checkMedia` the media breaks, or undefined
  * ```
  *
  * @since 0.1.0
  */
 
 import type { ErrorDetails } from "./ApiError.ts"
-import * as ErrorDetail from "./ErrorDetail.ts"
+import type * as ErrorDetail from "./ErrorDetail.ts"
 import type { LocalizedText } from "./LocalizedText.ts"
-import { defaultMaxVideoDurationSec, type Platform, platformRules } from "./Platform.ts"
-import type { Consent, PhotoType } from "./Post.ts"
-
-/** How long a Facebook Page reel may last, in seconds (platforms.md: "Reels: 3–90 s"). */
-export const reelSeconds = { min: 3, max: 90 } as const
+import type { CommentCapabilities } from "./Comment.ts"
+import type { Platform, PlatformRules } from "./Platform.ts"
+import type { Consent, PhotoType, TargetInput, TargetOptions } from "./Post.ts"
 
 /** What the rules need to know of a media item. */
 export interface MediaFacts {
@@ -35,9 +34,11 @@ export interface MediaFacts {
 /** What the rules need to know of a target. */
 export interface TargetFacts {
   readonly platform: Platform
+  /** The platform's rules (its plugin's `rules`): what is checked. */
+  readonly rules: PlatformRuleSet
   /** The photo type asked for (photo only); resolved with {@link photoType}. */
   readonly photoType?: PhotoType | undefined
-  /** The longest shortvideo the account allows, in seconds; default {@link defaultMaxVideoDurationSec}. */
+  /** The longest video the account allows, in seconds, when the account says (a simulated limit, a creator's). */
   readonly maxVideoSeconds?: number | undefined
 }
 
@@ -56,14 +57,15 @@ export const photoType = (requested: PhotoType | undefined, media: ReadonlyArray
   requested ?? (media.length === 1 && media[0]!.kind === "video" ? "reel" : "feed")
 
 /** A `media_invalid` break; its rule is named after the reason that explains it. */
-const invalid = (platform: Platform, rule: ErrorDetail.Reason, detail: LocalizedText): RuleBreak => ({
+export const invalid = (platform: Platform, rule: ErrorDetail.Reason, detail: LocalizedText): RuleBreak => ({
   code: "media_invalid",
   rule,
   field: "media",
   details: { platform, detail }
 })
 
-const tooLong = (media: ReadonlyArray<MediaFacts>, rule: string, limit: number): RuleBreak | undefined => {
+/** A `media_too_long` break when the first video lasts longer than `limit` seconds. */
+export const tooLong = (media: ReadonlyArray<MediaFacts>, rule: string, limit: number): RuleBreak | undefined => {
   const index = media.findIndex((m) => m.kind === "video")
   const duration = index < 0 ? null : media[index]!.durationSeconds
   if (duration === null || duration <= limit) return undefined
@@ -71,39 +73,38 @@ const tooLong = (media: ReadonlyArray<MediaFacts>, rule: string, limit: number):
   return { code: "media_too_long", rule, field: `media[${index}]`, details: { duration: Math.ceil(duration), limit } }
 }
 
-/** The count of media a platform takes, from {@link platformRules}. */
-const countFits = (platform: Platform, count: number): boolean =>
-  count >= platformRules[platform].mediaMin && count <= platformRules[platform].mediaMax
+/** Whether `count` media items fit the platform's `mediaMin`..`mediaMax`. */
+export const countFits = (rules: Pick<PlatformRules, "mediaMin" | "mediaMax">, count: number): boolean =>
+  count >= rules.mediaMin && count <= rules.mediaMax
 
-/** The first rule the target's media breaks on its platform, if any. */
-export const mediaRuleBreak = (target: TargetFacts, media: ReadonlyArray<MediaFacts>): RuleBreak | undefined => {
-  const { platform } = target
-  const videos = media.filter((m) => m.kind === "video").length
-  const max = platformRules[platform].mediaMax
-  switch (platform) {
-    case "shortvideo":
-      if (!countFits(platform, media.length) || videos !== 1) return invalid(platform, "shortvideo_one_video", ErrorDetail.reason("shortvideo_one_video"))
-      return tooLong(media, "max_video_duration", target.maxVideoSeconds ?? defaultMaxVideoDurationSec)
-    case "photo": {
-      const type = photoType(target.photoType, media)
-      if (type === "reel") return media.length === 1 && videos === 1 ? undefined : invalid(platform, "reel_one_video", ErrorDetail.reason("reel_one_video"))
-      if (type === "story") return media.length === 1 ? undefined : invalid(platform, "story_one_item", ErrorDetail.reason("story_one_item"))
-      return countFits(platform, media.length) ? undefined : invalid(platform, "feed_item_count", ErrorDetail.reason("feed_item_count", { max }))
-    }
-    case "pages": {
-      if (videos === 0) return countFits(platform, media.length) ? undefined : invalid(platform, "page_images_max", ErrorDetail.reason("page_images_max", { max }))
-      if (media.length > 1) return invalid(platform, "page_video_or_images", ErrorDetail.reason("page_video_or_images"))
-      const long = tooLong(media, "reel_max_duration", reelSeconds.max)
-      if (long !== undefined) return long
-      const duration = media[0]!.durationSeconds
-      return duration !== null && duration < reelSeconds.min
-        ? invalid(platform, "reel_min_duration", ErrorDetail.reason("reel_min_duration", { min: reelSeconds.min }))
-        : undefined
-    }
-    case "textpost":
-      return countFits(platform, media.length) ? undefined : invalid(platform, "textpost_items_max", ErrorDetail.reason("textpost_items_max", { max }))
-  }
+/**
+ * A platform's rules with the checks that apply them: what a platform plugin declares as its
+ * `rules` (each built-in platform's are in its folder of `@postwire/platforms`). Validate, create,
+ * the adapters and the simulated platform all check through it.
+ */
+export interface PlatformRuleSet extends PlatformRules {
+  /** Counts a caption as the platform does; default: its length as a JavaScript string. */
+  readonly captionLength?: ((caption: string) => number) | undefined
+  /** The first rule the target's media breaks, if any. */
+  readonly checkMedia: (target: TargetFacts, media: ReadonlyArray<MediaFacts>) => RuleBreak | undefined
+  /**
+   * The key of the per-platform options of a target this platform takes (`targets[].photo`,
+   * `targets[].shortvideo`), if any; options under another key are refused for its accounts.
+   */
+  readonly optionsKey?: keyof Omit<TargetInput, "account_id"> | undefined
+  /** The options a target is stored with, resolved from the request (defaults filled in). */
+  readonly targetOptions?: ((input: TargetInput, media: ReadonlyArray<MediaFacts>) => TargetOptions) | undefined
+  /** What the platform lets an app do with comments (read, reply, hide, delete, push). */
+  readonly comments: CommentCapabilities
 }
+
+/** The length of a caption as the platform counts it. */
+export const captionLength = (rules: Pick<PlatformRuleSet, "captionLength">, caption: string): number =>
+  rules.captionLength === undefined ? caption.length : rules.captionLength(caption)
+
+/** The first rule the target's media breaks on its platform, if any (asks the platform's rules). */
+export const mediaRuleBreak = (target: TargetFacts, media: ReadonlyArray<MediaFacts>): RuleBreak | undefined =>
+  target.rules.checkMedia(target, media)
 
 /**
  * The rule a shortvideo consent breaks by itself, if any: branded content cannot be private

@@ -1,6 +1,7 @@
 /**
  * The `PlatformClient` of a running service: sandbox accounts go to the simulated platform, every
- * other account to the adapter of its platform (TikTok, Instagram, Facebook Pages, Threads).
+ * other account to the publisher of its platform's plugin (`Registry`: TikTok, Instagram,
+ * Facebook Pages, Threads, and the plugins added in `plugins`).
  *
  * Every address and every app credential is configuration, so a test or a staging setup can
  * point each platform at a fake server.
@@ -13,24 +14,57 @@
  * const PlatformsLive = PlatformRouter.layer({
  *   shortvideo: { clientKey: "aw41...", clientSecret: Redacted.make("secret") },
  *   photo: { appSecret: Redacted.make("meta app secret") },
- *   retry: { attempts: 3, baseDelayMs: 10_000 }
+ *   retry: { attempts: 3, baseDelayMs: 10_000 },
+ *   plugins: [myBlogPlugin]
  * })
  * ```
  *
  * @since 0.1.0
  */
-import { PlatformClient } from "@postwire/core"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { type CreatorInfo, type CredentialsUpdate, PlatformClient, type PlatformFailure } from "@postwire/core"
+import { Effect, Layer, Option, type Redacted } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
-import { PlatformHttp } from "./PlatformHttp.ts"
+import type * as FacebookPages from "./facebook/FacebookPages.ts"
+import type * as Instagram from "./instagram/Instagram.ts"
+import * as Settings from "./internal/Settings.ts"
 import * as Wire from "./internal/Wire.ts"
-import * as FacebookPages from "./pages/FacebookPages.ts"
-import * as Instagram from "./photo/Instagram.ts"
-import * as TikTok from "./shortvideo/TikTok.ts"
+import { PlatformHttp } from "./PlatformHttp.ts"
+import type { PlatformPlugin, PlatformPublisher } from "./Plugin.ts"
+import * as Registry from "./Registry.ts"
 import * as SimulatedPlatform from "./simulated/SimulatedPlatform.ts"
-import * as Threads from "./textpost/Threads.ts"
+import type * as Threads from "./threads/Threads.ts"
+import type * as TikTok from "./tiktok/TikTok.ts"
 
-/** The complete configuration of the platform adapters. */
+/** A secret given as plain text or already redacted. */
+export type Secret = string | Redacted.Redacted<string>
+
+/** A plugin's settings as a deployment gives them: any subset, secrets plain or redacted. */
+export type Given<S, K extends keyof S> = Partial<Omit<S, K>> & { readonly [P in K]?: Secret | undefined }
+
+/**
+ * What a deployment sets; everything else takes its default. Secrets may be plain strings or
+ * `Redacted` values. An added plugin's settings are given under its name too (`options[name]`).
+ */
+export interface Options {
+  readonly shortvideo?: Given<TikTok.Config, "clientSecret">
+  readonly photo?: Given<Instagram.Config, "appSecret">
+  readonly pages?: Given<FacebookPages.Config, "appSecret">
+  readonly textpost?: Given<Threads.Config, "appSecret">
+  /** Retries of `platform_unavailable` inside one step. */
+  readonly retry?: Partial<Wire.RetryPolicy>
+  /** Time allowed for one HTTP call to a platform. */
+  readonly requestTimeoutMs?: number
+  /** Platforms added to the built-in ones (see `PlatformPlugin`). */
+  readonly plugins?: ReadonlyArray<PlatformPlugin> | undefined
+}
+
+/** Defaults: the platforms' production hosts, 3 attempts 10 s and 20 s apart, 30 s per call. */
+export const defaults = {
+  retry: { attempts: 3, baseDelayMs: 10_000 },
+  requestTimeoutMs: 30_000
+} as const
+
+/** The complete configuration of the built-in platforms' publishing (see {@link makeConfig}). */
 export interface Config {
   readonly shortvideo: TikTok.Config
   readonly photo: Instagram.Config
@@ -42,50 +76,30 @@ export interface Config {
   readonly requestTimeoutMs: number
 }
 
-/** A secret given as plain text or already redacted. */
-export type Secret = string | Redacted.Redacted<string>
-
-/**
- * What a deployment sets; everything else takes its default. Secrets may be plain strings or
- * `Redacted` values.
- */
-export interface Options {
-  readonly shortvideo?: Partial<Omit<TikTok.Config, "clientSecret">> & { readonly clientSecret?: Secret | undefined }
-  readonly photo?: Partial<Omit<Instagram.Config, "appSecret">> & { readonly appSecret?: Secret | undefined }
-  readonly pages?: Partial<Omit<FacebookPages.Config, "appSecret">> & { readonly appSecret?: Secret | undefined }
-  readonly textpost?: Partial<Omit<Threads.Config, "appSecret">> & { readonly appSecret?: Secret | undefined }
-  readonly retry?: Partial<Wire.RetryPolicy>
-  readonly requestTimeoutMs?: number
-}
-
-/** Defaults: the platforms' production hosts, 3 attempts 10 s and 20 s apart, 30 s per call. */
-export const defaults = {
-  retry: { attempts: 3, baseDelayMs: 10_000 },
-  requestTimeoutMs: 30_000
-} as const
-
-const redact = (secret: Secret | undefined): Redacted.Redacted<string> | undefined =>
-  secret === undefined ? undefined : Redacted.isRedacted(secret) ? (secret as Redacted.Redacted<string>) : Redacted.make(secret)
-
-/** Options of a Meta platform with its app secret redacted. */
-const withAppSecret = <C extends { readonly appSecret?: Secret | undefined }>(options: C | undefined) => {
-  const { appSecret, ...rest } = options ?? ({} as C)
-  const value = redact(appSecret)
-  return value === undefined ? rest : { ...rest, appSecret: value }
-}
-
-/** Completes options with the defaults. */
-export const makeConfig = (options: Options = {}): Config => {
-  const { clientSecret, ...shortvideo } = options.shortvideo ?? {}
-  return {
-    shortvideo: { ...TikTok.defaults, clientKey: "", ...shortvideo, clientSecret: redact(clientSecret) ?? Redacted.make("") },
-    photo: { ...Instagram.defaults, ...withAppSecret(options.photo) },
-    pages: { ...FacebookPages.defaults, ...withAppSecret(options.pages) },
-    textpost: { ...Threads.defaults, ...withAppSecret(options.textpost) },
+/** Completes options with the defaults (the built-in platforms' settings, retries, timeout). */
+export const makeConfig = (options: Options = {}): Config =>
+  ({
+    ...Object.fromEntries(Registry.builtins.map((plugin) => [plugin.name, settingsOf(plugin, options)])),
     retry: { ...defaults.retry, ...options.retry },
     requestTimeoutMs: options.requestTimeoutMs ?? defaults.requestTimeoutMs
-  }
-}
+  }) as unknown as Config
+
+/** The complete settings of one plugin's publishing side. */
+export const settingsOf = <S>(plugin: PlatformPlugin<S>, options: Options = {}): S =>
+  Settings.complete(plugin.publish, Settings.given(options, plugin.name))
+
+/** The `Wire` of the routers: the `HttpClient` in context, timeouts and retries of the options. */
+export const makeWire = (options: Options) =>
+  Effect.gen(function* () {
+    const client = yield* HttpClient.HttpClient
+    return Wire.make(client, {
+      timeoutMs: options.requestTimeoutMs ?? defaults.requestTimeoutMs,
+      retry: { ...defaults.retry, ...options.retry },
+      fast: Option.getOrUndefined(yield* Effect.serviceOption(PlatformHttp))
+    })
+  })
+
+type WithCredentials<A> = A & { readonly credentials?: CredentialsUpdate | undefined }
 
 /**
  * Builds the router over the `HttpClient` in context, and the `PlatformHttp` when there is one
@@ -93,43 +107,39 @@ export const makeConfig = (options: Options = {}): Config => {
  */
 export const make = (options: Options = {}): Effect.Effect<PlatformClient["Service"], never, HttpClient.HttpClient> =>
   Effect.gen(function* () {
-    const config = makeConfig(options)
-    const client = yield* HttpClient.HttpClient
-    const wire = Wire.make(client, {
-      timeoutMs: config.requestTimeoutMs,
-      retry: config.retry,
-      fast: Option.getOrUndefined(yield* Effect.serviceOption(PlatformHttp))
-    })
-    const simulated = SimulatedPlatform.make()
-    const tiktok = TikTok.make(config.shortvideo, wire)
-    const instagram = Instagram.make(config.photo, wire)
-    const threads = Threads.make(config.textpost, wire)
-    const pages = FacebookPages.make(config.pages, wire)
-    const adapters = { shortvideo: tiktok, photo: instagram, pages, textpost: threads }
+    const registry = Registry.make(options.plugins)
+    const wire = yield* makeWire(options)
+    const simulated = SimulatedPlatform.make(registry)
+    const publishers = new Map<string, PlatformPublisher>(
+      registry.plugins.map((plugin) => [plugin.name, plugin.publish.make(settingsOf(plugin, options), wire)])
+    )
+    const publisherOf = (platform: string): Effect.Effect<PlatformPublisher> => {
+      const found = publishers.get(platform)
+      return found === undefined
+        ? Effect.die(new Registry.PluginProblem(`"${platform}"`, `is not registered (known: ${registry.names.join(", ")})`))
+        : Effect.succeed(found)
+    }
     return PlatformClient.of({
       publish: (input) =>
-        input.account.sandbox ? simulated.publish(input) : adapters[input.account.platform].publish(input),
+        input.account.sandbox ? simulated.publish(input) : Effect.flatMap(publisherOf(input.account.platform), (p) => p.publish(input)),
       creatorInfo: (account) =>
         account.sandbox
           ? simulated.creatorInfo(account)
-          : account.platform === "shortvideo"
-            ? tiktok.creatorInfo(account)
-            : Effect.die(new Error(`creatorInfo is a shortvideo call; account ${account.id} is ${account.platform}`)),
+          : Effect.flatMap(
+              publisherOf(account.platform),
+              (p): Effect.Effect<WithCredentials<CreatorInfo>, PlatformFailure> =>
+                p.creatorInfo === undefined
+                  ? Effect.die(new Error(`creatorInfo: account ${account.id}'s platform ${account.platform} has no creator options`))
+                  : p.creatorInfo(account)
+            ),
       // TikTok publishes before its public address exists (moderation); the others leave one
-      // pending when it could not be read (or, Instagram and Threads, their media was not listed yet).
-      permalink: (input) => {
-        if (input.account.sandbox) return Effect.succeed({ _tag: "Never" } as const)
-        switch (input.account.platform) {
-          case "shortvideo":
-            return tiktok.permalink(input)
-          case "photo":
-            return instagram.permalink(input)
-          case "textpost":
-            return threads.permalink(input)
-          case "pages":
-            return pages.permalink(input)
-        }
-      }
+      // pending when it could not be read. A sandbox target always has its address.
+      permalink: (input) =>
+        input.account.sandbox
+          ? Effect.succeed({ _tag: "Never" } as const)
+          : Effect.flatMap(publisherOf(input.account.platform), (p) =>
+              p.permalink === undefined ? Effect.succeed({ _tag: "Never" } as const) : p.permalink(input)
+            )
     })
   })
 

@@ -1,34 +1,42 @@
 /**
- * `@postwire/platforms`: the `PlatformClient` adapters for TikTok (shortvideo), Instagram
- * (photo), Facebook Pages (pages) and Threads (textpost), the simulated platform behind sandbox
- * accounts, the router that chooses between them, the comment adapters with their router, and
- * the Meta comment webhooks.
+ * `@postwire/platforms`: the platforms as plugins (`PlatformPlugin`) in one registry
+ * (`Registry`): TikTok (shortvideo), Instagram (photo), Facebook Pages (pages) and Threads
+ * (textpost), each in its folder; the simulated platform behind sandbox accounts; the routers
+ * that implement the engine's publishing, connect and comment ports over the registry; and the
+ * Meta comment webhooks.
  *
  * @since 0.1.0
  */
 export * as Credentials from "./Credentials.ts"
-export * as FacebookPages from "./pages/FacebookPages.ts"
-export * as GraphError from "./graph/GraphError.ts"
-export * as Instagram from "./photo/Instagram.ts"
+export * as Registry from "./Registry.ts"
+export * as Plugin from "./Plugin.ts"
+export type { PlatformPlugin, PlatformPublisher, PlatformConnector } from "./Plugin.ts"
+export { tiktok } from "./tiktok/plugin.ts"
+export { instagram } from "./instagram/plugin.ts"
+export { facebook } from "./facebook/plugin.ts"
+export { threads } from "./threads/plugin.ts"
+export * as FacebookPages from "./facebook/FacebookPages.ts"
+export * as GraphError from "./meta/GraphError.ts"
+export * as Instagram from "./instagram/Instagram.ts"
 export * as PlatformRouter from "./PlatformRouter.ts"
 export * as PlatformHttp from "./PlatformHttp.ts"
 export * as SimulatedPlatform from "./simulated/SimulatedPlatform.ts"
-export * as Threads from "./textpost/Threads.ts"
-export * as TikTok from "./shortvideo/TikTok.ts"
+export * as Threads from "./threads/Threads.ts"
+export * as TikTok from "./tiktok/TikTok.ts"
 export * as ConnectRouter from "./connect/ConnectRouter.ts"
-export * as FacebookConnect from "./connect/FacebookConnect.ts"
-export * as InstagramConnect from "./connect/InstagramConnect.ts"
-export * as MetaSignedRequest from "./connect/MetaSignedRequest.ts"
-export * as MetaToken from "./connect/MetaToken.ts"
-export * as SimulatedConnect from "./connect/SimulatedConnect.ts"
-export * as ThreadsConnect from "./connect/ThreadsConnect.ts"
-export * as TikTokConnect from "./connect/TikTokConnect.ts"
+export * as FacebookConnect from "./facebook/FacebookConnect.ts"
+export * as InstagramConnect from "./instagram/InstagramConnect.ts"
+export * as MetaSignedRequest from "./meta/MetaSignedRequest.ts"
+export * as MetaToken from "./meta/MetaToken.ts"
+export * as SimulatedConnect from "./simulated/SimulatedConnect.ts"
+export * as ThreadsConnect from "./threads/ThreadsConnect.ts"
+export * as TikTokConnect from "./tiktok/TikTokConnect.ts"
 export * as SimulatedComments from "./simulated/SimulatedComments.ts"
 export * as CommentRouter from "./comments/CommentRouter.ts"
 export * as CommentAdapter from "./comments/CommentAdapter.ts"
-export * as InstagramComments from "./comments/InstagramComments.ts"
-export * as FacebookComments from "./comments/FacebookComments.ts"
-export * as ThreadsComments from "./comments/ThreadsComments.ts"
-export * as TikTokComments from "./comments/TikTokComments.ts"
-export * as MetaWebhooks from "./comments/MetaWebhooks.ts"
-export { parseMetaCommentHook, verifyMetaSignature } from "./comments/MetaWebhooks.ts"
+export * as InstagramComments from "./instagram/InstagramComments.ts"
+export * as FacebookComments from "./facebook/FacebookComments.ts"
+export * as ThreadsComments from "./threads/ThreadsComments.ts"
+export * as TikTokComments from "./tiktok/TikTokComments.ts"
+export * as MetaWebhooks from "./meta/MetaWebhooks.ts"
+export { parseMetaCommentHook, verifyMetaSignature } from "./meta/MetaWebhooks.ts"

@@ -25,7 +25,7 @@ import {
   type WebhookStore
 } from "@postwire/core"
 import { Api } from "@postwire/domain"
-import { ConnectRouter, PlatformRouter } from "@postwire/platforms"
+import { ConnectRouter, PlatformRouter, Registry } from "@postwire/platforms"
 import { AdminApi } from "./admin/AdminApi.ts"
 import { AdminAuthenticationLive, AdminHandlers } from "./admin/AdminHandlers.ts"
 import { AdminToken } from "./admin/AdminToken.ts"
@@ -77,7 +77,7 @@ export const EngineConfigLive = Layer.effect(
   Effect.gen(function* () {
     const config = yield* ServerConfig
     const { keyring } = yield* ServerSecrets.resolve(config)
-    return defaultSettings(config.publicUrl, keyring)
+    return defaultSettings(config.publicUrl, keyring, Registry.catalog(config.platforms.plugins))
   })
 )
 
@@ -88,6 +88,7 @@ const AccountConnectorLive = Layer.unwrap(
     const engine = yield* EngineConfig
     return ConnectRouter.layerWithoutHttpClient({
       ...config.connect,
+      plugins: config.platforms.plugins,
       publicUrl: config.publicUrl,
       sandboxSecret: SandboxConsent.signingSecret(engine.keyring)
     }).pipe(Layer.provide(NodePlatformHttp.layerWithHttpClient))

@@ -3,8 +3,8 @@ import type { PlatformComment } from "@postwire/core"
 import { type CommentRouter, Credentials, TikTokComments } from "@postwire/platforms"
 import { Effect } from "effect"
 import { anAccount, aPost, aSandboxAccount, aTarget } from "../builders.ts"
-import * as InstagramFake from "../fakes/InstagramFake.ts"
-import * as TikTokFake from "../fakes/TikTokFake.ts"
+import * as InstagramFake from "../instagram/InstagramFake.ts"
+import * as TikTokFake from "../tiktok/TikTokFake.ts"
 import { aCommentRouter, aPublishedTarget, failureOf } from "./harness.ts"
 
 /** A sandbox implementation that answers from memory and notes what it was asked. */

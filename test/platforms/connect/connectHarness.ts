@@ -7,7 +7,7 @@ import type { Platform } from "@postwire/domain"
 import { ConnectRouter } from "@postwire/platforms"
 import { Effect, Result } from "effect"
 import { FetchHttpClient } from "effect/http"
-import type { ConsentAnswer, OAuthFake } from "../fakes/oauth/OAuthFake.ts"
+import type { ConsentAnswer, OAuthFake } from "../fakes/OAuthFake.ts"
 
 export const publicUrl = "http://postwire.test"
 export const sandboxSecret = "sandbox-secret-for-tests"

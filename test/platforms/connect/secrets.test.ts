@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result, Tracer } from "effect"
-import * as FacebookOAuthFake from "../fakes/oauth/FacebookOAuthFake.ts"
-import * as InstagramOAuthFake from "../fakes/oauth/InstagramOAuthFake.ts"
-import type { OAuthFake } from "../fakes/oauth/OAuthFake.ts"
-import * as TikTokOAuthFake from "../fakes/oauth/TikTokOAuthFake.ts"
+import * as FacebookOAuthFake from "../facebook/FacebookOAuthFake.ts"
+import * as InstagramOAuthFake from "../instagram/InstagramOAuthFake.ts"
+import type { OAuthFake } from "../fakes/OAuthFake.ts"
+import * as TikTokOAuthFake from "../tiktok/TikTokOAuthFake.ts"
 import { aConnector, callbackOf, connect, verifier } from "./connectHarness.ts"
 
 /** Every secret a fake knows: app secrets, codes, tokens. */

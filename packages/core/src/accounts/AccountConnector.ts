@@ -178,6 +178,17 @@ export class ConnectFailure extends Data.TaggedError("ConnectFailure")<{
 }> {}
 
 /**
+ * How a platform's tokens are kept alive (its plugin's `tokenRenewal`): a token is refreshed
+ * halfway through its lifetime, never before `minimumAgeMs` after it was issued (Meta refreshes
+ * only tokens at least 24 hours old); with `readsCreatorInfo`, the creator's posting options are
+ * read again with each new token.
+ */
+export interface RenewalPolicy {
+  readonly minimumAgeMs?: number | undefined
+  readonly readsCreatorInfo?: boolean | undefined
+}
+
+/**
  * Speaks to the platforms' OAuth, token and identity endpoints for the service's connect,
  * reconnect, refresh and disconnect use-cases.
  */
@@ -230,8 +241,13 @@ export class AccountConnector extends Context.Service<
      * constant time. Fails with `invalid_request` (`platformCode` `bad_signature`,
      * `unsupported_algorithm` or `malformed`) or `platform_not_configured`.
      */
+    /**
+     * How `platform`'s tokens are renewed. Optional: without it, tokens are refreshed halfway
+     * through their lifetime and no creator options are read.
+     */
+    readonly renewal?: ((platform: Platform) => RenewalPolicy) | undefined
     readonly verifyDeauthorization: (
-      platform: Exclude<Platform, "shortvideo">,
+      platform: Platform,
       signedRequest: string
     ) => Effect.Effect<MetaSignedRequestPayload, ConnectFailure>
   }

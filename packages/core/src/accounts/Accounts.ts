@@ -7,7 +7,7 @@ import type { Ids as Id } from "@postwire/domain"
 import { Effect, Option } from "effect"
 import {
   type Account,
-  Comment,
+  type Comment,
   defaultPageSize,
   ErrorDetail,
   formatInstant,
@@ -17,7 +17,7 @@ import {
   renderError
 } from "@postwire/domain"
 import { type Caller, refuseLiveToTestKey, sees } from "../Caller.ts"
-import { EngineConfig } from "../EngineConfig.ts"
+import { EngineConfig, type EngineSettings, type PlatformCatalog } from "../EngineConfig.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
 import { quotaLimit, quotaWindow } from "../posts/Quota.ts"
 import type { AccountRecord, ProfileRecord } from "../store/Records.ts"
@@ -72,13 +72,24 @@ export const safeAvatarUrl = (raw: string | null | undefined): string | null => 
   }
 }
 
+const noComments: Comment.CommentCapabilities = { read: false, reply: false, hide: false, delete: false, push: false }
+
+/**
+ * What an account can do with comments: its platform's capabilities (the registry's rules); a
+ * sandbox account everything but `push`, on the simulated platform.
+ */
+export const commentCapabilities = (platforms: PlatformCatalog, account: Pick<AccountRecord, "platform" | "sandbox">): Comment.CommentCapabilities =>
+  account.sandbox
+    ? { read: true, reply: true, hide: true, delete: true, push: false }
+    : (platforms.get(account.platform)?.comments ?? noComments)
+
 /** An account on the wire: the record, its quota, and what its connection knows (never a token). */
 export const accountView = (
   account: AccountRecord,
   quota: Account.Quota,
   connection: AccountConnectionRecord | undefined,
   locale: Locale,
-  publicBaseUrl: string
+  settings: Pick<EngineSettings, "publicBaseUrl" | "platforms">
 ): Account.Account => ({
   id: account.id,
   profile_id: account.profileId,
@@ -97,14 +108,11 @@ export const accountView = (
     connection?.tokenExpiresAt === undefined || connection.tokenExpiresAt === null || account.status === "disconnected"
       ? null
       : formatInstant(connection.tokenExpiresAt),
-  ...(account.platform === "shortvideo" && connection?.privacyLevelOptions != null
-    ? { privacy_level_options: connection.privacyLevelOptions }
-    : {}),
-  ...(account.platform === "shortvideo" && connection?.maxVideoPostDurationSec != null
-    ? { max_video_post_duration_sec: connection.maxVideoPostDurationSec }
-    : {}),
-  comments: Comment.commentCapabilities(account.platform, account.sandbox),
-  reconnect: reconnectView(account, connection, locale, publicBaseUrl)
+  // Only a platform whose connection reads a creator's options (TikTok's creator_info) has them.
+  ...(connection?.privacyLevelOptions != null ? { privacy_level_options: connection.privacyLevelOptions } : {}),
+  ...(connection?.maxVideoPostDurationSec != null ? { max_video_post_duration_sec: connection.maxVideoPostDurationSec } : {}),
+  comments: commentCapabilities(settings.platforms, account),
+  reconnect: reconnectView(account, connection, locale, settings.publicBaseUrl)
 })
 
 /** The wire form of an account, read with its connection and quota now. */
@@ -112,7 +120,7 @@ export const viewAccount = Effect.fn("accounts.view")(function* (account: Accoun
   const connections = yield* ConnectStore
   const settings = yield* EngineConfig
   const connection = yield* connections.getConnection(account.workspaceId, account.id)
-  return accountView(account, yield* accountQuota(account), Option.getOrUndefined(connection), locale, settings.publicBaseUrl)
+  return accountView(account, yield* accountQuota(account), Option.getOrUndefined(connection), locale, settings)
 })
 
 /** A profile on the wire. */
@@ -187,7 +195,7 @@ export const listAccounts = Effect.fn("accounts.list")(function* (
   for (const a of result.items) {
     // A test key sees only sandbox accounts; the cursor still follows the page as stored.
     if (!sees(caller, !a.sandbox)) continue
-    data.push(accountView(a, yield* accountQuota(a), byAccount.get(a.id), locale, settings.publicBaseUrl))
+    data.push(accountView(a, yield* accountQuota(a), byAccount.get(a.id), locale, settings))
   }
   return { data, cursor: result.cursor }
 })

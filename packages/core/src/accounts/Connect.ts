@@ -415,6 +415,7 @@ const connectIdentities = Effect.fn("connect.connectIdentities")(function* (
   const store = yield* Store
   const connections = yield* ConnectStore
   const cipher = yield* CredentialsCipher
+  const connector = yield* AccountConnector
   const at = yield* now
   const written: Array<ConnectedAccount> = []
   const events: Array<OutboxEvent> = []
@@ -481,7 +482,7 @@ const connectIdentities = Effect.fn("connect.connectIdentities")(function* (
       refreshExpiresAt: identity.refreshTokenExpiresAt,
       privacyLevelOptions: identity.creatorInfo?.privacyLevelOptions ?? null,
       maxVideoPostDurationSec: identity.creatorInfo?.maxVideoPostDurationSec ?? null,
-      refreshAt: nextRefreshAt(identity.platform, at, identity.accessTokenExpiresAt),
+      refreshAt: nextRefreshAt(connector.renewal?.(identity.platform), at, identity.accessTokenExpiresAt),
       refreshFailures: 0,
       leaseOwner: null,
       leaseUntil: null,

@@ -9,7 +9,8 @@
  * platform is down) is tried again after 1, 5 and 30 minutes, then every 2 hours; a refresh the
  * platform refuses marks the account `needs_reconnect` and emits `account.needs_reconnect`
  * once. A TikTok account's creator options (privacy levels, longest video) are read again with
- * each new token, so the account detail shows them as they are now.
+ * each new token, so the account detail shows them as they are now. Each platform's policy is
+ * its plugin's (`AccountConnector.renewal`).
  *
  * Due refreshes are claimed with a lease (`FOR UPDATE SKIP LOCKED` in SQL) through an index on
  * the due time, so any number of worker instances share them and a crash loses nothing.
@@ -17,35 +18,33 @@
  * @since 0.2.0
  */
 import { Clock, Effect, Option } from "effect"
-import type { Platform } from "@postwire/domain"
 import type { Ids } from "../ids/Ids.ts"
 import * as LeasedWork from "../internal/LeasedWork.ts"
 import * as AccountEvents from "./AccountEvents.ts"
 import { accountContext, CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import { Store } from "../store/Store.ts"
-import { AccountConnector } from "./AccountConnector.ts"
+import { AccountConnector, type RenewalPolicy } from "./AccountConnector.ts"
 import { type AccountConnectionRecord, ConnectStore, type ConnectionKey } from "./ConnectStore.ts"
 
 const minute = 60_000
 const hour = 60 * minute
 
-/** Meta refreshes only tokens at least this old. */
-export const metaMinimumAgeMs = 24 * hour
-
 /**
  * When a token issued at `issuedAt` and expiring at `expiresAt` is refreshed: halfway through
- * its lifetime, not before 24 hours for Instagram and Threads; `null` when it does not expire.
+ * its lifetime, not before the platform's `minimumAgeMs` (its plugin's `tokenRenewal`); `null`
+ * when it does not expire.
  *
  * @example
  * ```ts
- * nextRefreshAt("shortvideo", t, t + 24 * 3_600_000) // t + 12 h
- * nextRefreshAt("photo", t, t + 60 * 86_400_000)     // t + 30 days
+ * nextRefreshAt({}, t, t + 24 * 3_600_000)                                      // t + 12 h
+ * nextRefreshAt({ minimumAgeMs: 24 * 3_600_000 }, t, t + 2 * 3_600_000)          // t + 24 h
  * ```
  */
-export const nextRefreshAt = (platform: Platform, issuedAt: number, expiresAt: number | null): number | null => {
+export const nextRefreshAt = (policy: RenewalPolicy | undefined, issuedAt: number, expiresAt: number | null): number | null => {
   if (expiresAt === null) return null
   const halfway = issuedAt + Math.max(0, Math.floor((expiresAt - issuedAt) / 2))
-  return platform === "photo" || platform === "textpost" ? Math.max(halfway, issuedAt + metaMinimumAgeMs) : halfway
+  const minimumAgeMs = policy?.minimumAgeMs
+  return minimumAgeMs === undefined ? halfway : Math.max(halfway, issuedAt + minimumAgeMs)
 }
 
 /** The wait before trying again after `failures` transient failures in a row: 1 m, 5 m, 30 m, then 2 h. */
@@ -138,8 +137,9 @@ export const refreshToken = Effect.fn("tokens.refresh")(
     }
     // TikTok: the creator's options change (a private account, a longer limit): read them again
     // with the new token, so the account detail stays current. Not reading them is no failure.
+    const policy = connector.renewal?.(account.platform)
     const creator =
-      account.platform === "shortvideo"
+      policy?.readsCreatorInfo === true
         ? yield* connector
             .creatorInfo({ platform: account.platform, sandbox: account.sandbox, credentials: refreshed.credentials })
             .pipe(
@@ -160,7 +160,7 @@ export const refreshToken = Effect.fn("tokens.refresh")(
       tokenExpiresAt: refreshed.accessTokenExpiresAt,
       refreshExpiresAt: refreshed.refreshTokenExpiresAt,
       scopes: refreshed.scopes,
-      refreshAt: nextRefreshAt(account.platform, at, refreshed.accessTokenExpiresAt),
+      refreshAt: nextRefreshAt(policy, at, refreshed.accessTokenExpiresAt),
       creator
     })
     if (held) yield* Effect.logInfo("token refreshed")

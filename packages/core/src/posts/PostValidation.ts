@@ -6,10 +6,10 @@
  */
 
 import {
-  defaultMaxVideoDurationSec,
   ErrorDetail,
   type ErrorDetails,
   type LocalizedText,
+  type Platform,
   type Post,
   PostwireError,
   parseInstant,
@@ -28,6 +28,8 @@ export interface PlannedTarget {
   readonly input: Post.TargetInput
   readonly account: AccountRecord
   readonly options: Post.TargetOptions
+  /** The rules of the account's platform. */
+  readonly rules: TargetRules.PlatformRuleSet
 }
 
 /** A request that passed every check, with everything loaded. */
@@ -55,9 +57,9 @@ const problem = (
 const platformMismatch = (account: AccountRecord): LocalizedText =>
   ErrorDetail.reason("account_of_platform", { platform: account.platform })
 
-/** The longest shortvideo an account allows: its simulated limit, else the default. */
-export const maxVideoSeconds = (account: Pick<AccountRecord, "simulate">): number =>
-  account.simulate?.max_video_duration_sec ?? defaultMaxVideoDurationSec
+/** The longest video an account allows when it says (its simulated limit); else the platform's rules decide. */
+export const maxVideoSeconds = (account: Pick<AccountRecord, "simulate">): number | undefined =>
+  account.simulate?.max_video_duration_sec
 
 /**
  * What the platform rules ({@link TargetRules}) need to know of a target: checked with these
@@ -65,12 +67,29 @@ export const maxVideoSeconds = (account: Pick<AccountRecord, "simulate">): numbe
  */
 export const ruleFacts = (
   account: Pick<AccountRecord, "platform" | "simulate">,
-  options: Post.TargetOptions
+  options: Post.TargetOptions,
+  rules: TargetRules.PlatformRuleSet
 ): TargetRules.TargetFacts => ({
   platform: account.platform,
+  rules,
   photoType: options.photo?.type,
   maxVideoSeconds: maxVideoSeconds(account)
 })
+
+/** The per-platform option keys of a target entry (`targets[].photo`, `targets[].shortvideo`). */
+const optionKeys = ["photo", "shortvideo"] as const satisfies ReadonlyArray<keyof Post.TargetInput>
+
+/**
+ * The `caption_too_long` problem of a caption on a platform, if it is too long: counted as the
+ * platform counts (its rules' `captionLength`), against the configured limit.
+ */
+export const captionProblem = (settings: EngineSettings, platform: Platform, caption: string): PostwireError | undefined => {
+  const rules = settings.platforms.get(platform)
+  const limit = settings.captionMax[platform] ?? rules?.captionMax
+  if (limit === undefined) return undefined
+  const length = rules === undefined ? caption.length : TargetRules.captionLength(rules, caption)
+  return length > limit ? problem("caption_too_long", "caption", { limit, platform }) : undefined
+}
 
 /** How a request's quota is checked beyond the rolling 24 hours. */
 export interface PlanOptions {
@@ -164,33 +183,34 @@ export const planPost = Effect.fn("posts.plan")(function* (
       )
       continue
     }
-    if (input.photo !== undefined && account.platform !== "photo") {
-      problems.push(problem("invalid_request", `${at}.photo`, { detail: platformMismatch(account) }))
+    const rules = settings.platforms.get(account.platform)
+    if (rules === undefined) {
+      problems.push(
+        problem("invalid_request", `${at}.account_id`, {
+          detail: ErrorDetail.reason("platform_not_served", {
+            platform: account.platform,
+            values: Array.from(settings.platforms.keys()).join(", ")
+          })
+        })
+      )
       continue
     }
-    if (input.shortvideo !== undefined && account.platform !== "shortvideo") {
-      problems.push(problem("invalid_request", `${at}.shortvideo`, { detail: platformMismatch(account) }))
+    const foreign = optionKeys.find((key) => input[key] !== undefined && rules.optionsKey !== key)
+    if (foreign !== undefined) {
+      problems.push(problem("invalid_request", `${at}.${foreign}`, { detail: platformMismatch(account) }))
       continue
     }
-    const options: Post.TargetOptions =
-      account.platform === "photo"
-        ? { photo: { type: TargetRules.photoType(input.photo?.type, media) } }
-        : account.platform === "shortvideo"
-          ? { shortvideo: input.shortvideo ?? { mode: "inbox" } }
-          : {}
-    targets.push({ index, input, account, options })
+    const options: Post.TargetOptions = rules.targetOptions?.(input, media) ?? {}
+    targets.push({ index, input, account, options, rules })
   }
 
   // Platform rules (422): only meaningful once the references resolve.
   for (const t of targets) {
     const at = `targets[${t.index}]`
-    const platform = t.account.platform
-    const captionMax = settings.captionMax[platform]
-    if (request.caption.length > captionMax) {
-      problems.push(problem("caption_too_long", "caption", { limit: captionMax, platform }))
-    }
+    const captionTooLong = captionProblem(settings, t.account.platform, request.caption)
+    if (captionTooLong !== undefined) problems.push(captionTooLong)
     if (media.length === request.media.length) {
-      const broken = TargetRules.mediaRuleBreak(ruleFacts(t.account, t.options), media)
+      const broken = TargetRules.mediaRuleBreak(ruleFacts(t.account, t.options, t.rules), media)
       if (broken !== undefined) problems.push(problem(broken.code, broken.field, broken.details))
     }
     const sv = t.options.shortvideo

@@ -19,7 +19,7 @@ import type { ApprovalRecord, OutboxEvent, PostAggregate, TargetRecord } from ".
 import { Store, type VersionConflict } from "../store/Store.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "./Cursor.ts"
 import * as PostEvents from "./PostEvents.ts"
-import { dayFull, firstFailure, planPost, quotaExceeded } from "./PostValidation.ts"
+import { captionProblem, dayFull, firstFailure, planPost, quotaExceeded } from "./PostValidation.ts"
 import { calendarDay, quotaLimit, quotaWindow } from "./Quota.ts"
 import { type PostRead, postRead, type RetryResult } from "./PostView.ts"
 import { derivePostStatus, isFinished, move, readyStatus } from "./TargetStatus.ts"
@@ -328,12 +328,8 @@ export const updatePost = Effect.fn("posts.update")(function* (
       const caption = request.caption ?? current.post.caption
       if (request.caption !== undefined) {
         for (const t of current.targets) {
-          const limit = settings.captionMax[t.platform]
-          if (caption.length > limit) {
-            return yield* Effect.fail(
-              new PostwireError({ code: "caption_too_long", field: "caption", details: { limit, platform: t.platform } })
-            )
-          }
+          const tooLong = captionProblem(settings, t.platform, caption)
+          if (tooLong !== undefined) return yield* Effect.fail(tooLong)
         }
       }
       const scheduledAt =

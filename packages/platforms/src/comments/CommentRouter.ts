@@ -1,7 +1,7 @@
 /**
  * The `CommentPlatform` of a running service: sandbox accounts go to the sandbox implementation
  * given as a parameter (the simulated platform's comments), every other account to the comment
- * adapter of its platform: Instagram, Facebook Pages, Threads, and TikTok (which has none).
+ * adapter of its platform's plugin (`publish.comments`; a plugin without one has no comments API).
  *
  * Hosts, app secrets, token refresh and retries are the publishing adapters' own settings
  * (`PlatformRouter.Options`), so one configuration points both at the same place (a fake server in
@@ -20,19 +20,13 @@
  * @since 0.3.0
  */
 import { type CommentCapabilities, CommentPlatform } from "@postwire/core"
-import { Comment, type Platform } from "@postwire/domain"
-import { Effect, Layer, Option } from "effect"
-import { FetchHttpClient, HttpClient } from "effect/http"
-import { PlatformHttp } from "../PlatformHttp.ts"
-import * as GraphApi from "../graph/GraphApi.ts"
-import * as Sessions from "../graph/Sessions.ts"
-import * as Wire from "../internal/Wire.ts"
+import type { Platform } from "@postwire/domain"
+import { Effect, Layer } from "effect"
+import { FetchHttpClient, type HttpClient } from "effect/http"
+import type * as Wire from "../internal/Wire.ts"
 import * as PlatformRouter from "../PlatformRouter.ts"
+import * as Registry from "../Registry.ts"
 import * as CommentAdapter from "./CommentAdapter.ts"
-import * as FacebookComments from "./FacebookComments.ts"
-import * as InstagramComments from "./InstagramComments.ts"
-import * as ThreadsComments from "./ThreadsComments.ts"
-import * as TikTokComments from "./TikTokComments.ts"
 
 /** The publishing adapters' settings, plus the comment polling budget. */
 export interface Options extends PlatformRouter.Options {
@@ -41,56 +35,34 @@ export interface Options extends PlatformRouter.Options {
 
 /**
  * What serves sandbox accounts: the same operations as a platform's. `capabilities`, when given,
- * answers for sandbox accounts; otherwise the domain's (everything but `push`).
+ * answers for sandbox accounts; otherwise everything but `push`.
  */
 export type SandboxComments = CommentAdapter.CommentOperations & {
   readonly capabilities?: ((platform: Platform) => CommentCapabilities) | undefined
 }
 
-/** The adapters of the four platforms, built from the settings. */
-export const adapters = (
-  options: Options,
-  wire: Wire.Wire
-): Readonly<Record<Platform, CommentAdapter.CommentAdapter>> => {
-  const config = PlatformRouter.makeConfig(options)
+/** What a platform without a comments API answers: nothing to read, every action refused. */
+const noCommentsApi = (platform: string): CommentAdapter.CommentAdapter => ({
+  poll: (input) => Effect.succeed({ comments: [], cursor: input.cursor ?? null, calls: 0 }),
+  reply: () => Effect.fail(CommentAdapter.unsupported(`${platform}_comments_unavailable`)),
+  setHidden: () => Effect.fail(CommentAdapter.unsupported(`${platform}_comments_unavailable`)),
+  remove: () => Effect.fail(CommentAdapter.unsupported(`${platform}_comments_unavailable`))
+})
+
+/** The comment adapters of the registry's platforms, built from the settings. */
+export const adapters = (options: Options, wire: Wire.Wire): Readonly<Record<Platform, CommentAdapter.CommentAdapter>> => {
+  const registry = Registry.make(options.plugins)
   const comments: CommentAdapter.Config = { ...CommentAdapter.defaults, ...options.comments }
-  const photoGraph = GraphApi.make({ wire, baseUrl: config.photo.baseUrl, platform: "photo", appSecret: config.photo.appSecret })
-  const threadsGraph = GraphApi.make({
-    wire,
-    baseUrl: config.textpost.baseUrl,
-    platform: "textpost",
-    appSecret: config.textpost.appSecret
-  })
-  const pagesGraph = GraphApi.make({ wire, baseUrl: config.pages.baseUrl, platform: "pages", appSecret: config.pages.appSecret })
-  return {
-    photo: InstagramComments.make({
-      graph: photoGraph,
-      config: comments,
-      openSession: Sessions.longLived({
-        platform: "photo",
-        graph: photoGraph,
-        wire,
-        refreshUrl: config.photo.refreshUrl,
-        refreshWithinMs: config.photo.refreshWithinMs,
-        refreshGrantType: "ig_refresh_token"
-      })
-    }),
-    textpost: ThreadsComments.make({
-      graph: threadsGraph,
-      config: comments,
-      openSession: Sessions.longLived({
-        platform: "textpost",
-        graph: threadsGraph,
-        wire,
-        refreshUrl: config.textpost.refreshUrl,
-        refreshWithinMs: config.textpost.refreshWithinMs,
-        refreshGrantType: "th_refresh_token"
-      })
-    }),
-    pages: FacebookComments.make({ graph: pagesGraph, config: comments, openSession: Sessions.page(pagesGraph) }),
-    shortvideo: TikTokComments.adapter
-  }
+  return Object.fromEntries(
+    registry.plugins.map((plugin) => [
+      plugin.name,
+      plugin.publish.comments?.(PlatformRouter.settingsOf(plugin, options), wire, comments) ?? noCommentsApi(plugin.name)
+    ])
+  ) as Record<Platform, CommentAdapter.CommentAdapter>
 }
+
+const sandboxCapabilities: CommentCapabilities = { read: true, reply: true, hide: true, delete: true, push: false }
+const none: CommentCapabilities = { read: false, reply: false, hide: false, delete: false, push: false }
 
 /** Builds the router over the `HttpClient` in context. */
 export const make = (
@@ -98,21 +70,16 @@ export const make = (
   sandbox: SandboxComments
 ): Effect.Effect<CommentPlatform["Service"], never, HttpClient.HttpClient> =>
   Effect.gen(function* () {
-    const config = PlatformRouter.makeConfig(options)
-    const client = yield* HttpClient.HttpClient
-    const wire = Wire.make(client, {
-      timeoutMs: config.requestTimeoutMs,
-      retry: config.retry,
-      fast: Option.getOrUndefined(yield* Effect.serviceOption(PlatformHttp))
-    })
+    const registry = Registry.make(options.plugins)
+    const wire = yield* PlatformRouter.makeWire(options)
     const real = adapters(options, wire)
     const of = (account: { readonly platform: Platform; readonly sandbox: boolean }): CommentAdapter.CommentOperations =>
-      account.sandbox ? sandbox : real[account.platform]
+      account.sandbox ? sandbox : (real[account.platform] ?? noCommentsApi(account.platform))
     return CommentPlatform.of({
       capabilities: (platform, isSandbox) =>
         isSandbox
-          ? (sandbox.capabilities?.(platform) ?? Comment.commentCapabilities(platform, true))
-          : Comment.commentCapabilities(platform, false),
+          ? (sandbox.capabilities?.(platform) ?? sandboxCapabilities)
+          : (registry.get(platform)?.rules.comments ?? none),
       poll: (input) => of(input.account).poll(input),
       reply: (input) => of(input.account).reply(input),
       setHidden: (input) => of(input.account).setHidden(input),

@@ -1,7 +1,8 @@
 /**
  * The `AccountConnector` of a running service: sandbox connects go to the simulated platform,
- * every other connect to the connector of its platform (TikTok, Instagram, Facebook Pages,
- * Threads), with the app credentials and hosts of the server's configuration.
+ * every other connect to the connector of its platform's plugin (`Registry`: TikTok, Instagram,
+ * Facebook Pages, Threads and added plugins), with the app credentials and hosts of the server's
+ * configuration.
  *
  * Every address is configuration, so tests and staging point each platform at a fake
  * authorization server; a platform without app credentials says which settings it lacks
@@ -22,25 +23,31 @@
  * @since 0.2.0
  */
 import { AccountConnector, ConnectFailure } from "@postwire/core"
-import { ErrorDetail, type Platform, platformRules } from "@postwire/domain"
+import { ErrorDetail, type Platform } from "@postwire/domain"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
-import { PlatformHttp } from "../PlatformHttp.ts"
-import { connectFailure, type PlatformConnect } from "../internal/ConnectWire.ts"
+import type * as FacebookConnect from "../facebook/FacebookConnect.ts"
+import type * as InstagramConnect from "../instagram/InstagramConnect.ts"
+import { connectFailure } from "../internal/ConnectWire.ts"
+import * as Settings from "../internal/Settings.ts"
 import * as Wire from "../internal/Wire.ts"
-import * as FacebookConnect from "./FacebookConnect.ts"
-import * as InstagramConnect from "./InstagramConnect.ts"
-import * as MetaSignedRequest from "./MetaSignedRequest.ts"
-import * as SimulatedConnect from "./SimulatedConnect.ts"
-import * as ThreadsConnect from "./ThreadsConnect.ts"
-import * as TikTokConnect from "./TikTokConnect.ts"
+import * as MetaSignedRequest from "../meta/MetaSignedRequest.ts"
+import { PlatformHttp } from "../PlatformHttp.ts"
+import type { PlatformConnector, PlatformPlugin } from "../Plugin.ts"
+import * as Registry from "../Registry.ts"
+import * as SimulatedConnect from "../simulated/SimulatedConnect.ts"
+import type * as ThreadsConnect from "../threads/ThreadsConnect.ts"
+import type * as TikTokConnect from "../tiktok/TikTokConnect.ts"
 
 /** A secret given as plain text or already redacted. */
 export type Secret = string | Redacted.Redacted<string>
 
 type WithSecret<S, K extends keyof S> = Partial<Omit<S, K>> & { readonly [P in K]?: Secret | undefined }
 
-/** What a deployment sets; everything else takes its default. */
+/**
+ * What a deployment sets; everything else takes its default. An added plugin's connect settings
+ * are given under its name too (`options[name]`).
+ */
 export interface Options {
   /** The server's public address: the sandbox consent page is at `{publicUrl}/connect/sandbox/authorize`. */
   readonly publicUrl: string
@@ -54,6 +61,8 @@ export interface Options {
   readonly retry?: Partial<Wire.RetryPolicy> | undefined
   /** Time allowed for one HTTP call to a platform. */
   readonly requestTimeoutMs?: number | undefined
+  /** Platforms added to the built-in ones (see `PlatformPlugin`). */
+  readonly plugins?: ReadonlyArray<PlatformPlugin> | undefined
 }
 
 /** Defaults: 2 attempts 1 s apart, 15 s per call. */
@@ -65,67 +74,84 @@ export const defaults = {
 const redact = (secret: Secret | undefined): Redacted.Redacted<string> =>
   secret === undefined ? Redacted.make("") : Redacted.isRedacted(secret) ? (secret as Redacted.Redacted<string>) : Redacted.make(secret)
 
-/** The complete settings of each platform, defaults filled in. */
-export const makeSettings = (options: Options) => {
-  const { clientSecret, ...shortvideo } = options.shortvideo ?? {}
-  const { appSecret: photoSecret, ...photo } = options.photo ?? {}
-  const { appSecret: pagesSecret, ...pages } = options.pages ?? {}
-  const { appSecret: textpostSecret, ...textpost } = options.textpost ?? {}
-  return {
-    shortvideo: { ...TikTokConnect.defaults, clientKey: "", ...shortvideo, clientSecret: redact(clientSecret) } satisfies TikTokConnect.Settings,
-    photo: { ...InstagramConnect.defaults, appId: "", ...photo, appSecret: redact(photoSecret) } satisfies InstagramConnect.Settings,
-    pages: { ...FacebookConnect.defaults, appId: "", ...pages, appSecret: redact(pagesSecret) } satisfies FacebookConnect.Settings,
-    textpost: { ...ThreadsConnect.defaults, appId: "", ...textpost, appSecret: redact(textpostSecret) } satisfies ThreadsConnect.Settings
-  }
-}
+/** The complete connect settings of one plugin. */
+export const settingsOf = <S>(plugin: PlatformPlugin<unknown, S>, options: Omit<Options, "publicUrl" | "sandboxSecret">): S | undefined =>
+  plugin.connect === undefined ? undefined : Settings.complete(plugin.connect, Settings.given(options, plugin.name))
 
-const notConfigured = (platform: Platform, missing: ReadonlyArray<string>): ConnectFailure =>
+/** The complete settings of each built-in platform, defaults filled in. */
+export const makeSettings = (options: Options) =>
+  Object.fromEntries(Registry.builtins.map((plugin) => [plugin.name, settingsOf(plugin, options)])) as {
+    readonly shortvideo: TikTokConnect.Settings
+    readonly photo: InstagramConnect.Settings
+    readonly pages: FacebookConnect.Settings
+    readonly textpost: ThreadsConnect.Settings
+  }
+
+const notConfigured = (displayName: string, missing: ReadonlyArray<string>): ConnectFailure =>
   connectFailure("platform_not_configured", "not_configured", {
     // The operator can fix it: a refresh or revoke may succeed later.
     retryable: true,
-    details: { platform: platformRules[platform].displayName, settings: missing.join(", ") }
+    details: { platform: displayName, settings: missing.join(", ") }
   })
+
+/** What a plugin platform without a connect flow answers: its accounts are created without one. */
+const noConnect = (plugin: PlatformPlugin): PlatformConnector => {
+  const refuse = Effect.fail(
+    connectFailure("platform_not_configured", "no_connect_flow", {
+      retryable: false,
+      details: { platform: plugin.displayName, settings: "a connect flow (create its accounts with credentials instead)" }
+    })
+  )
+  return {
+    missing: [],
+    authorizationUrl: () => "",
+    exchange: () => refuse,
+    // Nothing to refresh: its credentials are what the account was created with.
+    refresh: () => Effect.succeed({ _tag: "NothingToRefresh" } as const),
+    revoke: () => Effect.succeed({ _tag: "Revoked" } as const)
+  }
+}
 
 /** Builds the connector over the `HttpClient` in context. */
 export const make = (options: Options): Effect.Effect<AccountConnector["Service"], never, HttpClient.HttpClient> =>
   Effect.gen(function* () {
-    const settings = makeSettings(options)
+    const registry = Registry.make(options.plugins)
     const client = yield* HttpClient.HttpClient
     const wire = Wire.make(client, {
       timeoutMs: options.requestTimeoutMs ?? defaults.requestTimeoutMs,
       retry: { ...defaults.retry, ...options.retry },
       fast: Option.getOrUndefined(yield* Effect.serviceOption(PlatformHttp))
     })
-    const tiktok = TikTokConnect.make(settings.shortvideo, wire)
-    const live: Readonly<Record<Platform, PlatformConnect>> = {
-      shortvideo: tiktok,
-      photo: InstagramConnect.make(settings.photo, wire),
-      pages: FacebookConnect.make(settings.pages, wire),
-      textpost: ThreadsConnect.make(settings.textpost, wire)
-    }
     const sandboxOptions = { publicUrl: options.publicUrl, secret: Redacted.value(redact(options.sandboxSecret)) }
-    const sandbox = {
-      shortvideo: SimulatedConnect.make("shortvideo", sandboxOptions),
-      photo: SimulatedConnect.make("photo", sandboxOptions),
-      pages: SimulatedConnect.make("pages", sandboxOptions),
-      textpost: SimulatedConnect.make("textpost", sandboxOptions)
-    } as const
+    const entries = registry.plugins.map((plugin) => {
+      const settings = settingsOf(plugin, options)
+      return {
+        plugin,
+        live: plugin.connect === undefined ? noConnect(plugin) : plugin.connect.make(settings, wire),
+        sandbox: SimulatedConnect.make(plugin.name as Platform, { ...sandboxOptions, tokens: plugin.sandbox?.tokens }),
+        deauthorization: settings === undefined ? undefined : plugin.connect?.deauthorization?.(settings)
+      }
+    })
+    const byName = new Map(entries.map((entry) => [entry.plugin.name, entry]))
+    const entryOf = (platform: Platform) => {
+      const found = byName.get(platform)
+      return found === undefined
+        ? Effect.die(new Registry.PluginProblem(`"${platform}"`, `is not registered (known: ${registry.names.join(", ")})`))
+        : Effect.succeed(found)
+    }
 
     /** The connector of a request, or the settings it lacks. */
-    const route = (platform: Platform, isSandbox: boolean): Effect.Effect<PlatformConnect, ConnectFailure> => {
-      if (isSandbox) return Effect.succeed(sandbox[platform])
-      const connector = live[platform]
-      return connector.missing.length === 0 ? Effect.succeed(connector) : Effect.fail(notConfigured(platform, connector.missing))
-    }
-
-    const appSecrets = {
-      photo: { secret: settings.photo.appSecret, name: InstagramConnect.settingNames.appSecret },
-      pages: { secret: settings.pages.appSecret, name: FacebookConnect.settingNames.appSecret },
-      textpost: { secret: settings.textpost.appSecret, name: ThreadsConnect.settingNames.appSecret }
-    } as const
+    const route = (platform: Platform, isSandbox: boolean): Effect.Effect<PlatformConnector, ConnectFailure> =>
+      Effect.flatMap(entryOf(platform), (entry) => {
+        if (isSandbox) return Effect.succeed<PlatformConnector>(entry.sandbox)
+        const connector = entry.live
+        return connector.missing.length === 0
+          ? Effect.succeed(connector)
+          : Effect.fail(notConfigured(entry.plugin.displayName, connector.missing))
+      })
 
     return AccountConnector.of({
-      configured: (platform, isSandbox) => (isSandbox ? [] : live[platform].missing),
+      configured: (platform, isSandbox) => (isSandbox ? [] : (byName.get(platform)?.live.missing ?? [])),
       authorizationUrl: (request) =>
         Effect.map(route(request.platform, request.sandbox), (connector) => connector.authorizationUrl(request)),
       exchange: (request) => Effect.flatMap(route(request.platform, request.sandbox), (connector) => connector.exchange(request)),
@@ -133,18 +159,23 @@ export const make = (options: Options): Effect.Effect<AccountConnector["Service"
         Effect.flatMap(route(request.platform, request.sandbox), (connector) => connector.refresh(request.credentials)),
       revoke: (request) =>
         Effect.flatMap(route(request.platform, request.sandbox), (connector) => connector.revoke(request.credentials)),
-      creatorInfo: (request) => {
-        if (request.platform !== "shortvideo") {
-          return Effect.die(new Error(`creatorInfo is a shortvideo call, not ${request.platform}`))
-        }
-        if (request.sandbox) return sandbox.shortvideo.creatorInfo(request.credentials)
-        return tiktok.missing.length > 0 ? Effect.fail(notConfigured("shortvideo", tiktok.missing)) : tiktok.creatorInfo(request.credentials)
-      },
+      creatorInfo: (request) =>
+        Effect.flatMap(entryOf(request.platform), (entry) => {
+          if (entry.plugin.capabilities?.creatorInfo !== true || entry.live.creatorInfo === undefined) {
+            return Effect.die(new Error(`creatorInfo: ${request.platform} has no creator options`))
+          }
+          if (request.sandbox) return entry.sandbox.creatorInfo(request.credentials)
+          return entry.live.missing.length > 0
+            ? Effect.fail(notConfigured(entry.plugin.displayName, entry.live.missing))
+            : entry.live.creatorInfo(request.credentials)
+        }),
+      renewal: (platform) => byName.get(platform)?.plugin.tokenRenewal ?? {},
       verifyDeauthorization: (platform, signedRequest) =>
-        Effect.suspend(() => {
-          const app = appSecrets[platform]
+        Effect.flatMap(entryOf(platform), (entry) => {
+          const app = entry.deauthorization
+          if (app === undefined) return Effect.die(new Error(`verifyDeauthorization: ${platform} sends no signed requests`))
           const secret = Redacted.value(app.secret)
-          if (secret === "") return Effect.fail(notConfigured(platform, [app.name]))
+          if (secret === "") return Effect.fail(notConfigured(entry.plugin.displayName, [app.name]))
           const verified = MetaSignedRequest.verify(signedRequest, secret)
           if (verified._tag === "Valid") return Effect.succeed(verified.payload)
           return Effect.fail(

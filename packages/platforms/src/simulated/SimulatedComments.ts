@@ -21,7 +21,7 @@ import type {
   PlatformComment,
   PlatformFailure
 } from "@postwire/core"
-import { Comment, type Platform } from "@postwire/domain"
+import type { Platform } from "@postwire/domain"
 import { Clock, Effect } from "effect"
 import { failure } from "../internal/Wire.ts"
 
@@ -94,7 +94,8 @@ const refuseEmpty = (input: CommentActionInput) =>
 
 /** Creates the simulated comments. */
 export const make = (): SimulatedComments => ({
-  capabilities: (platform) => Comment.commentCapabilities(platform, true),
+  // A sandbox account can do everything but `push` (nothing pushes comments to the simulated platform).
+  capabilities: () => ({ read: true, reply: true, hide: true, delete: true, push: false }),
   poll: (input) =>
     Effect.gen(function* () {
       const settings = input.account.simulate?.comments

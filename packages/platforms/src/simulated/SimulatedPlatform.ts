@@ -19,11 +19,12 @@
  */
 import { createHash } from "node:crypto"
 import { type AccountRecord, type CreatorInfo, type PlatformFailure, type PublishInput, type PublishStep, Spans } from "@postwire/core"
-import { defaultMaxVideoDurationSec, ErrorDetail, isErrorCode, type Platform, PrivacyLevel, TargetRules } from "@postwire/domain"
+import { ErrorDetail, isErrorCode, PrivacyLevel, TargetRules } from "@postwire/domain"
 import { Effect } from "effect"
 import * as MediaRules from "../internal/MediaRules.ts"
 import { failure } from "../internal/Wire.ts"
-import { permalink as tiktokPermalink } from "../shortvideo/TikTok.ts"
+import { defaultMaxVideoSeconds } from "../tiktok/Rules.ts"
+import * as Registry from "../Registry.ts"
 
 /** The simulated platform, shaped like a `PlatformClient`. */
 export interface SimulatedPlatform {
@@ -47,42 +48,28 @@ const shortcode = (seed: string): string =>
 
 const handleOf = (account: AccountRecord) => account.handle.replace(/^@/, "")
 
-/** The id and permalink a sandbox target publishes to. */
-export const simulatedPost = (input: PublishInput): { readonly id: string; readonly permalink: string | null } => {
+let builtin: Registry.Registry | undefined
+
+/** The registry of the built-in platforms, made when first needed. */
+const builtinRegistry = (): Registry.Registry => {
+  builtin ??= Registry.make()
+  return builtin
+}
+
+/**
+ * The id and permalink a sandbox target publishes to: its platform plugin's `sandbox.post`,
+ * deterministic from the account and target ids; a plugin without one gets a numeric id and no
+ * address.
+ */
+export const simulatedPost = (
+  input: PublishInput,
+  registry: Registry.Registry = builtinRegistry()
+): { readonly id: string; readonly permalink: string | null } => {
   const seed = `${input.account.id}:${input.target.id}`
-  const handle = handleOf(input.account)
-  const platform: Platform = input.account.platform
-  switch (platform) {
-    case "shortvideo": {
-      const id = numericId(seed)
-      // A real inbox post waits for the creator to finish it in the app; the simulated creator
-      // finishes it at once, so a sandbox inbox post gets its public address like a direct one.
-      return { id, permalink: tiktokPermalink(handle, id) }
-    }
-    case "photo": {
-      const code = shortcode(seed)
-      const path = MediaRules.photoKind(input) === "reel" ? "reel" : "p"
-      return {
-        id: numericId(seed),
-        permalink:
-          MediaRules.photoKind(input) === "story"
-            ? `https://www.instagram.com/stories/${handle}/${numericId(seed)}/`
-            : `https://www.instagram.com/${path}/${code}/`
-      }
-    }
-    case "pages": {
-      const page = input.account.externalId ?? numericId(input.account.id)
-      const id = numericId(seed)
-      return {
-        id: `${page}_${id}`,
-        permalink: input.media.some((m) => m.record.kind === "video")
-          ? `https://www.facebook.com/reel/${id}/`
-          : `https://www.facebook.com/${page}/posts/${id}/`
-      }
-    }
-    case "textpost":
-      return { id: numericId(seed), permalink: `https://www.threads.net/@${handle}/post/${shortcode(seed)}` }
-  }
+  const post = registry.get(input.account.platform)?.sandbox?.post
+  return post === undefined
+    ? { id: numericId(seed), permalink: null }
+    : post(input, { seed, handle: handleOf(input.account), numericId, shortcode })
 }
 
 const creatorInfoOf = (account: AccountRecord): CreatorInfo => ({
@@ -92,7 +79,7 @@ const creatorInfoOf = (account: AccountRecord): CreatorInfo => ({
   commentDisabled: false,
   duetDisabled: false,
   stitchDisabled: false,
-  maxVideoPostDurationSec: account.simulate?.max_video_duration_sec ?? defaultMaxVideoDurationSec
+  maxVideoPostDurationSec: account.simulate?.max_video_duration_sec ?? defaultMaxVideoSeconds
 })
 
 /** The failure an account's `simulate.error` asks for on this attempt, if any. */
@@ -108,7 +95,7 @@ const simulatedFailure = (input: PublishInput): PlatformFailure | undefined => {
   })
 }
 
-/** Checks a shortvideo target as the real platform would, with the simulated creator. */
+/** Checks a target with shortvideo options as the real platform would, with the simulated creator. */
 const shortVideoFailure = (input: PublishInput): PlatformFailure | undefined => {
   if (input.target.options.shortvideo?.mode !== "direct") return undefined
   const consent = input.target.consent?.consent
@@ -129,16 +116,20 @@ const shortVideoFailure = (input: PublishInput): PlatformFailure | undefined => 
   return undefined
 }
 
-/** Creates the simulated platform. */
-export const make = (): SimulatedPlatform => ({
+/**
+ * Creates the simulated platform of a registry's platforms (default: the built-in ones): a
+ * sandbox target must meet its platform's rules as the real platform's would.
+ */
+export const make = (registry: Registry.Registry = builtinRegistry()): SimulatedPlatform => ({
   publish: (input) =>
     Effect.suspend(() => {
+      const rules = registry.get(input.account.platform)?.rules
       const refused =
         simulatedFailure(input) ??
-        MediaRules.check(input) ??
-        (input.account.platform === "shortvideo" ? shortVideoFailure(input) : undefined)
+        (rules === undefined ? undefined : MediaRules.check(input, rules)) ??
+        shortVideoFailure(input)
       if (refused !== undefined) return Effect.fail(refused)
-      const post = simulatedPost(input)
+      const post = simulatedPost(input, registry)
       return Effect.succeed<PublishStep>({
         _tag: "Published",
         platformPostId: post.id,

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs"
 import { Context, Layer, Redacted } from "effect"
-import type { ConnectRouter, PlatformRouter } from "@postwire/platforms"
+import { type ConnectRouter, type Plugin, type PlatformRouter, Registry } from "@postwire/platforms"
 import * as MasterSecrets from "../secrets/MasterSecrets.ts"
 import { parseS3Url, type S3Settings } from "../media/S3BlobStore.ts"
 import * as ClientAddress from "../http/ClientAddress.ts"
@@ -477,34 +477,31 @@ const given = <T extends Record<string, unknown>>(fields: T): { [K in keyof T]?:
     [K in keyof T]?: Exclude<T[K], undefined>
   }
 
+/** The reader a plugin's `env` reads the server's environment with (see `Plugin.EnvReader`). */
+const envReader = (env: Readonly<Record<string, string | undefined>>): Plugin.EnvReader => ({
+  text: (name) => env[name]?.trim() || undefined,
+  secret: (...names) => secret(names.map((name) => env[name]).find((value) => value !== undefined && value !== "")),
+  url: (name) => httpUrl(name, env[name]),
+  exactUrl: (name) => exactUrl(name, env[name]),
+  refreshUrl: (name) => refreshUrl(name, env[name]),
+  pollIntervalMs: optionalInt("POSTWIRE_PLATFORM_POLL_INTERVAL_MS", env.POSTWIRE_PLATFORM_POLL_INTERVAL_MS)
+})
+
+/** What the environment gives each registered platform's two sides, by the platform's name. */
+const pluginSettings = (env: Readonly<Record<string, string | undefined>>, side: "publish" | "connect") => {
+  const read = envReader(env)
+  return Object.fromEntries(
+    Registry.builtins.flatMap((plugin) => {
+      const fields = plugin.env?.(read)[side]
+      return fields === undefined ? [] : [[plugin.name, given(fields as Record<string, unknown>)]]
+    })
+  )
+}
+
 const platformSettings = (env: Readonly<Record<string, string | undefined>>): PlatformRouter.Options => {
-  const pollIntervalMs = optionalInt("POSTWIRE_PLATFORM_POLL_INTERVAL_MS", env.POSTWIRE_PLATFORM_POLL_INTERVAL_MS)
   const timeout = optionalInt("POSTWIRE_PLATFORM_TIMEOUT_MS", env.POSTWIRE_PLATFORM_TIMEOUT_MS)
   return {
-    shortvideo: given({
-      baseUrl: httpUrl("POSTWIRE_TIKTOK_BASE_URL", env.POSTWIRE_TIKTOK_BASE_URL),
-      clientKey: env.POSTWIRE_TIKTOK_CLIENT_KEY || undefined,
-      clientSecret: secret(env.POSTWIRE_TIKTOK_CLIENT_SECRET),
-      pollIntervalMs
-    }),
-    photo: given({
-      baseUrl: httpUrl("POSTWIRE_INSTAGRAM_BASE_URL", env.POSTWIRE_INSTAGRAM_BASE_URL),
-      refreshUrl: refreshUrl("POSTWIRE_INSTAGRAM_REFRESH_URL", env.POSTWIRE_INSTAGRAM_REFRESH_URL),
-      appSecret: secret(env.POSTWIRE_INSTAGRAM_APP_SECRET),
-      pollIntervalMs
-    }),
-    pages: given({
-      baseUrl: httpUrl("POSTWIRE_FACEBOOK_BASE_URL", env.POSTWIRE_FACEBOOK_BASE_URL),
-      // One Meta app publishes and connects: either name sets its secret.
-      appSecret: secret(env.POSTWIRE_FACEBOOK_APP_SECRET || env.POSTWIRE_META_APP_SECRET),
-      pollIntervalMs
-    }),
-    textpost: given({
-      baseUrl: httpUrl("POSTWIRE_THREADS_BASE_URL", env.POSTWIRE_THREADS_BASE_URL),
-      refreshUrl: refreshUrl("POSTWIRE_THREADS_REFRESH_URL", env.POSTWIRE_THREADS_REFRESH_URL),
-      appSecret: secret(env.POSTWIRE_THREADS_APP_SECRET),
-      pollIntervalMs
-    }),
+    ...pluginSettings(env, "publish"),
     retry: given({
       attempts: optionalInt("POSTWIRE_PLATFORM_RETRY_ATTEMPTS", env.POSTWIRE_PLATFORM_RETRY_ATTEMPTS),
       baseDelayMs: optionalInt("POSTWIRE_PLATFORM_RETRY_DELAY_MS", env.POSTWIRE_PLATFORM_RETRY_DELAY_MS)
@@ -517,44 +514,8 @@ const platformSettings = (env: Readonly<Record<string, string | undefined>>): Pl
 export const publicPathOf = (publicUrl: string): string => new URL(publicUrl).pathname.replace(/\/+$/, "")
 
 /**
- * Connecting accounts: each platform's app credentials and its authorization and token hosts.
- * The API hosts are the publishing ones (`POSTWIRE_<PLATFORM>_BASE_URL`, `_REFRESH_URL`).
+ * Connecting accounts: each platform's app credentials and its authorization and token hosts,
+ * read by its plugin (`env`). The API hosts are the publishing ones.
  */
-const connectSettings = (env: Readonly<Record<string, string | undefined>>): ServerSettings["connect"] => {
-  const refresh = (setting: string) => {
-    const value = refreshUrl(setting, env[setting])
-    return value === null ? undefined : value
-  }
-  return {
-    shortvideo: given({
-      clientKey: env.POSTWIRE_TIKTOK_CLIENT_KEY?.trim() || undefined,
-      clientSecret: secret(env.POSTWIRE_TIKTOK_CLIENT_SECRET),
-      authorizeUrl: exactUrl("POSTWIRE_TIKTOK_AUTHORIZE_URL", env.POSTWIRE_TIKTOK_AUTHORIZE_URL),
-      apiUrl: httpUrl("POSTWIRE_TIKTOK_BASE_URL", env.POSTWIRE_TIKTOK_BASE_URL)
-    }),
-    photo: given({
-      appId: env.POSTWIRE_INSTAGRAM_APP_ID?.trim() || undefined,
-      appSecret: secret(env.POSTWIRE_INSTAGRAM_APP_SECRET),
-      authorizeUrl: exactUrl("POSTWIRE_INSTAGRAM_AUTHORIZE_URL", env.POSTWIRE_INSTAGRAM_AUTHORIZE_URL),
-      tokenUrl: exactUrl("POSTWIRE_INSTAGRAM_TOKEN_URL", env.POSTWIRE_INSTAGRAM_TOKEN_URL),
-      exchangeUrl: exactUrl("POSTWIRE_INSTAGRAM_EXCHANGE_URL", env.POSTWIRE_INSTAGRAM_EXCHANGE_URL),
-      refreshUrl: refresh("POSTWIRE_INSTAGRAM_REFRESH_URL"),
-      graphUrl: httpUrl("POSTWIRE_INSTAGRAM_BASE_URL", env.POSTWIRE_INSTAGRAM_BASE_URL)
-    }),
-    pages: given({
-      appId: env.POSTWIRE_META_APP_ID?.trim() || undefined,
-      appSecret: secret(env.POSTWIRE_META_APP_SECRET || env.POSTWIRE_FACEBOOK_APP_SECRET),
-      authorizeUrl: exactUrl("POSTWIRE_FACEBOOK_AUTHORIZE_URL", env.POSTWIRE_FACEBOOK_AUTHORIZE_URL),
-      graphUrl: httpUrl("POSTWIRE_FACEBOOK_BASE_URL", env.POSTWIRE_FACEBOOK_BASE_URL)
-    }),
-    textpost: given({
-      appId: env.POSTWIRE_THREADS_APP_ID?.trim() || undefined,
-      appSecret: secret(env.POSTWIRE_THREADS_APP_SECRET),
-      authorizeUrl: exactUrl("POSTWIRE_THREADS_AUTHORIZE_URL", env.POSTWIRE_THREADS_AUTHORIZE_URL),
-      tokenUrl: exactUrl("POSTWIRE_THREADS_TOKEN_URL", env.POSTWIRE_THREADS_TOKEN_URL),
-      exchangeUrl: exactUrl("POSTWIRE_THREADS_EXCHANGE_URL", env.POSTWIRE_THREADS_EXCHANGE_URL),
-      refreshUrl: refresh("POSTWIRE_THREADS_REFRESH_URL"),
-      graphUrl: httpUrl("POSTWIRE_THREADS_BASE_URL", env.POSTWIRE_THREADS_BASE_URL)
-    })
-  }
-}
+const connectSettings = (env: Readonly<Record<string, string | undefined>>): ServerSettings["connect"] =>
+  pluginSettings(env, "connect")

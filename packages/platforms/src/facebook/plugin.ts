@@ -1,0 +1,64 @@
+/**
+ * Facebook Pages as a plugin (wire word `pages`): Page posts, photos and reels, Facebook Login
+ * connect where the person chooses their Pages, comments; Page tokens do not expire.
+ *
+ * @since 0.4.0
+ */
+import { Redacted } from "effect"
+import * as GraphApi from "../meta/GraphApi.ts"
+import * as Sessions from "../meta/Sessions.ts"
+import type { PlatformPlugin } from "../Plugin.ts"
+import * as FacebookComments from "./FacebookComments.ts"
+import * as FacebookConnect from "./FacebookConnect.ts"
+import * as FacebookPages from "./FacebookPages.ts"
+import { rules } from "./Rules.ts"
+
+/** The Facebook Pages plugin. */
+export const facebook: PlatformPlugin<FacebookPages.Config, FacebookConnect.Settings> = {
+  name: "pages",
+  displayName: rules.displayName,
+  rules,
+  publish: {
+    defaults: FacebookPages.defaults,
+    secrets: ["appSecret"],
+    make: (settings, wire) => FacebookPages.make(settings, wire),
+    comments: (settings, wire, config) => {
+      const graph = GraphApi.make({ wire, baseUrl: settings.baseUrl, platform: "pages", appSecret: settings.appSecret })
+      return FacebookComments.make({ graph, config, openSession: Sessions.page(graph) })
+    }
+  },
+  connect: {
+    defaults: { ...FacebookConnect.defaults, appId: "", appSecret: Redacted.make("") },
+    secrets: ["appSecret"],
+    make: (settings, wire) => FacebookConnect.make(settings, wire),
+    deauthorization: (settings) => ({ secret: settings.appSecret, name: FacebookConnect.settingNames.appSecret })
+  },
+  env: (read) => ({
+    publish: {
+      baseUrl: read.url("POSTWIRE_FACEBOOK_BASE_URL"),
+      // One Meta app publishes and connects: either name sets its secret.
+      appSecret: read.secret("POSTWIRE_FACEBOOK_APP_SECRET", "POSTWIRE_META_APP_SECRET"),
+      pollIntervalMs: read.pollIntervalMs
+    },
+    connect: {
+      appId: read.text("POSTWIRE_META_APP_ID"),
+      appSecret: read.secret("POSTWIRE_META_APP_SECRET", "POSTWIRE_FACEBOOK_APP_SECRET"),
+      authorizeUrl: read.exactUrl("POSTWIRE_FACEBOOK_AUTHORIZE_URL"),
+      graphUrl: read.url("POSTWIRE_FACEBOOK_BASE_URL")
+    }
+  }),
+  capabilities: { choosesAccounts: true },
+  sandbox: {
+    tokens: { accessMs: null, refreshMs: null },
+    post: (input, { numericId, seed }) => {
+      const page = input.account.externalId ?? numericId(input.account.id)
+      const id = numericId(seed)
+      return {
+        id: `${page}_${id}`,
+        permalink: input.media.some((m) => m.record.kind === "video")
+          ? `https://www.facebook.com/reel/${id}/`
+          : `https://www.facebook.com/${page}/posts/${id}/`
+      }
+    }
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The photo adapter: Instagram's content publishing through the Graph API.
+ *
+ * - `reel`: one REELS container (`video_url`, `share_to_feed`).
+ * - `feed`: one image container, one video (published as a reel shared to the feed: Meta retired
+ *   feed VIDEO containers), or a CAROUSEL whose children are created and processed first.
+ * - `story`: one STORIES container with an image or a video.
+ *
+ * Before creating anything it reads `content_publishing_limit` and stops with `quota_exceeded`
+ * at 100% (the quota is enforced again by Meta at `media_publish`); a reading under 80% of the
+ * quota stands for 30 s. The account's
+ * `externalId` is the ig-user-id.
+ *
+ * @since 0.1.0
+ */
+import type { PublishInput } from "@postwire/core"
+import type { ErrorCode } from "@postwire/domain"
+import * as MediaRules from "../internal/MediaRules.ts"
+import { rules } from "./Rules.ts"
+import { stringField, type Wire } from "../internal/Wire.ts"
+import * as ContainerPublishing from "../meta/ContainerPublishing.ts"
+
+/** Instagram settings: host, token refresh, app secret, polling (see the package README). */
+export type Config = ContainerPublishing.Config
+
+/**
+ * Defaults: Instagram Login's host. Facebook Login apps set `baseUrl` to
+ * `https://graph.facebook.com/v23.0` and `refreshUrl` to `null`.
+ */
+export const defaults = {
+  ...ContainerPublishing.defaults,
+  baseUrl: "https://graph.instagram.com/v23.0",
+  refreshUrl: "https://graph.instagram.com/refresh_access_token"
+} as const
+
+const item = (media: PublishInput["media"][number]) =>
+  media.record.kind === "video" ? { media_type: "VIDEO", video_url: media.url } : { image_url: media.url }
+
+const plan = (input: PublishInput): ContainerPublishing.ContainerPlan => {
+  const caption = input.post.caption
+  const [first] = input.media
+  switch (MediaRules.photoKind(input)) {
+    case "reel":
+      return { children: [], parent: () => ({ media_type: "REELS", video_url: first!.url, caption, share_to_feed: true }) }
+    case "story":
+      return {
+        children: [],
+        parent: () =>
+          first!.record.kind === "video"
+            ? { media_type: "STORIES", video_url: first!.url }
+            : { media_type: "STORIES", image_url: first!.url }
+      }
+    case "feed":
+      if (input.media.length === 1) {
+        return {
+          children: [],
+          parent: () =>
+            first!.record.kind === "video"
+              ? { media_type: "REELS", video_url: first!.url, caption, share_to_feed: true }
+              : { image_url: first!.url, caption }
+        }
+      }
+      return {
+        children: input.media.map((m) => ({ ...item(m), is_carousel_item: true })),
+        parent: (children) => ({ media_type: "CAROUSEL", children: children.join(","), caption })
+      }
+  }
+}
+
+/** Reads `status_code` (and Meta's `status` text, which carries the error reason). */
+const readStatus = (body: unknown): ContainerPublishing.ContainerStatus => ({
+  status: stringField(body, "status_code") ?? "IN_PROGRESS",
+  detail: stringField(body, "status")
+})
+
+const containerError = (detail: string | undefined) => {
+  // Meta's status text reads like "Error: ... (2207026)": keep the subcode for support.
+  const subcode = detail === undefined ? undefined : /\b(22\d{5})\b/.exec(detail)?.[1]
+  const code: ErrorCode = subcode === "2207003" || subcode === "2207001" ? "platform_unavailable" : "media_invalid"
+  return ContainerPublishing.mediaFailure("photo", code, subcode ?? "container_error")
+}
+
+/** Creates the adapter. */
+export const make = (config: Config, wire: Wire): ContainerPublishing.ContainerAdapter =>
+  ContainerPublishing.make(
+    {
+      platform: "photo",
+      mediaEdge: "media",
+      // Stories are not listed on `media` but on `stories` (for 24 hours), and carry no caption.
+      listing: (input) =>
+        input.target.options.photo?.type === "story" ? { edge: "stories", caption: undefined } : { edge: "media", caption: input.post.caption },
+      publishEdge: "media_publish",
+      limitEdge: "content_publishing_limit",
+      captionField: "caption",
+      statusFields: "status_code,status",
+      readStatus,
+      containerError,
+      plan,
+      defaultQuota: rules.dailyQuota,
+      rules,
+      refreshGrantType: "ig_refresh_token"
+    },
+    config,
+    wire
+  )
