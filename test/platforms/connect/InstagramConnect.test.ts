@@ -101,6 +101,22 @@ describe("Instagram connect", () => {
     )
   )
 
+  it.live("accepts the professional account types in any letter case (Meta's docs write Business / Media_Creator)", () =>
+    withFake((fake, connector) =>
+      Effect.gen(function* () {
+        for (const accountType of ["Business", "Media_Creator", "BUSINESS", "MEDIA_CREATOR"] as const) {
+          fake.person.account_type = accountType
+          const [identity] = yield* connect(connector, fake, "photo")
+          assert.strictEqual(identity!.handle, "warung.sari", accountType)
+        }
+        fake.person.account_type = "Personal"
+        const personal = yield* failureOf(connect(connector, fake, "photo"))
+        assert.strictEqual(personal.code, "connect_failed")
+        assert.strictEqual(personal.platformCode, "account_type:Personal")
+      })
+    )
+  )
+
   it.live("refuses a personal account and a consent without content publishing", () =>
     withFake((fake, connector) =>
       Effect.gen(function* () {
