@@ -230,7 +230,8 @@ const recordUnconfirmed = Effect.fnUntraced(function* (
   const saved = yield* queue.saveProgress(started.key, settings.owner, {
     at,
     platformState,
-    dueAt: at + unconfirmedWaitMs(settings, at - since),
+    // Asked again after its wait, and never before a time the platform's rate limit named.
+    dueAt: Math.max(at + unconfirmedWaitMs(settings, at - since), failure.retryAt ?? 0),
     account: { credentials: yield* sealUpdate(started, failure.credentials), status: yield* reconnectChange(started, failure) }
   })
   if (!saved) return yield* leaseLost("saving an unconfirmed publish")
