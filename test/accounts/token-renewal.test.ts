@@ -23,6 +23,8 @@ import {
 } from "@postwire/core"
 import type { Platform } from "@postwire/domain"
 import { ConnectRouter, Registry } from "@postwire/platforms"
+import { bucThrottle } from "../platforms/meta/GraphFake.ts"
+import * as InstagramOAuthFake from "../platforms/instagram/InstagramOAuthFake.ts"
 import * as TikTokOAuthFake from "../platforms/tiktok/TikTokOAuthFake.ts"
 import { Ids as Id } from "@postwire/domain"
 
@@ -160,6 +162,65 @@ describe("TokenRenewal", () => {
       assert.deepStrictEqual(yield* TokenRenewal.refreshDueTokens(settings), [])
       assert.strictEqual((yield* eventsOf(workspaceId, "account.needs_reconnect")).length, 1)
     }).pipe(Effect.provide(Engine))
+  )
+
+  // https://developers.facebook.com/docs/graph-api/overview/rate-limiting#buc-rate-limits
+  it.effect("waits out an Instagram Business Use Case throttle (80002) on refresh until the header's time, the account kept connected", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const fake = yield* InstagramOAuthFake.scoped()
+        fake.redirectUris.push(`${publicUrl}/connect/callback/photo`)
+        const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
+          effect.pipe(
+            Effect.provide(
+              engineWith({
+                photo: {
+                  appId: fake.appId,
+                  appSecret: fake.appSecret,
+                  authorizeUrl: `${fake.url}/oauth/authorize`,
+                  tokenUrl: `${fake.url}/oauth/access_token`,
+                  exchangeUrl: `${fake.url}/access_token`,
+                  refreshUrl: `${fake.url}/refresh_access_token`,
+                  graphUrl: `${fake.url}/v23.0`
+                }
+              })
+            )
+          ) as Effect.Effect<A, E>
+        yield* run(
+          Effect.gen(function* () {
+            const workspace = yield* Workspaces.createWorkspace({ name: "instagram" })
+            const profile = yield* Workspaces.createProfile(workspace.id, { name: "Bakery" })
+            const caller = { workspaceId: workspace.id, keyId: Id.unchecked("key", "key_live"), kind: "live" as const }
+            const link = yield* Connect.createConnectLink(caller, { profile_id: profile.id as never, platform: "photo" })
+            const begun = yield* Connect.beginAuthorization(link.url.split("/").pop()!)
+            const callback = new URL(yield* Effect.promise(() => fake.approve((begun as { url: string }).url)))
+            const outcome = yield* Connect.completeCallback("photo", {
+              code: callback.searchParams.get("code")!,
+              state: callback.searchParams.get("state")!
+            })
+            assert.strictEqual(outcome._tag, "Connected")
+            const accountId = (outcome as { accounts: ReadonlyArray<{ id: string }> }).accounts[0]!.id
+            const connected = yield* connectionOf(workspace.id, accountId)
+            yield* TestClock.adjust(connected.refreshAt! - (yield* Clock.currentTimeMillis))
+            fake.advance(connected.refreshAt! - connected.connectedAt)
+            fake.faults.inject("refresh", bucThrottle(80002, { minutes: 45 }))
+            assert.deepStrictEqual(yield* TokenRenewal.refreshDueTokens(settings), ["deferred"])
+            const throttledAt = yield* Clock.currentTimeMillis
+            const deferred = yield* connectionOf(workspace.id, accountId)
+            // Not the first backoff step (1 minute): the 45 minutes the header gives.
+            assert.strictEqual(deferred.refreshAt, throttledAt + 45 * 60_000)
+            yield* TestClock.adjust(45 * 60_000 - 1)
+            assert.deepStrictEqual(yield* TokenRenewal.refreshDueTokens(settings), [])
+            assert.strictEqual(fake.count("refresh"), 1)
+            yield* TestClock.adjust(1)
+            assert.deepStrictEqual(yield* TokenRenewal.refreshDueTokens(settings), ["refreshed"])
+            const account = yield* Accounts.getAccount(caller, Id.unchecked("account", accountId))
+            assert.strictEqual(account.status, "connected")
+            assert.deepStrictEqual(yield* eventsOf(workspace.id, "account.needs_reconnect"), [])
+          })
+        )
+      })
+    )
   )
 
   it.effect("refreshes a real TikTok token at the fake ahead of expiry, and marks the account once when the fake refuses", () =>

@@ -50,6 +50,14 @@ const aServer = (other?: () => string): Effect.Effect<TestServer, never, Scope.S
           return
         }
         switch (url.pathname) {
+          case "/throttled":
+            response
+              .writeHead(400, {
+                "content-type": "application/json",
+                "x-business-use-case-usage": JSON.stringify({ "1": [{ type: "instagram", call_count: 100, estimated_time_to_regain_access: 19 }] })
+              })
+              .end(JSON.stringify({ error: { code: 80002, type: "OAuthException" } }))
+            return
           case "/done":
             response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ method: request.method, body }))
             return
@@ -124,14 +132,28 @@ const viaFetch = (request: PlatformHttp.PlatformHttpRequest) =>
         headers,
         ...(request.body === undefined ? {} : { body: request.body as Uint8Array<ArrayBuffer> })
       })
-      return { status: response.status, text: await response.text() }
+      return {
+        status: response.status,
+        text: await response.text(),
+        contentType: response.headers.get("content-type"),
+        usage: response.headers.get("x-business-use-case-usage")
+      }
     } catch {
       return "network_error" as const
     }
   })
 
+/** The node sender's answer, with the headers an adapter reads (Meta's usage header among them). */
 const viaNode = (sender: PlatformHttp.PlatformHttp["Service"], request: PlatformHttp.PlatformHttpRequest) =>
-  Effect.match(sender.send(request), { onSuccess: (response) => response, onFailure: (reason) => reason })
+  Effect.match(sender.send(request), {
+    onSuccess: (response) => ({
+      status: response.status,
+      text: response.text,
+      contentType: response.headers?.["content-type"] ?? null,
+      usage: response.headers?.["x-business-use-case-usage"] ?? null
+    }),
+    onFailure: (reason) => reason
+  })
 
 describe("NodePlatformHttp", () => {
   it.live("answers like fetch: redirects, a body kept or dropped with them, encodings, failures", () =>
@@ -143,6 +165,7 @@ describe("NodePlatformHttp", () => {
       const sender = yield* NodePlatformHttp.make()
       const cases: ReadonlyArray<PlatformHttp.PlatformHttpRequest> = [
         aRequest(`${server.origin}/done`),
+        aRequest(`${server.origin}/throttled`),
         aRequest(`${server.origin}/redirect/307/2`),
         aRequest(`${server.origin}/redirect/303/1`, form("a=1")),
         aRequest(`${server.origin}/redirect/302/1`, form("a=1")),

@@ -126,6 +126,34 @@ describe("a target that may have been published", () => {
     }).pipe(Effect.provide(memoryEngine(platform.service)))
   })
 
+  it.effect("asks no earlier than the time a platform's rate limit named (a Meta Business Use Case throttle)", () => {
+    const platform = aScriptedPlatform()
+    return Effect.gen(function* () {
+      const { read } = yield* aPostToPublish
+      platform.steps.push(publishThenLose(unavailable))
+      assert.deepStrictEqual(yield* Publisher.publishDueTargets(publisher), ["unconfirmed"])
+      yield* TestClock.adjust("30 seconds")
+      // Asking what became of the publish is throttled for 20 minutes.
+      const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+      platform.steps.push(() =>
+        Effect.fail(
+          new PlatformFailure({ code: "platform_unavailable", platformCode: "80002", retryable: true, retryAt: now + 20 * 60_000 })
+        )
+      )
+      assert.deepStrictEqual(yield* Publisher.publishDueTargets(publisher), ["unconfirmed"])
+      // Not after its own wait (30 s), after the 20 minutes.
+      yield* TestClock.adjust(20 * 60_000 - 1)
+      assert.deepStrictEqual(yield* Publisher.publishDueTargets(publisher), [])
+      yield* TestClock.adjust(1)
+      platform.steps.push((input) =>
+        Effect.succeed({ _tag: "Published", platformPostId: "m1", permalink: "https://www.threads.net/@maya.bakes/post/C1", state: input.state })
+      )
+      assert.deepStrictEqual(yield* Publisher.publishDueTargets(publisher), ["published"])
+      assert.deepInclude(yield* read, { status: "published", error: null })
+      assert.lengthOf(platform.calls, 3)
+    }).pipe(Effect.provide(memoryEngine(platform.service)))
+  })
+
   it.effect("waits at most 10 minutes between asks, however long the outage", () => {
     const platform = aScriptedPlatform()
     return Effect.gen(function* () {

@@ -272,6 +272,26 @@ describe("CommentIngestion", () => {
     }).pipe(Effect.provide(engineWith(platform)))
   })
 
+  it.effect("does not poll again before the time a platform's rate limit named (Meta's Business Use Case throttle)", () => {
+    const { platform, say, thread } = aThread()
+    return Effect.gen(function* () {
+      const { listed } = yield* aPublishedPost
+      const start = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      say("c1", start)
+      thread.failures.push(
+        new PlatformFailure({ code: "platform_unavailable", platformCode: "80002", retryable: true, retryAt: start + 45 * minute })
+      )
+      for (let m = 0; m < 60; m++) {
+        yield* TestClock.adjust(minute)
+        yield* CommentIngestion.pollDueTargets(settings)
+      }
+      assert.strictEqual(thread.polls[0], start + minute)
+      // Not the first backoff step (1 minute later): the time the platform gave.
+      assert.strictEqual(thread.polls[1], start + 45 * minute)
+      assert.deepStrictEqual(yield* listed, ["c1"])
+    }).pipe(Effect.provide(engineWith(platform)))
+  })
+
   it.effect("marks the account needs_reconnect once when the platform refuses its token, and polls again after", () => {
     const { platform, say, thread } = aThread()
     const refused = new PlatformFailure({ code: "token_expired", platformCode: "190", retryable: false, needsReconnect: true })

@@ -362,6 +362,22 @@ export const ErrorCatalog = {
     indonesian: "Terlalu banyak draf menunggu di kotak masuk akun. Selesaikan atau hapus beberapa di aplikasi.",
     when: "The shortvideo inbox already holds the maximum number of pending shares."
   }),
+  platform_app_rejected: entry({
+    status: 502,
+    retryable: true,
+    kind: "platform",
+    en: "{platform} refused this server's app credentials: the client key or secret ({settings}) is wrong, or the app was disabled on the platform. The operator corrects them and restarts the server, then retries the target; the account does not need to be reconnected.",
+    indonesian: "{platform} menolak kredensial aplikasi server ini: client key atau secret ({settings}) salah, atau aplikasi dinonaktifkan di platform. Operator memperbaikinya dan memulai ulang server, lalu mencoba ulang target; akun tidak perlu dihubungkan ulang.",
+    when: "A token refresh while publishing was refused because of the app, not the account (TikTok `invalid_client` or `unauthorized_client`, developers.tiktok.com/doc/oauth-error-handling): the operator's client key or secret is wrong. The account stays connected; retry the target once the settings are fixed."
+  }),
+  media_url_unverified: entry({
+    status: 502,
+    retryable: true,
+    kind: "platform",
+    en: "{platform} refused to download the media from {url}: that domain or URL prefix is not verified in the platform app's settings. The media is fine: the operator verifies the domain or URL prefix of POSTWIRE_PUBLIC_URL in the app's settings on the platform's developer portal, then retries the target.",
+    indonesian: "{platform} menolak mengunduh media dari {url}: domain atau prefiks URL tersebut belum diverifikasi di pengaturan aplikasi platform. Medianya tidak bermasalah: operator memverifikasi domain atau prefiks URL dari POSTWIRE_PUBLIC_URL di pengaturan aplikasi pada portal pengembang platform, lalu mencoba ulang target.",
+    when: "The platform pulls the media from Postwire's public address and that address is outside the app's verified domains or URL prefixes (TikTok `url_ownership_unverified`, developers.tiktok.com/doc/content-posting-api-media-transfer-guide): an operator setting on the platform, not the media."
+  }),
   // Tool server (MCP)
   approval_required: entry({
     status: 403,

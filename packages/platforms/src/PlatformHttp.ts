@@ -31,6 +31,12 @@ export interface PlatformHttpRequest {
 export interface PlatformHttpResponse {
   readonly status: number
   readonly text: string
+  /**
+   * The answer's headers, lower-case names, values of a repeated header joined with `, `.
+   * Optional for senders written before 0.5; without them a platform's rate-limit headers (Meta's
+   * `X-Business-Use-Case-Usage`) are not read and its documented default wait applies.
+   */
+  readonly headers?: Readonly<Record<string, string>> | undefined
 }
 
 /** Why no answer came: the time ran out, or the connection failed (refused, reset, closed). */

@@ -49,8 +49,34 @@ describe("GraphError", () => {
   }
 
   it("trusts is_transient over an unknown code", () => {
-    assert.strictEqual(GraphError.toFailure("pages", 400, envelope(80001, undefined, { is_transient: true })).code, "platform_unavailable")
-    assert.strictEqual(GraphError.toFailure("pages", 400, envelope(80001)).code, "media_invalid")
+    assert.strictEqual(GraphError.toFailure("pages", 400, envelope(4242, undefined, { is_transient: true })).code, "platform_unavailable")
+    assert.strictEqual(GraphError.toFailure("pages", 400, envelope(4242)).code, "media_invalid")
+  })
+
+  // https://developers.facebook.com/docs/graph-api/overview/rate-limiting#buc-rate-limits
+  it("takes every Business Use Case throttle (80000-80014) for a retryable wait until the header's time", () => {
+    const now = Date.UTC(2026, 11, 5, 8, 0, 0)
+    for (let code = 80000; code <= 80014; code++) {
+      const failure = GraphError.toFailure("photo", 400, envelope(code, code === 80000 ? 2446079 : undefined), { now })
+      assert.strictEqual(failure.code, "platform_unavailable", String(code))
+      assert.isTrue(failure.retryable, String(code))
+      assert.strictEqual(failure.retryAt, now + GraphError.defaultRegainAccessMs, String(code))
+    }
+    const header = {
+      "x-business-use-case-usage": JSON.stringify({
+        "17841400123456789": [{ type: "instagram", call_count: 100, total_cputime: 25, total_time: 25, estimated_time_to_regain_access: 19 }],
+        "104000000000001": [{ type: "pages", call_count: 97, total_cputime: 23, total_time: 23, estimated_time_to_regain_access: 0 }]
+      })
+    }
+    assert.strictEqual(GraphError.toFailure("photo", 400, envelope(80002), { headers: header, now }).retryAt, now + 19 * 60_000)
+    // Throttled with a header saying 0 minutes: a minute at least, not a burst of calls that each count.
+    const zero = { "x-business-use-case-usage": JSON.stringify({ "1": [{ type: "pages", call_count: 100, estimated_time_to_regain_access: 0 }] }) }
+    assert.strictEqual(GraphError.toFailure("pages", 400, envelope(80001), { headers: zero, now }).retryAt, now + 60_000)
+    assert.strictEqual(GraphError.toFailure("pages", 400, envelope(80001), { headers: { "x-business-use-case-usage": "{" }, now }).retryAt, now + GraphError.defaultRegainAccessMs)
+    // A refusal of the request: nothing was carried out.
+    assert.isTrue(GraphError.isRefusal(GraphError.toFailure("photo", 400, envelope(80002), { now })))
+    // Other throttles keep their in-step retries (no time is given for them).
+    assert.isUndefined(GraphError.toFailure("pages", 400, envelope(32), { headers: header, now }).retryAt)
   })
 
   it("classifies an answer without an envelope by its HTTP status", () => {

@@ -1,11 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { PublishMedia } from "@postwire/core"
 import { Credentials } from "@postwire/platforms"
+import { renderMessage } from "@postwire/domain"
 import { Effect } from "effect"
 import { adapterConformance, aRouter, drive, type FailureScenario } from "../adapterConformance.ts"
 import { anAccount, anImage, aPost, aPublishInput, aTarget, aVideo } from "../builders.ts"
 import * as FacebookPagesFake from "./FacebookPagesFake.ts"
-import { graphError } from "../meta/GraphFake.ts"
+import { bucThrottle, graphError } from "../meta/GraphFake.ts"
 
 type Fake = FacebookPagesFake.FacebookPagesFake
 
@@ -146,6 +147,25 @@ describe("Facebook Pages adapter", () => {
     })
   )
 
+  // https://developers.facebook.com/docs/graph-api/overview/rate-limiting#buc-rate-limits
+  it.live("takes a Page Business Use Case throttle (80001) for a wait until the header's time, not a media error", () =>
+    Effect.gen(function* () {
+      const fake = yield* FacebookPagesFake.make()
+      fake.faults.inject("feed", bucThrottle(80001, { minutes: 12, objectId: FacebookPagesFake.pageId }))
+      const client = yield* aRouter(options(fake))
+      const before = Date.now()
+      const result = yield* drive(client, aPagePost(fake, { media: [] }))
+      assert.strictEqual(result.failure?.code, "platform_unavailable")
+      assert.strictEqual(result.failure?.platformCode, "80001")
+      assert.isTrue(result.failure?.retryable)
+      assert.isTrue(result.failure?.notPublished)
+      assert.isAtLeast(result.failure!.retryAt!, before + 12 * 60_000)
+      assert.isAtMost(result.failure!.retryAt!, Date.now() + 12 * 60_000)
+      assert.strictEqual(fake.count("feed"), 1)
+      assert.lengthOf(fake.posts, 0)
+    })
+  )
+
   it.live("posts one image through photos and links to its post", () =>
     Effect.gen(function* () {
       const fake = yield* FacebookPagesFake.make()
@@ -172,6 +192,27 @@ describe("Facebook Pages adapter", () => {
         "attached_media[0]": JSON.stringify({ media_fbid: fake.unpublishedPhotos[0] }),
         "attached_media[2]": JSON.stringify({ media_fbid: fake.unpublishedPhotos[2] })
       })
+    })
+  )
+
+  // https://developers.facebook.com/docs/video-api/guides/reels-publishing ("Rate Limit": 30 in 24 hours)
+  it.live("a reel over the Reels API's 30 a day fails quota_exceeded with the limit and the reset time in its message", () =>
+    Effect.gen(function* () {
+      const fake = yield* FacebookPagesFake.make()
+      fake.reelsUsedBefore = FacebookPagesFake.reelsPerDay
+      const client = yield* aRouter(options(fake))
+      const before = Date.now()
+      const result = yield* drive(client, aPagePost(fake))
+      assert.strictEqual(result.failure?.code, "quota_exceeded")
+      assert.strictEqual(result.failure?.platformCode, "9")
+      assert.isTrue(result.failure?.retryable)
+      assert.strictEqual(result.failure?.details?.limit, 30)
+      const resetsAt = Date.parse(String(result.failure?.details?.resets_at))
+      assert.isAtLeast(resetsAt, before + 24 * 3_600_000)
+      assert.isAtMost(resetsAt, Date.now() + 24 * 3_600_000)
+      const message = renderMessage("quota_exceeded", "en", result.failure?.details)
+      assert.match(message, /^The account reached its daily posting limit of 30\. It resets at \d{4}-\d{2}-\d{2}T/)
+      assert.lengthOf(fake.posts, 0)
     })
   )
 

@@ -26,6 +26,9 @@ export const pageName = "Maya Bakes"
 
 const version = "v23.0"
 
+/** API-published reels a Page may publish in a 24-hour moving period (Reels Publishing API, "Rate Limit"). */
+export const reelsPerDay = 30
+
 /** A post the Page shows. */
 export interface FakePagePost {
   readonly id: string
@@ -53,6 +56,12 @@ export interface FacebookPagesFake extends FakeServer {
   pollsBeforePublished: number
   /** The reel's processing ends in error (bad video). */
   reelProcessingFails: boolean
+  /**
+   * Reels the Page published through the API in the last 24 hours before the test. The Reels API
+   * allows 30 API-published reels in a 24-hour moving period, enforced when the reel is published
+   * (https://developers.facebook.com/docs/video-api/guides/reels-publishing, "Rate Limit").
+   */
+  reelsUsedBefore: number
   /** Photos uploaded unpublished, to attach to a feed post. */
   readonly unpublishedPhotos: Array<string>
   readonly posts: Array<FakePagePost>
@@ -206,6 +215,19 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
         const reel = fake.reels.find((r) => r.videoId === p.video_id)
         if (reel === undefined || reel.fileUrl === null) return graphError(400, 100, undefined, { message: "Upload not complete" })
         if (reel.finished) return graphError(400, 100, undefined, { message: "The video was already published" })
+        const dayAgo = Date.now() - 24 * 60 * 60 * 1000
+        const reelsToday = fake.reelsUsedBefore + fake.posts.filter((post) => post.kind === "reel" && post.createdAt > dayAgo).length
+        if (reelsToday >= reelsPerDay) {
+          // Meta documents the limit, not the body of its refusal: the fake answers the Graph
+          // publishing-limit code 9 that Instagram's error-codes page documents (9/2207042 there),
+          // without Instagram's subcode. An assumption, recorded in docs/decisions.md.
+          return graphError(400, 9, undefined, {
+            message: "(#9) The Page has reached the limit of reels it can publish through the API in 24 hours.",
+            type: "OAuthException",
+            userTitle: "Reels limit reached",
+            userMessage: "This Page has published the most reels allowed through the API in 24 hours. Try again later."
+          })
+        }
         reel.finished = true
         fake.posts.push({ id: reel.videoId, kind: "reel", params: { ...p }, createdAt: Date.now() })
         return { status: 200, json: { success: true } }
@@ -317,6 +339,7 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
       userAccessToken: "EAAU.user" as string | null,
       pollsBeforePublished: 1,
       reelProcessingFails: false,
+      reelsUsedBefore: 0,
       unpublishedPhotos: [],
       posts: [],
       reels: [],

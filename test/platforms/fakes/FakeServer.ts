@@ -22,7 +22,8 @@ export interface FakeRequest {
 
 /** What a fake answers. */
 export type FakeReply =
-  | { readonly status: number; readonly json: unknown }
+  /** `headers`: more answer headers (Meta's `X-Business-Use-Case-Usage`), lower-case names. */
+  | { readonly status: number; readonly json: unknown; readonly headers?: Readonly<Record<string, string>> }
   /** A body written as is (int64 ids that JSON numbers would round). */
   | { readonly status: number; readonly raw: string }
   /** The connection closes without an answer. */
@@ -168,7 +169,10 @@ export const start = (routes: FakeRoutes): Effect.Effect<FakeServer, never, Scop
                   return
                 }
                 const text = "raw" in reply ? reply.raw : JSON.stringify(reply.json)
-                res.writeHead(reply.status, { "content-type": "application/json; charset=UTF-8" })
+                res.writeHead(reply.status, {
+                  "content-type": "application/json; charset=UTF-8",
+                  ...("headers" in reply ? reply.headers : {})
+                })
                 res.end(text)
               }
               const delay = fake.latencyMs?.() ?? 0

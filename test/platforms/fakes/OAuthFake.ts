@@ -43,7 +43,8 @@ export interface OAuthRequest {
 
 /** What a fake answers. */
 export type OAuthReply =
-  | { readonly status: number; readonly json: unknown }
+  /** `headers`: more answer headers (Meta's `X-Business-Use-Case-Usage`), lower-case names. */
+  | { readonly status: number; readonly json: unknown; readonly headers?: Readonly<Record<string, string>> }
   /** A body written as is (long integer ids that JSON numbers would round). */
   | { readonly status: number; readonly raw: string }
   | { readonly status: number; readonly html: string }
@@ -284,7 +285,7 @@ export const listen = (
           res.end(reply.html)
           return
         }
-        res.writeHead(reply.status, { "content-type": "application/json; charset=UTF-8" })
+        res.writeHead(reply.status, { "content-type": "application/json; charset=UTF-8", ...("headers" in reply ? reply.headers : {}) })
         res.end("raw" in reply ? reply.raw : JSON.stringify(reply.json))
       })
     })

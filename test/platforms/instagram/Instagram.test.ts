@@ -6,7 +6,7 @@ import { adapterConformance, aRouter, drive, type FailureScenario } from "../ada
 import { anAccount, anImage, aPost, aPublishInput, aTarget, aVideo } from "../builders.ts"
 import type { ContainerFake } from "../meta/ContainerFake.ts"
 import type { PublishMedia } from "@postwire/core"
-import { graphError } from "../meta/GraphFake.ts"
+import { bucThrottle, graphError } from "../meta/GraphFake.ts"
 import * as InstagramFake from "./InstagramFake.ts"
 
 type Fake = ContainerFake
@@ -199,6 +199,30 @@ describe("Instagram adapter", () => {
       assert.isDefined(result.published)
       assert.strictEqual(fake.count("publish"), 2)
       assert.lengthOf(fake.media, 1)
+    })
+  )
+
+  // https://developers.facebook.com/docs/graph-api/overview/rate-limiting#buc-rate-limits
+  it.live("takes a Business Use Case throttle (80002) at any step for a wait until the header's time, not a media error", () =>
+    Effect.gen(function* () {
+      for (const route of ["limit", "create", "publish"]) {
+        const fake = yield* InstagramFake.make()
+        fake.faults.inject(route, bucThrottle(80002, { minutes: 19 }))
+        const client = yield* aRouter(options(fake))
+        const before = Date.now()
+        const result = yield* drive(client, aPhotoPost(fake))
+        const failure = result.failure
+        assert.strictEqual(failure?.code, "platform_unavailable", route)
+        assert.strictEqual(failure?.platformCode, "80002", route)
+        assert.isTrue(failure?.retryable, route)
+        assert.isAtLeast(failure!.retryAt!, before + 19 * 60_000, route)
+        assert.isAtMost(failure!.retryAt!, Date.now() + 19 * 60_000, route)
+        // Not asked again within the step: each call counts against the limit.
+        assert.strictEqual(fake.count(route), 1, route)
+        assert.lengthOf(fake.media, 0)
+        // Refused at the publish call: nothing was published, the target may wait its turn.
+        if (route === "publish") assert.isTrue(failure?.notPublished)
+      }
     })
   )
 

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Credentials } from "@postwire/platforms"
 import { Effect } from "effect"
 import { anAccount } from "../builders.ts"
-import { graphError } from "../meta/GraphFake.ts"
+import { bucThrottle, graphError } from "../meta/GraphFake.ts"
 import * as InstagramFake from "./InstagramFake.ts"
 import { aCommentRouter, aPublishedTarget, failureOf, poller, texts } from "../comments/harness.ts"
 
@@ -214,6 +214,25 @@ describe("Instagram comments", () => {
       const replied = yield* failureOf(router.reply({ ...p.action(c.id), text: "hello" }))
       assert.strictEqual(replied.code, "permission_missing")
       assert.strictEqual(fake.comments.comments.length, 1)
+    }).pipe(Effect.scoped)
+  )
+
+  // https://developers.facebook.com/docs/graph-api/overview/rate-limiting#buc-rate-limits
+  it.live("a Business Use Case throttle (80002) is not retried inside the poll: it says when to come back", () =>
+    Effect.gen(function* () {
+      const { fake, media, p } = yield* setUp()
+      fake.comment({ on: media.id, text: "hi", at: at(1) })
+      fake.faults.inject("comments", bucThrottle(80002, { minutes: 30 }))
+      const before = Date.now()
+      const failed = yield* failureOf(p.poll)
+      assert.strictEqual(failed.code, "platform_unavailable")
+      assert.strictEqual(failed.platformCode, "80002")
+      assert.isTrue(failed.retryable)
+      assert.isAtLeast(failed.retryAt!, before + 30 * 60_000)
+      assert.isAtMost(failed.retryAt!, Date.now() + 30 * 60_000)
+      assert.strictEqual(fake.count("comments"), 1)
+      // Once access is back, the same poll returns the comment.
+      assert.deepStrictEqual(texts(yield* p.poll), ["hi"])
     }).pipe(Effect.scoped)
   )
 

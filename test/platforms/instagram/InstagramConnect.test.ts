@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Credentials } from "@postwire/platforms"
 import { Effect } from "effect"
+import { bucThrottle } from "../meta/GraphFake.ts"
 import * as InstagramOAuthFake from "./InstagramOAuthFake.ts"
 import { aConnector, callbackOf, connect, consent, failureOf, state, verifier } from "../connect/connectHarness.ts"
 
@@ -97,6 +98,22 @@ describe("Instagram connect", () => {
           codeVerifier: verifier
         })
         assert.lengthOf(identities, 1)
+      })
+    )
+  )
+
+  it.live("accepts the professional account types in any letter case (Meta's docs write Business / Media_Creator)", () =>
+    withFake((fake, connector) =>
+      Effect.gen(function* () {
+        for (const accountType of ["Business", "Media_Creator", "BUSINESS", "MEDIA_CREATOR"] as const) {
+          fake.person.account_type = accountType
+          const [identity] = yield* connect(connector, fake, "photo")
+          assert.strictEqual(identity!.handle, "warung.sari", accountType)
+        }
+        fake.person.account_type = "Personal"
+        const personal = yield* failureOf(connect(connector, fake, "photo"))
+        assert.strictEqual(personal.code, "connect_failed")
+        assert.strictEqual(personal.platformCode, "account_type:Personal")
       })
     )
   )
@@ -201,6 +218,28 @@ describe("Instagram connect", () => {
         const expired = yield* failureOf(connector.refresh({ platform: "photo", sandbox: false, credentials: lapsed }))
         assert.strictEqual(expired.platformCode, "token_expired_before_refresh")
         assert.isTrue(expired.needsReconnect)
+      })
+    )
+  )
+
+  it.live("a Business Use Case throttle (80002) on refresh is retried at the header's time, never a reconnect", () =>
+    withFake((fake, connector) =>
+      Effect.gen(function* () {
+        const [identity] = yield* connect(connector, fake, "photo")
+        const credentials = yield* Credentials.decode("photo", identity!.credentials)
+        const dayOld = Credentials.encode("photo", { ...credentials, issued_at: credentials.issued_at! - dayMs })
+        fake.advance(dayMs)
+        fake.faults.inject("refresh", bucThrottle(80002, { minutes: 7 }))
+        const before = Date.now()
+        const throttled = yield* failureOf(connector.refresh({ platform: "photo", sandbox: false, credentials: dayOld }))
+        assert.strictEqual(throttled.code, "platform_unavailable")
+        assert.strictEqual(throttled.platformCode, "80002")
+        assert.isTrue(throttled.retryable)
+        assert.isFalse(throttled.needsReconnect)
+        assert.isAtLeast(throttled.retryAt!, before + 7 * 60_000)
+        assert.isAtMost(throttled.retryAt!, Date.now() + 7 * 60_000)
+        // Asked once: a throttled call is not repeated within the refresh.
+        assert.strictEqual(fake.count("refresh"), 1)
       })
     )
   )

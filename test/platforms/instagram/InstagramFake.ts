@@ -46,7 +46,15 @@ const dialect: ContainerFake.ContainerDialect = {
   captionField: "caption",
   refreshGrant: "ig_refresh_token",
   quotaTotal: 100,
-  permalink: (id) => `https://www.instagram.com/p/C${id.slice(-8)}x/`
+  permalink: (id) => `https://www.instagram.com/p/C${id.slice(-8)}x/`,
+  // Instagram's error-codes page: 9007/2207027 "The media is not ready for publishing, please wait
+  // for a moment" (https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/error-codes).
+  notReady: graphError(400, 9007, 2207027, {
+    message: "Media ID is not available",
+    type: "OAuthException",
+    userTitle: "Media not ready for publishing",
+    userMessage: "The media is not ready for publishing, please wait for a moment"
+  })
 }
 
 const noPermission = graphError(403, 10, undefined, { message: "(#10) Application does not have permission for this action" })

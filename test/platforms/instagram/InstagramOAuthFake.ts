@@ -23,7 +23,12 @@ export interface InstagramPerson {
   user_id: string
   username: string
   name: string
-  account_type: "BUSINESS" | "MEDIA_CREATOR" | "PERSONAL"
+  /**
+   * As Meta's Instagram Login documentation writes the values ("Business or Media_Creator",
+   * https://developers.facebook.com/docs/instagram-platform/instagram-api-with-instagram-login/business-login);
+   * integrators also report the upper-case forms, which a test may set.
+   */
+  account_type: "Business" | "Media_Creator" | "Personal" | "BUSINESS" | "MEDIA_CREATOR" | "PERSONAL"
   profile_picture_url: string
 }
 
@@ -58,7 +63,7 @@ export const start = async (): Promise<InstagramOAuthFake> => {
         user_id: "17841400123456789",
         username: "warung.sari",
         name: "Warung Sari",
-        account_type: "BUSINESS" as const,
+        account_type: "Business" as const,
         profile_picture_url: "https://scontent.cdninstagram.example/warung.jpg"
       }
     })

@@ -1,7 +1,7 @@
 /**
  * Meta's container publishing, as Instagram and Threads both speak it (platforms.md): containers
  * created on the user's media edge, processing that advances per status check, the "not ready"
- * answer to an early publish, the rolling publishing limit (reported and enforced at publish),
+ * answer to an early publish (each platform's own, see {@link ContainerDialect.notReady}), the rolling publishing limit (reported and enforced at publish),
  * the list of published media, permalinks, and the refresh of a still-valid long-lived token.
  *
  * As the real platforms behave: a container's GET answers only `id` and its status (also once
@@ -32,6 +32,8 @@ export interface ContainerDialect {
   readonly refreshGrant: string
   readonly quotaTotal: number
   readonly permalink: (mediaId: string) => string
+  /** The answer to a publish of a container still IN_PROGRESS. */
+  readonly notReady: FakeReply
 }
 
 /** A container the fake holds. */
@@ -289,9 +291,7 @@ export const make = (
           fake.duplicatePublishes += 1
           return graphError(400, 100, 2207008, { message: "The media has already been published" })
         }
-        if (statusOf(container) !== "FINISHED") {
-          return graphError(400, 9007, 2207027, { message: "Media ID is not available" })
-        }
+        if (statusOf(container) !== "FINISHED") return dialect.notReady
         if (used() >= dialect.quotaTotal) return graphError(400, 9, 2207042, { message: "Maximum posts reached" })
         const id = newId()
         container.mediaId = id

@@ -82,8 +82,9 @@ describe("Threads replies", () => {
       const created = fake.requests.find((r) => r.route === "create")!
       assert.strictEqual(created.path, "/v1.0/me/threads")
       assert.deepStrictEqual([created.params.media_type, created.params.text, created.params.reply_to_id], ["TEXT", "Eight euros", question.id])
-      // Not ready at once: Threads answers 9007 until the container is FINISHED; it is asked again.
+      // Not ready at once: its status is read until FINISHED, then it is published, once.
       assert.isAtLeast(fake.count("container_status"), 1)
+      assert.strictEqual(fake.count("publish"), 1)
       const published = fake.requests.filter((r) => r.route === "publish").at(-1)!
       assert.strictEqual(published.path, `/v1.0/${ThreadsFake.threadsUserId}/threads_publish`)
       assert.strictEqual(published.params.access_token, fake.accessToken)
@@ -96,6 +97,35 @@ describe("Threads replies", () => {
       assert.strictEqual(fake.media.length, 1)
       const next = yield* p.poll
       assert.deepStrictEqual(next.comments.map((c) => [c.platformCommentId, c.fromOwner]), [[comment.platformCommentId, true]])
+    }).pipe(Effect.scoped)
+  )
+
+  // Threads documents waiting (about 30 s) and the container's status, no "not ready" error:
+  // https://developers.facebook.com/documentation/threads/retrieve-and-manage-replies/create-replies
+  it.live("publishes a reply only once its container is FINISHED, reading the status as Threads documents", () =>
+    Effect.gen(function* () {
+      const { fake, p, root, router } = yield* setUp()
+      fake.pollsBeforeFinished = 3
+      const question = fake.reply({ on: root.id, text: "Gluten free?", username: "tom_b", at: at(1) })
+      const { comment } = yield* router.reply({ ...p.action(question.id), text: "Not this one" })
+      assert.strictEqual(fake.count("publish"), 1)
+      const routes = fake.requests.map((r) => r.route).filter((r) => r === "container_status" || r === "publish")
+      assert.deepStrictEqual(routes, ["container_status", "container_status", "container_status", "container_status", "publish"])
+      assert.strictEqual(fake.replies.find(comment.platformCommentId)!.text, "Not this one")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a container that stays IN_PROGRESS gives up after the checks, retryable, without publishing", () =>
+    Effect.gen(function* () {
+      const { fake, p, root, router } = yield* setUp()
+      fake.pollsBeforeFinished = 1_000
+      const question = fake.reply({ on: root.id, text: "Open Sunday?", username: "tom_b", at: at(1) })
+      const failed = yield* failureOf(router.reply({ ...p.action(question.id), text: "Yes" }))
+      assert.strictEqual(failed.code, "platform_unavailable")
+      assert.strictEqual(failed.platformCode, "reply_container_not_ready")
+      assert.isTrue(failed.retryable)
+      assert.strictEqual(fake.count("publish"), 0)
+      assert.strictEqual(fake.count("container_status"), 15)
     }).pipe(Effect.scoped)
   )
 

@@ -43,7 +43,16 @@ const dialect: ContainerFake.ContainerDialect = {
   captionField: "text",
   refreshGrant: "th_refresh_token",
   quotaTotal: 250,
-  permalink: (id) => `https://www.threads.net/@maya.bakes/post/D${id.slice(-8)}y`
+  permalink: (id) => `https://www.threads.net/@maya.bakes/post/D${id.slice(-8)}y`,
+  // Threads documents no error for publishing a container still IN_PROGRESS (its docs say to wait
+  // about 30 s and read the container's status: threads/retrieve-and-manage-replies/create-replies,
+  // threads/troubleshooting). Integrators report this answer, not Instagram's 9007.
+  notReady: graphError(400, 24, 4279009, {
+    message: "The requested resource does not exist",
+    type: "OAuthException",
+    userTitle: "Media Not Found",
+    userMessage: "The media could not be found."
+  })
 }
 
 const noPermission = graphError(403, 10, undefined, { message: "Application does not have permission for this action" })

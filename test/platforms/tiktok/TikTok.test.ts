@@ -74,7 +74,15 @@ const failures: ReadonlyArray<FailureScenario<Fake>> = [
     platformCode: "unaudited_client_can_only_post_to_private_accounts",
     retryable: false
   },
-  { name: "init 403 url_ownership_unverified", arrange: initFails(403, "url_ownership_unverified"), code: "media_invalid", platformCode: "url_ownership_unverified", retryable: false },
+  {
+    name: "init 403 url_ownership_unverified (the media address is outside the app's verified URL prefixes)",
+    arrange: (fake) => {
+      fake.verifiedUrlPrefixes = ["https://cdn.other.test/"]
+    },
+    code: "media_url_unverified",
+    platformCode: "url_ownership_unverified",
+    retryable: true
+  },
   { name: "init 400 invalid_param", arrange: initFails(400, "invalid_param"), code: "media_invalid", platformCode: "invalid_param", retryable: false },
   { name: "init 401 scope_not_authorized", arrange: initFails(401, "scope_not_authorized"), code: "permission_missing", platformCode: "scope_not_authorized", retryable: false, needsReconnect: true },
   {
@@ -307,6 +315,54 @@ describe("TikTok: after a lost init answer", () => {
 })
 
 describe("TikTok adapter", () => {
+  it.live("says an unverified media address is the operator's TikTok app setting, naming the prefix, not the media", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      fake.verifiedUrlPrefixes = ["https://cdn.other.test/"]
+      const client = yield* aRouter(options(fake))
+      const result = yield* drive(client, aDirectPost(fake))
+      assert.strictEqual(result.failure?.code, "media_url_unverified")
+      assert.strictEqual(fake.publishes.length, 0)
+      const message = renderMessage("media_url_unverified", "en", result.failure?.details)
+      assert.include(message, "https://media.postwire.test/")
+      assert.include(message, "POSTWIRE_PUBLIC_URL")
+      assert.include(message, "The media is fine")
+      assert.include(renderMessage("media_url_unverified", "id", result.failure?.details), "https://media.postwire.test/")
+      // Once the operator verifies the prefix, the same target publishes.
+      fake.verifiedUrlPrefixes = ["https://media.postwire.test/"]
+      const again = yield* drive(client, aDirectPost(fake))
+      assert.isDefined(again.published, again.failure?.platformCode)
+    })
+  )
+
+  it.live("fails a target whose token refresh TikTok refuses as invalid_client without asking for a reconnect", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      const client = yield* aRouter({ shortvideo: { baseUrl: fake.url, clientKey: fake.clientKey, clientSecret: "a-wrong-secret" } })
+      const result = yield* drive(client, aDirectPost(fake, { credentials: credentialsFor(fake, { access_token: "act.revoked" }) }))
+      assert.strictEqual(result.failure?.code, "platform_app_rejected")
+      assert.strictEqual(result.failure?.platformCode, "invalid_client")
+      assert.notStrictEqual(result.failure?.needsReconnect, true)
+      assert.strictEqual(result.failure?.retryable, true)
+      const message = renderMessage("platform_app_rejected", "en", result.failure?.details)
+      assert.include(message, "POSTWIRE_TIKTOK_CLIENT_KEY, POSTWIRE_TIKTOK_CLIENT_SECRET")
+      assert.include(message, "does not need to be reconnected")
+      assert.strictEqual(fake.publishes.length, 0)
+    })
+  )
+
+  it.live("still asks for a reconnect when the refresh token itself is refused (invalid_grant)", () =>
+    Effect.gen(function* () {
+      const fake = yield* TikTokFake.make()
+      fake.refreshRevoked = true
+      const client = yield* aRouter(options(fake))
+      const result = yield* drive(client, aDirectPost(fake, { credentials: credentialsFor(fake, { access_token: "act.revoked" }) }))
+      assert.strictEqual(result.failure?.code, "token_expired")
+      assert.strictEqual(result.failure?.platformCode, "invalid_grant")
+      assert.strictEqual(result.failure?.needsReconnect, true)
+    })
+  )
+
   it.live("sends the consented post_info and pulls the video from its address", () =>
     Effect.gen(function* () {
       const fake = yield* TikTokFake.make()

@@ -70,6 +70,13 @@ export interface TikTokFake extends FakeServer {
   postIdHeld: boolean
   /** The publish ends FAILED with this fail_reason. */
   failReason: string | null
+  /**
+   * The domains or URL prefixes verified in the app's settings for PULL_FROM_URL; an init whose
+   * `video_url` starts with none of them answers 403 `url_ownership_unverified`
+   * (https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide#pull_from_url).
+   * `null` (the default): the operator verified the server's address, every address passes.
+   */
+  verifiedUrlPrefixes: Array<string> | null
   /** Direct posts allowed per day ("about 15"). */
   dailyCap: number
   /**
@@ -107,6 +114,9 @@ export const tiktokError = (status: number, code: string, message = code): FakeR
   status,
   json: { data: {}, error: { code, message, log_id: "202611220102030405" } }
 })
+
+/** The `log_id` TikTok puts in every answer, for support. */
+const oauthLogId = "20261205074500C0FFEE0123456789"
 
 const routeOf = (request: FakeRequest): string => {
   switch (request.path) {
@@ -154,10 +164,12 @@ export const make = (options: { readonly now?: () => number } = {}): Effect.Effe
   const refresh = (request: FakeRequest): FakeReply => {
     const p = request.params
     if (p.client_key !== fake.clientKey || p.client_secret !== fake.clientSecret) {
-      return { status: 401, json: { error: "invalid_client", error_description: "Client key or secret is incorrect.", log_id: "1" } }
+      // TikTok's OAuth error struct `{error, error_description, log_id}` and its categories
+      // (https://developers.tiktok.com/doc/oauth-error-handling); the HTTP status is not documented.
+      return { status: 400, json: { error: "invalid_client", error_description: "Client key or secret is incorrect.", log_id: oauthLogId } }
     }
     if (p.grant_type !== "refresh_token" || p.refresh_token !== fake.refreshToken || fake.refreshRevoked) {
-      return { status: 400, json: { error: "invalid_grant", error_description: "Refresh token is invalid or expired.", log_id: "1" } }
+      return { status: 400, json: { error: "invalid_grant", error_description: "Refresh token is invalid or expired.", log_id: oauthLogId } }
     }
     issued += 1
     fake.accessToken = `act.issued-${issued}`
@@ -204,6 +216,12 @@ export const make = (options: { readonly now?: () => number } = {}): Effect.Effe
     const sourceInfo = (request.json as { source_info?: Record<string, unknown> } | undefined)?.source_info
     if (sourceInfo?.source !== "PULL_FROM_URL" || typeof sourceInfo.video_url !== "string") {
       return tiktokError(400, "invalid_param", "source_info is invalid")
+    }
+    const videoUrl = sourceInfo.video_url
+    if (fake.verifiedUrlPrefixes !== null && !fake.verifiedUrlPrefixes.some((prefix) => videoUrl.startsWith(prefix))) {
+      // The Direct Post and Upload references list it with HTTP 403; the media transfer guide says the
+      // PULL_FROM_URL address must be under a verified domain or URL prefix.
+      return tiktokError(403, "url_ownership_unverified", "Please review our URL ownership verification rules.")
     }
     if (mode === "direct") {
       if (postInfo === undefined || !fake.creator.privacy_level_options.includes(String(postInfo.privacy_level))) {
@@ -319,6 +337,7 @@ export const make = (options: { readonly now?: () => number } = {}): Effect.Effe
         pollsBeforePostId: 0,
         postIdHeld: false,
         failReason: null,
+        verifiedUrlPrefixes: null,
         dailyCap: 15,
         rateLimits: { init: 6, creator_info: 20, status: 30 },
         initTimes: [],

@@ -175,6 +175,11 @@ export class ConnectFailure extends Data.TaggedError("ConnectFailure")<{
   readonly details?: ErrorDetails | undefined
   readonly needsReconnect: boolean
   readonly retryable: boolean
+  /**
+   * The platform's rate limit refused the call and said when calls are accepted again (epoch
+   * milliseconds; Meta's Business Use Case throttles): a deferred refresh is tried no earlier.
+   */
+  readonly retryAt?: number | undefined
 }> {}
 
 /**

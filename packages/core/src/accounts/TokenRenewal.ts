@@ -114,7 +114,8 @@ export const refreshToken = Effect.fn("tokens.refresh")(
       const failure = result.failure
       if (failure.needsReconnect) return yield* refuse(failure.code, failure.platformCode)
       const failures = connection.refreshFailures + 1
-      const retryAt = at + retryDelayMs(failures)
+      // A rate limit that names its time (Meta's Business Use Case throttles) is not asked before it.
+      const retryAt = Math.max(at + retryDelayMs(failures), failure.retryAt ?? 0)
       yield* Effect.logWarning("token refresh failed, will retry", {
         code: failure.code,
         platform_code: failure.platformCode,

@@ -32,6 +32,14 @@ import { type CommentPollState, CommentStore, type PollKey } from "./CommentStor
 import { commentCreatedEvent, newComments, sealUpdate } from "./Comments.ts"
 
 /** How a worker instance polls comments. */
+
+/**
+ * The next poll after a failure, no earlier than the time the platform's rate limit named (Meta's
+ * Business Use Case throttles say when calls are accepted again); `null` (polling over) stays.
+ */
+const notBefore = (next: number | null, retryAt: number | undefined): number | null =>
+  next === null || retryAt === undefined ? next : Math.max(next, retryAt)
+
 export interface CommentIngestionSettings {
   /** This instance's name in every lease it takes; unique per process. */
   readonly owner: string
@@ -134,7 +142,7 @@ export const pollTarget = Effect.fn("comments.poll")(
       })
       const held = yield* comments.deferPoll(keyOf(state), settings.owner, {
         at,
-        nextPollAt: CommentSchedule.retryAt(state.publishedAt, at, failures),
+        nextPollAt: notBefore(CommentSchedule.retryAt(state.publishedAt, at, failures), result.failure.retryAt),
         failures,
         credentials: yield* sealUpdate(account.value, result.failure.credentials),
         reconnect: yield* reconnectOf(account.value, result.failure, at)

@@ -230,7 +230,8 @@ const recordUnconfirmed = Effect.fnUntraced(function* (
   const saved = yield* queue.saveProgress(started.key, settings.owner, {
     at,
     platformState,
-    dueAt: at + unconfirmedWaitMs(settings, at - since),
+    // Asked again after its wait, and never before a time the platform's rate limit named.
+    dueAt: Math.max(at + unconfirmedWaitMs(settings, at - since), failure.retryAt ?? 0),
     account: { credentials: yield* sealUpdate(started, failure.credentials), status: yield* reconnectChange(started, failure) }
   })
   if (!saved) return yield* leaseLost("saving an unconfirmed publish")
@@ -262,13 +263,33 @@ const recordWait = Effect.fnUntraced(function* (started: Started, failure: Platf
   return saved ? ("in_progress" as const) : ("lost" as const)
 })
 
+/**
+ * A platform's quota refusal with what its message needs: an adapter that knows the platform's
+ * numbers gives them; one that could not (the platform's answer named no limit, a plugin) gets
+ * the account's quota and the latest its rolling 24 hours can free a slot, so the message never
+ * reads "a daily posting limit of ." with the numbers missing.
+ */
+const withQuotaDetails = (started: Started, failure: PlatformFailure, engine: EngineSettings): PlatformFailure => {
+  if (failure.code !== "quota_exceeded" || started.account === undefined) return failure
+  const details = failure.details ?? {}
+  if (details.limit !== undefined && details.resets_at !== undefined) return failure
+  return new PlatformFailure({
+    ...failure,
+    details: {
+      ...details,
+      limit: details.limit ?? quotaLimit(started.account, engine),
+      resets_at: details.resets_at ?? formatInstant(started.at + day)
+    }
+  })
+}
+
 /** Records a failed attempt; a failure that needs a reconnect also marks the account. */
 const recordFailure = Effect.fnUntraced(function* (started: Started, failure: PlatformFailure) {
   const queue = yield* PublishingStore
   const engine = yield* EngineConfig
   const { at, post, target } = started
   // Stored as data, rendered whenever it is read (in the reader's language and the current words).
-  const error = failureOf(failure)
+  const error = failureOf(withQuotaDetails(started, failure, engine))
   const failed: TargetRecord = move(target, "failed", { error })
   const events = [
     yield* PostEvents.makeEvent(

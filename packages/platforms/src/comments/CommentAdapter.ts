@@ -20,18 +20,25 @@ export interface Config {
    * docs/comments-platforms.md).
    */
   readonly maxPagesPerPoll: number
-  /** Threads: wait between checks of a reply container that is not ready yet. */
+  /** Threads: wait between status checks of a reply container that is not ready yet. */
   readonly replyPollIntervalMs: number
-  /** Threads: checks of a reply container before giving up (`platform_unavailable`, retryable). */
+  /**
+   * Threads: status checks of a reply container before giving up (`platform_unavailable`,
+   * retryable); the first is made at once, the container of a text reply is usually ready.
+   */
   readonly replyMaxChecks: number
 }
 
-/** Defaults: 50 a page, 20 pages a poll, a Threads reply waits up to 10 × 2 s. */
+/**
+ * Defaults: 50 a page, 20 pages a poll, a Threads reply waits up to 15 × 2 s: the 30 seconds
+ * Threads recommends waiting before publishing a container
+ * (https://developers.facebook.com/documentation/threads/retrieve-and-manage-replies/create-replies).
+ */
 export const defaults: Config = {
   pageSize: 50,
   maxPagesPerPoll: 20,
   replyPollIntervalMs: 2_000,
-  replyMaxChecks: 10
+  replyMaxChecks: 15
 }
 
 /** The comment operations of one platform. */

@@ -40,8 +40,7 @@ import {
   metaOk,
   metaTransient,
   type PlatformConnect,
-  send,
-  unavailable
+  send
 } from "../internal/ConnectWire.ts"
 import { field, numberField, stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
 import * as MetaToken from "../meta/MetaToken.ts"
@@ -214,7 +213,7 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
     const error = metaError(response.json)
     // A token Meta no longer accepts has no permissions left to withdraw.
     if (error?.code === 190) return { _tag: "Revoked" } satisfies TokenRevocation
-    if (error !== undefined && metaTransient(error)) return yield* Effect.fail(unavailable(metaCode(error)))
+    if (error !== undefined && metaTransient(error)) return yield* Effect.fail(metaConnectFailure(response))
     return yield* Effect.fail(connectFailure("connect_failed", error === undefined ? `http_${response.status}` : metaCode(error)))
   })
 

@@ -42,6 +42,14 @@ import { amend, failure, field, malformed, retrying, stringField, type Wire } fr
 import * as GraphApi from "../meta/GraphApi.ts"
 import * as Sessions from "../meta/Sessions.ts"
 
+/**
+ * API-published reels a Page may publish in a 24-hour moving period, enforced when a reel is
+ * published (https://developers.facebook.com/docs/video-api/guides/reels-publishing, "Rate Limit").
+ */
+const reelsPerDay = 30
+
+const dayMs = 24 * 60 * 60 * 1000
+
 /** Facebook Pages settings. */
 export interface Config {
   /** Graph host with version, default `https://graph.facebook.com/v23.0`. */
@@ -343,6 +351,16 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
         `${pageId}/video_reels`,
         { upload_phase: "finish", video_id: state.video_id, video_state: "PUBLISHED", description: input.post.caption },
         "none"
+      ).pipe(
+        // The Reels API's own limit is refused here, at publishing: its message names the limit
+        // and the latest the moving window frees a reel (Meta gives no time).
+        Effect.catchIf(
+          (f: PlatformFailure) => f.code === "quota_exceeded",
+          (f) =>
+            Effect.flatMap(Clock.currentTimeMillis, (now) =>
+              Effect.fail(amend(f, { details: { ...f.details, limit: reelsPerDay, resets_at: new Date(now + dayMs).toISOString() } }))
+            )
+        )
       )
       return inProgress({ ...state, phase: "finished" })
     }).pipe(retrying(wire.retry))

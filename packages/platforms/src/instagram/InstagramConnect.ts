@@ -82,7 +82,12 @@ export const defaults = {
 /** Without these nothing can be published: the connect is refused. */
 export const requiredScopes: ReadonlyArray<string> = ["instagram_business_basic", "instagram_business_content_publish"]
 
-/** Account types that Instagram Login for Business serves. */
+/**
+ * Account types that Instagram Login for Business serves, in upper case. Meta's Instagram Login
+ * documentation writes the `account_type` values as "Business or Media_Creator" while integrators
+ * see `BUSINESS` / `MEDIA_CREATOR`: the answer is compared without regard to letter case.
+ * https://developers.facebook.com/docs/instagram-platform/instagram-api-with-instagram-login/business-login
+ */
 const professional = new Set(["BUSINESS", "MEDIA_CREATOR"])
 
 /**
@@ -144,7 +149,7 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
     )
     if (!metaOk(me)) return yield* Effect.fail(metaConnectFailure(me))
     const accountType = stringField(me.json, "account_type")
-    if (accountType !== undefined && !professional.has(accountType)) {
+    if (accountType !== undefined && !professional.has(accountType.toUpperCase())) {
       return yield* Effect.fail(connectFailure("connect_failed", `account_type:${accountType}`))
     }
     const userId = rawId(me.text, "user_id") ?? short.userId

@@ -18,6 +18,7 @@ import {
 import { type ErrorCode, ErrorCatalog, type ErrorDetails } from "@postwire/domain"
 import { Duration, Effect, Schedule } from "effect"
 import type { HttpClientRequest } from "effect/http"
+import * as GraphError from "../graph/GraphError.ts"
 import { field, numberField, stringField, type Wire, type WireResponse } from "./Wire.ts"
 
 /** One platform's side of the `AccountConnector`. */
@@ -48,9 +49,14 @@ export const connectFailure = (
     retryable: extra.retryable ?? ErrorCatalog[code].retryable
   })
 
-/** A transient failure: the platform did not answer usefully, try again later. */
-export const unavailable = (platformCode: string): ConnectFailure =>
-  connectFailure("platform_unavailable", platformCode, { retryable: true })
+/**
+ * A transient failure: the platform did not answer usefully, try again later (not before
+ * `retryAt` when its rate limit named a time).
+ */
+export const unavailable = (platformCode: string, retryAt?: number): ConnectFailure =>
+  retryAt === undefined
+    ? connectFailure("platform_unavailable", platformCode, { retryable: true })
+    : new ConnectFailure({ code: "platform_unavailable", platformCode, needsReconnect: false, retryable: true, retryAt })
 
 /** An answer that lacks what it must carry. */
 export const malformedAnswer = (what: string): ConnectFailure => unavailable(`malformed_response:${what}`)
@@ -59,7 +65,7 @@ export const malformedAnswer = (what: string): ConnectFailure => unavailable(`ma
 export const fromPlatformFailure = (f: PlatformFailure): ConnectFailure => {
   switch (f.code) {
     case "platform_unavailable":
-      return unavailable(f.platformCode)
+      return unavailable(f.platformCode, f.retryAt)
     case "token_expired":
       return connectFailure("token_expired", f.platformCode, { needsReconnect: true })
     case "permission_missing":
@@ -140,30 +146,47 @@ const metaThrottling = new Set([4, 17, 32, 341, 613])
 /** "Unknown error" and "service unavailable": transient, except as an OAuth refusal (code 1 also says "Error validating client secret"). */
 const metaServerErrors = new Set([1, 2])
 
-/** Whether a Meta error says "try again later". */
+/**
+ * Whether a Meta error says "try again later": the platform rate limits (4, 17, 32, 341, 613),
+ * the Business Use Case throttles (80000–80014,
+ * https://developers.facebook.com/docs/graph-api/overview/rate-limiting#buc-rate-limits),
+ * `is_transient`, and the server's unknown errors.
+ */
 export const metaTransient = (error: MetaError): boolean =>
   error.transient ||
   (error.code !== undefined &&
-    (metaThrottling.has(error.code) || (metaServerErrors.has(error.code) && error.type !== "OAuthException")))
+    (metaThrottling.has(error.code) ||
+      GraphError.isBusinessUseCaseThrottle(error.code) ||
+      (metaServerErrors.has(error.code) && error.type !== "OAuthException")))
+
+/** A transient Meta refusal; a Business Use Case throttle waits for the time its header gives. */
+const metaUnavailable = (error: MetaError, response: WireResponse, now: number): ConnectFailure =>
+  unavailable(
+    metaCode(error),
+    error.code !== undefined && GraphError.isBusinessUseCaseThrottle(error.code)
+      ? GraphError.regainAccessAt(response.headers, now)
+      : undefined
+  )
 
 /**
  * A Meta refusal while connecting (code exchange, identity): throttling retries later, anything
  * else ends the connect.
  */
-export const metaConnectFailure = (response: WireResponse): ConnectFailure => {
+export const metaConnectFailure = (response: WireResponse, now: number = Date.now()): ConnectFailure => {
   const error = metaError(response.json)
   if (error === undefined) return connectFailure("connect_failed", `http_${response.status}`)
-  if (metaTransient(error)) return unavailable(metaCode(error))
+  if (metaTransient(error)) return metaUnavailable(error, response, now)
   return connectFailure("connect_failed", metaCode(error))
 }
 
 /**
- * A Meta refusal of a long-lived token's refresh: throttling retries later; anything else (190:
- * expired, revoked, changed password) means the person must connect again.
+ * A Meta refusal of a long-lived token's refresh: throttling retries later (a Business Use Case
+ * throttle not before the time it names); anything else (190: expired, revoked, changed
+ * password) means the person must connect again.
  */
-export const metaRefreshFailure = (response: WireResponse): ConnectFailure => {
+export const metaRefreshFailure = (response: WireResponse, now: number = Date.now()): ConnectFailure => {
   const error = metaError(response.json)
-  if (error !== undefined && metaTransient(error)) return unavailable(metaCode(error))
+  if (error !== undefined && metaTransient(error)) return metaUnavailable(error, response, now)
   return connectFailure("token_expired", error === undefined ? `http_${response.status}` : metaCode(error), {
     needsReconnect: true
   })

@@ -1,7 +1,8 @@
 /**
  * The credentials of one account during one step: calls run with the current token; a call that
  * fails with an expired token refreshes it once and runs again; a second expiry, or a failed
- * refresh, ends in `token_expired` with `needsReconnect`. Refreshed credentials leave the step
+ * refresh, ends in `token_expired` with `needsReconnect` (unless the refresh said the app, not the
+ * account, is at fault: `needsReconnect: false`). Refreshed credentials leave the step
  * on its result or on its failure, so rotated refresh tokens are never lost.
  *
  * @internal
@@ -67,7 +68,9 @@ export const make = <C>(options: {
       }
       yield* Ref.set(refreshed, true)
       const fresh = yield* options.refresh(yield* Ref.get(current)).pipe(
-        Effect.mapError((f) => (f.code === "platform_unavailable" ? f : amend(f, { needsReconnect: true })))
+        // A refresh refused for the app's own credentials (`needsReconnect: false`, e.g. TikTok
+        // `invalid_client`) is the operator's to fix: no reconnect of the account would help.
+        Effect.mapError((f) => (f.code === "platform_unavailable" || f.needsReconnect === false ? f : amend(f, { needsReconnect: true })))
       )
       yield* Ref.set(current, fresh)
     })

@@ -24,6 +24,11 @@ export interface WireResponse {
   readonly text: string
   /** The parsed body; `undefined` when it is not JSON. */
   readonly json: unknown
+  /**
+   * The answer's headers, lower-case names (Meta's `x-business-use-case-usage` says when a
+   * throttled app may call again); absent where the sender gives none.
+   */
+  readonly headers?: Readonly<Record<string, string>> | undefined
 }
 
 /** What the adapters need to talk to a platform. */
@@ -124,7 +129,10 @@ export const make = (
     client.execute(request).pipe(
       Effect.updateService(UrlParams.CurrentRedactedNames, redactedNames),
       Effect.flatMap((response) =>
-        Effect.map(response.text, (text): WireResponse => ({ status: response.status, text, json: parseJson(text) }))
+        Effect.map(
+          response.text,
+          (text): WireResponse => ({ status: response.status, text, json: parseJson(text), headers: response.headers })
+        )
       ),
       Effect.timeout(Duration.millis(options.timeoutMs)),
       Effect.catch((error) =>
@@ -138,7 +146,8 @@ export const make = (
   const answered = (response: PlatformHttpResponse): WireResponse => ({
     status: response.status,
     text: response.text,
-    json: parseJson(response.text)
+    json: parseJson(response.text),
+    headers: response.headers
   })
   const unanswered = (reason: PlatformHttpFailure) => failure("platform_unavailable", reason)
   return {

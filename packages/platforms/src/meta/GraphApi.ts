@@ -8,7 +8,7 @@
 import { createHmac } from "node:crypto"
 import type { PlatformFailure } from "@postwire/core"
 import type { Platform } from "@postwire/domain"
-import { Effect, Redacted } from "effect"
+import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
 import { retrying, type Wire, type WireResponse } from "../internal/Wire.ts"
 import * as GraphError from "./GraphError.ts"
@@ -72,7 +72,9 @@ export const make = (options: {
   const interpret = (response: WireResponse): Effect.Effect<unknown, PlatformFailure> =>
     response.status >= 200 && response.status < 300 && GraphError.parse(response.json) === undefined
       ? Effect.succeed(response.json)
-      : Effect.fail(GraphError.toFailure(options.platform, response.status, response.json))
+      : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.fail(GraphError.toFailure(options.platform, response.status, response.json, { headers: response.headers, now }))
+        )
 
   const url = (path: string) => `${base}/${path.replace(/^\/+/, "")}`
 

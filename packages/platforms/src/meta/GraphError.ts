@@ -54,6 +54,54 @@ export const platformCode = (error: GraphErrorBody): string =>
   error.error_subcode === undefined ? String(error.code) : `${error.code}/${error.error_subcode}`
 
 const throttling = new Set([1, 2, 4, 17, 32, 341, 613, -1, -2])
+
+/**
+ * Meta's Business Use Case (BUC) rate limits: Instagram Platform calls (`80002`), Page calls made
+ * with a Page or system-user token (`80001`), and the other business use cases answer a code from
+ * 80000 to 80014 once the limit is reached, with an `X-Business-Use-Case-Usage` header whose
+ * `estimated_time_to_regain_access` says, in minutes, when calls are no longer throttled.
+ * https://developers.facebook.com/docs/graph-api/overview/rate-limiting#buc-rate-limits
+ */
+export const isBusinessUseCaseThrottle = (code: number): boolean => code >= 80000 && code <= 80014
+
+/**
+ * How long to wait after a BUC throttle whose answer said nothing usable about when access comes
+ * back (no header, or a header without the field). Meta's advice is to stop calling until the
+ * limit frees: each call made meanwhile counts against it.
+ */
+export const defaultRegainAccessMs = 5 * 60_000
+
+/** The shortest wait after a BUC throttle (a header saying `0` minutes while refusing). */
+const minimumRegainAccessMs = 60_000
+
+/**
+ * When a throttled app may call again, from the `X-Business-Use-Case-Usage` header
+ * (`{"<business-object-id>": [{"type", "call_count", "total_cputime", "total_time",
+ * "estimated_time_to_regain_access"}]}`, minutes): the latest of the objects it lists, at least a
+ * minute from `now`; {@link defaultRegainAccessMs} from `now` when it says nothing.
+ */
+export const regainAccessAt = (headers: Readonly<Record<string, string>> | undefined, now: number): number => {
+  const raw = headers?.["x-business-use-case-usage"]
+  let minutes: number | undefined
+  if (raw !== undefined) {
+    try {
+      const usage: unknown = JSON.parse(raw)
+      if (typeof usage === "object" && usage !== null) {
+        for (const entries of Object.values(usage)) {
+          if (!Array.isArray(entries)) continue
+          for (const entry of entries) {
+            const value = numberField(entry, "estimated_time_to_regain_access")
+            if (value !== undefined && value >= 0) minutes = Math.max(minutes ?? 0, value)
+          }
+        }
+      }
+    } catch {
+      minutes = undefined
+    }
+  }
+  if (minutes === undefined) return now + defaultRegainAccessMs
+  return now + Math.max(minutes * 60_000, minimumRegainAccessMs)
+}
 const permission = new Set([10, 283])
 const mediaSubcodes = new Set([2207004, 2207005, 2207006, 2207009, 2207010, 2207026, 2207052])
 
@@ -65,7 +113,7 @@ const classifyCode = (error: GraphErrorBody, httpStatus: number): ErrorCode => {
   if (subcode === 2207051 || subcode === 2207050 || code === 25 || code === 368) return "account_restricted"
   // Download timeouts and server errors of the media pipeline (-2/2207003, -1/2207001) retry.
   if (code === -1 || code === -2) return "platform_unavailable"
-  if (throttling.has(code) || error.is_transient === true) return "platform_unavailable"
+  if (throttling.has(code) || isBusinessUseCaseThrottle(code) || error.is_transient === true) return "platform_unavailable"
   if (
     code === 352 ||
     code === 9004 ||
@@ -122,9 +170,16 @@ const mediaDetail = (error: GraphErrorBody): LocalizedText => {
 
 /**
  * Turns a non-successful Graph answer into a `PlatformFailure`. Answers without an envelope
- * are classified by HTTP status alone.
+ * are classified by HTTP status alone. A Business Use Case throttle (80000–80014) is retryable
+ * and carries `retryAt`, the time the answer's `X-Business-Use-Case-Usage` header gives (read
+ * from `headers`, counted from `now`).
  */
-export const toFailure = (platform: string, httpStatus: number, body: unknown): PlatformFailure => {
+export const toFailure = (
+  platform: string,
+  httpStatus: number,
+  body: unknown,
+  answer: { readonly headers?: Readonly<Record<string, string>> | undefined; readonly now?: number | undefined } = {}
+): PlatformFailure => {
   const error = parse(body)
   if (error === undefined) {
     const code: ErrorCode =
@@ -134,6 +189,7 @@ export const toFailure = (platform: string, httpStatus: number, body: unknown): 
   const classified = classify(error, httpStatus)
   return failure(classified.code, classified.platformCode, {
     retryable: classified.retryable,
-    details: classified.code === "media_invalid" ? { platform, detail: mediaDetail(error) } : undefined
+    details: classified.code === "media_invalid" ? { platform, detail: mediaDetail(error) } : undefined,
+    retryAt: isBusinessUseCaseThrottle(error.code) ? regainAccessAt(answer.headers, answer.now ?? Date.now()) : undefined
   })
 }

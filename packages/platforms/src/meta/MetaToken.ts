@@ -70,7 +70,7 @@ export const refresh = (
         HttpClientRequest.setUrlParams({ grant_type: options.grantType, access_token: credentials.access_token })
       )
     )
-    if (!metaOk(response)) return yield* Effect.fail(metaRefreshFailure(response))
+    if (!metaOk(response)) return yield* Effect.fail(metaRefreshFailure(response, now))
     const accessToken = stringField(response.json, "access_token")
     if (accessToken === undefined) return yield* Effect.fail(malformedAnswer("refreshed_token"))
     const expiresAt = expiry(now, numberField(response.json, "expires_in"))

@@ -18,7 +18,7 @@
  *
  * @since 0.3.0
  */
-import type { AccountRecord, PlatformComment } from "@postwire/core"
+import type { AccountRecord, PlatformComment, PlatformFailure } from "@postwire/core"
 import { Clock, Duration, Effect, Schema } from "effect"
 import * as GraphError from "../meta/GraphError.ts"
 import type { OpenLongLived } from "../meta/Sessions.ts"
@@ -77,6 +77,12 @@ export const toComment = (
 }
 
 /** Creates the Threads comment adapter over the textpost adapter's Graph host and sessions. */
+/**
+ * A `threads_publish` refusal of a container that is not there yet: Instagram's `9007` and the
+ * `24/4279009` integrators see from Threads (not in Meta's Threads documentation).
+ */
+const notReady = (f: PlatformFailure): boolean => GraphError.isNotReady(f) || f.platformCode === "24/4279009"
+
 export const make = (options: Options<OpenLongLived>): CommentAdapter => {
   const { config, graph, openSession } = options
 
@@ -111,7 +117,17 @@ export const make = (options: Options<OpenLongLived>): CommentAdapter => {
       )
     ).pipe(Effect.withSpan("platforms.textpost.comments.poll"))
 
-  /** Publishes a reply container once it is ready: not ready yet, its status is asked again. */
+  /**
+   * Publishes a reply container once it is ready. Threads documents no error for publishing a
+   * container still being processed; it says to wait (about 30 seconds) and to read the
+   * container's `status` (IN_PROGRESS, FINISHED, ERROR, EXPIRED, PUBLISHED) before publishing
+   * (https://developers.facebook.com/documentation/threads/retrieve-and-manage-replies/create-replies,
+   * https://developers.facebook.com/docs/threads/troubleshooting). So the status is read first,
+   * and again every `replyPollIntervalMs` while IN_PROGRESS, up to `replyMaxChecks` times; the
+   * publish is sent at FINISHED. Should `threads_publish` still refuse a container as not there
+   * yet (integrators report `24/4279009` "The requested resource does not exist" for an early
+   * publish; Instagram's `9007` is taken too), the status is asked again the same way.
+   */
   const publishReply = (
     call: Call,
     userId: string,
@@ -119,18 +135,6 @@ export const make = (options: Options<OpenLongLived>): CommentAdapter => {
   ) =>
     Effect.gen(function* () {
       for (let check = 0; ; check++) {
-        const published = yield* call((token) =>
-          graph.post(`${userId}/threads_publish`, { creation_id: containerId }, token, "unambiguous")
-        ).pipe(
-          Effect.map((body) => stringField(body, "id")),
-          Effect.catchIf(GraphError.isNotReady, () => Effect.succeed(null))
-        )
-        if (published === undefined) return yield* Effect.fail(malformed("reply id"))
-        if (published !== null) return published
-        if (check >= config.replyMaxChecks) {
-          return yield* Effect.fail(failure("platform_unavailable", "reply_container_not_ready"))
-        }
-        yield* Effect.sleep(Duration.millis(config.replyPollIntervalMs))
         const status = yield* call((token) => graph.get(containerId, { fields: "status,error_message" }, token))
         const state = stringField(status, "status")
         if (state === "ERROR" || state === "EXPIRED") {
@@ -140,6 +144,22 @@ export const make = (options: Options<OpenLongLived>): CommentAdapter => {
             })
           )
         }
+        // FINISHED; an unknown or missing status is tried (the publish says what it is).
+        const published =
+          state === "IN_PROGRESS"
+            ? null
+            : yield* call((token) =>
+                graph.post(`${userId}/threads_publish`, { creation_id: containerId }, token, "unambiguous")
+              ).pipe(
+                Effect.map((body) => stringField(body, "id")),
+                Effect.catchIf(notReady, () => Effect.succeed(null))
+              )
+        if (published === undefined) return yield* Effect.fail(malformed("reply id"))
+        if (published !== null) return published
+        if (check + 1 >= config.replyMaxChecks) {
+          return yield* Effect.fail(failure("platform_unavailable", "reply_container_not_ready"))
+        }
+        yield* Effect.sleep(Duration.millis(config.replyPollIntervalMs))
       }
     })
 

@@ -154,7 +154,10 @@ const errorCodes: Readonly<Record<string, ErrorCode>> = {
   unaudited_client_can_only_post_to_private_accounts: "privacy_level_mismatch",
   privacy_level_option_mismatch: "privacy_level_mismatch",
   spam_risk_too_many_pending_share: "too_many_pending",
-  url_ownership_unverified: "media_invalid",
+  // PULL_FROM_URL from an address outside the app's verified domains and URL prefixes: the
+  // operator verifies them in the app's settings; the media is fine.
+  // https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide#pull_from_url
+  url_ownership_unverified: "media_url_unverified",
   invalid_param: "media_invalid",
   rate_limit_exceeded: "platform_unavailable",
   internal_error: "platform_unavailable"
@@ -185,11 +188,17 @@ const failReasons: Readonly<Record<string, { readonly code: ErrorCode; readonly 
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
+/** The settings that hold the app's client key and secret (as `TikTokConnect.settingNames` names them). */
+const appSettingNames = "POSTWIRE_TIKTOK_CLIENT_KEY, POSTWIRE_TIKTOK_CLIENT_SECRET"
+
 /** Adds what the catalog's message for a code needs. */
 const detailsFor = (code: ErrorCode, detail: LocalizedText, now: number): ErrorDetails | undefined => {
   switch (code) {
     case "media_invalid":
       return { platform: "shortvideo", detail }
+    case "media_url_unverified":
+      // `url` is added where the init's media address is known (`sendInit`).
+      return { platform: "shortvideo" }
     case "quota_exceeded":
       // TikTok states the cap only as "about 15 posts a day"; the window is a rolling 24 h.
       return { limit: rules.dailyQuota, resets_at: new Date(now + DAY_MS).toISOString() }
@@ -241,6 +250,15 @@ const idField = (value: unknown, key: string): string | undefined => {
 
 /** A video's share address without its tracking parameters. */
 const shareLink = (shareUrl: string | undefined): string | null => (shareUrl === undefined ? null : shareUrl.split("?")[0]!)
+
+/**
+ * The address prefix (up to its last `/`) of an init's `source_info.video_url`: what the operator
+ * verifies in the TikTok app's settings for PULL_FROM_URL.
+ */
+const urlPrefixOf = (body: unknown): string => {
+  const url = stringField(field(body, "source_info"), "video_url") ?? ""
+  return url.slice(0, url.lastIndexOf("/") + 1) || url
+}
 
 /** A TikTok post id is an int64: read it from the raw text, JSON numbers lose its last digits. */
 const publicPostId = (text: string): string | undefined =>
@@ -294,6 +312,18 @@ export const make = (config: Config, wire: Wire): TikTok => {
             const error = stringField(r.json, "error")
             if (r.status >= 500 || r.status === 429) return Effect.fail(failure("platform_unavailable", `http_${r.status}`))
             const accessToken = stringField(r.json, "access_token")
+            if (error === "invalid_client" || error === "unauthorized_client") {
+              // The app's own credentials were refused (TikTok's OAuth errors: `invalid_client` "Client
+              // authentication failed", `unauthorized_client` "The client is not authorized to request
+              // ... using this method", https://developers.tiktok.com/doc/oauth-error-handling): the
+              // operator's client key or secret, not the account. No reconnect would help.
+              return Effect.fail(
+                failure("platform_app_rejected", error, {
+                  details: { platform: "shortvideo", settings: appSettingNames },
+                  needsReconnect: false
+                })
+              )
+            }
             if (accessToken === undefined || (error !== undefined && error !== "")) {
               return Effect.fail(failure("token_expired", error ?? `http_${r.status}`, { needsReconnect: true }))
             }
@@ -483,6 +513,7 @@ export const make = (config: Config, wire: Wire): TikTok => {
       const state: State = { ...kept, publish_id: publishId, sent_at: sentAt }
       return { _tag: "InProgress", state, pollAfterMs: config.pollIntervalMs } satisfies PublishStep
     }).pipe(
+      Effect.mapError((f) => (f.code === "media_url_unverified" ? amend(f, { details: { ...f.details, url: urlPrefixOf(body) } }) : f)),
       Effect.mapError((f) => (f.state === undefined && f.notPublished !== true ? amend(f, { state: null, notPublished: true }) : f))
     )
 

@@ -98,11 +98,11 @@ class Call {
     this.resume(Effect.fail(reason))
   }
 
-  private succeed(status: number, text: string) {
+  private succeed(status: number, text: string, headers: Readonly<Record<string, string>>) {
     if (this.finished) return
     this.finished = true
     clearTimeout(this.timer)
-    const answer = Effect.succeed({ status, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text })
+    const answer = Effect.succeed({ status, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, headers })
     // Node hands the connection back to the pool on the next tick after the body ends: resuming
     // after it lets the caller's next call reuse this connection instead of opening another.
     process.nextTick(() => this.resume(answer))
@@ -187,7 +187,11 @@ class Call {
     const chunks: Array<Buffer> = []
     source.on("data", (chunk: Buffer) => chunks.push(chunk))
     source.on("end", () =>
-      this.succeed(status, chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"))
+      this.succeed(
+        status,
+        chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"),
+        headersOf(response)
+      )
     )
     source.on("error", () => this.fail("network_error"))
     response.on("aborted", () => this.fail("network_error"))
@@ -196,6 +200,18 @@ class Call {
 }
 
 const defaultHeaders = { accept: "*/*", "user-agent": "node" }
+
+/** An answer's headers as plain strings (Node gives `set-cookie` as a list): repeated values joined with `, `. */
+const headersOf = (response: IncomingMessage): Record<string, string> => {
+  const out: Record<string, string> = {}
+  const raw = response.headers
+  for (const name in raw) {
+    const value = raw[name]
+    if (typeof value === "string") out[name] = value
+    else if (Array.isArray(value)) out[name] = value.join(", ")
+  }
+  return out
+}
 
 const send = (agents: Agents, request: Request): Outcome =>
   Effect.callback<PlatformHttp.PlatformHttpResponse, PlatformHttp.PlatformHttpFailure>((resume) => {
