@@ -18,7 +18,7 @@ import {
 import { type ErrorCode, ErrorCatalog, type ErrorDetails } from "@postwire/domain"
 import { Duration, Effect, Schedule } from "effect"
 import type { HttpClientRequest } from "effect/http"
-import * as GraphError from "../graph/GraphError.ts"
+import * as GraphError from "../meta/GraphError.ts"
 import { field, numberField, stringField, type Wire, type WireResponse } from "./Wire.ts"
 
 /** One platform's side of the `AccountConnector`. */
