@@ -249,6 +249,14 @@ export const ErrorCatalog = {
     indonesian: "Caption lebih panjang dari {limit} karakter, batas untuk {platform}.",
     when: "The caption exceeds a target platform's limit (shortvideo 2,200, photo 2,200, textpost 500, pages 63,206)."
   }),
+  caption_invalid: entry({
+    status: 422,
+    retryable: false,
+    kind: "request",
+    en: "The caption does not fit {platform}: {detail}",
+    indonesian: "Caption tidak sesuai untuk {platform}: {detail}",
+    when: "The caption breaks a target platform's rule other than its length: more hashtags, @mentions or links than the platform takes (photo: 30 hashtags, 20 mentions; textpost: 5 links). `details.detail` names the rule and its limit."
+  }),
   media_invalid: entry({
     status: 422,
     retryable: false,

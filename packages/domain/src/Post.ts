@@ -139,14 +139,17 @@ export type ApprovalInput = typeof ApprovalInput.Type
 /** Maximum number of targets in one post. */
 export const maxTargets = 50
 
+/** The most media ids a post takes (TikTok photo posts: 35); each platform's rules take fewer. */
+export const maxMedia = 35
+
 /** The create request, also the body of POST /posts/validate. */
 export const CreatePostRequest = Schema.Struct({
   /** The profile the post belongs to, `prof_…`. Every target account must belong to it; an unknown profile is 404 `not_found`. */
   profile_id: ProfileId.annotate({ description: "The profile the post belongs to, `prof_…`. Every target account must belong to it; an unknown profile is 404 `not_found`." }),
   /** Text published with the post. At most 2,200 characters for shortvideo and photo targets, 500 for textpost and 63,206 for pages by default (422 `caption_too_long`). */
   caption: Schema.String.annotate({ description: "Text published with the post. At most 2,200 characters for shortvideo and photo targets, 500 for textpost and 63,206 for pages by default (422 `caption_too_long`)." }),
-  /** 1 to 10 media ids (`med_…`) from `POST /v1/media`, in display order, each at most once. Per platform: shortvideo and reel exactly one video, story one image or video, feed and textpost up to 10 items, pages one video (a reel of 3 to 90 seconds: longer is 422 `media_too_long`) or up to 10 images (else 422 `media_invalid`). */
-  media: Schema.Array(MediaId).check(Schema.isMinLength(1), Schema.isMaxLength(10)).annotate({ description: "1 to 10 media ids (`med_…`) from `POST /v1/media`, in display order, each at most once. Per platform: shortvideo and reel exactly one video, story one image or video, feed and textpost up to 10 items, pages one video (a reel of 3 to 90 seconds: longer is 422 `media_too_long`) or up to 10 images (else 422 `media_invalid`)." }),
+  /** 1 to 35 media ids (`med_…`) from `POST /v1/media`, in display order, each at most once. How many and which kinds each target takes is its platform's rule (docs/platforms.md lists them): a count or kind the platform does not take is 422 `media_invalid` naming the rule and the limit; a video over the platform's length is 422 `media_too_long`. */
+  media: Schema.Array(MediaId).check(Schema.isMinLength(1), Schema.isMaxLength(maxMedia)).annotate({ description: "1 to 35 media ids (`med_…`) from `POST /v1/media`, in display order, each at most once. How many and which kinds each target takes is its platform's rule (docs/platforms.md lists them): a count or kind the platform does not take is 422 `media_invalid` naming the rule and the limit; a video over the platform's length is 422 `media_too_long`." }),
   /** 1 to 50 accounts to publish to, one entry per account. Each target has its own status; one failing does not affect the others. */
   targets: Schema.Array(TargetInput).check(Schema.isMinLength(1), Schema.isMaxLength(maxTargets)).annotate({ description: "1 to 50 accounts to publish to, one entry per account. Each target has its own status; one failing does not affect the others." }),
   /** When to publish: an ISO 8601 instant with an offset (`2026-12-01T09:00:00+07:00`). Omitted, `null` or in the past: as soon as approved (at once with `approval.mode` `none`). An instant without an offset is 400. */

@@ -29,6 +29,11 @@ export interface MediaFacts {
   readonly kind: "image" | "video"
   /** `null` when the length could not be read (an image, or a video without a duration). */
   readonly durationSeconds: number | null
+  /** The MIME type read from the bytes (`image/jpeg`, `image/png`, `video/mp4`, …), when known. */
+  readonly mime?: string | undefined
+  /** Width and height in pixels as displayed; `null` or absent when they could not be read. */
+  readonly width?: number | null | undefined
+  readonly height?: number | null | undefined
 }
 
 /** What the rules need to know of a target. */
@@ -44,7 +49,7 @@ export interface TargetFacts {
 
 /** A rule the target breaks: the failure to report, and which rule it was. */
 export interface RuleBreak {
-  readonly code: "media_invalid" | "media_too_long" | "privacy_level_mismatch"
+  readonly code: "media_invalid" | "media_too_long" | "privacy_level_mismatch" | "caption_invalid"
   /** The rule's name, stable: kept as the failure's `platform_code` at publish time. */
   readonly rule: string
   /** The request field it concerns, relative to the request (`media`, `media[0]`) or to the target. */
@@ -61,6 +66,17 @@ export const invalid = (platform: Platform, rule: ErrorDetail.Reason, detail: Lo
   code: "media_invalid",
   rule,
   field: "media",
+  details: { platform, detail }
+})
+
+/**
+ * A `caption_invalid` break (too many hashtags, mentions or links for the platform); its rule is
+ * named after the reason that explains it, whose text names the limit.
+ */
+export const captionInvalid = (platform: Platform, rule: ErrorDetail.Reason, detail: LocalizedText): RuleBreak => ({
+  code: "caption_invalid",
+  rule,
+  field: "caption",
   details: { platform, detail }
 })
 
@@ -85,6 +101,11 @@ export const countFits = (rules: Pick<PlatformRules, "mediaMin" | "mediaMax">, c
 export interface PlatformRuleSet extends PlatformRules {
   /** Counts a caption as the platform does; default: its length as a JavaScript string. */
   readonly captionLength?: ((caption: string) => number) | undefined
+  /**
+   * The first rule the caption breaks beyond its length (hashtags, mentions, links), if any: a
+   * {@link captionInvalid} break. Absent: only the length is checked.
+   */
+  readonly checkCaption?: ((caption: string) => RuleBreak | undefined) | undefined
   /** The first rule the target's media breaks, if any. */
   readonly checkMedia: (target: TargetFacts, media: ReadonlyArray<MediaFacts>) => RuleBreak | undefined
   /**

@@ -80,15 +80,18 @@ export const ruleFacts = (
 const optionKeys = ["photo", "shortvideo"] as const satisfies ReadonlyArray<keyof Post.TargetInput>
 
 /**
- * The `caption_too_long` problem of a caption on a platform, if it is too long: counted as the
- * platform counts (its rules' `captionLength`), against the configured limit.
+ * The caption's problem on a platform, if any: `caption_too_long` counted as the platform counts
+ * (its rules' `captionLength`) against the configured limit, then the platform's other caption
+ * rules (`checkCaption`: hashtags, mentions, links) as `caption_invalid`.
  */
 export const captionProblem = (settings: EngineSettings, platform: Platform, caption: string): PostwireError | undefined => {
   const rules = settings.platforms.get(platform)
   const limit = settings.captionMax[platform] ?? rules?.captionMax
   if (limit === undefined) return undefined
   const length = rules === undefined ? caption.length : TargetRules.captionLength(rules, caption)
-  return length > limit ? problem("caption_too_long", "caption", { limit, platform }) : undefined
+  if (length > limit) return problem("caption_too_long", "caption", { limit, platform })
+  const broken = rules?.checkCaption?.(caption)
+  return broken === undefined ? undefined : problem(broken.code, broken.field, broken.details)
 }
 
 /** How a request's quota is checked beyond the rolling 24 hours. */
