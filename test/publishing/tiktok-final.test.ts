@@ -170,6 +170,39 @@ describe.each(backends())("TikTok: final refusals, bounded waits and paced inits
     }
   })
 
+  // TikTok's OAuth errors: `invalid_client` is the app's credentials, not the account
+  // (https://developers.tiktok.com/doc/oauth-error-handling).
+  it("fails a target whose token refresh TikTok refuses as invalid_client with platform_app_rejected, the account left connected", async () => {
+    time.advance(61_000)
+    const accountId = (
+      await server.admin<{ id: string }>(`/workspaces/${server.workspaceId}/accounts`, {
+        profile_id: server.profileId,
+        platform: "shortvideo",
+        sandbox: false,
+        handle: "maya.bakes",
+        // The access token has expired: the step refreshes it first.
+        credentials: { access_token: "act.expired", refresh_token: fake.refreshToken, expires_at: time.now() - 1_000 },
+        external_id: `open-id-client-${made}`
+      })
+    ).id
+    // As TikTok answers a refresh sent with a client secret it does not know.
+    fake.faults.inject("token", {
+      status: 400,
+      json: { error: "invalid_client", error_description: "Client key or secret is incorrect.", log_id: "20261205081500C0FFEE" }
+    })
+    try {
+      const id = await publishAPost(accountId)
+      const [target] = await waitFor([id], ended)
+      expect(target).toMatchObject({ status: "failed", error: { code: "platform_app_rejected", platform_code: "invalid_client", retryable: true } })
+      expect(target.error.message).toContain("POSTWIRE_TIKTOK_CLIENT_KEY, POSTWIRE_TIKTOK_CLIENT_SECRET")
+      expect(target.error.message).toContain("does not need to be reconnected")
+      const account = await call(server.baseUrl, "GET", `/v1/accounts/${accountId}`, { key: liveKey })
+      expect(account.body.status).toBe("connected")
+    } finally {
+      fake.faults.clear()
+    }
+  })
+
   it("publishes 8 direct posts to one account in one minute, none failed: TikTok never sees more than 6 inits in 60 s", async () => {
     time.advance(61_000)
     const accountId = await anAccount()
