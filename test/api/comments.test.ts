@@ -10,6 +10,7 @@ import { Effect, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Postwire, PostwireApiError, PostwireClient } from "@postwire/client"
 import { aKeyWithScopes, anImage, aPost } from "../support/Builders.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 import { aMovableClock, type MovableClock } from "../support/MovableClock.ts"
@@ -20,17 +21,6 @@ const hour = 60 * minute
 const day = 24 * hour
 const appSecret = "meta-app-secret-for-tests"
 const verifyToken = "verify-me-please"
-
-/** Waits until `done` holds on what `read` returns; fails after 30 s. */
-const eventually = async <A>(read: () => Promise<A>, done: (value: A) => boolean, what: string): Promise<A> => {
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 /** Meta's signature of a raw body: `sha256=<hex HMAC-SHA256>` under the app secret. */
 const metaSignature = (body: string, secret = appSecret) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
