@@ -67,18 +67,20 @@ describe.runIf(backends().includes("postgres"))("comments polled by two instance
         "published"
       )
     }
-    for (let step = 0; step < 12; step++) {
-      clock.advance(60_000)
-      await new Promise((resolve) => setTimeout(resolve, 30))
-    }
-    for (const id of posts) {
-      const listed = await eventually(
-        () => call(first.baseUrl, "GET", `/v1/comments?post_id=${id}&limit=100`, { key: first.testKey }),
-        (reply) => reply.body.data?.length >= 12,
-        "twelve comments"
-      )
+    // A minute at a time, both instances polling, until every post lists its twelve comments.
+    const listAll = () => Promise.all(posts.map((id) => call(first.baseUrl, "GET", `/v1/comments?post_id=${id}&limit=100`, { key: first.testKey })))
+    const lists = await eventually(listAll, (replies) => replies.every((reply) => reply.body.data?.length >= 12), "twelve comments on each post", {
+      step: () => clock.advance(60_000),
+      intervalMs: 30
+    })
+    for (const [i, listed] of lists.entries()) {
       expect(listed.body.data).toHaveLength(12)
       expect(new Set(listed.body.data.map((c: { platform_comment_id: string }) => c.platform_comment_id)).size).toBe(12)
+      // Announced once each, in the outbox the comments were stored with.
+      const events = await call(first.baseUrl, "GET", `/v1/events?type=comment.created&post_id=${posts[i]}&limit=100`, { key: first.testKey })
+      expect(events.status, JSON.stringify(events.body)).toBe(200)
+      expect(new Set(events.body.data.map((e: { data: { id: string } }) => e.data.id))).toEqual(new Set(listed.body.data.map((c: { id: string }) => c.id)))
+      expect(events.body.data).toHaveLength(12)
     }
     await receiver.waitUntil(() => receiver.events.length >= 36, "36 comment.created")
     const announced = receiver.events.map((e) => (e.data as { id: string }).id)
