@@ -5,9 +5,7 @@
  * `comment.created` each, answers and moderation go back to the fakes as the account, and Meta's
  * webhook (signed as Meta signs) stores a comment at once without the later poll storing it again.
  */
-import { CommentStore } from "@postwire/core"
-import { Ids as Id } from "@postwire/domain"
-import { Effect, Exit, Option, Scope } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { FakeComment } from "../platforms/fakes/CommentFake.ts"
 import * as FacebookPagesFake from "../platforms/fakes/FacebookPagesFake.ts"
@@ -15,6 +13,7 @@ import * as InstagramFake from "../platforms/fakes/InstagramFake.ts"
 import * as MetaWebhookFake from "../platforms/fakes/MetaWebhookFake.ts"
 import * as ThreadsFake from "../platforms/fakes/ThreadsFake.ts"
 import { anImage } from "../support/Builders.ts"
+import * as CommentPolls from "../support/CommentPolls.ts"
 import { eventually } from "../support/Eventually.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
@@ -83,26 +82,18 @@ describe.each(backends())("comments of real platform accounts on %s", (backend) 
   const requestsAt = (platform: "photo" | "pages" | "textpost") =>
     (platform === "photo" ? ig : platform === "pages" ? fb : th).requests.length
 
-  /** How the server schedules the comment polls of `platform`'s post. */
-  const pollStateOf = async (platform: "photo" | "pages" | "textpost") => {
-    const targetId = (await send("GET", `/v1/posts/${posts[platform].id}`)).body.targets[0].id as string
-    const key = { workspaceId: Id.unchecked("workspace", server.workspaceId), targetId: Id.unchecked("target", targetId) }
-    const state = await server.read(CommentStore.use((store) => store.getPollState(key)))
-    return Option.getOrThrowWith(state, () => new Error(`no comment polls for ${platform}'s post`))
-  }
+  /** The target of `platform`'s post. */
+  const targetOf = async (platform: "photo" | "pages" | "textpost") =>
+    (await send("GET", `/v1/posts/${posts[platform].id}`)).body.targets[0].id as string
 
   /**
    * Waits until the comment poller has caught up with the clock on `platform`'s post: no poll of
    * it is held and none is due now (the one due ran to its end, or was put off for the budget).
    * The positive signal that lets a test then assert what did not happen.
    */
-  const caughtUp = (platform: "photo" | "pages" | "textpost") => {
+  const caughtUp = async (platform: "photo" | "pages" | "textpost") => {
     const at = clock.now()
-    return eventually(
-      () => pollStateOf(platform),
-      (state) => state.leaseOwner === null && (state.nextPollAt === null || state.nextPollAt > at),
-      `the ${platform} comment poll due at ${new Date(at).toISOString()} to end`
-    )
+    return CommentPolls.caughtUp(server, await targetOf(platform), at)
   }
 
   const aLiveAccount = async (platform: string, handle: string, externalId: string, credentials: Record<string, string>) =>
@@ -357,7 +348,7 @@ describe.each(backends())("comments of real platform accounts on %s", (backend) 
     // A poll takes one call from the budget before it runs and adds its extra ones after.
     expect(spent).toBeLessThanOrEqual(budget + 1)
     // The poller did ask once the budget was spent: that poll was put off to the next hour.
-    expect((await pollStateOf("photo")).nextPollAt).toBe(windowEnd)
+    expect((await CommentPolls.pollStateOf(server, await targetOf("photo"))).nextPollAt).toBe(windowEnd)
     // The next hour, polling goes on and brings the rest.
     nextHour()
     await eventually(

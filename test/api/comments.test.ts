@@ -10,6 +10,7 @@ import { Effect, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Postwire, PostwireApiError, PostwireClient } from "@postwire/client"
 import { aKeyWithScopes, anImage, aPost } from "../support/Builders.ts"
+import * as CommentPolls from "../support/CommentPolls.ts"
 import { eventually } from "../support/Eventually.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
@@ -98,11 +99,13 @@ describe.each(backends())("comments on %s", (backend) => {
     const { postId, targetId } = await aPublishedPost(account.id)
     for (let i = 1; i <= 3; i++) await advanceUntil(postId, minute, i)
     await receiver.waitUntil(() => createdEventsOf(postId).length >= 3, "three comment.created")
-    // Days pass: the schedule slows down and stops after 30 days; nothing is listed twice.
+    // Days pass: the schedule slows down and stops after 30 days; each poll runs to its end, and
+    // nothing is listed twice.
     for (const step of [hour, day, 7 * day, 30 * day]) {
       clock.advance(step)
-      await eventually(() => commentsOf(postId), (reply) => reply.status === 200, "the list")
+      await CommentPolls.caughtUp(server, targetId, clock.now())
     }
+    expect((await CommentPolls.pollStateOf(server, targetId)).nextPollAt).toBeNull()
     const listed = await commentsOf(postId)
     expect(listed.status).toBe(200)
     expect(listed.body.data).toHaveLength(3)
