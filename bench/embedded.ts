@@ -16,7 +16,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { aPng } from "../packages/core/test/fixtures/media.ts"
+import { aPng } from "../test/support/Media.ts"
 import { bin, freePort, load, table } from "./support.ts"
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)

@@ -13,7 +13,7 @@ import { execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { aPng } from "../packages/core/test/fixtures/media.ts"
+import { aPng } from "../test/support/Media.ts"
 import { historyStatements } from "./history.ts"
 import { freePort, load, serve, type Served, table } from "./support.ts"
 

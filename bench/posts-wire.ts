@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, connect, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { aPng } from "../packages/core/test/fixtures/media.ts"
+import { aPng } from "../test/support/Media.ts"
 import { freePort, serve, table } from "./support.ts"
 
 /** Counts of what went through the relay. */

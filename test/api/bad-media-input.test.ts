@@ -4,7 +4,7 @@
  * its range, and a video file that holds no video.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { anMp4 } from "../../packages/core/test/fixtures/media.ts"
+import { anMp4 } from "../support/Media.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 

@@ -4,20 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { anImage, aPost } from "../support/Builders.ts"
+import * as CommentPolls from "../support/CommentPolls.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call } from "../support/Http.ts"
 import { aDatabase, backends, startServer, type TestDatabase, type TestServer } from "../support/TestServer.ts"
 import { aMovableClock, type MovableClock } from "../support/MovableClock.ts"
 import { aReceiver, type Receiver } from "../webhooks/Receiver.ts"
-
-const eventually = async <A>(read: () => Promise<A>, done: (value: A) => boolean, what: string): Promise<A> => {
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 describe.runIf(backends().includes("postgres"))("comments polled by two instances on PostgreSQL", () => {
   let database: TestDatabase
@@ -76,18 +68,26 @@ describe.runIf(backends().includes("postgres"))("comments polled by two instance
         "published"
       )
     }
+    // Twelve minutes, one at a time, both instances polling: each minute's polls run to their end
+    // before the clock moves on.
+    const targets = await Promise.all(
+      posts.map(async (id) => (await call(first.baseUrl, "GET", `/v1/posts/${id}`, { key: first.testKey })).body.targets[0].id as string)
+    )
     for (let step = 0; step < 12; step++) {
       clock.advance(60_000)
-      await new Promise((resolve) => setTimeout(resolve, 30))
+      const at = clock.now()
+      await Promise.all(targets.map((target) => CommentPolls.caughtUp(first, target, at)))
     }
-    for (const id of posts) {
-      const listed = await eventually(
-        () => call(first.baseUrl, "GET", `/v1/comments?post_id=${id}&limit=100`, { key: first.testKey }),
-        (reply) => reply.body.data?.length >= 12,
-        "twelve comments"
-      )
+    const listAll = () => Promise.all(posts.map((id) => call(first.baseUrl, "GET", `/v1/comments?post_id=${id}&limit=100`, { key: first.testKey })))
+    const lists = await eventually(listAll, (replies) => replies.every((reply) => reply.body.data?.length >= 12), "twelve comments on each post")
+    for (const [i, listed] of lists.entries()) {
       expect(listed.body.data).toHaveLength(12)
       expect(new Set(listed.body.data.map((c: { platform_comment_id: string }) => c.platform_comment_id)).size).toBe(12)
+      // Announced once each, in the outbox the comments were stored with.
+      const events = await call(first.baseUrl, "GET", `/v1/events?type=comment.created&post_id=${posts[i]}&limit=100`, { key: first.testKey })
+      expect(events.status, JSON.stringify(events.body)).toBe(200)
+      expect(new Set(events.body.data.map((e: { data: { id: string } }) => e.data.id))).toEqual(new Set(listed.body.data.map((c: { id: string }) => c.id)))
+      expect(events.body.data).toHaveLength(12)
     }
     await receiver.waitUntil(() => receiver.events.length >= 36, "36 comment.created")
     const announced = receiver.events.map((e) => (e.data as { id: string }).id)

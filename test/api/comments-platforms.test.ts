@@ -13,6 +13,8 @@ import * as InstagramFake from "../platforms/instagram/InstagramFake.ts"
 import * as MetaWebhookFake from "../platforms/meta/MetaWebhookFake.ts"
 import * as ThreadsFake from "../platforms/threads/ThreadsFake.ts"
 import { anImage } from "../support/Builders.ts"
+import * as CommentPolls from "../support/CommentPolls.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 import { aMovableClock, type MovableClock } from "../support/MovableClock.ts"
@@ -22,19 +24,6 @@ const minute = 60_000
 const hour = 60 * minute
 const appSecret = "meta-app-secret-e2e"
 const budget = 4
-
-/** Waits until `done` holds on what `read` returns; fails after 30 s. */
-const eventually = async <A>(read: () => Promise<A>, done: (value: A) => boolean, what: string): Promise<A> => {
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Comment requests a fake received (publishing and token calls left out). */
 const commentRoutes = new Set(["comments_count", "comments", "replies", "reply", "hide", "delete_comment", "conversation", "reply_info", "manage_reply", "delete_reply"])
@@ -76,15 +65,35 @@ describe.each(backends())("comments of real platform accounts on %s", (backend) 
   }
 
   /** Moves the clock until the post lists `count` comments. */
-  const pollUntil = async (postId: string, count: number) => {
-    const deadline = Date.now() + 30_000
-    for (;;) {
-      clock.advance(minute)
-      const reply = await commentsOf(postId)
-      if (reply.body.data?.length === count) return reply
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} comments: ${JSON.stringify(reply.body)}`)
-      await sleep(150)
-    }
+  const pollUntil = (postId: string, count: number) =>
+    eventually(() => commentsOf(postId), (reply) => reply.body.data?.length === count, `${count} comments`, {
+      step: () => clock.advance(minute),
+      intervalMs: 150
+    })
+
+  /** The `comment.created` events the server made for a post (its outbox, not the receiver's copy). */
+  const announcedOf = async (postId: string) => {
+    const listed = await send("GET", `/v1/events?type=comment.created&post_id=${postId}&limit=100`)
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200)
+    return listed.body.data as Array<{ data: { platform_comment_id: string } }>
+  }
+
+  /** Requests a platform's fake received. */
+  const requestsAt = (platform: "photo" | "pages" | "textpost") =>
+    (platform === "photo" ? ig : platform === "pages" ? fb : th).requests.length
+
+  /** The target of `platform`'s post. */
+  const targetOf = async (platform: "photo" | "pages" | "textpost") =>
+    (await send("GET", `/v1/posts/${posts[platform].id}`)).body.targets[0].id as string
+
+  /**
+   * Waits until the comment poller has caught up with the clock on `platform`'s post: no poll of
+   * it is held and none is due now (the one due ran to its end, or was put off for the budget).
+   * The positive signal that lets a test then assert what did not happen.
+   */
+  const caughtUp = async (platform: "photo" | "pages" | "textpost") => {
+    const at = clock.now()
+    return CommentPolls.caughtUp(server, await targetOf(platform), at)
   }
 
   const aLiveAccount = async (platform: string, handle: string, externalId: string, credentials: Record<string, string>) =>
@@ -147,7 +156,7 @@ describe.each(backends())("comments of real platform accounts on %s", (backend) 
     key = (
       await server.admin<{ key: string }>(`/workspaces/${server.workspaceId}/keys`, {
         kind: "live",
-        scopes: ["posts:read", "posts:write", "webhooks:write", "comments:write"]
+        scopes: ["posts:read", "posts:write", "webhooks:read", "webhooks:write", "comments:write"]
       })
     ).key
     const endpoint = await send("POST", "/v1/webhooks", { url: receiver.url, events: ["comment.created"] })
@@ -198,12 +207,15 @@ describe.each(backends())("comments of real platform accounts on %s", (backend) 
       const parent = byText.get(`${platform}: looks delicious`) as { id: string }
       expect(byText.get(`${platform}: an answer among people`)).toMatchObject({ parent_id: parent.id })
       await receiver.waitUntil(() => createdEventsOf(posts[platform].id).length >= 3, `three comment.created for ${platform}`)
-      // More polls: nothing is listed or announced twice.
+      // More polls, each run to its end at the platform: nothing is listed or announced twice.
+      const requestsBefore = requestsAt(platform)
       for (let i = 0; i < 3; i++) {
-        clock.advance(5 * minute)
-        await sleep(200)
+        nextHour()
+        await caughtUp(platform)
       }
+      expect(requestsAt(platform) - requestsBefore).toBeGreaterThanOrEqual(3)
       expect((await commentsOf(posts[platform].id)).body.data).toHaveLength(3)
+      expect(await announcedOf(posts[platform].id)).toHaveLength(3)
       expect(createdEventsOf(posts[platform].id)).toHaveLength(3)
     }
   })
@@ -251,15 +263,11 @@ describe.each(backends())("comments of real platform accounts on %s", (backend) 
       pages: (c: FakeComment) => MetaWebhookFake.pageComment(FacebookPagesFake.pageId, c),
       textpost: (c: FakeComment) => MetaWebhookFake.threadsReply(ThreadsFake.threadsUserId, ThreadsFake.username, c)
     }
-    const platformRequests = () => ig.requests.length + fb.requests.length + th.requests.length
     for (const platform of ["photo", "pages", "textpost"] as const) {
       nextHour()
-      // The polls the new hour woke run now; with the clock still, no other starts. Once they are
-      // done, only the push can bring the comment in (a poll in between would store it first).
-      for (let seen = -1; seen !== platformRequests(); ) {
-        seen = platformRequests()
-        await sleep(500)
-      }
+      // The poll the new hour made due runs to its end; with the clock still, no other is due, so
+      // only the push can bring the next comment in (a poll in between would store it first).
+      await caughtUp(platform)
       const postId = posts[platform].id
       const before = (await commentsOf(postId)).body.data.length as number
       const pushed = commentAt(platform, `${platform}: pushed by Meta`)
@@ -273,25 +281,19 @@ describe.each(backends())("comments of real platform accounts on %s", (backend) 
       const listed = await commentsOf(postId)
       expect(listed.body.data).toHaveLength(before + 1)
       expect(listed.body.data.some((c: any) => c.platform_comment_id === pushed.id)).toBe(true)
-      // The polls that follow read the same comment at the platform.
-      const polled = platformRequests()
-      for (let i = 0; i < 3; i++) {
-        clock.advance(5 * minute)
-        await sleep(200)
-      }
-      // On a loaded machine the woken poll may take longer than those waits to reach the platform.
-      await receiver.waitUntil(
-        () => platformRequests() > polled,
-        `a comment poll of ${platform} after the push`
-      )
-      await sleep(300)
+      // The next poll reads the same comment at the platform, and runs to its end.
+      const polled = requestsAt(platform)
+      nextHour()
+      await caughtUp(platform)
+      expect(requestsAt(platform)).toBeGreaterThan(polled)
       expect((await commentsOf(postId)).body.data).toHaveLength(before + 1)
+      const announced = (await announcedOf(postId)).filter((e) => e.data.platform_comment_id === pushed.id)
+      expect(announced).toHaveLength(1)
       // Counted for this comment only: the events of the comments before it may still be on
       // their way on a slow machine.
       const eventsOfPushed = () =>
         createdEventsOf(postId).filter((e) => (e.data as { platform_comment_id?: string }).platform_comment_id === pushed.id)
       await receiver.waitUntil(() => eventsOfPushed().length >= 1, `the pushed ${platform} comment.created`)
-      await sleep(300)
       expect(eventsOfPushed()).toHaveLength(1)
     }
   })
@@ -328,20 +330,25 @@ describe.each(backends())("comments of real platform accounts on %s", (backend) 
   })
 
   it("keeps each account's comment polls within its hourly budget, counted at the platform", async () => {
+    const countBefore = ig.requests.filter((r) => commentRoutes.has(r.route)).length
+    // Something new before every poll: each poll costs two calls at Instagram. The clock moves
+    // on by the post's schedule (5 minutes) once the poll it made due has run to its end.
+    commentAt("photo", "burst 0")
     nextHour()
     const start = clock.now()
     const windowEnd = start - (start % hour) + hour
-    const countBefore = ig.requests.filter((r) => commentRoutes.has(r.route)).length
-    // Something new before every poll: each poll costs two calls at Instagram.
-    for (let i = 0; i < 8 && clock.now() + minute < windowEnd; i++) {
+    await caughtUp("photo")
+    for (let i = 1; i < 8 && clock.now() + 5 * minute < windowEnd; i++) {
       commentAt("photo", `burst ${i}`)
-      clock.advance(minute)
-      await sleep(300)
+      clock.advance(5 * minute)
+      await caughtUp("photo")
     }
     const spent = ig.requests.filter((r) => commentRoutes.has(r.route)).length - countBefore
     expect(spent).toBeGreaterThan(0)
     // A poll takes one call from the budget before it runs and adds its extra ones after.
     expect(spent).toBeLessThanOrEqual(budget + 1)
+    // The poller did ask once the budget was spent: that poll was put off to the next hour.
+    expect((await CommentPolls.pollStateOf(server, await targetOf("photo"))).nextPollAt).toBe(windowEnd)
     // The next hour, polling goes on and brings the rest.
     nextHour()
     await eventually(

@@ -10,6 +10,8 @@ import { Effect, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Postwire, PostwireApiError, PostwireClient } from "@postwire/client"
 import { aKeyWithScopes, anImage, aPost } from "../support/Builders.ts"
+import * as CommentPolls from "../support/CommentPolls.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 import { aMovableClock, type MovableClock } from "../support/MovableClock.ts"
@@ -20,17 +22,6 @@ const hour = 60 * minute
 const day = 24 * hour
 const appSecret = "meta-app-secret-for-tests"
 const verifyToken = "verify-me-please"
-
-/** Waits until `done` holds on what `read` returns; fails after 30 s. */
-const eventually = async <A>(read: () => Promise<A>, done: (value: A) => boolean, what: string): Promise<A> => {
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 /** Meta's signature of a raw body: `sha256=<hex HMAC-SHA256>` under the app secret. */
 const metaSignature = (body: string, secret = appSecret) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
@@ -108,11 +99,13 @@ describe.each(backends())("comments on %s", (backend) => {
     const { postId, targetId } = await aPublishedPost(account.id)
     for (let i = 1; i <= 3; i++) await advanceUntil(postId, minute, i)
     await receiver.waitUntil(() => createdEventsOf(postId).length >= 3, "three comment.created")
-    // Days pass: the schedule slows down and stops after 30 days; nothing is listed twice.
+    // Days pass: the schedule slows down and stops after 30 days; each poll runs to its end, and
+    // nothing is listed twice.
     for (const step of [hour, day, 7 * day, 30 * day]) {
       clock.advance(step)
-      await eventually(() => commentsOf(postId), (reply) => reply.status === 200, "the list")
+      await CommentPolls.caughtUp(server, targetId, clock.now())
     }
+    expect((await CommentPolls.pollStateOf(server, targetId)).nextPollAt).toBeNull()
     const listed = await commentsOf(postId)
     expect(listed.status).toBe(200)
     expect(listed.body.data).toHaveLength(3)

@@ -1,11 +1,10 @@
 /**
- * `Idempotency-Key` when PostgreSQL's answers are lost: a TCP proxy on loopback sits between the
- * server and PostgreSQL and cuts the connection of a create at a chosen point, as a connection
- * reset does. The post and the key's stored response commit together, so a key is completed with
+ * `Idempotency-Key` when PostgreSQL's answers are lost: the tests' TCP proxy
+ * (test/support/FaultProxy.ts) sits between the server and PostgreSQL and cuts the connection of a
+ * create at a chosen point, as a connection reset does. The post and the key's stored response commit together, so a key is completed with
  * its post or not used at all, whichever answer goes missing.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs"
-import { createServer, type Server, type Socket, connect } from "node:net"
 import { join } from "node:path"
 import { sqlStores } from "@postwire/server"
 import { layerPostgres } from "@postwire/store-sql"
@@ -13,6 +12,8 @@ import { Layer } from "effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { onPostgres } from "../support/Postgres.ts"
 import { aPost, anImage } from "../support/Builders.ts"
+import { eventually } from "../support/Eventually.ts"
+import * as FaultProxy from "../support/FaultProxy.ts"
 import { call, errorOf } from "../support/Http.ts"
 import { aDatabase, startServer, type TestDatabase, type TestServer } from "../support/TestServer.ts"
 import { aReceiver } from "../webhooks/Receiver.ts"
@@ -33,6 +34,7 @@ type Cut = "commit-answer" | "completion" | "commit" | "marker" | "hold"
 
 const holdMs = 1500
 
+/** The proxy between the server and PostgreSQL, and the one cut a test arms on it. */
 interface Proxy {
   readonly port: number
   /** Cuts once, at `cut`, after a client sends `marker`. */
@@ -43,73 +45,45 @@ interface Proxy {
 }
 
 const aProxy = async (target: { readonly host: string; readonly port: number }): Promise<Proxy> => {
+  const proxy = await FaultProxy.start(target)
   let armed:
-    | { marker: string; cut: Cut; seen: Socket | undefined; completing: Socket | undefined; completed: boolean; done: boolean }
+    | { marker: string; cut: Cut; seen: object | undefined; completing: object | undefined; completed: boolean; done: boolean }
     | undefined
-  const sockets = new Set<Socket>()
-  const server: Server = createServer((client) => {
-    const upstream = connect(target.port, target.host)
-    sockets.add(client)
-    sockets.add(upstream)
-    const cutBoth = () => {
-      if (armed !== undefined) armed.done = true
-      client.destroy()
-      upstream.destroy()
+  /** Where the armed cut falls: the chunk that ends its connection, or the statement it holds. */
+  const rule = (chunk: FaultProxy.Chunk): FaultProxy.Verdict => {
+    if (armed === undefined || armed.done) return "forward"
+    const { bytes, connection } = chunk
+    const cutHere = (): FaultProxy.Verdict => {
+      armed!.done = true
+      return "cut"
     }
-    // While a statement is held, this connection's later chunks wait behind it, in order.
-    let held: Array<Buffer> | undefined
-    client.on("data", (chunk: Buffer) => {
-      if (held !== undefined) return void held.push(chunk)
-      if (armed?.cut === "hold" && !armed.done && armed.seen !== undefined && chunk.includes("SET state = 'completed'")) {
-        armed.done = true
-        held = [chunk]
-        setTimeout(() => {
-          for (const waiting of held ?? []) upstream.write(waiting)
-          held = undefined
-        }, holdMs)
-        return
-      }
-      if (armed !== undefined && !armed.done) {
-        if (armed.seen === undefined && chunk.includes(armed.marker)) {
-          if (armed.cut === "marker") return cutBoth()
-          armed.seen = client
-        }
-        else if (armed.seen !== undefined && chunk.includes("SET state = 'completed'")) {
-          if (armed.cut === "completion") return cutBoth()
-          armed.completing = client
-        } else if (armed.cut === "commit" && armed.completed && armed.completing === client) return cutBoth()
-      }
-      upstream.write(chunk)
-    })
-    upstream.on("data", (chunk: Buffer) => {
+    if (chunk.direction === "to-client") {
       // The CommandComplete of a COMMIT: PostgreSQL has committed; its answer is lost.
-      if (armed?.cut === "commit-answer" && !armed.done && armed.seen === client && chunk.includes("COMMIT\0")) {
-        return cutBoth()
-      }
-      if (armed?.completing === client && chunk.includes("UPDATE 1\0")) armed.completed = true
-      client.write(chunk)
-    })
-    for (const socket of [client, upstream]) {
-      socket.on("error", () => cutBoth())
-      socket.on("close", () => {
-        sockets.delete(socket)
-        cutBoth()
-      })
+      if (armed.cut === "commit-answer" && armed.seen === connection && bytes.includes("COMMIT\0")) return cutHere()
+      if (armed.completing === connection && bytes.includes("UPDATE 1\0")) armed.completed = true
+      return "forward"
     }
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const address = server.address()
-  if (address === null || typeof address === "string") throw new Error("proxy did not bind a TCP port")
+    if (armed.cut === "hold" && armed.seen !== undefined && bytes.includes("SET state = 'completed'")) {
+      armed.done = true
+      return { holdMs }
+    }
+    if (armed.seen === undefined && bytes.includes(armed.marker)) {
+      if (armed.cut === "marker") return cutHere()
+      armed.seen = connection
+    } else if (armed.seen !== undefined && bytes.includes("SET state = 'completed'")) {
+      if (armed.cut === "completion") return cutHere()
+      armed.completing = connection
+    } else if (armed.cut === "commit" && armed.completed && armed.completing === connection) return cutHere()
+    return "forward"
+  }
+  proxy.inspect(rule)
   return {
-    port: address.port,
+    port: proxy.port,
     arm: (marker, cut) => {
       armed = { marker, cut, seen: undefined, completing: undefined, completed: false, done: false }
     },
     cutDone: () => armed?.done === true,
-    close: async () => {
-      for (const socket of sockets) socket.destroy()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-    }
+    close: proxy.close
   }
 }
 
@@ -220,16 +194,17 @@ onPostgres("Idempotency-Key when PostgreSQL's answers are lost", (url) => {
         body: JSON.stringify(aPost(server!, [image], { caption })),
         signal: gone.signal
       }).catch(() => undefined)
-      while (!proxy.cutDone()) await new Promise((resolve) => setTimeout(resolve, 20))
+      await eventually(() => proxy.cutDone(), "the held statement", { intervalMs: 20 })
       gone.abort()
       await abandoned
       // Once the held statement has gone through and the transaction rolled back, the key is free:
       // well within the claim's 60-second lock.
-      let retried = await create(aPost(server!, [image], { caption }), "client-gone")
-      for (let tries = 0; retried.status === 409 && tries < 40; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 250))
-        retried = await create(aPost(server!, [image], { caption }), "client-gone")
-      }
+      const retried = await eventually(
+        () => create(aPost(server!, [image], { caption }), "client-gone"),
+        (reply) => reply.status !== 409,
+        "the key to be free",
+        { intervalMs: 250 }
+      )
       expect(retried.status).toBe(201)
       expect(retried.headers.get("idempotent-replayed")).toBeNull()
       expect((await postsWithCaption(caption)).map((p) => p.id)).toEqual([retried.body.id])
@@ -247,12 +222,11 @@ onPostgres("Idempotency-Key when PostgreSQL's answers are lost", (url) => {
         await server!.admin(`/workspaces/${server!.workspaceId}/accounts`, { profile_id: server!.profileId, platform: "pages", sandbox: true })
         await sink.waitUntil(() => sink.events.length === 1, "the delivery")
         const deliveries = `/v1/webhooks/${registered.body.id}/deliveries`
-        let delivery: { readonly id: string; readonly status: string } | undefined
-        for (let tries = 0; delivery?.status !== "delivered" && tries < 600; tries++) {
-          delivery = (await call(server!.baseUrl, "GET", deliveries, { key: server!.testKey })).body.data?.[0]
-          if (delivery?.status !== "delivered") await new Promise((resolve) => setTimeout(resolve, 50))
-        }
-        expect(delivery?.status).toBe("delivered")
+        const delivery: { readonly id: string; readonly status: string } = await eventually(
+          async () => (await call(server!.baseUrl, "GET", deliveries, { key: server!.testKey })).body.data?.[0],
+          (first) => first?.status === "delivered",
+          "the delivery recorded delivered"
+        )
 
         // The receiver's answer is recorded after the redelivery was sent: that write is lost.
         const marker = `answer ${Math.random()}`

@@ -6,7 +6,8 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aGif, anMp4 } from "../../packages/core/test/fixtures/media.ts"
+import { aGif, anMp4 } from "../support/Media.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 
@@ -39,15 +40,13 @@ const startFileHost = async (): Promise<{ server: Server; base: string; requests
   return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests }
 }
 
-const settle = async (server: TestServer, id: string): Promise<Reply> => {
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const reply = await call(server.baseUrl, "GET", `/v1/media/${id}`, { key: server.testKey })
-    if (reply.body.status !== "processing") return reply
-    if (Date.now() > deadline) throw new Error(`media ${id} is still processing`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
+const settle = (server: TestServer, id: string): Promise<Reply> =>
+  eventually(
+    () => call(server.baseUrl, "GET", `/v1/media/${id}`, { key: server.testKey }),
+    (reply) => reply.body.status !== "processing",
+    `media ${id} to finish processing`,
+    { intervalMs: 100 }
+  )
 
 describe.each(backends())("URL imports on %s", (backend) => {
   let server: TestServer

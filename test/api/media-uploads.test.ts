@@ -7,8 +7,9 @@
  * an S3-compatible bucket (s3rver, started here).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aGif, anMp4, aPng } from "../../packages/core/test/fixtures/media.ts"
+import { aGif, anMp4, aPng } from "../support/Media.ts"
 import { accountOf, anImage, aPost } from "../support/Builders.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { aLargeMp4, type LargeFile, partRange, sendPart, sendPartAndDropConnection } from "../support/LargeMedia.ts"
 import { startS3Server, type TestS3Server } from "../support/S3Server.ts"
@@ -18,16 +19,6 @@ const MiB = 1024 * 1024
 
 /** A small file as a `LargeFile`. */
 const fileOf = (bytes: Uint8Array): LargeFile => ({ size: bytes.length, bytesAt: (start, length) => bytes.subarray(start, start + length) })
-
-const waitFor = async <A>(read: () => Promise<A>, done: (a: A) => boolean, what: string): Promise<A> => {
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 type Storage = "directory" | "S3"
 const setups: ReadonlyArray<readonly [string, ReturnType<typeof backends>[number], Storage]> = [
@@ -240,13 +231,13 @@ describe.each(setups)("media uploads on %s", (_name, backend, storage) => {
       expect(waiting.status).toBe(201)
       // Another post, queued after it, publishes: the publisher is running and passed the first by.
       const other = await api("POST", "/v1/posts", aPost(server, [await anImage(server)], { approval: { mode: "none" } }))
-      await waitFor(() => api("GET", `/v1/posts/${other.body.id}`), (r) => r.body.status === "published", "other post")
+      await eventually(() => api("GET", `/v1/posts/${other.body.id}`), (r) => r.body.status === "published", "other post")
       const held = await api("GET", `/v1/posts/${waiting.body.id}`)
       expect(held.body.targets[0].status).toBe("queued")
 
       await sendPart(local(started.body.upload_url), server.testKey, file, started.body.part_size, 0)
       expect((await api("POST", `/v1/media/uploads/${started.body.id}/complete`)).body.status).toBe("ready")
-      const published = await waitFor(
+      const published = await eventually(
         () => api("GET", `/v1/posts/${waiting.body.id}`),
         (r) => r.body.status !== "queued" && r.body.status !== "publishing",
         "held post"
@@ -261,7 +252,7 @@ describe.each(setups)("media uploads on %s", (_name, backend, storage) => {
       expect(waiting.status).toBe(201)
       await sendPart(local(started.body.upload_url), server.testKey, gif, started.body.part_size, 0)
       expect((await api("POST", `/v1/media/uploads/${started.body.id}/complete`)).status).toBe(400)
-      const failed = await waitFor(
+      const failed = await eventually(
         () => api("GET", `/v1/posts/${waiting.body.id}`),
         (r) => r.body.status !== "queued" && r.body.status !== "publishing",
         "post of failed media"

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aGif, aJpeg, aMov, anMp4, aPng, aWebp } from "../../packages/core/test/fixtures/media.ts"
+import { aGif, aJpeg, aMov, anMp4, aPng, aWebp } from "../support/Media.ts"
 import { call, errorOf } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 

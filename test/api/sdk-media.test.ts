@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Postwire, PostwireApiError } from "@postwire/client"
-import { aPng } from "../../packages/core/test/fixtures/media.ts"
+import { aPng } from "../support/Media.ts"
 import { aLargeMp4 } from "../support/LargeMedia.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 

@@ -11,9 +11,10 @@
 import { readFileSync } from "node:fs"
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aPng } from "../../packages/core/test/fixtures/media.ts"
+import { aPng } from "../support/Media.ts"
 import * as ThreadsFake from "../platforms/threads/ThreadsFake.ts"
 import { anotherWorkspace, anImage, aPost } from "../support/Builders.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
 import { aMovableClock, type MovableClock } from "../support/MovableClock.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
@@ -21,18 +22,6 @@ import { aReceiver, type Receiver } from "../webhooks/Receiver.ts"
 
 const minute = 60_000
 const allScopes = ["posts:read", "posts:write", "webhooks:write", "webhooks:read", "accounts:write", "comments:write"]
-
-/** Waits until `done` holds on what `read` returns; fails after 30 s. */
-const eventually = async <A>(read: () => Promise<A>, done: (value: A) => boolean, what: string, step?: () => void): Promise<A> => {
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    step?.()
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 /** What a test key may do on a route, as the table in docs/decisions.md says it. */
 type Rule = "refused on live" | "live hidden" | "sandbox only" | "allowed" | "no key"
@@ -116,7 +105,7 @@ describe.each(backends())("test keys on %s", (backend) => {
         () => asLive("GET", `/v1/comments?post_id=${postId}`),
         (r) => r.body.data?.length > 0,
         `a comment on ${postId}`,
-        () => clock.advance(minute)
+        { step: () => clock.advance(minute), intervalMs: 100 }
       )
     ).body.data[0].id as string
 

@@ -7,7 +7,8 @@ import Stripe from "stripe"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { verify, WebhookVerificationError } from "@postwire/webhooks"
 import { aKeyWithScopes, anImage, anotherWorkspace } from "../support/Builders.ts"
-import { call, errorOf, type Reply } from "../support/Http.ts"
+import { eventually } from "../support/Eventually.ts"
+import { call, errorOf } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 import { aMovableClock } from "../support/MovableClock.ts"
 import { aReceiver, type Receiver } from "../webhooks/Receiver.ts"
@@ -17,16 +18,6 @@ const minute = 60_000
 const hour = 60 * minute
 
 const stripe = new Stripe("sk_test_postwire_compatibility")
-
-/** Asks again until `done` holds for the answer: the server records an attempt just after the receiver answers it. */
-const eventually = async (ask: () => Promise<Reply>, done: (reply: Reply) => boolean, what: string): Promise<Reply> => {
-  for (let tries = 0; ; tries++) {
-    const reply = await ask()
-    if (done(reply)) return reply
-    if (tries > 300) throw new Error(`gave up waiting for ${what}: ${reply.status} ${JSON.stringify(reply.body)}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 /** The unix seconds of a `SERVICE-Signature` header. */
 const timestampOf = (signature: string | undefined) => Number(/t=(\d+)/.exec(signature ?? "")?.[1])

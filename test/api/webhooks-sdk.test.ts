@@ -7,18 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Postwire, PostwireApiError, PostwireClient } from "@postwire/client"
 import { verify } from "@postwire/webhooks"
 import { anotherWorkspace } from "../support/Builders.ts"
+import { eventually } from "../support/Eventually.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 import { aReceiver, type Receiver } from "../webhooks/Receiver.ts"
-
-/** Asks again until `done` holds: the server records an attempt just after the receiver answers. */
-const eventually = async <A>(ask: () => Promise<A>, done: (value: A) => boolean, what: string): Promise<A> => {
-  for (let tries = 0; ; tries++) {
-    const value = await ask()
-    if (done(value)) return value
-    if (tries > 300) throw new Error(`gave up waiting for ${what}: ${JSON.stringify(value)}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 describe.each(backends())("the SDK's webhook log and events against the real server on %s", (backend) => {
   let server: TestServer

@@ -8,22 +8,13 @@
 import { Postwire } from "@postwire/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { anImage, aPost } from "../support/Builders.ts"
-import { call, type Reply } from "../support/Http.ts"
+import { eventually } from "../support/Eventually.ts"
+import { call } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 import { aReceiver, type Receiver } from "../webhooks/Receiver.ts"
 
 const everyScope = ["posts:read", "posts:write", "webhooks:read", "webhooks:write", "accounts:write", "comments:write"]
 const anyLink = /\/approve\/[A-Za-z0-9_-]{20,}/
-
-/** Asks again until `done` holds (the server records an attempt just after the receiver answers it). */
-const eventually = async (ask: () => Promise<Reply>, done: (reply: Reply) => boolean, what: string): Promise<Reply> => {
-  for (let tries = 0; ; tries++) {
-    const reply = await ask()
-    if (done(reply)) return reply
-    if (tries > 300) throw new Error(`gave up waiting for ${what}: ${reply.status} ${JSON.stringify(reply.body)}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 describe.each(backends())("approval links on %s", (backend) => {
   let server: TestServer

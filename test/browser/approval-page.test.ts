@@ -10,7 +10,7 @@
 import { join } from "node:path"
 import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aPng } from "../../packages/core/test/fixtures/media.ts"
+import { aPng } from "../support/Media.ts"
 import { accountOf, anImage, aPost, aVideo } from "../support/Builders.ts"
 import { hasChromium, launchChromium, type TestBrowser } from "../support/Chromium.ts"
 import { call } from "../support/Http.ts"

@@ -4,6 +4,7 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { eventually } from "../support/Eventually.ts"
 
 const bin = join(import.meta.dirname, "../../packages/server/bin/postwire.js")
 
@@ -120,7 +121,7 @@ describe("postwire serve", () => {
     const reply = await fetch(`http://127.0.0.1:${port}/v1/posts/post_missing`, { headers: { authorization: `Bearer ${key}` } })
     expect(reply.status).toBe(404)
     const requestId = reply.headers.get("x-request-id")
-    for (let i = 0; i < 100 && !running.output().includes(`request_id=${requestId}`); i++) await new Promise((r) => setTimeout(r, 50))
+    await eventually(() => running.output().includes(`request_id=${requestId}`), "the request's log line")
     const line = running
       .output()
       .split("\n")

@@ -12,6 +12,7 @@ import { join } from "node:path"
 import { Deferred, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { resolveSettings, serverLayer, storeLayer } from "@postwire/server"
+import { eventually } from "../support/Eventually.ts"
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -22,20 +23,20 @@ const freePort = () =>
   })
 
 /** Resolves once something accepts connections on the port. */
-const accepting = async (port: number) => {
-  for (;;) {
-    const accepted = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, "127.0.0.1")
-      socket.once("connect", () => {
-        socket.destroy()
-        resolve(true)
-      })
-      socket.once("error", () => resolve(false))
-    })
-    if (accepted) return
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
+const accepting = (port: number) =>
+  eventually(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const socket = connect(port, "127.0.0.1")
+        socket.once("connect", () => {
+          socket.destroy()
+          resolve(true)
+        })
+        socket.once("error", () => resolve(false))
+      }),
+    `port ${port} to accept connections`,
+    { intervalMs: 20 }
+  )
 
 const directories: Array<string> = []
 afterAll(() => {

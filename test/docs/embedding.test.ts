@@ -13,7 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, describe, expect, it } from "vitest"
-import { aPng } from "../../packages/core/test/fixtures/media.ts"
+import { aPng } from "../support/Media.ts"
 import { aFreePort } from "../support/Connect.ts"
 import { blocksOf, root } from "./samples.ts"
 

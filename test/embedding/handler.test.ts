@@ -10,6 +10,7 @@ import { join } from "node:path"
 import { format } from "node:util"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { makeHandler, type PostwireHandler } from "@postwire/server"
+import { eventually } from "../support/Eventually.ts"
 
 const PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
 
@@ -108,8 +109,8 @@ describe("makeHandler mounted under /postwire", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ decision: "reject" })
     })
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    const all = logged.join("\n")
+    // Both requests are logged (the decision's line last) before the log is searched.
+    const all = await eventually(() => logged.join("\n"), (text) => text.includes("/approvals/{token}/decision"), "the decision's log line")
     expect(all).toContain("/approve/{token}")
     expect(all).not.toContain(token)
     expect(all).not.toContain(key)
@@ -134,22 +135,26 @@ describe("makeHandler mounted under /postwire", () => {
   })
 
   it("publishes only while the host has the background work started", async () => {
+    const statusOf = async (id: string) => ((await (await api(`/v1/posts/${id}`)).json()) as { status: string }).status
+    // Whether the publisher runs, as /ready reports the instance's loops.
+    const publisherRuns = async () => {
+      const ready = (await (await fetch(`${base}/postwire/ready`)).json()) as { loops?: Record<string, string> }
+      return ready.loops?.publisher === "running"
+    }
     const waiting = await aPost("none")
-    await new Promise((resolve) => setTimeout(resolve, 1500))
-    const before = (await (await api(`/v1/posts/${waiting.id}`)).json()) as { status: string }
-    expect(before.status).toBe("queued")
+    expect(await publisherRuns()).toBe(false)
+    expect(await statusOf(waiting.id)).toBe("queued")
 
     await handler.start()
-    let status = before.status
-    while (status !== "published" && status !== "failed") {
-      await new Promise((resolve) => setTimeout(resolve, 200))
-      status = ((await (await api(`/v1/posts/${waiting.id}`)).json()) as { status: string }).status
-    }
+    expect(await publisherRuns()).toBe(true)
+    const status = await eventually(() => statusOf(waiting.id), (s) => s === "published" || s === "failed", "the post to be published", {
+      intervalMs: 200
+    })
     expect(status).toBe("published")
     await handler.stop()
 
+    expect(await publisherRuns()).toBe(false)
     const after = await aPost("none")
-    await new Promise((resolve) => setTimeout(resolve, 1500))
-    expect(((await (await api(`/v1/posts/${after.id}`)).json()) as { status: string }).status).toBe("queued")
+    expect(await statusOf(after.id)).toBe("queued")
   })
 })

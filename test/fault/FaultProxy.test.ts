@@ -1,21 +1,27 @@
 /**
- * The fault proxy does what the database fault test relies on, against a real echo server on
- * loopback: it forwards bytes in order, resets connections, holds traffic during a black hole and
- * delivers it after, delays chunks, and refuses connections with a closed port.
+ * The tests' TCP proxy does what the fault and lost-answer tests rely on, against a real echo
+ * server on loopback: it forwards bytes in order, resets connections, holds traffic during a
+ * black hole and delivers it after, delays chunks, refuses connections with a closed port,
+ * swallows bytes for good while told to, and lets a rule cut, drop or hold the chunks it picks.
  */
 import { connect, createServer, type Server, type Socket } from "node:net"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { eventually } from "../support/Eventually.ts"
 import * as FaultProxy from "../support/FaultProxy.ts"
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** A client connected through the proxy, collecting what the echo server sends back. */
+/** A client connected through the proxy, collecting what the echo server sends back and when. */
 const aClient = async (port: number) => {
   const socket: Socket = connect(port, "127.0.0.1")
   let received = ""
+  let lastAt = 0
   let failure: string | undefined
-  socket.on("data", (chunk: Buffer) => (received += chunk.toString()))
+  let closed = false
+  socket.on("data", (chunk: Buffer) => {
+    received += chunk.toString()
+    lastAt = Date.now()
+  })
   socket.on("error", (error: NodeJS.ErrnoException) => (failure = error.code ?? error.message))
+  socket.on("close", () => (closed = true))
   await new Promise<void>((resolve, reject) => {
     socket.once("connect", resolve)
     socket.once("error", reject)
@@ -24,11 +30,11 @@ const aClient = async (port: number) => {
     socket,
     received: () => received,
     failure: () => failure,
-    /** Waits, polling, until `text` came back (or the socket failed). */
-    until: async (text: string) => {
-      for (let i = 0; i < 200 && !received.includes(text) && failure === undefined; i++) await sleep(25)
-      return received
-    }
+    closed: () => closed,
+    /** When the last bytes came back (epoch ms). */
+    lastAt: () => lastAt,
+    /** Waits until `text` came back; returns all that came back. */
+    until: (text: string) => eventually(() => received, (all) => all.includes(text), `"${text}" back through the proxy`)
   }
 }
 
@@ -43,6 +49,11 @@ describe("FaultProxy", () => {
     })
     await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve))
     proxy = await FaultProxy.start({ host: "127.0.0.1", port: (echo.address() as { port: number }).port }, () => 0.5)
+  })
+  afterEach(() => {
+    proxy.inspect(undefined)
+    proxy.forward()
+    proxy.heal()
   })
   afterAll(async () => {
     await proxy?.close()
@@ -61,8 +72,7 @@ describe("FaultProxy", () => {
     client.socket.write("before")
     await client.until("before")
     expect(proxy.resetAll()).toBeGreaterThanOrEqual(1)
-    await client.until("never")
-    expect(client.failure()).toBe("ECONNRESET")
+    expect(await eventually(client.failure, "the client's socket error")).toBe("ECONNRESET")
     const next = await aClient(proxy.port)
     next.socket.write("after")
     expect(await next.until("after")).toBe("after")
@@ -71,32 +81,38 @@ describe("FaultProxy", () => {
 
   it("holds everything during a black hole and delivers it, in order, when the hole ends", async () => {
     const client = await aClient(proxy.port)
+    const hole = Date.now()
     proxy.blackHole(1_000)
     client.socket.write("held ")
     client.socket.write("back")
-    await sleep(500)
-    expect(client.received()).toBe("")
     expect(await client.until("back")).toBe("held back")
+    // Nothing came back before the hole ended: the last bytes, and so all of them, came after.
+    expect(client.lastAt() - hole).toBeGreaterThanOrEqual(999)
     client.socket.destroy()
   })
 
   it("delays every chunk by the latency it is given", async () => {
     const client = await aClient(proxy.port)
     proxy.setLatency([400, 400])
+    const sent = Date.now()
     client.socket.write("slow")
-    // 400 ms each way: nothing is back after 400 ms.
-    await sleep(400)
-    expect(client.received()).toBe("")
     expect(await client.until("slow")).toBe("slow")
-    proxy.setLatency(undefined)
+    // 400 ms each way.
+    expect(client.lastAt() - sent).toBeGreaterThanOrEqual(799)
     client.socket.destroy()
   })
 
   it("refuses new connections while refusing, keeps the open ones, and listens again after", async () => {
     const open = await aClient(proxy.port)
     const refusing = proxy.refuse(1_000)
-    await sleep(100)
-    await expect(aClient(proxy.port)).rejects.toMatchObject({ code: "ECONNREFUSED" })
+    const refused = await aClient(proxy.port).then(
+      (client) => {
+        client.socket.destroy()
+        return "connected"
+      },
+      (error: NodeJS.ErrnoException) => error.code
+    )
+    expect(refused).toBe("ECONNREFUSED")
     open.socket.write("still here")
     expect(await open.until("still here")).toBe("still here")
     await refusing
@@ -105,5 +121,67 @@ describe("FaultProxy", () => {
     expect(await later.until("back again")).toBe("back again")
     open.socket.destroy()
     later.socket.destroy()
+  })
+
+  it("swallows every byte while told to, the connection left open, and forwards again after", async () => {
+    const client = await aClient(proxy.port)
+    // A rule sees every chunk first: a swallowed one reaches the proxy and goes no further.
+    const seen: Array<string> = []
+    proxy.inspect((chunk) => {
+      seen.push(`${chunk.direction} ${chunk.bytes.toString()}`)
+      return "forward"
+    })
+    proxy.swallow()
+    client.socket.write("lost")
+    await eventually(() => seen.length, "the chunk at the proxy")
+    proxy.forward()
+    client.socket.write("found")
+    expect(await client.until("found")).toBe("found")
+    expect(seen).toEqual(["to-server lost", "to-server found", "to-client found"])
+    expect(client.closed()).toBe(false)
+    client.socket.destroy()
+  })
+
+  it("cuts, drops or holds what a rule picks, on the connection that carried it", async () => {
+    const first = await aClient(proxy.port)
+    const second = await aClient(proxy.port)
+    const connections = new Set<object>()
+    const seen: Array<string> = []
+    proxy.inspect((chunk) => {
+      connections.add(chunk.connection)
+      const text = chunk.bytes.toString()
+      seen.push(text)
+      if (chunk.direction === "to-server" && text === "drop me") return "drop"
+      if (chunk.direction === "to-server" && text === "hold me") return { holdMs: 500 }
+      if (chunk.direction === "to-client" && text === "cut me") return "cut"
+      return "forward"
+    })
+    // Each write once the proxy has seen the one before, so that TCP cannot join them.
+    const send = async (client: Awaited<ReturnType<typeof aClient>>, text: string) => {
+      client.socket.write(text)
+      await eventually(() => seen.includes(text), `"${text}" at the proxy`)
+    }
+    await send(first, "drop me")
+    await send(first, "kept")
+    expect(await first.until("kept")).toBe("kept")
+    const held = Date.now()
+    await send(first, "hold me")
+    await send(first, " and me")
+    expect(await first.until("and me")).toBe("kepthold me and me")
+    expect(first.lastAt() - held).toBeGreaterThanOrEqual(499)
+    // The echo's answer is cut: that connection ends, the other goes on.
+    await send(second, "cut me")
+    await eventually(second.closed, "the cut connection to close")
+    expect(second.received()).toBe("")
+    await send(first, " still")
+    expect(await first.until("still")).toBe("kepthold me and me still")
+    expect(connections.size).toBe(2)
+    first.socket.destroy()
+  })
+
+  it("names a database URL through it", async () => {
+    expect(proxy.urlFor("postgres://postgres@db.example:5432/test?sslmode=disable")).toBe(
+      `postgres://postgres@127.0.0.1:${proxy.port}/test?sslmode=disable`
+    )
   })
 })

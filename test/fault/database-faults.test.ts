@@ -22,14 +22,8 @@ import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect, Exit, Scope } from "effect"
-import { SqlClient } from "effect/sql"
-import { layerPostgres } from "@postwire/store-sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aPng } from "../../packages/core/test/fixtures/media.ts"
-import type { ContainerFake } from "../platforms/meta/ContainerFake.ts"
-import * as ThreadsFake from "../platforms/threads/ThreadsFake.ts"
-import { freePort, type Instance, publishedCaptions, serve } from "../publishing/fleet.ts"
+import { type Fleet, type Instance, publishedCaptions, startFleet } from "../publishing/fleet.ts"
 import * as FaultProxy from "../support/FaultProxy.ts"
 import { onPostgres } from "../support/Postgres.ts"
 
@@ -57,15 +51,6 @@ const random = (start: number) => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Runs one SQL statement on the database itself (not through the proxy). */
-const onDatabase = (url: string, statement: string) =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      yield* sql.unsafe(statement)
-    }).pipe(Effect.provide(layerPostgres(url, { maxConnections: 1 })))
-  )
-
 /** One create and what it went through: every answer, and the post it ended with. */
 interface KeyedCreate {
   readonly key: string
@@ -79,118 +64,28 @@ interface KeyedCreate {
 }
 
 /** The services under test, their database behind the proxy, and the fake platform. */
-interface World {
+interface World extends Fleet {
   readonly proxy: FaultProxy.FaultProxy
-  readonly fake: ContainerFake
-  readonly api: Instance
-  readonly workers: ReadonlyArray<Instance>
-  readonly apiUrl: string
-  readonly liveKey: string
-  readonly profileId: string
-  readonly accountIds: ReadonlyArray<string>
-  readonly imageId: string
-  readonly stop: () => Promise<void>
 }
 
-/** Starts the fake, the proxy, a fresh schema, the api with a live workspace, and two workers. */
+/** Starts the proxy, then a fleet (a fresh schema, the api with a live workspace, two workers) that reaches PostgreSQL through it. */
 const startWorld = async (databaseUrl: string, jitter: () => number): Promise<World> => {
-  const schema = `pw_fault_${randomBytes(5).toString("hex")}`
-  await onDatabase(databaseUrl, `CREATE SCHEMA ${schema}`)
   const database = new URL(databaseUrl)
   const proxy = await FaultProxy.start({ host: database.hostname, port: Number(database.port || 5432) }, jitter)
-  const viaProxy = new URL(databaseUrl)
-  viaProxy.hostname = "127.0.0.1"
-  viaProxy.port = String(proxy.port)
-  const base = viaProxy.toString()
-  const url = `${base}${base.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}&application_name=${schema}`
-
-  const fakeScope = Effect.runSync(Scope.make())
-  const fake = await Effect.runPromise(ThreadsFake.make().pipe(Scope.provide(fakeScope)))
-  fake.pollsBeforeFinished = 0
-  // One quota for every caller of the fake; the test publishes more than a real account may.
-  fake.quotaUsedBefore = -1_000_000
-  fake.latencyMs = () => 2 + Math.floor(jitter() * 20)
-
-  const dataDir = mkdtempSync(join(tmpdir(), "postwire-fault-"))
-  const adminToken = `pwadm_${randomBytes(16).toString("hex")}`
-  const apiPort = await freePort()
-  const apiUrl = `http://127.0.0.1:${apiPort}`
-  const common = {
-    DATABASE_URL: url,
-    POSTWIRE_ADMIN_TOKEN: adminToken,
-    POSTWIRE_SECRET: randomBytes(32).toString("base64url"),
-    POSTWIRE_PUBLIC_URL: apiUrl,
-    POSTWIRE_DATA_DIR: dataDir
-  }
-  const api = await serve(
-    "api",
-    ["--role", "api"],
-    { ...common, POSTWIRE_RATE_LIMIT_PER_KEY: "100000000", POSTWIRE_RATE_LIMIT_POSTS_CREATE: "100000000" },
-    apiPort
-  )
-  const admin = async (path: string, body: unknown): Promise<any> => {
-    const reply = await fetch(`${apiUrl}/admin/v1${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-      body: JSON.stringify(body)
-    })
-    const json = await reply.json()
-    if (!reply.ok) throw new Error(`admin ${path}: ${reply.status} ${JSON.stringify(json)}`)
-    return json
-  }
-  const workspace = await admin("/workspaces", { name: "fault" })
-  const { key: liveKey } = await admin(`/workspaces/${workspace.id}/keys`, { kind: "live", scopes: ["posts:read", "posts:write"] })
-  const profile = await admin(`/workspaces/${workspace.id}/profiles`, { name: "Fault" })
-  const accountIds: Array<string> = []
-  for (let i = 0; i < accounts; i++) {
-    const account = await admin(`/workspaces/${workspace.id}/accounts`, {
-      profile_id: profile.id,
-      platform: "textpost",
-      sandbox: false,
-      handle: `maya.bakes.${i}`,
-      daily_quota: 1_000_000,
-      credentials: { access_token: fake.accessToken },
-      external_id: ThreadsFake.threadsUserId
-    })
-    accountIds.push(account.id)
-  }
-  const upload = await fetch(`${apiUrl}/v1/media`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${liveKey}`, "content-type": "application/json" },
-    body: JSON.stringify({ data: Buffer.from(aPng({ width: 8, height: 8 })).toString("base64") })
-  })
-  const image = (await upload.json()) as any
-  if (upload.status !== 201) throw new Error(`upload: ${JSON.stringify(image)}`)
-
-  const workerEnv = {
-    ...common,
-    POSTWIRE_THREADS_BASE_URL: fake.url,
-    POSTWIRE_THREADS_REFRESH_URL: "none",
-    POSTWIRE_PLATFORM_POLL_INTERVAL_MS: "1",
-    POSTWIRE_PLATFORM_RETRY_DELAY_MS: "50",
-    POSTWIRE_PUBLISH_POLL_MS: "50",
+  const fleet = await startFleet({
+    accounts,
+    through: proxy.urlFor,
     // Short leases, so the targets of a worker that lost its database are taken over within seconds.
-    POSTWIRE_PUBLISH_LEASE_MS: "6000"
-  }
-  const workers = await Promise.all(
-    [1, 2].map(async (n) => serve(`worker-${n}`, ["--role", "worker"], workerEnv, await freePort()))
-  )
+    workerEnv: { POSTWIRE_PUBLISH_LEASE_MS: "6000" }
+  })
+  fleet.fake.latencyMs = () => 2 + Math.floor(jitter() * 20)
+  await Promise.all([fleet.startWorker(), fleet.startWorker()])
   return {
+    ...fleet,
     proxy,
-    fake,
-    api,
-    workers,
-    apiUrl,
-    liveKey,
-    profileId: profile.id,
-    accountIds,
-    imageId: image.id,
     stop: async () => {
-      await Promise.all([api, ...workers].map((instance) => instance.stop()))
+      await fleet.stop()
       await proxy.close()
-      await Effect.runPromise(Scope.close(fakeScope, Exit.void))
-      await onDatabase(databaseUrl, `DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-      rmSync(dataDir, { recursive: true, force: true })
     }
   }
 }
@@ -211,7 +106,8 @@ onPostgres(
       afterAll(() => world?.stop())
 
       it("ends every target once, creates one post per key, and answers /ready 503 in time, through resets, black holes, latency and refusals", async () => {
-        const { proxy, fake, api, workers, apiUrl, liveKey } = world
+        const { proxy, fake, api, workers, liveKey } = world
+        const apiUrl = api.baseUrl
         const started = Date.now()
         const timeline: Array<string> = []
         const note = (event: string) => timeline.push(`+${((Date.now() - started) / 1_000).toFixed(1)}s ${event}`)
@@ -383,8 +279,10 @@ onPostgres(
           if (Date.now() > settleDeadline) break
           await sleep(500)
         }
-        // A late duplicate, or a late report, shows up within a moment.
-        await sleep(1_000)
+        // Every process ran through it all; then the workers stop (SIGTERM lets a running step
+        // finish), so that no late duplicate or late report can come after the count below.
+        const processesExited = [api, ...workers].filter((i) => !i.alive()).map((i) => i.name)
+        await Promise.all(workers.map((worker) => worker.stop()))
         posts = await listPosts()
         note(`settled: ${posts.length} posts`)
 
@@ -428,7 +326,7 @@ onPostgres(
           reportedButNotPublished: posts
             .filter((p) => p.targets[0].status === "published" && !(permalinksOf.get(p.caption) ?? []).includes(p.targets[0].permalink))
             .map((p) => `${described(p)} with permalink ${p.targets[0].permalink}, platform has ${permalinksOf.get(p.caption) ?? "none"}`),
-          processesExited: [api, ...workers].filter((i) => !i.alive()).map((i) => i.name),
+          processesExited,
           probesDuringBlackHole: probes.sort((a, b) => `${a.instance}${a.path}`.localeCompare(`${b.instance}${b.path}`))
         }
         const within = `within ${readyLimitMs + readyMarginMs} ms`

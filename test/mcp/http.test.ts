@@ -6,10 +6,11 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Ajv } from "ajv"
 import addFormatsModule from "ajv-formats"
-import { aPng } from "../../packages/core/test/fixtures/media.ts"
+import { aPng } from "../support/Media.ts"
 import { ErrorCatalog, errorCodes, platforms } from "@postwire/domain"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { accountOf, aKeyWithScopes, anImage, anotherWorkspace, aPost, aVideo } from "../support/Builders.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call, inOneRateLimitWindow } from "../support/Http.ts"
 import { aDatabase, backends, startServer, type TestServer } from "../support/TestServer.ts"
 import { aMovableClock } from "../support/MovableClock.ts"
@@ -472,11 +473,7 @@ describe.each(backends())("tool server over Streamable HTTP, operator options an
       const created = resultOf(
         await callTool(agent.client, "create_post", aPost(server, [image], { targets: [{ account_id: flaky.id }], approval: { mode: "none" } }))
       )
-      let post = created
-      while (!settled(post)) {
-        await new Promise((resolve) => setTimeout(resolve, 50))
-        post = resultOf(await callTool(agent.client, "get_post", { id: created.id }))
-      }
+      const post = await eventually(async () => resultOf(await callTool(agent.client, "get_post", { id: created.id })), settled, "the post to settle")
       expect(post.targets[0]).toMatchObject({ status: "failed", error: { code: "platform_unavailable", retryable: true } })
       const retried = resultOf(await callTool(agent.client, "retry_post", { id: created.id }))
       expect(retried.data.map((t: any) => [t.id, t.status])).toEqual([[post.targets[0].id, "queued"]])

@@ -15,7 +15,7 @@ import {
   Store,
   Workspaces
 } from "@postwire/core"
-import { aPng } from "../../packages/core/test/fixtures/media.ts"
+import { aPng } from "../support/Media.ts"
 import { Ids as Id } from "@postwire/domain"
 import { Registry } from "@postwire/platforms"
 

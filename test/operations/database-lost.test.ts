@@ -8,7 +8,8 @@ import { Effect, Exit, Layer, Scope } from "effect"
 import { layerPostgres } from "@postwire/store-sql"
 import { sqlStores } from "@postwire/server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as ConnectionProxy from "../../packages/store-sql/test/ConnectionProxy.ts"
+import * as FaultProxy from "../support/FaultProxy.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call } from "../support/Http.ts"
 import { onPostgres } from "../support/Postgres.ts"
 import { aDatabase, startServer, type TestDatabase, type TestServer } from "../support/TestServer.ts"
@@ -19,11 +20,11 @@ const get = (url: string, ms: number) => fetch(url, { signal: AbortSignal.timeou
 onPostgres("an instance whose database stops answering", (url) => {
   describe("an instance whose database stops answering", () => {
     const scope = Effect.runSync(Scope.make())
-    let proxy: ConnectionProxy.ConnectionProxy
+    let proxy: FaultProxy.DatabaseProxy
     let database: TestDatabase
     let server: TestServer
     beforeAll(async () => {
-      proxy = await Effect.runPromise(Scope.provide(ConnectionProxy.start(url), scope))
+      proxy = await Effect.runPromise(Scope.provide(FaultProxy.scoped(url), scope))
       const real = await aDatabase("postgres")
       // A statement limit well above /ready's 2 s: /ready must not wait for the client to give up.
       const stores = () =>
@@ -42,7 +43,7 @@ onPostgres("an instance whose database stops answering", (url) => {
       expect((await get(`${server.baseUrl}/ready`, 10_000)).status).toBe(200)
       expect((await call(server.baseUrl, "GET", "/v1/posts", { key: server.testKey })).status).toBe(200)
 
-      proxy.blackHole()
+      proxy.swallow()
       expect((await get(`${server.baseUrl}/health`, 10_000)).status).toBe(200)
       // Well under the client's own limit (12 s + 2 s): only /ready's own limit can answer this soon.
       const notReady = await get(`${server.baseUrl}/ready`, 8_000)
@@ -59,12 +60,9 @@ onPostgres("an instance whose database stops answering", (url) => {
       expect(refused.body.error.message).toContain("basis data")
 
       proxy.forward()
-      let ready = 0
-      for (let i = 0; i < 100 && ready !== 200; i++) {
-        ready = (await get(`${server.baseUrl}/ready`, 10_000)).status
-        if (ready !== 200) await new Promise((resolve) => setTimeout(resolve, 100))
-      }
-      expect(ready).toBe(200)
+      await eventually(async () => (await get(`${server.baseUrl}/ready`, 10_000)).status, (status) => status === 200, "/ready to answer 200", {
+        intervalMs: 100
+      })
     })
   })
 })

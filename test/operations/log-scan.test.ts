@@ -11,7 +11,8 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aPng } from "../../packages/core/test/fixtures/media.ts"
+import { aPng } from "../support/Media.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call } from "../support/Http.ts"
 import { aReceiver, type Receiver } from "../webhooks/Receiver.ts"
 
@@ -24,14 +25,6 @@ const freePort = () =>
       s.close(() => resolve(port))
     })
   })
-
-const waitFor = async (what: string, done: () => Promise<boolean> | boolean) => {
-  const deadline = Date.now() + 60_000
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 describe.each(["text", "json"] as const)("the %s logs of a full run at debug level", (format) => {
   const dataDir = mkdtempSync(join(tmpdir(), "postwire-log-scan-"))
@@ -69,7 +62,8 @@ describe.each(["text", "json"] as const)("the %s logs of a full run at debug lev
     })
     child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()))
     child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
-    await waitFor("the server to listen", () => output.includes("Postwire is listening"))
+    // Started through tsx: on a loaded machine this takes most of the hook's time.
+    await eventually(() => output.includes("Postwire is listening"), "the server to listen", { withinMs: 85_000 })
   }, 90_000)
 
   afterAll(async () => {
@@ -131,13 +125,13 @@ describe.each(["text", "json"] as const)("the %s logs of a full run at debug lev
     planted.approvalToken = approvalToken
 
     // The approval e-mail was sent (to a file, with no SMTP server).
-    await waitFor("the approval e-mail", () => {
+    await eventually(() => {
       try {
         return readdirSync(join(dataDir, "mail")).some((name) => name.endsWith(".eml"))
       } catch {
         return false
       }
-    })
+    }, "the approval e-mail")
     const mail = readdirSync(join(dataDir, "mail")).find((name) => name.endsWith(".eml"))!
     expect(readFileSync(join(dataDir, "mail", mail), "utf8")).toContain(planted.email)
 
@@ -148,10 +142,10 @@ describe.each(["text", "json"] as const)("the %s logs of a full run at debug lev
     // A refused body carrying the caption.
     expect((await call(baseUrl, "POST", "/v1/posts", { key: apiKey, body: { caption: planted.caption, targets: 42 } })).status).toBe(400)
 
-    await waitFor("the post to be published", async () => {
+    await eventually(async () => {
       const read = await call(baseUrl, "GET", `/v1/posts/${post.body.id}`, { key: apiKey })
       return read.body.status === "published"
-    })
+    }, "the post to be published")
     await receiver.waitUntil(() => receiver.events.some((event) => event.type === "post.published"), "post.published", 30_000)
 
     await new Promise<void>((resolve) => {

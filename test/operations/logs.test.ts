@@ -12,7 +12,8 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aPng } from "../../packages/core/test/fixtures/media.ts"
+import { aPng } from "../support/Media.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call, errorOf } from "../support/Http.ts"
 import { aReceiver, type Receiver } from "../webhooks/Receiver.ts"
 
@@ -25,14 +26,6 @@ const freePort = () =>
       s.close(() => resolve(port))
     })
   })
-
-const waitFor = async (what: string, done: () => Promise<boolean> | boolean) => {
-  const deadline = Date.now() + 60_000
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 type Line = Record<string, unknown> & { time: string; level: string; message: string }
 
@@ -76,7 +69,8 @@ describe("JSON logs of a real process", () => {
     })
     child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
     child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-    await waitFor("the server to listen", () => stdout.includes("Postwire is listening"))
+    // Started through tsx: on a loaded machine this takes most of the hook's 90 s.
+    await eventually(() => stdout.includes("Postwire is listening"), "the server to listen", { withinMs: 85_000 })
   }, 90_000)
 
   afterAll(async () => {
@@ -163,13 +157,13 @@ describe("JSON logs of a real process", () => {
 
     expect((await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).status).toBe(200)
 
-    await waitFor("the post to be published", async () => {
+    await eventually(async () => {
       const read = await call(baseUrl, "GET", `/v1/posts/${post.body.id}`, { key: apiKey })
       return read.body.status === "published"
-    })
+    }, "the post to be published")
     await receiver.waitUntil(() => receiver.events.some((event) => event.type === "post.published"), "post.published", 30_000)
     // The worker's own line about the publish.
-    await waitFor("the publisher's log line", () => stdout.includes('"message":"target published"'))
+    await eventually(() => stdout.includes('"message":"target published"'), "the publisher's log line")
 
     await new Promise<void>((resolve) => {
       child.on("exit", () => resolve())

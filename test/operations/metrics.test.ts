@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { accountOf, anImage, aPost } from "../support/Builders.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call, errorOf } from "../support/Http.ts"
 import { type Family, parse, sampleValue } from "../support/Prometheus.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
@@ -18,14 +19,6 @@ const scrape = async (server: TestServer): Promise<Map<string, Family>> => {
   expect(response.status).toBe(200)
   expect(response.headers.get("content-type")).toContain("text/plain")
   return parse(await response.text())
-}
-
-const waitFor = async (what: string, done: () => Promise<boolean>) => {
-  const deadline = Date.now() + 30_000
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }
 
 describe.each(backends())("GET /metrics (%s)", (backend) => {
@@ -70,17 +63,17 @@ describe.each(backends())("GET /metrics (%s)", (backend) => {
       body: aPost(server, [image], { approval: { mode: "none" }, targets: [{ account_id: accountOf(server, "textpost") }] })
     })
     expect(created.status).toBe(201)
-    await waitFor("the post to be published", async () => {
+    await eventually(async () => {
       const post = await call(server.baseUrl, "GET", `/v1/posts/${created.body.id}`, { key: server.testKey })
       return post.body.status === "published"
-    })
+    }, "the post to be published")
     await receiver.waitUntil(() => receiver.events.some((event) => event.type === "post.published"), "post.published")
     // The delivery is recorded right after the receiver answers.
-    await waitFor("the delivery to be counted", async () => {
+    await eventually(async () => {
       const now = await scrape(server)
       return sampleValue(now, "postwire_webhook_deliveries_total", { outcome: "delivered" }) >
         sampleValue(before, "postwire_webhook_deliveries_total", { outcome: "delivered" })
-    })
+    }, "the delivery to be counted")
 
     const after = await scrape(server)
     const moved = (name: string, labels: Record<string, string>) => sampleValue(after, name, labels) - sampleValue(before, name, labels)

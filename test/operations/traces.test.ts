@@ -9,6 +9,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { accountOf, anImage, aPost } from "../support/Builders.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 
@@ -100,16 +101,6 @@ const ancestry = (spans: ReadonlyArray<Span>, span: Span): Array<Span> => {
   return chain
 }
 
-const eventually = async <A>(what: string, find: () => A | undefined): Promise<A> => {
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const found = find()
-    if (found !== undefined) return found
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
-
 describe.each(backends())("traces over OTLP/HTTP (%s)", (backend) => {
   let collector: Awaited<ReturnType<typeof aCollector>>
   let server: TestServer
@@ -140,18 +131,19 @@ describe.each(backends())("traces over OTLP/HTTP (%s)", (backend) => {
     const requestId = created.headers.get("x-request-id")
 
     // The request: its server span, the use-case under it, SQL statements under that.
-    const request = await eventually("the request's server span", () =>
-      collector.spans.find((s) => s.attributes["http.route"] === "/v1/posts" && s.attributes["http.request.method"] === "POST")
+    const request = await eventually(() =>
+      collector.spans.find((s) => s.attributes["http.route"] === "/v1/posts" && s.attributes["http.request.method"] === "POST"),
+      "the request's server span"
     )
     expect(request.parentSpanId).toBeUndefined()
     expect(request.attributes["postwire.request_id"]).toBe(requestId)
     expect(request.service).toMatchObject({ "service.name": "postwire-under-test" })
-    const statements = await eventually("the request's SQL statements", () => {
+    const statements = await eventually(() => {
       const found = collector.spans.filter(
         (s) => s.traceId === request.traceId && typeof s.attributes["db.query.text"] === "string"
       )
       return found.some((s) => ancestry(collector.spans, s).some((a) => a.name === "posts.create")) ? found : undefined
-    })
+    }, "the request's SQL statements")
     const insert = statements.find((s) => /INSERT INTO posts/i.test(String(s.attributes["db.query.text"])))
     expect(insert, "the INSERT of the post is traced").toBeDefined()
     const chain = ancestry(collector.spans, insert!).map((s) => s.spanId)
@@ -161,8 +153,9 @@ describe.each(backends())("traces over OTLP/HTTP (%s)", (backend) => {
     for (const statement of statements) expect(String(statement.attributes["db.query.text"])).not.toContain("Hello from Postwire")
 
     // Publishing: the claimed target's own trace, the platform call inside it.
-    const claimed = await eventually("the claimed target's span", () =>
-      collector.spans.find((s) => s.name === "publishing.target" && s.attributes["postwire.target_id"] === targetId)
+    const claimed = await eventually(() =>
+      collector.spans.find((s) => s.name === "publishing.target" && s.attributes["postwire.target_id"] === targetId),
+      "the claimed target's span"
     )
     expect(claimed.attributes["postwire.post_id"]).toBe(postId)
     // Its own trace, linked to the use-case span of the request that created the post.
@@ -173,8 +166,9 @@ describe.each(backends())("traces over OTLP/HTTP (%s)", (backend) => {
     expect(claimed.links).toEqual([
       { traceId: request.traceId, spanId: useCase!.spanId, attributes: { "postwire.link": "created_by" } }
     ])
-    const platformCall = await eventually("the platform call's span", () =>
-      collector.spans.find((s) => s.name === "platform.publish" && s.traceId === claimed.traceId)
+    const platformCall = await eventually(() =>
+      collector.spans.find((s) => s.name === "platform.publish" && s.traceId === claimed.traceId),
+      "the platform call's span"
     )
     expect(platformCall.attributes).toMatchObject({
       "postwire.target_id": targetId,
@@ -196,8 +190,8 @@ describe.each(backends())("traces over OTLP/HTTP (%s)", (backend) => {
     const decided = await call(server.baseUrl, "POST", `/v1/approvals/${token}/decision`, { body: { decision: "reject" } })
     expect(decided.status).toBe(200)
     // The page's use-case is traced (a root of its own: the page's request gets no server span).
-    await eventually("the approval page's spans", () => collector.spans.find((s) => s.name === "approvals.page"))
-    await eventually("the decision's spans", () => collector.spans.find((s) => s.name === "approvals.decide"))
+    await eventually(() => collector.spans.find((s) => s.name === "approvals.page"), "the approval page's spans")
+    await eventually(() => collector.spans.find((s) => s.name === "approvals.decide"), "the decision's spans")
     const everything = JSON.stringify(collector.spans)
     expect(everything.includes(token)).toBe(false)
     expect(everything.includes(server.testKey)).toBe(false)

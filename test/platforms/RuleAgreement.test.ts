@@ -27,7 +27,7 @@ import { type Platform, type Post, PostwireError, renderError, renderMessage } f
 import { Credentials, Registry } from "@postwire/platforms"
 import { Ids as Id } from "@postwire/domain"
 import { Effect, Layer, Result } from "effect"
-import { aJpeg, anMp4 } from "../../packages/core/test/fixtures/media.ts"
+import { aJpeg, anMp4 } from "../support/Media.ts"
 import { aRouter } from "./adapterConformance.ts"
 import { aConsent, anAccount, aPost, aPublishInput, aTarget } from "./builders.ts"
 import * as TikTokFake from "./tiktok/TikTokFake.ts"

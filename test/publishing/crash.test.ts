@@ -1,11 +1,14 @@
 /**
  * An unreliable platform and workers that die: the fake Threads server answers slowly, fails 5%
  * of its calls with a 500 and loses 5% of its publish answers after publishing, while one of three
- * workers on one PostgreSQL is killed with SIGKILL every 0.3 to 2 seconds (once all three run:
- * the pace is bounded by how fast a replacement starts) and replaced: no
- * finalizer runs, no lease is given back, steps die half-way (before the platform call, after
- * the platform accepted, between polls, between creating a container and publishing it). Once
- * the killed workers' leases run out, the others take their targets over.
+ * workers on one PostgreSQL is killed with SIGKILL and replaced: no finalizer runs, no lease is
+ * given back, steps die half-way (before the platform call, after the platform accepted, between
+ * polls, between creating a container and publishing it). Once the killed workers' leases run
+ * out, the others take their targets over.
+ *
+ * The posts come in waves, and each wave has its kills at drawn points of its own progress, with
+ * all three workers running: how fast a loaded machine publishes, or starts a replacement, cannot
+ * leave the workers without work to die in (a clock-paced kill could find everything published).
  *
  * In the end: nothing published twice; no target reported failed that the platform published (a
  * target the platform refused for good may fail `retryable`: it is retried here until it
@@ -13,6 +16,7 @@
  * container made once one was saved (a saved container is one the workers asked about).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { eventually } from "../support/Eventually.ts"
 import { onPostgres } from "../support/Postgres.ts"
 import { type CreatedPost, type Fleet, publishedCaptions, startFleet } from "./fleet.ts"
 
@@ -27,17 +31,19 @@ const random = (seed: number) => {
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+/** The posts come in this many waves of `targets / waves`. */
+const waves = 5
+/** Kills in each wave, each at a drawn point of the wave's progress (so at least `waves * killsPerWave`). */
+const killsPerWave = 2
 
 onPostgres("publishing through worker crashes", () => {
   describe("publishing through worker crashes", () => {
     let fleet: Fleet
-    let created: Array<CreatedPost>
+    const created: Array<CreatedPost> = []
 
     beforeAll(async () => {
       // Short leases, so a killed worker's targets are taken over within seconds.
       fleet = await startFleet({ accounts: 20, workerEnv: { POSTWIRE_PUBLISH_LEASE_MS: "6000" } })
-      created = await fleet.createPosts(targets)
     }, 10 * 60_000)
     afterAll(() => fleet?.stop())
 
@@ -50,45 +56,49 @@ onPostgres("publishing through worker crashes", () => {
       await Promise.all([fleet.startWorker(), fleet.startWorker(), fleet.startWorker()])
 
       const kills: Array<string> = []
-      const replacements: Array<Promise<unknown>> = []
-      while (fake.media.length < targets - 50) {
-        await sleep(300 + next() * 1_700)
-        // Kill only while all three run: two keep publishing while the replacement starts.
-        const alive = fleet.workers.filter((w) => w.alive())
-        if (alive.length < 3) continue
-        const victim = alive[Math.floor(next() * alive.length)]!
-        kills.push(`${victim.name}@${fake.media.length}`)
-        await victim.kill9()
-        replacements.push(fleet.startWorker())
+      const perWave = targets / waves
+      for (let wave = 0; wave < waves; wave++) {
+        const before = fake.media.length
+        created.push(...(await fleet.createPosts(perWave)))
+        // Drawn points between 5% and 65% of the wave: at each, two keep publishing while the
+        // third dies and its replacement starts; the next kill waits for the replacement.
+        const points = Array.from({ length: killsPerWave }, () => before + Math.floor(perWave * (0.05 + next() * 0.6))).sort((a, b) => a - b)
+        for (const point of points) {
+          await eventually(() => fake.media.length >= point, `${point} published`, { intervalMs: 20, withinMs: 10 * 60_000 })
+          const alive = fleet.workers.filter((w) => w.alive())
+          const victim = alive[Math.floor(next() * alive.length)]!
+          kills.push(`${victim.name}@${fake.media.length}`)
+          await victim.kill9()
+          await fleet.startWorker()
+        }
       }
-      await Promise.all(replacements)
       const context = () => `seed ${seed}; ${kills.length} kills: ${kills.join(", ")}; containers made: ${fake.containers.length}`
 
       // Targets the platform refused for good (three 500s in a row) failed, retryable: retry them.
       const falseFailures: Array<unknown> = []
-      for (let round = 0; ; round++) {
-        const posts = await fleet.listPosts()
-        const failed = posts.filter((p) => p.targets[0].status === "failed")
-        for (const post of failed) {
-          if (fake.media.some((m) => m.caption === post.caption)) falseFailures.push([post.id, post.caption, post.targets[0].error])
-        }
-        expect(falseFailures, context()).toEqual([])
-        for (const post of failed) {
-          expect(post.targets[0].error.retryable, context()).toBe(true)
-          await fleet.retryPost(post.id)
-        }
-        const missing = posts.filter((p) => p.targets[0].status !== "published" || p.targets[0].permalink === null)
-        if (missing.length === 0) break
-        if (round > 6_000) {
-          throw new Error(`${missing.length} not published with a permalink: ${JSON.stringify(missing.slice(0, 3))}; ${context()}`)
-        }
-        await sleep(100)
-      }
-      // Anything a killed worker left half-done has been taken over by now; give a late
-      // duplicate the chance to show up before counting.
-      await sleep(1_000)
+      const notRetryable: Array<unknown> = []
+      await eventually(
+        async () => {
+          const posts = await fleet.listPosts()
+          const failed = posts.filter((p) => p.targets[0].status === "failed")
+          for (const post of failed) {
+            if (fake.media.some((m) => m.caption === post.caption)) falseFailures.push([post.id, post.caption, post.targets[0].error])
+            if (post.targets[0].error.retryable !== true) notRetryable.push([post.id, post.targets[0].error])
+            else await fleet.retryPost(post.id)
+          }
+          return posts.filter((p) => p.targets[0].status !== "published" || p.targets[0].permalink === null)
+        },
+        (missing) => missing.length === 0 || falseFailures.length > 0 || notRetryable.length > 0,
+        `every post published with a permalink (${context()})`,
+        { intervalMs: 100, withinMs: 10 * 60_000 }
+      )
+      expect(falseFailures, context()).toEqual([])
+      expect(notRetryable, context()).toEqual([])
+      // Anything a killed worker left half-done has been taken over by now; the workers stop
+      // (SIGTERM lets a running step finish), so no late duplicate can come after the count.
+      await Promise.all(fleet.workers.map((worker) => worker.stop()))
 
-      expect(kills.length, context()).toBeGreaterThanOrEqual(3)
+      expect(kills.length, context()).toBe(waves * killsPerWave)
       expect(fake.media.length, context()).toBe(targets)
       expect(fake.duplicatePublishes, context()).toBe(0)
       const counts = publishedCaptions(fake)

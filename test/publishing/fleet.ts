@@ -13,9 +13,10 @@ import { join } from "node:path"
 import { Effect, Exit, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { layerPostgres } from "@postwire/store-sql"
-import { aPng } from "../../packages/core/test/fixtures/media.ts"
+import { aPng } from "../support/Media.ts"
 import type { ContainerFake } from "../platforms/meta/ContainerFake.ts"
 import * as ThreadsFake from "../platforms/threads/ThreadsFake.ts"
+import { eventually } from "../support/Eventually.ts"
 
 const bin = join(import.meta.dirname, "../../packages/server/bin/postwire.js")
 
@@ -27,8 +28,6 @@ export const freePort = (): Promise<number> =>
       s.close(() => resolve(port))
     })
   })
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Process groups still running; killed if the test process exits before stopping them. */
 const running = new Set<number>()
@@ -72,6 +71,10 @@ export interface Fleet {
   readonly api: Instance
   readonly fake: ContainerFake
   readonly liveKey: string
+  /** The workspace's profile, its accounts (Threads, live, on the fake) and an uploaded image. */
+  readonly profileId: string
+  readonly accountIds: ReadonlyArray<string>
+  readonly imageId: string
   readonly workers: Array<Instance>
   /**
    * Starts one more worker and waits until it answers /health; `nodeArgs` go to node itself
@@ -119,20 +122,25 @@ export const serve = async (
     running.delete(child.pid!)
   })
   const baseUrl = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (exited) throw new Error(`${name} exited while starting:\n${out}`)
-    // The port is bound before the server is ready: ask only once it says it listens.
-    const healthy =
-      out.includes("is listening") &&
-      (await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2_000) }).then(
-        (r) => r.ok,
-        () => false
-      ))
-    if (healthy) break
-    if (Date.now() > deadline) throw new Error(`${name} did not start:\n${out}`)
-    await sleep(100)
-  }
+  await eventually(
+    async () => {
+      if (exited) return "exited"
+      // The port is bound before the server is ready: ask only once it says it listens.
+      const healthy =
+        out.includes("is listening") &&
+        (await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2_000) }).then(
+          (r) => r.ok,
+          () => false
+        ))
+      return healthy ? "healthy" : "starting"
+    },
+    (state) => state !== "starting",
+    `${name} to start`,
+    { intervalMs: 100 }
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\n${out}`)
+  })
+  if (exited) throw new Error(`${name} exited while starting:\n${out}`)
   const signal = async (sig: NodeJS.Signals) => {
     if (exited) return
     try {
@@ -162,17 +170,33 @@ const onDatabase = (url: string, statement: string) =>
     }).pipe(Effect.provide(layerPostgres(url, { maxConnections: 1 })))
   )
 
+/** How a fleet starts. */
+export interface FleetOptions {
+  /** Live Threads accounts of the workspace, on the fake. */
+  readonly accounts: number
+  /** Environment of every worker, over the fleet's own. */
+  readonly workerEnv?: Readonly<Record<string, string>>
+  /**
+   * The URL the instances reach PostgreSQL by, from `DATABASE_URL` (e.g. through a
+   * `FaultProxy`); the fleet's schema is made and dropped on `DATABASE_URL` itself.
+   */
+  readonly through?: (databaseUrl: string) => string
+  /** Workers started with the fleet (default none: a test starts its own). */
+  readonly workers?: number
+}
+
 /**
  * Starts the fake Threads server, a fresh schema, an API instance with a live workspace
- * (`accounts` Threads accounts whose base URL is the fake), and no worker yet.
+ * (`accounts` Threads accounts whose base URL is the fake), and `workers` workers (none by default).
  */
-export const startFleet = async (options: { readonly accounts: number; readonly workerEnv?: Readonly<Record<string, string>> }): Promise<Fleet> => {
+export const startFleet = async (options: FleetOptions): Promise<Fleet> => {
   const databaseUrl = process.env.DATABASE_URL
   if (!databaseUrl) throw new Error("DATABASE_URL is not set")
   const schema = `pw_fleet_${randomBytes(5).toString("hex")}`
   await onDatabase(databaseUrl, `CREATE SCHEMA ${schema}`)
+  const reach = options.through?.(databaseUrl) ?? databaseUrl
   // The application name lets a bench find the fleet's PostgreSQL backends (pg_stat_activity) among others'.
-  const url = `${databaseUrl}${databaseUrl.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}&application_name=${schema}`
+  const url = `${reach}${reach.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}&application_name=${schema}`
 
   const fakeScope = Effect.runSync(Scope.make())
   const fake = await Effect.runPromise(ThreadsFake.make().pipe(Scope.provide(fakeScope)))
@@ -286,15 +310,12 @@ export const startFleet = async (options: { readonly accounts: number; readonly 
   }
 
   const waitForPublished = async (count: number, timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs
-    while (fake.media.length < count) {
-      if (Date.now() > deadline) {
-        throw new Error(
-          `published ${fake.media.length} of ${count}\n${workers.map((w) => `--- ${w.name}\n${w.output().slice(-3000)}`).join("\n")}`
-        )
-      }
-      await sleep(100)
-    }
+    await eventually(
+      () => ({ published: fake.media.length, workers: workers.map((w) => `--- ${w.name}\n${w.output().slice(-3000)}`).join("\n") }),
+      (state) => state.published >= count,
+      `${count} published`,
+      { intervalMs: 100, withinMs: timeoutMs }
+    )
   }
 
   const listPosts = async () => {
@@ -311,14 +332,13 @@ export const startFleet = async (options: { readonly accounts: number; readonly 
     return all
   }
 
-  const listSettledPosts = async (timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      const posts = await listPosts()
-      if (Date.now() > deadline || posts.every((p) => p.status !== "queued" && p.status !== "publishing")) return posts
-      await sleep(200)
-    }
-  }
+  const listSettledPosts = (timeoutMs: number) =>
+    eventually(listPosts, (posts) => posts.every((p) => p.status !== "queued" && p.status !== "publishing"), "every post settled", {
+      intervalMs: 200,
+      withinMs: timeoutMs
+    }).catch(() => listPosts())
+
+  await Promise.all(Array.from({ length: options.workers ?? 0 }, () => startWorker()))
 
   return {
     databaseUrl: url,
@@ -326,6 +346,9 @@ export const startFleet = async (options: { readonly accounts: number; readonly 
     api,
     fake,
     liveKey,
+    profileId: profile.id,
+    accountIds: accounts,
+    imageId: image.body.id,
     workers,
     startWorker,
     createPosts,

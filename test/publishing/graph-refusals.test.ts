@@ -12,10 +12,10 @@ import { graphError } from "../platforms/meta/GraphFake.ts"
 import * as InstagramFake from "../platforms/instagram/InstagramFake.ts"
 import * as ThreadsFake from "../platforms/threads/ThreadsFake.ts"
 import { anImage } from "../support/Builders.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const platforms: ReadonlyArray<{
   readonly platform: "textpost" | "photo"
@@ -84,15 +84,15 @@ describe.each(backends())("Meta's refusals are final on %s", (backend) => {
     }
 
     /** Reads the post until its target ends (a bounded wait). */
-    const waitForEnd = async (id: string) => {
-      for (let i = 0; ; i++) {
-        const reply = await call(server.baseUrl, "GET", `/v1/posts/${id}`, { key: liveKey })
-        const target = reply.body.targets?.[0]
-        if (target?.status === "published" || target?.status === "failed") return target
-        if (i > 1_500) throw new Error(`post ${id} is still ${JSON.stringify(reply.body)}`)
-        await sleep(20)
-      }
-    }
+    const waitForEnd = async (id: string) =>
+      (
+        await eventually(
+          () => call(server.baseUrl, "GET", `/v1/posts/${id}`, { key: liveKey }),
+          (reply) => reply.body.targets?.[0]?.status === "published" || reply.body.targets?.[0]?.status === "failed",
+          `post ${id}'s target to end`,
+          { intervalMs: 20 }
+        )
+      ).body.targets[0]
 
     it.each([
       { refusal: "the daily limit (9/2207042)", reply: graphError(400, 9, 2207042, { message: "Maximum posts reached" }), code: "quota_exceeded" },

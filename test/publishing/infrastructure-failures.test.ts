@@ -12,14 +12,14 @@ import { sqlStores } from "@postwire/server"
 import { layerPostgres } from "@postwire/store-sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { anImage } from "../support/Builders.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call } from "../support/Http.ts"
 import { onPostgres } from "../support/Postgres.ts"
 import { aDatabase, startServer, type TestDatabase, type TestServer } from "../support/TestServer.ts"
 import type { ContainerFake } from "../platforms/meta/ContainerFake.ts"
 import * as ThreadsFake from "../platforms/threads/ThreadsFake.ts"
-import * as ConnectionProxy from "../../packages/store-sql/test/ConnectionProxy.ts"
+import * as FaultProxy from "../support/FaultProxy.ts"
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 onPostgres("publishing through a database error", (url) => {
   describe("publishing through a database error", () => {
@@ -96,13 +96,16 @@ onPostgres("publishing through a database error", (url) => {
       })
       expect(created.status, JSON.stringify(created.body)).toBe(201)
       const seen: Array<string> = []
-      let target: any
-      for (let i = 0; i < 1_000; i++) {
-        target = (await call(server.baseUrl, "GET", `/v1/posts/${created.body.id}`, { key: liveKey })).body.targets[0]
-        seen.push(target.status)
-        if (target.status === "published" || target.status === "failed") break
-        await sleep(20)
-      }
+      const target = await eventually(
+        async () => {
+          const read = (await call(server.baseUrl, "GET", `/v1/posts/${created.body.id}`, { key: liveKey })).body.targets[0]
+          seen.push(read.status)
+          return read
+        },
+        (read) => read.status === "published" || read.status === "failed",
+        "the target to end",
+        { intervalMs: 20 }
+      )
       expect(target).toMatchObject({ status: "published", error: null, attempts: 1 })
       expect(seen).not.toContain("failed")
       expect(fake.media.filter((m) => m.caption === caption)).toHaveLength(1)
@@ -116,7 +119,7 @@ onPostgres("publishing through a database error", (url) => {
   describe("publishing while the database stops answering", () => {
     let scope: Scope.Closeable
     let fake: ContainerFake
-    let proxy: ConnectionProxy.ConnectionProxy
+    let proxy: FaultProxy.DatabaseProxy
     let database: TestDatabase
     let server: TestServer
     let liveKey: string
@@ -126,7 +129,7 @@ onPostgres("publishing through a database error", (url) => {
     beforeAll(async () => {
       scope = Effect.runSync(Scope.make())
       fake = await Effect.runPromise(ThreadsFake.make().pipe(Scope.provide(scope)))
-      proxy = await Effect.runPromise(ConnectionProxy.start(url).pipe(Scope.provide(scope)))
+      proxy = await Effect.runPromise(FaultProxy.scoped(url).pipe(Scope.provide(scope)))
       const real = await aDatabase("postgres")
       database = {
         ...real,
@@ -173,7 +176,7 @@ onPostgres("publishing through a database error", (url) => {
       fake.latencyMs = () => {
         if (armed && fake.requests.at(-1)?.route === "container_status") {
           armed = false
-          proxy.blackHole()
+          proxy.swallow()
           setTimeout(() => proxy.forward(), 4_000).unref()
         }
         return 0
@@ -184,13 +187,14 @@ onPostgres("publishing through a database error", (url) => {
         body: { profile_id: server.profileId, caption, media: [image], targets: [{ account_id: accountId }], approval: { mode: "none" } }
       })
       expect(created.status, JSON.stringify(created.body)).toBe(201)
-      let target: any
-      for (let i = 0; i < 1_500; i++) {
-        const reply = await call(server.baseUrl, "GET", `/v1/posts/${created.body.id}`, { key: liveKey })
-        target = reply.body.targets?.[0]
-        if (target?.status === "published" || target?.status === "failed") break
-        await sleep(20)
-      }
+      const target = (
+        await eventually(
+          () => call(server.baseUrl, "GET", `/v1/posts/${created.body.id}`, { key: liveKey }),
+          (reply) => reply.body.targets?.[0]?.status === "published" || reply.body.targets?.[0]?.status === "failed",
+          "the target to end",
+          { intervalMs: 20 }
+        )
+      ).body.targets[0]
       expect(armed).toBe(false)
       expect(target).toMatchObject({ status: "published", error: null, attempts: 1 })
       expect(fake.media.filter((m) => m.caption === caption)).toHaveLength(1)

@@ -5,19 +5,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { accountOf, aPost, aVideo, anImage } from "../support/Builders.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call, type Reply } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 
 /** Asks for the post until `done` says so (the publisher works in the background). */
-const waitForPost = async (server: TestServer, id: string, done: (post: any) => boolean): Promise<any> => {
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const reply = await call(server.baseUrl, "GET", `/v1/posts/${id}`, { key: server.testKey })
-    if (reply.status === 200 && done(reply.body)) return reply.body
-    if (Date.now() > deadline) throw new Error(`post ${id} is still ${JSON.stringify(reply.body)}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
+const waitForPost = async (server: TestServer, id: string, done: (post: any) => boolean): Promise<any> =>
+  (
+    await eventually(
+      () => call(server.baseUrl, "GET", `/v1/posts/${id}`, { key: server.testKey }),
+      (reply) => reply.status === 200 && done(reply.body),
+      `post ${id} to settle`
+    )
+  ).body
 
 const settled = (post: any) => post.status !== "queued" && post.status !== "publishing" && post.status !== "scheduled"
 

@@ -8,6 +8,7 @@
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { anImage } from "../support/Builders.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call } from "../support/Http.ts"
 import { aDatabase, backends, startServer, type TestDatabase, type TestServer } from "../support/TestServer.ts"
 import type { ContainerFake } from "../platforms/meta/ContainerFake.ts"
@@ -15,7 +16,6 @@ import { graphError } from "../platforms/meta/GraphFake.ts"
 import * as InstagramFake from "../platforms/instagram/InstagramFake.ts"
 import * as ThreadsFake from "../platforms/threads/ThreadsFake.ts"
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The two container platforms, each with its fake and the account it publishes to. */
 const platforms: ReadonlyArray<{
@@ -99,16 +99,18 @@ describe.each(backends())("lost platform answers on %s", (backend) => {
     const seen = new Map<string, Array<string>>()
 
     /** Reads the post until `done` says so. */
-    const waitFor = async (id: string, done: (target: any) => boolean) => {
-      for (let i = 0; ; i++) {
-        const reply = await call(server.baseUrl, "GET", `/v1/posts/${id}`, { key: liveKey })
-        const target = reply.body.targets?.[0]
-        if (target !== undefined) seen.set(id, [...(seen.get(id) ?? []), target.status])
-        if (target !== undefined && done(target)) return target
-        if (i > 2_000) throw new Error(`post ${id} is still ${JSON.stringify(reply.body)}`)
-        await sleep(20)
-      }
-    }
+    const waitFor = (id: string, done: (target: any) => boolean) =>
+      eventually(
+        async () => {
+          const reply = await call(server.baseUrl, "GET", `/v1/posts/${id}`, { key: liveKey })
+          const target = reply.body.targets?.[0]
+          if (target !== undefined) seen.set(id, [...(seen.get(id) ?? []), target.status])
+          return target
+        },
+        (target) => target !== undefined && done(target),
+        `post ${id}'s target to move on`,
+        { intervalMs: 20 }
+      )
 
     /** The one media the fake published with `caption`, and the containers made for it. */
     const onPlatform = (caption: string) => {
@@ -181,10 +183,7 @@ describe.each(backends())("lost platform answers on %s", (backend) => {
       // The container stays IN_PROGRESS while the first server runs: it is saved, not published.
       fake.pollsBeforeFinished = 1_000_000
       const { caption, id } = await publishAPost()
-      for (let i = 0; !fake.containers.some((c) => c.params[fake.dialect.captionField] === caption); i++) {
-        if (i > 1_000) throw new Error("no container was created")
-        await sleep(20)
-      }
+      await eventually(() => fake.containers.some((c) => c.params[fake.dialect.captionField] === caption), "a container", { intervalMs: 20 })
       await server.stop()
       fake.pollsBeforeFinished = 0
       server = await startServer(backend, env(), { database })

@@ -20,7 +20,7 @@ import {
 } from "@postwire/core"
 import { aLiveAccount, memoryEngine, memoryEngineSecret as secret } from "../support/MemoryEngine.ts"
 import type { Platform } from "@postwire/domain"
-import { anMp4 } from "../../packages/core/test/fixtures/media.ts"
+import { anMp4 } from "../support/Media.ts"
 import { aRouter } from "../platforms/adapterConformance.ts"
 import * as TikTokFake from "../platforms/tiktok/TikTokFake.ts"
 import { Ids as Id } from "@postwire/domain"

@@ -28,7 +28,11 @@ describe("roles", () => {
       body: aPost(api, [image], { approval: { mode: "none" } })
     })
     expect(created.body.status).toBe("queued")
-    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    // The instance runs no background loop at all, where a worker runs its publisher: the post
+    // waits for one.
+    const ready = await call(api.baseUrl, "GET", "/ready")
+    expect(ready.body).toEqual({ status: "ready", loops: {} })
+    expect((await call(worker.baseUrl, "GET", "/ready")).body.loops).toMatchObject({ publisher: "running" })
     const later = await call(api.baseUrl, "GET", `/v1/posts/${created.body.id}`, { key: api.testKey })
     expect(later.body.status).toBe("queued")
   })

@@ -6,6 +6,7 @@
 import { renderMessage } from "@postwire/domain"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { anImage, aPost } from "../support/Builders.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call } from "../support/Http.ts"
 import { aDatabase, backends, startServer, type TestDatabase, type TestServer } from "../support/TestServer.ts"
 
@@ -50,17 +51,13 @@ describe.each(backends())("stored target errors on %s", (backend) => {
     })
     expect(created.status).toBe(201)
     const postId: string = created.body.id
-    const deadline = Date.now() + 30_000
-    let failed: any
-    for (;;) {
-      const reply = await call(first.baseUrl, "GET", `/v1/posts/${postId}`, { key: first.testKey })
-      if (reply.status === 200 && settled(reply.body)) {
-        failed = reply.body
-        break
-      }
-      if (Date.now() > deadline) throw new Error(`post ${postId} is still ${JSON.stringify(reply.body)}`)
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    const failed = (
+      await eventually(
+        () => call(first.baseUrl, "GET", `/v1/posts/${postId}`, { key: first.testKey }),
+        (reply) => reply.status === 200 && settled(reply.body),
+        `post ${postId} to settle`
+      )
+    ).body
     expect(failed.status).toBe("failed")
     const targetId: string = failed.targets[0].id
     expect(failed.targets[0].error).toMatchObject({

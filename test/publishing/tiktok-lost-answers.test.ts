@@ -9,10 +9,10 @@ import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as TikTokFake from "../platforms/tiktok/TikTokFake.ts"
 import { aVideo } from "../support/Builders.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call } from "../support/Http.ts"
 import { aDatabase, backends, startServer, type TestDatabase, type TestServer } from "../support/TestServer.ts"
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe.each(backends())("TikTok: lost init answers on %s", (backend) => {
   let scope: Scope.Closeable
@@ -88,16 +88,18 @@ describe.each(backends())("TikTok: lost init answers on %s", (backend) => {
   const seen = new Map<string, Array<string>>()
 
   /** Reads the post until `done` says so. */
-  const waitFor = async (id: string, done: (target: any) => boolean) => {
-    for (let i = 0; ; i++) {
-      const reply = await call(server.baseUrl, "GET", `/v1/posts/${id}`, { key: liveKey })
-      const target = reply.body.targets?.[0]
-      if (target !== undefined) seen.set(id, [...(seen.get(id) ?? []), target.status])
-      if (target !== undefined && done(target)) return target
-      if (i > 2_000) throw new Error(`post ${id} is still ${JSON.stringify(reply.body)}`)
-      await sleep(20)
-    }
-  }
+  const waitFor = (id: string, done: (target: any) => boolean) =>
+    eventually(
+      async () => {
+        const reply = await call(server.baseUrl, "GET", `/v1/posts/${id}`, { key: liveKey })
+        const target = reply.body.targets?.[0]
+        if (target !== undefined) seen.set(id, [...(seen.get(id) ?? []), target.status])
+        return target
+      },
+      (target) => target !== undefined && done(target),
+      `post ${id}'s target to move on`,
+      { intervalMs: 20 }
+    )
 
   /** Asserts the target published once, as TikTok has it, and was never reported failed. */
   const expectPublishedOnce = (id: string, target: any, caption: string) => {
@@ -127,10 +129,7 @@ describe.each(backends())("TikTok: lost init answers on %s", (backend) => {
     fake.loseInitAnswers()
     const initsBefore = fake.count("init")
     const { caption, id } = await publishAPost()
-    for (let i = 0; fake.count("init") === initsBefore; i++) {
-      if (i > 1_000) throw new Error("no init was sent")
-      await sleep(20)
-    }
+    await eventually(() => fake.count("init") > initsBefore, "the init", { intervalMs: 20 })
     await server.stop()
     fake.postIdHeld = false
     server = await startServer(backend, env(), { database })

@@ -14,7 +14,7 @@ import {
 } from "@postwire/core"
 import { aLiveAccount, memoryEngine } from "../support/MemoryEngine.ts"
 import { Clock, Effect } from "effect"
-import { anMp4 } from "../../packages/core/test/fixtures/media.ts"
+import { anMp4 } from "../support/Media.ts"
 import { aRouter } from "../platforms/adapterConformance.ts"
 import * as TikTokFake from "../platforms/tiktok/TikTokFake.ts"
 

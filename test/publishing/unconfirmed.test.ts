@@ -20,7 +20,7 @@ import {
   Store,
 } from "@postwire/core"
 import { aLiveAccount, memoryEngine } from "../support/MemoryEngine.ts"
-import { aPng } from "../../packages/core/test/fixtures/media.ts"
+import { aPng } from "../support/Media.ts"
 
 const publisher = Publisher.defaults("w1")
 

@@ -11,7 +11,7 @@ import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync }
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { aPng } from "../../packages/core/test/fixtures/media.ts"
+import { aPng } from "../support/Media.ts"
 import { afterAll, describe, expect, it } from "vitest"
 
 const bin = join(import.meta.dirname, "../../packages/server/bin/postwire.js")

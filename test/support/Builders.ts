@@ -1,7 +1,7 @@
 /**
  * Small named builders for black-box fixtures.
  */
-import { aPng, anMp4 } from "../../packages/core/test/fixtures/media.ts"
+import { aPng, anMp4 } from "./Media.ts"
 import { call } from "./Http.ts"
 import type { TestServer } from "./TestServer.ts"
 

@@ -1,10 +1,15 @@
 /**
- * A TCP proxy that misbehaves on command, for fault tests: it stands between Postwire and its
- * PostgreSQL and, when told, resets every connection, black-holes traffic, delays every chunk, or
- * refuses new connections, the way a flaky network or a failing-over database does. It knows
- * nothing of the protocol it carries: bytes in, bytes out, in order.
+ * The one TCP proxy of the tests: it stands between Postwire and its PostgreSQL and, when told,
+ * resets every connection, black-holes traffic (held, or swallowed for good), delays every chunk,
+ * refuses new connections, or cuts or holds the one connection whose bytes a test's rule picks,
+ * the way a flaky network, a failing-over database or a lost answer does. It knows nothing of the
+ * protocol it carries: bytes in, bytes out, in order; a rule may look for a statement's text.
+ *
+ * Used by the fault-injection suite (`test/fault`), the lost-answer tests and the PostgreSQL
+ * client's own tests (`packages/store-sql/test`).
  */
 import { connect, createServer, type Server, type Socket } from "node:net"
+import { Effect, type Scope } from "effect"
 
 /** What the proxy has done so far (for a failing test's message). */
 export interface FaultProxyStats {
@@ -13,6 +18,26 @@ export interface FaultProxyStats {
   /** Connections reset by `resetAll`. */
   reset: number
 }
+
+/** Which way a chunk goes: from Postwire to the database, or back. */
+export type Direction = "to-server" | "to-client"
+
+/** A chunk as a {@link Rule} sees it, with the connection (one per client socket) that carries it. */
+export interface Chunk {
+  readonly direction: Direction
+  readonly bytes: Buffer
+  /** The same object for both directions of one proxied connection. */
+  readonly connection: object
+}
+
+/**
+ * What to do with a chunk: pass it on, drop it, cut its connection (both sockets closed, as a
+ * broken path would), or hold it (and what follows it that way) for `holdMs` before passing it on.
+ */
+export type Verdict = "forward" | "drop" | "cut" | { readonly holdMs: number }
+
+/** A test's rule, asked about every chunk before anything else is done with it. */
+export type Rule = (chunk: Chunk) => Verdict
 
 /** A running proxy. */
 export interface FaultProxy {
@@ -36,6 +61,14 @@ export interface FaultProxy {
    * ones go on. Resolves when the port listens again.
    */
   readonly refuse: (ms: number) => Promise<void>
+  /** Drops every byte either way from now on, connections left open, until {@link FaultProxy.forward}. */
+  readonly swallow: () => void
+  /** Passes bytes on again after {@link FaultProxy.swallow}. */
+  readonly forward: () => void
+  /** Asks `rule` about every chunk from now on (none: every chunk goes on as the faults above say). */
+  readonly inspect: (rule: Rule | undefined) => void
+  /** `url` (a database URL) with its host and port replaced by the proxy's. */
+  readonly urlFor: (url: string) => string
   /** Ends any black hole and latency now (a refusal ends by itself). */
   readonly heal: () => void
   /** Closes the port and every connection. */
@@ -52,18 +85,23 @@ interface Held {
  * Starts a proxy on a free loopback port to `target`. `random` (in [0, 1)) draws the latencies,
  * so a seeded one makes a run repeatable.
  */
-export const start = async (target: { readonly host: string; readonly port: number }, random: () => number): Promise<FaultProxy> => {
+export const start = async (
+  target: { readonly host: string; readonly port: number },
+  random: () => number = Math.random
+): Promise<FaultProxy> => {
   const stats: FaultProxyStats = { accepted: 0, reset: 0 }
   const pairs = new Set<readonly [Socket, Socket]>()
   let heldUntil = 0
   let latency: readonly [number, number] | undefined
+  let swallowing = false
+  let rule: Rule | undefined
   const pumps = new Set<() => void>()
   const wakeAll = () => {
     for (const pump of pumps) pump()
   }
 
-  /** Forwards `from` to `to` through a queue that honours the black hole and the latency. */
-  const forward = (from: Socket, to: Socket) => {
+  /** Forwards `from` to `to` through a queue that honours the rule, the black hole and the latency. */
+  const pipe = (from: Socket, to: Socket, direction: Direction, connection: object, cut: () => void) => {
     const queue: Array<Held> = []
     let timer: NodeJS.Timeout | undefined
     let ended = false
@@ -83,7 +121,11 @@ export const start = async (target: { readonly host: string; readonly port: numb
     }
     pumps.add(pump)
     from.on("data", (chunk: Buffer) => {
-      const delay = latency === undefined ? 0 : latency[0] + Math.floor(random() * (latency[1] - latency[0] + 1))
+      const verdict = rule?.({ direction, bytes: chunk, connection }) ?? "forward"
+      if (verdict === "cut") return cut()
+      if (verdict === "drop" || swallowing) return
+      const hold = typeof verdict === "object" ? verdict.holdMs : 0
+      const delay = hold + (latency === undefined ? 0 : latency[0] + Math.floor(random() * (latency[1] - latency[0] + 1)))
       queue.push({ chunk, due: Date.now() + delay })
       pump()
     })
@@ -114,8 +156,9 @@ export const start = async (target: { readonly host: string; readonly port: numb
       socket.on("close", (hadError) => hadError && drop())
     }
     client.on("close", () => pairs.delete(pair))
-    forward(client, upstream)
-    forward(upstream, client)
+    const connection = {}
+    pipe(client, upstream, "to-server", connection, drop)
+    pipe(upstream, client, "to-client", connection, drop)
   }
 
   // A new listener after each refusal: a closed one only finishes closing once its connections end.
@@ -154,6 +197,21 @@ export const start = async (target: { readonly host: string; readonly port: numb
     setLatency: (range) => {
       latency = range
     },
+    swallow: () => {
+      swallowing = true
+    },
+    forward: () => {
+      swallowing = false
+    },
+    inspect: (next) => {
+      rule = next
+    },
+    urlFor: (url) => {
+      const proxied = new URL(url)
+      proxied.hostname = "127.0.0.1"
+      proxied.port = String(port)
+      return proxied.toString()
+    },
     refuse: async (ms) => {
       server.close()
       await new Promise((resolve) => setTimeout(resolve, ms))
@@ -174,3 +232,22 @@ export const start = async (target: { readonly host: string; readonly port: numb
     }
   }
 }
+
+/** A proxy in front of one database. */
+export interface DatabaseProxy extends FaultProxy {
+  /** The database's URL through the proxy. */
+  readonly url: string
+}
+
+/** A proxy to the server of the database URL `url`, closed with the scope. */
+export const scoped = (url: string): Effect.Effect<DatabaseProxy, never, Scope.Scope> =>
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.promise(() => {
+        const target = new URL(url)
+        return start({ host: target.hostname, port: Number(target.port || 5432) })
+      }),
+      (proxy) => Effect.promise(() => proxy.close())
+    ),
+    (proxy) => ({ ...proxy, url: proxy.urlFor(url) })
+  )

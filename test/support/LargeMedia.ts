@@ -4,7 +4,7 @@
  * for any range on demand, and senders of resumable-upload parts over real HTTP.
  */
 import { request } from "node:http"
-import { ftyp, moov, type VideoOptions } from "../../packages/core/test/fixtures/media.ts"
+import { ftyp, moov, type VideoOptions } from "./Media.ts"
 import { call, type Reply } from "./Http.ts"
 
 /** A file whose bytes are computed for any range. */

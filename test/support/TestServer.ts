@@ -34,6 +34,12 @@ export interface TestServer extends FirstRun {
   readonly dataDir: string
   /** Calls the admin API. */
   readonly admin: <A = { id: string }>(path: string, body: unknown) => Promise<A>
+  /**
+   * Runs `effect` on the server's own stores, for what the API does not show: the positive
+   * signal that a background loop has run past a point (a comment poll's next time, a lease let
+   * go), before a test asserts that nothing else happened.
+   */
+  readonly read: <A, E>(effect: Effect.Effect<A, E, ServerStores>) => Promise<A>
   readonly stop: () => Promise<void>
 }
 
@@ -67,7 +73,7 @@ export const anEmbeddedTemplate = (): Promise<Blob> => {
 }
 
 /** What a server needs of its database. */
-type ServerStores =
+export type ServerStores =
   | Store
   | WebhookStore
   | PublishingStore
@@ -202,6 +208,7 @@ export const startServer = async (
     backend,
     dataDir,
     admin,
+    read: (effect) => Effect.runPromise(effect.pipe(Effect.provideContext(context))),
     stop: async () => {
       await Effect.runPromise(Scope.close(scope, Exit.void))
       rmSync(dataDir, { recursive: true, force: true })

@@ -6,6 +6,7 @@
 import { createServer, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, verify, WebhookVerificationError, type WebhookEvent } from "@postwire/webhooks"
+import { eventually } from "../support/Eventually.ts"
 
 /** How the receiver answers an authentic delivery: a status, or `"hold"` to never answer. */
 export type Mode = number | "hold"
@@ -111,15 +112,14 @@ export const aReceiver = async (): Promise<Receiver> => {
     deliveries: () => deliveries,
     rejected,
     waitUntil: async (done, what, timeoutMs = 30_000) => {
-      const deadline = Date.now() + timeoutMs
-      while (!done()) {
-        if (Date.now() > deadline) {
-          const got = events.map((event) => event.type).join(", ")
-          throw new Error(`gave up waiting for ${what}; received: [${got}], rejected: [${rejected.join(", ")}]`)
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
+      await eventually(
+        () => ({ done: done(), received: events.map((event) => event.type), rejected: [...rejected] }),
+        (state) => state.done,
+        what,
+        { withinMs: timeoutMs }
+      )
     },
+
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of held) res.destroy()

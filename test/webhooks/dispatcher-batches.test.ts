@@ -24,6 +24,7 @@ import {
 } from "@postwire/core"
 import { NodeResolver, NodeWebhookTransport } from "@postwire/server"
 import { PgliteClient, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
+import { eventually } from "../support/Eventually.ts"
 import { anEmbeddedTemplate } from "../support/TestServer.ts"
 import { Registry } from "@postwire/platforms"
 
@@ -165,14 +166,7 @@ describe("Dispatcher batches on the embedded database", () => {
           }
           yield* store.updateAccountStatus(workspace.id, Id.unchecked("account", "acc_none"), "connected", events)
         })
-      const until = (done: () => boolean, what: string) =>
-        Effect.gen(function* () {
-          const deadline = Date.now() + 8_000
-          while (!done()) {
-            if (Date.now() > deadline) return yield* Effect.die(new Error(`still waiting for ${what}`))
-            yield* Effect.sleep("20 millis")
-          }
-        })
+      const until = (done: () => boolean, what: string) => Effect.promise(() => eventually(done, what, { intervalMs: 20 }))
 
       yield* Effect.forkScoped(Dispatcher.run({ owner: "pipeline", concurrency: 4, pollInterval: "50 millis" }))
       yield* emit("post.failed", 1)

@@ -25,7 +25,7 @@ import {
   Workspaces
 } from "../src/index.ts"
 import { MemoryStore } from "../src/index.ts"
-import { anMp4, aPng } from "./fixtures/media.ts"
+import { anMp4, aPng } from "../../../test/support/Media.ts"
 import { Ids as Id } from "@postwire/domain"
 import { Registry } from "@postwire/platforms"
 

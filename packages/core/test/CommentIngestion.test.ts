@@ -26,7 +26,7 @@ import {
   Store,
   Workspaces
 } from "../src/index.ts"
-import { aPng } from "./fixtures/media.ts"
+import { aPng } from "../../../test/support/Media.ts"
 
 const secret = "test-secret-of-at-least-thirty-two-bytes"
 const engineSettings = defaultSettings("https://postwire.test", secret, Registry.catalog())

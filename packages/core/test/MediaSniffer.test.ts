@@ -1,7 +1,7 @@
 import { inflateSync } from "node:zlib"
 import { assert, describe, it } from "@effect/vitest"
 import { type SniffResult, sniffMedia } from "../src/media/MediaSniffer.ts"
-import { aGif, aJpeg, aMov, anMp4, aPng, aWebp, crc32 } from "./fixtures/media.ts"
+import { aGif, aJpeg, aMov, anMp4, aPng, aWebp, crc32 } from "../../../test/support/Media.ts"
 
 const text = (value: string): Uint8Array => new TextEncoder().encode(value)
 

@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { ApprovalToken, BlobStore, CredentialsCipher, defaultSettings, EngineConfig, Ids, Media, Posts, Webhooks, Workspaces } from "../src/index.ts"
 import { MemoryStore } from "../src/index.ts"
-import { aPng } from "./fixtures/media.ts"
+import { aPng } from "../../../test/support/Media.ts"
 import { Registry } from "@postwire/platforms"
 
 const Engine = Layer.mergeAll(

@@ -20,7 +20,7 @@ import {
   Workspaces
 } from "../src/index.ts"
 import { memoryEngine, memoryEngineSettings } from "../../../test/support/MemoryEngine.ts"
-import { aPng } from "./fixtures/media.ts"
+import { aPng } from "../../../test/support/Media.ts"
 import { Ids as Id } from "@postwire/domain"
 
 /** What the fake platform holds: containers made, items published, and who asked for what. */

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL client under a misbehaving network, through a TCP proxy (`ConnectionProxy`).
+ * The PostgreSQL client under a misbehaving network, through a TCP proxy (`test/support/FaultProxy.ts`).
  *
  * What the raw driver does (`@effect/sql-pg` 4.0.5, `PgClient.layer` with the same URL): when
  * the network swallows a transaction's `COMMIT`, the transaction never completes, neither
@@ -13,9 +13,10 @@ import { StoreError } from "@postwire/core"
 import { Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { eventually } from "../../../test/support/Eventually.ts"
 import { operations } from "../src/internal/SqlToolkit.ts"
 import { layerPostgres } from "../src/Postgres.ts"
-import * as ConnectionProxy from "./ConnectionProxy.ts"
+import * as FaultProxy from "../../../test/support/FaultProxy.ts"
 
 const url = process.env.DATABASE_URL
 
@@ -36,10 +37,10 @@ if (url === undefined) {
 } else {
   describe("layerPostgres under a misbehaving network", () => {
     let runtime: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient | never, unknown>
-    let proxy: ConnectionProxy.ConnectionProxy
+    let proxy: FaultProxy.DatabaseProxy
     beforeAll(async () => {
       const proxied = Layer.unwrap(
-        Effect.map(ConnectionProxy.start(url), (started) => {
+        Effect.map(FaultProxy.scoped(url), (started) => {
           proxy = started
           // One connection: a call after a failure shows whether the pool kept the broken one.
           return layerPostgres(started.url, { maxConnections: 1, statementTimeoutMs: 1_000 })
@@ -65,7 +66,7 @@ if (url === undefined) {
           Effect.gen(function* () {
             transactionPid = yield* backendPid
             // The COMMIT that follows never reaches the server, and no answer comes back.
-            proxy.blackHole()
+            proxy.swallow()
           })
         )
       })
@@ -80,14 +81,13 @@ if (url === undefined) {
       // The old session ends on the server too, so nothing holds its locks.
       const sessionsOf = (pid: number) =>
         runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1 FROM pg_stat_activity WHERE pid = ${pid}`))
-      for (let i = 0; i < 100 && (await sessionsOf(transactionPid)).length > 0; i++) await new Promise((r) => setTimeout(r, 50))
-      expect(await sessionsOf(transactionPid)).toHaveLength(0)
+      await eventually(() => sessionsOf(transactionPid), (sessions) => sessions.length === 0, "the old session to end on the server")
     })
 
     it("fails a statement the server does not answer, within its limit", async () => {
       proxy.forward()
       await runtime.runPromise(backendPid)
-      proxy.blackHole()
+      proxy.swallow()
       const exit = await within(runtime.runPromiseExit(backendPid), 30_000)
       proxy.forward()
       expect(exit).not.toBe("still waiting")
