@@ -29,9 +29,9 @@ describe.each(backends())("Idempotency-Key on %s", (backend) => {
   })
 
   it.each([
-    ["empty", ""],
-    ["blank", "   "]
-  ])("refuses an %s Idempotency-Key with a 400 naming the header, and creates nothing (it is never silently ignored)", async (_, key) => {
+    ["an empty", ""],
+    ["a blank", "   "]
+  ])("refuses %s Idempotency-Key with a 400 naming the header, and creates nothing (it is never silently ignored)", async (_, key) => {
     const before = await count()
     const replies = [await create(aPost(server, [image]), key), await create(aPost(server, [image]), key)]
     for (const reply of replies) {
