@@ -49,12 +49,14 @@ describe.skipIf(!hasChromium)("the API reference at /docs, offline and tried", (
     server = await startServer("embedded", { POSTWIRE_PUBLIC_URL: `http://127.0.0.1:${port}` }, { port })
     browser = await launchChromium()
     page = await browser.context.newPage()
+    // On a busy machine the 3 MB page takes its time: the suite's own limits bound the waits.
+    page.setDefaultTimeout(0)
     page.on("request", (request) => requests.push(request))
     page.on("console", (message) => consoleLines.push(`${message.text()} ${message.location().url}`))
     await page.goto(`${server.baseUrl}/docs`)
     await page.waitForFunction(() => document.body.innerText.includes("curl"))
     await page.waitForLoadState("networkidle")
-  })
+  }, 300_000)
   afterAll(async () => {
     await browser?.close()
     await server?.stop()
