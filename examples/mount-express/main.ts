@@ -3,7 +3,8 @@
  * JSON body parser. The app starts Postwire's background work once it listens and stops it
  * before it exits. Guide: docs/embedding.md.
  *
- * Run it: npm start (in this folder), then open http://localhost:3000/postwire/docs
+ * Run it: npm start (in this folder; PORT=3001 npm start for another port), then open the docs
+ * address it prints, http://localhost:3000/postwire/docs by default.
  */
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -20,13 +21,28 @@ export interface App {
   readonly close: () => Promise<void>
 }
 
-/** Starts the Express app on `port` (0: any free port) with Postwire under `/postwire`. */
-export async function start({ port = 3000, database, dataDir }: { port?: number; database?: string; dataDir?: string } = {}): Promise<App> {
+/** The port to listen on: `PORT` when it is set (`0`: any free port), else 3000. */
+export const portFromEnvironment = (value = process.env.PORT): number => {
+  if (value === undefined || value.trim() === "") return 3000
+  const port = Number(value)
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`PORT must be a port number from 0 to 65535, got ${JSON.stringify(value)}`)
+  return port
+}
+
+/** A port that cannot be listened on, said with the way out. */
+const portProblem = (error: NodeJS.ErrnoException, port: number) =>
+  error.code === "EADDRINUSE"
+    ? new Error(`Port ${port} is already in use: set PORT to another one, e.g. PORT=3001 (or PORT=0 for any free port).`)
+    : error
+
+/** Starts the Express app on `port` (default `PORT`, else 3000; 0: any free port) with Postwire under `/postwire`. */
+export async function start({ port = portFromEnvironment(), database, dataDir }: { port?: number; database?: string; dataDir?: string } = {}): Promise<App> {
   const app = express()
 
   // Postwire reads its own request bodies: mount it before any body parser.
-  const listening = await new Promise<Server>((resolve) => {
-    const server = app.listen(port, "127.0.0.1", () => resolve(server))
+  const listening = await new Promise<Server>((resolve, reject) => {
+    // Express 5 calls back with the error too, when the port cannot be listened on.
+    const server = app.listen(port, "127.0.0.1", (error?: NodeJS.ErrnoException) => (error ? reject(portProblem(error, port)) : resolve(server)))
   })
   const url = `http://localhost:${(listening.address() as AddressInfo).port}`
   const postwire = await makeHandler({ publicUrl: `${url}/postwire`, database, dataDir })
@@ -58,6 +74,9 @@ export async function start({ port = 3000, database, dataDir }: { port?: number;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const app = await start()
+  const app = await start().catch((error: Error) => {
+    console.error(error.message)
+    process.exit(1)
+  })
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void app.close())
 }

@@ -5,6 +5,7 @@
  * stops it before it exits. Guide: docs/embedding.md.
  *
  * Run it from the repository: node --conditions=@postwire/source --import tsx examples/mount-node-http/main.ts
+ * (port 3000, or the one PORT names; it prints its addresses).
  */
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -20,11 +21,28 @@ export interface App {
   readonly close: () => Promise<void>
 }
 
-/** Starts the app on `port` (0: any free port) with Postwire under `/postwire`. */
-export async function start({ port = 3000, database, dataDir }: { port?: number; database?: string; dataDir?: string } = {}): Promise<App> {
+/** The port to listen on: `PORT` when it is set (`0`: any free port), else 3000. */
+export const portFromEnvironment = (value = process.env.PORT): number => {
+  if (value === undefined || value.trim() === "") return 3000
+  const port = Number(value)
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`PORT must be a port number from 0 to 65535, got ${JSON.stringify(value)}`)
+  return port
+}
+
+/** A port that cannot be listened on, said with the way out. */
+const portProblem = (error: NodeJS.ErrnoException, port: number) =>
+  error.code === "EADDRINUSE"
+    ? new Error(`Port ${port} is already in use: set PORT to another one, e.g. PORT=3001 (or PORT=0 for any free port).`)
+    : error
+
+/** Starts the app on `port` (default `PORT`, else 3000; 0: any free port) with Postwire under `/postwire`. */
+export async function start({ port = portFromEnvironment(), database, dataDir }: { port?: number; database?: string; dataDir?: string } = {}): Promise<App> {
   // 1. The app's own server, not listening yet.
   const server = createServer()
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve))
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error) => reject(portProblem(error, port)))
+    server.listen(port, "127.0.0.1", resolve)
+  })
   const url = `http://localhost:${(server.address() as AddressInfo).port}`
 
   // 2. Postwire, told where it is reachable so that its links (approval pages, docs) are right.
@@ -52,6 +70,9 @@ export async function start({ port = 3000, database, dataDir }: { port?: number;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const app = await start()
+  const app = await start().catch((error: Error) => {
+    console.error(error.message)
+    process.exit(1)
+  })
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void app.close())
 }

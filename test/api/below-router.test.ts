@@ -74,6 +74,26 @@ describe("answers below the router", () => {
     expect(errorOf(answer)).toMatchObject({ code: "invalid_request", field: "request", retryable: false })
   })
 
+  it.each([
+    ["POST", "/v1/posts", true],
+    ["POST", "/v1/posts/validate", true],
+    ["POST", "/v1/media/uploads", false]
+  ])("answers %s %s with a bad chunk size with 400 invalid_request naming the body, then closes (key sent: %s)", async (method, path, withKey) => {
+    const key = withKey ? `Authorization: Bearer ${server.testKey}\r\n` : ""
+    const answer = await raw(
+      server.baseUrl,
+      `${method} ${path} HTTP/1.1\r\nHost: x\r\n${key}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`
+    )
+    expect(answer.status).toBe(400)
+    expect(answer.headers.connection).toBe("close")
+    expect(errorOf(answer)).toMatchObject({
+      code: "invalid_request",
+      field: "body",
+      message: "The request is invalid at body: is not valid chunked transfer encoding (each chunk starts with its size in hexadecimal)",
+      retryable: false
+    })
+  })
+
   it("answers headers beyond 64 KiB with 431 headers_too_large naming the limit", async () => {
     const answer = await raw(server.baseUrl, `GET /v1/posts HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(70 * 1024)}\r\n\r\n`)
     expect(answer.status).toBe(431)
@@ -108,6 +128,6 @@ describe("answers below the router", () => {
     expect(JSON.parse(answer.body)).toEqual({ data: [], cursor: { next: null, has_more: false } })
     const unknown = await raw(server.baseUrl, "GET //v1//nothing-here HTTP/1.1\r\nHost: x\r\n\r\n")
     expect(unknown.status).toBe(404)
-    expect(errorOf(unknown).code).toBe("not_found")
+    expect(errorOf(unknown).code).toBe("route_not_found")
   })
 })

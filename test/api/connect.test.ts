@@ -297,6 +297,23 @@ describe.each(backends())("connecting accounts on %s", (backend) => {
       expect(returnedQuery(right.callback).get("account_id")).toBe(id)
     })
 
+    it.each([
+      ["no body", undefined, {}],
+      ["an empty JSON body", "", { "content-type": "application/json" }],
+      ["an empty form body (curl -X POST -d '')", "", { "content-type": "application/x-www-form-urlencoded" }]
+    ])("takes %s as {}: a link that returns to no redirect_url", async (_, body, headers) => {
+      const id = await connectSandbox("photo", `no_body_${Math.random().toString(36).slice(2, 8)}`)
+      const response = await fetch(`${server.baseUrl}/v1/accounts/${id}/reconnect`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server.testKey}`, ...headers },
+        ...(body === undefined ? {} : { body })
+      })
+      const link = (await response.json()) as { account_id: string; url: string }
+      expect(response.status).toBe(201)
+      expect(link).toMatchObject({ account_id: id, platform: "photo", sandbox: true })
+      expect(link.url).toMatch(/\/connect\//)
+    })
+
     it("answers 404 for an account that does not exist", async () => {
       const reply = await send("POST", "/v1/accounts/acc_01JD0000000000000000000000/reconnect", {})
 

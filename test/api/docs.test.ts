@@ -35,6 +35,25 @@ describe("health, OpenAPI and docs", () => {
     expect(response.headers.get("content-type")).toContain("text/html")
   })
 
+  it("serves /docs and /docs/errors whole from this server: nothing named on another host, a policy that allows this server only", async () => {
+    for (const path of ["/docs", "/docs/errors"]) {
+      const response = await fetch(`${server.baseUrl}${path}`)
+      const html = await response.text()
+      const csp = response.headers.get("content-security-policy") ?? ""
+      // Every source of every directive is this server, inline code, data: or blob: (a download).
+      for (const directive of csp.split(";").map((d) => d.trim())) {
+        const [, ...sources] = directive.split(/\s+/)
+        for (const source of sources) expect(["'self'", "'unsafe-inline'", "'none'", "data:", "blob:"], `${path}: ${directive}`).toContain(source)
+      }
+      // No script, style sheet, font or image is fetched from an address in the page itself.
+      expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)="?(https?:)?\/\//i)
+      expect(html).not.toMatch(/@import\s+url\(["']?https?:/i)
+    }
+    // Scalar's own fonts (fonts.scalar.com) are turned off: the page uses the system's fonts.
+    const page = await (await fetch(`${server.baseUrl}/docs`)).text()
+    expect(page).toContain('"withDefaultFonts":false')
+  })
+
   it("serves the error reference with an anchor and both texts for every code", async () => {
     const response = await fetch(`${server.baseUrl}/docs/errors`)
     const html = await response.text()

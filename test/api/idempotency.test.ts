@@ -28,6 +28,19 @@ describe.each(backends())("Idempotency-Key on %s", (backend) => {
     expect(await count()).toBe(before + 1)
   })
 
+  it.each([
+    ["an empty", ""],
+    ["a blank", "   "]
+  ])("refuses %s Idempotency-Key with a 400 naming the header, and creates nothing (it is never silently ignored)", async (_, key) => {
+    const before = await count()
+    const replies = [await create(aPost(server, [image]), key), await create(aPost(server, [image]), key)]
+    for (const reply of replies) {
+      expect(reply.status).toBe(400)
+      expect(errorOf(reply)).toMatchObject({ code: "invalid_request", field: "Idempotency-Key", message: "The request is invalid at Idempotency-Key: must not be empty" })
+    }
+    expect(await count()).toBe(before)
+  })
+
   it("treats bodies that differ only in key order as the same request", async () => {
     const body = aPost(server, [image])
     const reordered = Object.fromEntries(Object.entries(body).reverse())

@@ -95,14 +95,36 @@ describe.each(backends())("request checks on %s", (backend) => {
 
   describe("an address no route serves", () => {
     it.each([
+      ["GET", "/v2/posts"],
       ["GET", "/v1/nothing-here"],
       ["POST", "/v1/posts/batch/extra/segments"],
-      ["GET", "/admin/v1/unknown"]
-    ])("%s %s is a 404 not_found in the shared shape", async (method, path) => {
+      ["GET", "/admin/v1/unknown"],
+      ["GET", "/nothing"]
+    ])("%s %s is a 404 route_not_found naming the method and path, in the shared shape", async (method, path) => {
       const reply = await raw(server, method, path, method === "POST" ? "{}" : undefined, { "content-type": "application/json" })
       expect(reply.status).toBe(404)
       expect(reply.headers.get("content-type")).toContain("application/json")
-      expect(errorOf(reply)).toMatchObject({ code: "not_found", retryable: false })
+      const error = errorOf(reply)
+      expect(error).toMatchObject({ code: "route_not_found", retryable: false })
+      expect(error.message).toBe(`No route answers ${method} ${path}. The API reference at /docs lists every address.`)
+      expect(error.message).not.toContain("with that id")
+    })
+
+    it.each([
+      ["PUT", "/v1/posts", "GET, HEAD, POST"],
+      ["DELETE", "/v1/posts", "GET, HEAD, POST"],
+      ["POST", "/v1/posts/post_01JD0000000000000000000000", "GET, HEAD, PATCH"],
+      ["POST", "/health", "GET, HEAD"],
+      ["DELETE", "/docs", "GET, HEAD"]
+    ])("%s %s, a path served with other methods, is a 405 method_not_allowed with Allow: %s", async (method, path, allow) => {
+      const reply = await raw(server, method, path, method === "GET" ? undefined : "{}", {})
+      expect(reply.status).toBe(405)
+      expect(reply.headers.get("allow")).toBe(allow)
+      expect(errorOf(reply)).toMatchObject({
+        code: "method_not_allowed",
+        message: `${path} does not accept ${method}; it accepts ${allow}.`,
+        retryable: false
+      })
     })
 
     it("says so in Indonesian for Accept-Language: id", async () => {
@@ -110,7 +132,16 @@ describe.each(backends())("request checks on %s", (backend) => {
       expect(reply.status).toBe(404)
       const error = errorOf(reply)
       expect(error.message).toBe(error.message_id)
-      expect(error.message_id).toContain("Tidak ada")
+      expect(error.message_id).toBe("Tidak ada rute untuk GET /v1/nothing-here. Referensi API di /docs mencantumkan setiap alamat.")
+      const wrongMethod = errorOf(await raw(server, "PUT", "/v1/posts", "{}", { "accept-language": "id" }))
+      expect(wrongMethod.message_id).toBe("/v1/posts tidak menerima PUT; yang diterima: GET, HEAD, POST.")
+    })
+
+    it("quotes at most 200 characters of a long path and none of its query", async () => {
+      const path = `/v9/${"x".repeat(1_000)}`
+      const error = errorOf(await raw(server, "GET", `${path}?secret=1`, undefined, {}))
+      expect(error.message).toContain(`GET ${path.slice(0, 200)}…. The API`)
+      expect(error.message).not.toContain("secret")
     })
   })
 

@@ -82,6 +82,13 @@ describe("docs/embedding.md's samples, run in one folder one after the other", (
     // It logs no token, only what the page says it logs.
     expect(output.replace(`test key: ${printed.key}`, "").replace(`admin token: ${printed.admin}`, "")).not.toMatch(/svc_test_|pwadm_/)
 
+    // "When it cannot start": both calls of that sample, pointed at the directory the running
+    // handler holds, print the one-line cause and fix, then the fields the sample reads.
+    writeFileSync(join(work, "start-error.ts"), sampleUnder("### When it cannot start").replaceAll('"./.postwire"', '"./.postwire-app"'))
+    const refused = await run(process.execPath, [...node, "start-error.ts"], { cwd: work, env: { ...process.env }, maxBuffer: 16 * 1024 * 1024 })
+    const held = `The data directory ./.postwire-app is in use by another Postwire process (pid ${handler.pid}).\nStop that process, or give this one its own directory with the \`dataDir\` option.\n(./.postwire-app is held by process ${handler.pid})`
+    expect(refused.stderr.split(held).length - 1, refused.stderr).toBe(2)
+
     // SIGTERM: the sample stops the background work, closes the server and the database, and exits.
     const exited = new Promise<number | null>((resolve) => handler.once("exit", resolve))
     handler.kill("SIGTERM")

@@ -177,6 +177,48 @@ describe("the packed packages in a fresh app", () => {
     }
   })
 
+  it("installs a consistent tree: npm ls --all exits 0 with effect pinned to the tested version", async () => {
+    // Effect's Node platform would float to a newer release whose peer range excludes this effect.
+    const { stdout } = await sh("npm", ["ls", "--all", "effect", "@effect/platform-node-shared"], app)
+    expect(stdout).toContain(`effect@${rootPackage.devDependencies.effect}`)
+    await sh("npm", ["ls", "--all"], app)
+  })
+
+  it("ships the guides with @postwire/server, and every relative link of a shipped README or guide names a shipped file", async () => {
+    const shipped = async (name: string) =>
+      new Set((await sh("tar", ["-tzf", tarballs[name]!], work)).stdout.split("\n").filter(Boolean).map((file) => file.replace(/^package\//, "")))
+    const server = await shipped("@postwire/server")
+    for (const guide of ["configuration.md", "operations.md", "embedding.md", "mcp.md", "accounts.md", "media.md", "webhooks.md", "approval-page.png"]) {
+      expect(server, `@postwire/server ships docs/${guide}`).toContain(`docs/${guide}`)
+    }
+    const broken: Array<string> = []
+    for (const name of Object.keys(tarballs)) {
+      const files = await shipped(name)
+      const installed = join(app, "node_modules", name)
+      for (const page of [...files].filter((file) => file === "README.md" || /^docs\/[^/]+\.md$/.test(file))) {
+        const text = readFileSync(join(installed, page), "utf8")
+        for (const [, target = ""] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+          if (/^[a-z]+:/i.test(target) || target.startsWith("#")) continue
+          const file = join(page.includes("/") ? page.slice(0, page.lastIndexOf("/")) : "", target.split("#")[0]!).replace(/\\/g, "/")
+          if (!files.has(file)) broken.push(`${name} ${page}: (${target})`)
+        }
+      }
+    }
+    expect(broken).toEqual([])
+  })
+
+  it("names in postwire --help and postwire-mcp's usage only docs that are installed", async () => {
+    const help = (await sh(join(app, "node_modules", ".bin", "postwire"), ["--help"], app)).stdout
+    const mcpUsage = await sh(join(app, "node_modules", ".bin", "postwire-mcp"), ["--help"], app).then(
+      ({ stdout, stderr }) => stdout + stderr,
+      (error: Error) => error.message
+    )
+    expect(help).toContain("node_modules/@postwire/server/docs/")
+    const named = [...`${help}\n${mcpUsage}`.matchAll(/docs\/([a-z-]+\.md)/g)].map((match) => match[1]!)
+    expect(named).toEqual(expect.arrayContaining(["configuration.md", "operations.md", "mcp.md"]))
+    for (const guide of named) expect(existsSync(join(app, "node_modules", "@postwire", "server", "docs", guide)), guide).toBe(true)
+  })
+
   it("ships the documentation pages' scripts with the server only: postwire-mcp serves no pages", async () => {
     /** The size of each of Effect's Scalar and Swagger page chunks in a tarball, by file name. */
     const pageChunks = async (name: string) => {

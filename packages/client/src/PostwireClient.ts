@@ -9,6 +9,7 @@ import {
   Api,
   Approval as ApprovalSchemas,
   Comment as CommentSchemas,
+  ErrorDetail,
   type Locale,
   Media as MediaSchemas,
   Post as PostSchemas,
@@ -19,7 +20,7 @@ import { Base64 } from "effect/encoding"
 import { FetchHttpClient, HttpClient, type HttpClientResponse } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import type { PostwireClientError } from "./ClientError.ts"
-import { type ErrorContext, failBeforeAnswer, failFromAnswer, invalidRequest } from "./internal/errors.ts"
+import { type ErrorContext, failBeforeAnswer, failFromAnswer, invalidRequest, unreadableSource } from "./internal/errors.ts"
 import { type OpenedSource, openSource } from "./internal/mediaSource.ts"
 import { checkOptions } from "./internal/options.ts"
 import { transformClient } from "./internal/transport.ts"
@@ -659,7 +660,7 @@ export const make = Effect.fnUntraced(function* (
   const checkPathParam = <K extends "id" | "token" | "delivery_id">(name: K, value: string) =>
     typeof value === "string" && value !== "" && value !== "." && value !== ".."
       ? Effect.succeed({ [name]: value } as Record<K, string>)
-      : Effect.fail(invalidRequest([{ field: name, detail: `must be a non-empty ${name}` }], context))
+      : Effect.fail(invalidRequest([{ field: name, detail: ErrorDetail.reason("must_not_be_empty") }], context))
   const checkId = (id: string) => checkPathParam("id", id)
 
   const posts: PostwireClientPosts = {
@@ -772,7 +773,7 @@ export const make = Effect.fnUntraced(function* (
   const fromSource = <A>(run: () => Promise<A>) =>
     Effect.tryPromise({
       try: run,
-      catch: (cause) => invalidRequest([{ field: "source", detail: cause instanceof Error ? cause.message : String(cause) }], context)
+      catch: (cause) => invalidRequest([{ field: "source", detail: unreadableSource(cause) }], context)
     })
 
   // Sends one part, again after a failure that a retry can mend (a dropped connection, a 5xx,

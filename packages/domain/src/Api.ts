@@ -256,7 +256,8 @@ export class AccountsGroup extends HttpApiGroup.make("accounts")
       ),
     HttpApiEndpoint.post("reconnect", "/:id/reconnect", {
       params: idParams,
-      payload: ReconnectAccountRequest,
+      // The body is optional: none, or an empty one, is `{}`.
+      payload: [ReconnectAccountRequest, Schema.Null],
       success: ConnectLink.pipe(HttpApiSchema.status(201))
     })
       .annotate(RequiredScope, "accounts:write")
@@ -265,7 +266,7 @@ export class AccountsGroup extends HttpApiGroup.make("accounts")
         OpenApi.Description,
         "A single-use link, valid 30 minutes, for the person who owns the account to grant access again (an account in " +
           "`needs_reconnect`, or to renew its permissions). Completing it renews the same account: its id, profile and " +
-          "posts are kept. Scope `accounts:write`."
+          "posts are kept. The body may be empty (no `redirect_url`). Scope `accounts:write`."
       ),
     HttpApiEndpoint.delete("disconnect", "/:id", { params: idParams, success: Account })
       .annotate(RequiredScope, "accounts:write")

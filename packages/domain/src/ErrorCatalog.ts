@@ -55,6 +55,22 @@ export const ErrorCatalog = {
     indonesian: "Tidak ada {resource} dengan id tersebut di workspace ini.",
     when: "The resource does not exist, or belongs to another workspace."
   }),
+  route_not_found: entry({
+    status: 404,
+    retryable: false,
+    kind: "generic",
+    en: "No route answers {method} {path}. The API reference at /docs lists every address.",
+    indonesian: "Tidak ada rute untuk {method} {path}. Referensi API di /docs mencantumkan setiap alamat.",
+    when: "The address is not one the service serves (a typo, or a version such as `/v2` that does not exist), whatever the method."
+  }),
+  method_not_allowed: entry({
+    status: 405,
+    retryable: false,
+    kind: "generic",
+    en: "{path} does not accept {method}; it accepts {allow}.",
+    indonesian: "{path} tidak menerima {method}; yang diterima: {allow}.",
+    when: "The address exists, but not with this method (`PUT /v1/posts`); the `Allow` header lists the methods it takes."
+  }),
   invalid_request: entry({
     status: 400,
     retryable: false,

@@ -56,6 +56,10 @@ export const reasons = {
   positive_integer: text("must be a positive integer", "harus berupa bilangan bulat positif"),
   nul_character: text("must not contain the NUL character", "tidak boleh mengandung karakter NUL"),
   base64: text("must be base64-encoded bytes", "harus berupa byte yang dienkode dengan base64"),
+  chunked_encoding: text(
+    "is not valid chunked transfer encoding (each chunk starts with its size in hexadecimal)",
+    "bukan transfer encoding chunked yang valid (setiap chunk diawali ukurannya dalam heksadesimal)"
+  ),
 
   // Readiness: why an instance is not ready
   still_starting: text("it is still starting", "instans ini masih dalam proses mulai"),

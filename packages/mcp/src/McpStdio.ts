@@ -48,7 +48,8 @@ Usage:
   --allow-skip-approval   let create_post publish without a person's approval (approval.mode "none")
 
 Exit codes: 0 when the client closes stdin; 1 when the API rejects the key or cannot be reached
-at start; 2 for a missing key or a wrong option. See docs/mcp.md.`
+at start; 2 for a missing key or a wrong option. See docs/mcp.md, installed with @postwire/server
+(node_modules/@postwire/server/docs/mcp.md).`
 
 /**
  * A problem with the command line or environment (exit code 2).

@@ -37,6 +37,7 @@ import * as NodePlatformHttp from "./node/NodePlatformHttp.ts"
 import { backgroundLayer } from "./Background.ts"
 import { ConnectRoutes } from "./connect/ConnectRoutes.ts"
 import { publicPathOf, ServerConfig, type ServerSettings } from "./config/ServerConfig.ts"
+import { docsHeaders, scalarConfig } from "./docs/ApiReferencePage.ts"
 import { errorReferenceHtml } from "./docs/ErrorReference.ts"
 import { ApiErrorsLive } from "./http/ApiErrorsLive.ts"
 import { answerClientErrors, maxHeaderBytes } from "./http/ClientErrors.ts"
@@ -45,6 +46,7 @@ import { AuthenticationLive } from "./http/AuthenticationLive.ts"
 import { MediaFilesRoute } from "./http/MediaFiles.ts"
 import { ReadyRoute } from "./http/Readiness.ts"
 import { RequestGuard } from "./http/RequestGuard.ts"
+import * as RouteTable from "./http/RouteTable.ts"
 import { observeRequests } from "./http/RequestLog.ts"
 import { EventsHandlers } from "./http/EventsHandlers.ts"
 import { ApiHandlers } from "./http/Handlers.ts"
@@ -151,35 +153,15 @@ const onFirstRequest = <E, R>(
     })
   )
 
-/**
- * The reference page runs its own inline script and styles (no one else's: the OpenAPI document
- * in it is JSON-escaped), calls this server's API from "Test Request", and uses Scalar's fonts;
- * nothing else loads, and no other site may frame it.
- */
-export const docsHeaders: Readonly<Record<string, string>> = {
-  "content-security-policy": [
-    "default-src 'self'",
-    "script-src 'self' 'unsafe-inline'",
-    "style-src 'self' 'unsafe-inline' https://fonts.scalar.com",
-    "font-src 'self' data: https://fonts.scalar.com",
-    "img-src 'self' data: blob:",
-    "connect-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'"
-  ].join("; "),
-  "x-frame-options": "DENY",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer"
-}
+/** The reference page's headers: this server only, never framed (docs/ApiReferencePage.ts). */
+export { docsHeaders }
 
 const Docs = Layer.mergeAll(
   // The page's 3 MB script is imported with its layer: on the first visit, not at every start.
   onFirstRequest(
     "GET",
     "/docs",
-    Effect.map(ServerConfig, (config) => HttpApiScalar.layer(servedApi(config.publicUrl), { path: "/docs" })),
+    Effect.map(ServerConfig, (config) => HttpApiScalar.layer(servedApi(config.publicUrl), { path: "/docs", scalar: scalarConfig })),
     docsHeaders
   ),
   HttpRouter.add("GET", "/docs/errors", HttpServerResponse.setHeaders(HttpServerResponse.html(errorReferenceHtml()), docsHeaders)),
@@ -237,7 +219,7 @@ export const Routes = Layer.mergeAll(
   ReadyRoute,
   PlatformHookRoutes,
   MetricsRoute
-).pipe(Layer.provide(RouteTemplates.layer))
+).pipe(Layer.provide(RouteTemplates.layer), Layer.provide(RouteTable.recording))
 
 /** What an instance with role `worker` serves: its health, readiness and metrics, for the orchestrator; no API. */
 export const WorkerRoutes = Layer.mergeAll(

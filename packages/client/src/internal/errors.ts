@@ -11,9 +11,11 @@ import {
   type HttpError,
   httpErrors,
   type Locale,
+  type LocalizedText,
+  RequestIssues,
   renderMessage
 } from "@postwire/domain"
-import { Cause, Effect, Schema, SchemaIssue } from "effect"
+import { Cause, Effect, Schema } from "effect"
 import type { HttpClientResponse } from "effect/http"
 import { HttpClientError } from "effect/http"
 import { PostwireApiError, type PostwireClientError, PostwireConnectionError } from "../ClientError.ts"
@@ -74,9 +76,7 @@ const pathToField = (path: ReadonlyArray<PropertyKey>): string | undefined =>
         )
         .join("")
 
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
-
-const invalidRequestItem = (field: string | undefined, detail: string, context: ErrorContext): ErrorItem => {
+const invalidRequestItem = (field: string | undefined, detail: LocalizedText, context: ErrorContext): ErrorItem => {
   const details = { field, detail }
   return {
     code: "invalid_request",
@@ -88,13 +88,17 @@ const invalidRequestItem = (field: string | undefined, detail: string, context: 
   }
 }
 
-/** A request the client refuses to send, answered the way the server answers it: 400 `invalid_request`. */
+/**
+ * A request the client refuses to send, answered the way the server answers it: 400
+ * `invalid_request`, each problem's reason in English and Indonesian (`message_id` is Indonesian
+ * throughout, as the server's).
+ */
 export const invalidRequest = (
-  problems: ReadonlyArray<{ readonly field: string | undefined; readonly detail: string }>,
+  problems: ReadonlyArray<{ readonly field: string | undefined; readonly detail: LocalizedText }>,
   context: ErrorContext
 ): PostwireApiError => {
   const items = problems.map((problem) => invalidRequestItem(problem.field, problem.detail, context))
-  const first = items[0] ?? invalidRequestItem(undefined, "the request does not match the API contract", context)
+  const first = items[0] ?? invalidRequestItem(undefined, { en: "does not match the API contract", id: "tidak sesuai dengan kontrak API" }, context)
   const error: ErrorObject = items.length > 1 ? { ...first, issues: items } : first
   return new PostwireApiError({
     status: 400,
@@ -109,12 +113,15 @@ export const invalidRequest = (
   })
 }
 
+/** Why a media source (a file, a stream) could not be read; the system's own words stay as they are. */
+export const unreadableSource = (cause: unknown): LocalizedText => {
+  const reason = cause instanceof Error ? cause.message : String(cause)
+  return { en: `cannot be read: ${reason}`, id: `tidak dapat dibaca: ${reason}` }
+}
+
 const fromSchemaError = (error: Schema.SchemaError, context: ErrorContext): PostwireApiError =>
   invalidRequest(
-    formatIssues(error.issue).issues.map((issue) => ({
-      field: pathToField(issue.path?.map((segment) => (typeof segment === "object" ? segment.key : segment)) ?? []),
-      detail: issue.message
-    })),
+    RequestIssues.describe(error.issue).map((issue) => ({ field: pathToField(issue.path), detail: issue.detail })),
     context
   )
 

@@ -28,7 +28,10 @@ Usage:
 
 Environment: PORT, DATABASE_URL, POSTWIRE_SECRET, POSTWIRE_SECRET_FILE, POSTWIRE_ADMIN_TOKEN, POSTWIRE_PUBLIC_URL,
 POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS, POSTWIRE_RATE_LIMIT_PER_KEY, POSTWIRE_RATE_LIMIT_POSTS_CREATE
-(see docs/configuration.md).`
+(see docs/configuration.md).
+
+The docs/ pages named here are installed with this command: node_modules/@postwire/server/docs/
+(in a clone of the Postwire repository: docs/).`
 
 const serveUsage = `Usage:
   postwire serve [--port 8080] [--host 0.0.0.0] [--data-dir ./.postwire] [--database-url URL] [--role api|worker|all]

@@ -1,6 +1,6 @@
 /**
- * Answers for requests Node's HTTP parser refuses before any route sees them (an unknown
- * method, a malformed request line or header, headers too large): the shared error shape,
+ * Answers for requests Node's HTTP parser refuses (an unknown method, a malformed request line
+ * or header, headers too large, a chunked body with a bad chunk size): the shared error shape,
  * in English (no `Accept-Language` can be trusted from an unparsed request), then close.
  * Node's own answer would be a bare status line with an empty body.
  *
@@ -8,7 +8,7 @@
  */
 import type { Server } from "node:http"
 import type { Duplex } from "node:stream"
-import { PostwireError, renderError } from "@postwire/domain"
+import { ErrorDetail, PostwireError, renderError } from "@postwire/domain"
 import * as RequestId from "../observability/RequestId.ts"
 
 const statusText: Record<number, string> = { 400: "Bad Request", 413: "Payload Too Large", 431: "Request Header Fields Too Large" }
@@ -37,8 +37,12 @@ export const writeErrorAnswer = (socket: Duplex, status: number, error: Postwire
 /** Makes the server answer parser-level failures in the shared error shape. */
 export const answerClientErrors = (server: Server, publicUrl: string): Server =>
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
-    // The client went away, or a response already started: nothing can be written.
-    if (error.code === "ECONNRESET" || !socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) {
+    // The client went away, or an answer already started on this connection: nothing more can be
+    // written. A request whose body turns out malformed (a bad chunk size) after its route began
+    // has an answer object but nothing sent yet: it is answered here, and the route's own answer,
+    // if it comes, finds the connection closed.
+    const started = (socket as { _httpMessage?: { readonly headersSent?: boolean } })._httpMessage?.headersSent === true
+    if (error.code === "ECONNRESET" || !socket.writable || started) {
       socket.destroy()
       return
     }
@@ -46,6 +50,8 @@ export const answerClientErrors = (server: Server, publicUrl: string): Server =>
     const problem =
       status === 431
         ? new PostwireError({ code: "headers_too_large", field: "headers", details: { limit: maxHeaderBytes } })
-        : new PostwireError({ code: "invalid_request", field: error.code === "HPE_INVALID_METHOD" ? "method" : "request" })
+        : /CHUNK/.test(error.code ?? "")
+          ? new PostwireError({ code: "invalid_request", field: "body", details: { detail: ErrorDetail.reason("chunked_encoding") } })
+          : new PostwireError({ code: "invalid_request", field: error.code === "HPE_INVALID_METHOD" ? "method" : "request" })
     writeErrorAnswer(socket, status, problem, publicUrl)
   })

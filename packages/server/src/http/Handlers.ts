@@ -154,7 +154,7 @@ export const AccountsHandlers = HttpApiBuilder.group(Api, "accounts", (handlers)
     )
     .handle("reconnect", ({ params, payload }) =>
       Effect.gen(function* () {
-        return yield* respond(Connect.createReconnectLink(yield* caller, Ids.unchecked("account", params.id), payload))
+        return yield* respond(Connect.createReconnectLink(yield* caller, Ids.unchecked("account", params.id), payload ?? {}))
       })
     )
     .handle("disconnect", ({ params }) =>

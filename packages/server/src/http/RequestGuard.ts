@@ -11,7 +11,9 @@
  *   trusted proxy, the address it forwards for) and per token, and answer with the
  *   `X-RateLimit-*` headers like the rest of the API: guessing approval links locks out neither
  *   the connect pages nor the callbacks, and no one link can be hammered from many addresses.
- * - An address no route serves is a 404 in the shared error shape, never an empty body.
+ * - An address no route serves is answered in the shared error shape, never an empty body: a
+ *   path that exists with other methods is 405 `method_not_allowed` with an `Allow` header, any
+ *   other 404 `route_not_found` naming the method and path ({@link RouteTable}).
  * - A body larger than its address accepts (`BodyLimits`) is a 413 `request_too_large`, and the
  *   connection is closed instead of reading the rest.
  *
@@ -36,6 +38,7 @@ import { requestLocale } from "./Locale.ts"
 import { RateLimiter } from "../limits/RateLimiter.ts"
 import * as ClientAddress from "./ClientAddress.ts"
 import { announce, countRequests, tightest } from "./RateLimits.ts"
+import { RouteTable } from "./RouteTable.ts"
 
 const isApi = (path: string) => path.startsWith("/v1/") || path.startsWith("/admin/")
 // The connect pages and callbacks carry no key either.
@@ -107,6 +110,12 @@ const addressProblem = (url: string): PostwireError | undefined => {
 const isRouteNotFound = (error: unknown) =>
   HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound"
 
+/** A request's path as an error message quotes it: without its query, and at most 200 characters. */
+const quotedPath = (url: string) => {
+  const path = url.split("?", 1)[0] ?? ""
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path
+}
+
 const isBodyTooLarge = (error: unknown) =>
   HttpServerError.isHttpServerError(error) &&
   error.reason._tag === "RequestParseError" &&
@@ -123,6 +132,7 @@ export const RequestGuard = HttpRouter.middleware(
   Effect.gen(function* () {
     const config = yield* ServerConfig
     const rateLimits = yield* RateLimiter
+    const routes = yield* RouteTable
 
     const answer = (error: PostwireError) =>
       Effect.map(requestLocale, (locale) =>
@@ -207,9 +217,20 @@ export const RequestGuard = HttpRouter.middleware(
       }).pipe(
         Effect.catchCause((cause) => {
           const failure = Cause.findErrorOption(cause)
-          return failure._tag === "Some" && isRouteNotFound(failure.value)
-            ? answer(new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("resource") } }))
-            : Effect.failCause(cause)
+          if (failure._tag === "None" || !isRouteNotFound(failure.value)) return Effect.failCause(cause)
+          return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+            const allowed = routes.allowed(request.url)
+            // The route exists for this method: only its id is longer than any id can be.
+            if (allowed.includes(request.method)) {
+              return answer(new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("resource") } }))
+            }
+            const where = { method: request.method, path: quotedPath(request.url) }
+            if (allowed.length === 0) return answer(new PostwireError({ code: "route_not_found", details: where }))
+            const allow = allowed.join(", ")
+            return Effect.map(answer(new PostwireError({ code: "method_not_allowed", details: { ...where, allow } })), (response) =>
+              HttpServerResponse.setHeader(response, "allow", allow)
+            )
+          })
         })
       )
   }),
