@@ -62,8 +62,29 @@ const workerEnv: Readonly<Record<string, string>> = (() => {
   }
   return value as Record<string, string>
 })()
-/** Node options of every worker (`--cpu-prof --cpu-prof-dir=/tmp/prof`): to profile them. */
-const workerNodeArgs = (process.env.BENCH_PUBLISH_WORKER_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "")
+/**
+ * Node options of every worker (`--cpu-prof --cpu-prof-dir=/tmp/prof`): to profile them. Every
+ * worker (and the baseline) also runs with `--trace-gc`: its lines measure what it allocated.
+ */
+const workerNodeArgs = ["--trace-gc", ...(process.env.BENCH_PUBLISH_WORKER_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "")]
+
+/**
+ * The bytes a process allocated on its heap, from its `--trace-gc` lines written between two
+ * offsets of its output: each collection's heap size before it, less the size the previous
+ * collection left (the first collection of the range counts from the one before the range).
+ */
+export const allocatedBetween = (output: string, from: number, to: number): number => {
+  const collection = /ms: [A-Za-z -]+?(?:\([a-z ]+\) )?([\d.]+) \(([\d.]+)\) -> ([\d.]+) \(([\d.]+)\) MB/g
+  let total = 0
+  let lastAfter: number | undefined
+  for (const match of output.matchAll(collection)) {
+    const before = Number(match[1])
+    const after = Number(match[3])
+    if (match.index >= from && match.index < to && lastAfter !== undefined) total += Math.max(0, before - lastAfter)
+    lastAfter = after
+  }
+  return total * 1024 * 1024
+}
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN
@@ -229,15 +250,22 @@ export const measure = async (instances: number, targets: number, counted: boole
       wire.reset()
       const pids = fleet.workers.map((w) => w.pid)
       const before = snapshot(pids, postgresPids, fleet.api.pid)
+      const traceFrom = fleet.workers.map((w) => w.output().length)
       await fleet.waitForPublished(publishedBefore + count, 600_000)
       const done = Date.now()
-      return { dueAt, done, cpu: perTarget(before, snapshot(pids, postgresPids, fleet.api.pid), count) }
+      // Collections are logged a moment after they happen: let the last of the burst arrive.
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const allocated = fleet.workers.reduce((sum, w, i) => {
+        const output = w.output()
+        return sum + allocatedBetween(output, traceFrom[i]!, output.length)
+      }, 0)
+      return { dueAt, done, cpu: perTarget(before, snapshot(pids, postgresPids, fleet.api.pid), count), allocatedPerTarget: allocated / count }
     }
     // The warm-up, the same kind of burst: every worker takes its share.
     const warm = counted ? 0 : warmup * instances
     const cold = warm > 0 ? (await dueBurst(warm, 0)).cpu : undefined
     const warmedAt = Date.now()
-    const { dueAt, done, cpu } = await dueBurst(targets, warm)
+    const { allocatedPerTarget, cpu, done, dueAt } = await dueBurst(targets, warm)
     const { statements, roundTrips } = wire.counts
     const lags = (await publishingStarts(fleet.databaseUrl))
       .filter((start) => start >= warmedAt)
@@ -257,6 +285,7 @@ export const measure = async (instances: number, targets: number, counted: boole
       statements: statements / targets,
       roundTrips: roundTrips / targets,
       cpu,
+      allocatedPerTarget,
       cold,
       workers: workers.length
     }
@@ -281,7 +310,7 @@ export const measureBaseline = async (targets: number) => {
   const fake = await Effect.runPromise(ThreadsFake.make().pipe(Scope.provide(fakeScope)))
   fake.pollsBeforeFinished = 0
   fake.quotaUsedBefore = -1_000_000
-  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), join(import.meta.dirname, "publishing-baseline.ts")], {
+  const child = spawn(process.execPath, ["--trace-gc", "--import", import.meta.resolve("tsx"), join(import.meta.dirname, "publishing-baseline.ts")], {
     env: {
       ...process.env,
       DATABASE_URL: url,
@@ -310,6 +339,7 @@ export const measureBaseline = async (targets: number) => {
       const postgresPids = [...(await backends(databaseUrl, schema)), ...postgresWriters()]
       await new Promise((resolve) => setTimeout(resolve, dueAt - Date.now()))
       const before = snapshot([child.pid!], postgresPids, undefined)
+      const traceFrom = output.length
       const deadline = Date.now() + 600_000
       while (fake.media.length < seeded) {
         if (Date.now() > deadline || child.exitCode !== null) {
@@ -318,11 +348,13 @@ export const measureBaseline = async (targets: number) => {
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
       const done = Date.now()
-      return { dueAt, done, cpu: perTarget(before, snapshot([child.pid!], postgresPids, undefined), count) }
+      const cpu = perTarget(before, snapshot([child.pid!], postgresPids, undefined), count)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      return { dueAt, done, cpu, allocatedPerTarget: allocatedBetween(output, traceFrom, output.length) / count }
     }
     if (warmup > 0) await dueBurst(warmup)
     const warmedAt = Date.now()
-    const { dueAt, done, cpu } = await dueBurst(targets)
+    const { allocatedPerTarget, cpu, done, dueAt } = await dueBurst(targets)
     const lags = await onDatabase(url, (sql) =>
       Effect.map(
         sql`SELECT created_at FROM raw_events WHERE type = 'post.publishing' AND created_at >= ${warmedAt}`,
@@ -333,7 +365,7 @@ export const measureBaseline = async (targets: number) => {
     if (output.includes("Error") || fake.duplicatePublishes !== 0) {
       throw new Error(`the baseline failed targets (${fake.duplicatePublishes} duplicates): ${output.slice(-2000)}`)
     }
-    return { ...rates(targets, dueAt, done, lags, toPublished), cpu }
+    return { ...rates(targets, dueAt, done, lags, toPublished), cpu, allocatedPerTarget }
   } finally {
     child.kill("SIGTERM")
     await exited
@@ -380,8 +412,9 @@ export async function run(): Promise<void> {
   console.log(
     "CPU ms per target, from /proc: workers (main thread + V8 helper threads), the fleet's PostgreSQL backends with its writers, the API instance, this process (the fake platform); the whole machine (every process and the kernel) and how busy its cores were"
   )
-  const cpuRow = (label: string, c: ReturnType<typeof perTarget>) => ({
+  const cpuRow = (label: string, c: ReturnType<typeof perTarget>, allocated?: number) => ({
     "measured burst": label,
+    "heap KB allocated/target": allocated === undefined ? "" : allocated / 1024,
     workers: `${c.worker.toFixed(2)} (${c.workerMain.toFixed(2)} + ${c.workerHelpers.toFixed(2)})`,
     postgres: c.postgres,
     api: c.api,
@@ -391,11 +424,11 @@ export async function run(): Promise<void> {
     "cores busy": `${Math.round(c.machineBusy * 100)}%`
   })
   table([
-    cpuRow(`baseline, measured (${raw.targets})`, raw.cpu),
+    cpuRow(`baseline, measured (${raw.targets})`, raw.cpu, raw.allocatedPerTarget),
     ...[one, three].flatMap((r) => {
       const label = `${r.instances} instance${r.instances === 1 ? "" : "s"}`
       return [
-        cpuRow(`${label}, measured (${r.targets})`, r.cpu),
+        cpuRow(`${label}, measured (${r.targets})`, r.cpu, r.allocatedPerTarget),
         ...(r.cold === undefined ? [] : [cpuRow(`${label}, warm-up after start (${r.warm})`, r.cold)])
       ]
     })
