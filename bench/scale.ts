@@ -123,7 +123,8 @@ export const run = async (): Promise<void> => {
   const databaseUrl = backend.env.DATABASE_URL!
   let server: Served | undefined
   try {
-    server = await serve(backend.args, backend.env)
+    // HTTP only: no publisher claims the due targets the claim is timed on, no loop adds its work.
+    server = await serve([...backend.args, "--role", "api"], backend.env)
     const small = await newSession(server, "Small history")
     const large = await newSession(server, "Large history")
     await backend.sql([
