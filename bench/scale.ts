@@ -10,11 +10,11 @@
  * - a create, `POST /v1/posts` (two targets, an image, an approval link), into accounts that
  *   carry a share of the large history against accounts with a small one;
  * - the quota check, `GET /v1/accounts/{id}` (the account with its rolling 24 hours' count);
- * - the publisher's claim (`PublishingStore.claimDueTargets`, 25 due targets), timed on the
- *   database before the large workspace is seeded and again after (the claim is global: it
- *   cannot be interleaved by workspace).
+ * - the publisher's claim (`PublishingStore.claimDueTargets`, 25 due targets): the claim is
+ *   global, so the small side is a database of its own (1,000 posts, the same 200 due targets),
+ *   claims alternating between the two databases.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { PublishingStore } from "@postwire/core"
 import { layerPostgres, SqlPublishingStore } from "@postwire/store-sql"
 import { historyStatements } from "./history.ts"
@@ -25,7 +25,7 @@ const largePosts = Number(process.env.BENCH_SCALE_POSTS ?? 1_000_000)
 const largeAccounts = Number(process.env.BENCH_SCALE_ACCOUNTS ?? 10_000)
 const smallPosts = 1_000
 const samples = Number(process.env.BENCH_SCALE_SAMPLES ?? 200)
-const claims = 40
+const claims = Number(process.env.BENCH_SCALE_CLAIMS ?? 100)
 const claimSize = 25
 
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
@@ -52,7 +52,11 @@ const accountsStatement = (s: Session, count: number) => `
  * `count` targets due a minute ago in the session's workspace (posts `scheduled`, no approval),
  * on its two accounts: what the claim takes.
  */
-const dueStatements = (s: Session, tag: string, count: number) => {
+const dueStatements = (
+  s: { readonly workspace: string; readonly profile: string; readonly accounts: readonly [string, string] },
+  tag: string,
+  count: number
+) => {
   const at = Date.now() - 60_000
   const id = (prefix: string) => `'${prefix}_${tag}' || lpad(g::text, 20, '0')`
   return [
@@ -71,25 +75,83 @@ const dueStatements = (s: Session, tag: string, count: number) => {
 }
 
 /**
- * Claims of 25 due targets, each lease ending a millisecond later: every claim finds the same
- * due rows, so each does the same work. Milliseconds a claim, p50 and p99.
+ * A claim of 25 due targets on each database in turn, each lease ending a millisecond later (so
+ * every claim finds the same due rows and does the same work): milliseconds a claim, per side.
  */
-const claimTimes = (databaseUrl: string) =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      const queue = yield* PublishingStore
-      const times: Array<number> = []
-      for (let i = 0; i < claims + 5; i++) {
-        const at = Date.now()
-        const start = performance.now()
-        const claimed = yield* queue.claimDueTargets({ owner: "scale-bench", at, leaseUntil: at + 1, limit: claimSize, perAccount: 1_000 })
-        if (claimed.length !== claimSize) return yield* Effect.die(new Error(`claimed ${claimed.length} of ${claimSize}`))
-        if (i >= 5) times.push(performance.now() - start)
-        yield* Effect.sleep(2)
+const claimTimes = async (largeUrl: string, smallUrl: string) => {
+  const runtimeOf = (url: string) =>
+    ManagedRuntime.make(SqlPublishingStore.layer.pipe(Layer.provide(layerPostgres(url, { maxConnections: 1 }))))
+  const large = runtimeOf(largeUrl)
+  const small = runtimeOf(smallUrl)
+  const claim = Effect.gen(function* () {
+    const queue = yield* PublishingStore
+    const at = Date.now()
+    const start = performance.now()
+    const claimed = yield* queue.claimDueTargets({ owner: "scale-bench", at, leaseUntil: at + 1, limit: claimSize, perAccount: 1_000 })
+    if (claimed.length !== claimSize) return yield* Effect.die(new Error(`claimed ${claimed.length} of ${claimSize}`))
+    const ms = performance.now() - start
+    yield* Effect.sleep(2)
+    return ms
+  })
+  try {
+    const times = { large: [] as Array<number>, small: [] as Array<number> }
+    for (let i = 0; i < claims + 5; i++) {
+      const l = await large.runPromise(claim)
+      const s = await small.runPromise(claim)
+      if (i >= 5) {
+        times.large.push(l)
+        times.small.push(s)
       }
-      return times
-    }).pipe(Effect.provide(SqlPublishingStore.layer.pipe(Layer.provide(layerPostgres(databaseUrl, { maxConnections: 1 })))))
-  )
+    }
+    return times
+  } finally {
+    await large.dispose()
+    await small.dispose()
+  }
+}
+
+/** A database of its own with a workspace of `smallPosts` posts and the same due targets: the claim's small side. */
+const smallDatabase = async (url: string) => {
+  const { default: pg } = await import("pg")
+  const name = `postwire_scale_small_${process.pid}_${Date.now()}`
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const fresh = new URL(url)
+  fresh.pathname = `/${name}`
+  // The schema: the store's layer migrates an empty database.
+  const migrate = ManagedRuntime.make(SqlPublishingStore.layer.pipe(Layer.provide(layerPostgres(fresh.toString(), { maxConnections: 1 }))))
+  await migrate.runPromise(Effect.void)
+  await migrate.dispose()
+  const s = { workspace: "ws_SCALESMALL", profile: "prof_SCALESMALL", accounts: ["acc_SCALESMALL1", "acc_SCALESMALL2"] as const }
+  const client = new pg.Client({ connectionString: fresh.toString() })
+  await client.connect()
+  const at = Date.now()
+  for (const statement of [
+    `INSERT INTO workspaces (id, name, allowed_redirect_domains, created_at) VALUES ('${s.workspace}', 'Small', '[]', ${at})`,
+    `INSERT INTO profiles (workspace_id, id, name, created_at) VALUES ('${s.workspace}', '${s.profile}', 'Small', ${at})`,
+    ...s.accounts.map((id) =>
+      `INSERT INTO accounts (workspace_id, id, profile_id, platform, handle, sandbox, status, daily_quota, simulate, credentials,
+          external_id, created_at)
+        VALUES ('${s.workspace}', '${id}', '${s.profile}', 'photo', '${id}', true, 'connected', NULL, NULL, NULL, NULL, ${at})`
+    ),
+    ...historyStatements({ workspaceId: s.workspace, profileId: s.profile, accounts: s.accounts, platform: "photo", from: 1, to: smallPosts, endAt: at, tag: "S" }),
+    ...dueStatements(s, "D", 200)
+  ]) {
+    await client.query(statement)
+  }
+  await client.end()
+  return {
+    url: fresh.toString(),
+    drop: async () => {
+      const dropper = new pg.Client({ connectionString: url })
+      await dropper.connect()
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await dropper.end()
+    }
+  }
+}
 
 /** Asks `measure` of the large and the small side in turn, `samples` times each. */
 const interleaved = async (measure: (side: "large" | "small") => Promise<number>) => {
@@ -122,16 +184,15 @@ export const run = async (): Promise<void> => {
   const backend = postgresBackend(url)
   const databaseUrl = backend.env.DATABASE_URL!
   let server: Served | undefined
+  let smallDb: { readonly url: string; readonly drop: () => Promise<void> } | undefined
   try {
     // HTTP only: no publisher claims the due targets the claim is timed on, no loop adds its work.
     server = await serve([...backend.args, "--role", "api"], backend.env)
     const small = await newSession(server, "Small history")
     const large = await newSession(server, "Large history")
-    await backend.sql([
-      ...historyStatements({ workspaceId: small.workspace, profileId: small.profile, accounts: small.accounts, platform: "photo", from: 1, to: smallPosts, endAt: Date.now(), tag: "S" }),
-      ...dueStatements(small, "D", 200)
-    ])
-    const claimBefore = await claimTimes(databaseUrl)
+    await backend.sql(
+      historyStatements({ workspaceId: small.workspace, profileId: small.profile, accounts: small.accounts, platform: "photo", from: 1, to: smallPosts, endAt: Date.now(), tag: "S" })
+    )
     const started = Date.now()
     // Every hundredth post on the large workspace's two API-made accounts (the ones measured),
     // the others over the seeded accounts.
@@ -141,8 +202,12 @@ export const run = async (): Promise<void> => {
       accountsStatement(large, largeAccounts),
       ...historyStatements({ workspaceId: large.workspace, profileId: large.profile, accounts: large.accounts, platform: "photo", from: 1, to: largePosts, endAt: Date.now(), tag: "L", accountSql: seeded })
     ])
+    // The due targets the claims take: in the large database (in its small workspace), and in a
+    // database of their own beside a small history.
+    await backend.sql(dueStatements(small, "D", 200))
     const seededIn = (Date.now() - started) / 1000
-    const claimAfter = await claimTimes(databaseUrl)
+    smallDb = await smallDatabase(url)
+    const claimed = await claimTimes(databaseUrl, smallDb.url)
     const base = server.baseUrl
     const session = (side: "large" | "small") => (side === "large" ? large : small)
     const pages = await interleaved((side) => timed(`${base}/v1/posts?limit=25`, { headers: authOf(session(side)) }))
@@ -159,13 +224,14 @@ export const run = async (): Promise<void> => {
       row("first page, GET /v1/posts?limit=25", pages),
       row("create, POST /v1/posts (2 targets, approval link)", creates),
       row("quota check, GET /v1/accounts/{id}", quota),
-      { ...row(`publisher claim of ${claimSize} due targets (after seeding vs before)`, { large: claimAfter, small: claimBefore }) }
+      row(`publisher claim of ${claimSize} due targets (the large database vs one of ${smallPosts.toLocaleString("en")} posts)`, claimed)
     ])
   } catch (error) {
     if (server !== undefined) console.error(server.output.slice(-4000))
     throw error
   } finally {
     await server?.stop()
+    await smallDb?.drop()
     backend.drop()
   }
 }
