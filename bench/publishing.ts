@@ -384,7 +384,8 @@ export async function run(): Promise<void> {
     console.log("skipped: set DATABASE_URL (several worker processes share one PostgreSQL)")
     return
   }
-  const raw = await measureBaseline(burst)
+  // `BENCH_PUBLISH_BASELINE=0` skips the baseline (to compare two builds of Postwire pass against pass).
+  const raw = process.env.BENCH_PUBLISH_BASELINE === "0" ? undefined : await measureBaseline(burst)
   const one = await measure(1, burst, false)
   // `BENCH_PUBLISH_FLEET=0` skips the several-instance pass (on a machine too loaded to write its warm-up in time).
   const fleetSize = Number(process.env.BENCH_PUBLISH_FLEET ?? 3)
@@ -394,7 +395,7 @@ export async function run(): Promise<void> {
     `${availableParallelism()} cores (os.availableParallelism()), shared by the workers, PostgreSQL, the API instance and the fake platform; load average at the end ${loadavg()[0]!.toFixed(1)}`
   )
   table([
-    {
+    ...(raw === undefined ? [] : [{
       worker: "baseline: node:http + pg (publishing-baseline.ts)",
       targets: raw.targets,
       "seconds after due": raw.seconds,
@@ -403,7 +404,7 @@ export async function run(): Promise<void> {
       "p50 / p99 to published (ms)": `${raw.publishedP50} / ${raw.publishedP99}`,
       "vs baseline": 1,
       "vs one instance": ""
-    },
+    }]),
     ...passes.map((r) => ({
       worker: `postwire, ${r.instances} instance${r.instances === 1 ? "" : "s"}`,
       targets: r.targets,
@@ -411,7 +412,7 @@ export async function run(): Promise<void> {
       "targets/s": r.perSecond,
       "p99 lag to start (ms)": r.p99,
       "p50 / p99 to published (ms)": `${r.publishedP50} / ${r.publishedP99}`,
-      "vs baseline": r.perSecond / raw.perSecond,
+      "vs baseline": raw === undefined ? "" : r.perSecond / raw.perSecond,
       "vs one instance": r.perSecond / one.perSecond
     }))
   ])
@@ -430,7 +431,7 @@ export async function run(): Promise<void> {
     "cores busy": `${Math.round(c.machineBusy * 100)}%`
   })
   table([
-    cpuRow(`baseline, measured (${raw.targets})`, raw.cpu, raw.allocatedPerTarget),
+    ...(raw === undefined ? [] : [cpuRow(`baseline, measured (${raw.targets})`, raw.cpu, raw.allocatedPerTarget)]),
     ...passes.flatMap((r) => {
       const label = `${r.instances} instance${r.instances === 1 ? "" : "s"}`
       return [
