@@ -315,30 +315,22 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
 
     afterCommit: (effect) => sql.afterCommit(effect),
 
-    // The accounts' lock serializes the capped inserts on an account. On its own the create holds
-    // it only from the count to the commit: the post is written first, unlocked (the heaviest of
-    // its statements), then the accounts are locked and the window counted without the post
-    // itself, and a full cap rolls the insert back. (It used to lock first, so creates to one
-    // account also waited for each other's inserts.) Inside the caller's transaction (a create
-    // under an `Idempotency-Key`, committed with the key's stored answer) the lock lasts until
-    // that commit in either order: there it counts first and inserts only with room, which needs
-    // no savepoint (two statements fewer than a nested transaction's).
+    // The accounts' lock serializes the capped inserts on an account, and is held only from the
+    // count to the commit: the post is written first, unlocked (the heaviest of its statements),
+    // then the accounts are locked and the window counted without the post itself, and a full
+    // cap rolls the insert back. (It used to lock first, so creates to one account also waited
+    // for each other's inserts.) Inside the caller's transaction (a create under an
+    // `Idempotency-Key`) this is a savepoint: a batch item that fails is rolled back alone, and
+    // the batch's other items stay.
     insertPostWithinQuota: (aggregate, events, caps) =>
       operation("insertPostWithinQuota")(
-        Effect.flatMap(Effect.serviceOption(sql.transactionService), (outer) =>
-          Option.isSome(outer)
-            ? Effect.flatMap(
-              fullCap(aggregate, caps),
-              (full) => full === undefined ? Effect.as(insertAggregate(aggregate, events), Option.none()) : Effect.succeed(Option.some(full))
-            )
-            : sql.withTransaction(
-              Effect.gen(function* () {
-                yield* insertAggregate(aggregate, events)
-                const full = yield* fullCap(aggregate, caps)
-                return full === undefined ? Option.none<Ids.AccountId>() : yield* Effect.fail(new CapFull({ accountId: full }))
-              })
-            ).pipe(Effect.catchTag("CapFull", (full) => Effect.succeed(Option.some(full.accountId))))
-        )
+        sql.withTransaction(
+          Effect.gen(function* () {
+            yield* insertAggregate(aggregate, events)
+            const full = yield* fullCap(aggregate, caps)
+            return full === undefined ? Option.none<Ids.AccountId>() : yield* Effect.fail(new CapFull({ accountId: full }))
+          })
+        ).pipe(Effect.catchTag("CapFull", (full) => Effect.succeed(Option.some(full.accountId))))
       ),
 
     getPost: (workspaceId, id) =>
