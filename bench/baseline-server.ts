@@ -3,17 +3,20 @@
  * `GET /v1/posts` on the same schema and data as Postwire, with nothing but the driver: the
  * floor a request cannot go below on this machine. In its own process, like the real server.
  *
- * - POST: the API key by its hash, a rate-limit count, then in one transaction the profile, the
- *   accounts (locked, as the quota check needs), the media, the quota count over the window, and
- *   the post, its targets, its approval link and its outbox event. Answers the post as JSON.
- * - GET: the API key, a rate-limit count, one keyset page of posts, their targets and approvals
- *   (one statement each), and a signed cursor for the next page.
+ * - POST: the API key by its hash, the key's and the route's rate-limit counts in one upsert
+ *   (refused with 429 over `RATE_LIMIT_PER_KEY` / `RATE_LIMIT_POSTS_CREATE` a minute), with an
+ *   `Idempotency-Key` its claim (one statement), then in one transaction the profile, the accounts
+ *   (locked, as the quota check needs), the media, the quota count over the window, and the post,
+ *   its targets, its approval link and its outbox event, and with a key the stored response
+ *   (sealed with AES-256-GCM, as Postwire stores it). Answers the post as JSON.
+ * - GET: the API key, a rate-limit count (refused over `RATE_LIMIT_PER_KEY`), one keyset page of
+ *   posts, their targets and approvals (one statement each), and a signed cursor for the next page.
  *
  * On PostgreSQL (`DATABASE_URL`) through `pg` with a pool of 10 connections and named prepared
  * statements; otherwise on the embedded database's directory (`DATA_DIR`) through PGlite, whose
  * one connection takes one transaction at a time.
  */
-import { createHash, createHmac, randomBytes } from "node:crypto"
+import { createCipheriv, createHash, createHmac, randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 
 /** One statement: its text and parameters, and a name when it may be prepared. */
@@ -35,7 +38,7 @@ const postgres = async (url: string): Promise<Db> => {
   const { default: pg } = await import("pg")
   // int8 as a number, as the stores read it.
   pg.types.setTypeParser(20, Number)
-  const pool = new pg.Pool({ connectionString: url, max: 10 })
+  const pool = new pg.Pool({ connectionString: url, max: 10, application_name: "postwire-bench-baseline" })
   return {
     query: async (q) => (await pool.query({ name: q.name, text: q.text, values: [...q.values] })).rows,
     transaction: async (work) => {
@@ -66,7 +69,19 @@ const embedded = async (dataDir: string): Promise<Db> => {
 
 const db = process.env.DATABASE_URL ? await postgres(process.env.DATABASE_URL) : await embedded(process.env.DATA_DIR ?? "")
 const secret = process.env.CURSOR_SECRET ?? randomBytes(32).toString("hex")
+const sealKey = randomBytes(32)
 const day = 24 * 60 * 60 * 1000
+const perKeyLimit = Number(process.env.RATE_LIMIT_PER_KEY ?? 120)
+const createLimit = Number(process.env.RATE_LIMIT_POSTS_CREATE ?? 30)
+
+/** A stored response, sealed as Postwire seals it (AES-256-GCM, the key's identity as associated data). */
+const seal = (body: string, context: string) => {
+  const iv = randomBytes(12)
+  const cipher = createCipheriv("aes-256-gcm", sealKey, iv)
+  cipher.setAAD(Buffer.from(context))
+  const sealed = Buffer.concat([cipher.update(body), cipher.final()])
+  return `v1.${iv.toString("base64url")}.${sealed.toString("base64url")}.${cipher.getAuthTag().toString("base64url")}`
+}
 
 const id = (prefix: string) => `${prefix}_${randomBytes(16).toString("hex").toUpperCase().slice(0, 26)}`
 const sha256 = (value: string) => createHash("sha256").update(value).digest("hex")
@@ -78,7 +93,10 @@ const reply = (response: ServerResponse, status: number, body: unknown) => {
 
 const refuse = (response: ServerResponse, status: number, code: string) => reply(response, status, { error: { code } })
 
-/** The caller's key, by the hash of the bearer token. */
+/**
+ * The caller's key, by the hash of the bearer token, and its rate limits counted (the key's
+ * bucket, and for a create the route's, in one upsert): `"limited"` when one is over its limit.
+ */
 const authenticate = async (request: IncomingMessage, scope: string) => {
   const token = request.headers.authorization?.replace(/^Bearer /, "") ?? ""
   const [key] = await db.query({
@@ -90,12 +108,19 @@ const authenticate = async (request: IncomingMessage, scope: string) => {
   if (key === undefined || key.revoked_at !== null || !(key.scopes as Array<string>).includes(scope)) return undefined
   const now = Date.now()
   const windowStart = now - (now % 60_000)
-  await db.query({
-    name: "rate",
-    text: `INSERT INTO rate_limits (bucket, window_start, count, expires_at) VALUES ($1, $2, 1, $3)
-      ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limits.count + 1 RETURNING count`,
-    values: [`baseline:${key.id}`, windowStart, windowStart + 120_000]
+  const creating = scope === "posts:write"
+  const counts = await db.query({
+    name: creating ? "rate2" : "rate1",
+    text: `INSERT INTO rate_limits (bucket, window_start, count, expires_at) VALUES ${creating ? "($1, $3, 1, $4), ($2, $3, 1, $4)" : "($1, $2, 1, $3)"}
+      ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limits.count + 1 RETURNING bucket, count`,
+    values: creating
+      ? [`baseline:${key.id}`, `baseline:create:${key.id}`, windowStart, windowStart + 120_000]
+      : [`baseline:${key.id}`, windowStart, windowStart + 120_000]
   })
+  const over = counts.some((row) =>
+    Number(row.count) > ((row.bucket as string).startsWith("baseline:create:") ? createLimit : perKeyLimit)
+  )
+  if (over) return "limited" as const
   return { workspaceId: key.workspace_id as string, keyId: key.id as string }
 }
 
@@ -109,17 +134,32 @@ interface CreateBody {
 const create = async (request: IncomingMessage, response: ServerResponse, raw: string) => {
   const caller = await authenticate(request, "posts:write")
   if (caller === undefined) return refuse(response, 401, "unauthorized")
+  if (caller === "limited") return refuse(response, 429, "rate_limited")
   const body = JSON.parse(raw) as CreateBody
   if (typeof body.profile_id !== "string" || !Array.isArray(body.targets) || body.targets.length === 0) {
     return refuse(response, 400, "invalid_request")
   }
-  const { workspaceId } = caller
+  const { keyId, workspaceId } = caller
+  // An Idempotency-Key: claimed in one statement; a key seen before is refused here (Postwire
+  // replays or refuses it: neither happens in the bench, whose keys are all new).
+  const idempotencyKey = request.headers["idempotency-key"]
+  const claimedAt = Date.now()
+  if (typeof idempotencyKey === "string") {
+    const claimed = await db.query({
+      name: "claim",
+      text: `INSERT INTO idempotency_keys (workspace_id, key_id, key, request_hash, state, status, body, created_at, locked_until)
+        VALUES ($1, $2, $3, $4, 'in_progress', NULL, NULL, $5, $6) ON CONFLICT (workspace_id, key_id, key) DO NOTHING RETURNING 1`,
+      values: [workspaceId, keyId, idempotencyKey, sha256(raw), claimedAt, claimedAt + 60_000]
+    })
+    if (claimed.length === 0) return refuse(response, 409, "idempotency_conflict")
+  }
   const accountIds = [...new Set(body.targets.map((t) => t.account_id))].sort()
   const now = Date.now()
   const postId = id("post")
   const approvalId = id("apr")
   const token = randomBytes(32).toString("base64url")
   const targets = body.targets.map((t, position) => ({ id: id("tgt"), accountId: t.account_id, position }))
+  const answer = () => created(body, postId, now, targets, approvalId, token)
   const outcome = await db.transaction(async (query) => {
     const [profile] = await query({
       name: "profile",
@@ -185,11 +225,40 @@ const create = async (request: IncomingMessage, response: ServerResponse, raw: s
         VALUES ($1, $2, 'post.awaiting_approval', $3, false, $4)`,
       values: [workspaceId, id("evt"), now, JSON.stringify({ post_id: postId, approval_id: approvalId })]
     })
+    if (typeof idempotencyKey === "string") {
+      await query({
+        name: "complete",
+        text: `UPDATE idempotency_keys SET state = 'completed', status = 201, body = $4
+          WHERE workspace_id = $1 AND key_id = $2 AND key = $3`,
+        values: [workspaceId, keyId, idempotencyKey, seal(JSON.stringify(answer()), `${workspaceId}/${keyId}/${idempotencyKey}`)]
+      })
+    }
     return "created"
   })
-  if (outcome !== "created") return refuse(response, outcome === "quota_exceeded" ? 422 : 404, outcome)
+  if (outcome !== "created") {
+    if (typeof idempotencyKey === "string") {
+      await db.query({
+        name: "release",
+        text: "DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key_id = $2 AND key = $3",
+        values: [workspaceId, keyId, idempotencyKey]
+      })
+    }
+    return refuse(response, outcome === "quota_exceeded" ? 422 : 404, outcome)
+  }
+  reply(response, 201, answer())
+}
+
+/** The created post as JSON. */
+const created = (
+  body: CreateBody,
+  postId: string,
+  now: number,
+  targets: ReadonlyArray<{ readonly id: string; readonly accountId: string }>,
+  approvalId: string,
+  token: string
+) => {
   const at = new Date(now).toISOString()
-  reply(response, 201, {
+  return {
     id: postId,
     profile_id: body.profile_id,
     caption: body.caption,
@@ -201,7 +270,7 @@ const create = async (request: IncomingMessage, response: ServerResponse, raw: s
     targets: targets.map((t) => ({ id: t.id, account_id: t.accountId, status: "awaiting_approval", permalink: null })),
     approval: { id: approvalId, url: `http://127.0.0.1/approve/${token}`, expires_at: new Date(now + 7 * day).toISOString() },
     warnings: []
-  })
+  }
 }
 
 const sign = (body: string) => createHmac("sha256", secret).update(body).digest().subarray(0, 16).toString("base64url")
@@ -209,6 +278,7 @@ const sign = (body: string) => createHmac("sha256", secret).update(body).digest(
 const list = async (request: IncomingMessage, response: ServerResponse) => {
   const caller = await authenticate(request, "posts:read")
   if (caller === undefined) return refuse(response, 401, "unauthorized")
+  if (caller === "limited") return refuse(response, 429, "rate_limited")
   const url = new URL(request.url ?? "/", "http://localhost")
   const limit = Math.min(100, Number(url.searchParams.get("limit") ?? 25))
   const cursor = url.searchParams.get("cursor")

@@ -25,6 +25,11 @@ export interface History {
   readonly endpointId?: string | undefined
   /** Keeps the ids of two seeded workspaces apart (default `H`). */
   readonly tag?: string | undefined
+  /**
+   * The account of a post's first (0) or second (1) target as an SQL expression of the series'
+   * `g`, in place of `accounts` (to spread a history over many accounts).
+   */
+  readonly accountSql?: ((position: 0 | 1) => string) | undefined
 }
 
 const day = 24 * 60 * 60 * 1000
@@ -40,8 +45,8 @@ export const historyStatements = (h: History): ReadonlyArray<string> => {
   const [first, second] = h.accounts
   // A failure as the publisher stores it (data, rendered when read).
   const failure = JSON.stringify({ code: "platform_unavailable", platform_code: "2207026", retryable: false })
-  const target = (suffix: string, position: number, account: string) => `
-    SELECT ${text(h.workspaceId)}, ${id("tgt")} || '${suffix}', ${id("post")}, ${position}, ${text(account)}, ${text(h.platform)},
+  const target = (suffix: string, position: 0 | 1, account: string) => `
+    SELECT ${text(h.workspaceId)}, ${id("tgt")} || '${suffix}', ${id("post")}, ${position}, ${h.accountSql?.(position) ?? text(account)}, ${text(h.platform)},
       CASE WHEN ${failed} THEN 'failed' ELSE 'published' END, '{"photo":{"type":"feed"}}'::jsonb, NULL::jsonb,
       CASE WHEN ${failed} THEN NULL ELSE 'https://example.com/p/' || g || '${suffix}' END,
       CASE WHEN ${failed} THEN NULL ELSE ${at} END,

@@ -23,7 +23,7 @@ const small = 1_000
 const connections = 16
 
 /** A workspace a bench works in: its key, profile, two accounts and an image. */
-interface Session {
+export interface Session {
   readonly workspace: string
   readonly key: string
   readonly profile: string
@@ -31,7 +31,7 @@ interface Session {
   readonly media: string
 }
 
-const adminOf = (server: Served) => {
+export const adminOf = (server: Served) => {
   const token = server.output.match(/pwadm_[A-Za-z0-9_-]+/)?.[0]
   if (!token) throw new Error(`no admin token in the first-start output:\n${server.output}`)
   return async <A>(path: string, body: unknown): Promise<A> => {
@@ -58,7 +58,7 @@ const accountsIn = async (server: Served, workspace: string, profile: string): P
   return [await account(), await account()]
 }
 
-const imageIn = async (server: Served, key: string) => {
+export const imageIn = async (server: Served, key: string) => {
   const uploaded = await fetch(`${server.baseUrl}/v1/media`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -77,7 +77,7 @@ const firstSession = async (server: Served): Promise<Session> => {
 }
 
 /** A new workspace with its own key. */
-const newSession = async (server: Served, name: string): Promise<Session> => {
+export const newSession = async (server: Served, name: string): Promise<Session> => {
   const admin = adminOf(server)
   const workspace = (await admin<{ id: string }>("/workspaces", { name })).id
   const { key } = await admin<{ key: string }>(`/workspaces/${workspace}/keys`, {
@@ -88,7 +88,7 @@ const newSession = async (server: Served, name: string): Promise<Session> => {
   return { workspace, key, profile, accounts: await accountsIn(server, workspace, profile), media: await imageIn(server, key) }
 }
 
-const createBody = (s: Session, accounts: readonly [string, string] = s.accounts) =>
+export const createBody = (s: Session, accounts: readonly [string, string] = s.accounts) =>
   JSON.stringify({
     profile_id: s.profile,
     caption: "bench",
@@ -96,10 +96,10 @@ const createBody = (s: Session, accounts: readonly [string, string] = s.accounts
     targets: accounts.map((account_id) => ({ account_id }))
   })
 
-const authOf = (s: Session) => ({ authorization: `Bearer ${s.key}`, "content-type": "application/json" })
+export const authOf = (s: Session) => ({ authorization: `Bearer ${s.key}`, "content-type": "application/json" })
 
 /** Where a bench runs: a fresh embedded data directory, or a fresh PostgreSQL database. */
-interface Backend {
+export interface Backend {
   readonly label: string
   readonly args: ReadonlyArray<string>
   readonly env: Record<string, string>
@@ -127,7 +127,7 @@ const embeddedBackend = (): Backend => {
 }
 
 /** A new, empty PostgreSQL database beside the one `url` names, dropped afterwards. */
-const postgresBackend = (url: string): Backend => {
+export const postgresBackend = (url: string): Backend => {
   const name = `postwire_bench_${process.pid}_${Date.now()}`
   execFileSync("psql", [url, "-qc", `CREATE DATABASE ${name}`])
   const fresh = new URL(url)
@@ -152,10 +152,14 @@ const postgresBackend = (url: string): Backend => {
   }
 }
 
-const startBaseline = async (env: Record<string, string>) => {
+/**
+ * Starts `baseline-server.ts` in its own process; its rate limits are as high as `serve`'s unless
+ * `env` sets them (`RATE_LIMIT_PER_KEY`, `RATE_LIMIT_POSTS_CREATE`).
+ */
+export const startBaseline = async (env: Record<string, string>) => {
   const port = await freePort()
   const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), join(import.meta.dirname, "baseline-server.ts")], {
-    env: { ...process.env, ...env, PORT: String(port) },
+    env: { ...process.env, RATE_LIMIT_PER_KEY: "100000000", RATE_LIMIT_POSTS_CREATE: "100000000", ...env, PORT: String(port) },
     stdio: ["ignore", "pipe", "inherit"]
   })
   await new Promise<void>((resolve, reject) => {
@@ -164,6 +168,7 @@ const startBaseline = async (env: Record<string, string>) => {
   })
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((done) => {
         child.removeAllListeners("exit")

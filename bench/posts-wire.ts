@@ -5,6 +5,7 @@
  * trip is a Sync or a Query, after which the client waits for the server. Counts do not depend on
  * the machine's load. Needs `DATABASE_URL`.
  */
+import { randomUUID } from "node:crypto"
 import { execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, connect, type Socket } from "node:net"
@@ -145,19 +146,29 @@ export const run = async (): Promise<void> => {
     const body = JSON.stringify({ profile_id: profile, caption: "bench", media: [media], targets: accounts.map((account_id) => ({ account_id })) })
     try {
       rows.push(await perRequest("Postwire POST /v1/posts", wire, () => fetch(`${server.baseUrl}/v1/posts`, { method: "POST", headers: auth, body })))
+      rows.push(
+        await perRequest("Postwire POST /v1/posts with an Idempotency-Key", wire, () =>
+          fetch(`${server.baseUrl}/v1/posts`, { method: "POST", headers: { ...auth, "idempotency-key": randomUUID() }, body })
+        )
+      )
       rows.push(await perRequest("Postwire GET /v1/posts", wire, () => fetch(`${server.baseUrl}/v1/posts?limit=25`, { headers: auth })))
     } finally {
       await server.stop()
     }
     const port = await freePort()
     const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), join(import.meta.dirname, "baseline-server.ts")], {
-      env: { ...process.env, DATABASE_URL: wire.url, PORT: String(port) },
+      env: { ...process.env, DATABASE_URL: wire.url, PORT: String(port), RATE_LIMIT_PER_KEY: "100000000", RATE_LIMIT_POSTS_CREATE: "100000000" },
       stdio: ["ignore", "pipe", "inherit"]
     })
     await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()))
     try {
       const base = `http://127.0.0.1:${port}`
       rows.push(await perRequest("baseline POST /v1/posts", wire, () => fetch(`${base}/v1/posts`, { method: "POST", headers: auth, body })))
+      rows.push(
+        await perRequest("baseline POST /v1/posts with an Idempotency-Key", wire, () =>
+          fetch(`${base}/v1/posts`, { method: "POST", headers: { ...auth, "idempotency-key": randomUUID() }, body })
+        )
+      )
       rows.push(await perRequest("baseline GET /v1/posts", wire, () => fetch(`${base}/v1/posts?limit=25`, { headers: auth })))
     } finally {
       child.kill("SIGTERM")

@@ -29,7 +29,9 @@
  *
  * Needs DATABASE_URL (several processes share one database); `BENCH_PUBLISH_TARGETS` sets the
  * burst (default 1,000), `BENCH_PUBLISH_WARMUP` the warm-up burst per instance (default 700),
- * `BENCH_PUBLISH_WIRE_TARGETS` the counted pass's (default 300).
+ * `BENCH_PUBLISH_WIRE_TARGETS` the counted pass's (default 300), `BENCH_PUBLISH_FLEET` the
+ * instances of the fleet's pass (default 3; 0 skips it), `BENCH_PUBLISH_WRITE_MS` the time allowed
+ * per post to write a burst before it falls due (default 20).
  */
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -48,6 +50,8 @@ import { table } from "./support.ts"
 const burst = Number(process.env.BENCH_PUBLISH_TARGETS ?? 1_000)
 const warmup = Number(process.env.BENCH_PUBLISH_WARMUP ?? 700)
 const wireBurst = Number(process.env.BENCH_PUBLISH_WIRE_TARGETS ?? 300)
+/** Time allowed per post to write a burst before it falls due (`BENCH_PUBLISH_WRITE_MS`, default 20 ms; more on a loaded machine). */
+const writeMs = Number(process.env.BENCH_PUBLISH_WRITE_MS ?? 20)
 /** Settings every worker starts with, as JSON (`{"POSTWIRE_PUBLISH_CONCURRENCY":"128"}`): to compare settings. */
 const workerEnv: Readonly<Record<string, string>> = (() => {
   const text = process.env.BENCH_PUBLISH_WORKER_ENV ?? "{}"
@@ -62,8 +66,29 @@ const workerEnv: Readonly<Record<string, string>> = (() => {
   }
   return value as Record<string, string>
 })()
-/** Node options of every worker (`--cpu-prof --cpu-prof-dir=/tmp/prof`): to profile them. */
-const workerNodeArgs = (process.env.BENCH_PUBLISH_WORKER_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "")
+/**
+ * Node options of every worker (`--cpu-prof --cpu-prof-dir=/tmp/prof`): to profile them. Every
+ * worker (and the baseline) also runs with `--trace-gc`: its lines measure what it allocated.
+ */
+const workerNodeArgs = ["--trace-gc", ...(process.env.BENCH_PUBLISH_WORKER_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "")]
+
+/**
+ * The bytes a process allocated on its heap, from its `--trace-gc` lines written between two
+ * offsets of its output: each collection's heap size before it, less the size the previous
+ * collection left (the first collection of the range counts from the one before the range).
+ */
+export const allocatedBetween = (output: string, from: number, to: number): number => {
+  const collection = /ms: [A-Za-z -]+?(?:\([a-z ]+\) )?([\d.]+) \(([\d.]+)\) -> ([\d.]+) \(([\d.]+)\) MB/g
+  let total = 0
+  let lastAfter: number | undefined
+  for (const match of output.matchAll(collection)) {
+    const before = Number(match[1])
+    const after = Number(match[3])
+    if (match.index >= from && match.index < to && lastAfter !== undefined) total += Math.max(0, before - lastAfter)
+    lastAfter = after
+  }
+  return total * 1024 * 1024
+}
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN
@@ -220,7 +245,7 @@ export const measure = async (instances: number, targets: number, counted: boole
     )
     /** A burst of `count` posts that all fall due at one instant, after they have all been written. */
     const dueBurst = async (count: number, publishedBefore: number) => {
-      const dueAt = Math.ceil((Date.now() + 15_000 + count * 20) / 1000) * 1000
+      const dueAt = Math.ceil((Date.now() + 15_000 + count * writeMs) / 1000) * 1000
       await fleet.createPosts(count, { scheduled_at: new Date(dueAt).toISOString() })
       if (Date.now() >= dueAt) throw new Error("writing the burst took longer than planned: lower BENCH_PUBLISH_TARGETS")
       // Every connection the workers use is open by now (their pools opened them for the polling).
@@ -229,15 +254,22 @@ export const measure = async (instances: number, targets: number, counted: boole
       wire.reset()
       const pids = fleet.workers.map((w) => w.pid)
       const before = snapshot(pids, postgresPids, fleet.api.pid)
+      const traceFrom = fleet.workers.map((w) => w.output().length)
       await fleet.waitForPublished(publishedBefore + count, 600_000)
       const done = Date.now()
-      return { dueAt, done, cpu: perTarget(before, snapshot(pids, postgresPids, fleet.api.pid), count) }
+      // Collections are logged a moment after they happen: let the last of the burst arrive.
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const allocated = fleet.workers.reduce((sum, w, i) => {
+        const output = w.output()
+        return sum + allocatedBetween(output, traceFrom[i]!, output.length)
+      }, 0)
+      return { dueAt, done, cpu: perTarget(before, snapshot(pids, postgresPids, fleet.api.pid), count), allocatedPerTarget: allocated / count }
     }
     // The warm-up, the same kind of burst: every worker takes its share.
     const warm = counted ? 0 : warmup * instances
     const cold = warm > 0 ? (await dueBurst(warm, 0)).cpu : undefined
     const warmedAt = Date.now()
-    const { dueAt, done, cpu } = await dueBurst(targets, warm)
+    const { allocatedPerTarget, cpu, done, dueAt } = await dueBurst(targets, warm)
     const { statements, roundTrips } = wire.counts
     const lags = (await publishingStarts(fleet.databaseUrl))
       .filter((start) => start >= warmedAt)
@@ -257,6 +289,7 @@ export const measure = async (instances: number, targets: number, counted: boole
       statements: statements / targets,
       roundTrips: roundTrips / targets,
       cpu,
+      allocatedPerTarget,
       cold,
       workers: workers.length
     }
@@ -281,7 +314,7 @@ export const measureBaseline = async (targets: number) => {
   const fake = await Effect.runPromise(ThreadsFake.make().pipe(Scope.provide(fakeScope)))
   fake.pollsBeforeFinished = 0
   fake.quotaUsedBefore = -1_000_000
-  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), join(import.meta.dirname, "publishing-baseline.ts")], {
+  const child = spawn(process.execPath, ["--trace-gc", "--import", import.meta.resolve("tsx"), join(import.meta.dirname, "publishing-baseline.ts")], {
     env: {
       ...process.env,
       DATABASE_URL: url,
@@ -310,6 +343,7 @@ export const measureBaseline = async (targets: number) => {
       const postgresPids = [...(await backends(databaseUrl, schema)), ...postgresWriters()]
       await new Promise((resolve) => setTimeout(resolve, dueAt - Date.now()))
       const before = snapshot([child.pid!], postgresPids, undefined)
+      const traceFrom = output.length
       const deadline = Date.now() + 600_000
       while (fake.media.length < seeded) {
         if (Date.now() > deadline || child.exitCode !== null) {
@@ -318,11 +352,13 @@ export const measureBaseline = async (targets: number) => {
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
       const done = Date.now()
-      return { dueAt, done, cpu: perTarget(before, snapshot([child.pid!], postgresPids, undefined), count) }
+      const cpu = perTarget(before, snapshot([child.pid!], postgresPids, undefined), count)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      return { dueAt, done, cpu, allocatedPerTarget: allocatedBetween(output, traceFrom, output.length) / count }
     }
     if (warmup > 0) await dueBurst(warmup)
     const warmedAt = Date.now()
-    const { dueAt, done, cpu } = await dueBurst(targets)
+    const { allocatedPerTarget, cpu, done, dueAt } = await dueBurst(targets)
     const lags = await onDatabase(url, (sql) =>
       Effect.map(
         sql`SELECT created_at FROM raw_events WHERE type = 'post.publishing' AND created_at >= ${warmedAt}`,
@@ -333,7 +369,7 @@ export const measureBaseline = async (targets: number) => {
     if (output.includes("Error") || fake.duplicatePublishes !== 0) {
       throw new Error(`the baseline failed targets (${fake.duplicatePublishes} duplicates): ${output.slice(-2000)}`)
     }
-    return { ...rates(targets, dueAt, done, lags, toPublished), cpu }
+    return { ...rates(targets, dueAt, done, lags, toPublished), cpu, allocatedPerTarget }
   } finally {
     child.kill("SIGTERM")
     await exited
@@ -348,15 +384,18 @@ export async function run(): Promise<void> {
     console.log("skipped: set DATABASE_URL (several worker processes share one PostgreSQL)")
     return
   }
-  const raw = await measureBaseline(burst)
+  // `BENCH_PUBLISH_BASELINE=0` skips the baseline (to compare two builds of Postwire pass against pass).
+  const raw = process.env.BENCH_PUBLISH_BASELINE === "0" ? undefined : await measureBaseline(burst)
   const one = await measure(1, burst, false)
-  const three = await measure(3, burst, false)
+  // `BENCH_PUBLISH_FLEET=0` skips the several-instance pass (on a machine too loaded to write its warm-up in time).
+  const fleetSize = Number(process.env.BENCH_PUBLISH_FLEET ?? 3)
+  const passes = [one, ...(fleetSize > 0 ? [await measure(fleetSize, burst, false)] : [])]
   const wire = await measure(1, wireBurst, true)
   console.log(
     `${availableParallelism()} cores (os.availableParallelism()), shared by the workers, PostgreSQL, the API instance and the fake platform; load average at the end ${loadavg()[0]!.toFixed(1)}`
   )
   table([
-    {
+    ...(raw === undefined ? [] : [{
       worker: "baseline: node:http + pg (publishing-baseline.ts)",
       targets: raw.targets,
       "seconds after due": raw.seconds,
@@ -365,23 +404,24 @@ export async function run(): Promise<void> {
       "p50 / p99 to published (ms)": `${raw.publishedP50} / ${raw.publishedP99}`,
       "vs baseline": 1,
       "vs one instance": ""
-    },
-    ...[one, three].map((r) => ({
+    }]),
+    ...passes.map((r) => ({
       worker: `postwire, ${r.instances} instance${r.instances === 1 ? "" : "s"}`,
       targets: r.targets,
       "seconds after due": r.seconds,
       "targets/s": r.perSecond,
       "p99 lag to start (ms)": r.p99,
       "p50 / p99 to published (ms)": `${r.publishedP50} / ${r.publishedP99}`,
-      "vs baseline": r.perSecond / raw.perSecond,
+      "vs baseline": raw === undefined ? "" : r.perSecond / raw.perSecond,
       "vs one instance": r.perSecond / one.perSecond
     }))
   ])
   console.log(
     "CPU ms per target, from /proc: workers (main thread + V8 helper threads), the fleet's PostgreSQL backends with its writers, the API instance, this process (the fake platform); the whole machine (every process and the kernel) and how busy its cores were"
   )
-  const cpuRow = (label: string, c: ReturnType<typeof perTarget>) => ({
+  const cpuRow = (label: string, c: ReturnType<typeof perTarget>, allocated?: number) => ({
     "measured burst": label,
+    "heap KB allocated/target": allocated === undefined ? "" : allocated / 1024,
     workers: `${c.worker.toFixed(2)} (${c.workerMain.toFixed(2)} + ${c.workerHelpers.toFixed(2)})`,
     postgres: c.postgres,
     api: c.api,
@@ -391,11 +431,11 @@ export async function run(): Promise<void> {
     "cores busy": `${Math.round(c.machineBusy * 100)}%`
   })
   table([
-    cpuRow(`baseline, measured (${raw.targets})`, raw.cpu),
-    ...[one, three].flatMap((r) => {
+    ...(raw === undefined ? [] : [cpuRow(`baseline, measured (${raw.targets})`, raw.cpu, raw.allocatedPerTarget)]),
+    ...passes.flatMap((r) => {
       const label = `${r.instances} instance${r.instances === 1 ? "" : "s"}`
       return [
-        cpuRow(`${label}, measured (${r.targets})`, r.cpu),
+        cpuRow(`${label}, measured (${r.targets})`, r.cpu, r.allocatedPerTarget),
         ...(r.cold === undefined ? [] : [cpuRow(`${label}, warm-up after start (${r.warm})`, r.cold)])
       ]
     })

@@ -7,7 +7,8 @@ import { createServer } from "node:net"
 import { join } from "node:path"
 import autocannon from "autocannon"
 
-export const bin = join(import.meta.dirname, "../packages/server/bin/postwire.js")
+/** The `postwire` command the benches start; `BENCH_POSTWIRE_BIN` names another build (to compare two). */
+export const bin = process.env.BENCH_POSTWIRE_BIN ?? join(import.meta.dirname, "../packages/server/bin/postwire.js")
 
 /** A free loopback port. */
 export const freePort = () =>

@@ -17,13 +17,14 @@ import {
   type OutboxEvent,
   type PostAggregate,
   type PostRecord,
+  type QuotaCap,
   type QuotaUsage,
   Store,
   type StoreShape,
   type TargetRecord,
   VersionConflict,
 } from "@postwire/core"
-import { Array as Arr, Effect, type Layer, Option } from "effect"
+import { Array as Arr, Data, Effect, type Layer, Option } from "effect"
 import { SqlClient, } from "effect/sql"
 import {
   accountFromRow,
@@ -47,6 +48,9 @@ import {
 import type { Statement } from "effect/sql"
 
 type Row = Readonly<Record<string, unknown>>
+
+/** A create's cap is full: rolls its transaction (or savepoint) back, then answered as the account. */
+class CapFull extends Data.TaggedError("CapFull")<{ readonly accountId: Ids.AccountId }> {}
 
 /** Builds the `Store` on the current `SqlClient`; the schema must already be migrated. */
 export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
@@ -122,6 +126,33 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
         ? eventRowsEntries(sql, "new_events", events)
         : [])
     ])} SELECT 1`.pipe(Effect.asVoid)
+
+  /**
+   * Locks the caps' accounts and counts each cap's window (the post itself left out): the
+   * account of the first cap the post would exceed, or undefined. Runs in a transaction.
+   */
+  const fullCap = (aggregate: PostAggregate, caps: ReadonlyArray<QuotaCap>) =>
+    Effect.gen(function* () {
+      const workspaceId = aggregate.post.workspaceId
+      const accountIds = [...new Set(caps.map((cap) => cap.accountId))].sort()
+      // Locking the accounts (in one order, so two creates cannot deadlock) serializes every
+      // capped insert on them: the count below sees what the other committed. `NO KEY`: a row
+      // referring to the account (a foreign key's share lock) is not held up.
+      if (accountIds.length > 0) {
+        yield* sql`SELECT id FROM accounts WHERE workspace_id = ${workspaceId} AND ${sql.in("id", accountIds)}
+          ORDER BY id FOR NO KEY UPDATE`
+      }
+      if (!Arr.isReadonlyArrayNonEmpty(caps)) return undefined
+      // A statement of its own, after the locks: its snapshot sees what the holders committed.
+      const [row] = yield* sql`SELECT ${sql.csv(caps.map((cap, i) =>
+        sql`(SELECT count(*) FROM targets
+              WHERE workspace_id = ${workspaceId} AND account_id = ${cap.accountId}
+                AND status NOT IN ('cancelled', 'rejected', 'failed')
+                AND quota_at >= ${cap.from} AND quota_at < ${cap.to}
+                AND post_id <> ${aggregate.post.id}) AS ${sql(`cap${i}`)}`
+      ))}`
+      return caps.find((cap, i) => toNumber(row![`cap${i}`]) + 1 > cap.limit)?.accountId
+    })
 
   // One range of `targets_quota`: the rows of the window, however long the account's history.
   const quotaUsage = (workspaceId: string, accountId: string, from: number, to: number) =>
@@ -284,33 +315,22 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
 
     afterCommit: (effect) => sql.afterCommit(effect),
 
+    // The accounts' lock serializes the capped inserts on an account, and is held only from the
+    // count to the commit: the post is written first, unlocked (the heaviest of its statements),
+    // then the accounts are locked and the window counted without the post itself, and a full
+    // cap rolls the insert back. (It used to lock first, so creates to one account also waited
+    // for each other's inserts.) Inside the caller's transaction (a create under an
+    // `Idempotency-Key`) this is a savepoint: a batch item that fails is rolled back alone, and
+    // the batch's other items stay.
     insertPostWithinQuota: (aggregate, events, caps) =>
       operation("insertPostWithinQuota")(
         sql.withTransaction(
           Effect.gen(function* () {
-            const workspaceId = aggregate.post.workspaceId
-            const accountIds = [...new Set(caps.map((cap) => cap.accountId))].sort()
-            // Locking the accounts (in one order, so two batches cannot deadlock) serializes every
-            // capped insert on them: the count below sees what the other committed.
-            if (accountIds.length > 0) {
-              yield* sql`SELECT id FROM accounts WHERE workspace_id = ${workspaceId} AND ${sql.in("id", accountIds)}
-                ORDER BY id FOR UPDATE`
-            }
-            // A statement of its own, after the locks: its snapshot sees what the holders committed.
-            if (Arr.isReadonlyArrayNonEmpty(caps)) {
-              const [row] = yield* sql`SELECT ${sql.csv(caps.map((cap, i) =>
-                sql`(SELECT count(*) FROM targets
-                      WHERE workspace_id = ${workspaceId} AND account_id = ${cap.accountId}
-                        AND status NOT IN ('cancelled', 'rejected', 'failed')
-                        AND quota_at >= ${cap.from} AND quota_at < ${cap.to}) AS ${sql(`cap${i}`)}`
-              ))}`
-              const full = caps.find((cap, i) => toNumber(row![`cap${i}`]) + 1 > cap.limit)
-              if (full !== undefined) return Option.some(full.accountId)
-            }
             yield* insertAggregate(aggregate, events)
-            return Option.none<Ids.AccountId>()
+            const full = yield* fullCap(aggregate, caps)
+            return full === undefined ? Option.none<Ids.AccountId>() : yield* Effect.fail(new CapFull({ accountId: full }))
           })
-        )
+        ).pipe(Effect.catchTag("CapFull", (full) => Effect.succeed(Option.some(full.accountId))))
       ),
 
     getPost: (workspaceId, id) =>
