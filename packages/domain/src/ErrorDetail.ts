@@ -148,8 +148,8 @@ export const reasons = {
   reel_min_duration: text("a reel lasts at least {min} seconds", "reel berdurasi paling singkat {min} detik"),
   // pages
   page_photo_format: text(
-    "a Facebook Page photo must be JPEG, PNG, GIF, BMP or TIFF, not {mime}",
-    "foto Halaman Facebook harus berformat JPEG, PNG, GIF, BMP, atau TIFF, bukan {mime}"
+    "a Facebook Page photo must be JPEG, PNG, GIF, BMP or TIFF, not {value}",
+    "foto Halaman Facebook harus berformat JPEG, PNG, GIF, BMP, atau TIFF, bukan {value}"
   ),
   page_photo_too_large: text("a Facebook Page photo is at most {max} MB", "foto Halaman Facebook berukuran paling besar {max} MB"),
   page_video_too_large: text(

@@ -103,7 +103,7 @@ export const rules: TargetRules.PlatformRuleSet = {
       }
       for (const [index, image] of (media as ReadonlyArray<Facts>).entries()) {
         if (image.mime !== undefined && image.mime !== "" && !photoMimes.includes(image.mime)) {
-          return { ...invalid(platform, "page_photo_format", ErrorDetail.reason("page_photo_format", { mime: image.mime })), field: `media[${index}]` }
+          return { ...invalid(platform, "page_photo_format", ErrorDetail.reason("page_photo_format", { value: image.mime })), field: `media[${index}]` }
         }
         if (image.sizeBytes !== undefined && image.sizeBytes > photoMaxBytes) {
           return {
