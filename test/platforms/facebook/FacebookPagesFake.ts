@@ -103,6 +103,12 @@ export interface FacebookPagesFake extends FakeServer {
   reelsUsedBefore: number
   /** What Meta reads from each hosted video, by its address (undeclared: {@link reelFile}). */
   readonly files: Map<string, FakeVideoFile>
+  /**
+   * What Meta reads from each hosted photo, by its address (undeclared: a JPEG of 1 MB). A photo
+   * in another format than JPEG, BMP, PNG, GIF or TIFF, or over 10 MB, is refused (Page photo
+   * specification, https://developers.facebook.com/docs/page-stories-api).
+   */
+  readonly images: Map<string, { readonly mime: string; readonly bytes: number }>
   /** Page videos uploaded by `POST /{page-id}/videos`. */
   readonly pageVideos: Array<FakePageVideo>
   /** Photos uploaded unpublished, to attach to a feed post. */
@@ -242,6 +248,16 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
         return { status: 200, json: { id } }
       }
       case "photos": {
+        const image = fake.images.get(p.url ?? "") ?? { mime: "image/jpeg", bytes: 1_000_000 }
+        if (!["image/jpeg", "image/png", "image/gif", "image/bmp", "image/tiff"].includes(image.mime) || image.bytes > 10 * 1024 * 1024) {
+          // Graph's answer to an image file it will not take: (#324) (an assumption on the body).
+          return graphError(400, 324, undefined, {
+            message: "(#324) Missing or invalid image file",
+            type: "OAuthException",
+            userTitle: "Invalid image",
+            userMessage: "Photos must be JPEG, BMP, PNG, GIF or TIFF files of at most 10 MB."
+          })
+        }
         const photoId = newId()
         if (p.published === "false") {
           fake.unpublishedPhotos.push(photoId)
@@ -457,6 +473,7 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
       reelsUsedBefore: 0,
       unpublishedPhotos: [],
       files: new Map(),
+      images: new Map(),
       pageVideos: [],
       posts: [],
       reels: [],

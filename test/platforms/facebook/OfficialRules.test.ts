@@ -219,6 +219,20 @@ describe("Facebook Pages' official rules when publishing, against the fake", () 
     })
   )
 
+  it.live("the fake refuses a photo file Meta does not take, with a Graph error body, and nothing is posted", () =>
+    Effect.gen(function* () {
+      const fake = yield* FacebookPagesFake.make()
+      const media = anImage({ mime: "image/jpeg" })
+      // The record says JPEG; the file Meta fetches is WebP.
+      fake.images.set(media.url, { mime: "image/webp", bytes: 200_000 })
+      const client = yield* aRouter(options(fake))
+      const result = yield* drive(client, aPagePost(fake, [media]))
+      assert.strictEqual(result.failure?.platformCode, "324")
+      assert.isFalse(result.failure?.retryable)
+      assert.lengthOf(fake.posts, 0)
+    })
+  )
+
   it.live("finds a Page video whose upload answer was lost among the Page's videos, and never sends it twice", () =>
     Effect.gen(function* () {
       const fake = yield* FacebookPagesFake.make()
