@@ -14,7 +14,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { PublishMedia } from "@postwire/core"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, Registry } from "@postwire/platforms"
 import { Effect } from "effect"
 import { afterAll, beforeAll, expect } from "vitest"
 import { aJpeg, anMp4, aWebp } from "../../../packages/core/test/fixtures/media.ts"
@@ -301,6 +301,20 @@ describe("Facebook Login for Business (config_id)", () => {
       })
     )
   )
+
+  it("reads the configuration id from POSTWIRE_FACEBOOK_CONFIG_ID", () => {
+    const env: Record<string, string> = { POSTWIRE_FACEBOOK_CONFIG_ID: "cfg_987" }
+    const read = {
+      text: (name: string) => env[name],
+      secret: () => undefined,
+      url: () => undefined,
+      exactUrl: () => undefined,
+      refreshUrl: () => undefined,
+      pollIntervalMs: undefined
+    }
+    const settings = Registry.plugin(Registry.make(), "pages").env?.(read)
+    assert.deepInclude(settings?.connect ?? {}, { configId: "cfg_987" })
+  })
 
   it.live("without the setting, a Login for Business app's dialog refuses the request (what the setting fixes)", () =>
     withFake(undefined, (fake, connector) =>
