@@ -35,16 +35,16 @@ describe("the built-in platforms' rules (TargetRules through each plugin)", () =
     expect(TargetRules.mediaRuleBreak(on("shortvideo"), [video(10), video(10)])?.rule).toBe("shortvideo_one_video")
   })
 
-  it("holds a Facebook Page reel to 3 to 90 seconds, rounding the reported length up", () => {
+  it("takes any Facebook Page video up to 20 minutes (a reel or a Page video), rounding the reported length up", () => {
     expect(TargetRules.mediaRuleBreak(on("pages"), [video(90)])).toBeUndefined()
-    expect(TargetRules.mediaRuleBreak(on("pages"), [video(3)])).toBeUndefined()
-    expect(TargetRules.mediaRuleBreak(on("pages"), [video(90.2)])).toEqual({
+    expect(TargetRules.mediaRuleBreak(on("pages"), [video(2.9)])).toBeUndefined()
+    expect(TargetRules.mediaRuleBreak(on("pages"), [video(1200)])).toBeUndefined()
+    expect(TargetRules.mediaRuleBreak(on("pages"), [video(1200.2)])).toEqual({
       code: "media_too_long",
-      rule: "reel_max_duration",
+      rule: "page_video_max_duration",
       field: "media[0]",
-      details: { duration: 91, limit: 90 }
+      details: { duration: 1201, limit: 1200 }
     })
-    expect(TargetRules.mediaRuleBreak(on("pages"), [video(2.9)])?.rule).toBe("reel_min_duration")
     // A length that could not be read is left to the platform.
     expect(TargetRules.mediaRuleBreak(on("pages"), [video(null)])).toBeUndefined()
   })

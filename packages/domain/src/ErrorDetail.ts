@@ -150,6 +150,16 @@ export const reasons = {
   ),
   page_images_max: text("a page post takes at most {max} images", "unggahan halaman berisi paling banyak {max} gambar"),
   reel_min_duration: text("a reel lasts at least {min} seconds", "reel berdurasi paling singkat {min} detik"),
+  // pages
+  page_photo_format: text(
+    "a Facebook Page photo must be JPEG, PNG, GIF, BMP or TIFF, not {value}",
+    "foto Halaman Facebook harus berformat JPEG, PNG, GIF, BMP, atau TIFF, bukan {value}"
+  ),
+  page_photo_too_large: text("a Facebook Page photo is at most {max} MB", "foto Halaman Facebook berukuran paling besar {max} MB"),
+  page_video_too_large: text(
+    "a Facebook Page video is at most {max} MB when Meta fetches it by address",
+    "video Halaman Facebook berukuran paling besar {max} MB bila Meta mengambilnya dari alamatnya"
+  ),
   textpost_items_max: text("a post takes at most {max} images or videos", "unggahan berisi paling banyak {max} gambar atau video"),
 
   // What a platform said

@@ -60,6 +60,17 @@ export interface FacebookOAuthFake extends OAuthFake {
   /** Page tokens' lifetime: `null` (never) when made from a long-lived user token, as documented. */
   pageTokenLifetimeSec: number | null
   codeLifetimeSec: number
+  /**
+   * The app's "Facebook Login for Business" configurations: id → the permissions each asks for
+   * (https://developers.facebook.com/docs/facebook-login/facebook-login-for-business). The
+   * dialog given a `config_id` asks for its configuration's permissions, not `scope`.
+   */
+  configurations: Map<string, Array<string>>
+  /**
+   * The app is of the Business type with Facebook Login for Business: its dialog works only from
+   * a saved configuration, and refuses a request without `config_id`.
+   */
+  loginForBusiness: boolean
 }
 
 const knownScopes = new Set([
@@ -104,6 +115,16 @@ const routes = (fake: FacebookOAuthFake) => {
           if (p.client_id !== fake.appId) return errorPage(400, "Invalid App ID")
           if (p.redirect_uri === undefined || !fake.redirectUris.includes(p.redirect_uri)) {
             return errorPage(400, "URL blocked: this redirect failed because the redirect URI is not whitelisted in the app's Client OAuth Settings.")
+          }
+          if (p.config_id !== undefined) {
+            const configured = fake.configurations.get(p.config_id)
+            if (configured === undefined) return errorPage(400, "Invalid config_id: this configuration does not exist for the app.")
+            if (p.response_type !== "code") return errorPage(400, "Invalid response_type")
+            const pending = remember(fake, { clientId: p.client_id, redirectUri: p.redirect_uri, state: p.state ?? null, scopes: [...configured], codeChallenge: null })
+            return consentPage({ platform: "Facebook", appName: "Postwire", person: fake.person.name, pending, pages: fake.pages })
+          }
+          if (fake.loginForBusiness) {
+            return errorPage(400, "Feature Unavailable: Facebook Login for Business needs a configuration (config_id) for this app.")
           }
           const scopes = (p.scope ?? "").split(",").filter((s) => s !== "")
           if (p.response_type !== "code" || scopes.some((s) => !knownScopes.has(s))) return errorPage(400, "Invalid Scopes")
@@ -257,7 +278,9 @@ export const start = async (): Promise<FacebookOAuthFake> => {
       shortLifetimeSec: 5_400,
       longLifetimeSec: 5_183_944,
       pageTokenLifetimeSec: null,
-      codeLifetimeSec: 600
+      codeLifetimeSec: 600,
+      configurations: new Map(),
+      loginForBusiness: false
     })
     return routes(fake)
   })

@@ -83,17 +83,17 @@ const failures: ReadonlyArray<FailureScenario<Fake>> = [
     retryable: false
   },
   {
-    name: "a reel longer than 90 seconds",
+    name: "a Page video longer than 20 minutes",
     arrange: () => {},
-    input: (fake) => aPagePost(fake, { media: [aVideo({ durationSeconds: 95 })] }),
+    input: (fake) => aPagePost(fake, { media: [aVideo({ durationSeconds: 1300, width: 1920, height: 1080 })] }),
     code: "media_too_long",
     platformCode: "media_rules",
     retryable: false
   },
   {
-    name: "a reel shorter than 3 seconds",
+    name: "a Page video larger than 1 GB",
     arrange: () => {},
-    input: (fake) => aPagePost(fake, { media: [aVideo({ durationSeconds: 2 })] }),
+    input: (fake) => aPagePost(fake, { media: [aVideo({ durationSeconds: 300, width: 1920, height: 1080, sizeBytes: 2 * 1024 ** 3 })] }),
     code: "media_invalid",
     platformCode: "media_rules",
     retryable: false

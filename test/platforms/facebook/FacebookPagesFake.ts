@@ -2,8 +2,21 @@
  * A fake of the Facebook Pages Graph API (platforms.md, "Facebook Pages"): `feed` posts with a
  * message, a link or attached photos, `photos` (published or not), the reels flow (`video_reels`
  * start, the hosted-file upload on the rupload address with `Authorization: OAuth` and
- * `file_url`, `finish`, the video's phased `status`), `permalink_url`, and a Page token derived
- * again from the user token.
+ * `file_url`, `finish`, the video's phased `status`), Page videos (`POST /{page-id}/videos` with
+ * `file_url` and `description`, listed by `GET /{page-id}/videos`), `permalink_url`, and a Page
+ * token derived again from the user token.
+ *
+ * What Meta reads from a hosted video (its length, picture size and bytes) is what a test
+ * declares in `files` (a file not declared is a 30-second 1080 × 1920 reel). The fake refuses
+ * what the documentation says Meta refuses:
+ * - a reel outside the reel specification (3 to 90 s, 9:16, at least 540 × 960:
+ *   https://developers.facebook.com/docs/video-api/guides/reels-publishing, "Video
+ *   specifications") fails in its processing phase, the way a reel Meta cannot process does;
+ * - a Page video by address longer than 20 minutes or larger than 1 GB (non-resumable upload,
+ *   https://developers.facebook.com/docs/graph-api/reference/page/videos) is refused at upload;
+ * - more than 30 reels in 24 hours ("Rate Limit" on the reels page) are refused at `finish`.
+ * Meta documents these limits, not the bodies of their refusals: the bodies are Graph `error`
+ * objects in the shape the error-codes pages show, their codes recorded in docs/decisions.md.
  *
  * And Page post comments (platforms-connect.md, Facebook "Comments"), in the Graph wire format:
  * `GET /{post-id}/comments` with `filter` (`toplevel` by default, `stream` for every level),
@@ -32,10 +45,36 @@ export const reelsPerDay = 30
 /** A post the Page shows. */
 export interface FakePagePost {
   readonly id: string
-  readonly kind: "feed" | "photo" | "reel"
+  readonly kind: "feed" | "photo" | "reel" | "video"
   readonly params: Readonly<Record<string, string>>
   /** When it was published, epoch milliseconds (listed to the second). */
   readonly createdAt: number
+}
+
+/** What Meta reads from a hosted video file. */
+export interface FakeVideoFile {
+  readonly durationSeconds: number
+  readonly width: number
+  readonly height: number
+  readonly bytes: number
+}
+
+/** A file the test did not declare: a video that meets the reel specification. */
+export const reelFile: FakeVideoFile = { durationSeconds: 30, width: 1080, height: 1920, bytes: 12_000_000 }
+
+/** Whether Meta takes the file as a reel (reels-publishing, "Video specifications"). */
+export const meetsReelSpec = (f: FakeVideoFile): boolean =>
+  f.durationSeconds >= 3 &&
+  f.durationSeconds <= 90 &&
+  Math.abs(f.width / f.height - 9 / 16) <= 0.01 &&
+  f.width >= 540 &&
+  f.height >= 960
+
+/** A Page video's upload (`POST /{page-id}/videos`): processed for a few status checks, then ready. */
+export interface FakePageVideo {
+  readonly videoId: string
+  readonly fileUrl: string
+  polls: number
 }
 
 /** A reel's upload session. */
@@ -62,6 +101,16 @@ export interface FacebookPagesFake extends FakeServer {
    * (https://developers.facebook.com/docs/video-api/guides/reels-publishing, "Rate Limit").
    */
   reelsUsedBefore: number
+  /** What Meta reads from each hosted video, by its address (undeclared: {@link reelFile}). */
+  readonly files: Map<string, FakeVideoFile>
+  /**
+   * What Meta reads from each hosted photo, by its address (undeclared: a JPEG of 1 MB). A photo
+   * in another format than JPEG, BMP, PNG, GIF or TIFF, or over 10 MB, is refused (Page photo
+   * specification, https://developers.facebook.com/docs/page-stories-api).
+   */
+  readonly images: Map<string, { readonly mime: string; readonly bytes: number }>
+  /** Page videos uploaded by `POST /{page-id}/videos`. */
+  readonly pageVideos: Array<FakePageVideo>
   /** Photos uploaded unpublished, to attach to a feed post. */
   readonly unpublishedPhotos: Array<string>
   readonly posts: Array<FakePagePost>
@@ -93,6 +142,7 @@ const routeOf = (request: FakeRequest): string => {
     return "unknown"
   }
   if (node === pageId && edge === "published_posts" && request.method === "GET") return "published_posts"
+  if (node === pageId && edge === "videos") return request.method === "GET" ? "page_videos" : "video_upload"
   if (node !== pageId || request.method !== "POST") return "unknown"
   if (edge === "feed") return "feed"
   if (edge === "photos") return "photos"
@@ -112,14 +162,25 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
     return `1220000000${String(nextId).padStart(6, "0")}`
   }
 
+  const fileOf = (url: string) => fake.files.get(url) ?? reelFile
+
   const videoStatus = (reel: FakeReel) => {
     const uploaded = reel.fileUrl !== null
-    const processing = !uploaded ? "not_started" : fake.reelProcessingFails ? "error" : reel.finished ? "complete" : "in_progress"
-    const published = reel.finished && !fake.reelProcessingFails && reel.polls > fake.pollsBeforePublished
+    // A file outside the reel specification cannot be processed as a reel.
+    const offSpec = uploaded && !meetsReelSpec(fileOf(reel.fileUrl!))
+    const fails = fake.reelProcessingFails || offSpec
+    const processing = !uploaded ? "not_started" : fails ? "error" : reel.finished ? "complete" : "in_progress"
+    const published = reel.finished && !fails && reel.polls > fake.pollsBeforePublished
     return {
-      video_status: fake.reelProcessingFails ? "error" : published ? "ready" : uploaded ? "processing" : "upload_complete",
+      video_status: fails ? "error" : published ? "ready" : uploaded ? "processing" : "upload_complete",
       uploading_phase: { status: uploaded ? "complete" : "not_started" },
-      processing_phase: { status: processing },
+      processing_phase: {
+        status: processing,
+        // The phase's `errors` list (Video API status object); the code is an assumption.
+        ...(offSpec
+          ? { errors: [{ code: 1363040, message: "The video does not meet the reel specification: 3 to 90 seconds, 9:16, at least 540 x 960." }] }
+          : {})
+      },
       publishing_phase: {
         status: !reel.finished ? "not_started" : published ? "complete" : "in_progress",
         ...(published ? { publish_status: "published", publish_time: 1795000000 } : {})
@@ -187,6 +248,16 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
         return { status: 200, json: { id } }
       }
       case "photos": {
+        const image = fake.images.get(p.url ?? "") ?? { mime: "image/jpeg", bytes: 1_000_000 }
+        if (!["image/jpeg", "image/png", "image/gif", "image/bmp", "image/tiff"].includes(image.mime) || image.bytes > 10 * 1024 * 1024) {
+          // Graph's answer to an image file it will not take: (#324) (an assumption on the body).
+          return graphError(400, 324, undefined, {
+            message: "(#324) Missing or invalid image file",
+            type: "OAuthException",
+            userTitle: "Invalid image",
+            userMessage: "Photos must be JPEG, BMP, PNG, GIF or TIFF files of at most 10 MB."
+          })
+        }
         const photoId = newId()
         if (p.published === "false") {
           fake.unpublishedPhotos.push(photoId)
@@ -195,6 +266,43 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
         const postId = `${pageId}_${photoId}`
         fake.posts.push({ id: postId, kind: "photo", params: { ...p }, createdAt: Date.now() })
         return { status: 200, json: { id: photoId, post_id: postId } }
+      }
+      case "video_upload": {
+        if (p.file_url === undefined && p.fbuploader_video_file_chunk === undefined) {
+          return graphError(400, 100, undefined, { message: "(#100) A video file is required: file_url or an uploaded file handle", type: "OAuthException" })
+        }
+        const file = fileOf(p.file_url ?? "")
+        if (file.durationSeconds > 20 * 60 || file.bytes > 1024 * 1024 * 1024) {
+          // The limits of a non-resumable upload (the Page videos reference); Meta answers a file
+          // it will not take by address with the Graph video upload error 6000 (an assumption).
+          return graphError(400, 6000, 1363023, {
+            message: "There was a problem uploading your video file. Please try again with another file.",
+            type: "OAuthException",
+            userTitle: "Video Too Large",
+            userMessage: "Videos uploaded by address can be up to 1 GB and 20 minutes long."
+          })
+        }
+        const video: FakePageVideo = { videoId: newId(), fileUrl: p.file_url ?? "", polls: 0 }
+        fake.pageVideos.push(video)
+        fake.posts.push({ id: video.videoId, kind: "video", params: { ...p }, createdAt: Date.now() })
+        return { status: 200, json: { id: video.videoId } }
+      }
+      case "page_videos": {
+        const listed = fake.posts
+          .filter((post) => post.kind === "video" || post.kind === "reel")
+          .sort((a, b) => b.createdAt - a.createdAt)
+          .slice(0, Math.min(Number(p.limit ?? 25) || 25, 100))
+        const created = (millis: number) => `${new Date(millis).toISOString().slice(0, 19)}+0000`
+        return {
+          status: 200,
+          json: {
+            data: listed.map((post) => ({
+              id: post.id,
+              ...(post.params.description === undefined ? {} : { description: post.params.description }),
+              created_time: created(post.createdAt)
+            }))
+          }
+        }
       }
       case "reel_start": {
         if (p.upload_phase !== "start") return graphError(400, 100, undefined, { message: "upload_phase is required" })
@@ -233,7 +341,25 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
         return { status: 200, json: { success: true } }
       }
       case "video_status": {
-        const reel = fake.reels.find((r) => r.videoId === request.path.split("/").at(-1))
+        const id = request.path.split("/").at(-1)
+        const reel = fake.reels.find((r) => r.videoId === id)
+        const pageVideo = fake.pageVideos.find((v) => v.videoId === id)
+        if (pageVideo !== undefined) {
+          pageVideo.polls += 1
+          const ready = pageVideo.polls > fake.pollsBeforePublished
+          return {
+            status: 200,
+            json: {
+              id,
+              status: {
+                video_status: ready ? "ready" : "processing",
+                uploading_phase: { status: "complete" },
+                processing_phase: { status: ready ? "complete" : "in_progress" },
+                publishing_phase: { status: ready ? "complete" : "not_started" }
+              }
+            }
+          }
+        }
         if (reel === undefined) return graphError(400, 100, 33, { message: "Object does not exist" })
         if (reel.finished) reel.polls += 1
         return { status: 200, json: { status: videoStatus(reel), id: reel.videoId } }
@@ -242,7 +368,12 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
         const id = request.path.split("/").at(-1)!
         const post = fake.posts.find((x) => x.id === id)
         if (post === undefined) return graphError(400, 100, 33, { message: "Object does not exist" })
-        const permalink_url = post.kind === "reel" ? `/reel/${id}/` : `https://www.facebook.com/${pageId}/posts/${id.split("_")[1]}/`
+        const permalink_url =
+          post.kind === "reel"
+            ? `/reel/${id}/`
+            : post.kind === "video"
+              ? `/${pageId}/videos/${id}/`
+              : `https://www.facebook.com/${pageId}/posts/${id.split("_")[1]}/`
         return { status: 200, json: { permalink_url, id } }
       }
     }
@@ -341,6 +472,9 @@ export const make = (): Effect.Effect<FacebookPagesFake, never, Scope.Scope> =>
       reelProcessingFails: false,
       reelsUsedBefore: 0,
       unpublishedPhotos: [],
+      files: new Map(),
+      images: new Map(),
+      pageVideos: [],
       posts: [],
       reels: [],
       comments: store,

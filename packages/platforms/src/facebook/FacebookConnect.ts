@@ -15,6 +15,7 @@
  * | `authorizeUrl` | `POSTWIRE_FACEBOOK_AUTHORIZE_URL` | `https://www.facebook.com/v23.0/dialog/oauth` |
  * | `graphUrl` | `POSTWIRE_FACEBOOK_BASE_URL` (shared with publishing) | `https://graph.facebook.com/v23.0` |
  * | `scopes` | | `pages_show_list,pages_manage_posts,pages_read_engagement,pages_manage_engagement` |
+ * | `configId` | `POSTWIRE_FACEBOOK_CONFIG_ID` | (none: Facebook Login with `scope`) |
  *
  * `pages_read_engagement` reads the comments under the Page's posts, `pages_manage_engagement`
  * answers, hides and deletes them; a person who declines the latter can still publish.
@@ -55,6 +56,14 @@ export interface Settings {
   /** The versioned Graph host (tokens, `/me`, Pages, `debug_token`, permissions). */
   readonly graphUrl: string
   readonly scopes: ReadonlyArray<string>
+  /**
+   * The configuration id of a "Facebook Login for Business" app
+   * (https://developers.facebook.com/docs/facebook-login/facebook-login-for-business): when set,
+   * the login dialog is sent `config_id` (with `override_default_response_type=true`) instead of
+   * `scope`, and the configuration decides the permissions asked for. It must include
+   * `pages_show_list`, `pages_manage_posts` and `pages_read_engagement`.
+   */
+  readonly configId?: string | undefined
 }
 
 /** The environment names of the settings the server must be given. */
@@ -221,14 +230,25 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
     missing,
     authorizationUrl: (request) => {
       const url = new URL(settings.authorizeUrl)
+      const configId = settings.configId ?? ""
       url.search = new URLSearchParams({
         client_id: settings.appId,
         redirect_uri: request.redirectUri,
         state: request.state,
         response_type: "code",
-        scope: settings.scopes.join(","),
-        // Asks again for permissions the person declined before (a reconnect).
-        auth_type: "rerequest"
+        ...(configId === ""
+          ? {
+              scope: settings.scopes.join(","),
+              // Asks again for permissions the person declined before (a reconnect).
+              auth_type: "rerequest"
+            }
+          : {
+              // Facebook Login for Business: the saved configuration names the token type and
+              // the permissions, in place of `scope`; a configuration giving system-user tokens
+              // answers with a code only when the default response type is overridden.
+              config_id: configId,
+              override_default_response_type: "true"
+            })
       }).toString()
       return url.toString()
     },

@@ -4,11 +4,15 @@
  * - No media: a `feed` post with the caption as `message` (and its first address as `link`).
  * - One image: a `photos` post. Several images: each uploaded unpublished, then one `feed` post
  *   with `attached_media`.
- * - One video: a reel. `video_reels` start, then the hosted-file upload (`file_url` header on
+ * - One video that meets the reel specification (3 to 90 s, 9:16, at least 540 × 960: see
+ *   {@link isReel}): a reel. `video_reels` start, then the hosted-file upload (`file_url` header on
  *   the upload address Meta returns), then `finish` with `video_state=PUBLISHED`, then the video's
  *   status until its publishing phase completes. The video id is persisted after the upload, and
  *   before `finish` is sent the video's status is read: a reel whose publishing has started is
  *   never finished twice.
+ * - Any other video: a Page video, `POST /{page-id}/videos` with `file_url` and `description`
+ *   (on the `graph-video` host when the base address is Meta's), sent once like a text post (a
+ *   lost answer is looked up in the Page's `videos`), then the video's status until it is ready.
  *
  * A text or photo post is created and published by one call. Right before it the state is saved
  * through the publisher's `checkpoint` (`post_sent_at`); when the answer is lost (a timeout, a
@@ -36,17 +40,11 @@ import { Clock, Effect, Option, type Redacted, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
 import type * as Credentials from "../Credentials.ts"
 import * as MediaRules from "../internal/MediaRules.ts"
-import { rules } from "./Rules.ts"
+import { isReel, reelsPerDay, rules } from "./Rules.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
 import { amend, failure, field, malformed, retrying, stringField, type Wire } from "../internal/Wire.ts"
 import * as GraphApi from "../meta/GraphApi.ts"
 import * as Sessions from "../meta/Sessions.ts"
-
-/**
- * API-published reels a Page may publish in a 24-hour moving period, enforced when a reel is
- * published (https://developers.facebook.com/docs/video-api/guides/reels-publishing, "Rate Limit").
- */
-const reelsPerDay = 30
 
 const dayMs = 24 * 60 * 60 * 1000
 
@@ -78,10 +76,13 @@ const clockSkewMs = 5 * 60_000
 /** At most this many pages of the Page's posts are read when looking for one (100 each). */
 const maxPostPages = 20
 
-/** The resume state of a reel: its video id, and whether `finish` was sent. */
+/**
+ * The resume state of a video: its id, and whether a reel's `finish` was sent (`posted`: a Page
+ * video, published by its upload call, waiting to be ready).
+ */
 export const State = Schema.Struct({
   video_id: Schema.String,
-  phase: Schema.Literals(["uploaded", "finished"])
+  phase: Schema.Literals(["uploaded", "finished", "posted"])
 })
 /** The resume state of a reel. */
 export type State = typeof State.Type
@@ -93,7 +94,9 @@ export const PostState = Schema.Struct({
   /** The post's id, once known. */
   post_id: Schema.optional(Schema.String),
   /** Looks through the Page's posts that did not find it yet. */
-  asks: Schema.optional(Schema.Number)
+  asks: Schema.optional(Schema.Number),
+  /** `videos`: a Page video, looked for in the Page's videos by its description. */
+  edge: Schema.optional(Schema.Literal("videos"))
 })
 /** The resume state of a text or photo post. */
 export type PostState = typeof PostState.Type
@@ -162,9 +165,11 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
       const from = state.post_sent_at - clockSkewMs
       let after: string | undefined
       let best: { readonly id: string; readonly at: number } | undefined
+      const videos = state.edge === "videos"
+      const text = videos ? "description" : "message"
       for (let page = 0; page < maxPostPages; page++) {
-        const body = yield* get(session, `${pageId}/published_posts`, {
-          fields: "id,message,created_time",
+        const body = yield* get(session, videos ? `${pageId}/videos` : `${pageId}/published_posts`, {
+          fields: `id,${text},created_time`,
           since: Math.floor(from / 1000),
           limit: 100,
           after
@@ -180,7 +185,7 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
             continue
           }
           const id = stringField(item, "id")
-          if (id === undefined || stringField(item, "message") !== input.post.caption) continue
+          if (id === undefined || stringField(item, text) !== input.post.caption) continue
           const when = at !== undefined && Number.isFinite(at) ? at : Number.MAX_SAFE_INTEGER
           if (best === undefined || when < best.at) best = { id, at: when }
         }
@@ -200,7 +205,7 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
       const found = yield* findPost(session, input, pageId, state).pipe(Effect.option)
       if (Option.isSome(found) && Option.isSome(found.value)) {
         const id = found.value.value
-        return yield* published(session, id, { post_id: id })
+        return state.edge === "videos" ? videoPosted(id) : yield* published(session, id, { post_id: id })
       }
       const now = yield* Clock.currentTimeMillis
       const window = config.lostPostWindowMs ?? defaults.lostPostWindowMs
@@ -224,10 +229,11 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
     session: Session,
     input: PublishInput,
     pageId: string,
-    send: Effect.Effect<string, PlatformFailure>
+    send: Effect.Effect<string, PlatformFailure>,
+    edge?: "videos"
   ) =>
     Effect.gen(function* () {
-      const state: PostState = { post_sent_at: yield* Clock.currentTimeMillis }
+      const state: PostState = { post_sent_at: yield* Clock.currentTimeMillis, ...(edge === undefined ? {} : { edge }) }
       if (input.checkpoint !== undefined) yield* input.checkpoint(state)
       const sent = yield* send.pipe(
         Effect.map(Option.some),
@@ -235,6 +241,7 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
       )
       if (Option.isNone(sent)) return yield* recoverPost(session, input, pageId, state)
       // Refused with an answer: Meta did not publish it.
+      if (edge === "videos") return videoPosted(sent.value)
       return yield* published(session, sent.value, { post_id: sent.value })
     }).pipe(
       Effect.mapError((f) => (f.state === undefined && !f.notPublished ? amend(f, { notPublished: true }) : f))
@@ -282,6 +289,40 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
         )
       )
     })
+
+  /** A Page video was created and published: its status is read until it is ready. */
+  const videoPosted = (videoId: string): PublishStep => ({
+    _tag: "InProgress",
+    state: { video_id: videoId, phase: "posted" } satisfies State,
+    pollAfterMs: config.pollIntervalMs
+  })
+
+  /** Videos are sent to Meta's `graph-video` host, as the Video API documents; other bases as they are. */
+  const videoBase = config.baseUrl.replace(/^https:\/\/graph\.facebook\.com\//, "https://graph-video.facebook.com/")
+  const videoGraph =
+    videoBase === config.baseUrl ? graph : GraphApi.make({ wire, baseUrl: videoBase, platform: "pages", appSecret: config.appSecret })
+
+  /**
+   * A video that is not a reel: one call uploads (Meta fetches `file_url`) and publishes it, sent
+   * once; a lost answer is looked for among the Page's videos.
+   */
+  const postVideo = (session: Session, input: PublishInput, pageId: string) =>
+    sendPost(
+      session,
+      input,
+      pageId,
+      session
+        .authed((c) =>
+          videoGraph.post(
+            `${pageId}/videos`,
+            { file_url: input.media[0]!.url, description: input.post.caption, published: true },
+            c.page_access_token,
+            "unambiguous"
+          )
+        )
+        .pipe(Effect.flatMap((body) => idOf(body, "id"))),
+      "videos"
+    )
 
   /** Starts a reel and hands the video to Meta by address; nothing is published yet. */
   const uploadReel = (session: Session, input: PublishInput, pageId: string) =>
@@ -340,11 +381,16 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
     Effect.gen(function* () {
       const status = yield* reelStatus(session, state.video_id, "none")
       if (status.videoStatus === "error" || status.failed) return yield* Effect.fail(reelFailed)
-      if (status.publishing === "complete" || status.publishStatus === "published") {
+      if (
+        status.publishing === "complete" ||
+        status.publishStatus === "published" ||
+        (state.phase === "posted" && status.videoStatus === "ready")
+      ) {
         return yield* published(session, state.video_id, state)
       }
       const inProgress = (next: State): PublishStep => ({ _tag: "InProgress", state: next, pollAfterMs: config.pollIntervalMs })
       // Publishing has started: `finish` was sent already, maybe by a step whose answer was lost.
+      if (state.phase === "posted") return inProgress(state)
       if (state.phase === "finished" || status.publishing !== "not_started") return inProgress({ ...state, phase: "finished" })
       yield* post(
         session,
@@ -393,9 +439,9 @@ export const make = (config: Config, wire: Wire): FacebookPages => {
         if (input.state === null || input.state === undefined) {
           const ruleBreak = MediaRules.check(input, rules)
           if (ruleBreak !== undefined) return yield* Effect.fail(ruleBreak)
-          return input.media.some((m) => m.record.kind === "video")
-            ? yield* uploadReel(session, input, pageId)
-            : yield* postNow(session, input, pageId)
+          const video = input.media.find((m) => m.record.kind === "video")
+          if (video === undefined) return yield* postNow(session, input, pageId)
+          return isReel(video.record) ? yield* uploadReel(session, input, pageId) : yield* postVideo(session, input, pageId)
         }
         const postState = Schema.decodeUnknownOption(PostState)(input.state)
         if (Option.isSome(postState)) return yield* recoverPost(session, input, pageId, postState.value)

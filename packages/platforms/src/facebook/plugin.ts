@@ -11,7 +11,7 @@ import type { PlatformPlugin } from "../Plugin.ts"
 import * as FacebookComments from "./FacebookComments.ts"
 import * as FacebookConnect from "./FacebookConnect.ts"
 import * as FacebookPages from "./FacebookPages.ts"
-import { rules } from "./Rules.ts"
+import { isReel, rules } from "./Rules.ts"
 
 /** The Facebook Pages plugin. */
 export const facebook: PlatformPlugin<FacebookPages.Config, FacebookConnect.Settings> = {
@@ -44,7 +44,9 @@ export const facebook: PlatformPlugin<FacebookPages.Config, FacebookConnect.Sett
       appId: read.text("POSTWIRE_META_APP_ID"),
       appSecret: read.secret("POSTWIRE_META_APP_SECRET", "POSTWIRE_FACEBOOK_APP_SECRET"),
       authorizeUrl: read.exactUrl("POSTWIRE_FACEBOOK_AUTHORIZE_URL"),
-      graphUrl: read.url("POSTWIRE_FACEBOOK_BASE_URL")
+      graphUrl: read.url("POSTWIRE_FACEBOOK_BASE_URL"),
+      // Apps of the "Facebook Login for Business" type log in with a saved configuration.
+      configId: read.text("POSTWIRE_FACEBOOK_CONFIG_ID")
     }
   }),
   capabilities: { choosesAccounts: true },
@@ -53,11 +55,15 @@ export const facebook: PlatformPlugin<FacebookPages.Config, FacebookConnect.Sett
     post: (input, { numericId, seed }) => {
       const page = input.account.externalId ?? numericId(input.account.id)
       const id = numericId(seed)
+      const video = input.media.find((m) => m.record.kind === "video")
       return {
         id: `${page}_${id}`,
-        permalink: input.media.some((m) => m.record.kind === "video")
-          ? `https://www.facebook.com/reel/${id}/`
-          : `https://www.facebook.com/${page}/posts/${id}/`
+        permalink:
+          video === undefined
+            ? `https://www.facebook.com/${page}/posts/${id}/`
+            : isReel(video.record)
+              ? `https://www.facebook.com/reel/${id}/`
+              : `https://www.facebook.com/${page}/videos/${id}/`
       }
     }
   }
