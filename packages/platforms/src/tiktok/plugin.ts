@@ -6,7 +6,7 @@
  */
 import { Redacted } from "effect"
 import type { PlatformPlugin } from "../Plugin.ts"
-import { rules } from "./Rules.ts"
+import { isPhotoPost, rules } from "./Rules.ts"
 import * as TikTok from "./TikTok.ts"
 import * as TikTokComments from "./TikTokComments.ts"
 import * as TikTokConnect from "./TikTokConnect.ts"
@@ -80,9 +80,9 @@ export const tiktok: PlatformPlugin<TikTok.Config, TikTokConnect.Settings> = {
     tokens: { accessMs: day, refreshMs: 365 * day },
     // A real inbox post waits for the creator to finish it in the app; the simulated creator
     // finishes it at once, so a sandbox inbox post gets its public address like a direct one.
-    post: (_input, { handle, numericId, seed }) => {
+    post: (input, { handle, numericId, seed }) => {
       const id = numericId(seed)
-      return { id, permalink: TikTok.permalink(handle, id) }
+      return { id, permalink: TikTok.permalink(handle, id, isPhotoPost(input.media.map((m) => m.record))) }
     }
   }
 }
