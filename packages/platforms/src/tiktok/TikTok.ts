@@ -7,6 +7,14 @@
  * sends the video to the creator's inbox, where the person finishes in the app. The publish id is
  * the resume state; later steps only fetch the status, never initialize again.
  *
+ * A target of images only is a photo post (1 to 35 JPEG or WebP images): `content/init` with
+ * `media_type` PHOTO, `post_mode` DIRECT_POST (the same creator_info and consent checks) or
+ * MEDIA_UPLOAD (the inbox), the images in order by address, the first the cover, the caption as
+ * the `description`; the same status fetch follows, and its public address is `/photo/{id}`
+ * (https://developers.tiktok.com/doc/content-posting-api-reference-photo-post). With
+ * {@link Config.verifiedUrlPrefixes}, a media address outside them fails `media_url_unverified`
+ * before anything is sent.
+ *
  * A direct post is published once TikTok says `PUBLISH_COMPLETE`, even while moderation still
  * keeps its public post id back: the step says `permalinkPending`, and `permalink` fetches the
  * status again later (the engine's permalink backfill) until the id appears.
