@@ -7,7 +7,7 @@
  * (…/content-posting-api-media-transfer-guide).
  */
 import { assert, describe as effectDescribe, it as effectIt } from "@effect/vitest"
-import { Credentials, tiktok, TikTok } from "@postwire/platforms"
+import { Credentials, tiktok, type TikTok } from "@postwire/platforms"
 import { resolveSettings } from "@postwire/server"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
