@@ -228,6 +228,8 @@ effectDescribe("TikTok's official rules when publishing", () => {
       const result = yield* drive(client, aTikTokPost(fake, [anImage()]))
       assert.strictEqual(result.failure?.code, "media_invalid")
       assert.strictEqual(result.failure?.platformCode, "file_format_check_failed")
+      const detail = (result.failure?.details as { detail?: { en?: string } } | undefined)?.detail
+      assert.include(detail?.en ?? "", "image")
     })
   )
 

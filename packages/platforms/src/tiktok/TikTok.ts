@@ -703,9 +703,16 @@ export const make = (config: Config, wire: Wire): TikTok => {
       const duration = input.media[0]?.record.durationSeconds
       return failure(code, reason, { ...final, details: { duration: Math.ceil(duration ?? 0), limit: state.max_duration_sec } })
     }
+    // A photo post's images: TikTok's video words would mislead.
+    const photoDetail =
+      state.photo !== true || code !== "media_invalid"
+        ? undefined
+        : reason === "file_format_check_failed" || reason === "picture_size_check_failed"
+          ? ErrorDetail.reason("image_not_accepted")
+          : ErrorDetail.reason("platform_could_not_process_media")
     const details: ErrorDetails | undefined =
       code === "media_invalid" || code === "content_rejected"
-        ? { platform: "shortvideo", detail: known?.detail ?? ErrorDetail.reason("platform_could_not_process_video") }
+        ? { platform: "shortvideo", detail: photoDetail ?? known?.detail ?? ErrorDetail.reason("platform_could_not_process_video") }
         : code === "media_fetch_failed"
           ? { platform: "shortvideo" }
           : detailsFor(code, ErrorDetail.reason("platform_could_not_process_video"), now)
