@@ -68,7 +68,7 @@ export const isPhotoPost = (media: ReadonlyArray<Pick<TargetRules.MediaFacts, "k
 const checkImage = (target: TargetRules.TargetFacts, m: Facts, index: number): TargetRules.RuleBreak | undefined => {
   const { platform } = target
   if (m.mime !== undefined && !imageTypes.includes(m.mime)) {
-    return onItem(index, invalid(platform, "tiktok_image_format", ErrorDetail.reason("tiktok_image_format", { mime: m.mime })))
+    return onItem(index, invalid(platform, "tiktok_image_format", ErrorDetail.reason("tiktok_image_format", { value: m.mime })))
   }
   if (m.sizeBytes !== undefined && m.sizeBytes > maxImageBytes) {
     const detail = ErrorDetail.reason("tiktok_image_bytes", { limit: 20, size: megabytes(m.sizeBytes, 1024 * 1024) })
@@ -80,11 +80,11 @@ const checkImage = (target: TargetRules.TargetFacts, m: Facts, index: number): T
 const checkVideo = (target: TargetRules.TargetFacts, m: Facts): TargetRules.RuleBreak | undefined => {
   const { platform } = target
   if (m.mime !== undefined && !videoTypes.includes(m.mime)) {
-    return onItem(0, invalid(platform, "tiktok_video_format", ErrorDetail.reason("tiktok_video_format", { mime: m.mime })))
+    return onItem(0, invalid(platform, "tiktok_video_format", ErrorDetail.reason("tiktok_video_format", { value: m.mime })))
   }
   const codec = m.codec?.toLowerCase()
   if (codec !== undefined && codec !== null && codec !== "" && !videoCodecs.includes(codec)) {
-    return onItem(0, invalid(platform, "tiktok_video_codec", ErrorDetail.reason("tiktok_video_codec", { codec: m.codec! })))
+    return onItem(0, invalid(platform, "tiktok_video_codec", ErrorDetail.reason("tiktok_video_codec", { value: m.codec! })))
   }
   const { width, height } = m
   const outside = (n: number | null | undefined) =>
@@ -93,8 +93,7 @@ const checkVideo = (target: TargetRules.TargetFacts, m: Facts): TargetRules.Rule
     const detail = ErrorDetail.reason("tiktok_video_picture_size", {
       min: videoPictureSize.min,
       max: videoPictureSize.max,
-      width: width ?? "?",
-      height: height ?? "?"
+      value: `${width ?? "?"}×${height ?? "?"}`
     })
     return onItem(0, invalid(platform, "tiktok_video_picture_size", detail))
   }
