@@ -60,7 +60,9 @@ const images = (n: number) => Array.from({ length: n }, () => image)
 const cases: ReadonlyArray<RuleCase> = [
   { name: "a TikTok video", platform: "shortvideo", media: [video(30)], expected: null },
   { name: "two TikTok videos", platform: "shortvideo", media: [video(30), video(30)], expected: "media_invalid" },
-  { name: "a TikTok image", platform: "shortvideo", media: [image], expected: "media_invalid" },
+  { name: "a TikTok photo post of one image", platform: "shortvideo", media: [image], expected: null },
+  { name: "a TikTok photo post of 35 images", platform: "shortvideo", media: images(35), expected: null },
+  { name: "a TikTok video with an image", platform: "shortvideo", media: [video(30), image], expected: "media_invalid" },
   { name: "a TikTok video over 600 s", platform: "shortvideo", media: [video(601)], expected: "media_too_long" },
   { name: "a TikTok video of 600.4 s", platform: "shortvideo", media: [video(600.4)], expected: "media_too_long" },
   {

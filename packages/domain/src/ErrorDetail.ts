@@ -141,6 +141,36 @@ export const reasons = {
 
   // Media rules of the platforms
   shortvideo_one_video: text("a shortvideo post needs exactly one video", "unggahan shortvideo memerlukan tepat satu video"),
+  // tiktok
+  tiktok_photo_or_video: text(
+    "a TikTok post takes one video, or 1 to {max} images, never both",
+    "unggahan TikTok berisi satu video, atau 1 sampai {max} gambar, tidak keduanya"
+  ),
+  tiktok_photo_count: text("a TikTok photo post takes 1 to {max} images", "unggahan foto TikTok berisi 1 sampai {max} gambar"),
+  tiktok_image_format: text(
+    "TikTok photo posts take JPEG or WebP images only; this one is {value}",
+    "unggahan foto TikTok hanya menerima gambar JPEG atau WebP; gambar ini {value}"
+  ),
+  tiktok_image_bytes: text(
+    "TikTok takes images of at most {limit} MB each; this one is {size} MB",
+    "TikTok menerima gambar paling besar {limit} MB masing-masing; gambar ini {size} MB"
+  ),
+  tiktok_video_format: text(
+    "TikTok takes MP4, WebM or MOV videos only; this one is {value}",
+    "TikTok hanya menerima video MP4, WebM, atau MOV; video ini {value}"
+  ),
+  tiktok_video_codec: text(
+    "TikTok takes H.264, H.265, VP8 or VP9 video only; this one is {value}",
+    "TikTok hanya menerima video H.264, H.265, VP8, atau VP9; video ini {value}"
+  ),
+  tiktok_video_picture_size: text(
+    "TikTok takes videos {min} to {max} pixels wide and high; this one is {value}",
+    "TikTok menerima video dengan lebar dan tinggi {min} sampai {max} piksel; video ini {value}"
+  ),
+  tiktok_video_bytes: text(
+    "TikTok takes videos of at most {limit} GB; this one is {size} GB",
+    "TikTok menerima video paling besar {limit} GB; video ini {size} GB"
+  ),
   reel_one_video: text("a reel needs exactly one video", "reel memerlukan tepat satu video"),
   story_one_item: text("a story needs exactly one image or video", "story memerlukan tepat satu gambar atau video"),
   feed_item_count: text("a feed post takes 1 to {max} images or videos", "unggahan feed berisi 1 sampai {max} gambar atau video"),

@@ -13,6 +13,15 @@
  * {@link TikTokFake.listHiddenFor} listings); inbox drafts and non-public posts never do. Init
  * answers are lost deterministically with {@link TikTokFake.loseInitAnswers}: the publish is
  * made, the connection closes.
+ *
+ * Photo posts (`POST /v2/post/publish/content/init/`, `media_type` PHOTO, `post_mode` DIRECT_POST
+ * or MEDIA_UPLOAD) are held to the photo post reference
+ * (https://developers.tiktok.com/doc/content-posting-api-reference-photo-post): PULL_FROM_URL
+ * only, 1 to 35 `photo_images`, a `photo_cover_index` among them, a `title` of at most 90 UTF-16
+ * runes and a `description` of at most 4,000, else 400 `invalid_param`. Each image is pulled: one
+ * that is not JPEG or WebP (media transfer guide, "Image restrictions") ends the publish FAILED
+ * with `file_format_check_failed` (Get Post Status, "Fail reasons"). A video's `title` over 2,200
+ * UTF-16 runes (direct post reference) is 400 `invalid_param` too.
  */
 import { Effect, type Scope } from "effect"
 import { type FakeReply, type FakeRequest, type FakeServer, start } from "../fakes/FakeServer.ts"
@@ -31,6 +40,10 @@ export interface FakeCreator {
 interface Publish {
   readonly id: string
   readonly mode: "direct" | "inbox"
+  /** A photo post (content/init). */
+  readonly photo: boolean
+  /** A fail reason of its own (an image TikTok cannot take), before the fake's `failReason`. */
+  readonly failReason: string | null
   readonly body: unknown
   polls: number
   postId: string
@@ -77,6 +90,11 @@ export interface TikTokFake extends FakeServer {
    * `null` (the default): the operator verified the server's address, every address passes.
    */
   verifiedUrlPrefixes: Array<string> | null
+  /**
+   * The MIME type TikTok finds when it pulls a media address; default: from the address's
+   * extension (`.png` is `image/png`, `.webp` `image/webp`, else `image/jpeg` for images).
+   */
+  contentTypeOf: (url: string) => string
   /** Direct posts allowed per day ("about 15"). */
   dailyCap: number
   /**
@@ -104,6 +122,9 @@ export interface TikTokFake extends FakeServer {
   readonly listedVideos: () => ReadonlyArray<FakeVideo>
 }
 
+/** A text's length in UTF-16 runes, as TikTok counts titles (a JavaScript string's length). */
+const runes = (text: unknown): number => (typeof text === "string" ? text.length : 0)
+
 const ok = (data: unknown): FakeReply => ({
   status: 200,
   json: { data, error: { code: "ok", message: "", log_id: "202611220102030405" } }
@@ -128,6 +149,8 @@ const routeOf = (request: FakeRequest): string => {
       return "init"
     case "/v2/post/publish/inbox/video/init/":
       return "inbox_init"
+    case "/v2/post/publish/content/init/":
+      return "content_init"
     case "/v2/post/publish/status/fetch/":
       return "status"
     case "/v2/video/list/":
@@ -196,8 +219,8 @@ export const make = (options: { readonly now?: () => number } = {}): Effect.Effe
     let postIds = "[]"
     if (publish.polls <= fake.pollsBeforeComplete) {
       data = { ...base, status: "PROCESSING_DOWNLOAD" }
-    } else if (fake.failReason !== null) {
-      data = { ...base, status: "FAILED", fail_reason: fake.failReason }
+    } else if (publish.failReason !== null || fake.failReason !== null) {
+      data = { ...base, status: "FAILED", fail_reason: publish.failReason ?? fake.failReason }
     } else if (publish.mode === "inbox") {
       data = { ...base, status: "SEND_TO_USER_INBOX" }
     } else {
@@ -223,6 +246,15 @@ export const make = (options: { readonly now?: () => number } = {}): Effect.Effe
       // PULL_FROM_URL address must be under a verified domain or URL prefix.
       return tiktokError(403, "url_ownership_unverified", "Please review our URL ownership verification rules.")
     }
+    if (runes(postInfo?.title) > 2200) {
+      // Direct post reference: "The maximum length for title is 2200 UTF-16 runes".
+      return tiktokError(400, "invalid_param", "The title exceeds the maximum length of 2200 UTF-16 runes.")
+    }
+    return accept(request, mode, postInfo, null)
+  }
+
+  /** The checks every init shares (privacy, daily cap, pending shares), then the publish. */
+  const accept = (request: FakeRequest, mode: "direct" | "inbox", postInfo: Record<string, unknown> | undefined, failReason: string | null, photo = false): FakeReply => {
     if (mode === "direct") {
       if (postInfo === undefined || !fake.creator.privacy_level_options.includes(String(postInfo.privacy_level))) {
         return tiktokError(403, "privacy_level_option_mismatch")
@@ -235,8 +267,10 @@ export const make = (options: { readonly now?: () => number } = {}): Effect.Effe
     }
     const n = fake.publishes.length + 1
     const publish: Publish = {
-      id: `v_pub_url~v2-1.${7_300_000_000 + n}`,
+      id: `${photo ? "p" : "v"}_pub_url~v2-1.${7_300_000_000 + n}`,
       mode,
+      photo,
+      failReason,
       body: request.json,
       polls: 0,
       postId: `73012345678901234${String(n).padStart(2, "0")}`,
@@ -247,6 +281,40 @@ export const make = (options: { readonly now?: () => number } = {}): Effect.Effe
     return ok({ publish_id: publish.id })
   }
 
+  /**
+   * A photo post's init, held to the photo post reference: the body's shape and limits, each
+   * image under a verified prefix, then the checks every init shares. An image TikTok cannot take
+   * fails the publish later (it is pulled after the init answered).
+   */
+  const contentInit = (request: FakeRequest): FakeReply => {
+    const body = (request.json ?? {}) as Record<string, unknown>
+    const postInfo = body.post_info as Record<string, unknown> | undefined
+    const sourceInfo = body.source_info as Record<string, unknown> | undefined
+    if (body.media_type !== "PHOTO") return tiktokError(400, "invalid_param", "media_type is invalid. Currently only PHOTO is allowed.")
+    if (body.post_mode !== "DIRECT_POST" && body.post_mode !== "MEDIA_UPLOAD") return tiktokError(400, "invalid_param", "post_mode is invalid.")
+    if (postInfo === undefined || sourceInfo === undefined) return tiktokError(400, "invalid_param", "post_info and source_info are required.")
+    // Photos are only pulled from a URL: FILE_UPLOAD is for videos.
+    if (sourceInfo.source !== "PULL_FROM_URL") return tiktokError(400, "invalid_param", "source is invalid. Photos only support PULL_FROM_URL.")
+    const images = sourceInfo.photo_images
+    if (!Array.isArray(images) || images.length < 1 || images.length > 35 || !images.every((i) => typeof i === "string")) {
+      return tiktokError(400, "invalid_param", "photo_images must hold 1 to 35 image URLs.")
+    }
+    const cover = sourceInfo.photo_cover_index
+    if (typeof cover !== "number" || !Number.isInteger(cover) || cover < 0 || cover >= images.length) {
+      return tiktokError(400, "invalid_param", "photo_cover_index is invalid.")
+    }
+    if (runes(postInfo.title) > 90) return tiktokError(400, "invalid_param", "The title exceeds the maximum length of 90 UTF-16 runes.")
+    if (runes(postInfo.description) > 4000) {
+      return tiktokError(400, "invalid_param", "The description exceeds the maximum length of 4000 UTF-16 runes.")
+    }
+    const urls = images as Array<string>
+    if (fake.verifiedUrlPrefixes !== null && !urls.every((url) => fake.verifiedUrlPrefixes!.some((prefix) => url.startsWith(prefix)))) {
+      return tiktokError(403, "url_ownership_unverified", "Please review our URL ownership verification rules.")
+    }
+    const unfit = urls.some((url) => !["image/jpeg", "image/webp"].includes(fake.contentTypeOf(url)))
+    return accept(request, body.post_mode === "DIRECT_POST" ? "direct" : "inbox", postInfo, unfit ? "file_format_check_failed" : null, true)
+  }
+
   const share = (id: string) =>
     `https://www.tiktok.com/@${fake.creator.creator_username}/video/${id}?utm_campaign=tt4d_open_api&utm_source=aw41`
 
@@ -255,7 +323,7 @@ export const make = (options: { readonly now?: () => number } = {}): Effect.Effe
     const postInfo = (publish.body as { post_info?: Record<string, unknown> } | undefined)?.post_info
     if (publish.mode !== "direct" || postInfo?.privacy_level !== "PUBLIC_TO_EVERYONE" || fake.failReason !== null) return undefined
     if (publish.hiddenFor > 0 || fake.postIdHeld) return undefined
-    const caption = String(postInfo.title ?? "")
+    const caption = String((publish.photo ? postInfo.description : postInfo.title) ?? "")
     return {
       id: publish.postId,
       create_time: Math.floor(publish.createdAt / 1000),
@@ -298,7 +366,7 @@ export const make = (options: { readonly now?: () => number } = {}): Effect.Effe
     const token = bearer(request)
     if (token !== fake.accessToken) return tiktokError(401, "access_token_invalid", "The access token is invalid or not found in the request.")
     if (route === "video_list") return videoList(request)
-    const kind = route === "inbox_init" ? "init" : (route as "init" | "creator_info" | "status")
+    const kind = route === "inbox_init" || route === "content_init" ? "init" : (route as "init" | "creator_info" | "status")
     if (rateLimited(kind, token)) return tiktokError(429, "rate_limit_exceeded")
     switch (route) {
       case "creator_info":
@@ -307,6 +375,8 @@ export const make = (options: { readonly now?: () => number } = {}): Effect.Effe
         return init(request, "direct")
       case "inbox_init":
         return init(request, "inbox")
+      case "content_init":
+        return contentInit(request)
       default: {
         const publish = fake.publishes.find((p) => p.id === request.params.publish_id)
         return publish === undefined ? tiktokError(400, "invalid_publish_id") : statusOf(publish)
@@ -338,6 +408,11 @@ export const make = (options: { readonly now?: () => number } = {}): Effect.Effe
         postIdHeld: false,
         failReason: null,
         verifiedUrlPrefixes: null,
+        contentTypeOf: (url: string) => {
+          const path = url.split("?")[0]!.toLowerCase()
+          if (path.endsWith(".mp4")) return "video/mp4"
+          return path.endsWith(".png") ? "image/png" : path.endsWith(".webp") ? "image/webp" : "image/jpeg"
+        },
         dailyCap: 15,
         rateLimits: { init: 6, creator_info: 20, status: 30 },
         initTimes: [],
@@ -363,6 +438,7 @@ export const make = (options: { readonly now?: () => number } = {}): Effect.Effe
         loseInitAnswers(times = 1) {
           server.faults.injectAfter("init", { lose: true }, times)
           server.faults.injectAfter("inbox_init", { lose: true }, times)
+          server.faults.injectAfter("content_init", { lose: true }, times)
         },
         listedVideos: listed
       })

@@ -7,6 +7,14 @@
  * sends the video to the creator's inbox, where the person finishes in the app. The publish id is
  * the resume state; later steps only fetch the status, never initialize again.
  *
+ * A target of images only is a photo post (1 to 35 JPEG or WebP images): `content/init` with
+ * `media_type` PHOTO, `post_mode` DIRECT_POST (the same creator_info and consent checks) or
+ * MEDIA_UPLOAD (the inbox), the images in order by address, the first the cover, the caption as
+ * the `description`; the same status fetch follows, and its public address is `/photo/{id}`
+ * (https://developers.tiktok.com/doc/content-posting-api-reference-photo-post). With
+ * {@link Config.verifiedUrlPrefixes}, a media address outside them fails `media_url_unverified`
+ * before anything is sent.
+ *
  * A direct post is published once TikTok says `PUBLISH_COMPLETE`, even while moderation still
  * keeps its public post id back: the step says `permalinkPending`, and `permalink` fetches the
  * status again later (the engine's permalink backfill) until the id appears.
@@ -53,7 +61,7 @@ import { HttpClientRequest } from "effect/http"
 import * as Credentials from "../Credentials.ts"
 import * as CallPacer from "../internal/CallPacer.ts"
 import * as MediaRules from "../internal/MediaRules.ts"
-import { rules } from "./Rules.ts"
+import { isPhotoPost, rules } from "./Rules.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
 import { amend, failure, field, malformed, numberField, retrying, stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
 
@@ -77,7 +85,34 @@ export interface Config {
    * hour (`video_pull_failed`), and processing takes minutes.
    */
   readonly statusWindowMs?: number | undefined
+  /**
+   * The domains and URL prefixes verified in the TikTok app's settings for PULL_FROM_URL
+   * (`POSTWIRE_TIKTOK_VERIFIED_URL_PREFIXES`, comma-separated). Given, a media address outside
+   * them fails `media_url_unverified` before anything is sent, instead of TikTok's
+   * `url_ownership_unverified`; absent, TikTok is left to say.
+   */
+  readonly verifiedUrlPrefixes?: ReadonlyArray<string> | undefined
 }
+
+/**
+ * Whether `url` falls under one of the verified `prefixes`: a URL prefix (`https://…`) covers the
+ * addresses that start with it; a bare domain (`media.example.com`) covers its addresses and its
+ * subdomains' (TikTok's domain verification).
+ */
+export const underVerifiedPrefix = (url: string, prefixes: ReadonlyArray<string>): boolean =>
+  prefixes.some((raw) => {
+    const prefix = raw.trim()
+    if (prefix === "") return false
+    if (/^https?:\/\//i.test(prefix)) return url.startsWith(prefix)
+    let host: string
+    try {
+      host = new URL(url).hostname
+    } catch {
+      return false
+    }
+    const domain = prefix.replace(/\/+$/, "").toLowerCase()
+    return host === domain || host.endsWith(`.${domain}`)
+  })
 
 /** Defaults for everything but the app credentials. */
 export const defaults = {
@@ -99,6 +134,9 @@ export const callLimits = {
   status: { calls: 30, perMs: 61_000 }
 } as const satisfies Record<string, CallPacer.CallLimit>
 
+/** Photo posts, direct and to the inbox (photo post reference). */
+const photoInitPath = "/v2/post/publish/content/init/"
+
 /** TikTok's timestamps and ours may differ this much: videos are looked for from this long before. */
 const clockSkewMs = 5 * 60_000
 
@@ -114,6 +152,8 @@ export const State = Schema.Struct({
   mode: Schema.Literals(["direct", "inbox"]),
   username: Schema.NullOr(Schema.String),
   max_duration_sec: Schema.optionalKey(Schema.Number),
+  /** A photo post (`content/init`, `media_type` PHOTO): its public address is `/photo/{id}`. */
+  photo: Schema.optionalKey(Schema.Boolean),
   /** The public post id, once moderation released it. */
   post_id: Schema.optionalKey(Schema.String),
   /** When the init was sent (epoch milliseconds): the status is waited for a bounded time. */
@@ -132,6 +172,8 @@ export const SentState = Schema.Struct({
   mode: Schema.Literals(["direct", "inbox"]),
   username: Schema.NullOr(Schema.String),
   max_duration_sec: Schema.optionalKey(Schema.Number),
+  /** A photo post. */
+  photo: Schema.optionalKey(Schema.Boolean),
   /** Looks through the creator's videos that did not find it yet. */
   asks: Schema.optionalKey(Schema.Number),
   /** The public post id, once found. */
@@ -140,9 +182,9 @@ export const SentState = Schema.Struct({
 /** The resume state of a TikTok target whose init was sent. */
 export type SentState = typeof SentState.Type
 
-/** The public address of a TikTok video. */
-export const permalink = (username: string, postId: string): string =>
-  `https://www.tiktok.com/@${username}/video/${postId}`
+/** The public address of a TikTok video (or, `photo`, of a photo post). */
+export const permalink = (username: string, postId: string, photo = false): string =>
+  `https://www.tiktok.com/@${username}/${photo ? "photo" : "video"}/${postId}`
 
 const errorCodes: Readonly<Record<string, ErrorCode>> = {
   access_token_invalid: "token_expired",
@@ -256,8 +298,16 @@ const shareLink = (shareUrl: string | undefined): string | null => (shareUrl ===
  * verifies in the TikTok app's settings for PULL_FROM_URL.
  */
 const urlPrefixOf = (body: unknown): string => {
-  const url = stringField(field(body, "source_info"), "video_url") ?? ""
-  return url.slice(0, url.lastIndexOf("/") + 1) || url
+  const source = field(body, "source_info")
+  const images = field(source, "photo_images")
+  const url = stringField(source, "video_url") ?? (Array.isArray(images) && typeof images[0] === "string" ? images[0] : "")
+  return prefixOfUrl(url)
+}
+
+/** An address up to its last `/` (before any query). */
+const prefixOfUrl = (url: string): string => {
+  const path = url.split("?")[0]!
+  return path.slice(0, path.lastIndexOf("/") + 1) || path
 }
 
 /** A TikTok post id is an int64: read it from the raw text, JSON numbers lose its last digits. */
@@ -427,13 +477,33 @@ export const make = (config: Config, wire: Wire): TikTok => {
     Effect.gen(function* () {
       const ruleBreak = MediaRules.check(input, rules)
       if (ruleBreak !== undefined) return yield* Effect.fail(ruleBreak)
+      const prefixes = config.verifiedUrlPrefixes ?? []
+      const outside = prefixes.length === 0 ? undefined : input.media.find((m) => !underVerifiedPrefix(m.url, prefixes))
+      if (outside !== undefined) {
+        // TikTok would answer `url_ownership_unverified`: the operator's app settings, not the media.
+        return yield* Effect.fail(
+          failure("media_url_unverified", "url_outside_verified_prefix", {
+            details: { platform: "shortvideo", url: prefixOfUrl(outside.url) },
+            state: null
+          })
+        )
+      }
+      const photo = isPhotoPost(input.media.map((m) => m.record))
       const video = input.media[0]!
-      const source_info = { source: "PULL_FROM_URL", video_url: video.url }
       const mode = input.target.options.shortvideo?.mode ?? "inbox"
+      const kind = photo ? { photo: true } : {}
+      // A photo post: every image by address, the first the cover (photo post reference).
+      const source_info = photo
+        ? { source: "PULL_FROM_URL", photo_cover_index: 0, photo_images: input.media.map((m) => m.url) }
+        : { source: "PULL_FROM_URL", video_url: video.url }
 
       if (mode === "inbox") {
         yield* takeCall(input.account, "init")
-        const sent: SentState = { init_sent_at: yield* Clock.currentTimeMillis, mode, username: null }
+        const sent: SentState = { init_sent_at: yield* Clock.currentTimeMillis, mode, username: null, ...kind }
+        if (photo) {
+          const body = { media_type: "PHOTO", post_mode: "MEDIA_UPLOAD", post_info: { description: input.post.caption }, source_info }
+          return { sent, path: photoInitPath, body }
+        }
         return { sent, path: "/v2/post/publish/inbox/video/init/", body: { source_info } }
       }
 
@@ -448,7 +518,7 @@ export const make = (config: Config, wire: Wire): TikTok => {
       }
       const broken = TargetRules.consentRuleBreak(consent)
       if (broken !== undefined) return yield* Effect.fail(failure(broken.code, broken.rule, { state: null }))
-      const duration = video.record.durationSeconds
+      const duration = photo ? null : video.record.durationSeconds
       if (duration !== null && duration > info.maxVideoPostDurationSec) {
         return yield* Effect.fail(
           failure("media_too_long", "max_video_post_duration_sec", {
@@ -472,7 +542,20 @@ export const make = (config: Config, wire: Wire): TikTok => {
         init_sent_at: yield* Clock.currentTimeMillis,
         mode,
         username: info.username,
-        ...(Number.isFinite(info.maxVideoPostDurationSec) ? { max_duration_sec: info.maxVideoPostDurationSec } : {})
+        ...(Number.isFinite(info.maxVideoPostDurationSec) ? { max_duration_sec: info.maxVideoPostDurationSec } : {}),
+        ...kind
+      }
+      if (photo) {
+        // The caption is the photo post's description; duet and stitch do not apply to photos.
+        const photo_info = {
+          description: input.post.caption,
+          privacy_level: post_info.privacy_level,
+          disable_comment: post_info.disable_comment,
+          auto_add_music: true,
+          brand_content_toggle: post_info.brand_content_toggle,
+          brand_organic_toggle: post_info.brand_organic_toggle
+        }
+        return { sent, path: photoInitPath, body: { media_type: "PHOTO", post_mode: "DIRECT_POST", post_info: photo_info, source_info } }
       }
       return { sent, path: "/v2/post/publish/video/init/", body: { post_info, source_info } }
     }).pipe(
@@ -565,7 +648,7 @@ export const make = (config: Config, wire: Wire): TikTok => {
       const found = yield* findVideo(session, input, sent).pipe(Effect.result)
       if (Result.isSuccess(found) && Option.isSome(found.success)) {
         const video = found.success.value
-        const link = sent.username === null ? shareLink(video.shareUrl) : permalink(sent.username, video.id)
+        const link = sent.username === null ? shareLink(video.shareUrl) : permalink(sent.username, video.id, sent.photo === true)
         return {
           _tag: "Published",
           platformPostId: video.id,
@@ -620,9 +703,16 @@ export const make = (config: Config, wire: Wire): TikTok => {
       const duration = input.media[0]?.record.durationSeconds
       return failure(code, reason, { ...final, details: { duration: Math.ceil(duration ?? 0), limit: state.max_duration_sec } })
     }
+    // A photo post's images: TikTok's video words would mislead.
+    const photoDetail =
+      state.photo !== true || code !== "media_invalid"
+        ? undefined
+        : reason === "file_format_check_failed" || reason === "picture_size_check_failed"
+          ? ErrorDetail.reason("image_not_accepted")
+          : ErrorDetail.reason("platform_could_not_process_media")
     const details: ErrorDetails | undefined =
       code === "media_invalid" || code === "content_rejected"
-        ? { platform: "shortvideo", detail: known?.detail ?? ErrorDetail.reason("platform_could_not_process_video") }
+        ? { platform: "shortvideo", detail: photoDetail ?? known?.detail ?? ErrorDetail.reason("platform_could_not_process_video") }
         : code === "media_fetch_failed"
           ? { platform: "shortvideo" }
           : detailsFor(code, ErrorDetail.reason("platform_could_not_process_video"), now)
@@ -641,7 +731,8 @@ export const make = (config: Config, wire: Wire): TikTok => {
         init_sent_at: sentAt,
         mode: state.mode,
         username: state.username,
-        ...(state.max_duration_sec === undefined ? {} : { max_duration_sec: state.max_duration_sec })
+        ...(state.max_duration_sec === undefined ? {} : { max_duration_sec: state.max_duration_sec }),
+        ...(state.photo === true ? { photo: true } : {})
       }
       const found = yield* findVideo(session, input, sent).pipe(Effect.orElseSucceed(() => Option.none()))
       if (Option.isSome(found)) {
@@ -649,7 +740,7 @@ export const make = (config: Config, wire: Wire): TikTok => {
         return {
           _tag: "Published",
           platformPostId: video.id,
-          permalink: state.username === null ? shareLink(video.shareUrl) : permalink(state.username, video.id),
+          permalink: state.username === null ? shareLink(video.shareUrl) : permalink(state.username, video.id, state.photo === true),
           state: { ...state, post_id: video.id }
         } satisfies PublishStep
       }
@@ -695,7 +786,7 @@ export const make = (config: Config, wire: Wire): TikTok => {
           return {
             _tag: "Published",
             platformPostId: postId,
-            permalink: state.username === null ? null : permalink(state.username, postId),
+            permalink: state.username === null ? null : permalink(state.username, postId, state.photo === true),
             state: { ...tracked, post_id: postId }
           }
         }
@@ -758,7 +849,7 @@ export const make = (config: Config, wire: Wire): TikTok => {
         if (status === "PUBLISH_COMPLETE" && postId !== undefined) {
           return {
             _tag: "Found",
-            permalink: permalink(username, postId),
+            permalink: permalink(username, postId, state.photo === true),
             platformPostId: postId,
             state: { ...state, post_id: postId }
           } satisfies PermalinkLookup
