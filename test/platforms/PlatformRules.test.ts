@@ -1,4 +1,4 @@
-import { TargetRules } from "@postwire/domain"
+import { platformRules, TargetRules } from "@postwire/domain"
 import { Registry } from "@postwire/platforms"
 import { describe, expect, it } from "vitest"
 
@@ -73,5 +73,12 @@ describe("the built-in platforms' rules (TargetRules through each plugin)", () =
     })
     expect(TargetRules.consentRuleBreak({ privacy_level: "SELF_ONLY" })).toBeUndefined()
     expect(TargetRules.consentRuleBreak({ privacy_level: "FOLLOWER_OF_CREATOR", branded_content: true })).toBeUndefined()
+  })
+
+  it("keeps the deprecated platformRules table equal to the built-in plugins' rules", () => {
+    for (const plugin of Registry.builtins) {
+      const { displayName, captionMax, dailyQuota, mediaMin, mediaMax } = plugin.rules
+      expect(platformRules[plugin.name as keyof typeof platformRules]).toEqual({ displayName, captionMax, dailyQuota, mediaMin, mediaMax })
+    }
   })
 })

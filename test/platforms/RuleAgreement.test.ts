@@ -151,7 +151,7 @@ const publish = (ruleCase: RuleCase, records: ReadonlyArray<MediaRecord>, sandbo
         ? Credentials.encode("shortvideo", { access_token: fake.accessToken, refresh_token: fake.refreshToken })
         : ruleCase.platform === "pages"
           ? Credentials.encode("pages", { page_access_token: "page-token" })
-          : Credentials.encode(ruleCase.platform, { access_token: "token" })
+          : Credentials.encode(ruleCase.platform as "photo" | "textpost", { access_token: "token" })
     const account = anAccount(ruleCase.platform, { sandbox, credentials, externalId: "1789" })
     // The options create stores: the photo type is resolved once media are known.
     const photoType =

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Context, Layer } from "effect"
-import type { Platform, TargetRules } from "@postwire/domain"
+import { ErrorDetail, type Platform, PostwireError, type TargetRules } from "@postwire/domain"
 import * as Keyring from "./secrets/Keyring.ts"
 
 /**
@@ -68,6 +68,19 @@ export const defaultSettings = (
   captionMax: perPlatform(platforms, (rules) => rules.captionMax),
   idempotencyTtlMs: day
 })
+
+/**
+ * The `invalid_request` of a platform the engine does not serve (no plugin of that name is
+ * registered), naming the platforms it knows.
+ */
+export const notServed = (settings: Pick<EngineSettings, "platforms">, platform: Platform): PostwireError =>
+  new PostwireError({
+    code: "invalid_request",
+    field: "platform",
+    details: {
+      detail: ErrorDetail.reason("platform_not_served", { platform, values: Array.from(settings.platforms.keys()).join(", ") })
+    }
+  })
 
 /** The engine's settings. */
 export class EngineConfig extends Context.Service<EngineConfig, EngineSettings>()("postwire/EngineConfig") {

@@ -158,5 +158,8 @@ export const commentCapabilities = (platform: Platform, sandbox: boolean): Comme
     case "textpost":
       // Threads deletes only the account's own replies (DELETE /{media-id}); others can be hidden.
       return full
+    default:
+      // A plugin's platform: its capabilities are its plugin's (`rules.comments`).
+      return { read: false, reply: false, hide: false, delete: false, push: false }
   }
 }

@@ -7,12 +7,30 @@
  */
 import { Schema } from "effect"
 
-/** The platform words of the API: TikTok, Instagram, Facebook Pages and Threads. */
-export const Platform = Schema.Literals(["shortvideo", "photo", "pages", "textpost"])
-export type Platform = typeof Platform.Type
+/** The built-in platforms' words of the API: TikTok, Instagram, Facebook Pages and Threads. */
+export const builtinPlatforms = ["shortvideo", "photo", "pages", "textpost"] as const
+/** A built-in platform's word. */
+export type BuiltinPlatform = (typeof builtinPlatforms)[number]
 
-/** Every platform, in documentation order. */
-export const platforms: ReadonlyArray<Platform> = ["shortvideo", "photo", "pages", "textpost"]
+/**
+ * A platform's word on the wire: a built-in one, or the name of a platform plugin the server
+ * registered (lowercase letters, digits and `_`, starting with a letter, 2 to 32 characters).
+ * The wire checks the form; whether the server serves that platform is checked against its
+ * registry, with an error naming the known platforms.
+ */
+export type Platform = BuiltinPlatform | (string & {})
+
+/** The form of a platform's word. */
+export const platformPattern = /^[a-z][a-z0-9_]{1,31}$/
+
+/**
+ * The wire schema of a platform's word (see {@link Platform}): a string; the registry decides
+ * whether the server serves it (its plugins' words follow {@link platformPattern}).
+ */
+export const Platform = Schema.String
+
+/** Every built-in platform, in documentation order. */
+export const platforms: ReadonlyArray<BuiltinPlatform> = builtinPlatforms
 
 /** What a platform accepts. */
 export interface PlatformRules {
@@ -31,8 +49,15 @@ export interface PlatformRules {
   readonly mediaMax: number
 }
 
-/** The rules of each platform (decisions.md: "Limits not shown in the spec"). */
-export const platformRules: Readonly<Record<Platform, PlatformRules>> = {
+/**
+ * The rules of each built-in platform as they are by default (decisions.md: "Limits not shown in
+ * the spec").
+ *
+ * @deprecated Each platform's rules are its plugin's (`@postwire/platforms`' `Registry`; the
+ * engine reads `EngineSettings.platforms`). Kept for code that read this table; a test keeps it
+ * equal to the plugins' rules.
+ */
+export const platformRules: Readonly<Record<BuiltinPlatform, PlatformRules>> = {
   shortvideo: { displayName: "TikTok", captionMax: 2200, dailyQuota: 15, mediaMin: 1, mediaMax: 1 },
   photo: { displayName: "Instagram", captionMax: 2200, dailyQuota: 100, mediaMin: 1, mediaMax: 10 },
   pages: { displayName: "Facebook Pages", captionMax: 63206, dailyQuota: 50, mediaMin: 0, mediaMax: 10 },
@@ -50,3 +75,10 @@ export type PrivacyLevel = typeof PrivacyLevel.Type
 
 /** Longest shortvideo a creator may post when the platform does not say otherwise, in seconds. */
 export const defaultMaxVideoDurationSec = 600
+
+/**
+ * The name people know a platform by: a built-in platform's (`TikTok`), else its word (a plugin's
+ * display name is its registry's: `PlatformPlugin.displayName`).
+ */
+export const displayNameOf = (platform: Platform): string =>
+  (platformRules as Readonly<Record<string, PlatformRules | undefined>>)[platform]?.displayName ?? platform

@@ -25,11 +25,11 @@ import {
   formatInstant,
   type Locale,
   type Platform,
-  platformRules,
+  displayNameOf,
   PostwireError
 } from "@postwire/domain"
 import type { Caller } from "../Caller.ts"
-import { EngineConfig } from "../EngineConfig.ts"
+import { EngineConfig, notServed } from "../EngineConfig.ts"
 import { hashSecret, Ids } from "../ids/Ids.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
 import { failureOf } from "../posts/TargetErrors.ts"
@@ -78,6 +78,8 @@ const checkRedirect = (workspace: WorkspaceRecord, url: string | undefined) =>
 
 /** Fails with `platform_not_configured` naming the settings the platform still needs. */
 const checkConfigured = Effect.fn("connect.configured")(function* (platform: Platform, sandbox: boolean) {
+  const served = yield* EngineConfig
+  if (!served.platforms.has(platform)) return yield* Effect.fail(notServed(served, platform))
   const connector = yield* AccountConnector
   const missing = connector.configured(platform, sandbox)
   if (missing.length === 0) return
@@ -85,7 +87,7 @@ const checkConfigured = Effect.fn("connect.configured")(function* (platform: Pla
     new PostwireError({
       code: "platform_not_configured",
       field: "platform",
-      details: { platform: platformRules[platform].displayName, settings: missing.join(", ") }
+      details: { platform: displayNameOf(platform), settings: missing.join(", ") }
     })
   )
 })

@@ -23,6 +23,7 @@ import * as PostEvents from "../posts/PostEvents.ts"
 import { sealCredentials } from "../publishing/CredentialsCipher.ts"
 import type { ApiKeyRecord, SimulateOptions, WorkspaceRecord } from "../store/Records.ts"
 import { Store } from "../store/Store.ts"
+import { EngineConfig, notServed } from "../EngineConfig.ts"
 import { isErrorCode } from "@postwire/domain"
 
 const now = Effect.clockWith((c) => c.currentTimeMillis)
@@ -147,6 +148,8 @@ export const createAccount = Effect.fn("accounts.create")(function* (workspaceId
   if (Option.isNone(profile)) {
     return yield* Effect.fail(new PostwireError({ code: "not_found", field: "profile_id", details: { resource: ErrorDetail.resource("profile") } }))
   }
+  const settings = yield* EngineConfig
+  if (!settings.platforms.has(input.platform)) return yield* Effect.fail(notServed(settings, input.platform))
   if (input.simulate !== undefined && !input.sandbox) {
     return yield* Effect.fail(invalid("simulate", ErrorDetail.reason("sandbox_only")))
   }

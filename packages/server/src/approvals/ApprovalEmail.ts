@@ -6,7 +6,7 @@
  * @since 0.4.0
  */
 import type { MailMessage } from "@postwire/core"
-import { type Locale, platformRules } from "@postwire/domain"
+import { displayNameOf, type Locale } from "@postwire/domain"
 import { formatDate } from "../html/DateText.ts"
 import { html, render } from "../html/Html.ts"
 
@@ -56,7 +56,7 @@ export const approvalEmail = (message: MailMessage): RenderedMail => {
   const caption = message.caption
   const short = caption.length > 60 ? `${caption.slice(0, 57).trimEnd()}…` : caption
   const destinations = message.destinations
-    .map((d) => `${platformRules[d.platform].displayName} @${d.handle.replace(/^@/, "")}`)
+    .map((d) => `${displayNameOf(d.platform)} @${d.handle.replace(/^@/, "")}`)
     .join(", ")
   const when = message.scheduledAt === null ? t.soon : formatDate(message.scheduledAt, message.locale)
   const expires = t.expires(formatDate(message.expiresAt, message.locale))

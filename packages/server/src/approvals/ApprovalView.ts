@@ -16,7 +16,7 @@
  * @since 0.1.0
  */
 import type { Approvals, CreatorInfo } from "@postwire/core"
-import { type ErrorCode, type Locale, type PostwireError, platformRules, renderMessage } from "@postwire/domain"
+import { displayNameOf, type ErrorCode, type Locale, type PostwireError, renderMessage } from "@postwire/domain"
 import { formatDate } from "../html/DateText.ts"
 import { html, raw, render, type SafeHtml } from "../html/Html.ts"
 import {
@@ -109,7 +109,7 @@ const mediaSection = (ctx: PageContext, t: Texts, summary: Summary) => {
 const targetsSection = (t: Texts, summary: Summary) => {
   const items = summary.targets.map(
     (p) =>
-      html`<li><span class="platform">${platformRules[p.target.platform].displayName}</span>
+      html`<li><span class="platform">${displayNameOf(p.target.platform)}</span>
 <bdi class="handle">${handleOf(p)}</bdi>
 <span class="status">${t.status[p.target.status]}</span></li>`
   )

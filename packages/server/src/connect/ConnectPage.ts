@@ -8,7 +8,7 @@
  * @since 0.2.0
  */
 import type { Connect } from "@postwire/core"
-import { type Locale, localeFromAcceptLanguage, type Platform, platformRules, type PostwireError, renderMessage } from "@postwire/domain"
+import { type Locale, localeFromAcceptLanguage, type Platform, displayNameOf, type PostwireError, renderMessage } from "@postwire/domain"
 import { styles } from "../approvals/ApprovalStyles.ts"
 import { isolated } from "../approvals/UserText.ts"
 import { formatDate } from "../html/DateText.ts"
@@ -128,7 +128,7 @@ input[type=text], input:not([type]) { display: block; width: 100%; margin-top: .
 .notice p { margin: 0; }
 `
 
-const platformName = (platform: Platform) => platformRules[platform].displayName
+const platformName = (platform: Platform) => displayNameOf(platform)
 
 const handleOf = (handle: string) => `@${handle.replace(/^@/, "")}`
 

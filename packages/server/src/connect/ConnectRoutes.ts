@@ -20,7 +20,7 @@ import { createHash } from "node:crypto"
 import { Cause, Clock, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
 import { Connect, EngineConfig, Ids, SandboxConsent } from "@postwire/core"
-import { ErrorDetail, localeFromAcceptLanguage, type Platform, platforms, PostwireError, renderError } from "@postwire/domain"
+import { ErrorDetail, localeFromAcceptLanguage, type Platform, platformPattern, PostwireError, renderError } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import {
   type PageContext,
@@ -192,7 +192,8 @@ const startAuthorization = Effect.gen(function* () {
   }
 }).pipe(orFailurePage)
 
-const isPlatform = (value: string | undefined): value is Platform => platforms.includes(value as Platform)
+// A built-in platform's word or a plugin's: the connect link the state names says which it is.
+const isPlatform = (value: string | undefined): value is Platform => value !== undefined && platformPattern.test(value)
 
 /** `GET /connect/callback/{platform}`: the platform's answer. */
 const receiveCallback = Effect.gen(function* () {

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Effect, Layer, Redacted } from "effect"
-import type { PlatformRouter } from "@postwire/platforms"
+import { type PlatformPlugin, type PlatformRouter, Registry } from "@postwire/platforms"
 import { PgliteClient } from "@postwire/store-sql"
 import { ConfigProblem, resolveSettings, type ServerSettings } from "../config/ServerConfig.ts"
 import * as MasterSecrets from "../secrets/MasterSecrets.ts"
@@ -28,8 +28,13 @@ export interface EmbedOptions {
    * start with it. Default `http://localhost:8080`.
    */
   readonly publicUrl?: string | undefined
-  /** Where the platforms' APIs are and the app credentials to call them with (default: the real APIs). */
-  readonly platforms?: PlatformRouter.Options | undefined
+  /**
+   * The platforms: either platform plugins to serve beside the built-in four (`[myBlog]`, see
+   * `PlatformPlugin` and docs/platforms.md), or the settings of the platforms (where their APIs
+   * are, the app credentials to call them with, and `plugins`). Default: the four built-in
+   * platforms on their real APIs.
+   */
+  readonly platforms?: PlatformRouter.Options | ReadonlyArray<PlatformPlugin> | undefined
   /**
    * Further settings by their environment variable names (`POSTWIRE_RATE_LIMIT_PER_KEY`,
    * `POSTWIRE_SMTP_URL`, `POSTWIRE_TIKTOK_CLIENT_KEY`, … see docs/configuration.md). Nothing is
@@ -37,6 +42,9 @@ export interface EmbedOptions {
    */
   readonly env?: Readonly<Record<string, string | undefined>> | undefined
 }
+
+const isPluginList = (value: PlatformRouter.Options | ReadonlyArray<PlatformPlugin>): value is ReadonlyArray<PlatformPlugin> =>
+  Array.isArray(value)
 
 /** Resolves embedding options; throws `ConfigProblem` naming the option that is wrong. */
 export const resolveEmbedSettings = (options: EmbedOptions): ServerSettings => {
@@ -55,7 +63,12 @@ export const resolveEmbedSettings = (options: EmbedOptions): ServerSettings => {
   // A database that lives as long as the process needs no secret that outlives it.
   const withSecret =
     database === "memory" && settings.secrets.length === 0 ? { ...settings, secrets: [Redacted.make(MasterSecrets.generate())] } : settings
-  return options.platforms === undefined ? withSecret : { ...withSecret, platforms: options.platforms }
+  const platforms = options.platforms
+  if (platforms === undefined) return withSecret
+  const resolved: PlatformRouter.Options = isPluginList(platforms) ? { ...withSecret.platforms, plugins: platforms } : platforms
+  // A plugin that cannot be served stops the start here, naming it (Registry.PluginProblem).
+  Registry.make(resolved.plugins)
+  return { ...withSecret, platforms: resolved }
 }
 
 /** The stores for embedding options: PostgreSQL, the embedded database on disk, or one in memory. */

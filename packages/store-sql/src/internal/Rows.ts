@@ -32,7 +32,7 @@ import type {
   WebhookEndpointRecord,
   WorkspaceRecord
 } from "@postwire/core"
-import { type Ids, Platform } from "@postwire/domain"
+import { type Ids, Platform, platformPattern } from "@postwire/domain"
 import { Cause, Exit, Option, Schema, SchemaIssue, SchemaTransformation } from "effect"
 
 /** A row that does not match its table's decoder: which table, which columns. */
@@ -188,7 +188,8 @@ const Strings = withReader(Schema.Array(Schema.String), (value) =>
   Array.isArray(value) && value.every((item) => typeof item === "string") ? value : Invalid
 )
 const Unknown = withReader(Schema.Unknown, (value) => value)
-const PlatformColumn = literals(Platform.literals)
+// A built-in platform or a registered plugin's: the word's form is checked, the registry serves it.
+const PlatformColumn = withReader(Platform.annotate({ description: "platform" }), (value) => (typeof value === "string" && platformPattern.test(value) ? value : Invalid))
 /** A JSON object, its members left to the record's own type (checking each member of a map costs more). */
 const isJsonObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)

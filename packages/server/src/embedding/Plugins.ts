@@ -1,0 +1,32 @@
+/**
+ * What a platform plugin is written with, from `@postwire/server` alone: the `PlatformPlugin`
+ * type and the types its publisher speaks (the engine's publishing port), the failure it fails
+ * with, the rule helpers, and the registry that checks a plugin. Guide: docs/platforms.md.
+ *
+ * @example
+ * ```ts
+ * import { PlatformFailure, type PlatformPlugin } from "@postwire/server"
+ * ```
+ *
+ * @since 0.4.0
+ */
+export type {
+  Capabilities as PlatformCapabilities,
+  EnvReader as PlatformEnvReader,
+  PlatformConnector,
+  PlatformPlugin,
+  PlatformPublisher
+} from "@postwire/platforms"
+export { Registry as PlatformRegistry } from "@postwire/platforms"
+export type {
+  AccountRecord,
+  CreatorInfo,
+  CredentialsUpdate,
+  PermalinkInput,
+  PermalinkLookup,
+  PublishInput,
+  PublishMedia,
+  PublishStep
+} from "@postwire/core"
+export { PlatformFailure } from "@postwire/core"
+export { TargetRules } from "@postwire/domain"
