@@ -147,6 +147,31 @@ export const reasons = {
   page_images_max: text("a page post takes at most {max} images", "unggahan halaman berisi paling banyak {max} gambar"),
   reel_min_duration: text("a reel lasts at least {min} seconds", "reel berdurasi paling singkat {min} detik"),
   textpost_items_max: text("a post takes at most {max} images or videos", "unggahan berisi paling banyak {max} gambar atau video"),
+  // textpost
+  textpost_links_max: text(
+    "a post takes at most {max} links (Threads counts each unique URL); this one has {count}",
+    "unggahan berisi paling banyak {max} tautan (Threads menghitung setiap URL yang berbeda); unggahan ini berisi {count}"
+  ),
+  textpost_image_format: text(
+    "media[{index}] is {mime}; Threads takes JPEG or PNG images",
+    "media[{index}] berformat {mime}; Threads menerima gambar JPEG atau PNG"
+  ),
+  textpost_image_aspect_ratio: text(
+    "media[{index}] is {width}×{height} pixels; an image's aspect ratio must be within 10:1 either way",
+    "media[{index}] berukuran {width}×{height} piksel; rasio aspek gambar paling banyak 10:1 ke arah mana pun"
+  ),
+  textpost_video_format: text(
+    "media[{index}] is {mime}; Threads takes MP4 or MOV videos",
+    "media[{index}] berformat {mime}; Threads menerima video MP4 atau MOV"
+  ),
+  textpost_video_width: text(
+    "media[{index}] is {width} pixels wide; a video is at most {max} pixels wide",
+    "lebar media[{index}] {width} piksel; lebar video paling banyak {max} piksel"
+  ),
+  textpost_video_aspect_ratio: text(
+    "media[{index}] is {width}×{height} pixels; a video's aspect ratio must be between 0.01:1 and 10:1",
+    "media[{index}] berukuran {width}×{height} piksel; rasio aspek video harus antara 0,01:1 dan 10:1"
+  ),
 
   // What a platform said
   platform_rejected_request: text("the platform rejected the request", "platform menolak permintaan ini"),
