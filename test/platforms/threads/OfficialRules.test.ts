@@ -273,7 +273,7 @@ describe("Threads' official rules when publishing", () => {
     })
   )
 
-  effect.live("a video Threads finds too long (its length unknown to Postwire) fails as Threads says: INVALID_DURATION", () =>
+  effect.live("media Threads finds too long or too narrow (unknown to Postwire) fail as Threads says: INVALID_DURATION, INVALID_ASPEC_RATIO", () =>
     Effect.gen(function* () {
       const fake = yield* ThreadsFake.make()
       const client = yield* aRouter(options(fake))
@@ -281,6 +281,10 @@ describe("Threads' official rules when publishing", () => {
       fake.mediaFacts.set(video.url, { durationSeconds: 301, width: 1080, height: 1920 })
       const result = yield* drive(client, aThreadsPost(fake, "long", [video]))
       expect(result.failure).toMatchObject({ code: "media_invalid", platformCode: "INVALID_DURATION", retryable: false })
+      const strip = anImage({ width: null, height: null })
+      fake.mediaFacts.set(strip.url, { width: 2200, height: 200 })
+      const ratio = yield* drive(client, aThreadsPost(fake, "strip", [strip]))
+      expect(ratio.failure).toMatchObject({ code: "media_invalid", platformCode: "INVALID_ASPEC_RATIO", retryable: false })
     })
   )
 
