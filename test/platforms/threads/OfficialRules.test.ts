@@ -259,6 +259,18 @@ describe("Threads' official rules when publishing", () => {
     })
   )
 
+  effect.live("a link Threads counts and Postwire does not fails as a caption Threads refused, nothing published", () =>
+    Effect.gen(function* () {
+      const fake = yield* ThreadsFake.make()
+      const client = yield* aRouter(options(fake))
+      // Postwire does not count `Node.js` as a link; this fake (like Threads might) does: 6.
+      const result = yield* drive(client, aThreadsPost(fake, "a.example.com b.example.com c.example.com d.example.com e.example.com Node.js"))
+      expect(result.failure).toMatchObject({ code: "caption_invalid", platformCode: "THREADS_API__LINK_LIMIT_EXCEEDED", retryable: false })
+      expect(result.failure?.details).toMatchObject({ platform: "textpost", detail: { en: expect.stringContaining("more than 5 links") } })
+      expect(fake.media).toHaveLength(0)
+    })
+  )
+
   effect.live("refuses a video over 300 seconds and a WebP image before creating anything", () =>
     Effect.gen(function* () {
       const fake = yield* ThreadsFake.make()

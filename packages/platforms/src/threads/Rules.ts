@@ -105,20 +105,20 @@ const mediaBreak = (target: TargetRules.TargetFacts, media: ReadonlyArray<Target
     const ratio = typeof width === "number" && typeof height === "number" && width > 0 && height > 0 ? width / height : undefined
     if (item.kind === "image") {
       if (mime !== undefined && !imageTypes.includes(mime)) {
-        return at(index, invalid(target.platform, "textpost_image_format", ErrorDetail.reason("textpost_image_format", { index, mime })))
+        return at(index, invalid(target.platform, "textpost_image_format", ErrorDetail.reason("textpost_image_format", { value: mime })))
       }
       if (ratio !== undefined && (ratio > 10 || ratio < 1 / 10)) {
-        return at(index, invalid(target.platform, "textpost_image_aspect_ratio", ErrorDetail.reason("textpost_image_aspect_ratio", { index, width: width!, height: height! })))
+        return at(index, invalid(target.platform, "textpost_image_aspect_ratio", ErrorDetail.reason("textpost_image_aspect_ratio")))
       }
     } else {
       if (mime !== undefined && !videoTypes.includes(mime)) {
-        return at(index, invalid(target.platform, "textpost_video_format", ErrorDetail.reason("textpost_video_format", { index, mime })))
+        return at(index, invalid(target.platform, "textpost_video_format", ErrorDetail.reason("textpost_video_format", { value: mime })))
       }
       if (typeof width === "number" && width > videoWidthMax) {
-        return at(index, invalid(target.platform, "textpost_video_width", ErrorDetail.reason("textpost_video_width", { index, width, max: videoWidthMax })))
+        return at(index, invalid(target.platform, "textpost_video_width", ErrorDetail.reason("textpost_video_width", { max: videoWidthMax, size: width })))
       }
       if (ratio !== undefined && (ratio > 10 || ratio < 1 / 100)) {
-        return at(index, invalid(target.platform, "textpost_video_aspect_ratio", ErrorDetail.reason("textpost_video_aspect_ratio", { index, width: width!, height: height! })))
+        return at(index, invalid(target.platform, "textpost_video_aspect_ratio", ErrorDetail.reason("textpost_video_aspect_ratio")))
       }
     }
   }
