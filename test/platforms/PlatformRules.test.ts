@@ -24,9 +24,9 @@ describe("the built-in platforms' rules (TargetRules through each plugin)", () =
       details: { platform: "photo", detail: { en: "a feed post takes 1 to 10 images or videos" } }
     })
     expect(TargetRules.mediaRuleBreak(on("pages"), images(11))?.rule).toBe("page_images_max")
-    expect(TargetRules.mediaRuleBreak(on("textpost"), images(11))?.details.detail).toEqual({
-      en: "a post takes at most 10 images or videos",
-      id: "unggahan berisi paling banyak 10 gambar atau video"
+    expect(TargetRules.mediaRuleBreak(on("textpost"), images(21))?.details.detail).toEqual({
+      en: "a post takes at most 20 images or videos",
+      id: "unggahan berisi paling banyak 20 gambar atau video"
     })
     // Threads and Pages publish text alone; a feed post needs an item.
     expect(TargetRules.mediaRuleBreak(on("textpost"), [])).toBeUndefined()

@@ -191,6 +191,29 @@ export const reasons = {
     "video Halaman Facebook berukuran paling besar {max} MB bila Meta mengambilnya dari alamatnya"
   ),
   textpost_items_max: text("a post takes at most {max} images or videos", "unggahan berisi paling banyak {max} gambar atau video"),
+  // textpost
+  textpost_links_max: text(
+    "a post takes at most {max} links (Threads counts each unique URL); this one has {count}",
+    "unggahan berisi paling banyak {max} tautan (Threads menghitung setiap URL yang berbeda); unggahan ini berisi {count}"
+  ),
+  textpost_links_refused: text(
+    "Threads refused the post for more than 5 links (THREADS_API__LINK_LIMIT_EXCEEDED)",
+    "Threads menolak unggahan karena berisi lebih dari 5 tautan (THREADS_API__LINK_LIMIT_EXCEEDED)"
+  ),
+  textpost_image_format: text("Threads takes JPEG or PNG images, not {value}", "Threads menerima gambar JPEG atau PNG, bukan {value}"),
+  textpost_image_aspect_ratio: text(
+    "an image's aspect ratio must be within 10:1 either way",
+    "rasio aspek gambar paling banyak 10:1 ke arah mana pun"
+  ),
+  textpost_video_format: text("Threads takes MP4 or MOV videos, not {value}", "Threads menerima video MP4 atau MOV, bukan {value}"),
+  textpost_video_width: text(
+    "a video is at most {max} pixels wide; this one is {size}",
+    "lebar video paling banyak {max} piksel; video ini {size}"
+  ),
+  textpost_video_aspect_ratio: text(
+    "a video's aspect ratio must be between 0.01:1 and 10:1",
+    "rasio aspek video harus antara 0,01:1 dan 10:1"
+  ),
 
   // What a platform said
   platform_rejected_request: text("the platform rejected the request", "platform menolak permintaan ini"),

@@ -34,6 +34,11 @@ export interface ContainerDialect {
   readonly permalink: (mediaId: string) => string
   /** The answer to a publish of a container still IN_PROGRESS. */
   readonly notReady: FakeReply
+  /**
+   * The error text a container ends its processing with because of what it holds (a video too
+   * long), if any: it then reads ERROR with that text, whatever `containerOutcome` says.
+   */
+  readonly processingError?: ((container: FakeContainer) => string | undefined) | undefined
 }
 
 /** A container the fake holds. */
@@ -169,6 +174,7 @@ export const make = (
   const statusOf = (container: FakeContainer): string => {
     if (container.mediaId !== null) return "PUBLISHED"
     if (container.polls <= fake.pollsBeforeFinished) return "IN_PROGRESS"
+    if (dialect.processingError?.(container) !== undefined) return "ERROR"
     return fake.containerOutcome
   }
 
@@ -280,7 +286,7 @@ export const make = (
           json: {
             id: container.id,
             [dialect.statusField]: status,
-            ...(status === "ERROR" ? { [dialect.errorField]: fake.containerErrorText } : {})
+            ...(status === "ERROR" ? { [dialect.errorField]: dialect.processingError?.(container) ?? fake.containerErrorText } : {})
           }
         }
       }

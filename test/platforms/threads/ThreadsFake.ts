@@ -10,6 +10,20 @@
  * `replied_to` and `root_post`; `POST /{reply-id}/manage_reply` (`hide`, replies made directly to
  * the post only); `DELETE /{media-id}`. Without `threads_read_replies`/`threads_manage_replies`
  * the reply calls answer `(#10) Application does not have permission for this action`.
+ *
+ * And Threads' publishing rules (packages/platforms/src/threads/Rules.ts cites each page), counted
+ * here on their own so that a test proves Postwire counts as Threads does:
+ * - a `text` over 500 characters (an emoji counting its UTF-8 bytes, threads/posts#limitations)
+ *   is refused at container creation with code 100 (the documentation shows no body; integrators
+ *   report code 100, e.g. github.com/gesteves/denali pull 1285);
+ * - more than 5 unique links is refused at container creation with
+ *   `THREADS_API__LINK_LIMIT_EXCEEDED` (threads/create-posts/text-attachments#limitations: the
+ *   documentation names the code, not the envelope, shown here as Graph's code 100 error);
+ * - a carousel of fewer than 2 or more than 20 children is refused at creation (threads/posts#carousel-posts);
+ * - a video over 300 seconds ends its processing as ERROR `INVALID_DURATION`, an image or video
+ *   beyond its aspect ratio (10:1 either way; a video 0.01:1) as `INVALID_ASPEC_RATIO` (Threads'
+ *   spelling), as the container status reference lists them (threads/troubleshooting). What a
+ *   media URL holds is what the test tells `mediaFacts`: the fake cannot read the bytes.
  */
 import { Effect, type Scope } from "effect"
 import { type CommentStore as Store, CommentStore, type FakeComment, metaTime, type NewComment, paginate, parseFields, pick } from "../meta/CommentFake.ts"
@@ -30,9 +44,43 @@ export interface ThreadsFake extends ContainerFake.ContainerFake {
   commentScope: boolean
   /** Someone replies to a post (or to a reply with `parentId`). */
   readonly reply: (input: NewComment) => FakeComment
+  /** What the file at a media URL is, as Threads would find when it fetches it. */
+  readonly mediaFacts: Map<string, MediaFacts>
 }
 
-const dialect: ContainerFake.ContainerDialect = {
+/** What Threads finds in a media file. */
+export interface MediaFacts {
+  readonly width?: number
+  readonly height?: number
+  readonly durationSeconds?: number
+}
+
+/** Threads' length of a text: one per code point, an emoji its UTF-8 bytes. */
+export const threadsLength = (text: string): number => {
+  let length = 0
+  for (const { segment } of new Intl.Segmenter("en", { granularity: "grapheme" }).segment(text)) {
+    const pictographic = [...segment].some((c) => /\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(c) || c === "\u20E3")
+    length += pictographic ? Buffer.byteLength(segment, "utf8") : [...segment].length
+  }
+  return length
+}
+
+/** The unique links of a text: words that are a URL, a `www.` host or a host name, without trailing punctuation. */
+export const uniqueLinks = (text: string): number => {
+  const links = new Set<string>()
+  for (const word of text.split(/\s+/)) {
+    const bare = word.replace(/[.,!?;:)'"]+$/, "")
+    if (bare.includes("@")) continue
+    if (!/^(?:https?:\/\/)?(?:[a-z0-9-]+\.)+[a-z]{2,}(?:\/\S*)?$/i.test(bare)) continue
+    links.add(bare.replace(/^https?:\/\//i, "").replace(/\/+$/, "").replace(/^[^/]+/, (host) => host.toLowerCase()))
+  }
+  return links.size
+}
+
+const invalidParameter = (userTitle: string, userMessage: string, message = "Invalid parameter") =>
+  graphError(400, 100, undefined, { message, type: "OAuthException", userTitle, userMessage })
+
+const baseDialect: ContainerFake.ContainerDialect = {
   version: "v1.0",
   userId: threadsUserId,
   mediaEdge: "threads",
@@ -118,6 +166,19 @@ export const make = (): Effect.Effect<ThreadsFake, never, Scope.Scope> =>
         const node = request.path.split("/")[2] ?? ""
         switch (route) {
           case "create": {
+            const text = request.params.text ?? ""
+            if (threadsLength(text) > 500) {
+              return invalidParameter("Text Too Long", "The text of a post is limited to 500 characters.", "Param text must be at most 500 characters long.")
+            }
+            if (uniqueLinks(text) > 5) {
+              return invalidParameter("THREADS_API__LINK_LIMIT_EXCEEDED", "A post can include up to 5 links.", "THREADS_API__LINK_LIMIT_EXCEEDED")
+            }
+            if (request.params.media_type === "CAROUSEL") {
+              const children = (request.params.children ?? "").split(",").filter((c) => c !== "")
+              if (children.length < 2 || children.length > 20) {
+                return invalidParameter("Invalid Number of Carousel Items", "A carousel takes 2 to 20 images or videos.")
+              }
+            }
             const replyTo = request.params.reply_to_id
             if (replyTo === undefined) return undefined
             if (!fake.commentScope) return noPermission
@@ -176,11 +237,28 @@ export const make = (): Effect.Effect<ThreadsFake, never, Scope.Scope> =>
       }
     })
 
+    const mediaFacts = new Map<string, MediaFacts>()
+    const dialect: ContainerFake.ContainerDialect = {
+      ...baseDialect,
+      processingError: (container) => {
+        const url = container.params.video_url ?? container.params.image_url
+        const facts = url === undefined ? undefined : mediaFacts.get(url)
+        if (facts === undefined) return undefined
+        const video = container.params.video_url !== undefined
+        if (video && (facts.durationSeconds ?? 0) > 300) return "INVALID_DURATION"
+        if (facts.width !== undefined && facts.height !== undefined) {
+          const ratio = facts.width / facts.height
+          if (ratio > 10 || ratio < (video ? 0.01 : 0.1)) return "INVALID_ASPEC_RATIO"
+        }
+        return undefined
+      }
+    }
     return Effect.map(ContainerFake.make(dialect, extension), (server) => {
       fake = Object.assign(server, {
         replies: store,
         commentScope: true,
-        reply: (input: NewComment) => store.add(input)
+        reply: (input: NewComment) => store.add(input),
+        mediaFacts
       })
       return fake
     })

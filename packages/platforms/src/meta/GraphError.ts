@@ -137,6 +137,9 @@ export const classify = (error: GraphErrorBody, httpStatus: number): GraphErrorC
   }
 }
 
+/** Threads' refusal of a post with more than 5 links. */
+const linkLimitExceeded = "THREADS_API__LINK_LIMIT_EXCEEDED"
+
 /** Codes whose answer does not tell whether the request was carried out (unknown and server errors). */
 const undecided = new Set([1, 2, -1, -2])
 
@@ -185,6 +188,11 @@ export const toFailure = (
     const code: ErrorCode =
       httpStatus >= 500 || httpStatus === 429 ? "platform_unavailable" : httpStatus === 401 ? "token_expired" : "media_invalid"
     return failure(code, `http_${httpStatus}`, code === "media_invalid" ? { details: { platform, detail: ErrorDetail.reason("platform_rejected_request") } } : {})
+  }
+  // Threads' link limit, documented by its code string only (threads/create-posts/text-attachments):
+  // the caption is what to change, not the media.
+  if ([error.message, error.error_user_title, error.error_user_msg].some((t) => t?.includes(linkLimitExceeded) === true)) {
+    return failure("caption_invalid", linkLimitExceeded, { details: { platform, detail: ErrorDetail.reason("textpost_links_refused") } })
   }
   const classified = classify(error, httpStatus)
   return failure(classified.code, classified.platformCode, {

@@ -10,20 +10,34 @@
  * @since 0.1.0
  */
 import type { PublishInput } from "@postwire/core"
-import type { ErrorCode } from "@postwire/domain"
-import { stringField, type Wire } from "../internal/Wire.ts"
+import { type ErrorCode, TargetRules } from "@postwire/domain"
+import { Effect } from "effect"
+import { failure, stringField, type Wire } from "../internal/Wire.ts"
 import * as ContainerPublishing from "../meta/ContainerPublishing.ts"
 import { rules } from "./Rules.ts"
 
 /** Threads settings: host, token refresh, app secret, polling (see the package README). */
-export type Config = ContainerPublishing.Config
+export interface Config extends ContainerPublishing.Config {
+  /**
+   * Whether calls to the Threads API carry `appsecret_proof` (an HMAC-SHA256 of the access token
+   * keyed with `appSecret`). Default `false`: the Threads API documentation does not mention the
+   * parameter, and Meta's "Securing Requests" makes it optional unless the app turns on "Require
+   * App Secret". Turn it on (`POSTWIRE_THREADS_APPSECRET_PROOF=true`) for an app that requires it.
+   */
+  readonly appSecretProof?: boolean | undefined
+}
 
-/** Defaults: the production host; `refreshUrl: null` disables refreshing. */
+/** Defaults: the production host; `refreshUrl: null` disables refreshing; no `appsecret_proof`. */
 export const defaults = {
   ...ContainerPublishing.defaults,
   baseUrl: "https://graph.threads.net/v1.0",
-  refreshUrl: "https://graph.threads.net/refresh_access_token"
+  refreshUrl: "https://graph.threads.net/refresh_access_token",
+  appSecretProof: false
 } as const
+
+/** The app secret that signs calls (`appsecret_proof`), only when the setting asks for it. */
+export const proofSecret = (config: Pick<Config, "appSecret" | "appSecretProof">) =>
+  config.appSecretProof === true ? config.appSecret : undefined
 
 const item = (media: PublishInput["media"][number]) =>
   media.record.kind === "video"
@@ -50,9 +64,26 @@ const containerError = (detail: string | undefined) => {
   return ContainerPublishing.mediaFailure("textpost", code, detail)
 }
 
+/**
+ * The caption's break of Threads' rules (500 counted as Threads counts, 5 links), as the failure
+ * that ends the target before anything is sent: validate refuses the same caption up front.
+ */
+const captionFailure = (caption: string) => {
+  const length = TargetRules.captionLength(rules, caption)
+  if (length > rules.captionMax) {
+    return failure("caption_too_long", "caption_rules", {
+      details: { limit: rules.captionMax, platform: "textpost" },
+      state: null,
+      notPublished: true
+    })
+  }
+  const broken = rules.checkCaption?.(caption)
+  return broken === undefined ? undefined : failure(broken.code, "caption_rules", { details: broken.details, state: null, notPublished: true })
+}
+
 /** Creates the adapter. */
-export const make = (config: Config, wire: Wire): ContainerPublishing.ContainerAdapter =>
-  ContainerPublishing.make(
+export const make = (config: Config, wire: Wire): ContainerPublishing.ContainerAdapter => {
+  const adapter = ContainerPublishing.make(
     {
       platform: "textpost",
       mediaEdge: "threads",
@@ -67,6 +98,14 @@ export const make = (config: Config, wire: Wire): ContainerPublishing.ContainerA
       rules,
       refreshGrantType: "th_refresh_token"
     },
-    config,
+    { ...config, appSecret: proofSecret(config) },
     wire
   )
+  return {
+    ...adapter,
+    publish: (input) => {
+      const broken = input.state === null || input.state === undefined ? captionFailure(input.post.caption) : undefined
+      return broken === undefined ? adapter.publish(input) : Effect.fail(broken)
+    }
+  }
+}

@@ -15,6 +15,7 @@
  * | `exchangeUrl` | `POSTWIRE_THREADS_EXCHANGE_URL` | `https://graph.threads.net/access_token` |
  * | `refreshUrl` | `POSTWIRE_THREADS_REFRESH_URL` (shared with publishing) | `https://graph.threads.net/refresh_access_token` |
  * | `graphUrl` | `POSTWIRE_THREADS_BASE_URL` (shared with publishing) | `https://graph.threads.net/v1.0` |
+ * | `appSecretProof` | `POSTWIRE_THREADS_APPSECRET_PROOF` (shared with publishing) | `false` |
  * | `scopes` | | `threads_basic,threads_content_publish,threads_read_replies,threads_manage_replies,threads_delete` |
  *
  * `threads_read_replies` reads the replies under the account's posts, `threads_manage_replies`
@@ -55,6 +56,11 @@ export interface Settings {
   /** The versioned Graph host for `/me`. */
   readonly graphUrl: string
   readonly scopes: ReadonlyArray<string>
+  /**
+   * Whether `/me` carries `appsecret_proof`. Default `false`: the Threads API documentation does
+   * not mention it, and Meta's "Securing Requests" makes it optional unless the app requires it.
+   */
+  readonly appSecretProof?: boolean | undefined
 }
 
 /** The environment names of the settings the server must be given. */
@@ -107,7 +113,9 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
         HttpClientRequest.setUrlParams({
           fields: "id,username,name,threads_profile_picture_url",
           access_token: long.accessToken,
-          appsecret_proof: appSecretProof(Redacted.value(settings.appSecret), long.accessToken)
+          ...(settings.appSecretProof === true
+            ? { appsecret_proof: appSecretProof(Redacted.value(settings.appSecret), long.accessToken) }
+            : {})
         })
       )
     )

@@ -26,7 +26,7 @@ export const threads: PlatformPlugin<Threads.Config, ThreadsConnect.Settings> = 
     secrets: ["appSecret"],
     make: (settings, wire) => Threads.make(settings, wire),
     comments: (settings, wire, config) => {
-      const graph = GraphApi.make({ wire, baseUrl: settings.baseUrl, platform: "textpost", appSecret: settings.appSecret })
+      const graph = GraphApi.make({ wire, baseUrl: settings.baseUrl, platform: "textpost", appSecret: Threads.proofSecret(settings) })
       return ThreadsComments.make({
         graph,
         config,
@@ -52,6 +52,8 @@ export const threads: PlatformPlugin<Threads.Config, ThreadsConnect.Settings> = 
       baseUrl: read.url("POSTWIRE_THREADS_BASE_URL"),
       refreshUrl: read.refreshUrl("POSTWIRE_THREADS_REFRESH_URL"),
       appSecret: read.secret("POSTWIRE_THREADS_APP_SECRET"),
+      // `appsecret_proof` on graph.threads.net: off unless set to `true` (see Threads.Config).
+      appSecretProof: read.text("POSTWIRE_THREADS_APPSECRET_PROOF")?.trim().toLowerCase() === "true" ? true : undefined,
       pollIntervalMs: read.pollIntervalMs
     },
     connect: {
@@ -62,7 +64,8 @@ export const threads: PlatformPlugin<Threads.Config, ThreadsConnect.Settings> = 
       exchangeUrl: read.exactUrl("POSTWIRE_THREADS_EXCHANGE_URL"),
       // Refreshing off (`none`) leaves the connector's default: it still exchanges tokens.
       refreshUrl: read.refreshUrl("POSTWIRE_THREADS_REFRESH_URL") ?? undefined,
-      graphUrl: read.url("POSTWIRE_THREADS_BASE_URL")
+      graphUrl: read.url("POSTWIRE_THREADS_BASE_URL"),
+      appSecretProof: read.text("POSTWIRE_THREADS_APPSECRET_PROOF")?.trim().toLowerCase() === "true" ? true : undefined
     }
   }),
   tokenRenewal: { minimumAgeMs: MetaToken.minimumAgeMs },
