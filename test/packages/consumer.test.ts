@@ -2,7 +2,8 @@
  * Postwire as a new user gets it from npm: every package packed with `npm pack`, the tarballs
  * installed into a fresh app outside the repository (no workspace links), and there the types
  * checked strictly (`skipLibCheck: false`), the SDK run against a server started from the
- * installed `@postwire/server`, the engine embedded, the server mounted in Express, the
+ * installed `@postwire/server`, a platform plugin written against the published types served by
+ * the installed `postwire serve --plugin` and published to, the engine embedded, the server mounted in Express, the
  * verifier and the SDK `require`d from CommonJS; and each tarball checked by publint and
  * `@arethetypeswrong/cli`. Every TypeScript block of the README, `docs/` and the packages' READMEs
  * is type-checked there too, as a reader would paste it (test/docs/samples.ts says how a block
@@ -18,6 +19,7 @@ import { join, resolve } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { inDocumentationTerms, typeScriptSamples } from "../docs/samples.ts"
+import * as BlogService from "../platforms/plugin/BlogService.ts"
 
 const run = promisify(execFile)
 const root = resolve(import.meta.dirname, "../..")
@@ -144,7 +146,7 @@ describe("the packed packages in a fresh app", () => {
         overrides: Object.fromEntries(Object.keys(local).map((name) => [name, `$${name}`]))
       })
     )
-    for (const file of ["usage.ts", "mistakes.ts", "engine.ts", "mount.ts", "receiver.cjs", "tsconfig.json"]) {
+    for (const file of ["usage.ts", "mistakes.ts", "engine.ts", "mount.ts", "plugin.ts", "receiver.cjs", "tsconfig.json"]) {
       copyFileSync(join(fixtures, file), join(app, file))
     }
     // Each documentation sample as a module of its own, all checked by one tsc run.
@@ -279,6 +281,72 @@ describe("the packed packages in a fresh app", () => {
         server.kill("SIGTERM")
         await exited
       }
+    }
+  }, 300_000)
+
+  it("serves a plugin written against the published types with the installed postwire serve --plugin, and publishes to it", async () => {
+    const blog = await BlogService.start()
+    const port = await freePort()
+    const adminToken = "pwadm_consumer_plugin_0123456789abcdef"
+    const server = spawn(
+      join(app, "node_modules", ".bin", "postwire"),
+      ["serve", "--port", String(port), "--host", "127.0.0.1", "--data-dir", join(work, "plugin-data"), "--plugin", "out/plugin.js"],
+      { cwd: app, env: { ...process.env, DATABASE_URL: "", PORT: "", POSTWIRE_ADMIN_TOKEN: adminToken, BLOG_URL: blog.url } }
+    )
+    try {
+      let output = ""
+      await new Promise<void>((resolve, reject) => {
+        server.stdout!.on("data", (chunk: Buffer) => {
+          output += chunk.toString()
+          if (output.includes("Try it:")) resolve()
+        })
+        server.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
+        server.on("exit", (code) => reject(new Error(`postwire serve exited with ${code}:\n${output}`)))
+      })
+      const base = `http://127.0.0.1:${port}`
+      const workspace = /Workspace: (\S+)/.exec(output)?.[1]
+      const profile = /Profile: (\S+)/.exec(output)?.[1]
+      const admin = async (path: string, body: unknown) => {
+        const reply = await fetch(`${base}/admin/v1/workspaces/${workspace}${path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+          body: JSON.stringify(body)
+        })
+        expect(reply.status).toBe(201)
+        return (await reply.json()) as { id: string; key?: string }
+      }
+      const account = await admin("/accounts", { profile_id: profile, platform: "blog", sandbox: false, credentials: { token: blog.token } })
+      const { key } = await admin("/keys", { kind: "live", scopes: ["posts:read", "posts:write"] })
+      const api = async (method: string, path: string, body?: unknown) => {
+        const reply = await fetch(`${base}/v1${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) })
+        })
+        return (await reply.json()) as any
+      }
+      const media = await api("POST", "/media", { data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=" })
+      const created = await api("POST", "/posts", {
+        profile_id: profile,
+        caption: "From a published-types plugin",
+        media: [media.id],
+        targets: [{ account_id: account.id }],
+        approval: { mode: "none" }
+      })
+      let post = await api("GET", `/posts/${created.id}`)
+      while (post.status !== "published" && post.status !== "failed") {
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        post = await api("GET", `/posts/${created.id}`)
+      }
+      expect(post.status).toBe("published")
+      expect(blog.posts.map((entry) => entry.text)).toEqual(["From a published-types plugin"])
+    } finally {
+      if (server.exitCode === null && server.signalCode === null) {
+        const exited = new Promise((resolve) => server.once("exit", resolve))
+        server.kill("SIGTERM")
+        await exited
+      }
+      await blog.stop()
     }
   }, 300_000)
 

@@ -13,6 +13,7 @@ import * as MasterSecrets from "../secrets/MasterSecrets.ts"
 import * as Reseal from "../secrets/Reseal.ts"
 import { sqlClientLayer } from "../Storage.ts"
 import { adminUsage, runAdmin, UsageError } from "./Admin.ts"
+import { loadPluginFiles, PluginFileProblem, pluginPaths } from "./PluginFiles.ts"
 import { serveLayer } from "./Serve.ts"
 import { explainStartupFailure, startupExitCode } from "./StartupFailure.ts"
 
@@ -27,7 +28,7 @@ Usage:
   postwire --help
 
 Environment: PORT, DATABASE_URL, POSTWIRE_SECRET, POSTWIRE_SECRET_FILE, POSTWIRE_ADMIN_TOKEN, POSTWIRE_PUBLIC_URL,
-POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS, POSTWIRE_RATE_LIMIT_PER_KEY, POSTWIRE_RATE_LIMIT_POSTS_CREATE
+POSTWIRE_PLUGINS, POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS, POSTWIRE_RATE_LIMIT_PER_KEY, POSTWIRE_RATE_LIMIT_POSTS_CREATE
 (see docs/configuration.md).
 
 The docs/ pages named here are installed with this command: node_modules/@postwire/server/docs/
@@ -35,6 +36,7 @@ The docs/ pages named here are installed with this command: node_modules/@postwi
 
 const serveUsage = `Usage:
   postwire serve [--port 8080] [--host 0.0.0.0] [--data-dir ./.postwire] [--database-url URL] [--role api|worker|all]
+                 [--plugin ./my-platform.mjs ...]
 
   --port          port to listen on (PORT, default 8080)
   --host          address to listen on (HOST, default 0.0.0.0)
@@ -42,6 +44,8 @@ const serveUsage = `Usage:
   --database-url  PostgreSQL instead of the embedded database (DATABASE_URL)
   --role          api (HTTP only), worker (background work only) or all (POSTWIRE_ROLE, default all)
   --trusted-proxies  addresses and CIDRs of reverse proxies whose X-Forwarded-For is believed (POSTWIRE_TRUSTED_PROXIES)
+  --plugin        a JavaScript module whose default export (or export \`plugin\`) is a platform plugin or an
+                  array of them; repeat it for several (POSTWIRE_PLUGINS, comma-separated; docs/platforms.md)
   --debug         on a start-up failure, print the full cause after the one-line explanation
 
 Every environment variable is in docs/configuration.md.`
@@ -101,7 +105,7 @@ const runStartup = <A, E>(program: Effect.Effect<A, E>, settings: ServerSettings
   })
 }
 
-const serve = (args: ReadonlyArray<string>): number | undefined => {
+const serve = async (args: ReadonlyArray<string>): Promise<number | undefined> => {
   if (args.some((arg) => arg === "--help" || arg === "-h")) {
     console.log(serveUsage)
     return 0
@@ -115,13 +119,17 @@ const serve = (args: ReadonlyArray<string>): number | undefined => {
       "database-url": { type: "string" },
       role: { type: "string" },
       "trusted-proxies": { type: "string" },
+      plugin: { type: "string", multiple: true },
       debug: { type: "boolean" }
     },
     strict: true,
     allowPositionals: false
   })
+  // Platform plugins are loaded first: each one's settings are read from the environment.
+  const plugins = await loadPluginFiles(pluginPaths(values.plugin, process.env))
   const settings = resolveSettings(
     {
+      plugins,
       port: values.port,
       host: values.host,
       dataDir: values["data-dir"],
@@ -197,7 +205,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number | undefined> =>
   try {
     switch (command) {
       case "serve":
-        return serve(rest)
+        return await serve(rest)
       case "migrate":
         return migrate(rest)
       case "secrets":
@@ -222,7 +230,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number | undefined> =>
         return 2
     }
   } catch (error) {
-    if (error instanceof ConfigProblem || error instanceof UsageError) {
+    if (error instanceof ConfigProblem || error instanceof UsageError || error instanceof PluginFileProblem) {
       console.error(error.message)
       return 2
     }

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs"
 import { Context, Layer, Redacted } from "effect"
-import { type ConnectRouter, type Plugin, type PlatformRouter, Registry } from "@postwire/platforms"
+import { type ConnectRouter, type Plugin, type PlatformPlugin, type PlatformRouter, Registry } from "@postwire/platforms"
 import * as MasterSecrets from "../secrets/MasterSecrets.ts"
 import { parseS3Url, type S3Settings } from "../media/S3BlobStore.ts"
 import * as ClientAddress from "../http/ClientAddress.ts"
@@ -181,6 +181,11 @@ export interface ServeFlags {
   readonly databaseUrl?: string | undefined
   readonly role?: string | undefined
   readonly trustedProxies?: string | undefined
+  /**
+   * Platform plugins served beside the built-in four (`--plugin`, `POSTWIRE_PLUGINS`, loaded by
+   * the command): each one's settings are read from the environment by its `env`, like the built-ins'.
+   */
+  readonly plugins?: ReadonlyArray<PlatformPlugin> | undefined
 }
 
 /** The shortest admin token accepted: a shorter one can be guessed. */
@@ -262,9 +267,9 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
     smtpUrl,
     mailFrom: mailFrom.trim(),
     publishing: publishingSettings(env),
-    platforms: platformSettings(env),
+    platforms: platformSettings(env, flags.plugins ?? []),
     mcpAllowSkipApproval: mcpSkip === "1",
-    connect: connectSettings(env),
+    connect: connectSettings(env, flags.plugins ?? []),
     comments: commentSettings(env),
     metricsToken: metricsToken(env.POSTWIRE_METRICS_TOKEN),
     logFormat: logFormat(env.POSTWIRE_LOG_FORMAT),
@@ -488,20 +493,28 @@ const envReader = (env: Readonly<Record<string, string | undefined>>): Plugin.En
 })
 
 /** What the environment gives each registered platform's two sides, by the platform's name. */
-const pluginSettings = (env: Readonly<Record<string, string | undefined>>, side: "publish" | "connect") => {
+const pluginSettings = (
+  env: Readonly<Record<string, string | undefined>>,
+  side: "publish" | "connect",
+  plugins: ReadonlyArray<PlatformPlugin>
+) => {
   const read = envReader(env)
   return Object.fromEntries(
-    Registry.builtins.flatMap((plugin) => {
+    [...Registry.builtins, ...plugins].flatMap((plugin) => {
       const fields = plugin.env?.(read)[side]
       return fields === undefined ? [] : [[plugin.name, given(fields as Record<string, unknown>)]]
     })
   )
 }
 
-const platformSettings = (env: Readonly<Record<string, string | undefined>>): PlatformRouter.Options => {
+const platformSettings = (
+  env: Readonly<Record<string, string | undefined>>,
+  plugins: ReadonlyArray<PlatformPlugin>
+): PlatformRouter.Options => {
   const timeout = optionalInt("POSTWIRE_PLATFORM_TIMEOUT_MS", env.POSTWIRE_PLATFORM_TIMEOUT_MS)
   return {
-    ...pluginSettings(env, "publish"),
+    ...pluginSettings(env, "publish", plugins),
+    ...(plugins.length === 0 ? {} : { plugins }),
     retry: given({
       attempts: optionalInt("POSTWIRE_PLATFORM_RETRY_ATTEMPTS", env.POSTWIRE_PLATFORM_RETRY_ATTEMPTS),
       baseDelayMs: optionalInt("POSTWIRE_PLATFORM_RETRY_DELAY_MS", env.POSTWIRE_PLATFORM_RETRY_DELAY_MS)
@@ -517,5 +530,7 @@ export const publicPathOf = (publicUrl: string): string => new URL(publicUrl).pa
  * Connecting accounts: each platform's app credentials and its authorization and token hosts,
  * read by its plugin (`env`). The API hosts are the publishing ones.
  */
-const connectSettings = (env: Readonly<Record<string, string | undefined>>): ServerSettings["connect"] =>
-  pluginSettings(env, "connect")
+const connectSettings = (
+  env: Readonly<Record<string, string | undefined>>,
+  plugins: ReadonlyArray<PlatformPlugin>
+): ServerSettings["connect"] => pluginSettings(env, "connect", plugins)
