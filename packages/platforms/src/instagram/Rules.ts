@@ -5,8 +5,9 @@
  * - caption: at most 2,200 characters, 30 hashtags and 20 @mentions
  *   (https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media,
  *   parameter `caption`: "Maximum 2200 characters, 30 hashtags, and 20 @ tags");
- * - images: JPEG only, aspect ratio 4:5 to 1.91:1 in the feed and in carousels (same page, "Image
- *   Specifications": "Format: JPEG", "Aspect ratio: Must be within a 4:5 to 1.91:1 range");
+ * - images: aspect ratio 4:5 to 1.91:1 in the feed and in carousels (same page, "Image
+ *   Specifications": "Aspect ratio: Must be within a 4:5 to 1.91:1 range"); JPEG only ("Format:
+ *   JPEG"): see {@link notJpeg};
  * - a carousel: 2 to 10 images or videos, no reel inside (same page, "Carousel posts" and
  *   "Reels Limitations"; https://developers.facebook.com/docs/instagram-platform/content-publishing,
  *   "Carousel posts": "up to 10 images, videos, or a mix");
@@ -73,8 +74,14 @@ const checkCaption = (caption: string): TargetRules.RuleBreak | undefined => {
     : undefined
 }
 
-/** The first image that is not a JPEG (when its type is known), as a break naming JPEG. */
-const notJpeg = (platform: Platform, media: ReadonlyArray<TargetRules.MediaFacts>): TargetRules.RuleBreak | undefined => {
+/**
+ * The first image that is not a JPEG (when its type is known), as a break naming JPEG: Instagram
+ * refuses a PNG or a WebP at container creation (36001/2207005). Not applied by `checkMedia` yet:
+ * Postwire is to convert such images to JPEG when publishing (issue #38), and until it does, the
+ * choice between refusing them up front and converting is recorded in docs/decisions.md
+ * ("Instagram: JPEG-only images").
+ */
+export const notJpeg = (platform: Platform, media: ReadonlyArray<TargetRules.MediaFacts>): TargetRules.RuleBreak | undefined => {
   const index = media.findIndex((m) => m.kind === "image" && m.mime !== undefined && m.mime !== "" && m.mime !== "image/jpeg")
   if (index < 0) return undefined
   const format = (media[index]!.mime ?? "").replace(/^image\//, "").toUpperCase()
@@ -147,14 +154,13 @@ export const rules: TargetRules.PlatformRuleSet = {
     }
     if (type === "story") {
       return media.length === 1
-        ? (notJpeg(platform, media) ?? badDuration(platform, media, "story"))
+        ? badDuration(platform, media, "story")
         : invalid(platform, "story_one_item", ErrorDetail.reason("story_one_item"))
     }
     if (!countFits(target.rules, media.length)) {
       return invalid(platform, "feed_item_count", ErrorDetail.reason("feed_item_count", { max: target.rules.mediaMax }))
     }
     return (
-      notJpeg(platform, media) ??
       badAspect(platform, media) ??
       // One feed video is published as a reel; the videos of a carousel follow the feed video rules.
       badDuration(platform, media, media.length === 1 ? "reel" : "carousel")
