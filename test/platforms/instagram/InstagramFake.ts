@@ -1,7 +1,11 @@
 /**
  * A fake of Instagram's content publishing (platforms.md, "Instagram Graph API, Reels"): media
  * containers on `/{ig-user-id}/media`, `status_code` polling, `media_publish`,
- * `content_publishing_limit` (100 per 24 h), permalinks, and `ig_refresh_token`.
+ * `content_publishing_limit` (100 per 24 h), permalinks, and `ig_refresh_token`. Container
+ * creation refuses what Instagram refuses, with its error bodies: a caption over 2,200 characters,
+ * 30 hashtags or 20 @mentions (36004/2207010), an image address serving something other than a
+ * JPEG (36001/2207005) or a feed image outside 4:5 to 1.91:1 (36003/2207009); and a wrong
+ * `appsecret_proof` (code 100), or none when the app requires it.
  *
  * And comment moderation (platforms-connect.md, Instagram "Comments"), in Instagram's wire format:
  * `GET /{ig-media-id}?fields=comments_count` (replies counted), `GET /{ig-media-id}/comments`
