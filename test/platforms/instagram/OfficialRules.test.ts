@@ -9,6 +9,7 @@ import { Credentials } from "@postwire/platforms"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { aJpeg, anMp4, aPng, aWebp } from "../../../packages/core/test/fixtures/media.ts"
+import { parseAppSecretProof, sendsProof } from "../../../packages/platforms/src/instagram/Instagram.ts"
 import { notJpeg } from "../../../packages/platforms/src/instagram/Rules.ts"
 import { accountOf } from "../../support/Builders.ts"
 import { call } from "../../support/Http.ts"
@@ -52,15 +53,23 @@ describe.each(backends())("Instagram's official rules through validate on %s", (
 
   beforeAll(async () => {
     server = await startServer(backend)
-    for (let i = 0; i < 11; i++) squares.push(await upload(`square-${i}.jpg`, aJpeg({ width: 1080 + i, height: 1080 + i })))
+    squares.push(
+      ...(await Promise.all(
+        Array.from({ length: 11 }, (_, i) => upload(`square-${i}.jpg`, aJpeg({ width: 1080 + i, height: 1080 + i })))
+      ))
+    )
     media.square = squares[0]!
-    media.tall = await upload("tall.jpg", aJpeg({ width: 1080, height: 1920 }))
-    media.wide = await upload("wide.jpg", aJpeg({ width: 1080, height: 566 }))
-    media.tooWide = await upload("too-wide.jpg", aJpeg({ width: 1080, height: 500 }))
-    media.short = await upload("short.mp4", anMp4({ durationSeconds: 2, width: 1080, height: 1920 }))
-    media.clip = await upload("clip.mp4", anMp4({ durationSeconds: 12, width: 1080, height: 1920 }))
-    media.minute = await upload("minute.mp4", anMp4({ durationSeconds: 61, width: 1080, height: 1920 }))
-    media.long = await upload("long.mp4", anMp4({ durationSeconds: 15 * 60 + 1, width: 1080, height: 1920 }))
+    const video = (seconds: number) => anMp4({ durationSeconds: seconds, width: 1080, height: 1920 })
+    const [tall, wide, tooWide, short, clip, minute, long] = await Promise.all([
+      upload("tall.jpg", aJpeg({ width: 1080, height: 1920 })),
+      upload("wide.jpg", aJpeg({ width: 1080, height: 566 })),
+      upload("too-wide.jpg", aJpeg({ width: 1080, height: 500 })),
+      upload("short.mp4", video(2)),
+      upload("clip.mp4", video(12)),
+      upload("minute.mp4", video(61)),
+      upload("long.mp4", video(15 * 60 + 1))
+    ])
+    Object.assign(media, { tall, wide, tooWide, short, clip, minute, long })
   })
   afterAll(() => server?.stop())
 
@@ -157,6 +166,24 @@ describe("Instagram's JPEG-only rule", () => {
     expect(notJpeg("photo", [{ kind: "image", durationSeconds: null, mime: "image/webp" }])?.field).toBe("media[0]")
     expect(notJpeg("photo", [{ kind: "image", durationSeconds: null, mime: "image/jpeg" }])).toBeUndefined()
     expect(notJpeg("photo", [{ kind: "image", durationSeconds: null }])).toBeUndefined()
+  })
+})
+
+describe("appsecret_proof on Instagram (POSTWIRE_INSTAGRAM_APPSECRET_PROOF)", () => {
+  it("auto sends it only to graph.facebook.com, where Meta documents it; on and off are obeyed", () => {
+    expect(sendsProof("auto", "https://graph.instagram.com/v23.0")).toBe(false)
+    expect(sendsProof(undefined, "https://graph.instagram.com/v23.0")).toBe(false)
+    expect(sendsProof("auto", "https://graph.facebook.com/v23.0")).toBe(true)
+    expect(sendsProof("on", "https://graph.instagram.com/v23.0")).toBe(true)
+    expect(sendsProof("off", "https://graph.facebook.com/v23.0")).toBe(false)
+  })
+
+  it("reads on, off and auto in any case, and stops on another value naming the variable", () => {
+    expect(parseAppSecretProof("POSTWIRE_INSTAGRAM_APPSECRET_PROOF", "ON")).toBe("on")
+    expect(parseAppSecretProof("POSTWIRE_INSTAGRAM_APPSECRET_PROOF", undefined)).toBeUndefined()
+    expect(() => parseAppSecretProof("POSTWIRE_INSTAGRAM_APPSECRET_PROOF", "yes")).toThrow(
+      'POSTWIRE_INSTAGRAM_APPSECRET_PROOF: expected on, off or auto, got "yes"'
+    )
   })
 })
 
