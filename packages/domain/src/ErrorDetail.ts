@@ -174,6 +174,24 @@ export const reasons = {
   reel_one_video: text("a reel needs exactly one video", "reel memerlukan tepat satu video"),
   story_one_item: text("a story needs exactly one image or video", "story memerlukan tepat satu gambar atau video"),
   feed_item_count: text("a feed post takes 1 to {max} images or videos", "unggahan feed berisi 1 sampai {max} gambar atau video"),
+  // instagram
+  ig_hashtags_max: text(
+    "a caption takes at most {max} hashtags; this one has {count}",
+    "caption berisi paling banyak {max} tagar; caption ini berisi {count}"
+  ),
+  ig_mentions_max: text(
+    "a caption takes at most {max} @mentions; this one has {count}",
+    "caption berisi paling banyak {max} @mention; caption ini berisi {count}"
+  ),
+  ig_image_jpeg_only: text(
+    "images must be JPEG; this one is {format} (convert it to JPEG before uploading)",
+    "gambar harus berformat JPEG; gambar ini berformat {format} (ubah ke JPEG sebelum mengunggah)"
+  ),
+  ig_image_aspect_ratio: text(
+    "a feed or carousel image must be between 4:5 and 1.91:1; this one is {width} x {height}",
+    "gambar feed atau carousel harus berasio antara 4:5 dan 1,91:1; gambar ini {width} x {height}"
+  ),
+  ig_video_min_duration: text("a video lasts at least {min} seconds", "video berdurasi paling singkat {min} detik"),
   page_video_or_images: text(
     "a page post takes one video, or up to ten images",
     "unggahan halaman berisi satu video, atau paling banyak sepuluh gambar"

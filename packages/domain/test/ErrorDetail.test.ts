@@ -30,6 +30,10 @@ const prose = (message: string) => message.replace(/`[^`]*`|"[^"]*"/g, "")
 const samples: Readonly<Record<string, string | number | LocalizedText>> = {
   value: "true",
   values: '"link", "none"',
+  // instagram
+  format: "PNG",
+  width: 1080,
+  height: 1920,
   min: 3,
   max: 10,
   prefix: "acc_",

@@ -226,14 +226,38 @@ describe("Instagram adapter", () => {
     })
   )
 
-  it.live("sends appsecret_proof when the app secret is configured", () =>
+  it.live("sends appsecret_proof on every call when the proof is on, and the fake checks it", () =>
+    Effect.gen(function* () {
+      const fake = yield* InstagramFake.make()
+      fake.appSecret = "meta-app-secret"
+      fake.requireProof = true
+      const client = yield* aRouter({ photo: { ...options(fake).photo, appSecret: "meta-app-secret", appSecretProof: "on" } })
+      yield* drive(client, aPhotoPost(fake))
+      assert.lengthOf(fake.media, 1)
+      const { createHmac } = yield* Effect.promise(() => import("node:crypto"))
+      const proof = createHmac("sha256", "meta-app-secret").update(fake.accessToken).digest("hex")
+      for (const request of fake.requests) assert.strictEqual(request.params.appsecret_proof, proof)
+    })
+  )
+
+  it.live("sends no appsecret_proof by default on a host other than graph.facebook.com (auto)", () =>
     Effect.gen(function* () {
       const fake = yield* InstagramFake.make()
       const client = yield* aRouter({ photo: { ...options(fake).photo, appSecret: "meta-app-secret" } })
       yield* drive(client, aPhotoPost(fake))
-      const { createHmac } = yield* Effect.promise(() => import("node:crypto"))
-      const proof = createHmac("sha256", "meta-app-secret").update(fake.accessToken).digest("hex")
-      for (const request of fake.requests) assert.strictEqual(request.params.appsecret_proof, proof)
+      assert.lengthOf(fake.media, 1)
+      for (const request of fake.requests) assert.isUndefined(request.params.appsecret_proof)
+    })
+  )
+
+  it.live("a proof signed with the wrong secret is refused by the fake as Meta does (code 100)", () =>
+    Effect.gen(function* () {
+      const fake = yield* InstagramFake.make()
+      fake.appSecret = "the-real-secret"
+      const client = yield* aRouter({ photo: { ...options(fake).photo, appSecret: "a-wrong-secret", appSecretProof: "on" } })
+      const { failure } = yield* drive(client, aPhotoPost(fake))
+      assert.strictEqual(failure?.platformCode, "100")
+      assert.lengthOf(fake.media, 0)
     })
   )
 

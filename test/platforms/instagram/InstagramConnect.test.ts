@@ -77,14 +77,28 @@ describe("Instagram connect", () => {
             ["token", "exchange", "me"].map((route) => fake.count(route)),
             [1, 1, 1]
           )
-          // The fake refuses a wrong proof: this one was right.
-          assert.isDefined(fake.requests.find((r) => r.route === "me")!.params.appsecret_proof)
+          // No appsecret_proof by default on Instagram Login's host (undocumented there).
+          assert.isUndefined(fake.requests.find((r) => r.route === "me")!.params.appsecret_proof)
           const code = fake.requests.find((r) => r.route === "token")!.params.code!
           assert.notInclude(code, "#")
         })
       )
     )
   }
+
+  it.live("signs /me with appsecret_proof when the proof is on, and the fake checks it", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const fake = yield* InstagramOAuthFake.scoped()
+        const connector = yield* aConnector({ photo: { ...options(fake).photo, appSecretProof: "on" } })
+        const [identity] = yield* connect(connector, fake, "photo")
+        assert.strictEqual(identity!.handle, "warung.sari")
+        const { createHmac } = yield* Effect.promise(() => import("node:crypto"))
+        const me = fake.requests.find((r) => r.route === "me")!
+        assert.strictEqual(me.params.appsecret_proof, createHmac("sha256", fake.appSecret).update(me.params.access_token!).digest("hex"))
+      })
+    )
+  )
 
   it.live("strips the #_ that Instagram appends to the code", () =>
     withFake((fake, connector) =>

@@ -1,7 +1,11 @@
 /**
  * A fake of Instagram's content publishing (platforms.md, "Instagram Graph API, Reels"): media
  * containers on `/{ig-user-id}/media`, `status_code` polling, `media_publish`,
- * `content_publishing_limit` (100 per 24 h), permalinks, and `ig_refresh_token`.
+ * `content_publishing_limit` (100 per 24 h), permalinks, and `ig_refresh_token`. Container
+ * creation refuses what Instagram refuses, with its error bodies: a caption over 2,200 characters,
+ * 30 hashtags or 20 @mentions (36004/2207010), an image address serving something other than a
+ * JPEG (36001/2207005) or a feed image outside 4:5 to 1.91:1 (36003/2207009); and a wrong
+ * `appsecret_proof` (code 100), or none when the app requires it.
  *
  * And comment moderation (platforms-connect.md, Instagram "Comments"), in Instagram's wire format:
  * `GET /{ig-media-id}?fields=comments_count` (replies counted), `GET /{ig-media-id}/comments`
@@ -12,6 +16,7 @@
  * (`hide`), `DELETE /{ig-comment-id}` (with its replies). Without the comment permission every
  * comment call answers `(#10) Application does not have permission for this action`.
  */
+import { createHmac } from "node:crypto"
 import { Effect, type Scope } from "effect"
 import { type CommentStore as Store, CommentStore, type FakeComment, metaTime, type NewComment, paginate, parseFields, pick } from "../meta/CommentFake.ts"
 import * as ContainerFake from "../meta/ContainerFake.ts"
@@ -33,7 +38,71 @@ export interface InstagramFake extends ContainerFake.ContainerFake {
   commentOrder: "newest_first" | "oldest_first"
   /** Someone comments under a media (or answers a comment with `parentId`). */
   readonly comment: (input: NewComment) => FakeComment
+  /**
+   * What each image address serves, as Instagram downloads it when the container is created: an
+   * address listed here whose bytes are not a JPEG is refused (36001/2207005); an unlisted one is
+   * taken as a JPEG.
+   */
+  readonly images: Map<string, Uint8Array>
+  /**
+   * The app secret `appsecret_proof` is checked against when a call carries one (a wrong proof is
+   * refused with code 100); `undefined`: any proof is accepted.
+   */
+  appSecret: string | undefined
+  /** The app requires `appsecret_proof` on every call ("Require App Secret"). */
+  requireProof: boolean
 }
+
+// Instagram's error-codes page (https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/error-codes):
+// 36001/2207005 image format not supported, 36003/2207009 aspect ratio, 36004/2207010 caption
+// (more than 2,200 characters, 30 hashtags or 20 @ tags). The bodies follow the page's sample
+// response (message, type OAuthException, code, error_subcode, is_transient, error_user_title,
+// error_user_msg, fbtrace_id).
+const imageFormat = graphError(400, 36001, 2207005, {
+  message: "The image format is not supported.",
+  type: "OAuthException",
+  userTitle: "Unsupported image format",
+  userMessage: "The image format is not supported. Supported formats are: JPEG"
+})
+const aspectRatio = graphError(400, 36003, 2207009, {
+  message: "The aspect ratio is not supported.",
+  type: "OAuthException",
+  userTitle: "Cannot publish image",
+  userMessage: "The submitted image's aspect ratio is not supported. Please submit an image with an aspect ratio between 4:5 and 1.91:1."
+})
+const captionRefused = graphError(400, 36004, 2207010, {
+  message: "The caption is invalid.",
+  type: "OAuthException",
+  userTitle: "Invalid caption",
+  userMessage: "The caption may contain at most 2200 characters, 30 hashtags and 20 @ tags."
+})
+// Meta's "Securing Requests" page (https://developers.facebook.com/docs/graph-api/securing-requests):
+// a wrong proof, or none when the app requires one, is refused as an invalid parameter (code 100).
+const badProof = graphError(400, 100, undefined, { message: "Invalid appsecret_proof provided in the API argument" })
+const proofRequired = graphError(400, 100, undefined, { message: "API calls from the server require an appsecret_proof argument" })
+
+/** Whether bytes are a JPEG (they start with the SOI marker and a segment). */
+const isJpeg = (bytes: Uint8Array) => bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff
+
+/** A PNG's or a JPEG's width and height, when the bytes say. */
+const sizeOf = (bytes: Uint8Array): { width: number; height: number } | undefined => {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  if (bytes.length >= 24 && bytes[0] === 0x89 && bytes[1] === 0x50) return { width: view.getUint32(16), height: view.getUint32(20) }
+  if (!isJpeg(bytes)) return undefined
+  let at = 2
+  while (at + 9 < bytes.length && bytes[at] === 0xff) {
+    const marker = bytes[at + 1]!
+    const length = view.getUint16(at + 2)
+    if (marker >= 0xc0 && marker <= 0xc3) return { height: view.getUint16(at + 5), width: view.getUint16(at + 7) }
+    at += 2 + length
+  }
+  return undefined
+}
+
+// How the fake counts tags, as the IG User Media reference describes the caption: `#tag` and `@user`.
+const countOf = (caption: string, pattern: RegExp) => caption.match(pattern)?.length ?? 0
+const hashtagPattern = /(?<![\p{L}\p{N}_&])#[\p{L}\p{N}_]*[\p{L}_][\p{L}\p{N}_]*/gu
+const mentionPattern = /(?<![\p{L}\p{N}_.])@[A-Za-z0-9._]*[A-Za-z0-9_]/gu
 
 const dialect: ContainerFake.ContainerDialect = {
   version: "v23.0",
@@ -104,8 +173,36 @@ export const make = (): Effect.Effect<InstagramFake, never, Scope.Scope> =>
       }
     }
 
+    /** What Instagram refuses when a container is created, as it answers; `undefined` when it accepts. */
+    const refusal = (request: FakeRequest): FakeReply | undefined => {
+      const p = request.params
+      const caption = p.caption ?? ""
+      if ([...caption].length > 2200 || countOf(caption, hashtagPattern) > 30 || countOf(caption, mentionPattern) > 20) {
+        return captionRefused
+      }
+      const bytes = p.image_url === undefined ? undefined : fake.images.get(p.image_url)
+      if (bytes === undefined) return undefined
+      if (!isJpeg(bytes)) return imageFormat
+      const size = sizeOf(bytes)
+      if (size === undefined || p.media_type === "STORIES") return undefined
+      const ratio = Math.round((size.width / size.height) * 100) / 100
+      return ratio < 0.8 || ratio > 1.91 ? aspectRatio : undefined
+    }
+
+    let refused: FakeReply | undefined
+
     const extension = (): ContainerFake.ContainerExtension => ({
       route: (request, [node, edge]) => {
+        const proof = request.params.appsecret_proof
+        const token = request.params.access_token
+        if (proof === undefined && fake.requireProof) return "proof_required"
+        if (proof !== undefined && fake.appSecret !== undefined && token !== undefined) {
+          if (proof !== createHmac("sha256", fake.appSecret).update(token).digest("hex")) return "bad_proof"
+        }
+        if (node === igUserId && edge === "media" && request.method === "POST") {
+          refused = refusal(request)
+          return refused === undefined ? undefined : "create_refused"
+        }
         if (node === undefined || node === igUserId) return undefined
         const fields = request.params.fields ?? ""
         if (request.method === "GET" && edge === undefined && fields.includes("comments_count")) return "comments_count"
@@ -119,6 +216,13 @@ export const make = (): Effect.Effect<InstagramFake, never, Scope.Scope> =>
       handle: (route, request) => {
         const node = request.path.split("/")[2] ?? ""
         switch (route) {
+          case "proof_required":
+            return proofRequired
+          case "bad_proof":
+            return badProof
+          case "create_refused":
+            return refused
+
           case "comments_count": {
             if (!isMedia(node)) return noObject(node)
             if (!fake.commentScope) return noPermission
@@ -177,7 +281,10 @@ export const make = (): Effect.Effect<InstagramFake, never, Scope.Scope> =>
         comments: store,
         commentScope: true,
         commentOrder: "newest_first" as const,
-        comment: (input: NewComment) => store.add(input)
+        comment: (input: NewComment) => store.add(input),
+        images: new Map<string, Uint8Array>(),
+        appSecret: undefined,
+        requireProof: false
       })
       return fake
     })

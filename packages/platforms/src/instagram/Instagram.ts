@@ -20,8 +20,44 @@ import { rules } from "./Rules.ts"
 import { stringField, type Wire } from "../internal/Wire.ts"
 import * as ContainerPublishing from "../meta/ContainerPublishing.ts"
 
-/** Instagram settings: host, token refresh, app secret, polling (see the package README). */
-export type Config = ContainerPublishing.Config
+/**
+ * Whether calls carry `appsecret_proof`: `on`, `off`, or `auto` (the default: only on
+ * `graph.facebook.com`, the host Meta's "Securing Requests" page documents it for; the Instagram
+ * API with Instagram Login pages on `graph.instagram.com` do not mention it). Set with
+ * `POSTWIRE_INSTAGRAM_APPSECRET_PROOF`.
+ */
+export type AppSecretProof = "auto" | "on" | "off"
+
+/** Instagram settings: host, token refresh, app secret and its proof, polling (see the package README). */
+export interface Config extends ContainerPublishing.Config {
+  readonly appSecretProof?: AppSecretProof | undefined
+}
+
+/**
+ * Whether calls to `baseUrl` carry `appsecret_proof` under the setting: `auto` sends it only to
+ * `graph.facebook.com` (https://developers.facebook.com/docs/graph-api/securing-requests).
+ */
+export const sendsProof = (setting: AppSecretProof | undefined, baseUrl: string): boolean => {
+  if (setting === "on") return true
+  if (setting === "off") return false
+  try {
+    return new URL(baseUrl).hostname === "graph.facebook.com"
+  } catch {
+    return false
+  }
+}
+
+/** Reads `POSTWIRE_INSTAGRAM_APPSECRET_PROOF` (`on`, `off`, `auto`); stops the start on another value. */
+export const parseAppSecretProof = (name: string, raw: string | undefined): AppSecretProof | undefined => {
+  if (raw === undefined) return undefined
+  const value = raw.toLowerCase()
+  if (value === "on" || value === "off" || value === "auto") return value
+  throw new Error(`${name}: expected on, off or auto, got "${raw}"`)
+}
+
+/** The app secret to sign calls with, or `undefined` when the proof is not sent. */
+export const proofSecret = (config: Pick<Config, "appSecret" | "appSecretProof" | "baseUrl">) =>
+  sendsProof(config.appSecretProof, config.baseUrl) ? config.appSecret : undefined
 
 /**
  * Defaults: Instagram Login's host. Facebook Login apps set `baseUrl` to
@@ -30,7 +66,8 @@ export type Config = ContainerPublishing.Config
 export const defaults = {
   ...ContainerPublishing.defaults,
   baseUrl: "https://graph.instagram.com/v23.0",
-  refreshUrl: "https://graph.instagram.com/refresh_access_token"
+  refreshUrl: "https://graph.instagram.com/refresh_access_token",
+  appSecretProof: "auto"
 } as const
 
 const item = (media: PublishInput["media"][number]) =>
@@ -100,6 +137,6 @@ export const make = (config: Config, wire: Wire): ContainerPublishing.ContainerA
       rules,
       refreshGrantType: "ig_refresh_token"
     },
-    config,
+    { ...config, appSecret: proofSecret(config) },
     wire
   )

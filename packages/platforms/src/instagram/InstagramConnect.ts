@@ -16,6 +16,7 @@
  * | `exchangeUrl` | `POSTWIRE_INSTAGRAM_EXCHANGE_URL` | `https://graph.instagram.com/access_token` |
  * | `refreshUrl` | `POSTWIRE_INSTAGRAM_REFRESH_URL` (shared with publishing) | `https://graph.instagram.com/refresh_access_token` |
  * | `graphUrl` | `POSTWIRE_INSTAGRAM_BASE_URL` (shared with publishing) | `https://graph.instagram.com/v23.0` |
+ * | `appSecretProof` | `POSTWIRE_INSTAGRAM_APPSECRET_PROOF` (shared with publishing) | `auto`: `appsecret_proof` only on `graph.facebook.com` |
  * | `scopes` | | `instagram_business_basic,instagram_business_content_publish,instagram_business_manage_comments` |
  *
  * `instagram_business_manage_comments` reads, answers, hides and deletes comments; a person who
@@ -45,6 +46,7 @@ import {
 } from "../internal/ConnectWire.ts"
 import { field, stringField, type Wire } from "../internal/Wire.ts"
 import * as MetaToken from "../meta/MetaToken.ts"
+import * as Instagram from "./Instagram.ts"
 
 /** Instagram's connect settings. */
 export interface Settings {
@@ -61,6 +63,8 @@ export interface Settings {
   /** The versioned Graph host for `/me`. */
   readonly graphUrl: string
   readonly scopes: ReadonlyArray<string>
+  /** Whether `/me` carries `appsecret_proof` (see `Instagram.AppSecretProof`); default `auto`. */
+  readonly appSecretProof?: Instagram.AppSecretProof | undefined
 }
 
 /** The environment names of the settings the server must be given. */
@@ -76,6 +80,7 @@ export const defaults = {
   exchangeUrl: "https://graph.instagram.com/access_token",
   refreshUrl: "https://graph.instagram.com/refresh_access_token",
   graphUrl: "https://graph.instagram.com/v23.0",
+  appSecretProof: "auto",
   scopes: ["instagram_business_basic", "instagram_business_content_publish", "instagram_business_manage_comments"]
 } as const
 
@@ -143,7 +148,9 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
         HttpClientRequest.setUrlParams({
           fields: "id,user_id,username,name,account_type,profile_picture_url",
           access_token: long.accessToken,
-          appsecret_proof: appSecretProof(Redacted.value(settings.appSecret), long.accessToken)
+          ...(Instagram.sendsProof(settings.appSecretProof, graph)
+            ? { appsecret_proof: appSecretProof(Redacted.value(settings.appSecret), long.accessToken) }
+            : {})
         })
       )
     )

@@ -17,6 +17,9 @@ import { rules } from "./Rules.ts"
 
 const day = 24 * 60 * 60 * 1000
 
+/** Whether Graph calls carry `appsecret_proof`: `on`, `off`, `auto` (default: only on graph.facebook.com). */
+const appSecretProofName = "POSTWIRE_INSTAGRAM_APPSECRET_PROOF"
+
 /** The Instagram plugin. */
 export const instagram: PlatformPlugin<Instagram.Config, InstagramConnect.Settings> = {
   name: "photo",
@@ -27,7 +30,7 @@ export const instagram: PlatformPlugin<Instagram.Config, InstagramConnect.Settin
     secrets: ["appSecret"],
     make: (settings, wire) => Instagram.make(settings, wire),
     comments: (settings, wire, config) => {
-      const graph = GraphApi.make({ wire, baseUrl: settings.baseUrl, platform: "photo", appSecret: settings.appSecret })
+      const graph = GraphApi.make({ wire, baseUrl: settings.baseUrl, platform: "photo", appSecret: Instagram.proofSecret(settings) })
       return InstagramComments.make({
         graph,
         config,
@@ -53,6 +56,7 @@ export const instagram: PlatformPlugin<Instagram.Config, InstagramConnect.Settin
       baseUrl: read.url("POSTWIRE_INSTAGRAM_BASE_URL"),
       refreshUrl: read.refreshUrl("POSTWIRE_INSTAGRAM_REFRESH_URL"),
       appSecret: read.secret("POSTWIRE_INSTAGRAM_APP_SECRET"),
+      appSecretProof: Instagram.parseAppSecretProof(appSecretProofName, read.text(appSecretProofName)),
       pollIntervalMs: read.pollIntervalMs
     },
     connect: {
@@ -63,7 +67,8 @@ export const instagram: PlatformPlugin<Instagram.Config, InstagramConnect.Settin
       exchangeUrl: read.exactUrl("POSTWIRE_INSTAGRAM_EXCHANGE_URL"),
       // Refreshing off (`none`) leaves the connector's default: it still exchanges tokens.
       refreshUrl: read.refreshUrl("POSTWIRE_INSTAGRAM_REFRESH_URL") ?? undefined,
-      graphUrl: read.url("POSTWIRE_INSTAGRAM_BASE_URL")
+      graphUrl: read.url("POSTWIRE_INSTAGRAM_BASE_URL"),
+      appSecretProof: Instagram.parseAppSecretProof(appSecretProofName, read.text(appSecretProofName))
     }
   }),
   tokenRenewal: { minimumAgeMs: MetaToken.minimumAgeMs },
