@@ -143,8 +143,9 @@ describe.each(backends())("Indonesian error messages on %s", (backend) => {
       aPost(server, [image], { targets: [{ account_id: accountOf(server, "shortvideo") }] })
     )
     expect(status).toBe(422)
-    expect(id.message_id).toBe("Media tidak sesuai untuk shortvideo: unggahan shortvideo memerlukan tepat satu video")
-    expect(en.message).toBe("The media does not fit shortvideo: a shortvideo post needs exactly one video")
+    // A PNG image to TikTok: its photo posts take JPEG or WebP only.
+    expect(id.message_id).toBe("Media tidak sesuai untuk shortvideo: unggahan foto TikTok hanya menerima gambar JPEG atau WebP; gambar ini image/png")
+    expect(en.message).toBe("The media does not fit shortvideo: TikTok photo posts take JPEG or WebP images only; this one is image/png")
   })
 
   it("says an account is listed twice in targets", async () => {

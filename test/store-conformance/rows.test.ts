@@ -122,7 +122,9 @@ describe("row decoders", () => {
       notify: [[1], "x", 5],
       publish_at: [undefined, null, "tomorrow", Number.NaN, {}],
       version: ["v1"],
-      platform: ["myspace", 3],
+      // Any registered plugin's word is a platform ("myspace" may be one); a value outside the
+      // words' form (lowercase letters, digits, `_`) never is.
+      platform: ["My Space!", "", 3],
       options: [null, "x", [1]],
       attempts: [null, "two"],
       lease_owner: [5],
@@ -157,7 +159,7 @@ describe("row decoders", () => {
           workspace_id: "ws_1",
           id: "acct_1",
           profile_id: "prof_1",
-          platform: "myspace",
+          platform: "My Space!",
           handle: "acme",
           sandbox: true,
           status: "connected",
@@ -178,7 +180,7 @@ describe("row decoders", () => {
     assert.include(message, "platform")
     assert.include(message, "daily_quota")
     assert.notInclude(message, secret)
-    assert.notInclude(message, "myspace")
+    assert.notInclude(message, "My Space!")
   })
 })
 

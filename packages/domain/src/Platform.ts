@@ -58,10 +58,10 @@ export interface PlatformRules {
  * equal to the plugins' rules.
  */
 export const platformRules: Readonly<Record<BuiltinPlatform, PlatformRules>> = {
-  shortvideo: { displayName: "TikTok", captionMax: 2200, dailyQuota: 15, mediaMin: 1, mediaMax: 1 },
+  shortvideo: { displayName: "TikTok", captionMax: 2200, dailyQuota: 15, mediaMin: 1, mediaMax: 35 },
   photo: { displayName: "Instagram", captionMax: 2200, dailyQuota: 100, mediaMin: 1, mediaMax: 10 },
   pages: { displayName: "Facebook Pages", captionMax: 63206, dailyQuota: 50, mediaMin: 0, mediaMax: 10 },
-  textpost: { displayName: "Threads", captionMax: 500, dailyQuota: 250, mediaMin: 0, mediaMax: 10 }
+  textpost: { displayName: "Threads", captionMax: 500, dailyQuota: 250, mediaMin: 0, mediaMax: 20 }
 }
 
 /** The privacy levels a shortvideo creator may be offered. */
