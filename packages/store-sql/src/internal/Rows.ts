@@ -189,7 +189,7 @@ const Strings = withReader(Schema.Array(Schema.String), (value) =>
 )
 const Unknown = withReader(Schema.Unknown, (value) => value)
 // A built-in platform or a registered plugin's: the word's form is checked, the registry serves it.
-const PlatformColumn = withReader(Platform.annotate({ description: "platform" }), (value) => (typeof value === "string" && platformPattern.test(value) ? value : Invalid))
+const PlatformColumn = withReader(Platform.check(Schema.isPattern(platformPattern)).annotate({ description: "platform" }), (value) => (typeof value === "string" && platformPattern.test(value) ? value : Invalid))
 /** A JSON object, its members left to the record's own type (checking each member of a map costs more). */
 const isJsonObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
