@@ -167,6 +167,7 @@ onPostgres(
         // black holes, refusals, latency, and one longer black hole while /ready and /health are
         // asked (no reset during that one: a reset would make the readiness query fail at once).
         const probes: Array<{ instance: string; path: string; answer: string }> = []
+        let askedWorker = "worker-1"
         const probe = async (instance: Instance, path: string) => {
           const asked = Date.now()
           const limit = readyLimitMs + readyMarginMs
@@ -218,6 +219,7 @@ onPostgres(
             const hole = Date.now()
             proxy.blackHole(fault.ms)
             await sleep(200)
+            askedWorker = workers[0]!.name // the first worker running now (a replaced one has another name)
             await Promise.all([probe(api, "/ready"), probe(api, "/health"), probe(workers[0]!, "/ready"), probe(workers[0]!, "/health")])
             await sleep(Math.max(0, hole + fault.ms - Date.now()))
             probing = false
@@ -358,8 +360,8 @@ onPostgres(
           probesDuringBlackHole: [
             { instance: "api", path: "/health", answer: `200 ${within}` },
             { instance: "api", path: "/ready", answer: `503 ${within}` },
-            { instance: "worker-1", path: "/health", answer: `200 ${within}` },
-            { instance: "worker-1", path: "/ready", answer: `503 ${within}` }
+            { instance: askedWorker, path: "/health", answer: `200 ${within}` },
+            { instance: askedWorker, path: "/ready", answer: `503 ${within}` }
           ]
         })
         expect(posts).toHaveLength(targets)
