@@ -34,6 +34,10 @@ export interface MediaFacts {
   /** Width and height in pixels as displayed; `null` or absent when they could not be read. */
   readonly width?: number | null | undefined
   readonly height?: number | null | undefined
+  /** The file's size in bytes, when known. */
+  readonly sizeBytes?: number | undefined
+  /** A video track's codec (`avc1`, `hvc1`, …), when read from the file. */
+  readonly codec?: string | null | undefined
 }
 
 /** What the rules need to know of a target. */

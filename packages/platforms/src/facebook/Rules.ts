@@ -62,9 +62,6 @@ export const photoMimes: ReadonlyArray<string> = ["image/jpeg", "image/png", "im
 /** The largest Page photo, in bytes ("Files can not exceed 10MB"). */
 export const photoMaxBytes = 10 * 1024 * 1024
 
-/** What a media item needs to be known to be judged: its bytes' size, when stored. */
-type Facts = TargetRules.MediaFacts & { readonly sizeBytes?: number | undefined }
-
 /**
  * Whether a video goes out as a reel: it meets the reel specification (duration, 9:16, size).
  * A video whose length or size could not be read is not a reel: a Page video takes it as it is.
@@ -101,7 +98,7 @@ export const rules: TargetRules.PlatformRuleSet = {
       if (!countFits(target.rules, media.length)) {
         return invalid(platform, "page_images_max", ErrorDetail.reason("page_images_max", { max: target.rules.mediaMax }))
       }
-      for (const [index, image] of (media as ReadonlyArray<Facts>).entries()) {
+      for (const [index, image] of media.entries()) {
         if (image.mime !== undefined && image.mime !== "" && !photoMimes.includes(image.mime)) {
           return { ...invalid(platform, "page_photo_format", ErrorDetail.reason("page_photo_format", { value: image.mime })), field: `media[${index}]` }
         }
@@ -115,7 +112,7 @@ export const rules: TargetRules.PlatformRuleSet = {
       return undefined
     }
     if (media.length > 1) return invalid(platform, "page_video_or_images", ErrorDetail.reason("page_video_or_images"))
-    const video = media[0] as Facts
+    const video = media[0]!
     // A reel, or else a Page video: only what neither takes is refused.
     if (isReel(video)) return undefined
     const long = tooLong(media, "page_video_max_duration", pageVideoMaxSeconds)

@@ -50,11 +50,6 @@ export const videoPictureSize = { min: 360, max: 4096 } as const
 /** Largest video, in bytes: 4 GB. */
 export const maxVideoBytes = 4 * 1024 * 1024 * 1024
 
-/** What the media records carry beyond `MediaFacts` (the engine passes its media records). */
-type Facts = TargetRules.MediaFacts & {
-  readonly sizeBytes?: number | undefined
-  readonly codec?: string | null | undefined
-}
 
 /** A `media_invalid` break on one item. */
 const onItem = (index: number, broken: TargetRules.RuleBreak): TargetRules.RuleBreak => ({ ...broken, field: `media[${index}]` })
@@ -65,7 +60,7 @@ const megabytes = (bytes: number, unit: number) => String(Math.ceil((bytes / uni
 export const isPhotoPost = (media: ReadonlyArray<Pick<TargetRules.MediaFacts, "kind">>): boolean =>
   media.length > 0 && media.every((m) => m.kind === "image")
 
-const checkImage = (target: TargetRules.TargetFacts, m: Facts, index: number): TargetRules.RuleBreak | undefined => {
+const checkImage = (target: TargetRules.TargetFacts, m: TargetRules.MediaFacts, index: number): TargetRules.RuleBreak | undefined => {
   const { platform } = target
   if (m.mime !== undefined && !imageTypes.includes(m.mime)) {
     return onItem(index, invalid(platform, "tiktok_image_format", ErrorDetail.reason("tiktok_image_format", { value: m.mime })))
@@ -77,7 +72,7 @@ const checkImage = (target: TargetRules.TargetFacts, m: Facts, index: number): T
   return undefined
 }
 
-const checkVideo = (target: TargetRules.TargetFacts, m: Facts): TargetRules.RuleBreak | undefined => {
+const checkVideo = (target: TargetRules.TargetFacts, m: TargetRules.MediaFacts): TargetRules.RuleBreak | undefined => {
   const { platform } = target
   if (m.mime !== undefined && !videoTypes.includes(m.mime)) {
     return onItem(0, invalid(platform, "tiktok_video_format", ErrorDetail.reason("tiktok_video_format", { value: m.mime })))
@@ -115,7 +110,7 @@ export const rules: TargetRules.PlatformRuleSet = {
   targetOptions: (input) => ({ shortvideo: input.shortvideo ?? { mode: "inbox" } }),
   // TikTok's API gives an app no access to comments.
   comments: { read: false, reply: false, hide: false, delete: false, push: false },
-  checkMedia: (target, media: ReadonlyArray<Facts>) => {
+  checkMedia: (target, media) => {
     const { platform } = target
     const videos = media.filter((m) => m.kind === "video").length
     if (videos > 0 && videos < media.length) {
