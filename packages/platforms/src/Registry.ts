@@ -15,6 +15,7 @@
  * @since 0.4.0
  */
 import type { PlatformCatalog } from "@postwire/core"
+import * as ConnectForm from "./connect/ConnectForm.ts"
 import { facebook } from "./facebook/plugin.ts"
 import { instagram } from "./instagram/plugin.ts"
 import type { PlatformPlugin } from "./Plugin.ts"
@@ -80,6 +81,8 @@ export const check = (value: unknown, source = "(unnamed)"): PlatformPlugin => {
   if (value.connect !== undefined && (!isRecord(value.connect) || typeof value.connect.make !== "function")) {
     throw new PluginProblem(label, "`connect.make` must be a function returning the connector")
   }
+  const formProblem = ConnectForm.problemOf(isRecord(value.connect) ? value.connect.form : undefined)
+  if (formProblem !== undefined) throw new PluginProblem(label, formProblem)
   return value as unknown as PlatformPlugin
 }
 
