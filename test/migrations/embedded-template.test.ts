@@ -78,7 +78,7 @@ const openAndMigrate = (dataDir: string, template: string | undefined) =>
   )
 
 /** What the first start's seed needs beside the stores: ids, the engine's settings, the credentials cipher. */
-const engine = (stores: Context.Context<never>) =>
+const engine = <R>(stores: Context.Context<R>) =>
   Layer.mergeAll(
     Layer.succeedContext(stores),
     Ids.layer,
