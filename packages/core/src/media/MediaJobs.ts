@@ -19,6 +19,7 @@ import { MediaFetcher } from "./MediaFetcher.ts"
 import { probeStoredMedia } from "./MediaProbe.ts"
 import { MediaStore, type MediaJob } from "./MediaStore.ts"
 import { unusedMediaTtlMs } from "./Media.ts"
+import * as Renditions from "./Renditions.ts"
 
 /** How a worker runs media jobs. */
 export interface MediaJobSettings {
@@ -113,6 +114,8 @@ const expireMedia = Effect.fn("media.expire")(function* (
     yield* blobs.abortParts(media.blobKey, upload.reference).pipe(Effect.ignore)
   }
   yield* blobs.remove(media.blobKey).pipe(Effect.ignore)
+  // A rendition made for a platform (a JPEG of a PNG) goes with it; none is no error.
+  yield* blobs.remove(Renditions.jpegKey(media.blobKey)).pipe(Effect.ignore)
   yield* Effect.logInfo("media expired", { media_id: media.id })
 })
 

@@ -13,7 +13,8 @@
  *
  * @since 0.1.0
  */
-import type { PublishInput } from "@postwire/core"
+import type { PublishInput, PublishMedia } from "@postwire/core"
+import { Effect } from "effect"
 import type { ErrorCode } from "@postwire/domain"
 import * as MediaRules from "../internal/MediaRules.ts"
 import { rules } from "./Rules.ts"
@@ -117,8 +118,34 @@ const containerError = (detail: string | undefined) => {
   return ContainerPublishing.mediaFailure("photo", code, subcode ?? "container_error")
 }
 
+/**
+ * Instagram takes JPEG images only (IG User Media reference, "Image Specifications": "Format:
+ * JPEG", https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media;
+ * a PNG or a WebP is refused with 36001/2207005,
+ * https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/error-codes):
+ * every other image is sent as its JPEG rendition when the engine can make one (`asJpeg`).
+ */
+export const needsJpeg = (media: PublishMedia): boolean =>
+  media.record.kind === "image" && media.record.mime !== "image/jpeg" && media.asJpeg !== undefined
+
+/** The media with each image Instagram cannot take replaced by its JPEG rendition. */
+export const jpegMedia = (media: ReadonlyArray<PublishMedia>) =>
+  Effect.forEach(media, (m) => (needsJpeg(m) ? m.asJpeg! : Effect.succeed(m)))
+
 /** Creates the adapter. */
-export const make = (config: Config, wire: Wire): ContainerPublishing.ContainerAdapter =>
+export const make = (config: Config, wire: Wire): ContainerPublishing.ContainerAdapter => {
+  const adapter = makeContainers(config, wire)
+  return {
+    ...adapter,
+    // Only the first step sends media addresses (later ones poll and publish containers).
+    publish: (input) =>
+      (input.state === null || input.state === undefined) && input.media.some(needsJpeg)
+        ? Effect.flatMap(jpegMedia(input.media), (media) => adapter.publish({ ...input, media }))
+        : adapter.publish(input)
+  }
+}
+
+const makeContainers = (config: Config, wire: Wire): ContainerPublishing.ContainerAdapter =>
   ContainerPublishing.make(
     {
       platform: "photo",
