@@ -6,13 +6,16 @@
  * Instagram does, and refuses anything but a JPEG with Instagram's 2207005, so these tests fail
  * without the conversion. A corrupt PNG is refused at upload, before any post names it.
  */
+import { existsSync } from "node:fs"
 import { createServer } from "node:net"
+import { join } from "node:path"
 import { Effect, Exit, Scope } from "effect"
 import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually } from "../../support/Eventually.ts"
 import { call } from "../../support/Http.ts"
 import { aPng } from "../../support/Media.ts"
+import { startS3Server, type TestS3Server } from "../../support/S3Server.ts"
 import { backends, startServer, type TestServer } from "../../support/TestServer.ts"
 import * as InstagramFake from "./InstagramFake.ts"
 
@@ -25,7 +28,12 @@ const aFreePort = () =>
     })
   })
 
-describe.each(backends())("Instagram JPEG renditions on %s", (backend) => {
+// Each database with media files on disk, and the embedded database with media in an S3 bucket
+// (the rendition is stored in the bucket and Instagram follows the signed redirect to it).
+const setups = [...backends().map((backend) => ({ backend, storage: "directory" as const })), { backend: "embedded" as const, storage: "bucket" as const }]
+
+describe.each(setups)("Instagram JPEG renditions on $backend with media in a $storage", ({ backend, storage }) => {
+  let s3: TestS3Server | undefined
   let scope: Scope.Closeable
   let fake: InstagramFake.InstagramFake
   let server: TestServer
@@ -38,7 +46,9 @@ describe.each(backends())("Instagram JPEG renditions on %s", (backend) => {
     fake = await Effect.runPromise(InstagramFake.make().pipe(Scope.provide(scope)))
     // Instagram downloads the signed address: it must be this server's own.
     const port = await aFreePort()
+    s3 = storage === "bucket" ? await startS3Server() : undefined
     server = await startServer(backend, {
+      ...(s3 === undefined ? {} : { POSTWIRE_MEDIA_S3_URL: s3.url }),
       POSTWIRE_PUBLIC_URL: `http://127.0.0.1:${port}`,
       POSTWIRE_INSTAGRAM_BASE_URL: fake.url,
       POSTWIRE_INSTAGRAM_REFRESH_URL: "none",
@@ -64,6 +74,7 @@ describe.each(backends())("Instagram JPEG renditions on %s", (backend) => {
   })
   afterAll(async () => {
     await server?.stop()
+    await s3?.stop()
     if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
   })
 
@@ -118,6 +129,8 @@ describe.each(backends())("Instagram JPEG renditions on %s", (backend) => {
     expect(png.body.mime).toBe("image/png")
     const { caption, target } = await publish([png.body.id])
     expect(target, JSON.stringify(target)).toMatchObject({ status: "published", error: null })
+    // The target says what was sent instead of the original.
+    expect(target.details).toEqual({ converted: [{ media_id: png.body.id, from: "image/png", to: "image/jpeg" }] })
     expect(fake.media.find((m) => m.caption === caption)).toBeDefined()
     const [address] = imageUrlsOf(caption)
     expect(address).toMatch(new RegExp(`/media-files/${server.workspaceId}/${png.body.id}\\.jpg\\?exp=\\d+&sig=`))
@@ -133,6 +146,8 @@ describe.each(backends())("Instagram JPEG renditions on %s", (backend) => {
     const png = await upload(aPng({ width: 1080, height: 1080 }), "crust.png")
     const { caption, target } = await publish([jpeg.body.id, png.body.id])
     expect(target, JSON.stringify(target)).toMatchObject({ status: "published" })
+    // Through the carousel's steps (children, then the carousel, then the publish), the details stay.
+    expect(target.details).toEqual({ converted: [{ media_id: png.body.id, from: "image/png", to: "image/jpeg" }] })
     const [first, second] = imageUrlsOf(caption)
     expect(first).toContain(`/${jpeg.body.id}?`)
     expect(second).toContain(`/${png.body.id}.jpg?`)
@@ -145,6 +160,16 @@ describe.each(backends())("Instagram JPEG renditions on %s", (backend) => {
     expect(Buffer.from(fake.downloads.get(third!)!).equals(Buffer.from(fake.downloads.get(second!)!))).toBe(true)
   })
 
+  it("a JPEG alone is sent as it is, and its target has no details", async () => {
+    const bytes = await sharp({ create: { width: 1080, height: 1080, channels: 3, background: "#804020" } }).jpeg().toBuffer()
+    const jpeg = await upload(bytes, "plain.jpg")
+    const { caption, target } = await publish([jpeg.body.id])
+    expect(target.status).toBe("published")
+    expect(target).not.toHaveProperty("details")
+    const [address] = imageUrlsOf(caption)
+    expect(Buffer.from(fake.downloads.get(address!)!).equals(bytes)).toBe(true)
+  })
+
   it("a signed rendition address is refused once tampered with, like the original's", async () => {
     const png = await upload(aPng({ width: 1080, height: 1080 }), "tamper.png")
     const { caption } = await publish([png.body.id])
@@ -152,8 +177,17 @@ describe.each(backends())("Instagram JPEG renditions on %s", (backend) => {
     const served = await fetch(address!)
     expect(served.status).toBe(200)
     expect(served.headers.get("content-type")).toBe("image/jpeg")
+    if (s3 !== undefined) expect(served.url.startsWith(s3.endpoint)).toBe(true)
     const other = address!.replace(`${png.body.id}.jpg`, `${png.body.id}`)
     expect((await fetch(other)).status).toBe(404)
+    // Deleting the item deletes its rendition from the storage too.
+    const stored = join(server.dataDir, "media", server.workspaceId, `${png.body.id}.jpg`)
+    if (s3 === undefined) expect(existsSync(stored)).toBe(true)
+    const deleted = await call(server.baseUrl, "DELETE", `/v1/media/${png.body.id}`, { key: liveKey })
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200)
+    expect((await fetch(address!)).status).toBe(404)
+    if (s3 === undefined) expect(existsSync(stored)).toBe(false)
+    else expect((await fetch(served.url)).status).toBe(404)
   })
 
   it("refuses a corrupt PNG at upload, before a post can name it", async () => {

@@ -14,11 +14,12 @@
 import { ImageConversionError, ImageConverter, type ImageConverterShape } from "@postwire/core"
 import { Effect, Layer } from "effect"
 
-type Sharp = typeof import("sharp")
+type Sharp = typeof import("sharp").default
 
 let loaded: Promise<Sharp> | undefined
 const load = (): Promise<Sharp> => {
-  loaded ??= import("sharp").then((module) => ((module as { default?: Sharp }).default ?? module) as Sharp)
+  // The CommonJS build of this package may receive sharp's `module.exports` itself.
+  loaded ??= import("sharp").then((module) => (module.default ?? (module as unknown as Sharp)) as Sharp)
   return loaded
 }
 
@@ -45,7 +46,10 @@ export const converter: ImageConverterShape = {
   check: (bytes) =>
     Effect.tryPromise({
       try: async () => {
-        const sharp = await load()
+        // Without a codec on this machine (no prebuilt sharp for it) nothing can be checked: the
+        // upload is taken on its header, as before sharp, and a conversion fails the target later.
+        const sharp = await load().catch(() => undefined)
+        if (sharp === undefined) return
         await sharp(bytes, { failOn: "warning", animated: false, limitInputPixels: 100_000_000 }).raw().toBuffer()
       },
       catch: failed
