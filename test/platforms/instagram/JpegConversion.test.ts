@@ -7,26 +7,17 @@
  * without the conversion. A corrupt PNG is refused at upload, before any post names it.
  */
 import { existsSync } from "node:fs"
-import { createServer } from "node:net"
 import { join } from "node:path"
 import { Effect, Exit, Scope } from "effect"
 import sharp from "sharp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { aPublicAddress } from "../../support/Builders.ts"
 import { eventually } from "../../support/Eventually.ts"
 import { call } from "../../support/Http.ts"
 import { aPng } from "../../support/Media.ts"
 import { startS3Server, type TestS3Server } from "../../support/S3Server.ts"
 import { backends, startServer, type TestServer } from "../../support/TestServer.ts"
 import * as InstagramFake from "./InstagramFake.ts"
-
-/** A port free right now (the server's public address must name it before it starts). */
-const aFreePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
 
 // Each database with media files on disk, and the embedded database with media in an S3 bucket
 // (the rendition is stored in the bucket and Instagram follows the signed redirect to it).
@@ -45,18 +36,18 @@ describe.each(setups)("Instagram JPEG renditions on $backend with media in a $st
     scope = Effect.runSync(Scope.make())
     fake = await Effect.runPromise(InstagramFake.make().pipe(Scope.provide(scope)))
     // Instagram downloads the signed address: it must be this server's own.
-    const port = await aFreePort()
+    const address = await aPublicAddress()
     s3 = storage === "bucket" ? await startS3Server() : undefined
     server = await startServer(backend, {
       ...(s3 === undefined ? {} : { POSTWIRE_MEDIA_S3_URL: s3.url }),
-      POSTWIRE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      ...address.env,
       POSTWIRE_INSTAGRAM_BASE_URL: fake.url,
       POSTWIRE_INSTAGRAM_REFRESH_URL: "none",
       POSTWIRE_PLATFORM_POLL_INTERVAL_MS: "1",
       POSTWIRE_PLATFORM_RETRY_DELAY_MS: "5",
       POSTWIRE_PUBLISH_POLL_MS: "20",
       POSTWIRE_RATE_LIMIT_PER_KEY: "100000"
-    }, { port })
+    }, { port: address.port })
     const key = await server.admin<{ key: string }>(`/workspaces/${server.workspaceId}/keys`, {
       kind: "live",
       scopes: ["posts:read", "posts:write"]
