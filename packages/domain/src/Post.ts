@@ -193,10 +193,10 @@ export const TargetConversion = Schema.Struct({
 
 /** What Postwire did to make a target publishable instead of refusing it. */
 export const TargetDetails = Schema.Struct({
-  /** The media the platform received converted (Instagram takes JPEG images only: a PNG, WebP or GIF is sent as a JPEG made from it). */
+  /** The media the platform received converted (Instagram takes JPEG images only: a PNG or WebP is sent as a JPEG made from it). */
   converted: Schema.Array(TargetConversion).annotate({
     description:
-      "The media the platform received converted (Instagram takes JPEG images only: a PNG, WebP or GIF is sent as a JPEG made from it, the original kept)."
+      "The media the platform received converted (Instagram takes JPEG images only: a PNG or WebP is sent as a JPEG made from it, the original kept)."
   })
 }).annotate({ description: "What Postwire did to make the target publishable instead of refusing it. Present only when it did something." })
 export type TargetDetails = typeof TargetDetails.Type

@@ -151,6 +151,25 @@ describe.each(setups)("Instagram JPEG renditions on $backend with media in a $st
     expect(Buffer.from(fake.downloads.get(third!)!).equals(Buffer.from(fake.downloads.get(second!)!))).toBe(true)
   })
 
+  it("publishes a WebP with transparency as a JPEG on white, named in the details", async () => {
+    const webpBytes = await sharp({ create: { width: 800, height: 800, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+      .webp()
+      .toBuffer()
+    const webp = await upload(webpBytes, "glaze.webp")
+    expect(webp.body.mime).toBe("image/webp")
+    const { caption, target } = await publish([webp.body.id])
+    expect(target, JSON.stringify(target)).toMatchObject({
+      status: "published",
+      details: { converted: [{ media_id: webp.body.id, from: "image/webp", to: "image/jpeg" }] }
+    })
+    const [address] = imageUrlsOf(caption)
+    const jpeg = fake.downloads.get(address!)
+    await expectJpeg(jpeg, 800, 800)
+    // Transparent pixels became white, not black.
+    const { data } = await sharp(jpeg!).raw().toBuffer({ resolveWithObject: true })
+    expect(Math.min(data[0]!, data[1]!, data[2]!)).toBeGreaterThan(245)
+  })
+
   it("a JPEG alone is sent as it is, and its target has no details", async () => {
     const bytes = await sharp({ create: { width: 1080, height: 1080, channels: 3, background: "#804020" } }).jpeg().toBuffer()
     const jpeg = await upload(bytes, "plain.jpg")

@@ -24,7 +24,7 @@ export class ImageConversionError extends Data.TaggedError("ImageConversionError
 /** The operations of an image codec. */
 export interface ImageConverterShape {
   /**
-   * A JPEG of `bytes` (PNG, WebP, GIF: its first frame): quality about 90, sRGB, the same pixel
+   * A JPEG of `bytes` (PNG, WebP: the first frame of an animation): quality about 90, sRGB, the same pixel
    * size, the orientation applied, transparency flattened onto white, no other metadata.
    */
   readonly toJpeg: (bytes: Uint8Array) => Effect.Effect<JpegRendition, ImageConversionError>
