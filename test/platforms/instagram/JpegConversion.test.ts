@@ -7,6 +7,7 @@
  * without the conversion. A corrupt PNG is refused at upload, before any post names it.
  */
 import { existsSync } from "node:fs"
+import { createServer } from "node:http"
 import { join } from "node:path"
 import { Effect, Exit, Scope } from "effect"
 import sharp from "sharp"
@@ -46,7 +47,9 @@ describe.each(setups)("Instagram JPEG renditions on $backend with media in a $st
       POSTWIRE_PLATFORM_POLL_INTERVAL_MS: "1",
       POSTWIRE_PLATFORM_RETRY_DELAY_MS: "5",
       POSTWIRE_PUBLISH_POLL_MS: "20",
-      POSTWIRE_RATE_LIMIT_PER_KEY: "100000"
+      POSTWIRE_RATE_LIMIT_PER_KEY: "100000",
+      // The corrupt image imported below is served from this machine.
+      POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS: "1"
     }, { port: address.port })
     const key = await server.admin<{ key: string }>(`/workspaces/${server.workspaceId}/keys`, {
       kind: "live",
@@ -200,13 +203,48 @@ describe.each(setups)("Instagram JPEG renditions on $backend with media in a $st
     else expect((await fetch(served.url)).status).toBe(404)
   })
 
-  it("refuses a corrupt PNG at upload, before a post can name it", async () => {
+  it("refuses a corrupt PNG however it arrives (whole, in parts, imported), before a post can name it", async () => {
     const good = aPng({ width: 64, height: 64 })
     // The header is intact (it sniffs as a PNG) but the image data is cut off.
     const corrupt = good.slice(0, good.length - 40)
     const reply = await upload(corrupt, "broken.png")
     expect(reply.status, JSON.stringify(reply.body)).toBe(400)
     expect(reply.body.error).toMatchObject({ code: "unsupported_format" })
+
+    // Sent in parts: refused when the upload completes, the item failed.
+    const started = await call(server.baseUrl, "POST", "/v1/media/uploads", { key: liveKey, body: { filename: "broken.png", size: corrupt.length } })
+    expect(started.status, JSON.stringify(started.body)).toBe(201)
+    const part = await fetch(started.body.upload_url, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${liveKey}`, "content-range": `bytes 0-${corrupt.length - 1}/${corrupt.length}` },
+      body: corrupt
+    })
+    expect(part.status).toBeLessThan(300)
+    const completed = await call(server.baseUrl, "POST", `/v1/media/uploads/${started.body.id}/complete`, { key: liveKey })
+    expect(completed.status, JSON.stringify(completed.body)).toBe(400)
+    expect(completed.body.error).toMatchObject({ code: "unsupported_format" })
+    const item = await call(server.baseUrl, "GET", `/v1/media/${started.body.id}`, { key: liveKey })
+    expect(item.body).toMatchObject({ status: "failed", error: { code: "unsupported_format" } })
+
+    // Imported from an address: the item fails.
+    const host = createServer((_, res) => res.writeHead(200, { "content-type": "image/png" }).end(corrupt))
+    await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", () => resolve()))
+    try {
+      const imported = await call(server.baseUrl, "POST", "/v1/media", {
+        key: liveKey,
+        body: { url: `http://127.0.0.1:${(host.address() as { port: number }).port}/broken.png` }
+      })
+      expect(imported.status, JSON.stringify(imported.body)).toBe(202)
+      const settled = await eventually(
+        () => call(server.baseUrl, "GET", `/v1/media/${imported.body.id}`, { key: liveKey }),
+        (r) => r.body.status !== "processing",
+        "the import to end",
+        { intervalMs: 20 }
+      )
+      expect(settled.body).toMatchObject({ status: "failed", error: { code: "unsupported_format" } })
+    } finally {
+      await new Promise<void>((resolve) => host.close(() => resolve()))
+    }
   })
 })
 
@@ -217,7 +255,6 @@ describe("the fake Instagram without conversion", () => {
         Effect.gen(function* () {
           const fake = yield* InstagramFake.make()
           const bytes = aPng({ width: 1080, height: 1080 })
-          const { createServer } = yield* Effect.promise(() => import("node:http"))
           const host = createServer((_, res) => res.writeHead(200, { "content-type": "image/png" }).end(bytes))
           yield* Effect.acquireRelease(
             Effect.promise(() => new Promise<void>((resolve) => host.listen(0, "127.0.0.1", () => resolve()))),

@@ -424,7 +424,8 @@ export const completeUpload = Effect.fn("media.completeUpload")(function* (calle
   const size = joined.success
   const sniffed = size === upload.size ? yield* probeStoredMedia(blobs, item.blobKey, size).pipe(Effect.orDie) : undefined
   const done = yield* Effect.clockWith((c) => c.currentTimeMillis)
-  if (sniffed === undefined || sniffed._tag === "Unsupported") {
+  const decodes = sniffed === undefined || sniffed._tag === "Unsupported" ? false : yield* Renditions.storedImageDecodes(blobs, item.blobKey, size, sniffed)
+  if (sniffed === undefined || sniffed._tag === "Unsupported" || !decodes) {
     const failure: MediaFailure = { code: "unsupported_format" }
     yield* media.completeUpload({ ...item, status: "failed", error: failure, updatedAt: done })
     return yield* Effect.fail(new PostwireError(failure))

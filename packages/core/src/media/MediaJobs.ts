@@ -79,7 +79,8 @@ export const importMedia = Effect.fn("media.importFile")(function* (settings: Me
   }
   const { size, name } = downloaded.success
   const sniffed = yield* probeStoredMedia(blobs, media.blobKey, size).pipe(Effect.orDie)
-  if (sniffed._tag === "Unsupported") {
+  // An image that may have to be converted (a PNG for Instagram) must decode whole, as inline uploads.
+  if (sniffed._tag === "Unsupported" || !(yield* Renditions.storedImageDecodes(blobs, media.blobKey, size, sniffed))) {
     yield* blobs.remove(media.blobKey).pipe(Effect.ignore)
     return yield* failImport(media, { code: "unsupported_format", field: "url" })
   }

@@ -11,7 +11,7 @@
 import { Effect } from "effect"
 import type { MediaRecord } from "../store/Records.ts"
 import type { BlobStoreShape } from "./BlobStore.ts"
-import { ImageConversionError, type ImageConverterShape } from "./ImageConverter.ts"
+import { ImageConversionError, ImageConverter, type ImageConverterShape } from "./ImageConverter.ts"
 
 /** The suffix of a JPEG rendition, on its storage key and on its address's media id. */
 export const jpegSuffix = ".jpg"
@@ -58,3 +58,24 @@ export const ensureJpeg = (
       })
     )
   )
+
+/**
+ * Whether a stored image that may have to be converted decodes whole (a PNG or WebP): checked
+ * when an upload in parts completes and when an import arrives, as inline uploads are. `true`
+ * without a codec, for a JPEG (sent as it is), a video, and a file larger than
+ * {@link maxSourceBytes} (never converted: its targets fail instead).
+ */
+export const storedImageDecodes = (
+  blobs: BlobStoreShape,
+  blobKey: string,
+  size: number,
+  sniffed: { readonly _tag: string; readonly mime?: string }
+): Effect.Effect<boolean> =>
+  Effect.gen(function* () {
+    const converter = yield* ImageConverter
+    if (converter === undefined || sniffed._tag !== "Image" || sniffed.mime === "image/jpeg" || size > maxSourceBytes) return true
+    const bytes = yield* blobs.get(blobKey).pipe(Effect.option)
+    if (bytes._tag === "None") return true
+    const checked = yield* Effect.result(converter.check(bytes.value))
+    return checked._tag === "Success"
+  })
