@@ -106,6 +106,15 @@ export const countFits = (rules: Pick<PlatformRules, "mediaMin" | "mediaMax">, c
   count >= rules.mediaMin && count <= rules.mediaMax
 
 /**
+ * What a caption rule may need to know of the target it goes to (Instagram stories carry no
+ * caption, so its hashtag and mention limits do not apply to them). Absent: the platform-wide check.
+ */
+export interface CaptionTarget {
+  /** The target's `photo.type` once resolved (`feed`, `reel`, `story`), when the platform has one. */
+  readonly photoType?: string | undefined
+}
+
+/**
  * A platform's rules with the checks that apply them: what a platform plugin declares as its
  * `rules` (each built-in platform's are in its folder of `@postwire/platforms`). Validate, create,
  * the adapters and the simulated platform all check through it.
@@ -117,7 +126,7 @@ export interface PlatformRuleSet extends PlatformRules {
    * The first rule the caption breaks beyond its length (hashtags, mentions, links), if any: a
    * {@link captionInvalid} break. Absent: only the length is checked.
    */
-  readonly checkCaption?: ((caption: string) => RuleBreak | undefined) | undefined
+  readonly checkCaption?: ((caption: string, target?: CaptionTarget) => RuleBreak | undefined) | undefined
   /** The first rule the target's media breaks, if any. */
   readonly checkMedia: (target: TargetFacts, media: ReadonlyArray<MediaFacts>) => RuleBreak | undefined
   /**

@@ -67,6 +67,7 @@ import * as Tracing from "./observability/Tracing.ts"
 import * as ServerSecrets from "./secrets/ServerSecrets.ts"
 import { DeliveryServices } from "./worker/DeliveryWorker.ts"
 import * as S3BlobStore from "./media/S3BlobStore.ts"
+import * as SharpImageConverter from "./media/SharpImageConverter.ts"
 import * as UrlMediaFetcher from "./media/UrlMediaFetcher.ts"
 import * as FileBlobStore from "./node/FileBlobStore.ts"
 import { answerWhileStarting } from "./StartupAnswers.ts"
@@ -244,6 +245,8 @@ export const engineLayer = (settings: ServerSettings) =>
     Ids.layer,
     settings.mediaS3 === undefined ? FileBlobStore.layer(join(settings.dataDir, "media")) : S3BlobStore.layer(settings.mediaS3),
     mailerLayer(settings),
+    // PNG and WebP images become JPEG renditions for platforms that take JPEG only (Instagram).
+    SharpImageConverter.layer,
     // The platform calls on keep-alive node:http connections (fetch while tracing: a span per call).
     PlatformCalls.layer.pipe(
       Layer.provide(

@@ -136,13 +136,18 @@ export const resolveTargetOptions = (
  * (its rules' `captionLength`) against the configured limit, then the platform's other caption
  * rules (`checkCaption`: hashtags, mentions, links) as `caption_invalid`.
  */
-export const captionProblem = (settings: EngineSettings, platform: Platform, caption: string): PostwireError | undefined => {
+export const captionProblem = (
+  settings: EngineSettings,
+  platform: Platform,
+  caption: string,
+  options?: Post.TargetOptions
+): PostwireError | undefined => {
   const rules = settings.platforms.get(platform)
   const limit = settings.captionMax[platform] ?? rules?.captionMax
   if (limit === undefined) return undefined
   const length = rules === undefined ? caption.length : TargetRules.captionLength(rules, caption)
   if (length > limit) return problem("caption_too_long", "caption", { limit, platform })
-  const broken = rules?.checkCaption?.(caption)
+  const broken = rules?.checkCaption?.(caption, { photoType: options?.photo?.type })
   return broken === undefined ? undefined : problem(broken.code, broken.field, broken.details)
 }
 
@@ -269,7 +274,7 @@ export const planPost = Effect.fn("posts.plan")(function* (
   // Platform rules (422): only meaningful once the references resolve.
   for (const t of targets) {
     const at = `targets[${t.index}]`
-    const captionTooLong = captionProblem(settings, t.account.platform, request.caption)
+    const captionTooLong = captionProblem(settings, t.account.platform, request.caption, t.options)
     if (captionTooLong !== undefined) problems.push(captionTooLong)
     if (media.length === request.media.length) {
       const broken = TargetRules.mediaRuleBreak(ruleFacts(t.account, t.options, t.rules), media)

@@ -328,7 +328,7 @@ export const updatePost = Effect.fn("posts.update")(function* (
       const caption = request.caption ?? current.post.caption
       if (request.caption !== undefined) {
         for (const t of current.targets) {
-          const tooLong = captionProblem(settings, t.platform, caption)
+          const tooLong = captionProblem(settings, t.platform, caption, t.options)
           if (tooLong !== undefined) return yield* Effect.fail(tooLong)
         }
       }
