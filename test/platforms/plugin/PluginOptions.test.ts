@@ -2,7 +2,8 @@
  * A plugin's per-target options over HTTP (`makeHandler` on loopback): `targets[].blog` decoded
  * with the plugin's schema (400 naming the field), completed or refused by its `resolve` (422),
  * stored with the target, shown under `targets[].options.blog` by create, get, PATCH and the
- * list, checked alike by validate, and read by the plugin's publisher from the stored target.
+ * list, checked alike by validate, and read by the plugin's publisher from the stored target (which
+ * publishes to the address the plugin's `env` read); the OpenAPI document and /docs describe them.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type Server } from "node:http"
@@ -10,7 +11,7 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { allScopes } from "@postwire/domain"
-import { makeHandler, type PostwireHandler } from "@postwire/server"
+import { type PlatformEnvReader as EnvReader, makeHandler, type PostwireHandler } from "@postwire/server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually } from "../../support/Eventually.ts"
 import { blogPlugin } from "./BlogPlugin.ts"
@@ -76,7 +77,9 @@ describe("a plugin's per-target options over HTTP", () => {
     server = createServer()
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    handler = await makeHandler({ publicUrl: base, database: "memory", dataDir, adminToken, platforms: [blogPlugin(blog.url, true)] })
+    // The blog's address comes from the environment through the plugin's `env`, as with `postwire serve`.
+    const plugin = { ...blogPlugin("http://127.0.0.1:9", true), env: (read: EnvReader) => ({ publish: { baseUrl: read.url("BLOG_URL") } }) }
+    handler = await makeHandler({ publicUrl: base, database: "memory", dataDir, adminToken, platforms: [plugin], env: { BLOG_URL: blog.url } })
     server.on("request", handler.node)
     await handler.start()
     const workspace = await admin<{ id: string }>("/workspaces", { name: "options" })
@@ -195,5 +198,28 @@ describe("a plugin's per-target options over HTTP", () => {
     expect((patched.body as PostBody).targets[0]!.options).toEqual({ blog: { tone: "formal" } })
     const listed = (await api("GET", "/v1/posts?platform=blog&limit=100")).body as { data: Array<PostBody> }
     expect(listed.data.find((p) => p.id === id)?.targets[0]?.options).toEqual({ blog: { tone: "formal" } })
+  })
+
+  it("lists the served platforms in the OpenAPI document and describes the plugin's options under the target, as /docs shows", async () => {
+    const document = (await (await fetch(`${base}/v1/openapi.json`)).json()) as Record<string, any>
+    const create = document.paths["/v1/posts"].post
+    const requestTarget = create.requestBody.content["application/json"].schema.properties.targets.items
+    expect(requestTarget.properties.blog).toMatchObject({
+      type: "object",
+      properties: { tone: { type: "string", enum: ["formal", "casual"] }, tags: { type: "array", maxItems: 3 } },
+      required: ["tone"],
+      description: expect.stringContaining("Only for blog accounts")
+    })
+    expect(requestTarget.additionalProperties).toBe(false)
+    const responseTarget = create.responses["201"].content["application/json"].schema.properties.targets.items
+    expect(responseTarget.properties.platform.enum).toEqual(["shortvideo", "photo", "pages", "textpost", "blog"])
+    expect(responseTarget.properties.options.properties.blog).toMatchObject({ properties: { tone: { enum: ["formal", "casual"] } } })
+    const listFilter = document.paths["/v1/posts"].get.parameters.find((p: { name: string }) => p.name === "platform")
+    expect(listFilter.schema.enum).toEqual(["shortvideo", "photo", "pages", "textpost", "blog"])
+    const account = document.paths["/v1/accounts/{id}"].get.responses["200"].content["application/json"].schema
+    expect(account.properties.platform.enum).toContain("blog")
+
+    const page = await (await fetch(`${base}/docs`)).text()
+    expect(page).toContain("Options of a `blog` (Team blog) target")
   })
 })
