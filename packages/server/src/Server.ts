@@ -210,7 +210,14 @@ const McpRoute = onFirstRequest(
       apiBaseUrl:
         address === undefined || address._tag === "UnixPathAddress" ? config.publicUrl : `http://${host}:${address.port}`,
       docsBaseUrl: config.publicUrl,
-      allowSkipApproval: config.mcpAllowSkipApproval
+      allowSkipApproval: config.mcpAllowSkipApproval,
+      // The served platforms, from the registry: the tools describe them and take their options.
+      platforms: Registry.make(config.platforms.plugins).plugins.map((plugin) => ({
+        name: plugin.name,
+        displayName: plugin.displayName,
+        rules: plugin.rules,
+        options: Registry.optionsOf(plugin)?.schema
+      }))
     })
   })
 )

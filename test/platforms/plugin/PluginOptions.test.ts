@@ -10,9 +10,11 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Postwire, PostwireApiError } from "@postwire/client"
 import { allScopes } from "@postwire/domain"
 import { type PlatformEnvReader as EnvReader, makeHandler, type PostwireHandler } from "@postwire/server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { callTool, connectHttp, resultOf, textOf } from "../../mcp/McpClients.ts"
 import { eventually } from "../../support/Eventually.ts"
 import { blogPlugin } from "./BlogPlugin.ts"
 import * as BlogService from "./BlogService.ts"
@@ -221,5 +223,50 @@ describe("a plugin's per-target options over HTTP", () => {
 
     const page = await (await fetch(`${base}/docs`)).text()
     expect(page).toContain("Options of a `blog` (Team blog) target")
+  })
+
+  it("takes and shows a plugin's options through the SDK, whose types take any platform's key", async () => {
+    const client = new Postwire({ apiKey: key, baseUrl: base })
+    const created = await client.posts.create({
+      profile_id: profileId,
+      caption: "Through the SDK",
+      media: [media[0]!],
+      targets: [{ account_id: blogAccount, blog: { tone: "formal" } }],
+      approval: { mode: "link" }
+    })
+    expect(created.targets[0]?.options).toEqual({ blog: { tone: "formal" } })
+    const refused = await client.posts
+      .create({ profile_id: profileId, caption: "x", media: [media[0]!], targets: [{ account_id: blogAccount, blog: { tone: "loud" } }] })
+      .catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(PostwireApiError)
+    expect(refused).toMatchObject({ code: "invalid_request", field: "targets[0].blog.tone" })
+  })
+
+  it("describes the served platforms to agents over MCP, from the registry, and takes the plugin's options in create_post", async () => {
+    const agent = await connectHttp(base, { key })
+    try {
+      expect(agent.client.getInstructions()).toContain("Team blog = blog")
+      const { tools } = await agent.client.listTools()
+      const create = tools.find((t) => t.name === "create_post")!
+      const target = (create.inputSchema.properties as Record<string, any>).targets.items
+      expect(target.properties.blog).toMatchObject({ properties: { tone: { enum: ["formal", "casual"] } } })
+      const rules = JSON.parse(textOf(await agent.client.readResource({ uri: "postwire://platform-rules" })))
+      expect(rules.platforms.find((p: { platform: string }) => p.platform === "blog")).toMatchObject({
+        name: "Team blog",
+        caption_max_characters: 280,
+        default_daily_quota: 20
+      })
+      const validated = resultOf(
+        await callTool(agent.client, "validate_post", {
+          profile_id: profileId,
+          caption: "From an agent",
+          media: [media[0]],
+          targets: [{ account_id: blogAccount, blog: { tone: "formal" } }]
+        })
+      )
+      expect(validated.issues).toEqual([])
+    } finally {
+      await agent.close()
+    }
   })
 })
