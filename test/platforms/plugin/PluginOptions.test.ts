@@ -185,6 +185,11 @@ describe("a plugin's per-target options over HTTP", () => {
     expect(photoOnBlog.status).toBe(400)
     expect((photoOnBlog.body as ErrorBody).error).toMatchObject({ code: "invalid_request", field: "targets[0].photo" })
 
+    // The word of a platform without options is no key of a target, as before.
+    const pagesOnBlog = await api("POST", "/v1/posts", aPost({ pages: {} }))
+    expect((pagesOnBlog.body as ErrorBody).error).toMatchObject({ code: "invalid_request", field: "targets[0].pages" })
+    expect((pagesOnBlog.body as ErrorBody).error.message).toContain("is not a known field")
+
     const unknown = await api("POST", "/v1/posts", aPost({ mastodon: { visibility: "public" } }))
     expect(unknown.status).toBe(400)
     expect((unknown.body as ErrorBody).error).toMatchObject({ code: "invalid_request", field: "targets[0].mastodon" })
