@@ -274,4 +274,25 @@ describe("a plugin's per-target options over HTTP", () => {
       await agent.close()
     }
   })
+
+  it("shows a plugin's own failure reason: a code of the catalog, its platform_code, its own words in both languages", async () => {
+    const created = await api("POST", "/v1/posts", aPost({}, { caption: "A forbidden word" }))
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const id = (created.body as PostBody).id
+    const failed = await eventually(
+      async () => (await api("GET", `/v1/posts/${id}`)).body as { status: string; targets: Array<{ status: string; error: Record<string, unknown> | null }> },
+      (p) => p.status === "failed" || p.status === "published",
+      "the post to fail"
+    )
+    expect(failed.targets[0]).toMatchObject({
+      status: "failed",
+      error: {
+        code: "caption_invalid",
+        platform_code: "blog_word_not_allowed",
+        retryable: false,
+        message: 'The caption does not fit blog: the blog does not publish the word "forbidden"',
+        message_id: expect.stringContaining('blog tidak menerbitkan kata "forbidden"')
+      }
+    })
+  })
 })
