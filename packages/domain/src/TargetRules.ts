@@ -215,7 +215,18 @@ export interface OptionsSpec {
    * the decoded options as given (none stored when the request had none).
    */
   readonly resolve?: ((options: unknown, post: OptionsPost) => OptionsResolution) | undefined
+  /**
+   * Whether a target with these stored options publishes only with a person's consent (a
+   * `Post.Consent`, kept under the options' `consent` key, as TikTok's direct posts): without one
+   * in the request the approval page asks for it, and with approval off the request is 422
+   * `consent_required` on `targets[i].<platform>.consent`. Absent: never.
+   */
+  readonly needsConsent?: ((stored: unknown) => boolean) | undefined
 }
+
+/** The consent kept in a target's stored options (their `consent` key), if any. */
+export const consentOf = (stored: unknown): Consent | undefined =>
+  typeof stored === "object" && stored !== null && "consent" in stored ? ((stored as { consent?: Consent }).consent ?? undefined) : undefined
 
 /** An `Ok` resolution. */
 export const resolved = (value: unknown): OptionsResolution => ({ _tag: "Ok", value })

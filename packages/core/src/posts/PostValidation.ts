@@ -221,7 +221,8 @@ export const planPost = Effect.fn("posts.plan")(function* (
 
   for (const [index, input] of request.targets.entries()) {
     const at = `targets[${index}]`
-    const unknownKeys = optionKeysOf(input).filter((key) => !settings.platforms.has(key))
+    // A key is a platform's options: one of a served platform that takes options.
+    const unknownKeys = optionKeysOf(input).filter((key) => settings.platforms.get(key)?.options === undefined)
     if (unknownKeys.length > 0) {
       for (const key of unknownKeys) problems.push(problem("invalid_request", `${at}.${key}`, { detail: ErrorDetail.reason("unknown_field") }))
       continue
@@ -260,7 +261,7 @@ export const planPost = Effect.fn("posts.plan")(function* (
       )
       continue
     }
-    const foreign = optionKeysOf(input).find((key) => key !== account.platform || rules.options === undefined)
+    const foreign = optionKeysOf(input).find((key) => key !== account.platform)
     if (foreign !== undefined) {
       problems.push(problem("invalid_request", `${at}.${foreign}`, { detail: platformMismatch(account) }))
       continue
@@ -280,17 +281,20 @@ export const planPost = Effect.fn("posts.plan")(function* (
       const broken = TargetRules.mediaRuleBreak(ruleFacts(t.account, t.options, t.rules), media)
       if (broken !== undefined) problems.push(problem(broken.code, broken.field, broken.details))
     }
-    const sv = t.options.shortvideo
-    if (sv?.mode === "direct") {
-      if (sv.consent === undefined) {
-        if (approvalMode === "none") problems.push(problem("consent_required", `${at}.shortvideo.consent`))
+    // A target that publishes only with a person's consent (its platform's `needsConsent`).
+    const stored = (t.options as Readonly<Record<string, unknown>>)[t.account.platform]
+    if (t.rules.options?.needsConsent?.(stored) === true) {
+      const consentAt = `targets[${t.index}].${t.account.platform}.consent`
+      const consent = TargetRules.consentOf(stored)
+      if (consent === undefined) {
+        if (approvalMode === "none") problems.push(problem("consent_required", consentAt))
       } else {
         const allowed = t.account.simulate?.privacy_level_options
-        if (allowed !== undefined && !allowed.includes(sv.consent.privacy_level)) {
-          problems.push(problem("privacy_level_mismatch", `${at}.shortvideo.consent.privacy_level`))
+        if (allowed !== undefined && !allowed.includes(consent.privacy_level)) {
+          problems.push(problem("privacy_level_mismatch", `${consentAt}.privacy_level`))
         } else {
-          const broken = TargetRules.consentRuleBreak(sv.consent)
-          if (broken !== undefined) problems.push(problem(broken.code, `${at}.${broken.field}`, broken.details))
+          const broken = TargetRules.consentRuleBreak(consent)
+          if (broken !== undefined) problems.push(problem(broken.code, `${consentAt}.privacy_level`, broken.details))
         }
       }
     }

@@ -33,8 +33,8 @@ import {
 /**
  * A target as the API shows it; its failure, stored as data, is rendered now: in the caller's
  * language, the current catalog's words, with its docs address under `publicBaseUrl`.
- * `approvalId` is the post's current approval, whose consent is shown in
- * `options.shortvideo.consent`.
+ * `approvalId` is the post's current approval, whose consent is shown in the platform's options
+ * (`options.<platform>.consent`).
  */
 export const target = (record: TargetRecord, approvalId: string | null, locale: Locale, publicBaseUrl: string): Post.Target => {
   // What the platform adapter did to make it publishable (a PNG sent as JPEG), from its state.
