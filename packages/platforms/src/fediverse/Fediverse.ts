@@ -206,7 +206,7 @@ export const make = (config: Config, wire: Wire, instances: Instance.InstanceCac
     ).pipe(
       // The answer may be lost or the server may have failed after making it: resume from the checkpoint.
       Effect.mapError((f) => (f.notPublished === true ? f : Api.withState(f, state))),
-      Effect.flatMap(published)
+      Effect.flatMap((response) => published(response.json))
     )
   }
 
