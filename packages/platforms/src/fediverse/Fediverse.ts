@@ -76,7 +76,7 @@ export const State = Schema.Union([
     /** When the checkpoint was made (epoch ms). */
     at: Schema.Number
   }),
-  Schema.Struct({ phase: Schema.Literal("published"), status_id: Schema.String, url: Schema.NullOr(Schema.String) })
+  Schema.Struct({ phase: Schema.Literal("published"), /** The status id (`post_id`: where the comment routers look for it). */ post_id: Schema.String, url: Schema.NullOr(Schema.String) })
 ])
 /** What a target's publish saves between steps. */
 export type State = typeof State.Type
@@ -187,7 +187,7 @@ export const make = (config: Config, wire: Wire, instances: Instance.InstanceCac
     const id = stringField(body, "id")
     if (id === undefined) return Effect.fail(malformed("status id"))
     const url = stringField(body, "url") ?? stringField(body, "uri") ?? null
-    return Effect.succeed({ _tag: "Published", platformPostId: id, permalink: url, state: { phase: "published", status_id: id, url } })
+    return Effect.succeed({ _tag: "Published", platformPostId: id, permalink: url, state: { phase: "published", post_id: id, url } })
   }
 
   const sendStatus = (input: PublishInput, session: Api.Session, state: Extract<State, { phase: "status" }>) => {
@@ -241,7 +241,7 @@ export const make = (config: Config, wire: Wire, instances: Instance.InstanceCac
       if (decoded !== undefined && state === undefined) return yield* Effect.fail(malformed("saved state"))
 
       if (state?.phase === "published") {
-        return { _tag: "Published", platformPostId: state.status_id, permalink: state.url, state } satisfies PublishStep
+        return { _tag: "Published", platformPostId: state.post_id, permalink: state.url, state } satisfies PublishStep
       }
 
       if (state?.phase === "status") {
