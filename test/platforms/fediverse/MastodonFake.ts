@@ -139,7 +139,7 @@ export const make = (): Effect.Effect<MastodonFake, never, Scope.Scope> =>
       preview_url: `${fake.origin}/files/${m.id}/small`,
       description: null
     })
-    const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
+    const escapeHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
     const statusJson = (s: Status) => {
       const person = accounts.find((p) => p.id === s.accountId)!
       return {
@@ -153,7 +153,7 @@ export const make = (): Effect.Effect<MastodonFake, never, Scope.Scope> =>
         uri: `${fake.origin}/users/${person.username}/statuses/${s.id}`,
         url: `${fake.origin}/@${person.username}/${s.id}`,
         favourites_count: 0,
-        content: `<p>${s.text.split("\n").map(escape).join("<br />")}</p>`,
+        content: `<p>${s.text.split("\n").map(escapeHtml).join("<br />")}</p>`,
         account: accountJson(person),
         media_attachments: s.mediaIds.map((id) => mediaJson(fake.media.get(id)!))
       }
