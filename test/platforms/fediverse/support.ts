@@ -1,20 +1,14 @@
 /** Shared fixtures of the Mastodon tests: the router over the plugin, an account on the fake, a post. */
 import type { PublishMedia } from "@postwire/core"
-import { Registry } from "@postwire/platforms"
 import { Effect } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
-import { fediverse } from "../../../packages/platforms/src/fediverse/plugin.ts"
 import * as FediverseCredentials from "../../../packages/platforms/src/fediverse/FediverseCredentials.ts"
 import * as Wire from "../../../packages/platforms/src/internal/Wire.ts"
 import { anAccount, aPost, aPublishInput, aTarget } from "../builders.ts"
 import type { MastodonFake } from "./MastodonFake.ts"
 
-/** The plugin, added only while the registry does not list it among the built-ins. */
-export const plugins = Registry.builtins.some((p) => p.name === "fediverse") ? [] : [fediverse]
-
-/** Router options: the plugin, short polls. */
-export const routerOptions = (overrides: Record<string, unknown> = {}) => ({
-  plugins,
+/** Router options: Mastodon's publishing settings with short polls. */
+export const routerOptions = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
   fediverse: { pollIntervalMs: 1, ...overrides }
 })
 
