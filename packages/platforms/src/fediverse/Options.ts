@@ -12,7 +12,9 @@
  *
  * @since 0.5.0
  */
+import { TargetRules } from "@postwire/domain"
 import { Schema } from "effect"
+import { defaultLimits, textLength } from "./Rules.ts"
 
 /** `visibility` values (https://docs.joinmastodon.org/entities/Status/#visibility). */
 export const visibilities = ["public", "unlisted", "private", "direct"] as const
@@ -47,4 +49,29 @@ export const read = (options: unknown): FediverseOptions => {
   if (stored === undefined || stored === null) return {}
   const result = decode(stored)
   return result._tag === "Success" ? result.value : {}
+}
+
+/**
+ * The plugin's `options`: decoded with {@link FediverseOptions}; a content warning that makes the
+ * text longer than Mastodon's default 500 (Mastodon counts both together,
+ * https://docs.joinmastodon.org/user/posting/#cw) is refused with `caption_too_long` on
+ * `targets[i].fediverse.spoiler_text`. None given: none stored (the account's defaults apply).
+ */
+export const options: TargetRules.OptionsSpec = {
+  schema: FediverseOptions,
+  resolve: (given, post) => {
+    const options = given as FediverseOptions | undefined
+    const spoiler = options?.spoiler_text
+    if (spoiler !== undefined && spoiler !== "") {
+      const length = textLength(post.caption) + textLength(spoiler)
+      if (length > defaultLimits.maxCharacters) {
+        return TargetRules.refused({
+          code: "caption_too_long",
+          field: "spoiler_text",
+          details: { limit: defaultLimits.maxCharacters, platform: "fediverse" }
+        })
+      }
+    }
+    return TargetRules.resolved(options ?? {})
+  }
 }

@@ -20,6 +20,7 @@ import type { PlatformPlugin } from "../Plugin.ts"
 import * as Fediverse from "./Fediverse.ts"
 import * as FediverseComments from "./FediverseComments.ts"
 import * as FediverseConnect from "./FediverseConnect.ts"
+import * as Options from "./Options.ts"
 import { rules } from "./Rules.ts"
 
 /** The Mastodon plugin. */
@@ -27,6 +28,7 @@ export const fediverse: PlatformPlugin<Fediverse.Config, FediverseConnect.Settin
   name: "fediverse",
   displayName: rules.displayName,
   rules,
+  options: Options.options,
   publish: {
     defaults: Fediverse.defaults,
     make: (settings, wire) => Fediverse.make(settings, wire),
