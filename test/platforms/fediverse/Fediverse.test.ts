@@ -90,6 +90,25 @@ describe("Mastodon adapter", () => {
     )
   )
 
+  it.live("a video the server fails to process ends the target unsent (the attachment is gone: 404)", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { fake, client } = yield* setUp()
+        fake.processingChecks = 5
+        const input = aMastodonPost(fake, { media: [aVideo()] })
+        const first = yield* client.publish(input)
+        assert.strictEqual(first._tag, "InProgress")
+        // Mastodon drops an attachment whose processing failed.
+        fake.media.clear()
+        const result = yield* drive(client, { ...input, state: first.state })
+        assert.strictEqual(result.failure?.code, "media_invalid")
+        assert.strictEqual(result.failure?.platformCode, "media_processing_failed")
+        assert.isTrue(result.failure?.notPublished)
+        assert.strictEqual(fake.count("status"), 0)
+      })
+    )
+  )
+
   it.live("checks the server's own limits before sending anything", () =>
     Effect.scoped(
       Effect.gen(function* () {
