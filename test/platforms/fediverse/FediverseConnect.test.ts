@@ -23,6 +23,7 @@ const setUp = Effect.gen(function* () {
 const authorize = (connector: FediverseConnect.FediverseConnector, server: string, state = "st_1") =>
   Effect.gen(function* () {
     const begun = yield* connector.begin({ platform: "fediverse", sandbox: false, state, redirectUri, codeVerifier: verifier, fields: { server } })
+    if (begun._tag !== "Redirect") throw new Error("Mastodon always redirects")
     const answer = yield* Effect.promise(() => fetch(begun.url, { redirect: "manual" }))
     const location = answer.headers.get("location")
     if (location === null) throw new Error(`no redirect from ${begun.url}: ${answer.status}`)
@@ -78,6 +79,15 @@ describe("Mastodon connect", () => {
           const result = yield* Effect.result(connector.begin({ platform: "fediverse", sandbox: false, state: "s", redirectUri, codeVerifier: verifier, fields: { server: typed } }))
           assert.isTrue(Result.isFailure(result), typed)
           if (Result.isFailure(result)) assert.strictEqual(result.failure.platformCode, "server_address")
+        }
+        const closed = yield* Effect.result(
+          connector.begin({ platform: "fediverse", sandbox: false, state: "s", redirectUri, codeVerifier: verifier, fields: { server: "http://127.0.0.1:9" } })
+        )
+        assert.isTrue(Result.isFailure(closed))
+        if (Result.isFailure(closed)) {
+          assert.strictEqual(closed.failure.code, "invalid_request")
+          assert.strictEqual(closed.failure.platformCode, "server_unreachable")
+          assert.strictEqual(closed.failure.details?.field, "fields.server")
         }
         assert.strictEqual(FediverseConnect.serverAddress("@maya@mastodon.social"), "https://mastodon.social")
         assert.strictEqual(FediverseConnect.serverAddress("Mastodon.Social"), "https://mastodon.social")

@@ -24,8 +24,8 @@
  * @since 0.5.0
  */
 import { createHash } from "node:crypto"
-import type { AuthorizationRequest, CodeExchange, ConnectedIdentity } from "@postwire/core"
-import { ErrorDetail } from "@postwire/domain"
+import type { AuthorizationRequest, BeginAnswer, BeginRequest, ConnectFailure, ConnectedIdentity, ConnectFormField } from "@postwire/core"
+import { ErrorDetail, type LocalizedText } from "@postwire/domain"
 import { Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
 import { connectFailure, malformedAnswer, type PlatformConnect, scopeList, send, unavailable } from "../internal/ConnectWire.ts"
@@ -97,40 +97,50 @@ const refused = (response: WireResponse) =>
     ? unavailable("rate_limited", Api.resetAt(response.headers))
     : connectFailure("connect_failed", stringField(response.json, "error") ?? `http_${response.status}`)
 
-const badAddress = (typed: string) =>
-  connectFailure("connect_failed", "server_address", {
-    details: { detail: ErrorDetail.reason("fediverse_server_address"), value: typed }
-  })
+/** A refusal of what the person typed, shown at the page's field. */
+const atField = (platformCode: string, detail: LocalizedText) =>
+  connectFailure("invalid_request", platformCode, { details: { field: `fields.${serverField}`, detail } })
 
-/** Mastodon's connector, with `begin` (the address, the app, the authorize URL) and `exchange` taking the memo. */
+const badAddress = () => atField("server_address", ErrorDetail.reason("fediverse_server_address"))
+
+/** The hosted connect page's field: the server's address (`connect.form` of the plugin). */
+export const form: ReadonlyArray<ConnectFormField> = [
+  {
+    name: serverField,
+    label: "Your Mastodon server",
+    kind: "url",
+    placeholder: "mastodon.social",
+    help: "The address of the server your account is on: the part after the second @ of your handle.",
+    required: true,
+    maxLength: 253
+  }
+]
+
+/** Mastodon's connector: `begin` (the address, the app, the authorize URL), then `exchange` with the memo. */
 export interface FediverseConnector extends PlatformConnect {
-  readonly form: ReadonlyArray<{
-    readonly name: string
-    readonly label: string
-    readonly kind: "url"
-    readonly placeholder: string
-    readonly help: string
-    readonly required: boolean
-  }>
-  readonly begin: (
-    request: AuthorizationRequest & { readonly fields: Readonly<Record<string, string>> }
-  ) => Effect.Effect<{ readonly _tag: "Redirect"; readonly url: string; readonly memo: string }, ReturnType<typeof connectFailure>>
-  readonly exchange: (request: CodeExchange & { readonly memo?: string | undefined }) => ReturnType<PlatformConnect["exchange"]>
-  /** How many apps this process registered, by server (for tests and support). */
-  readonly registered: () => ReadonlyMap<string, App>
+  readonly begin: (request: BeginRequest) => Effect.Effect<BeginAnswer, ConnectFailure>
 }
 
 /** Creates Mastodon's connector. */
 export const make = (settings: Settings, wire: Wire): FediverseConnector => {
   const apps = new Map<string, App>()
 
+  /** Sends to the typed server: an address that answers nothing is the person's to fix. */
+  const sendTo = (request: HttpClientRequest.HttpClientRequest) =>
+    send(wire, request).pipe(
+      Effect.mapError((f) =>
+        f.platformCode === "network_error" || f.platformCode === "timeout"
+          ? atField("server_unreachable", ErrorDetail.reason("url_unreachable"))
+          : f
+      )
+    )
+
   const register = (server: string, redirectUri: string) =>
     Effect.gen(function* () {
       const key = `${server} ${redirectUri}`
       const known = apps.get(key)
       if (known !== undefined) return known
-      const response = yield* send(
-        wire,
+      const response = yield* sendTo(
         HttpClientRequest.post(`${server}/api/v1/apps`).pipe(
           HttpClientRequest.acceptJson,
           HttpClientRequest.bodyText(
@@ -139,6 +149,10 @@ export const make = (settings: Settings, wire: Wire): FediverseConnector => {
           )
         )
       )
+      // Not a Mastodon server (no apps API there): say so at the field.
+      if (response.status === 404 || response.status === 405 || (Api.ok(response) && typeof response.json !== "object")) {
+        return yield* Effect.fail(atField(`apps_http_${response.status}`, ErrorDetail.reason("url_answered", { status: response.status })))
+      }
       if (!Api.ok(response)) return yield* Effect.fail(refused(response))
       const clientId = stringField(response.json, "client_id")
       const clientSecret = stringField(response.json, "client_secret")
@@ -148,7 +162,7 @@ export const make = (settings: Settings, wire: Wire): FediverseConnector => {
       return app
     })
 
-  const authorizeUrl = (app: App, request: AuthorizationRequest) => {
+  const authorizeUrl = (app: App, request: AuthorizationRequest): string => {
     const url = new URL(`${app.server}/oauth/authorize`)
     url.search = new URLSearchParams({
       response_type: "code",
@@ -166,7 +180,7 @@ export const make = (settings: Settings, wire: Wire): FediverseConnector => {
     Effect.gen(function* () {
       const typed = request.fields[serverField] ?? ""
       const server = serverAddress(typed, settings.allowHttp === true)
-      if (server === undefined) return yield* Effect.fail(badAddress(typed))
+      if (server === undefined) return yield* Effect.fail(badAddress())
       const app = yield* register(server, request.redirectUri)
       return { _tag: "Redirect" as const, url: authorizeUrl(app, request), memo: JSON.stringify(app) }
     }).pipe(Effect.withSpan("connect.fediverse.begin"))
@@ -186,7 +200,7 @@ export const make = (settings: Settings, wire: Wire): FediverseConnector => {
     }
   }
 
-  const exchange: FediverseConnector["exchange"] = (request) =>
+  const exchange: PlatformConnect["exchange"] = (request) =>
     Effect.gen(function* () {
       const app = readMemo(request.memo)
       if (app === undefined) return yield* Effect.fail(connectFailure("connect_failed", "connect_memo_missing"))
@@ -267,22 +281,11 @@ export const make = (settings: Settings, wire: Wire): FediverseConnector => {
 
   return {
     missing: [],
-    form: [
-      {
-        name: serverField,
-        label: "Your Mastodon server",
-        kind: "url",
-        placeholder: "mastodon.social",
-        help: "The address of the server your account is on (the part after the second @ of your handle).",
-        required: true
-      }
-    ],
     // Without the connect page's form (`begin`), there is no server to send the person to.
     authorizationUrl: (request) => `${request.redirectUri}?error=invalid_request&error_description=server_address_required&state=${encodeURIComponent(request.state)}`,
     begin,
     exchange,
     refresh: () => Effect.succeed({ _tag: "NothingToRefresh" as const }),
-    revoke,
-    registered: () => new Map([...apps.values()].map((app) => [app.server, app]))
+    revoke
   }
 }

@@ -11,6 +11,7 @@
  * | connect `clientName` | `POSTWIRE_FEDIVERSE_CLIENT_NAME` | `Postwire` |
  * | connect `website` | `POSTWIRE_FEDIVERSE_WEBSITE` | (none) |
  * | publish `pollIntervalMs` | `POSTWIRE_PLATFORM_POLL_INTERVAL_MS` | 2000 |
+ * | connect `allowHttp` | `POSTWIRE_UNSAFE_FEDIVERSE_ALLOW_HTTP` (`1`; tests only) | off: only `https://` servers |
  *
  * No app credentials are configured: each server gets its own app at the first connect.
  *
@@ -36,13 +37,16 @@ export const fediverse: PlatformPlugin<Fediverse.Config, FediverseConnect.Settin
   },
   connect: {
     defaults: FediverseConnect.defaults,
+    form: FediverseConnect.form,
     make: (settings, wire) => FediverseConnect.make(settings, wire)
   },
   env: (read) => ({
     publish: { pollIntervalMs: read.pollIntervalMs },
     connect: {
       clientName: read.text("POSTWIRE_FEDIVERSE_CLIENT_NAME"),
-      website: read.url("POSTWIRE_FEDIVERSE_WEBSITE")
+      website: read.url("POSTWIRE_FEDIVERSE_WEBSITE"),
+      // Tests and local servers only: reach a server typed as http:// (never in production).
+      allowHttp: read.text("POSTWIRE_UNSAFE_FEDIVERSE_ALLOW_HTTP") === "1" ? true : undefined
     }
   }),
   sandbox: {
