@@ -233,6 +233,27 @@ export const reasons = {
     "rasio aspek video harus antara 0,01:1 dan 10:1"
   ),
 
+  // fediverse (Mastodon)
+  fediverse_media_max: text("a Mastodon post takes at most {max} attachments", "unggahan Mastodon berisi paling banyak {max} lampiran"),
+  fediverse_images_and_video: text(
+    "a Mastodon post takes up to 4 images, or one video alone, never both",
+    "unggahan Mastodon berisi sampai 4 gambar, atau satu video saja, tidak keduanya"
+  ),
+  fediverse_media_format: text("the Mastodon server does not take {value} files", "server Mastodon tidak menerima berkas {value}"),
+  fediverse_media_size: text(
+    "the Mastodon server takes files of at most {max} MB of this kind; this one is {size} MB",
+    "server Mastodon menerima berkas jenis ini paling besar {max} MB; berkas ini {size} MB"
+  ),
+  fediverse_media_pixels: text(
+    "the Mastodon server takes at most {max} pixels (width × height) of this kind; this one has {size}",
+    "server Mastodon menerima paling banyak {max} piksel (lebar × tinggi) untuk jenis ini; berkas ini {size}"
+  ),
+  fediverse_server_said: text("the Mastodon server said: {value}", "server Mastodon menjawab: {value}"),
+  fediverse_server_address: text(
+    "must be the address of a Mastodon server, e.g. mastodon.social or https://mastodon.social",
+    "harus berupa alamat server Mastodon, misalnya mastodon.social atau https://mastodon.social"
+  ),
+
   // What a platform said
   platform_rejected_request: text("the platform rejected the request", "platform menolak permintaan ini"),
   platform_could_not_process_media: text("the platform could not process the media", "platform tidak dapat memproses media ini"),

@@ -23,6 +23,7 @@ import { Effect, Schema } from "effect"
 import type { PlatformFailure } from "@postwire/core"
 import type { BuiltinPlatform } from "@postwire/domain"
 import * as FacebookCredentials from "./facebook/Credentials.ts"
+import * as FediverseCredentials from "./fediverse/FediverseCredentials.ts"
 import { failure } from "./internal/Wire.ts"
 import * as MetaCredentials from "./meta/Credentials.ts"
 import * as TikTokCredentials from "./tiktok/Credentials.ts"
@@ -51,7 +52,8 @@ export type TextpostCredentials = MetaCredentials.LongLivedToken
 export const schemas = {
   ...TikTokCredentials.schemas,
   ...MetaCredentials.schemas,
-  ...FacebookCredentials.schemas
+  ...FacebookCredentials.schemas,
+  fediverse: FediverseCredentials.FediverseCredentials
 } as const satisfies Record<BuiltinPlatform, Schema.Top>
 
 /** The credentials type of a platform. */
