@@ -23,6 +23,7 @@ import { Effect, Schema } from "effect"
 import type { PlatformFailure } from "@postwire/core"
 import type { BuiltinPlatform } from "@postwire/domain"
 import { failure } from "./internal/Wire.ts"
+import { ProfessionalCredentials } from "./linkedin/LinkedInCredentials.ts"
 
 /** TikTok: a 2-hour access token and a rotating 180-day refresh token. */
 export const ShortVideoCredentials = Schema.Struct({
@@ -84,7 +85,8 @@ export const schemas = {
   shortvideo: ShortVideoCredentials,
   photo: PhotoCredentials,
   pages: PagesCredentials,
-  textpost: TextpostCredentials
+  textpost: TextpostCredentials,
+  professional: ProfessionalCredentials
 } as const
 
 /** The credentials type of a platform. */
@@ -121,5 +123,6 @@ const decoders = {
   shortvideo: Schema.decodeUnknownEffect(ShortVideoCredentials),
   photo: Schema.decodeUnknownEffect(PhotoCredentials),
   pages: Schema.decodeUnknownEffect(PagesCredentials),
-  textpost: Schema.decodeUnknownEffect(TextpostCredentials)
+  textpost: Schema.decodeUnknownEffect(TextpostCredentials),
+  professional: Schema.decodeUnknownEffect(ProfessionalCredentials)
 } as const
