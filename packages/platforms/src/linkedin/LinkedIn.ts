@@ -282,26 +282,35 @@ export const make = (config: Config, wire: Wire): PlatformPublisher => {
       if (input.checkpoint !== undefined) yield* input.checkpoint(sent)
       // Not retried within the step: a 5xx or a lost answer may have created the post; the next
       // step looks for it instead.
-      const response = yield* call(session, (token) => Api.rest(config, "POST", "posts", token, { body: postBody(input, author, assets) })).pipe(
-        Effect.mapError((f) =>
-          // LinkedIn answered with a refusal: nothing was posted. Throttling says so too.
-          f.code !== "platform_unavailable" || f.retryAt !== undefined ? amend(f, { notPublished: true, state: null }) : amend(f, { state: sent })
-        )
+      const answer = yield* call(session, (token) => Api.rest(config, "POST", "posts", token, { body: postBody(input, author, assets) })).pipe(
+        Effect.map((response) => ({ _tag: "Answered", response }) as const),
+        Effect.catchIf(
+          (f) => f.code === "platform_unavailable" && f.retryAt === undefined,
+          // No answer, or a 5xx: the post may exist. Look for it next, never send it again.
+          () => Effect.succeed({ _tag: "Unknown" } as const)
+        ),
+        // LinkedIn answered with a refusal (throttling included): nothing was posted.
+        Effect.mapError((f) => amend(f, { notPublished: true, state: null }))
       )
-      const urn = response.headers?.["x-restli-id"] ?? stringField(response.json, "id")
-      if (urn === undefined) return yield* Effect.fail(amend(malformed("posts.x-restli-id"), { state: sent }))
+      if (answer._tag === "Unknown") return { _tag: "InProgress", state: sent, pollAfterMs: config.pollIntervalMs } satisfies PublishStep
+      const urn = answer.response.headers?.["x-restli-id"] ?? stringField(answer.response.json, "id")
+      if (urn === undefined) return { _tag: "InProgress", state: sent, pollAfterMs: config.pollIntervalMs } satisfies PublishStep
       return { _tag: "Published", platformPostId: urn, permalink: permalink(urn), state: { urn } } satisfies PublishStep
     })
+
+  /** Whether a listed post carries the first of `assets` (an upload is used by one post only). */
+  const hasAsset = (assets: ReadonlyArray<string>) => (element: unknown) => {
+    const content = field(element, "content")
+    const single = stringField(field(content, "media"), "id")
+    const images = field(field(content, "multiImage"), "images")
+    const ids = [single, ...(Array.isArray(images) ? images.map((i) => stringField(i, "id")) : [])]
+    return ids.includes(assets[0])
+  }
 
   /** Whether a listed post is the one this target sent. */
   const isTarget = (input: PublishInput, assets: ReadonlyArray<string>) => (element: unknown) => {
     const content = field(element, "content")
-    if (assets.length > 0) {
-      const single = stringField(field(content, "media"), "id")
-      const images = field(field(content, "multiImage"), "images")
-      const ids = [single, ...(Array.isArray(images) ? images.map((i) => stringField(i, "id")) : [])]
-      return ids.includes(assets[0])
-    }
+    if (assets.length > 0) return hasAsset(assets)(element)
     const link = Options.read(input.target.options).link
     if (link !== undefined && stringField(field(content, "article"), "source") !== link.url) return false
     const commentary = stringField(element, "commentary")
@@ -309,15 +318,36 @@ export const make = (config: Config, wire: Wire): PlatformPublisher => {
   }
 
   /** After a lost answer: the author's recent posts, searched for this target's post. */
+  /** The author's latest posts (newest first). */
+  const latestPosts = (session: Session, author: string) =>
+    retry(
+      call(session, (token) =>
+        Api.rest(config, "GET", "posts", token, {
+          query: { author, q: "author", count: String(config.lookupCount), sortBy: "LAST_MODIFIED" }
+        })
+      )
+    )
+
+  /**
+   * Before posting uploaded media: the post already made with them, if any (a step that posted
+   * and was taken again from an older state). An app that may not list the author's posts
+   * relies on the checkpoint alone.
+   */
+  const alreadyPosted = (session: Session, author: string, assets: ReadonlyArray<string>) =>
+    latestPosts(session, author).pipe(
+      Effect.map((response) => {
+        const elements = field(response.json, "elements")
+        return stringField(Array.isArray(elements) ? elements.find(hasAsset(assets)) : undefined, "id")
+      }),
+      Effect.catchIf(
+        (f) => f.code === "permission_missing",
+        () => Effect.succeed(undefined)
+      )
+    )
+
   const lookUp = (input: PublishInput, session: Session, author: string, state: Extract<State, { phase: "sent" }>) =>
     Effect.gen(function* () {
-      const response = yield* retry(
-        call(session, (token) =>
-          Api.rest(config, "GET", "posts", token, {
-            query: { author, q: "author", count: String(config.lookupCount), sortBy: "LAST_MODIFIED" }
-          })
-        )
-      ).pipe(
+      const response = yield* latestPosts(session, author).pipe(
         Effect.catchIf(
           (f) => f.code === "permission_missing",
           (f) =>
@@ -364,6 +394,8 @@ export const make = (config: Config, wire: Wire): PlatformPublisher => {
       if (state?.phase === "sent") return yield* lookUp(input, session, author, state)
       if (state?.phase === "processing") {
         if (!(yield* processing(session, state))) return { _tag: "InProgress", state, pollAfterMs: config.pollIntervalMs } satisfies PublishStep
+        const posted = yield* alreadyPosted(session, author, state.assets)
+        if (posted !== undefined) return { _tag: "Published", platformPostId: posted, permalink: permalink(posted), state: { urn: posted } } satisfies PublishStep
         return yield* send(input, session, author, state.assets)
       }
       const broken = captionFailure(input.post.caption) ?? MediaRules.check(input, rules)
