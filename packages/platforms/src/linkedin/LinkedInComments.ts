@@ -24,9 +24,10 @@ import type { AccountRecord, PlatformComment, PlatformFailure } from "@postwire/
 import { Clock, Effect, Schema } from "effect"
 import { advance, type CommentAdapter, type Config as CommentConfig, decodeCursor, distinct, isNew, Mark, noMark, platformPostIdOf, unsupported } from "../comments/CommentAdapter.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
-import { field, malformed, numberField, stringField, type Wire } from "../internal/Wire.ts"
+import { amend, field, malformed, numberField, stringField, type Wire } from "../internal/Wire.ts"
 import * as LinkedIn from "./LinkedIn.ts"
 import * as Api from "./LinkedInApi.ts"
+import * as Creds from "./LinkedInCredentials.ts"
 
 /** What a LinkedIn poll saves. */
 export const Cursor = Schema.Struct({
@@ -60,6 +61,9 @@ export const toComment = (item: unknown, author: string): PlatformComment | unde
   }
 }
 
+/** The permission that reads an author's comments: a page's, or a member's (restricted). */
+export const readScope = (author: string): string => (author.startsWith("urn:li:organization:") ? "r_organization_social" : "r_member_social")
+
 /** Creates the comment adapter over the publishing settings. */
 export const make = (config: LinkedIn.Config, wire: Wire, comments: CommentConfig): CommentAdapter => {
   const call = LinkedIn.caller(wire, config)
@@ -92,6 +96,10 @@ export const make = (config: LinkedIn.Config, wire: Wire, comments: CommentConfi
         Effect.gen(function* () {
           const post = yield* postUrnOf(input.target)
           const cursor = decodeCursor(Cursor, input.cursor) ?? { start: 0, mark: noMark }
+          const scopes = yield* Effect.map(Creds.decode(input.account.credentials), (c) => c.scopes)
+          // An app without the read permission of this author (a basic app's member) has nothing
+          // to read: no call is made, and the account stays connected.
+          if (scopes !== undefined && !scopes.includes(readScope(author))) return { comments: [], cursor, calls: 0 }
           let start = cursor.start
           let calls = 0
           const found: Array<PlatformComment> = []
@@ -100,6 +108,9 @@ export const make = (config: LinkedIn.Config, wire: Wire, comments: CommentConfi
               Api.rest(config, "GET", `socialActions/${Api.urnPath(post)}/comments`, token, {
                 query: { start: String(start), count: String(comments.pageSize) }
               })
+            ).pipe(
+              // Refused reading: the app lacks the permission, which no reconnect grants.
+              Effect.mapError((f) => (f.code === "permission_missing" ? amend(f, { needsReconnect: false }) : f))
             )
             calls += 1
             const elements = field(response.json, "elements")
