@@ -364,8 +364,8 @@ export const reasons = {
     "video LinkedIn berukuran 75 KB sampai 500 MB; video ini {size} byte"
   ),
   professional_article_with_media: text(
-    "an article link is posted without images or videos (LinkedIn shows the article's own thumbnail)",
-    "tautan artikel diunggah tanpa gambar atau video (LinkedIn menampilkan gambar mini artikel itu sendiri)"
+    "an article link takes one image at most, shown as its thumbnail, and no video",
+    "tautan artikel berisi paling banyak satu gambar, yang ditampilkan sebagai gambar mininya, dan tanpa video"
   )
 } as const satisfies Record<string, LocalizedText>
 

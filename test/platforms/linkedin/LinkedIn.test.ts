@@ -227,6 +227,14 @@ describe("LinkedIn adapter", () => {
         visibility: "CONNECTIONS",
         content: { article: { source: link.url, title: link.title, description: link.description } }
       })
+      // With one image, the image is the article's thumbnail.
+      const illustrated = yield* drive(client, aLinkedInPost(fake, { professional: { link } }))
+      assert.isDefined(illustrated.published, illustrated.failure?.platformCode)
+      const [thumbnail] = [...fake.images.keys()]
+      assert.deepInclude(fake.posts[1]!.body, {
+        visibility: "PUBLIC",
+        content: { article: { source: link.url, thumbnail, title: link.title, description: link.description } }
+      })
     })
   )
 

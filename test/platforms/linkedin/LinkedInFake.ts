@@ -380,7 +380,8 @@ const createPost = (fake: LinkedInFake, body: Record<string, unknown>, next: () 
   if (many !== undefined && (many.length < 2 || many.length > 20)) {
     return linkedInError(422, undefined, `ERROR :: /content/multiImage/images :: ${many.length} images: a MultiImage post takes 2 to 20`)
   }
-  for (const id of [...(single === undefined ? [] : [single]), ...(many ?? [])]) {
+  const thumbnail = (content.article as Record<string, unknown> | undefined)?.thumbnail
+  for (const id of [...(single === undefined ? [] : [single]), ...(thumbnail === undefined ? [] : [thumbnail]), ...(many ?? [])]) {
     const asset = fake.images.get(String(id)) ?? fake.videos.get(String(id))
     if (asset === undefined || asset.owner !== author || assetStatus(fake, asset) !== "AVAILABLE") {
       return linkedInError(422, undefined, `ERROR :: /content :: ${String(id)} is not an available asset of ${author}`)

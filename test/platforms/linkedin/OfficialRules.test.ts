@@ -110,6 +110,40 @@ describe.each(backends())("LinkedIn's official rules at validate and create on %
     expect(issues[0]!.message).toContain("at least 3 seconds")
   })
 
+  describe("the target's options (targets[].professional)", () => {
+    const createWith = (professional: unknown, ids: ReadonlyArray<string>) =>
+      call(server.baseUrl, "POST", "/v1/posts", {
+        key: server.testKey,
+        body: aPost(server, ids, { caption: "Options", targets: [{ account_id: accountOf(server, "professional"), professional }] })
+      })
+
+    it("stores PUBLIC by default and the visibility and article asked for", async () => {
+      const plain = await create("Plain", [media.png!])
+      expect(plain.status).toBe(201)
+      expect(plain.body.targets[0].options).toEqual({ professional: { visibility: "PUBLIC" } })
+      const link = { url: "https://example.com/launch", title: "Our launch" }
+      const asked = await createWith({ visibility: "CONNECTIONS", link }, [media.png!])
+      expect(asked.status).toBe(201)
+      expect(asked.body.targets[0].options).toEqual({ professional: { visibility: "CONNECTIONS", link } })
+    })
+
+    it("refuses a visibility LinkedIn does not have, naming the field", async () => {
+      const reply = await createWith({ visibility: "FRIENDS" }, [media.png!])
+      expect(reply.status).toBe(400)
+      expect(errorOf(reply)).toMatchObject({ code: "invalid_request", field: "targets[0].professional.visibility" })
+    })
+
+    it("refuses an article link with a video or with more than one image", async () => {
+      const link = { url: "https://example.com/launch" }
+      const withVideo = await createWith({ link }, [media.mp4!])
+      expect(withVideo.status).toBe(422)
+      expect(errorOf(withVideo)).toMatchObject({ code: "media_invalid" })
+      expect(errorOf(withVideo).message).toContain("one image at most")
+      const withTwo = await createWith({ link }, [media.png!, media.jpeg!])
+      expect(withTwo.status).toBe(422)
+    })
+  })
+
   it("refuses a video longer than 30 minutes", async () => {
     const issues = await issuesOf("Long", [media.long!])
     expect(issues).toEqual([expect.objectContaining({ code: "media_too_long", field: "media[0]" })])

@@ -251,18 +251,19 @@ export const make = (config: Config, wire: Wire): PlatformPublisher => {
   const postBody = (input: PublishInput, author: string, assets: ReadonlyArray<string>) => {
     const options = Options.read(input.target.options)
     const content =
-      assets.length === 1
-        ? { media: { id: assets[0] } }
-        : assets.length > 1
-          ? { multiImage: { images: assets.map((id) => ({ id })) } }
-          : options.link !== undefined
-            ? {
-                article: {
-                  source: options.link.url,
-                  ...(options.link.title === undefined ? {} : { title: options.link.title }),
-                  ...(options.link.description === undefined ? {} : { description: options.link.description })
-                }
-              }
+      options.link !== undefined
+        ? {
+            article: {
+              source: options.link.url,
+              ...(assets[0] === undefined ? {} : { thumbnail: assets[0] }),
+              ...(options.link.title === undefined ? {} : { title: options.link.title }),
+              ...(options.link.description === undefined ? {} : { description: options.link.description })
+            }
+          }
+        : assets.length === 1
+          ? { media: { id: assets[0] } }
+          : assets.length > 1
+            ? { multiImage: { images: assets.map((id) => ({ id })) } }
             : undefined
     return {
       author,
@@ -302,8 +303,9 @@ export const make = (config: Config, wire: Wire): PlatformPublisher => {
   const hasAsset = (assets: ReadonlyArray<string>) => (element: unknown) => {
     const content = field(element, "content")
     const single = stringField(field(content, "media"), "id")
+    const thumbnail = stringField(field(content, "article"), "thumbnail")
     const images = field(field(content, "multiImage"), "images")
-    const ids = [single, ...(Array.isArray(images) ? images.map((i) => stringField(i, "id")) : [])]
+    const ids = [single, thumbnail, ...(Array.isArray(images) ? images.map((i) => stringField(i, "id")) : [])]
     return ids.includes(assets[0])
   }
 

@@ -5,8 +5,8 @@
  * - `visibility`: `PUBLIC` (default, anyone on or off LinkedIn) or `CONNECTIONS` (a member's
  *   1st-degree connections; a company page's posts are public)
  *   https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/posts-api
- * - `link`: an article to share (`content.article`: `source`, `title`, `description`), posted
- *   without images or videos.
+ * - `link`: an article to share (`content.article`: `source`, `title`, `description`); the
+ *   post's one image, if any, is the article's thumbnail; no video, no second image.
  *
  * @example
  * ```json
@@ -15,7 +15,7 @@
  *
  * @since 0.5.0
  */
-import { ErrorDetail } from "@postwire/domain"
+import { ErrorDetail, TargetRules } from "@postwire/domain"
 import { Schema } from "effect"
 
 /** The article a post shares. */
@@ -50,25 +50,21 @@ export const read = (options: unknown): ProfessionalOptions => {
 }
 
 /**
- * What the target publishes with: visibility `PUBLIC` unless asked, and a refusal of an article
- * link with media (a post's `content` is one article or media, never both).
+ * What the target publishes with: visibility `PUBLIC` unless asked, and a refusal (422
+ * `media_invalid`) of an article link with a video or more than one image: a post's `content` is
+ * one article (whose `thumbnail` may be one image) or media, never both.
  */
-export const resolve = (
-  options: unknown,
-  post: { readonly caption: string; readonly media: ReadonlyArray<unknown> }
-):
-  | { readonly _tag: "Ok"; readonly value: ProfessionalOptions }
-  | { readonly _tag: "Refused"; readonly detail: { readonly code: "media_invalid"; readonly field: string; readonly details: object } } => {
+export const resolve = (options: unknown, post: TargetRules.OptionsPost): TargetRules.OptionsResolution => {
   const given = (options ?? {}) as ProfessionalOptions
-  if (given.link !== undefined && post.media.length > 0) {
-    return {
-      _tag: "Refused",
-      detail: {
-        code: "media_invalid",
-        field: "media",
-        details: { platform: key, detail: ErrorDetail.reason("professional_article_with_media") }
-      }
-    }
+  if (given.link !== undefined && (post.media.length > 1 || post.media.some((m) => m.kind === "video"))) {
+    return TargetRules.refused({
+      code: "media_invalid",
+      field: "media",
+      details: { platform: key, detail: ErrorDetail.reason("professional_article_with_media") }
+    })
   }
-  return { _tag: "Ok", value: { visibility: given.visibility ?? "PUBLIC", ...(given.link === undefined ? {} : { link: given.link }) } }
+  return TargetRules.resolved({ visibility: given.visibility ?? "PUBLIC", ...(given.link === undefined ? {} : { link: given.link }) })
 }
+
+/** The LinkedIn plugin's `options`. */
+export const options: TargetRules.OptionsSpec = { schema: ProfessionalOptions, resolve }

@@ -21,6 +21,7 @@ import type { PlatformPlugin } from "../Plugin.ts"
 import * as LinkedIn from "./LinkedIn.ts"
 import * as LinkedInComments from "./LinkedInComments.ts"
 import * as LinkedInConnect from "./LinkedInConnect.ts"
+import { options } from "./Options.ts"
 import { rules } from "./Rules.ts"
 
 const day = 24 * 60 * 60 * 1000
@@ -37,6 +38,7 @@ export const linkedin: PlatformPlugin<LinkedIn.Config, LinkedInConnect.Settings>
   name: "professional",
   displayName: rules.displayName,
   rules,
+  options,
   publish: {
     defaults: LinkedIn.defaults,
     secrets: ["clientSecret"],
