@@ -21,10 +21,10 @@ const hashtagStart = /[\p{L}\p{N}_]/u
  *
  * @example
  * ```ts
- * escape("Launch (v2) #news @team") // "Launch \\(v2\\) #news \\@team"
+ * fromCaption("Launch (v2) #news @team") // "Launch \\(v2\\) #news \\@team"
  * ```
  */
-export const escape = (caption: string): string => {
+export const fromCaption = (caption: string): string => {
   let out = ""
   const chars = Array.from(caption)
   for (const [index, char] of chars.entries()) {
@@ -38,10 +38,10 @@ export const escape = (caption: string): string => {
 }
 
 /** The caption as it was written, from an escaped `commentary` (a post listed back by LinkedIn). */
-export const unescape = (commentary: string): string => commentary.replace(/\\([|{}@[\]()<>#\\*_~])/gu, "$1")
+export const toCaption = (commentary: string): string => commentary.replace(/\\([|{}@[\]()<>#\\*_~])/gu, "$1")
 
 /**
  * The length LinkedIn counts against its 3,000: the escaped commentary's, in UTF-16 units as a
  * Java service counts a string (docs/decisions.md, "LinkedIn commentary").
  */
-export const length = (caption: string): number => escape(caption).length
+export const length = (caption: string): number => fromCaption(caption).length

@@ -267,7 +267,7 @@ export const make = (config: Config, wire: Wire): PlatformPublisher => {
             : undefined
     return {
       author,
-      commentary: Commentary.escape(input.post.caption),
+      commentary: Commentary.fromCaption(input.post.caption),
       visibility: options.visibility ?? "PUBLIC",
       distribution: { feedDistribution: "MAIN_FEED", targetEntities: [], thirdPartyDistributionChannels: [] },
       ...(content === undefined ? {} : { content }),
@@ -316,7 +316,7 @@ export const make = (config: Config, wire: Wire): PlatformPublisher => {
     const link = Options.read(input.target.options).link
     if (link !== undefined && stringField(field(content, "article"), "source") !== link.url) return false
     const commentary = stringField(element, "commentary")
-    return commentary !== undefined && Commentary.unescape(commentary) === input.post.caption
+    return commentary !== undefined && Commentary.toCaption(commentary) === input.post.caption
   }
 
   /** After a lost answer: the author's recent posts, searched for this target's post. */
