@@ -28,6 +28,8 @@ export type Backend = "embedded" | "postgres"
 /** A running server and what its first start created. */
 export interface TestServer extends FirstRun {
   readonly baseUrl: string
+  /** The public address the server writes into links (`POSTWIRE_PUBLIC_URL`; not where it listens). */
+  readonly publicUrl: string
   readonly adminToken: string
   readonly backend: Backend
   /** The server's data directory (media, and approval e-mails when no SMTP server is set). */
@@ -204,6 +206,7 @@ export const startServer = async (
   return {
     ...seeded,
     baseUrl,
+    publicUrl: settings.publicUrl,
     adminToken,
     backend,
     dataDir,
