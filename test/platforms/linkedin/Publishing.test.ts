@@ -2,7 +2,8 @@
  * LinkedIn through the real server on both databases: a company page's post with images and a
  * member's text post from `POST /v1/posts`, published exactly once to the fake LinkedIn (also when
  * the answer to the post is lost), and the seeded sandbox LinkedIn account publishing on the
- * simulated platform.
+ * simulated platform; the page post's comments read into `GET /v1/comments`, answered and deleted
+ * at LinkedIn as the page.
  */
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -10,6 +11,7 @@ import { accountOf } from "../../support/Builders.ts"
 import { eventually } from "../../support/Eventually.ts"
 import { call } from "../../support/Http.ts"
 import { aPng } from "../../support/Media.ts"
+import { aMovableClock, type MovableClock } from "../../support/MovableClock.ts"
 import { aDatabase, backends, startServer, type TestDatabase, type TestServer } from "../../support/TestServer.ts"
 import * as LinkedInFake from "./LinkedInFake.ts"
 
@@ -23,11 +25,13 @@ describe.each(backends())("LinkedIn publishing through the server on %s", (backe
   let member: string
   const images: Array<string> = []
   let made = 0
+  let clock: MovableClock
 
   beforeAll(async () => {
     scope = Effect.runSync(Scope.make())
     fake = await Effect.runPromise(LinkedInFake.make().pipe(Scope.provide(scope)))
     database = await aDatabase(backend)
+    clock = aMovableClock()
     server = await startServer(
       backend,
       {
@@ -36,11 +40,12 @@ describe.each(backends())("LinkedIn publishing through the server on %s", (backe
         POSTWIRE_PLATFORM_POLL_INTERVAL_MS: "1",
         POSTWIRE_PLATFORM_RETRY_DELAY_MS: "5",
         POSTWIRE_PUBLISH_POLL_MS: "20",
+        POSTWIRE_COMMENT_POLL_MS: "50",
         POSTWIRE_RATE_LIMIT_PER_KEY: "100000"
       },
-      { database }
+      { database, clock: clock.clock }
     )
-    liveKey = (await server.admin<{ key: string }>(`/workspaces/${server.workspaceId}/keys`, { kind: "live", scopes: ["posts:read", "posts:write"] })).key
+    liveKey = (await server.admin<{ key: string }>(`/workspaces/${server.workspaceId}/keys`, { kind: "live", scopes: ["posts:read", "posts:write", "comments:write"] })).key
     const account = (externalId: string, handle: string) =>
       server.admin<{ id: string }>(`/workspaces/${server.workspaceId}/accounts`, {
         profile_id: server.profileId,
@@ -77,7 +82,7 @@ describe.each(backends())("LinkedIn publishing through the server on %s", (backe
       `post ${created.body.id} to finish publishing`,
       { intervalMs: 20 }
     )
-    return { caption, target }
+    return { caption, target, postId: created.body.id as string }
   }
 
   it("publishes a company page's post with two images once, as a MultiImage post", async () => {
@@ -111,5 +116,33 @@ describe.each(backends())("LinkedIn publishing through the server on %s", (backe
     expect(target).toMatchObject({ status: "published", error: null })
     expect(target.permalink).toMatch(/^https?:\/\//)
     expect(fake.requests.length).toBe(before)
+  })
+
+  it("reads a page post's comments into the API, answers one at LinkedIn as the page, and deletes the answer", async () => {
+    const { postId, target } = await publish(liveKey, page, images.slice(0, 1))
+    const urn = target.platform_post_id ?? fake.posts.at(-1)!.id
+    const asked = fake.comment(urn, "urn:li:person:tom", "Open on Sunday?")
+    const listed = await eventually(
+      () => call(server.baseUrl, "GET", `/v1/comments?post_id=${postId}&limit=100`, { key: liveKey }),
+      (reply) => reply.body.data?.length === 1,
+      "the LinkedIn comment listed",
+      { step: () => clock.advance(60_000), intervalMs: 100 }
+    )
+    const comment = listed.body.data[0]
+    expect(comment).toMatchObject({ text: "Open on Sunday?", platform_comment_id: `urn:li:comment:(${urn},${asked.id})` })
+    const answered = await call(server.baseUrl, "POST", `/v1/comments/${comment.id}/replies`, {
+      key: liveKey,
+      body: { text: "Yes, 8 to 12" },
+      headers: { "idempotency-key": `linkedin-${backend}` }
+    })
+    expect(answered.status, JSON.stringify(answered.body)).toBe(201)
+    expect(answered.body).toMatchObject({ parent_id: comment.id, from_owner: true, text: "Yes, 8 to 12" })
+    const atLinkedIn = fake.comments.find((c) => c.actor === LinkedInFake.organization)!
+    expect(atLinkedIn).toMatchObject({ text: "Yes, 8 to 12", parentComment: comment.platform_comment_id })
+    const hidden = await call(server.baseUrl, "POST", `/v1/comments/${comment.id}/hide`, { key: liveKey })
+    expect(hidden.status).toBe(422)
+    const deleted = await call(server.baseUrl, "DELETE", `/v1/comments/${answered.body.id}`, { key: liveKey })
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200)
+    expect(fake.comments.find((c) => c.actor === LinkedInFake.organization)).toBeUndefined()
   })
 })
