@@ -15,6 +15,7 @@ import { layerPostgres, PgliteClient } from "@postwire/store-sql"
 import {
   type FirstRun,
   type IdempotencyStore,
+  type PlatformPlugin,
   type RateLimitStore,
   resolveSettings,
   seedFirstRun,
@@ -156,6 +157,8 @@ export interface ServerOptions {
   readonly database?: TestDatabase
   /** Listens on this port instead of one the OS picks (so `POSTWIRE_PUBLIC_URL` can name it). */
   readonly port?: number
+  /** Platform plugins served beside the built-in ones (as `--plugin` gives them). */
+  readonly plugins?: ReadonlyArray<PlatformPlugin>
 }
 
 /** Starts a server; extra environment (rate limits, public URL) as the CLI would read it. */
@@ -167,7 +170,7 @@ export const startServer = async (
   const dataDir = mkdtempSync(join(tmpdir(), "postwire-test-"))
   const adminToken = `pwadm_test_${randomBytes(16).toString("hex")}`
   const settings = resolveSettings(
-    { port: "1", host: "127.0.0.1", dataDir },
+    { port: "1", host: "127.0.0.1", dataDir, ...(options.plugins === undefined ? {} : { plugins: options.plugins }) },
     // Publishing is opt-in: suites that look at queued posts must not see them published under
     // them, so the publisher looks for due targets once an hour unless a suite asks for more.
     {
