@@ -528,7 +528,8 @@ const afterIdentities = Effect.fn("connect.afterIdentities")(function* (
   if (identities.length === 0) {
     return yield* failForGood(link, new PostwireError({ code: "connect_refused", platformCode: "nothing_granted" }))
   }
-  if (link.platform === "pages" && link.accountId === null) {
+  const chooses = link.platform === "pages" || (yield* AccountConnector).choosesAccounts?.(link.platform) === true
+  if (chooses && link.accountId === null) {
     const connections = yield* ConnectStore
     const sealed = cipher.seal(JSON.stringify(identities), `${linkContext(link)}/choice`)
     const kept = yield* connections.savePendingChoice(link.workspaceId, link.id, sealed)
@@ -548,9 +549,16 @@ const afterIdentities = Effect.fn("connect.afterIdentities")(function* (
   return yield* connectIdentities(link, identities)
 })
 
-/** `POST /connect/callback/pages`: the Pages the person picked, by their platform ids. */
-export const choosePages = Effect.fn("connect.choosePages")(function* (state: string | undefined, chosen: ReadonlyArray<string>) {
-  const found = yield* linkOfState("pages", state)
+/**
+ * `POST /connect/callback/{platform}`: the accounts the person picked (Facebook Pages; a LinkedIn
+ * member and their pages), by their platform ids.
+ */
+export const choosePages = Effect.fn("connect.choosePages")(function* (
+  state: string | undefined,
+  chosen: ReadonlyArray<string>,
+  platform: Platform = "pages"
+) {
+  const found = yield* linkOfState(platform, state)
   if (found._tag === "BadState") return { _tag: "BadState" } as ConnectOutcome
   if (found._tag === "Done") return found.outcome
   const { link } = found

@@ -179,6 +179,7 @@ export const make = (options: Options): Effect.Effect<AccountConnector["Service"
             : entry.live.creatorInfo(request.credentials)
         }),
       renewal: (platform) => byName.get(platform)?.plugin.tokenRenewal ?? {},
+      choosesAccounts: (platform) => byName.get(platform)?.plugin.capabilities?.choosesAccounts === true,
       verifyDeauthorization: (platform, signedRequest) =>
         Effect.flatMap(entryOf(platform), (entry) => {
           const app = entry.deauthorization

@@ -9,7 +9,7 @@
  *   with `url`, `choose`, or the documented `error`).
  * - `GET /connect/callback/{platform}`: the platform's answer; then the result page, the Page
  *   picker (Facebook), or a 303 to the link's `redirect_url` with `status` and `account_id` or
- *   `error`. `POST /connect/callback/pages` takes the picked Pages.
+ *   `error`. `POST /connect/callback/{platform}` takes the picked accounts (Facebook Pages, LinkedIn).
  * - `GET|POST /connect/sandbox/authorize`: the simulated consent page of sandbox connects.
  * - `POST /connect/deauthorize/{meta|photo|pages|textpost}`: Meta's deauthorization callback
  *   (form `signed_request`), verified with that app's secret (`meta`: whichever verifies).
@@ -355,17 +355,20 @@ const receiveCallback = Effect.gen(function* () {
     state: query.get("state") ?? undefined,
     error: query.get("error") ?? undefined
   })
-  return answerOutcome(outcome, ctx, "/connect/callback/pages")
+  return answerOutcome(outcome, ctx, `/connect/callback/${platform}`)
 }).pipe(orFailurePage)
 
-/** `POST /connect/callback/pages`: the Pages the person picked. */
+/** `POST /connect/callback/{platform}`: the accounts the person picked (Facebook Pages, LinkedIn). */
 const receivePageChoice = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
+  const params = yield* HttpRouter.params
   const form = yield* formOf(request)
   const ctx = yield* contextOf(undefined, form.first("lang"))
+  const platform = params.platform
+  if (!isPlatform(platform)) return page(renderUnknown(ctx), 404, ctx)
   if (!fromStartingBrowser(request, form.first("state"))) return page(renderOtherBrowser(ctx), 400, ctx)
-  const outcome = yield* Connect.choosePages(form.first("state"), form.all("page"))
-  return answerOutcome(outcome, ctx, "/connect/callback/pages", true)
+  const outcome = yield* Connect.choosePages(form.first("state"), form.all("page"), platform)
+  return answerOutcome(outcome, ctx, `/connect/callback/${platform}`, true)
 }).pipe(orFailurePage)
 
 const handlePattern = /^[a-z0-9_.]{1,30}$/
@@ -482,7 +485,7 @@ const receiveDeauthorization = Effect.gen(function* () {
 /** Every public connect route. */
 export const ConnectRoutes = Layer.mergeAll(
   HttpRouter.add("GET", "/connect/callback/:platform", receiveCallback),
-  HttpRouter.add("POST", "/connect/callback/pages", receivePageChoice),
+  HttpRouter.add("POST", "/connect/callback/:platform", receivePageChoice),
   HttpRouter.add("GET", SandboxConsent.authorizePath, showSandboxConsent),
   HttpRouter.add("POST", SandboxConsent.authorizePath, submitSandboxConsent),
   HttpRouter.add("POST", "/connect/deauthorize/:platform", receiveDeauthorization),
