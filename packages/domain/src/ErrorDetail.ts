@@ -359,7 +359,35 @@ export const reasons = {
 
   // Connecting accounts: a Meta signed request (deauthorization callbacks)
   signed_request_bad_signature: text("is not signed with the app secret", "tidak ditandatangani dengan app secret"),
-  signed_request_algorithm: text("must be signed with HMAC-SHA256", "harus ditandatangani dengan HMAC-SHA256")
+  signed_request_algorithm: text("must be signed with HMAC-SHA256", "harus ditandatangani dengan HMAC-SHA256"),
+
+  // professional (LinkedIn)
+  professional_video_or_images: text(
+    "a LinkedIn post takes one video, or 1 to 20 images, not both",
+    "unggahan LinkedIn berisi satu video, atau 1 sampai 20 gambar, tidak keduanya"
+  ),
+  professional_images_max: text("a LinkedIn post takes at most {max} images", "unggahan LinkedIn berisi paling banyak {max} gambar"),
+  professional_image_format: text(
+    "LinkedIn takes JPG, PNG or GIF images, not {value}",
+    "LinkedIn menerima gambar JPG, PNG, atau GIF, bukan {value}"
+  ),
+  professional_image_pixels: text(
+    "an image has fewer than {max} pixels (width × height); this one has {size}",
+    "gambar harus kurang dari {max} piksel (lebar × tinggi); gambar ini {size}"
+  ),
+  professional_video_format: text("LinkedIn takes MP4 videos, not {value}", "LinkedIn menerima video MP4, bukan {value}"),
+  professional_video_min_duration: text(
+    "a LinkedIn video lasts at least {min} seconds",
+    "video LinkedIn berdurasi paling singkat {min} detik"
+  ),
+  professional_video_size: text(
+    "a LinkedIn video is from 75 KB to 500 MB; this one is {size} bytes",
+    "video LinkedIn berukuran 75 KB sampai 500 MB; video ini {size} byte"
+  ),
+  professional_article_with_media: text(
+    "an article link takes one image at most, shown as its thumbnail, and no video",
+    "tautan artikel berisi paling banyak satu gambar, yang ditampilkan sebagai gambar mininya, dan tanpa video"
+  )
 } as const satisfies Record<string, LocalizedText>
 
 /** The name of a reason. */

@@ -27,6 +27,7 @@ import * as FediverseCredentials from "./fediverse/FediverseCredentials.ts"
 import { failure } from "./internal/Wire.ts"
 import * as MetaCredentials from "./meta/Credentials.ts"
 import * as TikTokCredentials from "./tiktok/Credentials.ts"
+import { ProfessionalCredentials } from "./linkedin/LinkedInCredentials.ts"
 
 /** TikTok: a 2-hour access token and a rotating 180-day refresh token (`tiktok/Credentials.ts`). */
 export const ShortVideoCredentials = TikTokCredentials.ShortVideoCredentials
@@ -53,7 +54,8 @@ export const schemas = {
   ...TikTokCredentials.schemas,
   ...MetaCredentials.schemas,
   ...FacebookCredentials.schemas,
-  fediverse: FediverseCredentials.FediverseCredentials
+  fediverse: FediverseCredentials.FediverseCredentials,
+  professional: ProfessionalCredentials
 } as const satisfies Record<BuiltinPlatform, Schema.Top>
 
 /** The credentials type of a platform. */

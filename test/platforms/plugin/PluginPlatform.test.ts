@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually } from "../../support/Eventually.ts"
 import { blogPlugin } from "./BlogPlugin.ts"
 import * as BlogService from "./BlogService.ts"
+import { builtinPlatforms } from "@postwire/domain"
 
 /** A 1×1 PNG: the API's create request takes at least one media item; the blog posts its address. */
 const PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
@@ -104,7 +105,7 @@ describe("a platform plugin through PostwireEngine", () => {
     const profile = await ws.profiles.create({ name: "Main" })
     const refused = await ws.accounts.create({ profile_id: profile.id, platform: "mastodon", sandbox: true }).catch((e: unknown) => e)
     expect(refused).toMatchObject({ code: "invalid_request", field: "platform" })
-    expect(String((refused as Error).message)).toContain("shortvideo, photo, pages, textpost, fediverse, blog")
+    expect(String((refused as Error).message)).toContain(`${builtinPlatforms.join(", ")}, blog`)
   })
 
   it("reads the plugin's settings from `env` through its `env` function, as `postwire serve` does, and names a wrong one", async () => {

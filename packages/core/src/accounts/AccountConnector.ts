@@ -346,6 +346,12 @@ export class AccountConnector extends Context.Service<
      * through their lifetime and no creator options are read.
      */
     readonly renewal?: ((platform: Platform) => RenewalPolicy) | undefined
+    /**
+     * Whether one consent of `platform` may yield several accounts that the person chooses from
+     * before they are connected (its plugin's `capabilities.choosesAccounts`: Facebook Pages, a
+     * LinkedIn member and their company pages). Optional: without it, only `pages` does.
+     */
+    readonly choosesAccounts?: ((platform: Platform) => boolean) | undefined
     readonly verifyDeauthorization: (
       platform: Platform,
       signedRequest: string
