@@ -79,12 +79,32 @@ export const TextpostCredentials = LongLivedToken
 /** Threads credentials. */
 export type TextpostCredentials = typeof TextpostCredentials.Type
 
+/**
+ * YouTube (Google OAuth): a 1-hour access token and a long-lived refresh token (offline access),
+ * the channel chosen and its uploads playlist (where a lost upload is looked for).
+ */
+export const VideoCredentials = Schema.Struct({
+  access_token: Schema.String,
+  refresh_token: Schema.String,
+  /** When the access token expires; refreshed before use when past. */
+  expires_at: Schema.optionalKey(Schema.Number),
+  /** The channel's id (`UC…`). */
+  channel_id: Schema.String,
+  /** The channel's uploads playlist (`contentDetails.relatedPlaylists.uploads`). */
+  uploads_playlist_id: Schema.optionalKey(Schema.String),
+  /** The scopes granted. */
+  scopes: Schema.optionalKey(Schema.Array(Schema.String))
+})
+/** YouTube credentials. */
+export type VideoCredentials = typeof VideoCredentials.Type
+
 /** The credentials schema of each platform. */
 export const schemas = {
   shortvideo: ShortVideoCredentials,
   photo: PhotoCredentials,
   pages: PagesCredentials,
-  textpost: TextpostCredentials
+  textpost: TextpostCredentials,
+  video: VideoCredentials
 } as const
 
 /** The credentials type of a platform. */
@@ -121,5 +141,6 @@ const decoders = {
   shortvideo: Schema.decodeUnknownEffect(ShortVideoCredentials),
   photo: Schema.decodeUnknownEffect(PhotoCredentials),
   pages: Schema.decodeUnknownEffect(PagesCredentials),
-  textpost: Schema.decodeUnknownEffect(TextpostCredentials)
+  textpost: Schema.decodeUnknownEffect(TextpostCredentials),
+  video: Schema.decodeUnknownEffect(VideoCredentials)
 } as const
