@@ -1,0 +1,123 @@
+/**
+ * YouTube's documented rules (packages/platforms/src/youtube/Rules.ts names each page): the
+ * media and caption rules walked through `POST /v1/posts/validate` over the real HTTP API, and
+ * the per-target options' rules (title, tags, made_for_kids) through their resolution.
+ */
+import { YouTubeOptions, YouTubeRules } from "@postwire/platforms"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { aJpeg, anMp4 } from "../../../packages/core/test/fixtures/media.ts"
+import { accountOf, aPost } from "../../support/Builders.ts"
+import { call } from "../../support/Http.ts"
+import { backends, startServer, type TestServer } from "../../support/TestServer.ts"
+
+const emoji = "😀" // 4 UTF-8 bytes
+
+describe.each(backends())("YouTube's official rules at validate on %s", (backend) => {
+  let server: TestServer
+  const media: Record<string, string> = {}
+
+  const upload = async (bytes: Uint8Array) => {
+    const reply = await call(server.baseUrl, "POST", "/v1/media", { key: server.testKey, body: { data: Buffer.from(bytes).toString("base64") } })
+    if (reply.status !== 201) throw new Error(`upload failed: ${reply.status} ${JSON.stringify(reply.body)}`)
+    return reply.body.id as string
+  }
+  const issues = async (caption: string, ids: ReadonlyArray<string>) => {
+    const reply = await call(server.baseUrl, "POST", "/v1/posts/validate", {
+      key: server.testKey,
+      body: aPost(server, ids, { caption, targets: [{ account_id: accountOf(server, "video") }] })
+    })
+    if (reply.status !== 200) throw new Error(`validate answered ${reply.status}: ${JSON.stringify(reply.body)}`)
+    return reply.body.issues as Array<{ code: string; field?: string; message: string; message_id: string }>
+  }
+
+  beforeAll(async () => {
+    server = await startServer(backend)
+    media.landscape = await upload(anMp4({ durationSeconds: 300, width: 1920, height: 1080 }))
+    media.vertical = await upload(anMp4({ durationSeconds: 50, width: 1080, height: 1920 }))
+    media.jpeg = await upload(aJpeg({ width: 1280, height: 720 }))
+    media.twelveHours = await upload(anMp4({ durationSeconds: 12 * 3600 + 1, width: 1920, height: 1080 }))
+  }, 120_000)
+  afterAll(() => server?.stop())
+
+  it("takes one video, landscape or vertical", async () => {
+    expect(await issues("Sourdough in 10 steps", [media.landscape!])).toEqual([])
+    expect(await issues("Sourdough in 10 steps", [media.vertical!])).toEqual([])
+  })
+
+  it("refuses an image, and a video with an image", async () => {
+    const image = await issues("A photo", [media.jpeg!])
+    expect(image.map((i) => i.code)).toContain("media_invalid")
+    expect(image.find((i) => i.code === "media_invalid")!.message).toContain("exactly one video")
+    expect(image.find((i) => i.code === "media_invalid")!.message_id).toContain("tepat satu video")
+    const both = await issues("Both", [media.landscape!, media.jpeg!])
+    expect(both.length).toBeGreaterThan(0)
+  })
+
+  it("refuses a video longer than 12 hours", async () => {
+    const long = await issues("Livestream replay", [media.twelveHours!])
+    expect(long).toMatchObject([{ code: "media_too_long", field: "media[0]" }])
+  })
+
+  it("counts the description in UTF-8 bytes: 1,250 emoji (5,000 bytes) pass, one more character does not", async () => {
+    expect(await issues(emoji.repeat(1250), [media.landscape!])).toEqual([])
+    const over = await issues(`${emoji.repeat(1250)}!`, [media.landscape!])
+    expect(over).toMatchObject([{ code: "caption_too_long", field: "caption" }])
+    expect(over[0]!.message).toContain("5000")
+  })
+
+  it("refuses < and > in the description", async () => {
+    const angle = await issues("Best <bread> ever", [media.landscape!])
+    expect(angle).toMatchObject([{ code: "caption_invalid", field: "caption" }])
+    expect(angle[0]!.message).toContain("< or >")
+  })
+})
+
+describe("YouTube's per-target options", () => {
+  const caption = "Sourdough in 10 steps\nEverything I learned."
+
+  it("made_for_kids is required, with no default", () => {
+    const refused = YouTubeOptions.resolve({ title: "Bread" }, caption)
+    expect(refused).toMatchObject({ _tag: "Refused", refusal: { field: "video.made_for_kids" } })
+    expect(YouTubeOptions.resolve(undefined, caption)._tag).toBe("Refused")
+    expect(YouTubeOptions.resolve({ made_for_kids: true }, caption)).toMatchObject({
+      _tag: "Ok",
+      value: { title: "Sourdough in 10 steps", made_for_kids: true, privacy_status: "public", tags: [] }
+    })
+  })
+
+  it("the title: 1 to 100 characters, no < or >; from the caption's first line, cut to 100", () => {
+    expect(YouTubeOptions.resolve({ made_for_kids: false, title: "x".repeat(100) }, caption)._tag).toBe("Ok")
+    expect(YouTubeOptions.resolve({ made_for_kids: false, title: "x".repeat(101) }, caption)).toMatchObject({
+      _tag: "Refused",
+      refusal: { field: "video.title" }
+    })
+    expect(YouTubeOptions.resolve({ made_for_kids: false, title: "a <b>" }, caption)._tag).toBe("Refused")
+    expect(YouTubeOptions.resolve({ made_for_kids: false }, "")).toMatchObject({ _tag: "Refused", refusal: { field: "caption" } })
+    const cut = YouTubeOptions.resolve({ made_for_kids: false }, `${"word ".repeat(30)}\nsecond line`)
+    expect(cut._tag).toBe("Ok")
+    if (cut._tag === "Ok") {
+      expect(Array.from(cut.value.title).length).toBeLessThanOrEqual(100)
+      expect(cut.value.title.endsWith("…")).toBe(true)
+    }
+  })
+
+  it("tags: at most 500 characters, commas and the quotes of a tag with a space counted", () => {
+    // 50 tags of 9 characters and 49 commas: 499.
+    const fits = Array.from({ length: 50 }, (_, i) => `tag${String(i).padStart(6, "0")}`)
+    expect(YouTubeRules.tagsLength(fits)).toBe(499)
+    expect(YouTubeOptions.resolve({ made_for_kids: false, tags: fits }, caption)._tag).toBe("Ok")
+    const over = [...fits.slice(0, 49), "tag 00049"]
+    expect(YouTubeRules.tagsLength(over)).toBe(501)
+    expect(YouTubeOptions.resolve({ made_for_kids: false, tags: over }, caption)).toMatchObject({
+      _tag: "Refused",
+      refusal: { field: "video.tags" }
+    })
+  })
+
+  it("a Short: square or vertical, at most three minutes", () => {
+    expect(YouTubeRules.isShort({ width: 1080, height: 1920, durationSeconds: 180 })).toBe(true)
+    expect(YouTubeRules.isShort({ width: 1080, height: 1080, durationSeconds: 60 })).toBe(true)
+    expect(YouTubeRules.isShort({ width: 1080, height: 1920, durationSeconds: 181 })).toBe(false)
+    expect(YouTubeRules.isShort({ width: 1920, height: 1080, durationSeconds: 30 })).toBe(false)
+  })
+})
