@@ -507,6 +507,14 @@ export const ErrorCatalog = {
     en: "This instance is not ready: {detail}.",
     indonesian: "Instans ini belum siap: {detail}.",
     when: "`GET /ready` while the database does not answer, migrations are pending, the database was migrated by a newer version, or (on a worker) a background loop stopped."
+  }),
+  option_required: entry({
+    status: 422,
+    retryable: false,
+    kind: "request",
+    en: "The {platform} target needs the option {option}: {detail}",
+    indonesian: "Target {platform} memerlukan opsi {option}: {detail}",
+    when: "A target leaves out a per-target option its platform requires and Postwire never picks for the person (video: `made_for_kids`, YouTube's made-for-kids declaration)."
   })
 } as const satisfies Record<string, CatalogEntry>
 

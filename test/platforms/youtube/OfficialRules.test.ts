@@ -77,7 +77,7 @@ describe("YouTube's per-target options", () => {
 
   it("made_for_kids is required, with no default", () => {
     const refused = YouTubeOptions.resolve({ title: "Bread" }, caption)
-    expect(refused).toMatchObject({ _tag: "Refused", refusal: { field: "video.made_for_kids" } })
+    expect(refused).toMatchObject({ _tag: "Refused", refusal: { code: "option_required", field: "made_for_kids" } })
     expect(YouTubeOptions.resolve(undefined, caption)._tag).toBe("Refused")
     expect(YouTubeOptions.resolve({ made_for_kids: true }, caption)).toMatchObject({
       _tag: "Ok",
@@ -89,10 +89,10 @@ describe("YouTube's per-target options", () => {
     expect(YouTubeOptions.resolve({ made_for_kids: false, title: "x".repeat(100) }, caption)._tag).toBe("Ok")
     expect(YouTubeOptions.resolve({ made_for_kids: false, title: "x".repeat(101) }, caption)).toMatchObject({
       _tag: "Refused",
-      refusal: { field: "video.title" }
+      refusal: { code: "caption_invalid", field: "title" }
     })
     expect(YouTubeOptions.resolve({ made_for_kids: false, title: "a <b>" }, caption)._tag).toBe("Refused")
-    expect(YouTubeOptions.resolve({ made_for_kids: false }, "")).toMatchObject({ _tag: "Refused", refusal: { field: "caption" } })
+    expect(YouTubeOptions.resolve({ made_for_kids: false }, "")).toMatchObject({ _tag: "Refused", refusal: { field: "title" } })
     const cut = YouTubeOptions.resolve({ made_for_kids: false }, `${"word ".repeat(30)}\nsecond line`)
     expect(cut._tag).toBe("Ok")
     if (cut._tag === "Ok") {
@@ -110,7 +110,7 @@ describe("YouTube's per-target options", () => {
     expect(YouTubeRules.tagsLength(over)).toBe(501)
     expect(YouTubeOptions.resolve({ made_for_kids: false, tags: over }, caption)).toMatchObject({
       _tag: "Refused",
-      refusal: { field: "video.tags" }
+      refusal: { field: "tags" }
     })
   })
 

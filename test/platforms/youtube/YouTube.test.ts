@@ -294,13 +294,14 @@ describe("YouTube adapter (video)", () => {
     )
   )
 
-  it.live("refusals map to the catalog: made_for_kids missing, uploadLimitExceeded, insufficient scope, invalidTitle", () =>
+  it.live("refusals map to the catalog: made_for_kids missing (option_required), uploadLimitExceeded, insufficient scope, invalidTitle", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const fake = yield* YouTubeFake.make()
         const client = yield* routerFor(fake)
         const noKids = yield* drive(client, anUpload(fake, { video: null }))
-        assert.strictEqual(noKids.failure?.code, "media_invalid")
+        assert.strictEqual(noKids.failure?.code, "option_required")
+        assert.strictEqual(noKids.failure?.platformCode, "option:made_for_kids")
         assert.isTrue(noKids.failure?.notPublished)
         assert.strictEqual(fake.count("init"), 0)
 

@@ -33,20 +33,23 @@ export const VideoOptions = Schema.Struct({
 })
 export type VideoOptions = typeof VideoOptions.Type
 
-/** What a target publishes with: every field decided. */
-export const Resolved = Schema.Struct({
-  title: Schema.String,
-  privacy_status: PrivacyStatus,
-  made_for_kids: Schema.Boolean,
-  tags: Schema.Array(Schema.String),
-  thumbnail_media_id: Schema.NullOr(Schema.String),
-  category_id: Schema.NullOr(Schema.String)
-})
-export type Resolved = typeof Resolved.Type
+/**
+ * What a target publishes with: the options with every field decided (title, privacy, tags),
+ * stored with the target in the request's own form (it decodes with {@link VideoOptions}).
+ */
+export type Resolved = VideoOptions & {
+  readonly title: string
+  readonly privacy_status: PrivacyStatus
+  readonly made_for_kids: boolean
+  readonly tags: ReadonlyArray<string>
+}
 
-/** A refusal of a target's options: the field it concerns (relative to the target) and why. */
+/**
+ * A refusal of a target's options: a 422 code of the catalog, the option it concerns (relative
+ * to `targets[].video`) and the details its message is filled with.
+ */
 export interface Refusal {
-  readonly code: "invalid_request" | "caption_invalid" | "media_invalid"
+  readonly code: "option_required" | "caption_invalid"
   readonly field: string
   readonly details: ErrorDetails
 }
@@ -59,51 +62,64 @@ export const resolve = (
   options: VideoOptions | undefined,
   caption: string
 ): { readonly _tag: "Ok"; readonly value: Resolved } | { readonly _tag: "Refused"; readonly refusal: Refusal } => {
-  const refuse = (field: string, detail: ReturnType<typeof ErrorDetail.reason>, code: Refusal["code"] = "invalid_request") =>
-    ({ _tag: "Refused", refusal: { code, field, details: { platform: "video", detail } } }) as const
+  const refuse = (field: string, detail: ReturnType<typeof ErrorDetail.reason>) =>
+    ({ _tag: "Refused", refusal: { code: "caption_invalid", field, details: { platform: "video", detail } } }) as const
   if (options?.made_for_kids === undefined) {
-    return refuse("video.made_for_kids", ErrorDetail.reason("youtube_made_for_kids_required"))
+    return {
+      _tag: "Refused",
+      refusal: {
+        code: "option_required",
+        field: "made_for_kids",
+        details: { platform: "video", option: "video.made_for_kids", detail: ErrorDetail.reason("youtube_made_for_kids_required") }
+      }
+    }
   }
-  const given = options.title
-  const title = given ?? Rules.titleFromCaption(caption)
-  const where = given === undefined ? "caption" : "video.title"
-  if (title.trim() === "") return refuse(where, ErrorDetail.reason("youtube_title_missing"))
+  const title = options.title ?? Rules.titleFromCaption(caption)
+  if (title.trim() === "") return refuse("title", ErrorDetail.reason("youtube_title_missing"))
   if (Rules.titleLength(title) > Rules.titleMax) {
-    return refuse(where, ErrorDetail.reason("youtube_title_length", { max: Rules.titleMax, count: Rules.titleLength(title) }))
+    return refuse("title", ErrorDetail.reason("youtube_title_length", { max: Rules.titleMax, count: Rules.titleLength(title) }))
   }
-  if (Rules.hasAngleBrackets(title)) return refuse(where, ErrorDetail.reason("youtube_angle_brackets"))
+  if (Rules.hasAngleBrackets(title)) return refuse("title", ErrorDetail.reason("youtube_angle_brackets"))
   const tags = options.tags ?? []
   if (Rules.tagsLength(tags) > Rules.tagsMax) {
-    return refuse("video.tags", ErrorDetail.reason("youtube_tags_length", { max: Rules.tagsMax, count: Rules.tagsLength(tags) }))
+    return refuse("tags", ErrorDetail.reason("youtube_tags_length", { max: Rules.tagsMax, count: Rules.tagsLength(tags) }))
   }
-  if (tags.some(Rules.hasAngleBrackets)) return refuse("video.tags", ErrorDetail.reason("youtube_angle_brackets"))
+  if (tags.some(Rules.hasAngleBrackets)) return refuse("tags", ErrorDetail.reason("youtube_angle_brackets"))
   return {
     _tag: "Ok",
     value: {
+      ...options,
       title,
       privacy_status: options.privacy_status ?? "public",
       made_for_kids: options.made_for_kids,
-      tags,
-      thumbnail_media_id: options.thumbnail_media_id ?? null,
-      category_id: options.category_id ?? null
+      tags
     }
   }
 }
 
 const decodeGiven = Schema.decodeUnknownExit(VideoOptions)
-const decodeResolved = Schema.decodeUnknownExit(Resolved)
 
 /**
- * The options a stored target publishes with: `target.options.video`, resolved already (the
- * options interface stores the resolved form) or as the request gave them. `undefined`: none.
+ * The options a stored target was given (`target.options.video`, the resolved form the options
+ * interface stores, or as a request gave them); `undefined`: none, or unreadable.
  */
-export const fromTarget = (
-  options: unknown
-): { readonly _tag: "Resolved"; readonly value: Resolved } | { readonly _tag: "Given"; readonly value: VideoOptions } | undefined => {
+export const fromTarget = (options: unknown): VideoOptions | undefined => {
   const raw = typeof options === "object" && options !== null ? (options as Record<string, unknown>).video : undefined
   if (raw === undefined || raw === null) return undefined
-  const resolved = decodeResolved(raw)
-  if (resolved._tag === "Success") return { _tag: "Resolved", value: resolved.value }
   const given = decodeGiven(raw)
-  return given._tag === "Success" ? { _tag: "Given", value: given.value } : undefined
+  return given._tag === "Success" ? given.value : undefined
+}
+
+/**
+ * The plugin's `options` (the per-target options interface): the request's `targets[].video`
+ * decoded with {@link VideoOptions}, resolved against the post's caption by {@link resolve}.
+ */
+export const spec = {
+  schema: VideoOptions,
+  resolve: (given: unknown, post: { readonly caption: string }) => {
+    const resolved = resolve(given as VideoOptions | undefined, post.caption)
+    return resolved._tag === "Ok"
+      ? ({ _tag: "Ok", value: resolved.value } as const)
+      : ({ _tag: "Refused", detail: resolved.refusal } as const)
+  }
 }

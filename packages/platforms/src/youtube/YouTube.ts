@@ -155,12 +155,10 @@ export const make = (config: Config, wire: Wire) => {
     })
 
   const optionsOf = (input: PublishInput): Effect.Effect<Options.Resolved, PlatformFailure> => {
-    const stored = Options.fromTarget((input.target as { readonly options?: unknown }).options)
-    if (stored?._tag === "Resolved") return Effect.succeed(stored.value)
-    const resolved = Options.resolve(stored?.value, input.post.caption)
+    const resolved = Options.resolve(Options.fromTarget((input.target as { readonly options?: unknown }).options), input.post.caption)
     if (resolved._tag === "Ok") return Effect.succeed(resolved.value)
     const { code, details } = resolved.refusal
-    return Effect.fail(failure(code === "invalid_request" ? "media_invalid" : code, "options", { details, notPublished: true }))
+    return Effect.fail(failure(code, `option:${resolved.refusal.field}`, { details, notPublished: true }))
   }
 
   /** Asks the session where it is: the offset to go on from, or the video when it is complete. */
@@ -332,7 +330,7 @@ export const make = (config: Config, wire: Wire) => {
           })
         )
       }
-      const withThumbnail = options.thumbnail_media_id !== null && input.media.some((m) => m.record.id === options.thumbnail_media_id)
+      const withThumbnail = options.thumbnail_media_id !== undefined && input.media.some((m) => m.record.id === options.thumbnail_media_id)
       yield* reserve(config.unitCosts.insert + (withThumbnail ? config.unitCosts.thumbnail : 0))
       const bytes = yield* video.read
       const resource = {
@@ -340,7 +338,7 @@ export const make = (config: Config, wire: Wire) => {
           title: options.title,
           description,
           ...(options.tags.length === 0 ? {} : { tags: options.tags }),
-          ...(options.category_id === null ? {} : { categoryId: options.category_id })
+          ...(options.category_id === undefined ? {} : { categoryId: options.category_id })
         },
         status: { privacyStatus: options.privacy_status, selfDeclaredMadeForKids: options.made_for_kids }
       }
@@ -369,7 +367,7 @@ export const make = (config: Config, wire: Wire) => {
         started_at: yield* Clock.currentTimeMillis,
         title: options.title,
         short: Rules.isShort(video.record),
-        thumbnail_media_id: withThumbnail ? options.thumbnail_media_id : null
+        thumbnail_media_id: withThumbnail ? (options.thumbnail_media_id ?? null) : null
       }
       // From the first byte on, the video may come to exist: only ever resumed from here.
       if (input.checkpoint !== undefined) yield* input.checkpoint(state)
