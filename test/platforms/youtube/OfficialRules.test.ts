@@ -7,10 +7,22 @@ import { YouTubeOptions, YouTubeRules } from "@postwire/platforms"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { aJpeg, anMp4 } from "../../../packages/core/test/fixtures/media.ts"
 import { accountOf, aPost } from "../../support/Builders.ts"
+import { eventually } from "../../support/Eventually.ts"
 import { call } from "../../support/Http.ts"
 import { backends, startServer, type TestServer } from "../../support/TestServer.ts"
 
 const emoji = "😀" // 4 UTF-8 bytes
+
+const waitForPost = async (server: TestServer, id: string, done: (post: any) => boolean): Promise<any> =>
+  (
+    await eventually(
+      () => call(server.baseUrl, "GET", `/v1/posts/${id}`, { key: server.testKey }),
+      (reply) => reply.status === 200 && done(reply.body),
+      `post ${id} to settle`
+    )
+  ).body
+
+const settled = (post: any) => post.status !== "queued" && post.status !== "publishing" && post.status !== "scheduled"
 
 describe.each(backends())("YouTube's official rules at validate on %s", (backend) => {
   let server: TestServer
@@ -31,7 +43,7 @@ describe.each(backends())("YouTube's official rules at validate on %s", (backend
   }
 
   beforeAll(async () => {
-    server = await startServer(backend)
+    server = await startServer(backend, { POSTWIRE_PUBLISH_POLL_MS: "50", POSTWIRE_RATE_LIMIT_PER_KEY: "100000" })
     media.landscape = await upload(anMp4({ durationSeconds: 300, width: 1920, height: 1080 }))
     media.vertical = await upload(anMp4({ durationSeconds: 50, width: 1080, height: 1920 }))
     media.jpeg = await upload(aJpeg({ width: 1280, height: 720 }))
@@ -63,6 +75,20 @@ describe.each(backends())("YouTube's official rules at validate on %s", (backend
     const over = await issues(`${emoji.repeat(1250)}!`, [media.landscape!])
     expect(over).toMatchObject([{ code: "caption_too_long", field: "caption" }])
     expect(over[0]!.message).toContain("5000")
+  })
+
+  it("a sandbox channel publishes a vertical video as a Short and a landscape one as a watch address", async () => {
+    const publish = async (id: string) => {
+      const created = await call(server.baseUrl, "POST", "/v1/posts", {
+        key: server.testKey,
+        body: aPost(server, [id], { caption: "Proofing shots", approval: { mode: "none" }, targets: [{ account_id: accountOf(server, "video") }] })
+      })
+      expect(created.status, JSON.stringify(created.body)).toBe(201)
+      const done = await waitForPost(server, created.body.id as string, settled)
+      return done.targets[0] as { status: string; permalink: string }
+    }
+    expect(await publish(media.vertical!)).toMatchObject({ status: "published", permalink: expect.stringMatching(/^https:\/\/www\.youtube\.com\/shorts\/[\w-]{11}$/) })
+    expect(await publish(media.landscape!)).toMatchObject({ status: "published", permalink: expect.stringMatching(/^https:\/\/www\.youtube\.com\/watch\?v=[\w-]{11}$/) })
   })
 
   it("refuses < and > in the description", async () => {
