@@ -33,11 +33,13 @@ describe.each(backends())("YouTube's official rules at validate on %s", (backend
     if (reply.status !== 201) throw new Error(`upload failed: ${reply.status} ${JSON.stringify(reply.body)}`)
     return reply.body.id as string
   }
-  const issues = async (caption: string, ids: ReadonlyArray<string>) => {
-    const reply = await call(server.baseUrl, "POST", "/v1/posts/validate", {
+  const validate = (caption: string, ids: ReadonlyArray<string>, video: unknown = { made_for_kids: false }) =>
+    call(server.baseUrl, "POST", "/v1/posts/validate", {
       key: server.testKey,
-      body: aPost(server, ids, { caption, targets: [{ account_id: accountOf(server, "video") }] })
+      body: aPost(server, ids, { caption, targets: [{ account_id: accountOf(server, "video"), ...(video === undefined ? {} : { video }) }] })
     })
+  const issues = async (caption: string, ids: ReadonlyArray<string>, video?: unknown) => {
+    const reply = await validate(caption, ids, ...(video === undefined ? [] : [video]))
     if (reply.status !== 200) throw new Error(`validate answered ${reply.status}: ${JSON.stringify(reply.body)}`)
     return reply.body.issues as Array<{ code: string; field?: string; message: string; message_id: string }>
   }
@@ -81,7 +83,11 @@ describe.each(backends())("YouTube's official rules at validate on %s", (backend
     const publish = async (id: string) => {
       const created = await call(server.baseUrl, "POST", "/v1/posts", {
         key: server.testKey,
-        body: aPost(server, [id], { caption: "Proofing shots", approval: { mode: "none" }, targets: [{ account_id: accountOf(server, "video") }] })
+        body: aPost(server, [id], {
+          caption: "Proofing shots",
+          approval: { mode: "none" },
+          targets: [{ account_id: accountOf(server, "video"), video: { made_for_kids: false } }]
+        })
       })
       expect(created.status, JSON.stringify(created.body)).toBe(201)
       const done = await waitForPost(server, created.body.id as string, settled)
@@ -91,8 +97,59 @@ describe.each(backends())("YouTube's official rules at validate on %s", (backend
     expect(await publish(media.landscape!)).toMatchObject({ status: "published", permalink: expect.stringMatching(/^https:\/\/www\.youtube\.com\/watch\?v=[\w-]{11}$/) })
   })
 
-  it("refuses < and > in the description", async () => {
-    const angle = await issues("Best <bread> ever", [media.landscape!])
+  it("made_for_kids is required: 422 option_required naming targets[0].video.made_for_kids, in both languages", async () => {
+    const without = await call(server.baseUrl, "POST", "/v1/posts/validate", {
+      key: server.testKey,
+      body: aPost(server, [media.landscape!], { caption: "Bread", targets: [{ account_id: accountOf(server, "video") }] })
+    })
+    expect(without.status).toBe(200)
+    const [issue] = without.body.issues as Array<{ code: string; field: string; message: string; message_id: string }>
+    expect(issue).toMatchObject({ code: "option_required", field: "targets[0].video.made_for_kids" })
+    expect(issue!.message).toContain("video.made_for_kids")
+    expect(issue!.message_id).toContain("anak-anak")
+    const created = await call(server.baseUrl, "POST", "/v1/posts", {
+      key: server.testKey,
+      body: aPost(server, [media.landscape!], { caption: "Bread", targets: [{ account_id: accountOf(server, "video") }] })
+    })
+    expect(created.status).toBe(422)
+    expect(created.body.error).toMatchObject({ code: "option_required", field: "targets[0].video.made_for_kids" })
+  })
+
+  it("options: a title over 100 characters, tags over 500, an unknown privacy or key are refused by name", async () => {
+    expect(await issues("Bread", [media.landscape!], { made_for_kids: false, title: "x".repeat(101) })).toMatchObject([
+      { code: "caption_invalid", field: "targets[0].video.title" }
+    ])
+    const tags = Array.from({ length: 60 }, (_, i) => `sourdough${i}`)
+    expect(await issues("Bread", [media.landscape!], { made_for_kids: false, tags })).toMatchObject([
+      { code: "caption_invalid", field: "targets[0].video.tags" }
+    ])
+    expect(await issues("Bread", [media.landscape!], { made_for_kids: false, privacy_status: "friends" })).toMatchObject([
+      { code: "invalid_request", field: "targets[0].video.privacy_status" }
+    ])
+    expect(await issues("Bread", [media.landscape!], { made_for_kids: false, playlist: "PL1" })).toMatchObject([
+      { code: "invalid_request", field: "targets[0].video.playlist" }
+    ])
+  })
+
+  it("a created target shows what it publishes with under targets[].options.video (title from the caption, public)", async () => {
+    const created = await call(server.baseUrl, "POST", "/v1/posts", {
+      key: server.testKey,
+      body: aPost(server, [media.landscape!], {
+        caption: "Rye starter, day 3\nNotes inside.",
+        targets: [{ account_id: accountOf(server, "video"), video: { made_for_kids: true } }]
+      })
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    expect(created.body.targets[0].options).toEqual({
+      video: { made_for_kids: true, title: "Rye starter, day 3", privacy_status: "public", tags: [] }
+    })
+  })
+
+  it("refuses < and > in the description, and in a title taken from it", async () => {
+    expect(await issues("Best <bread> ever", [media.landscape!])).toMatchObject(
+      expect.arrayContaining([expect.objectContaining({ code: "caption_invalid", field: "targets[0].video.title" })])
+    )
+    const angle = await issues("Best bread ever\nMade with <3", [media.landscape!])
     expect(angle).toMatchObject([{ code: "caption_invalid", field: "caption" }])
     expect(angle[0]!.message).toContain("< or >")
   })

@@ -8,7 +8,7 @@
  *
  * @since 0.5.0
  */
-import { ErrorDetail, type ErrorDetails } from "@postwire/domain"
+import { ErrorDetail, type ErrorDetails, TargetRules } from "@postwire/domain"
 import { Schema } from "effect"
 import * as Rules from "./Rules.ts"
 
@@ -114,12 +114,10 @@ export const fromTarget = (options: unknown): VideoOptions | undefined => {
  * The plugin's `options` (the per-target options interface): the request's `targets[].video`
  * decoded with {@link VideoOptions}, resolved against the post's caption by {@link resolve}.
  */
-export const spec = {
+export const spec: TargetRules.OptionsSpec = {
   schema: VideoOptions,
-  resolve: (given: unknown, post: { readonly caption: string }) => {
+  resolve: (given, post) => {
     const resolved = resolve(given as VideoOptions | undefined, post.caption)
-    return resolved._tag === "Ok"
-      ? ({ _tag: "Ok", value: resolved.value } as const)
-      : ({ _tag: "Refused", detail: resolved.refusal } as const)
+    return resolved._tag === "Ok" ? TargetRules.resolved(resolved.value) : TargetRules.refused(resolved.refusal)
   }
 }

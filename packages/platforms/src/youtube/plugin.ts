@@ -10,6 +10,7 @@ import type { PlatformPlugin } from "../Plugin.ts"
 import * as Rules from "./Rules.ts"
 import { rules } from "./Rules.ts"
 import * as Google from "./GoogleApi.ts"
+import * as Options from "./Options.ts"
 import * as Quota from "./Quota.ts"
 import * as YouTube from "./YouTube.ts"
 import * as YouTubeComments from "./YouTubeComments.ts"
@@ -28,6 +29,7 @@ export const youtube: PlatformPlugin<YouTube.Config, YouTubeConnect.Settings> = 
   name: "video",
   displayName: rules.displayName,
   rules,
+  options: Options.spec,
   publish: {
     defaults: { ...YouTube.defaults, clientId: "", clientSecret: Redacted.make("") },
     secrets: ["clientSecret"],
