@@ -303,7 +303,9 @@ export const make = (): Effect.Effect<YouTubeFake, never, Scope.Scope> => {
         if (m === null) return googleError(400, "badRequest", "Invalid Content-Range header", "global")
         const [from, to, total] = [Number(m[1]), Number(m[2]), Number(m[3])]
         const length = to - from + 1
-        if (r.body.length !== length) return googleError(400, "badRequest", "Content-Range does not match the body", "global")
+        // The body's size as sent (the fake server reads bodies as text; Content-Length counts bytes).
+        const sent = Number(r.headers["content-length"] ?? r.body.length)
+        if (sent !== length) return googleError(400, "badRequest", "Content-Range does not match the body", "global")
         // Chunks are multiples of 256 KiB, but the last (the resumable upload protocol).
         if (to + 1 < total && length % chunkUnit !== 0) {
           return googleError(400, "badRequest", "Chunk size must be a multiple of 256 KiB", "global")
