@@ -427,7 +427,8 @@ export const make = (): Effect.Effect<YouTubeFake, never, Scope.Scope> => {
 
   return Effect.map(start({ route: routeOf, handle: (route, r) => handle(route, r) }), (server) => {
     fake = Object.assign(server, {
-      clientId: "123456789012-abc.apps.googleusercontent.com",
+      // One project per fake (its port in the client id): the server counts units per client id.
+      clientId: `${new URL(server.origin).port}-abc.apps.googleusercontent.com`,
       clientSecret: "GOCSPX-fake-secret",
       channels: [{ id: "UCmaya0000000000000000aa", title: "Maya Bakes", customUrl: "@mayabakes", uploads: "UUmaya0000000000000000aa" }],
       tokens: new Map(),
