@@ -15,7 +15,7 @@
  *   refused with `quotaExceeded` when spent;
  * - error bodies as https://developers.google.com/youtube/v3/docs/errors shows them.
  *
- * Routes: token, revoke, channels, init, chunk, status, playlistItems, thumbnail, threads,
+ * Routes: authorize (consents at once), token, revoke, channels, init, chunk, status, playlistItems, thumbnail, threads,
  * threadInsert, reply, moderate, delete.
  */
 import { createHash } from "node:crypto"
@@ -103,6 +103,7 @@ const costs: Record<string, number> = {
 
 const routeOf = (r: FakeRequest): string => {
   const p = r.path
+  if (p === "/o/oauth2/v2/auth") return "authorize"
   if (p === "/token") return "token"
   if (p === "/revoke") return "revoke"
   if (p === "/youtube/v3/channels") return "channels"
@@ -183,6 +184,20 @@ export const make = (): Effect.Effect<YouTubeFake, never, Scope.Scope> => {
 
   const handle = (route: string, r: FakeRequest): FakeReply => {
     switch (route) {
+      case "authorize": {
+        // The person signs in and allows at once (https://developers.google.com/identity/protocols/oauth2/web-server#redirecting).
+        const q = r.params
+        if (q.client_id !== fake.clientId) return { status: 401, json: { error: "invalid_client" } }
+        if (q.response_type !== "code" || q.code_challenge_method !== "S256" || q.redirect_uri === undefined) {
+          return { status: 400, json: { error: "invalid_request" } }
+        }
+        const scopes = (q.scope ?? "").split(" ").filter((x) => x !== "")
+        const code = `4/0A${token().slice(7)}`
+        fake.codes.set(code, { scopes, challenge: q.code_challenge ?? "", redirectUri: q.redirect_uri })
+        const back = new URL(q.redirect_uri)
+        back.search = new URLSearchParams({ state: q.state ?? "", code, scope: scopes.join(" ") }).toString()
+        return { status: 302, json: null, headers: { location: back.toString() } }
+      }
       case "token": {
         if (r.params.client_id !== fake.clientId || r.params.client_secret !== fake.clientSecret) {
           return { status: 401, json: { error: "invalid_client", error_description: "The OAuth client was not found." } }
