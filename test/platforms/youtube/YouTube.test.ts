@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import type { PublishInput, PublishMedia } from "@postwire/core"
 import { Credentials, type PlatformRouter, YouTubeQuota } from "@postwire/platforms"
 import { Effect } from "effect"
-import { aRouter, drive } from "../adapterConformance.ts"
+import { aNodeRouter, aRouter, drive, tracerOff } from "../adapterConformance.ts"
 import { anAccount, anImage, aPost, aPublishInput, aTarget, aVideo } from "../builders.ts"
 import * as YouTubeFake from "./YouTubeFake.ts"
 
@@ -81,6 +81,34 @@ describe("YouTube adapter (video)", () => {
         assert.strictEqual(video.snippet.description, "Sourdough in 10 steps\nEverything I learned baking 200 loaves.")
         assert.deepStrictEqual(video.snippet.tags, ["bread", "sour dough"])
         assert.deepInclude(video.status, { privacyStatus: "unlisted", selfDeclaredMadeForKids: false })
+      })
+    )
+  )
+
+  it.live("the same chunked upload over the server's node:http sender (308 answers are not redirects)", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const fake = yield* YouTubeFake.make()
+        const client = yield* aNodeRouter({ video: settings(fake) } as unknown as PlatformRouter.Options)
+        fake.faults.inject("chunk", { lose: true }, 1, { armedBy: "chunk" })
+        const result = yield* tracerOff(drive(client, anUpload(fake)))
+        assert.isDefined(result.published, String(result.failure?.platformCode))
+        assert.strictEqual(fake.videos.length, 1)
+        assert.strictEqual(fake.videos[0]!.bytes, 600 * kib)
+        assert.strictEqual(fake.count("chunk"), 4)
+      })
+    )
+  )
+
+  it.live("a chunk YouTube refuses (400) ends the target as not published, without looping", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const fake = yield* YouTubeFake.make()
+        const client = yield* routerFor(fake)
+        fake.faults.inject("chunk", YouTubeFake.googleError(400, "badRequest", "Invalid Content-Range header", "global"), 1, { armedBy: "chunk" })
+        const result = yield* drive(client, anUpload(fake))
+        assert.deepInclude(result.failure, { code: "media_invalid", platformCode: "badRequest", notPublished: true })
+        assert.strictEqual(fake.videos.length, 0)
       })
     )
   )

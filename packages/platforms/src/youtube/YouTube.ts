@@ -180,7 +180,8 @@ export const make = (config: Config, wire: Wire) => {
     }
     if (response.status === 308) return Effect.succeed({ _tag: "Offset", offset: nextOffset(response) })
     if (response.status === 404 || response.status === 410) return Effect.succeed({ _tag: "Gone" })
-    return Effect.fail(Google.refusal(response, { state }))
+    // Any other refusal of the session: the upload cannot complete, so no video comes of it.
+    return Effect.fail(Google.refusal(response, { state, notPublished: true }))
   }
 
   /**
