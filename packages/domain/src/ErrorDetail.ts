@@ -387,6 +387,47 @@ export const reasons = {
   professional_article_with_media: text(
     "an article link takes one image at most, shown as its thumbnail, and no video",
     "tautan artikel berisi paling banyak satu gambar, yang ditampilkan sebagai gambar mininya, dan tanpa video"
+
+  // youtube (video)
+  youtube_one_video: text(
+    "a YouTube upload takes exactly one video and no images",
+    "unggahan YouTube berisi tepat satu video dan tanpa gambar"
+  ),
+  youtube_video_format: text(
+    "YouTube takes video files only (video/*); this one is {value}",
+    "YouTube hanya menerima berkas video (video/*); berkas ini {value}"
+  ),
+  youtube_video_bytes: text(
+    "YouTube takes videos of at most {limit} GB; this one is {size} GB",
+    "YouTube menerima video paling besar {limit} GB; video ini {size} GB"
+  ),
+  youtube_angle_brackets: text(
+    "a YouTube title or description must not contain < or >",
+    "judul atau deskripsi YouTube tidak boleh mengandung < atau >"
+  ),
+  youtube_description_bytes: text(
+    "a YouTube description takes at most {max} bytes of UTF-8; this one has {count}",
+    "deskripsi YouTube berisi paling banyak {max} byte UTF-8; deskripsi ini berisi {count}"
+  ),
+  youtube_title_length: text(
+    "a YouTube title takes 1 to {max} characters; this one has {count}",
+    "judul YouTube berisi 1 sampai {max} karakter; judul ini berisi {count}"
+  ),
+  youtube_title_missing: text(
+    "a YouTube upload needs a title: give video.title or a caption whose first line is the title",
+    "unggahan YouTube memerlukan judul: isi video.title atau caption yang baris pertamanya menjadi judul"
+  ),
+  youtube_tags_length: text(
+    "YouTube takes tags of at most {max} characters in all (commas and quotes counted); these have {count}",
+    "YouTube menerima tag paling banyak {max} karakter seluruhnya (koma dan tanda kutip dihitung); tag ini berisi {count}"
+  ),
+  youtube_made_for_kids_required: text(
+    "video.made_for_kids is required: say whether the video is made for kids (true or false); YouTube requires it and Postwire picks no default",
+    "video.made_for_kids wajib diisi: nyatakan apakah video ini dibuat untuk anak-anak (true atau false); YouTube mewajibkannya dan Postwire tidak memilih nilai bawaan"
+  ),
+  youtube_project_quota: text(
+    "the YouTube API project's daily budget of {limit} units cannot pay for an upload ({cost} units; {used} used today, Pacific time)",
+    "anggaran harian proyek API YouTube sebesar {limit} unit tidak cukup untuk satu unggahan ({cost} unit; {used} terpakai hari ini, waktu Pasifik)"
   )
 } as const satisfies Record<string, LocalizedText>
 

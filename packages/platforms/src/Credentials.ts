@@ -49,13 +49,33 @@ export const TextpostCredentials = MetaCredentials.LongLivedToken
 /** Threads credentials. */
 export type TextpostCredentials = MetaCredentials.LongLivedToken
 
+/**
+ * YouTube (Google OAuth): a 1-hour access token and a long-lived refresh token (offline access),
+ * the channel chosen and its uploads playlist (where a lost upload is looked for).
+ */
+export const VideoCredentials = Schema.Struct({
+  access_token: Schema.String,
+  refresh_token: Schema.String,
+  /** When the access token expires; refreshed before use when past. */
+  expires_at: Schema.optionalKey(Schema.Number),
+  /** The channel's id (`UC…`). */
+  channel_id: Schema.String,
+  /** The channel's uploads playlist (`contentDetails.relatedPlaylists.uploads`). */
+  uploads_playlist_id: Schema.optionalKey(Schema.String),
+  /** The scopes granted. */
+  scopes: Schema.optionalKey(Schema.Array(Schema.String))
+})
+/** YouTube credentials. */
+export type VideoCredentials = typeof VideoCredentials.Type
+
 /** The credentials schema of each built-in platform, as each platform's folder declares it. */
 export const schemas = {
   ...TikTokCredentials.schemas,
   ...MetaCredentials.schemas,
   ...FacebookCredentials.schemas,
   fediverse: FediverseCredentials.FediverseCredentials,
-  professional: ProfessionalCredentials
+  professional: ProfessionalCredentials,
+  video: VideoCredentials
 } as const satisfies Record<BuiltinPlatform, Schema.Top>
 
 /** The credentials type of a platform. */

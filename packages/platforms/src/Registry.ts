@@ -25,9 +25,10 @@ import { linkedin } from "./linkedin/plugin.ts"
 import type { PlatformPlugin } from "./Plugin.ts"
 import { threads } from "./threads/plugin.ts"
 import { tiktok } from "./tiktok/plugin.ts"
+import { youtube } from "./youtube/plugin.ts"
 
 /** The built-in platforms, in documentation order. */
-export const builtins: ReadonlyArray<PlatformPlugin> = [tiktok, instagram, facebook, threads, fediverse, linkedin]
+export const builtins: ReadonlyArray<PlatformPlugin> = [tiktok, instagram, facebook, threads, fediverse, linkedin, youtube]
 
 /** A platform's wire word: lowercase letters, digits and `_`, starting with a letter, 2 to 32 characters. */
 export const namePattern = /^[a-z][a-z0-9_]{1,31}$/
