@@ -338,7 +338,30 @@ export const reasons = {
 
   // Connecting accounts: a Meta signed request (deauthorization callbacks)
   signed_request_bad_signature: text("is not signed with the app secret", "tidak ditandatangani dengan app secret"),
-  signed_request_algorithm: text("must be signed with HMAC-SHA256", "harus ditandatangani dengan HMAC-SHA256")
+  signed_request_algorithm: text("must be signed with HMAC-SHA256", "harus ditandatangani dengan HMAC-SHA256"),
+
+  // atproto (Bluesky)
+  atproto_text_bytes: text(
+    "a Bluesky post's text is at most {max} bytes in UTF-8; this one has {count}",
+    "teks unggahan Bluesky paling banyak {max} byte dalam UTF-8; teks ini {count} byte"
+  ),
+  atproto_images_or_video: text(
+    "a Bluesky post takes up to 4 images or one video, not both",
+    "unggahan Bluesky berisi hingga 4 gambar atau satu video, tidak keduanya"
+  ),
+  atproto_image_bytes: text(
+    "a Bluesky image is at most {max} bytes; this one has {size}",
+    "gambar Bluesky berukuran paling besar {max} byte; gambar ini {size} byte"
+  ),
+  atproto_video_bytes: text(
+    "a Bluesky video is at most {max} bytes; this one has {size}",
+    "video Bluesky berukuran paling besar {max} byte; video ini {size} byte"
+  ),
+  atproto_video_format: text("Bluesky takes MP4 videos, not {value}", "Bluesky menerima video MP4, bukan {value}"),
+  atproto_image_format: text(
+    "Bluesky takes JPEG, PNG, WebP or GIF images, not {value}",
+    "Bluesky menerima gambar JPEG, PNG, WebP, atau GIF, bukan {value}"
+  )
 } as const satisfies Record<string, LocalizedText>
 
 /** The name of a reason. */

@@ -8,7 +8,7 @@
 import { Schema } from "effect"
 
 /** The built-in platforms' words of the API: TikTok, Instagram, Facebook Pages and Threads. */
-export const builtinPlatforms = ["shortvideo", "photo", "pages", "textpost"] as const
+export const builtinPlatforms = ["shortvideo", "photo", "pages", "textpost", "atproto"] as const
 /** A built-in platform's word. */
 export type BuiltinPlatform = (typeof builtinPlatforms)[number]
 
@@ -61,7 +61,8 @@ export const platformRules: Readonly<Record<BuiltinPlatform, PlatformRules>> = {
   shortvideo: { displayName: "TikTok", captionMax: 2200, dailyQuota: 15, mediaMin: 1, mediaMax: 35 },
   photo: { displayName: "Instagram", captionMax: 2200, dailyQuota: 100, mediaMin: 1, mediaMax: 10 },
   pages: { displayName: "Facebook Pages", captionMax: 63206, dailyQuota: 50, mediaMin: 0, mediaMax: 10 },
-  textpost: { displayName: "Threads", captionMax: 500, dailyQuota: 250, mediaMin: 0, mediaMax: 20 }
+  textpost: { displayName: "Threads", captionMax: 500, dailyQuota: 250, mediaMin: 0, mediaMax: 20 },
+  atproto: { displayName: "Bluesky", captionMax: 300, dailyQuota: 11666, mediaMin: 0, mediaMax: 4 }
 }
 
 /** The privacy levels a shortvideo creator may be offered. */

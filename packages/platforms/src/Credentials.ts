@@ -21,7 +21,6 @@
  */
 import { Effect, Schema } from "effect"
 import type { PlatformFailure } from "@postwire/core"
-import type { BuiltinPlatform } from "@postwire/domain"
 import { failure } from "./internal/Wire.ts"
 
 /** TikTok: a 2-hour access token and a rotating 180-day refresh token. */
@@ -88,17 +87,17 @@ export const schemas = {
 } as const
 
 /** The credentials type of a platform. */
-export type CredentialsOf<P extends BuiltinPlatform> = (typeof schemas)[P]["Type"]
+export type CredentialsOf<P extends keyof typeof schemas> = (typeof schemas)[P]["Type"]
 
 /** Serializes credentials to the JSON string stored in `account.credentials`. */
-export const encode = <P extends BuiltinPlatform>(_platform: P, credentials: CredentialsOf<P>): string =>
+export const encode = <P extends keyof typeof schemas>(_platform: P, credentials: CredentialsOf<P>): string =>
   JSON.stringify(credentials)
 
 /**
  * Reads an account's credentials. Missing or unreadable credentials can only be fixed by
  * connecting the account again: `token_expired` with `needsReconnect`.
  */
-export const decode = <P extends BuiltinPlatform>(
+export const decode = <P extends keyof typeof schemas>(
   platform: P,
   json: string | null
 ): Effect.Effect<CredentialsOf<P>, PlatformFailure> => {

@@ -15,6 +15,7 @@
  * @since 0.4.0
  */
 import type { PlatformCatalog } from "@postwire/core"
+import { atproto } from "./atproto/plugin.ts"
 import { facebook } from "./facebook/plugin.ts"
 import { instagram } from "./instagram/plugin.ts"
 import type { PlatformPlugin } from "./Plugin.ts"
@@ -22,7 +23,7 @@ import { threads } from "./threads/plugin.ts"
 import { tiktok } from "./tiktok/plugin.ts"
 
 /** The built-in platforms, in documentation order. */
-export const builtins: ReadonlyArray<PlatformPlugin> = [tiktok, instagram, facebook, threads]
+export const builtins: ReadonlyArray<PlatformPlugin> = [tiktok, instagram, facebook, threads, atproto]
 
 /** A platform's wire word: lowercase letters, digits and `_`, starting with a letter, 2 to 32 characters. */
 export const namePattern = /^[a-z][a-z0-9_]{1,31}$/
