@@ -75,6 +75,6 @@ describe.each(backends())("the SDK against the real server on %s", (backend) => 
         return yield* Stream.runCollect(api.accounts.listAll({ limit: 1 }))
       }).pipe(Effect.provide(PostwireClient.layer({ apiKey: server.testKey, baseUrl: server.baseUrl })))
     )
-    expect(Array.from(accounts).map((a) => a.platform).sort()).toEqual(["pages", "photo", "shortvideo", "textpost"])
+    expect(Array.from(accounts).map((a) => a.platform).sort()).toEqual(["atproto", "pages", "photo", "shortvideo", "textpost"])
   })
 })

@@ -81,7 +81,7 @@ describe("postwire serve", () => {
     const reply = await fetch(`http://127.0.0.1:${port}/v1/accounts`, { headers: { authorization: `Bearer ${key}` } })
     expect(reply.status).toBe(200)
     const body = (await reply.json()) as { data: Array<{ platform: string; sandbox: boolean }> }
-    expect(body.data.map((a) => a.platform).sort()).toEqual(["pages", "photo", "shortvideo", "textpost"])
+    expect(body.data.map((a) => a.platform).sort()).toEqual(["atproto", "pages", "photo", "shortvideo", "textpost"])
     expect(body.data.every((a) => a.sandbox)).toBe(true)
   })
 

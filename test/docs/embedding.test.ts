@@ -76,7 +76,7 @@ describe("docs/embedding.md's samples, run in one folder one after the other", (
 
     const accounts = await fetch(`http://localhost:${port}/postwire/v1/accounts`, { headers: { authorization: `Bearer ${printed.key}` } })
     expect(accounts.status).toBe(200)
-    expect(((await accounts.json()) as { data: Array<unknown> }).data).toHaveLength(4)
+    expect(((await accounts.json()) as { data: Array<unknown> }).data).toHaveLength(5)
     const admin = await fetch(`http://localhost:${port}/postwire/admin/v1/workspaces`, { headers: { authorization: `Bearer ${printed.admin}` } })
     expect(admin.status).toBe(200)
     // It logs no token, only what the page says it logs.

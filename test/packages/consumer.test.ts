@@ -360,7 +360,7 @@ describe("the packed packages in a fresh app", () => {
 
   it("answers under /postwire inside an Express app", async () => {
     const result = await node("out/mount.js", app, { DATA_DIR: join(work, "mount-data") })
-    expect(result).toEqual({ status: 200, platforms: ["pages", "photo", "shortvideo", "textpost"] })
+    expect(result).toEqual({ status: 200, platforms: ["atproto", "pages", "photo", "shortvideo", "textpost"] })
   }, 300_000)
 
   it("lets a CommonJS receiver require the verifier and the SDK", async () => {

@@ -74,7 +74,7 @@ const postProblem = (record: Record<string, unknown>, blobs: PdsFake["blobs"]): 
   const text = record.text
   if (typeof text !== "string") return "Record/text must be a string"
   if (Buffer.byteLength(text, "utf8") > 3000) return "Record/text must not be longer than 3000 characters"
-  if (graphemes(text) > 300) return "Record/text must not be longer than 300 graphemes"
+  if (graphemes(text) > 300) return `grapheme too big (maximum 300, got ${graphemes(text)}) at $.record.text`
   if (typeof record.createdAt !== "string") return 'Record must have the property "createdAt"'
   const facets = record.facets
   if (Array.isArray(facets)) {
@@ -260,7 +260,8 @@ export const make = () =>
             const key = rkey ?? `3l${String(fake.records.size).padStart(11, "2")}`
             const uri = `at://${did}/${collection}/${key}`
             const existing = fake.records.get(uri)
-            if (route === "create" && existing !== undefined) return error(400, "InvalidRequest", `Record already exists: ${uri}`)
+            // The reference PDS answers a create under a key it already holds with a bare 500.
+            if (route === "create" && existing !== undefined) return error(500, "InternalServerError", "Internal Server Error")
             if (route === "put" && typeof body.swapRecord === "string" && existing?.cid !== body.swapRecord) {
               return error(400, "InvalidSwap", "Record was at " + (existing?.cid ?? "null"))
             }

@@ -111,6 +111,7 @@ export const buildRecord = (
       text,
       createdAt: new Date(nowMs).toISOString(),
       ...(facets.length > 0 ? { facets } : {}),
+      ...(langsOf(input).length > 0 ? { langs: langsOf(input) } : {}),
       ...(embed === undefined ? {} : { embed })
     }
   })
@@ -128,11 +129,12 @@ const captionFailure = (caption: string) => {
 }
 
 /** The alt texts of a target's media, from its options (`targets[].atproto.alt`), if any. */
-export const altOf = (input: PublishInput): ReadonlyArray<string> => {
-  const options = field(input.target.options, "atproto")
-  const alt = field(options, "alt")
-  return Array.isArray(alt) ? alt.map((a) => (typeof a === "string" ? a : "")) : []
-}
+export const altOf = (input: PublishInput): ReadonlyArray<string> => strings(field(field(input.target.options, "atproto"), "alt"))
+
+/** The post's languages, from its options (`targets[].atproto.langs`), if any. */
+export const langsOf = (input: PublishInput): ReadonlyArray<string> => strings(field(field(input.target.options, "atproto"), "langs"))
+
+const strings = (value: unknown): ReadonlyArray<string> => (Array.isArray(value) ? value.map((a) => (typeof a === "string" ? a : "")) : [])
 
 /** Creates the publisher. */
 export const make = (config: Config, wire: Wire) => ({

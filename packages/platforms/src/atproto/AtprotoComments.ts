@@ -6,7 +6,7 @@
  *   `hiddenReplies` is hidden. A poll is one call; the mark keeps a reply from being returned twice.
  *   https://docs.bsky.app/docs/api/app-bsky-feed-get-post-thread
  * - Reply: an `app.bsky.feed.post` whose `reply` names the thread's root (our post) and the
- *   parent (the reply answered), each by URI and CID.
+ *   parent (the reply answered), each by URI and CID (read with `com.atproto.repo.getRecord`).
  *   https://docs.bsky.app/docs/advanced-guides/posts#replies
  * - Hide: the post's threadgate (`app.bsky.feed.threadgate`, record key = the post's) lists the
  *   reply in `hiddenReplies` (at most 300); its other rules (`allow`) are kept as they are.
@@ -128,8 +128,15 @@ export const make = (config: Config, wire: Wire): CommentAdapter => {
         const rootUri = yield* rootOf(session, input.target)
         const rootRecord = yield* getRecord(session, postCollection, rkeyOf(rootUri))
         if (!Xrpc.ok(rootRecord)) return yield* Effect.fail(refused(rootRecord, now))
-        const parentAnswer = yield* thread(session, input.platformCommentId, "0")
-        const parentCid = stringField(field(field(parentAnswer, "thread"), "post"), "cid")
+        // The parent's CID from its repository (a PDS answers for its own accounts and asks the
+        // network's App View for the others).
+        const parentRecord = yield* session.call({
+          _tag: "query",
+          nsid: "com.atproto.repo.getRecord",
+          params: { repo: didOf(input.platformCommentId), collection: postCollection, rkey: rkeyOf(input.platformCommentId) }
+        })
+        if (!Xrpc.ok(parentRecord)) return yield* Effect.fail(refused(parentRecord, now))
+        const parentCid = stringField(parentRecord.json, "cid")
         const rootCid = stringField(rootRecord.json, "cid")
         if (parentCid === undefined || rootCid === undefined) return yield* Effect.fail(failure("platform_unavailable", "malformed_response:cid"))
         const createdAt = new Date(now).toISOString()
