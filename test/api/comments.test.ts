@@ -9,7 +9,7 @@ import { SimulatedPlatform } from "@postwire/platforms"
 import { Effect, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Postwire, PostwireApiError, PostwireClient } from "@postwire/client"
-import { aKeyWithScopes, anImage, aPost } from "../support/Builders.ts"
+import { accountOf, aKeyWithScopes, anImage, aPost } from "../support/Builders.ts"
 import * as CommentPolls from "../support/CommentPolls.ts"
 import { eventually } from "../support/Eventually.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
@@ -128,6 +128,17 @@ describe.each(backends())("comments on %s", (backend) => {
     expect(announced).toEqual(listed.body.data.find((c: { id: string }) => c.id === announced.id))
     const one = await send("GET", `/v1/comments/${newest.id}`)
     expect(one.body).toEqual(newest)
+  })
+
+  it("gives a first start's sandbox accounts comments under what they publish, three a minute apart", async () => {
+    // The seeded accounts (`sandbox-photo`, …) are what a newcomer tries first: their posts get comments too.
+    const seeded = accountOf(server, "photo")
+    const account = await send("GET", `/v1/accounts/${seeded}`)
+    expect(account.body).toMatchObject({ handle: "sandbox-photo", sandbox: true })
+    const { postId } = await aPublishedPost(seeded)
+    for (let i = 1; i <= 3; i++) await advanceUntil(postId, minute, i)
+    const listed = await commentsOf(postId)
+    expect(listed.body.data.map((c: { account_id: string }) => c.account_id)).toEqual([seeded, seeded, seeded])
   })
 
   it("answers, hides, shows again and deletes a comment through the API", async () => {

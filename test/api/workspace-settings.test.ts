@@ -81,4 +81,19 @@ describe.each(backends())("workspace settings on %s", (backend) => {
   it("asks for something to change on the command line", async () => {
     await expect(admin("workspace", "update", "--workspace", server.workspaceId)).rejects.toThrow("give --name, --allowed-redirect-domains, or both")
   })
+
+  it("refuses unknown query parameters on the admin lists, naming them", async () => {
+    for (const path of [
+      `/admin/v1/workspaces/${server.workspaceId}/accounts?colour=red`,
+      `/admin/v1/workspaces/${server.workspaceId}/profiles?colour=red`,
+      "/admin/v1/workspaces?colour=red",
+      `/admin/v1/workspaces/${server.workspaceId}/keys?colour=red`
+    ]) {
+      const reply = await call(server.baseUrl, "GET", path, { key: server.adminToken })
+      expect(reply.status, path).toBe(400)
+      expect(errorOf(reply), path).toMatchObject({ code: "invalid_request", field: "colour" })
+    }
+    const fine = await call(server.baseUrl, "GET", `/admin/v1/workspaces/${server.workspaceId}/accounts?limit=5`, { key: server.adminToken })
+    expect(fine.status).toBe(200)
+  })
 })

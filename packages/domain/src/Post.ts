@@ -97,19 +97,25 @@ export const ShortVideoOptions = Schema.Struct({
 })
 export type ShortVideoOptions = typeof ShortVideoOptions.Type
 
+/**
+ * Any other platform's options on a target (`targets[].<platform>`): the platform's plugin
+ * decodes them with its `options.schema`, and a key that is no served platform's is 400.
+ */
+const OtherOptions = Schema.Record(Schema.String, Schema.Unknown)
+
 /** One target of a create request. */
-export const TargetInput = Schema.Struct({
+export const TargetInput = Schema.StructWithRest(Schema.Struct({
   /** The account to publish to, `acc_…`. It must belong to `profile_id`; each account at most once per post. An unknown account, or one of another workspace, is 403 `account_forbidden`. */
   account_id: AccountId.annotate({ description: "The account to publish to, `acc_…`. It must belong to `profile_id`; each account at most once per post. An unknown account, or one of another workspace, is 403 `account_forbidden`." }),
   /** Instagram options, for a photo account only. Without them, a post of exactly one video is a `reel` and any other post a `feed` post. */
   photo: Schema.optionalKey(PhotoOptions),
   /** TikTok options, for a shortvideo account only. Without them, the target is an `inbox` post. */
   shortvideo: Schema.optionalKey(ShortVideoOptions)
-}).annotate({
+}), [OtherOptions]).annotate({
   description:
-    "One account to publish to. Platform options sit at the top level of the entry (`targets[].photo`, " +
-    "`targets[].shortvideo`), and only the account's own platform's options are accepted. Responses show the same " +
-    "options under `targets[].options`."
+    "One account to publish to. Platform options sit at the top level of the entry under the platform's word " +
+    "(`targets[].photo`, `targets[].shortvideo`, or a plugin's), and only the account's own platform's options are " +
+    "accepted; a key that is no served platform's is 400. Responses show the same options under `targets[].options`."
 })
 export type TargetInput = typeof TargetInput.Type
 
@@ -168,16 +174,16 @@ export type CreatePostRequest = typeof CreatePostRequest.Type
 export { createPostExamples, type RequestExample } from "./PostExamples.ts"
 
 /** The options a target was created with. */
-export const TargetOptions = Schema.Struct({
+export const TargetOptions = Schema.StructWithRest(Schema.Struct({
   /** The Instagram options the target publishes with, with `type` filled in when the request left it out. Present on photo targets only. */
   photo: Schema.optionalKey(PhotoOptions.annotate({ description: "The Instagram options the target publishes with, with `type` filled in when the request left it out. Present on photo targets only." })),
   /** The TikTok options the target publishes with (`mode` `inbox` when the request had none), with the consent in force. Present on shortvideo targets only. */
   shortvideo: Schema.optionalKey(ShortVideoOptions.annotate({ description: "The TikTok options the target publishes with (`mode` `inbox` when the request had none), with the consent in force. Present on shortvideo targets only." }))
-}).annotate({
+}), [OtherOptions]).annotate({
   description:
-    "The platform options the target publishes with. Requests send them at the top level of a target " +
-    "(`targets[].shortvideo`); responses nest them here (`targets[].options.shortvideo`) beside the target's status. " +
-    "Empty for pages and textpost targets."
+    "The platform options the target publishes with, under its platform's word. Requests send them at the top level " +
+    "of a target (`targets[].shortvideo`); responses nest them here (`targets[].options.shortvideo`) beside the " +
+    "target's status. Empty for a platform without options (pages, textpost)."
 })
 export type TargetOptions = typeof TargetOptions.Type
 

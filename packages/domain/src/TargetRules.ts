@@ -17,7 +17,9 @@
  * @since 0.1.0
  */
 
+import type { Schema } from "effect"
 import type { ErrorDetails } from "./ApiError.ts"
+import type { ErrorCode } from "./ErrorCatalog.ts"
 import type * as ErrorDetail from "./ErrorDetail.ts"
 import type { LocalizedText } from "./LocalizedText.ts"
 import type { CommentCapabilities } from "./Comment.ts"
@@ -45,6 +47,12 @@ export interface TargetFacts {
   readonly platform: Platform
   /** The platform's rules (its plugin's `rules`): what is checked. */
   readonly rules: PlatformRuleSet
+  /**
+   * The options the target publishes with on its platform, as stored (the encoded form of its
+   * plugin's `options.schema`, `targets[].options.<platform>` on the wire); `undefined` when it
+   * has none.
+   */
+  readonly options?: unknown
   /** The photo type asked for (photo only); resolved with {@link photoType}. */
   readonly photoType?: PhotoType | undefined
   /** The longest video the account allows, in seconds, when the account says (a simulated limit, a creator's). */
@@ -113,11 +121,16 @@ export interface PlatformRuleSet extends PlatformRules {
   /** The first rule the target's media breaks, if any. */
   readonly checkMedia: (target: TargetFacts, media: ReadonlyArray<MediaFacts>) => RuleBreak | undefined
   /**
-   * The key of the per-platform options of a target this platform takes (`targets[].photo`,
-   * `targets[].shortvideo`), if any; options under another key are refused for its accounts.
+   * The per-target options the platform takes (`targets[].<platform>` in requests), from its
+   * plugin's `options`; absent: a target of the platform takes none.
+   */
+  readonly options?: OptionsSpec | undefined
+  /**
+   * @deprecated Declare the plugin's `options` instead (the key is always the platform's word).
+   * Read only for a plugin that has no `options`: the registry turns the pair into one.
    */
   readonly optionsKey?: keyof Omit<TargetInput, "account_id"> | undefined
-  /** The options a target is stored with, resolved from the request (defaults filled in). */
+  /** @deprecated Declare the plugin's `options` (its `resolve`) instead; see `optionsKey`. */
   readonly targetOptions?: ((input: TargetInput, media: ReadonlyArray<MediaFacts>) => TargetOptions) | undefined
   /** What the platform lets an app do with comments (read, reply, hide, delete, push). */
   readonly comments: CommentCapabilities
@@ -140,3 +153,63 @@ export const consentRuleBreak = (consent: Pick<Consent, "privacy_level" | "brand
   consent.branded_content === true && consent.privacy_level === "SELF_ONLY"
     ? { code: "privacy_level_mismatch", rule: "branded_content_private", field: "shortvideo.consent.privacy_level", details: {} }
     : undefined
+
+/**
+ * Why a plugin's `options.resolve` refuses a target's options: a 422 failure of the error
+ * catalog (for example `consent_required`), the field it concerns relative to the target's
+ * options (`"consent"` names `targets[i].<platform>.consent`; absent: the options themselves),
+ * and the details its message is filled with.
+ */
+export interface OptionsRefusal {
+  readonly code: ErrorCode
+  readonly field?: string | undefined
+  readonly details?: ErrorDetails | undefined
+}
+
+/** What `options.resolve` answers: the options to store, or why the target cannot have them. */
+export type OptionsResolution =
+  | { readonly _tag: "Ok"; readonly value: unknown }
+  | { readonly _tag: "Refused"; readonly detail: OptionsRefusal }
+
+/** What `options.resolve` is told of the post. */
+export interface OptionsPost {
+  readonly caption: string
+  readonly media: ReadonlyArray<MediaFacts>
+}
+
+/**
+ * A platform's per-target options: `targets[].<platform>` in requests, `targets[].options.<platform>`
+ * in responses, `input.target.options[<platform>]` for its publisher (the encoded form: decode it
+ * with `schema`).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import type { TargetRules } from "@postwire/domain"
+ *
+ * const options: TargetRules.OptionsSpec = {
+ *   schema: Schema.Struct({ tone: Schema.Literals(["formal", "casual"]) }),
+ *   resolve: (options) => ({ _tag: "Ok", value: options ?? { tone: "casual" } })
+ * }
+ * ```
+ */
+export interface OptionsSpec {
+  /**
+   * Decodes the request's `targets[].<platform>` (an Effect Schema whose encoded side is JSON);
+   * a failure is 400 `invalid_request` naming the field (`targets[0].blog.tone`). Unknown keys
+   * are refused.
+   */
+  readonly schema: Schema.Top
+  /**
+   * What the target publishes with, from the decoded options (`undefined` when the request had
+   * none) and the post: the options to store (encoded with `schema`), or a refusal (422). Absent:
+   * the decoded options as given (none stored when the request had none).
+   */
+  readonly resolve?: ((options: unknown, post: OptionsPost) => OptionsResolution) | undefined
+}
+
+/** An `Ok` resolution. */
+export const resolved = (value: unknown): OptionsResolution => ({ _tag: "Ok", value })
+
+/** A `Refused` resolution. */
+export const refused = (detail: OptionsRefusal): OptionsResolution => ({ _tag: "Refused", detail })

@@ -69,7 +69,7 @@ const shortVideoTarget = Schema.Struct({
 })
 
 const targetInput = Schema.Struct({
-  ...Post.TargetInput.fields,
+  ...Post.TargetInput.schema.fields,
   shortvideo: Schema.optionalKey(shortVideoTarget).annotate({ description: "Options of a shortvideo (TikTok) target." })
 })
 

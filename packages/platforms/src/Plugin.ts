@@ -184,6 +184,13 @@ export interface PlatformPlugin<Publish = any, Connect = any> {
    * deployment sets are the plugin's own. Absent: the plugin's defaults (or its closure) are all.
    */
   readonly env?: ((read: EnvReader) => EnvSettings) | undefined
+  /**
+   * Per-target options: `targets[].<name>` in requests (decoded with `options.schema`, a failure
+   * is 400 naming the field), completed or refused by `options.resolve` (422), stored with the
+   * target, shown as `targets[].options.<name>` in responses, and read by the publisher as
+   * `input.target.options[<name>]` (the encoded form). Absent: the platform's targets take none.
+   */
+  readonly options?: TargetRules.OptionsSpec | undefined
   /** How the platform's tokens are renewed; absent: halfway through their lifetime. */
   readonly tokenRenewal?: RenewalPolicy | undefined
   readonly capabilities?: Capabilities | undefined

@@ -15,6 +15,8 @@
  * @since 0.4.0
  */
 import type { PlatformCatalog } from "@postwire/core"
+import { Post, TargetRules } from "@postwire/domain"
+import { Schema } from "effect"
 import { atproto } from "./atproto/plugin.ts"
 import { facebook } from "./facebook/plugin.ts"
 import { instagram } from "./instagram/plugin.ts"
@@ -81,6 +83,15 @@ export const check = (value: unknown, source = "(unnamed)"): PlatformPlugin => {
   if (value.connect !== undefined && (!isRecord(value.connect) || typeof value.connect.make !== "function")) {
     throw new PluginProblem(label, "`connect.make` must be a function returning the connector")
   }
+  const options = value.options
+  if (options !== undefined) {
+    if (!isRecord(options) || !Schema.isSchema(options.schema)) {
+      throw new PluginProblem(label, "`options.schema` must be an Effect Schema (the per-target options)")
+    }
+    if (options.resolve !== undefined && typeof options.resolve !== "function") {
+      throw new PluginProblem(label, "`options.resolve` must be a function")
+    }
+  }
   return value as unknown as PlatformPlugin
 }
 
@@ -100,8 +111,36 @@ export const make = (extra: ReadonlyArray<PlatformPlugin> = []): Registry => {
     plugins,
     names: plugins.map((p) => p.name),
     get: (name) => byName.get(name),
-    catalog: new Map(plugins.map((p) => [p.name, p.rules]))
+    catalog: new Map(plugins.map((p) => [p.name, rulesOf(p)]))
   }
+}
+
+/** The built-in option schemas a plugin's deprecated `rules.optionsKey` may name. */
+const legacySchemas: Readonly<Record<string, Schema.Top>> = { photo: Post.PhotoOptions, shortvideo: Post.ShortVideoOptions }
+
+/**
+ * A plugin's options as its rules carry them to the engine: its `options`, or (deprecated) the
+ * ones its rules' `optionsKey` and `targetOptions` describe.
+ */
+export const optionsOf = (plugin: PlatformPlugin): TargetRules.OptionsSpec | undefined => {
+  if (plugin.options !== undefined) return plugin.options
+  const { optionsKey, targetOptions } = plugin.rules
+  const schema = optionsKey === undefined ? undefined : legacySchemas[optionsKey]
+  if (optionsKey === undefined || schema === undefined) return undefined
+  return {
+    schema,
+    resolve: (options, post) =>
+      TargetRules.resolved(
+        targetOptions === undefined
+          ? options
+          : (targetOptions({ account_id: "", [optionsKey]: options } as unknown as Post.TargetInput, post.media) as Record<string, unknown>)[optionsKey]
+      )
+  }
+}
+
+const rulesOf = (plugin: PlatformPlugin): TargetRules.PlatformRuleSet => {
+  const options = optionsOf(plugin)
+  return options === undefined ? plugin.rules : { ...plugin.rules, options }
 }
 
 /** The rules of the built-in platforms and `extra` plugins, for `defaultSettings`. */

@@ -12,7 +12,7 @@ import {
   TargetRules
 } from "@postwire/server"
 import { ErrorDetail } from "@postwire/domain"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 
 /** The blog's settings: where it is; the account's credentials carry its bearer token. */
 export interface BlogSettings {
@@ -34,9 +34,42 @@ const call = (url: string, token: string, init: RequestInit = {}) =>
 const tokenOf = (input: Pick<PublishInput, "account">): string =>
   (JSON.parse(input.account.credentials ?? "{}") as { token?: string }).token ?? ""
 
-/** The blog plugin, publishing to `baseUrl`. */
-export const blogPlugin = (baseUrl: string): PlatformPlugin<BlogSettings> => ({
+/** The blog's per-target options (`targets[].blog`): the post's tone and up to three tags. */
+export const BlogOptions = Schema.Struct({
+  tone: Schema.Literals(["formal", "casual"]),
+  tags: Schema.optionalKey(Schema.Array(Schema.String).check(Schema.isMaxLength(3)))
+})
+export type BlogOptions = typeof BlogOptions.Type
+
+/**
+ * The blog's `options`: a target without them is `casual`; a `formal` post takes one image at
+ * most (a refusal of the plugin's own, 422 `media_invalid` on `targets[i].blog.tone`).
+ */
+export const blogOptions: NonNullable<PlatformPlugin["options"]> = {
+  schema: BlogOptions,
+  resolve: (given, post) => {
+    const options = (given as BlogOptions | undefined) ?? { tone: "casual" }
+    if (options.tone === "formal" && post.media.length > 1) {
+      return TargetRules.refused({
+        code: "media_invalid",
+        field: "tone",
+        details: { platform: "blog", detail: ErrorDetail.reason("textpost_items_max", { max: 1 }) }
+      })
+    }
+    return TargetRules.resolved(options)
+  }
+}
+
+/** The tone a target publishes with: its stored options (`input.target.options.blog`), decoded with the plugin's schema. */
+const toneOf = (input: PublishInput): string | undefined => {
+  const stored = (input.target.options as Readonly<Record<string, unknown>>).blog
+  return stored === undefined ? undefined : Schema.decodeUnknownSync(BlogOptions)(stored).tone
+}
+
+/** The blog plugin, publishing to `baseUrl`; with `withOptions`, it takes per-target options ({@link blogOptions}). */
+export const blogPlugin = (baseUrl: string, withOptions = false): PlatformPlugin<BlogSettings> => ({
   name: "blog",
+  ...(withOptions ? { options: blogOptions } : {}),
   displayName: "Team blog",
   rules: {
     displayName: "Team blog",
@@ -69,7 +102,7 @@ export const blogPlugin = (baseUrl: string): PlatformPlugin<BlogSettings> => ({
           const answer = yield* call(`${settings.baseUrl}/posts`, token, {
             method: "POST",
             headers: { "content-type": "application/json" },
-            body: JSON.stringify({ text: input.post.caption, marker, images: input.media.map((m) => m.url) })
+            body: JSON.stringify({ text: input.post.caption, marker, images: input.media.map((m) => m.url), tone: toneOf(input) })
           }).pipe(Effect.option)
           if (answer._tag === "None") {
             // The answer was lost: the post may exist. Ask again shortly, with the marker saved.

@@ -1,6 +1,6 @@
 /**
  * A small blog with a posting endpoint, run in-process on 127.0.0.1: what a platform plugin of a
- * test publishes to. `POST /posts` `{ text, marker }` stores a post and answers `201 { id, url }`
+ * test publishes to. `POST /posts` `{ text, marker, tone? }` stores a post and answers `201 { id, url }`
  * (with the bearer token it was given); `GET /posts?marker=` lists the posts of a marker. With
  * `loseAnswers` set, that many publishes are stored and their answer lost (the socket closed).
  */
@@ -13,6 +13,8 @@ export interface BlogPost {
   readonly text: string
   readonly marker: string
   readonly url: string
+  /** The tone the post was sent with (the plugin's per-target option), when one was. */
+  readonly tone?: string | undefined
 }
 
 /** The running blog. */
@@ -46,9 +48,9 @@ export const start = async (token = "blog-token"): Promise<BlogService> => {
       return
     }
     if (request.method === "POST" && address.pathname === "/posts") {
-      const input = JSON.parse(await body(request)) as { text: string; marker: string }
+      const input = JSON.parse(await body(request)) as { text: string; marker: string; tone?: string }
       const id = String(posts.length + 1)
-      const post = { id, text: input.text, marker: input.marker, url: `${url}/posts/${id}` }
+      const post = { id, text: input.text, marker: input.marker, url: `${url}/posts/${id}`, tone: input.tone }
       posts.push(post)
       if (service.loseAnswers > 0) {
         service.loseAnswers -= 1

@@ -13,9 +13,10 @@ import {
   type Post,
   PostwireError,
   parseInstant,
+  RequestIssues,
   TargetRules
 } from "@postwire/domain"
-import { Effect, Option } from "effect"
+import { Cause, Effect, Exit, Option, Schema } from "effect"
 import type { Caller } from "../Caller.ts"
 import { EngineConfig, type EngineSettings } from "../EngineConfig.ts"
 import type { AccountRecord, MediaRecord } from "../store/Records.ts"
@@ -72,12 +73,63 @@ export const ruleFacts = (
 ): TargetRules.TargetFacts => ({
   platform: account.platform,
   rules,
+  options: (options as Readonly<Record<string, unknown>>)[account.platform],
   photoType: options.photo?.type,
   maxVideoSeconds: maxVideoSeconds(account)
 })
 
-/** The per-platform option keys of a target entry (`targets[].photo`, `targets[].shortvideo`). */
-const optionKeys = ["photo", "shortvideo"] as const satisfies ReadonlyArray<keyof Post.TargetInput>
+/** The keys of a target entry that are platform options (`targets[].<platform>`): all but `account_id`. */
+const optionKeysOf = (input: Post.TargetInput): ReadonlyArray<string> =>
+  Object.keys(input).filter((key) => key !== "account_id" && (input as Readonly<Record<string, unknown>>)[key] !== undefined)
+
+/** A field path below `at` from a schema issue's path (`tone`, `items[0].kind`). */
+const fieldBelow = (at: string, path: ReadonlyArray<PropertyKey>): string =>
+  path.reduce<string>((field, key) => (typeof key === "number" ? `${field}[${key}]` : `${field}.${String(key)}`), at)
+
+/**
+ * A target's options on its platform, from the request: decoded with the platform's
+ * `options.schema` (400 naming each wrong field), then completed or refused by its `resolve`
+ * (422); the result is stored encoded, under the platform's word. Problems are pushed to
+ * `problems`; `undefined` when there were any.
+ */
+export const resolveTargetOptions = (
+  at: string,
+  platform: Platform,
+  rules: TargetRules.PlatformRuleSet,
+  given: unknown,
+  post: TargetRules.OptionsPost,
+  problems: Array<PostwireError>
+): Post.TargetOptions | undefined => {
+  const spec = rules.options
+  if (spec === undefined) return {}
+  const key = `${at}.${platform}`
+  let decoded: unknown
+  if (given !== undefined) {
+    const exit = Schema.decodeUnknownExit(spec.schema as Schema.Codec<unknown, unknown>)(given, {
+      errors: "all",
+      onExcessProperty: "error"
+    })
+    if (Exit.isFailure(exit)) {
+      const error = Cause.findErrorOption(exit.cause)
+      const described = Option.isSome(error) && Schema.isSchemaError(error.value) ? RequestIssues.describe(error.value.issue) : []
+      for (const issue of described) problems.push(problem("invalid_request", fieldBelow(key, issue.path), { detail: issue.detail }))
+      if (described.length === 0) problems.push(problem("invalid_request", key, { detail: ErrorDetail.reason("malformed") }))
+      return undefined
+    }
+    decoded = exit.value
+  }
+  const resolution = spec.resolve === undefined ? TargetRules.resolved(decoded) : spec.resolve(decoded, post)
+  if (resolution._tag === "Refused") {
+    const { code, field, details } = resolution.detail
+    problems.push(problem(code, field === undefined || field === "" ? key : `${key}.${field}`, details))
+    return undefined
+  }
+  if (resolution.value === undefined) return {}
+  const encoded = Schema.encodeUnknownExit(spec.schema as Schema.Codec<unknown, unknown>)(resolution.value)
+  // A resolve that answers what its own schema cannot encode is the plugin's bug.
+  if (Exit.isFailure(encoded)) throw new Error(`the options of platform ${platform} do not encode with its options.schema`)
+  return { [platform]: encoded.value }
+}
 
 /**
  * The caption's problem on a platform, if any: `caption_too_long` counted as the platform counts
@@ -164,6 +216,11 @@ export const planPost = Effect.fn("posts.plan")(function* (
 
   for (const [index, input] of request.targets.entries()) {
     const at = `targets[${index}]`
+    const unknownKeys = optionKeysOf(input).filter((key) => !settings.platforms.has(key))
+    if (unknownKeys.length > 0) {
+      for (const key of unknownKeys) problems.push(problem("invalid_request", `${at}.${key}`, { detail: ErrorDetail.reason("unknown_field") }))
+      continue
+    }
     if (seenAccounts.has(input.account_id)) {
       problems.push(problem("invalid_request", `${at}.account_id`, { detail: ErrorDetail.reason("account_listed_twice") }))
       continue
@@ -198,12 +255,14 @@ export const planPost = Effect.fn("posts.plan")(function* (
       )
       continue
     }
-    const foreign = optionKeys.find((key) => input[key] !== undefined && rules.optionsKey !== key)
+    const foreign = optionKeysOf(input).find((key) => key !== account.platform || rules.options === undefined)
     if (foreign !== undefined) {
       problems.push(problem("invalid_request", `${at}.${foreign}`, { detail: platformMismatch(account) }))
       continue
     }
-    const options: Post.TargetOptions = rules.targetOptions?.(input, media) ?? {}
+    const given = (input as Readonly<Record<string, unknown>>)[account.platform]
+    const options = resolveTargetOptions(at, account.platform, rules, given, { caption: request.caption, media }, problems)
+    if (options === undefined) continue
     targets.push({ index, input, account, options, rules })
   }
 

@@ -8,6 +8,7 @@
  *
  * @since 0.5.0
  */
+import type { TargetRules } from "@postwire/domain"
 import { Schema } from "effect"
 
 /** The longest alt text Bluesky's app takes. */
@@ -20,3 +21,6 @@ export const AtprotoOptions = Schema.Struct({
 })
 /** Bluesky's target options. */
 export type AtprotoOptions = typeof AtprotoOptions.Type
+
+/** The Bluesky plugin's `options`: stored as given (none when the request has none). */
+export const options: TargetRules.OptionsSpec = { schema: AtprotoOptions }

@@ -17,6 +17,7 @@ import type { PlatformPlugin } from "../Plugin.ts"
 import * as Atproto from "./Atproto.ts"
 import * as AtprotoComments from "./AtprotoComments.ts"
 import * as AtprotoConnect from "./AtprotoConnect.ts"
+import { options } from "./Options.ts"
 import { rules } from "./Rules.ts"
 import * as Tid from "./Tid.ts"
 
@@ -25,6 +26,7 @@ export const atproto: PlatformPlugin<Atproto.Config, AtprotoConnect.Settings> = 
   name: "atproto",
   displayName: rules.displayName,
   rules,
+  options,
   publish: {
     defaults: Atproto.defaults,
     make: (settings, wire) => Atproto.make(settings, wire),

@@ -106,8 +106,6 @@ export const rules: TargetRules.PlatformRuleSet = {
   dailyQuota: 15,
   mediaMin: 1,
   mediaMax: maxPhotoImages,
-  optionsKey: "shortvideo",
-  targetOptions: (input) => ({ shortvideo: input.shortvideo ?? { mode: "inbox" } }),
   // TikTok's API gives an app no access to comments.
   comments: { read: false, reply: false, hide: false, delete: false, push: false },
   checkMedia: (target, media) => {

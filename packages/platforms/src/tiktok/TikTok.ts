@@ -75,7 +75,8 @@ export interface Config {
   readonly pollIntervalMs: number
   /**
    * After a lost init answer, how long the creator's videos are looked through for the post
-   * before the target fails (retryable). Default 48 hours, the time moderation is given.
+   * before the target fails `publish_unconfirmed` (not retried: TikTok may have taken it).
+   * Default 48 hours, the time moderation is given.
    */
   readonly lostInitWindowMs?: number | undefined
   /**
@@ -659,11 +660,13 @@ export const make = (config: Config, wire: Wire): TikTok => {
       const now = yield* Clock.currentTimeMillis
       const window = config.lostInitWindowMs ?? defaults.lostInitWindowMs
       if (now - sent.init_sent_at >= window) {
+        // TikTok may have taken it (a draft or a non-public post is never listed): a person looks
+        // at the account before publishing again, as after the status window.
         return yield* Effect.fail(
-          failure("platform_unavailable", Result.isSuccess(found) ? "video_not_listed_after_lost_answer" : "video_list_unavailable_after_lost_answer", {
-            retryable: true,
-            state: null,
-            notPublished: true
+          failure("publish_unconfirmed", Result.isSuccess(found) ? "video_not_listed_after_lost_answer" : "video_list_unavailable_after_lost_answer", {
+            details: { platform: "shortvideo", sent_at: formatInstant(sent.init_sent_at) },
+            state: sent,
+            gaveUp: true
           })
         )
       }

@@ -6,6 +6,7 @@
  */
 import { Redacted } from "effect"
 import type { PlatformPlugin } from "../Plugin.ts"
+import { options } from "./Options.ts"
 import { isPhotoPost, rules } from "./Rules.ts"
 import * as TikTok from "./TikTok.ts"
 import * as TikTokComments from "./TikTokComments.ts"
@@ -40,6 +41,7 @@ export const tiktok: PlatformPlugin<TikTok.Config, TikTokConnect.Settings> = {
   name: "shortvideo",
   displayName: rules.displayName,
   rules,
+  options,
   publish: {
     defaults: { ...TikTok.defaults, clientKey: "", clientSecret: Redacted.make("") },
     secrets: ["clientSecret"],

@@ -6,7 +6,7 @@
  */
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity } from "effect/http-api"
-import { Account, ApiErrors, ApprovalLinks, httpErrors, KeyKind, Platform, PrivacyLevel, Scope } from "@postwire/domain"
+import { Account, ApiErrors, ApprovalLinks, ErrorDetail, httpErrors, KeyKind, Platform, PrivacyLevel, Scope } from "@postwire/domain"
 
 /** Bearer authentication with the admin token. */
 export class AdminAuthentication extends HttpApiMiddleware.Service<AdminAuthentication>()("postwire/AdminAuthentication", {
@@ -78,6 +78,9 @@ export const KeyView = Schema.Struct({
   revoked_at: Schema.NullOr(Schema.String)
 })
 
+/** A list that takes no query parameters: any given is refused by name (`invalid_request`). */
+const noQuery = Schema.Record(Schema.String, Schema.Never.annotate(ErrorDetail.annotation(ErrorDetail.reason("unknown_field"))))
+
 const keyParams = { id: Schema.String, key_id: Schema.String }
 
 /** Workspaces and everything in them. */
@@ -99,11 +102,12 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       payload: CreateAccount,
       success: Created
     }),
-    HttpApiEndpoint.get("listWorkspaces", "/workspaces", { success: Schema.Struct({ data: Schema.Array(WorkspaceView) }) }),
+    HttpApiEndpoint.get("listWorkspaces", "/workspaces", { query: noQuery, success: Schema.Struct({ data: Schema.Array(WorkspaceView) }) }),
     HttpApiEndpoint.get("getWorkspace", "/workspaces/:id", { params: workspaceParams, success: WorkspaceView }),
     HttpApiEndpoint.patch("updateWorkspace", "/workspaces/:id", { params: workspaceParams, payload: UpdateWorkspace, success: WorkspaceView }),
     HttpApiEndpoint.get("listKeys", "/workspaces/:id/keys", {
       params: workspaceParams,
+      query: noQuery,
       success: Schema.Struct({ data: Schema.Array(KeyView) })
     }),
     HttpApiEndpoint.post("revokeKey", "/workspaces/:id/keys/:key_id/revoke", { params: keyParams, success: KeyView }),
@@ -127,4 +131,5 @@ const strictInput = { onExcessProperty: "error", errors: "all" } as const
 export class AdminApi extends HttpApi.make("postwire-admin")
   .add(AdminGroup)
   .middleware(ApiErrors)
-  .annotate(HttpApi.PayloadParseOptions, strictInput) {}
+  .annotate(HttpApi.PayloadParseOptions, strictInput)
+  .annotate(HttpApi.QueryParseOptions, strictInput) {}

@@ -16,6 +16,12 @@ export interface FirstRun {
   readonly accounts: ReadonlyArray<{ readonly id: string; readonly platform: string }>
 }
 
+/**
+ * The simulated comments of the first start's sandbox accounts: three, a minute apart, after each
+ * post publishes (docs/comments.md "Sandbox comments").
+ */
+export const firstRunComments = { count: 3, every_seconds: 60 } as const
+
 /** Seeds an empty database; returns what it made, or `undefined` when the database had data. */
 export const seedFirstRun = Effect.fn("bootstrap.seed")(function* () {
   const store = yield* Store
@@ -29,7 +35,9 @@ export const seedFirstRun = Effect.fn("bootstrap.seed")(function* () {
       profileId: profile.id,
       platform,
       sandbox: true,
-      handle: `sandbox-${platform}`
+      handle: `sandbox-${platform}`,
+      // Comments arrive under what they publish, so the comments API shows something on a first try.
+      simulate: { comments: firstRunComments }
     })
     accounts.push({ id: account.id, platform })
   }
