@@ -12,7 +12,7 @@ import { aRouter, drive } from "../adapterConformance.ts"
 import { anAccount, anImage, aPost, aPublishInput, aTarget, aVideo } from "../builders.ts"
 import * as PdsFake from "./PdsFake.ts"
 
-const options = (fake: PdsFake.PdsFake) => ({ atproto: { webHost: "https://bsky.app" } }) as unknown as PlatformRouter.Options
+const options = (_fake: PdsFake.PdsFake) => ({ atproto: { webHost: "https://bsky.app" } }) as unknown as PlatformRouter.Options
 
 const credentialsOf = (fake: PdsFake.PdsFake) => {
   const pair = fake.session()

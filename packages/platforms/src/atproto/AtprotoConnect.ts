@@ -16,7 +16,7 @@
  *
  * @since 0.5.0
  */
-import { type ConnectedIdentity, ConnectFailure, type TokenRefresh, type TokenRevocation } from "@postwire/core"
+import type { ConnectedIdentity, ConnectFailure, TokenRefresh, TokenRevocation } from "@postwire/core"
 import { Clock, Effect } from "effect"
 import { connectFailure, fromPlatformFailure, malformedAnswer, send, unavailable } from "../internal/ConnectWire.ts"
 import type { Wire, WireResponse } from "../internal/Wire.ts"

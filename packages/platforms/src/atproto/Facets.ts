@@ -33,6 +33,7 @@ export interface Facet {
 const linkPattern = /(^|\s|\()((https?:\/\/[\S]+)|((?<domain>[a-z][a-z0-9]*(\.[a-z0-9]+)+)[\S]*))/gimu
 const mentionPattern = /(^|\s|\()(@)([a-zA-Z0-9.-]+)(\b)/gu
 const tagPattern =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: the classes list invisible characters one by one (ZWJ among them) that end a tag, as Bluesky's reference pattern does; no joined sequence is meant
   /(^|\s)[#＃]((?!\ufe0f)[^\s\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]*[^\d\s\p{P}\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]+[^\s\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]*)?/gu
 const handlePattern = /^([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/
 /** The longest tag, in characters (facet.json `tag.maxGraphemes: 64`). */

@@ -144,7 +144,7 @@ export const pdsOf = (didDoc: unknown): string | undefined => {
   if (!Array.isArray(services)) return undefined
   for (const s of services) {
     const id = stringField(s, "id")
-    if (id !== undefined && id.endsWith("#atproto_pds")) return stringField(s, "serviceEndpoint")?.replace(/\/+$/, "")
+    if (id?.endsWith("#atproto_pds")) return stringField(s, "serviceEndpoint")?.replace(/\/+$/, "")
   }
   return undefined
 }

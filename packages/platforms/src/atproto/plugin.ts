@@ -16,7 +16,7 @@
 import type { PlatformPlugin } from "../Plugin.ts"
 import * as Atproto from "./Atproto.ts"
 import * as AtprotoComments from "./AtprotoComments.ts"
-import * as AtprotoConnect from "./AtprotoConnect.ts"
+import type * as AtprotoConnect from "./AtprotoConnect.ts"
 import { options } from "./Options.ts"
 import { rules } from "./Rules.ts"
 import * as Tid from "./Tid.ts"
