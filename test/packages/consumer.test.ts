@@ -353,7 +353,8 @@ describe("the packed packages in a fresh app", () => {
   it("embeds the engine and publishes a sandbox post with the event delivered to a callback", async () => {
     const result = await node("out/engine.js", app, { DATA_DIR: join(work, "engine-data") })
     expect(result.status).toBe("published")
-    expect(result.permalink).toMatch(/^https:\/\//)
+    // A sandbox target's permalink is its page under the engine's public address (default http://localhost:8080).
+    expect(result.permalink).toMatch(/^http:\/\/localhost:8080\/sandbox\/ws_\w+\/post_\w+\/tgt_\w+$/)
     expect(result.events).toEqual(expect.arrayContaining(["account.connected", "post.publishing", "post.published"]))
     expect(result.invalidField).toBe("invalid_request colour")
   }, 300_000)

@@ -37,6 +37,8 @@ describe.each(backends())("publishing on %s", (backend) => {
     video = await aVideo(server, 12)
   })
   afterAll(() => server?.stop())
+  /** A permalink of the server's public address, asked of the server itself. */
+  const onServer = (permalink: string) => permalink.replace(server.publicUrl, server.baseUrl)
 
   it("publishes one video to all four platforms, each target with its own permalink", async () => {
     const created = await post(
@@ -61,14 +63,28 @@ describe.each(backends())("publishing on %s", (backend) => {
     const done = await waitForPost(server, created.body.id, settled)
     expect(done.status).toBe("published")
     const byPlatform = Object.fromEntries(done.targets.map((t: any) => [t.platform, t]))
-    expect(byPlatform.shortvideo.permalink).toMatch(/^https:\/\/www\.tiktok\.com\/@sandbox-shortvideo\/video\/\d{19}$/)
-    expect(byPlatform.photo.permalink).toMatch(/^https:\/\/www\.instagram\.com\/reel\/[\w-]{11}\/$/)
-    expect(byPlatform.pages.permalink).toMatch(/^https:\/\/www\.facebook\.com\/reel\/\d{19}\/$/)
-    expect(byPlatform.textpost.permalink).toMatch(/^https:\/\/www\.threads\.net\/@sandbox-textpost\/post\/[\w-]{11}$/)
+    // A sandbox target's permalink is its page on this server, never an address on the real platform.
     for (const target of done.targets) {
       expect(target).toMatchObject({ status: "published", error: null, attempts: 1 })
       expect(target.published_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+      expect(target.permalink).toBe(`${server.publicUrl}/sandbox/${server.workspaceId}/${done.id}/${target.id}`)
     }
+    // The page says nothing left the server, on which platform and account, with the caption.
+    const page = await fetch(onServer(byPlatform.photo.permalink))
+    expect(page.status).toBe(200)
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8")
+    expect(page.headers.get("x-robots-tag")).toBe("noindex")
+    const text = await page.text()
+    expect(text).toContain("Sandbox post on Instagram")
+    expect(text).toContain("nothing was sent to Instagram")
+    expect(text).toContain("sandbox-photo")
+    expect(text).toContain("Behind the scenes at the bakery")
+    const indonesian = await (await fetch(`${onServer(byPlatform.textpost.permalink)}?lang=id`)).text()
+    expect(indonesian).toContain("tidak ada yang dikirim ke Threads")
+    // Ids that do not belong together, or a target of no sandbox account, show no page.
+    const other = done.targets.find((t: any) => t.platform === "pages")
+    expect((await fetch(onServer(byPlatform.photo.permalink).replace(byPlatform.photo.id, other.id.replace(/.$/, "0")))).status).toBe(404)
+    expect((await fetch(`${server.baseUrl}/sandbox/${server.workspaceId}/post_01JD0000000000000000000000/${other.id}`)).status).toBe(404)
     const account = await get(`/v1/accounts/${accountOf(server, "textpost")}`)
     expect(account.body.quota.used).toBeGreaterThanOrEqual(1)
   })
@@ -114,7 +130,7 @@ describe.each(backends())("publishing on %s", (backend) => {
     expect(done.status).toBe("published")
     const again = done.targets.find((t: any) => t.id === failed.id)
     expect(again).toMatchObject({ status: "published", error: null, attempts: 2 })
-    expect(again.permalink).toMatch(/^https:\/\/www\.threads\.net\//)
+    expect(again.permalink).toBe(`${server.publicUrl}/sandbox/${server.workspaceId}/${created.body.id}/${failed.id}`)
     // The target that had published was left alone.
     expect(done.targets.find((t: any) => t.id !== failed.id).attempts).toBe(1)
   })

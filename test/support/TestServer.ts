@@ -15,6 +15,7 @@ import { layerPostgres, PgliteClient } from "@postwire/store-sql"
 import {
   type FirstRun,
   type IdempotencyStore,
+  type PlatformPlugin,
   type RateLimitStore,
   resolveSettings,
   seedFirstRun,
@@ -28,6 +29,8 @@ export type Backend = "embedded" | "postgres"
 /** A running server and what its first start created. */
 export interface TestServer extends FirstRun {
   readonly baseUrl: string
+  /** The public address the server writes into links (`POSTWIRE_PUBLIC_URL`; not where it listens). */
+  readonly publicUrl: string
   readonly adminToken: string
   readonly backend: Backend
   /** The server's data directory (media, and approval e-mails when no SMTP server is set). */
@@ -154,6 +157,8 @@ export interface ServerOptions {
   readonly database?: TestDatabase
   /** Listens on this port instead of one the OS picks (so `POSTWIRE_PUBLIC_URL` can name it). */
   readonly port?: number
+  /** Platform plugins served beside the built-in ones (as `--plugin` gives them). */
+  readonly plugins?: ReadonlyArray<PlatformPlugin>
 }
 
 /** Starts a server; extra environment (rate limits, public URL) as the CLI would read it. */
@@ -165,7 +170,7 @@ export const startServer = async (
   const dataDir = mkdtempSync(join(tmpdir(), "postwire-test-"))
   const adminToken = `pwadm_test_${randomBytes(16).toString("hex")}`
   const settings = resolveSettings(
-    { port: "1", host: "127.0.0.1", dataDir },
+    { port: "1", host: "127.0.0.1", dataDir, ...(options.plugins === undefined ? {} : { plugins: options.plugins }) },
     // Publishing is opt-in: suites that look at queued posts must not see them published under
     // them, so the publisher looks for due targets once an hour unless a suite asks for more.
     {
@@ -204,6 +209,7 @@ export const startServer = async (
   return {
     ...seeded,
     baseUrl,
+    publicUrl: settings.publicUrl,
     adminToken,
     backend,
     dataDir,

@@ -56,6 +56,12 @@ export interface Options {
   readonly requestTimeoutMs?: number
   /** Platforms added to the built-in ones (see `PlatformPlugin`). */
   readonly plugins?: ReadonlyArray<PlatformPlugin> | undefined
+  /**
+   * Where the server shows its sandbox targets (`{public URL}/sandbox`): a sandbox target's
+   * permalink is its page there, never an address on the real platform. Absent: the address the
+   * platform's plugin makes up (`sandbox.post`), for code that runs the router alone.
+   */
+  readonly sandboxPageUrl?: string | undefined
 }
 
 /** Defaults: the platforms' production hosts, 3 attempts 10 s and 20 s apart, 30 s per call. */
@@ -109,7 +115,7 @@ export const make = (options: Options = {}): Effect.Effect<PlatformClient["Servi
   Effect.gen(function* () {
     const registry = Registry.make(options.plugins)
     const wire = yield* makeWire(options)
-    const simulated = SimulatedPlatform.make(registry)
+    const simulated = SimulatedPlatform.make(registry, { pageUrl: options.sandboxPageUrl })
     const publishers = new Map<string, PlatformPublisher>(
       registry.plugins.map((plugin) => [plugin.name, plugin.publish.make(settingsOf(plugin, options), wire)])
     )

@@ -42,6 +42,7 @@
 import type {
   AccountRecord,
   ConnectFailure,
+  ConnectFormField,
   CreatorInfo,
   CredentialsUpdate,
   PermalinkInput,
@@ -96,6 +97,14 @@ export interface PublishPart<S> extends SettingsPart<S> {
 /** Connecting accounts: settings and the connector built from them. */
 export interface ConnectPart<S> extends SettingsPart<S> {
   readonly make: (settings: S, wire: Wire) => PlatformConnector
+  /**
+   * The fields the hosted connect page asks for before the connect starts (a Bluesky handle and
+   * app password, a Mastodon server's address); their values reach the connector's `begin` as
+   * `fields`, checked (required, length, an http(s) address for `url`), never logged nor stored
+   * (only `begin`'s `memo` is kept, sealed). Not asked on sandbox connects. Names: 1 to 32 of
+   * `a-z 0-9 _`, starting with a letter.
+   */
+  readonly form?: ReadonlyArray<ConnectFormField> | undefined
   /**
    * The app secret that signs the platform's deauthorization callbacks (Meta's
    * `signed_request`), with its setting name; absent: the platform sends none.

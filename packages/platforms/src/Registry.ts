@@ -18,6 +18,7 @@ import type { PlatformCatalog } from "@postwire/core"
 import { Post, TargetRules } from "@postwire/domain"
 import { Schema } from "effect"
 import { atproto } from "./atproto/plugin.ts"
+import * as ConnectForm from "./connect/ConnectForm.ts"
 import { facebook } from "./facebook/plugin.ts"
 import { instagram } from "./instagram/plugin.ts"
 import type { PlatformPlugin } from "./Plugin.ts"
@@ -92,6 +93,8 @@ export const check = (value: unknown, source = "(unnamed)"): PlatformPlugin => {
       throw new PluginProblem(label, "`options.resolve` must be a function")
     }
   }
+  const formProblem = ConnectForm.problemOf(isRecord(value.connect) ? value.connect.form : undefined)
+  if (formProblem !== undefined) throw new PluginProblem(label, formProblem)
   return value as unknown as PlatformPlugin
 }
 

@@ -44,6 +44,7 @@ import { answerClientErrors, maxHeaderBytes } from "./http/ClientErrors.ts"
 import { ApiKeyCache } from "./http/ApiKeyCache.ts"
 import { AuthenticationLive } from "./http/AuthenticationLive.ts"
 import { MediaFilesRoute } from "./http/MediaFiles.ts"
+import { SandboxPageRoute, sandboxPath } from "./sandbox/SandboxPage.ts"
 import { ReadyRoute } from "./http/Readiness.ts"
 import { RequestGuard } from "./http/RequestGuard.ts"
 import * as RouteTable from "./http/RouteTable.ts"
@@ -214,6 +215,7 @@ export const Routes = Layer.mergeAll(
   ApprovalRoutes,
   ConnectRoutes,
   MediaFilesRoute,
+  SandboxPageRoute,
   RequestGuard,
   McpRoute,
   ReadyRoute,
@@ -245,7 +247,11 @@ export const engineLayer = (settings: ServerSettings) =>
     // The platform calls on keep-alive node:http connections (fetch while tracing: a span per call).
     PlatformCalls.layer.pipe(
       Layer.provide(
-        PlatformRouter.layerWithoutHttpClient(settings.platforms).pipe(Layer.provide(NodePlatformHttp.layerWithHttpClient))
+        PlatformRouter.layerWithoutHttpClient({
+          ...settings.platforms,
+          // A sandbox target's permalink is its page on this server, never a real platform's address.
+          sandboxPageUrl: `${settings.publicUrl.replace(/\/+$/, "")}${sandboxPath}`
+        }).pipe(Layer.provide(NodePlatformHttp.layerWithHttpClient))
       )
     ),
     PlatformComments(settings.platforms),

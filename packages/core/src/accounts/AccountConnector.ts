@@ -70,7 +70,57 @@ export interface CodeExchange {
   readonly redirectUri: string
   /** The same `codeVerifier` the authorization address was made with. */
   readonly codeVerifier: string
+  /**
+   * What the platform's `begin` answered with its `Redirect` (`memo`), kept sealed with the
+   * connect session and given back here unchanged (a Mastodon server's address and the app
+   * registered on it); absent when `begin` gave none or the platform has no `begin`.
+   */
+  readonly memo?: string | undefined
 }
+
+/**
+ * One field the hosted connect page asks for before anything else (a plugin's `connect.form`):
+ * a Bluesky handle and app password, a Mastodon server's address.
+ *
+ * - `name`: the key of `fields` in `begin` (and of the JSON body's `fields`), 1 to 32 of
+ *   `a-z 0-9 _`, starting with a letter.
+ * - `kind`: `text`; `password` (never shown again, never logged, not trimmed); `url` (an
+ *   http(s) address; a bare host such as `mastodon.social` is read as `https://mastodon.social`).
+ * - `required`: default `true`; an optional field left empty is absent from `fields`.
+ */
+export interface ConnectFormField {
+  readonly name: string
+  /** The label people read (the platform's own words: "App password"). */
+  readonly label: string
+  readonly kind: "text" | "password" | "url"
+  readonly placeholder?: string | undefined
+  /** A line under the field (where to make an app password). */
+  readonly help?: string | undefined
+  readonly required?: boolean | undefined
+  /** The longest value accepted; default 512. */
+  readonly maxLength?: number | undefined
+}
+
+/** Where a connect with a `begin` starts: the authorization request and what the person typed. */
+export interface BeginRequest extends AuthorizationRequest {
+  /** The form's values by field name, checked against the form (required, length, url). */
+  readonly fields: Readonly<Record<string, string>>
+}
+
+/** What `begin` answers: go to the platform, or the identities at once. */
+export type BeginAnswer =
+  | {
+      readonly _tag: "Redirect"
+      /** The platform's authorization page (with `state`). */
+      readonly url: string
+      /** Kept sealed with the connect session and given back to `exchange` as `memo`. */
+      readonly memo?: string | undefined
+    }
+  | {
+      /** No redirect: the identities are known now (an app password traded for a session). */
+      readonly _tag: "Connected"
+      readonly identities: ReadonlyArray<ConnectedIdentity>
+    }
 
 /**
  * One account the person can connect. A Facebook consent yields one per Page the person chose
@@ -213,6 +263,17 @@ export class AccountConnector extends Context.Service<
      * Fails with `platform_not_configured` when settings are missing.
      */
     readonly authorizationUrl: (request: AuthorizationRequest) => Effect.Effect<string, ConnectFailure>
+    /**
+     * The fields the hosted connect page asks for before the connect starts (none for a sandbox
+     * connect: the simulated consent page asks for a handle). Optional: none.
+     */
+    readonly form?: ((platform: Platform, sandbox: boolean) => ReadonlyArray<ConnectFormField>) | undefined
+    /**
+     * Starts a connect with what the person typed: a redirect to the platform (with a `memo`
+     * for `exchange`), or the identities at once. Platforms without a `begin` answer the
+     * `authorizationUrl` redirect. Optional: `authorizationUrl` is used.
+     */
+    readonly begin?: ((request: BeginRequest) => Effect.Effect<BeginAnswer, ConnectFailure>) | undefined
     /**
      * Trades the callback's code for tokens, upgrades to the long-lived token where the platform
      * has one, and reads the identity: one entry, or one per Facebook Page the person chose

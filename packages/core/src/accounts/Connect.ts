@@ -38,7 +38,13 @@ import { accountContext, CredentialsCipher } from "../publishing/CredentialsCiph
 import type { AccountRecord, OutboxEvent, PostAggregate, ProfileRecord, TargetRecord, WorkspaceRecord } from "../store/Records.ts"
 import { Store } from "../store/Store.ts"
 import * as AccountEvents from "./AccountEvents.ts"
-import { AccountConnector, type ConnectedIdentity, type ConnectFailure } from "./AccountConnector.ts"
+import {
+  AccountConnector,
+  type BeginAnswer,
+  type ConnectedIdentity,
+  type ConnectFailure,
+  type ConnectFormField
+} from "./AccountConnector.ts"
 import { safeAvatarUrl, viewAccount } from "./Accounts.ts"
 import {
   type AccountConnectionRecord,
@@ -192,6 +198,8 @@ export type ConnectPage =
       readonly profile: ProfileRecord | undefined
       /** A reconnect link: the account it renews. */
       readonly account: AccountRecord | undefined
+      /** The platform's name for people (its plugin's `displayName`). */
+      readonly platformName: string
     }
 
 /** Reads the link a token names, for the connect page. */
@@ -212,39 +220,182 @@ export const loadConnectPage = Effect.fn("connect.loadPage")(function* (token: s
     link,
     workspace: workspace.value,
     profile: Option.getOrUndefined(profile),
-    account: Option.getOrUndefined(account)
+    account: Option.getOrUndefined(account),
+    platformName: (yield* EngineConfig).platforms.get(link.platform)?.displayName ?? displayNameOf(link.platform)
   } as ConnectPage
 })
 
+/** The fields the link's platform asks for on the connect page; none for a sandbox link. */
+export const connectForm = Effect.fn("connect.form")(function* (link: Pick<ConnectLinkRecord, "platform" | "sandbox">) {
+  const connector = yield* AccountConnector
+  return connector.form?.(link.platform, link.sandbox) ?? []
+})
+
+/** The longest value of a form field unless the field says otherwise. */
+export const defaultFieldMaxLength = 512
+
+/** What the person typed, checked against the platform's form. */
+export type CheckedFields =
+  | { readonly _tag: "Valid"; readonly fields: Readonly<Record<string, string>> }
+  | { readonly _tag: "Invalid"; readonly error: PostwireError }
+
+const fieldError = (name: string, detail: ReturnType<typeof ErrorDetail.reason>) =>
+  new PostwireError({ code: "invalid_request", field: `fields.${name}`, details: { detail } })
+
+/** An http(s) address from what was typed: a bare host (`mastodon.social`) is read as https. */
+const readAddress = (typed: string): { readonly _tag: "Ok"; readonly url: string } | { readonly _tag: "Bad"; readonly detail: ReturnType<typeof ErrorDetail.reason> } => {
+  const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(typed) ? typed : `https://${typed}`
+  let url: URL
+  try {
+    url = new URL(withScheme)
+  } catch {
+    return { _tag: "Bad", detail: ErrorDetail.reason("url_not_absolute") }
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return { _tag: "Bad", detail: ErrorDetail.reason("url_not_https") }
+  if (url.hostname === "") return { _tag: "Bad", detail: ErrorDetail.reason("url_not_absolute") }
+  if (url.username !== "" || url.password !== "") return { _tag: "Bad", detail: ErrorDetail.reason("url_credentials") }
+  const href = url.href
+  return { _tag: "Ok", url: url.pathname === "/" && url.search === "" && url.hash === "" ? href.replace(/\/$/, "") : href }
+}
+
+/**
+ * Checks the values of a connect form: every required field present, none longer than its
+ * `maxLength`, `url` fields http(s) addresses (normalized), no name the form does not have.
+ * Text and addresses are trimmed; passwords are taken as typed. A refusal is 400
+ * `invalid_request` at `fields.<name>` (every problem in `issues`); it never carries a value.
+ */
+export const checkFields = (form: ReadonlyArray<ConnectFormField>, given: Readonly<Record<string, string>>): CheckedFields => {
+  const problems: Array<PostwireError> = []
+  const fields: Record<string, string> = {}
+  for (const name of Object.keys(given)) {
+    if (!form.some((f) => f.name === name)) problems.push(fieldError(name, ErrorDetail.reason("unknown_field")))
+  }
+  for (const field of form) {
+    const raw = Object.hasOwn(given, field.name) ? given[field.name] : undefined
+    const value = raw === undefined ? "" : field.kind === "password" ? raw : raw.trim()
+    if (value === "") {
+      if (field.required !== false) problems.push(fieldError(field.name, ErrorDetail.reason("required")))
+      continue
+    }
+    const max = field.maxLength ?? defaultFieldMaxLength
+    if (value.length > max) {
+      problems.push(fieldError(field.name, ErrorDetail.reason("max_length", { max })))
+      continue
+    }
+    if (field.kind === "url") {
+      const address = readAddress(value)
+      if (address._tag === "Bad") problems.push(fieldError(field.name, address.detail))
+      else fields[field.name] = address.url
+      continue
+    }
+    fields[field.name] = value
+  }
+  if (problems.length === 0) return { _tag: "Valid", fields }
+  const [first] = problems
+  return {
+    _tag: "Invalid",
+    error: new PostwireError({ code: "invalid_request", field: first!.field, details: first!.details, issues: problems })
+  }
+}
+
+/**
+ * What the connect session keeps sealed until the callback: the PKCE verifier, and the `memo`
+ * of a plugin's `begin`. A verifier alone is stored as it always was (links started before memos
+ * existed still finish); with a memo, as JSON (a verifier never starts with `{`).
+ */
+const sessionSecret = (codeVerifier: string, memo: string | undefined) =>
+  memo === undefined ? codeVerifier : JSON.stringify({ v: codeVerifier, m: memo })
+
+const openSession = (opened: string): { readonly codeVerifier: string; readonly memo: string | undefined } => {
+  if (!opened.startsWith("{")) return { codeVerifier: opened, memo: undefined }
+  const parsed = JSON.parse(opened) as { v: string; m: string }
+  return { codeVerifier: parsed.v, memo: parsed.m }
+}
+
+/** What starting a connect from its link led to. */
+export type Begun =
+  | Exclude<ConnectPage, { readonly _tag: "Open" }>
+  | {
+      /** The platform's form must be filled first (again, with `error`, when the values were refused). */
+      readonly _tag: "AskFields"
+      readonly page: Extract<ConnectPage, { readonly _tag: "Open" }>
+      readonly form: ReadonlyArray<ConnectFormField>
+      /** The values to show again: text and addresses, never a password. */
+      readonly values: Readonly<Record<string, string>>
+      readonly error: PostwireError | undefined
+    }
+  | { readonly _tag: "Redirect"; readonly link: ConnectLinkRecord; readonly url: string }
+  /** `begin` connected without a redirect (or asks the person to choose). */
+  | { readonly _tag: "Done"; readonly outcome: ConnectOutcome }
+
 /**
  * Starts the platform's authorization for an open link: a new `state` (the previous attempt's
- * callback then finds nothing) and PKCE verifier, and the address to send the person to.
+ * callback then finds nothing) and PKCE verifier, and where to send the person. A platform with
+ * a connect form needs its `fields` first (`AskFields` until they are valid); its `begin` may
+ * redirect (its `memo` sealed with the session, for `exchange`) or connect at once. A failure
+ * of `begin` on a form platform shows the form again with the error (the link stays open);
+ * otherwise it fails with the `ConnectFailure`, as `authorizationUrl` did.
  */
-export const beginAuthorization = Effect.fn("connect.begin")(function* (token: string) {
+export const beginAuthorization = Effect.fn("connect.begin")(function* (
+  token: string,
+  given?: Readonly<Record<string, string>> | undefined
+) {
   const page = yield* loadConnectPage(token)
-  if (page._tag !== "Open") return page
+  if (page._tag !== "Open") return page as Begun
   const connections = yield* ConnectStore
   const connector = yield* AccountConnector
   const cipher = yield* CredentialsCipher
   const settings = yield* EngineConfig
   const { link } = page
+  const form = connector.form?.(link.platform, link.sandbox) ?? []
+  const kept = (values: Readonly<Record<string, string>>) =>
+    Object.fromEntries(
+      form
+        .filter((f) => f.kind !== "password" && typeof values[f.name] === "string")
+        .map((f) => [f.name, values[f.name]!.trim().slice(0, 8192)])
+    )
+  const ask = (values: Readonly<Record<string, string>>, error: PostwireError | undefined): Begun => ({
+    _tag: "AskFields",
+    page,
+    form,
+    values: kept(values),
+    error
+  })
+  if (form.length > 0 && given === undefined) return ask({}, undefined)
+  const checked = checkFields(form, given ?? {})
+  if (checked._tag === "Invalid") return ask(given ?? {}, checked.error)
   const state = yield* Ids.use((ids) => ids.secret(32))
   const codeVerifier = yield* Ids.use((ids) => ids.secret(48))
-  const started = yield* connections.startAuthorization(
-    link.workspaceId,
-    link.id,
-    hashSecret(state),
-    cipher.seal(codeVerifier, linkContext(link))
-  )
-  if (!started) return { _tag: "Used", link } as const
-  const url = yield* connector.authorizationUrl({
+  const request = {
     platform: link.platform,
     sandbox: link.sandbox,
     state,
     redirectUri: callbackUrl(settings.publicBaseUrl, link.platform),
     codeVerifier
-  })
-  return { _tag: "Redirect", link, url } as const
+  }
+  const begin: Effect.Effect<BeginAnswer, ConnectFailure> =
+    connector.begin === undefined
+      ? Effect.map(connector.authorizationUrl(request), (url): BeginAnswer => ({ _tag: "Redirect", url }))
+      : connector.begin({ ...request, fields: checked.fields })
+  const begun = yield* Effect.result(begin)
+  if (begun._tag === "Failure") {
+    const failure = begun.failure
+    // Without a form nothing can be typed again: the page reports the failure, as before.
+    if (form.length === 0) return yield* Effect.fail(failure)
+    // Never the values: a refused password must not reach a log.
+    yield* Effect.logInfo("connect start refused", { code: failure.code, platform_code: failure.platformCode, link_id: link.id })
+    return ask(given ?? {}, errorOfFailure(failure))
+  }
+  const answer = begun.success
+  const started = yield* connections.startAuthorization(
+    link.workspaceId,
+    link.id,
+    hashSecret(state),
+    cipher.seal(sessionSecret(codeVerifier, answer._tag === "Redirect" ? answer.memo : undefined), linkContext(link))
+  )
+  if (!started) return { _tag: "Used", link } as Begun
+  if (answer._tag === "Redirect") return { _tag: "Redirect", link, url: answer.url } as Begun
+  return { _tag: "Done", outcome: yield* afterIdentities(link, state, answer.identities) } as Begun
 })
 
 /** The query of a platform's callback. */
@@ -282,14 +433,21 @@ const failed = (link: ConnectLinkRecord, error: PostwireError, canRetry = false)
   canRetry
 })
 
-/** A connector failure as the page and the redirect show it. */
-const errorOfFailure = (failure: ConnectFailure) =>
-  new PostwireError({
+/**
+ * A connector failure as the page and the redirect show it. A failure whose `details.field`
+ * names a form field (`fields.server`: `begin` could not reach the typed address) is shown at
+ * that field.
+ */
+const errorOfFailure = (failure: ConnectFailure) => {
+  const { field, ...details } = failure.details ?? {}
+  return new PostwireError({
     code: failure.code,
     platformCode: failure.platformCode,
-    details: failure.details,
+    ...(typeof field === "string" ? { field } : {}),
+    details: failure.details === undefined ? undefined : details,
     retryable: failure.retryable
   })
+}
 
 /** The open link a callback's `state` belongs to, or why there is none. */
 const linkOfState = Effect.fn("connect.linkOfState")(function* (platform: Platform, state: string | undefined) {
@@ -332,15 +490,17 @@ export const completeCallback = Effect.fn("connect.callback")(function* (platfor
   const connector = yield* AccountConnector
   const cipher = yield* CredentialsCipher
   const settings = yield* EngineConfig
-  const verifier = link.codeVerifier === null ? Option.none<string>() : cipher.open(link.codeVerifier, linkContext(link))
-  if (Option.isNone(verifier)) return { _tag: "BadState" } as ConnectOutcome
+  const sealed = link.codeVerifier === null ? Option.none<string>() : cipher.open(link.codeVerifier, linkContext(link))
+  if (Option.isNone(sealed)) return { _tag: "BadState" } as ConnectOutcome
+  const session = openSession(sealed.value)
   const exchanged = yield* connector
     .exchange({
       platform,
       sandbox: link.sandbox,
       code: query.code,
       redirectUri: callbackUrl(settings.publicBaseUrl, platform),
-      codeVerifier: verifier.value
+      codeVerifier: session.codeVerifier,
+      ...(session.memo === undefined ? {} : { memo: session.memo })
     })
     .pipe(Effect.result)
   if (exchanged._tag === "Failure") {
@@ -352,11 +512,23 @@ export const completeCallback = Effect.fn("connect.callback")(function* (platfor
     }
     return yield* failForGood(link, errorOfFailure(failure))
   }
-  const identities = exchanged.success
+  return yield* afterIdentities(link, query.state!, exchanged.success)
+})
+
+/**
+ * The identities a platform gave (its callback's exchange, or `begin` without a redirect):
+ * connected, or (Facebook) offered to choose from first.
+ */
+const afterIdentities = Effect.fn("connect.afterIdentities")(function* (
+  link: ConnectLinkRecord,
+  state: string,
+  identities: ReadonlyArray<ConnectedIdentity>
+) {
+  const cipher = yield* CredentialsCipher
   if (identities.length === 0) {
     return yield* failForGood(link, new PostwireError({ code: "connect_refused", platformCode: "nothing_granted" }))
   }
-  if (platform === "pages" && link.accountId === null) {
+  if (link.platform === "pages" && link.accountId === null) {
     const connections = yield* ConnectStore
     const sealed = cipher.seal(JSON.stringify(identities), `${linkContext(link)}/choice`)
     const kept = yield* connections.savePendingChoice(link.workspaceId, link.id, sealed)
@@ -364,7 +536,7 @@ export const completeCallback = Effect.fn("connect.callback")(function* (platfor
     return {
       _tag: "Choose",
       link,
-      state: query.state!,
+      state,
       choices: identities.map((i) => ({
         id: i.platformAccountId,
         handle: i.handle,

@@ -154,6 +154,13 @@ export const make = (options: Options): Effect.Effect<AccountConnector["Service"
       configured: (platform, isSandbox) => (isSandbox ? [] : (byName.get(platform)?.live.missing ?? [])),
       authorizationUrl: (request) =>
         Effect.map(route(request.platform, request.sandbox), (connector) => connector.authorizationUrl(request)),
+      form: (platform, isSandbox) => (isSandbox ? [] : (byName.get(platform)?.plugin.connect?.form ?? [])),
+      begin: (request) =>
+        Effect.flatMap(route(request.platform, request.sandbox), (connector) =>
+          connector.begin === undefined
+            ? Effect.sync(() => ({ _tag: "Redirect", url: connector.authorizationUrl(request) }) as const)
+            : connector.begin(request)
+        ),
       exchange: (request) => Effect.flatMap(route(request.platform, request.sandbox), (connector) => connector.exchange(request)),
       refresh: (request) =>
         Effect.flatMap(route(request.platform, request.sandbox), (connector) => connector.refresh(request.credentials)),

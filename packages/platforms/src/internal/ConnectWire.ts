@@ -8,6 +8,8 @@
 import { createHmac } from "node:crypto"
 import {
   type AuthorizationRequest,
+  type BeginAnswer,
+  type BeginRequest,
   type CodeExchange,
   ConnectFailure,
   type ConnectedIdentity,
@@ -26,6 +28,12 @@ export interface PlatformConnect {
   /** Settings still missing, by their environment names. */
   readonly missing: ReadonlyArray<string>
   readonly authorizationUrl: (request: AuthorizationRequest) => string
+  /**
+   * Starts a connect with the fields of the plugin's `connect.form`: `Redirect` to the
+   * platform (its `memo` comes back in `exchange`), or `Connected` with the identities at once
+   * (an app password traded for a session). Absent: `authorizationUrl` is the redirect.
+   */
+  readonly begin?: ((request: BeginRequest) => Effect.Effect<BeginAnswer, ConnectFailure>) | undefined
   readonly exchange: (request: CodeExchange) => Effect.Effect<ReadonlyArray<ConnectedIdentity>, ConnectFailure>
   readonly refresh: (credentials: string) => Effect.Effect<TokenRefresh, ConnectFailure>
   readonly revoke: (credentials: string) => Effect.Effect<TokenRevocation, ConnectFailure>

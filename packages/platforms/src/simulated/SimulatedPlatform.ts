@@ -1,8 +1,10 @@
 /**
  * The simulated platform behind every sandbox account: what a new user sees first.
  *
- * It publishes at once with a plausible permalink of the account's platform (a shortvideo inbox
- * post too: the simulated creator finishes it in the app at once), and refuses what the
+ * It publishes at once (a shortvideo inbox post too: the simulated creator finishes it in the
+ * app at once) with a platform-shaped id and, as its permalink, the server's page of the sandbox
+ * target (`{public URL}/sandbox/{workspace}/{post}/{target}`: a sandbox address must never look
+ * like a real post on the platform), and refuses what the
  * real platform would refuse (media rules, a shortvideo direct post without consent, a privacy
  * level the creator does not offer, a video longer than the creator may post). An account's
  * `simulate` options make it misbehave on purpose:
@@ -116,11 +118,24 @@ const shortVideoFailure = (input: PublishInput): PlatformFailure | undefined => 
   return undefined
 }
 
+/** Where a simulated platform's targets are shown. */
+export interface Options {
+  /**
+   * The server's sandbox pages (`{public URL}/sandbox`): a target's permalink is
+   * `{pageUrl}/{workspace id}/{post id}/{target id}`. Absent: the address its plugin makes up.
+   */
+  readonly pageUrl?: string | undefined
+}
+
+/** The page of a sandbox target under `pageUrl` (see {@link Options}). */
+export const pageOf = (pageUrl: string, input: Pick<PublishInput, "post" | "target">): string =>
+  `${pageUrl.replace(/\/+$/, "")}/${[input.post.workspaceId, input.post.id, input.target.id].map(encodeURIComponent).join("/")}`
+
 /**
  * Creates the simulated platform of a registry's platforms (default: the built-in ones): a
  * sandbox target must meet its platform's rules as the real platform's would.
  */
-export const make = (registry: Registry.Registry = builtinRegistry()): SimulatedPlatform => ({
+export const make = (registry: Registry.Registry = builtinRegistry(), options: Options = {}): SimulatedPlatform => ({
   publish: (input) =>
     Effect.suspend(() => {
       const rules = registry.get(input.account.platform)?.rules
@@ -133,7 +148,7 @@ export const make = (registry: Registry.Registry = builtinRegistry()): Simulated
       return Effect.succeed<PublishStep>({
         _tag: "Published",
         platformPostId: post.id,
-        permalink: post.permalink,
+        permalink: options.pageUrl === undefined ? post.permalink : pageOf(options.pageUrl, input),
         state: { simulated: true }
       })
     }).pipe(Spans.withSpan("platforms.simulated.publish")),

@@ -7,8 +7,17 @@
  *
  * @since 0.2.0
  */
-import type { Connect } from "@postwire/core"
-import { type Locale, localeFromAcceptLanguage, type Platform, displayNameOf, type PostwireError, renderMessage } from "@postwire/domain"
+import type { Connect, ConnectFormField } from "@postwire/core"
+import {
+  inLocale,
+  isLocalizedText,
+  type Locale,
+  localeFromAcceptLanguage,
+  type Platform,
+  displayNameOf,
+  type PostwireError,
+  renderMessage
+} from "@postwire/domain"
 import { styles } from "../approvals/ApprovalStyles.ts"
 import { isolated } from "../approvals/UserText.ts"
 import { formatDate } from "../html/DateText.ts"
@@ -57,7 +66,10 @@ const texts = {
     cancel: "Cancel",
     badHandle: "Use 1 to 30 lowercase letters, digits, dots or underscores.",
     badRequestTitle: "This consent request is not valid",
-    badRequestBody: (parameter: string) => `The parameter ${parameter} is missing or wrong.`
+    badRequestBody: (parameter: string) => `The parameter ${parameter} is missing or wrong.`,
+    fixFields: "Nothing was connected yet: check what you typed.",
+    notConnected: "Nothing was connected yet.",
+    optional: "(optional)"
   },
   id: {
     languageName: "Bahasa Indonesia",
@@ -101,7 +113,10 @@ const texts = {
     cancel: "Batal",
     badHandle: "Gunakan 1 sampai 30 huruf kecil, angka, titik, atau garis bawah.",
     badRequestTitle: "Permintaan persetujuan ini tidak valid",
-    badRequestBody: (parameter: string) => `Parameter ${parameter} tidak ada atau salah.`
+    badRequestBody: (parameter: string) => `Parameter ${parameter} tidak ada atau salah.`,
+    fixFields: "Belum ada yang dihubungkan: periksa isian Anda.",
+    notConnected: "Belum ada yang dihubungkan.",
+    optional: "(opsional)"
   }
 } as const
 
@@ -124,7 +139,7 @@ export interface PageContext {
 const extraStyles = `
 a.button { display: inline-block; font-weight: 700; padding: .75rem 1.5rem; border-radius: 6px; text-decoration: none; min-width: 8rem; text-align: center; }
 a.button.approve { background: var(--ok); color: #fff; }
-input[type=text], input:not([type]) { display: block; width: 100%; margin-top: .3rem; font: inherit; padding: .6rem; border: 2px solid #6b6b6b; border-radius: 6px; }
+input[type=text], input[type=password], input:not([type]) { display: block; width: 100%; margin-top: .3rem; font: inherit; padding: .6rem; border: 2px solid #6b6b6b; border-radius: 6px; }
 .notice p { margin: 0; }
 `
 
@@ -163,22 +178,90 @@ ${body}
 const problem = (ctx: PageContext, title: string, ...paragraphs: ReadonlyArray<string>) =>
   layout(ctx, title, html`<div class="result problem"><h1>${title}</h1>${paragraphs.map((p) => html`<p>${p}</p>`)}</div>`)
 
-/** The link's page: who asks, for which profile, and the way to the platform. */
-export const renderOpen = (ctx: PageContext, page: Extract<Connect.ConnectPage, { _tag: "Open" }>, startHref: string): string => {
+/** The platform's connect form on the link's page: its fields, what was typed, what was wrong. */
+export interface OpenForm {
+  readonly fields: ReadonlyArray<ConnectFormField>
+  /** Values to show again (never a password). */
+  readonly values: Readonly<Record<string, string>>
+  readonly error: PostwireError | undefined
+  /** Where the form posts (`/connect/{token}/start`). */
+  readonly action: string
+}
+
+const fieldId = (name: string) => `field-${name}`
+
+/** The reason a field was refused, in the page's language; `undefined` when it was not. */
+const fieldProblem = (error: PostwireError | undefined, name: string, locale: Locale): string | undefined => {
+  const issue = (error?.issues ?? (error === undefined ? [] : [error])).find((i) => i.field === `fields.${name}`)
+  if (issue === undefined) return undefined
+  const detail = issue.details?.detail
+  return detail !== undefined && (isLocalizedText(detail) || typeof detail === "string") ? inLocale(detail, locale) : messageOf(issue, locale)
+}
+
+const renderField = (ctx: PageContext, form: OpenForm, field: ConnectFormField): SafeHtml => {
+  const id = fieldId(field.name)
+  const problemText = fieldProblem(form.error, field.name, ctx.locale)
+  const required = field.required !== false
+  const described = [...(field.help === undefined ? [] : [`${id}-help`]), ...(problemText === undefined ? [] : [`${id}-error`])]
+  // A password is never written back into the page.
+  const value = field.kind === "password" ? "" : (form.values[field.name] ?? "")
+  const attributes = html`${raw(field.kind === "password" ? ' type="password" autocomplete="current-password"' : ' type="text" autocomplete="off"')}${raw(
+    field.kind === "url" ? ' inputmode="url" autocapitalize="off" spellcheck="false"' : ""
+  )}${field.placeholder === undefined ? "" : html` placeholder="${field.placeholder}"`}${raw(required ? " required" : "")}${
+    described.length === 0 ? "" : html` aria-describedby="${described.join(" ")}"`
+  }${raw(problemText === undefined ? "" : ' aria-invalid="true"')} maxlength="${String(field.maxLength ?? 512)}"`
+  return html`<div class="field"><label for="${id}">${field.label}${required ? "" : html` <span class="hint">${texts[ctx.locale].optional}</span>`}</label>
+${field.help === undefined ? "" : html`<span class="hint" id="${id}-help">${field.help}</span>`}
+<input id="${id}" name="${field.name}"${attributes} value="${value}">
+${problemText === undefined ? "" : html`<p class="problem-text" id="${id}-error">${problemText}</p>`}</div>`
+}
+
+/** The error summary above a refused form: each field's problem linked to the field, or the platform's refusal. */
+const renderFormProblem = (ctx: PageContext, form: OpenForm): SafeHtml => {
+  const t = texts[ctx.locale]
+  const error = form.error
+  if (error === undefined) return html``
+  const fieldIssues = form.fields.flatMap((field) => {
+    const problemText = fieldProblem(error, field.name, ctx.locale)
+    return problemText === undefined ? [] : [html`<li><a href="#${fieldId(field.name)}">${field.label}: ${problemText}</a></li>`]
+  })
+  return fieldIssues.length > 0
+    ? html`<div class="summary" role="alert" data-error="${error.code}"><p>${t.fixFields}</p><ul>${fieldIssues}</ul></div>`
+    : html`<div class="summary" role="alert" data-error="${error.code}"><p>${messageOf(error, ctx.locale)}</p><p>${t.notConnected}</p></div>`
+}
+
+/**
+ * The link's page: who asks, for which profile, and the way to the platform: a button, or the
+ * platform's connect form (`form`) posted to the start address.
+ */
+export const renderOpen = (
+  ctx: PageContext,
+  page: Extract<Connect.ConnectPage, { _tag: "Open" }>,
+  startHref: string,
+  form?: OpenForm | undefined
+): string => {
   const t = texts[ctx.locale]
   const { link } = page
-  const platform = platformName(link.platform)
+  const platform = page.platformName
   const asks =
     page.account === undefined
       ? t.asks(isolated(page.workspace.name), platform, isolated(page.profile?.name ?? link.profileId))
       : t.asksReconnect(isolated(page.workspace.name), platform, isolated(handleOf(page.account.handle)))
+  const action =
+    form === undefined
+      ? html`<div class="actions"><a class="button approve" role="button" href="${startHref}" data-continue>${t.continue(platform)}</a></div>`
+      : html`${renderFormProblem(ctx, form)}<form method="post" action="${form.action}" data-connect-form>
+<input type="hidden" name="lang" value="${ctx.locale}">
+${form.fields.map((field) => renderField(ctx, form, field))}
+<div class="actions"><button type="submit" class="approve" data-continue>${t.continue(platform)}</button></div>
+</form>`
   const body = html`<h1>${t.connectTitle(platform)}</h1>
 <p class="lead" data-asks>${asks}</p>
 <p>${t.what}</p>
 ${link.platform === "pages" && page.account === undefined ? html`<p>${t.pagesHint}</p>` : ""}
 ${link.sandbox ? html`<p class="notice" data-sandbox>${t.sandbox}</p>` : ""}
 <p class="muted">${t.expires(formatDate(link.expiresAt, ctx.locale))}</p>
-<div class="actions"><a class="button approve" role="button" href="${startHref}" data-continue>${t.continue(platform)}</a></div>`
+${action}`
   return layout(ctx, t.connectTitle(platform), body)
 }
 

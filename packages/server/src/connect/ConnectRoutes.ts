@@ -2,7 +2,11 @@
  * The public connect routes:
  *
  * - `GET /connect/{token}`: the link's page; `GET /connect/{token}/start` sends the person to the
- *   platform (a fresh `state` each time, so only the latest attempt can finish).
+ *   platform (a fresh `state` each time, so only the latest attempt can finish). A platform with
+ *   a connect form (a plugin's `connect.form`) shows it on the page; it posts to
+ *   `POST /connect/{token}/start`, which also takes `{"fields": {…}}` as JSON from a caller
+ *   without a browser and answers JSON (`status` `connected` with `account_ids`, `redirect`
+ *   with `url`, `choose`, or the documented `error`).
  * - `GET /connect/callback/{platform}`: the platform's answer; then the result page, the Page
  *   picker (Facebook), or a 303 to the link's `redirect_url` with `status` and `account_id` or
  *   `error`. `POST /connect/callback/pages` takes the picked Pages.
@@ -23,6 +27,7 @@ import { Connect, EngineConfig, Ids, SandboxConsent } from "@postwire/core"
 import { ErrorDetail, localeFromAcceptLanguage, type Platform, platformPattern, PostwireError, renderError } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import {
+  type OpenForm,
   type PageContext,
   pageLocale,
   renderBadConsentRequest,
@@ -102,7 +107,17 @@ const formOf = (request: HttpServerRequest.HttpServerRequest) =>
       list.push(value.replaceAll("\0", ""))
       all[name] = list
     }
-    return { first: (name: string) => all[name]?.[0], all: (name: string) => all[name] ?? [] }
+    return {
+      first: (name: string) => all[name]?.[0],
+      all: (name: string) => all[name] ?? [],
+      /** Every field's first value, but those named in `except`. */
+      fields: (...except: ReadonlyArray<string>) =>
+        Object.fromEntries(
+          Object.entries(all)
+            .filter(([name]) => !except.includes(name))
+            .map(([name, values]) => [name, values[0] ?? ""])
+        )
+    }
   })
 
 const fallback: PageContext = { locale: "en", path: undefined, nonce: "failure" }
@@ -139,6 +154,14 @@ const answerOutcome = (outcome: Connect.ConnectOutcome, ctx: PageContext, choose
   }
 }
 
+/** The form of an open link's page: posted to the start address. */
+const openForm = (path: string, fields: OpenForm["fields"], values: OpenForm["values"], error: PostwireError | undefined): OpenForm => ({
+  fields,
+  values,
+  error,
+  action: `${path}/start`
+})
+
 /** `GET /connect/{token}`. */
 const showConnectPage = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
@@ -154,26 +177,54 @@ const showConnectPage = Effect.gen(function* () {
       return page(renderFailure(ctx, new PostwireError({ code: "connect_link_expired" }), false), 410, ctx)
     case "Used":
       return page(renderFailure(ctx, new PostwireError({ code: "connect_link_used" }), false), 409, ctx)
-    case "Open":
-      return page(renderOpen(ctx, found, `${path}/start?lang=${ctx.locale}`), 200, ctx)
+    case "Open": {
+      const fields = yield* Connect.connectForm(found.link)
+      const form = fields.length === 0 ? undefined : openForm(path, fields, {}, undefined)
+      return page(renderOpen(ctx, found, `${path}/start?lang=${ctx.locale}`, form), 200, ctx)
+    }
   }
 }).pipe(orFailurePage)
 
-/** `GET /connect/{token}/start`: to the platform's authorization page. */
+/** A connect failure (or an unexpected one) as the page shows it. */
+const errorOf = (failure: unknown) =>
+  failure instanceof PostwireError
+    ? failure
+    : typeof failure === "object" && failure !== null && "code" in failure
+      ? new PostwireError({
+          code: (failure as { code: PostwireError["code"] }).code,
+          platformCode: (failure as { platformCode?: string }).platformCode,
+          details: (failure as { details?: PostwireError["details"] }).details
+        })
+      : new PostwireError({ code: "internal_error" })
+
+/** The answer to a start that goes to the platform: a 303 with the cookie that binds its `state` to this browser. */
+const toPlatform = (url: string) =>
+  Effect.gen(function* () {
+    const state = new URL(url).searchParams.get("state")
+    const config = yield* ServerConfig
+    return state === null ? redirect(url) : HttpServerResponse.setHeader(redirect(url), "set-cookie", stateCookie(state, config.publicUrl))
+  })
+
+/**
+ * `GET /connect/{token}/start` (to the platform's authorization page) and
+ * `POST /connect/{token}/start` (the connect form's values): the page's answers.
+ */
 const startAuthorization = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const params = yield* HttpRouter.params
   const token = params.token ?? ""
-  const ctx = yield* contextOf(`/connect/${encodeURIComponent(token)}`, queryOf(request).get("lang"))
-  const started = yield* Connect.beginAuthorization(token).pipe(Effect.result)
+  const path = `/connect/${encodeURIComponent(token)}`
+  let lang = queryOf(request).get("lang")
+  let given: Record<string, string> | undefined
+  if (request.method === "POST") {
+    const form = yield* formOf(request)
+    lang = form.first("lang") ?? lang
+    given = form.fields("lang")
+  }
+  const ctx = yield* contextOf(path, lang)
+  const started = yield* Connect.beginAuthorization(token, given).pipe(Effect.result)
   if (started._tag === "Failure") {
-    const failure = started.failure
-    const error =
-      failure instanceof PostwireError
-        ? failure
-        : "code" in failure
-          ? new PostwireError({ code: failure.code, platformCode: failure.platformCode, details: failure.details })
-          : new PostwireError({ code: "internal_error" })
+    const error = errorOf(started.failure)
     return page(renderFailure(ctx, error, error.code === "platform_unavailable"), statusOf(error), ctx)
   }
   const found = started.success
@@ -184,13 +235,107 @@ const startAuthorization = Effect.gen(function* () {
       return page(renderFailure(ctx, new PostwireError({ code: "connect_link_expired" }), false), 410, ctx)
     case "Used":
       return page(renderFailure(ctx, new PostwireError({ code: "connect_link_used" }), false), 409, ctx)
-    case "Redirect": {
-      const state = new URL(found.url).searchParams.get("state")
-      const config = yield* ServerConfig
-      return state === null ? redirect(found.url) : HttpServerResponse.setHeader(redirect(found.url), "set-cookie", stateCookie(state, config.publicUrl))
-    }
+    case "AskFields":
+      return page(
+        renderOpen(ctx, found.page, `${path}/start?lang=${ctx.locale}`, openForm(path, found.form, found.values, found.error)),
+        found.error === undefined ? 200 : statusOf(found.error),
+        ctx
+      )
+    case "Redirect":
+      return yield* toPlatform(found.url)
+    case "Done":
+      return answerOutcome(found.outcome, ctx, "/connect/callback/pages")
   }
 }).pipe(orFailurePage)
+
+/** The JSON body of a start without a browser: `{"fields": {"name": "value", …}}`. */
+const jsonFields = (body: unknown): { readonly fields: Record<string, string> } | { readonly error: PostwireError } => {
+  const invalid = (field: string, detail: ReturnType<typeof ErrorDetail.reason>) =>
+    ({ error: new PostwireError({ code: "invalid_request", field, details: { detail } }) }) as const
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return invalid("body", ErrorDetail.reason("json_object"))
+  for (const key of Object.keys(body)) if (key !== "fields") return invalid(key, ErrorDetail.reason("unknown_field"))
+  const fields = (body as { fields?: unknown }).fields
+  if (fields === undefined) return { fields: {} }
+  if (typeof fields !== "object" || fields === null || Array.isArray(fields)) return invalid("fields", ErrorDetail.reason("must_be_object"))
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(fields)) {
+    if (typeof value !== "string") return invalid(`fields.${name}`, ErrorDetail.reason("must_be_string"))
+    if (value.includes("\0")) return invalid(`fields.${name}`, ErrorDetail.reason("nul_character"))
+    out[name] = value
+  }
+  return { fields: out }
+}
+
+/**
+ * `POST /connect/{token}/start` with a JSON body: the connect form's values from a caller
+ * without a browser (the link's token is the authority, as for the page). Answers
+ * `{"status": "connected", "account_ids": […]}`, `{"status": "redirect", "url": …}` (a person
+ * must open it in the browser that keeps the cookie set with it), `{"status": "choose",
+ * "choices": […]}`, or `{"error": …}` in the documented shape.
+ */
+const startWithJson = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const params = yield* HttpRouter.params
+  const config = yield* ServerConfig
+  const locale = localeFromAcceptLanguage(request.headers["accept-language"])
+  const refuse = (error: PostwireError) =>
+    HttpServerResponse.jsonUnsafe({ error: renderError(error, locale, config.publicUrl) }, { status: error.httpStatus, headers: { "cache-control": "no-store" } })
+  const body = yield* request.json.pipe(Effect.result)
+  if (body._tag === "Failure") return refuse(new PostwireError({ code: "invalid_request", field: "body", details: { detail: ErrorDetail.reason("invalid_json") } }))
+  const read = jsonFields(body.success)
+  if ("error" in read) return refuse(read.error)
+  const started = yield* Connect.beginAuthorization(params.token ?? "", read.fields).pipe(Effect.result)
+  if (started._tag === "Failure") return refuse(errorOf(started.failure))
+  const found = started.success
+  const ok = (json: unknown) => HttpServerResponse.jsonUnsafe(json, { headers: { "cache-control": "no-store" } })
+  switch (found._tag) {
+    case "Unknown":
+      return refuse(new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("resource") } }))
+    case "Expired":
+      return refuse(new PostwireError({ code: "connect_link_expired" }))
+    case "Used":
+      return refuse(new PostwireError({ code: "connect_link_used" }))
+    case "AskFields":
+      return refuse(found.error ?? new PostwireError({ code: "invalid_request", field: "fields", details: { detail: ErrorDetail.reason("required") } }))
+    case "Redirect":
+      return HttpServerResponse.setHeader(
+        ok({ status: "redirect", url: found.url }),
+        "set-cookie",
+        stateCookie(new URL(found.url).searchParams.get("state") ?? "", config.publicUrl)
+      )
+    case "Done": {
+      const outcome = found.outcome
+      switch (outcome._tag) {
+        case "Connected":
+          return ok({ status: "connected", account_ids: outcome.accounts.map((a) => a.id) })
+        case "Choose":
+          return ok({
+            status: "choose",
+            choices: outcome.choices.map((c) => ({ id: c.id, handle: c.handle, display_name: c.displayName }))
+          })
+        case "Failed":
+          return refuse(outcome.error)
+        case "BadState":
+          return refuse(new PostwireError({ code: "connect_state_invalid" }))
+      }
+    }
+  }
+}).pipe(
+  Effect.catchCause((cause) =>
+    Cause.hasInterruptsOnly(cause)
+      ? Effect.failCause(cause as Cause.Cause<never>)
+      : Effect.logError("connect start failed", cause).pipe(
+          Effect.as(HttpServerResponse.jsonUnsafe({ error: { code: "internal_error" } }, { status: 500 }))
+        )
+  )
+)
+
+/** `POST /connect/{token}/start`: JSON from a caller without a browser, or the page's form. */
+const postStart = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const type = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
+  return yield* type === "application/json" ? startWithJson : startAuthorization
+})
 
 // A built-in platform's word or a plugin's: the connect link the state names says which it is.
 const isPlatform = (value: string | undefined): value is Platform => value !== undefined && platformPattern.test(value)
@@ -342,5 +487,6 @@ export const ConnectRoutes = Layer.mergeAll(
   HttpRouter.add("POST", SandboxConsent.authorizePath, submitSandboxConsent),
   HttpRouter.add("POST", "/connect/deauthorize/:platform", receiveDeauthorization),
   HttpRouter.add("GET", "/connect/:token", showConnectPage),
-  HttpRouter.add("GET", "/connect/:token/start", startAuthorization)
+  HttpRouter.add("GET", "/connect/:token/start", startAuthorization),
+  HttpRouter.add("POST", "/connect/:token/start", postStart)
 )

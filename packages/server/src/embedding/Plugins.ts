@@ -30,3 +30,15 @@ export type {
 } from "@postwire/core"
 export { PlatformFailure } from "@postwire/core"
 export { TargetRules } from "@postwire/domain"
+// A plugin's connect side (`connect.make`, `connect.form`, `begin`): what it speaks and fails with.
+export type {
+  AuthorizationRequest,
+  BeginAnswer,
+  BeginRequest,
+  CodeExchange,
+  ConnectedIdentity,
+  ConnectFormField,
+  TokenRefresh,
+  TokenRevocation
+} from "@postwire/core"
+export { ConnectFailure } from "@postwire/core"
