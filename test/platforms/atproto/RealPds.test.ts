@@ -12,11 +12,16 @@ import type { AccountRecord, PublishInput, PublishMedia, TargetRecord } from "@p
 import type { CommentRouter, PlatformRouter } from "@postwire/platforms"
 import { Effect, Result } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
-import { afterAll, beforeAll } from "vitest"
+import { afterAll, beforeAll, expect } from "vitest"
 import * as AtprotoConnect from "../../../packages/platforms/src/atproto/AtprotoConnect.ts"
 import type * as Xrpc from "../../../packages/platforms/src/atproto/Xrpc.ts"
 import * as Wire from "../../../packages/platforms/src/internal/Wire.ts"
+import { aKeyWithScopes } from "../../support/Builders.ts"
+import { aConnectLink, aConnectServer, step } from "../../support/Connect.ts"
+import { eventually } from "../../support/Eventually.ts"
+import { call } from "../../support/Http.ts"
 import { aJpeg, aPng } from "../../support/Media.ts"
+import { backends, startServer, type TestServer } from "../../support/TestServer.ts"
 import { aRouter, drive } from "../adapterConformance.ts"
 import { anAccount, anImage, aPost, aPublishInput, aTarget } from "../builders.ts"
 import { aCommentRouter } from "../comments/harness.ts"
@@ -201,4 +206,65 @@ describe("Bluesky adapter against the reference PDS", () => {
       assert.strictEqual(Result.isFailure(stale) ? stale.failure.code : undefined, "token_expired")
     }).pipe(Effect.provide(FetchHttpClient.layer))
   )
+})
+
+describe.each(backends())("Bluesky end to end through Postwire's API and the reference PDS on %s", (backend) => {
+  let server: TestServer
+  let liveKey: string
+  let bob: Awaited<ReturnType<RealPds.RealPds["account"]>>
+
+  beforeAll(async () => {
+    bob = await pds.account(`bob${backend === "embedded" ? "e" : "p"}`)
+    server = await aConnectServer((env, options) =>
+      startServer(backend, { ...env, POSTWIRE_ATPROTO_SERVICE_URL: pds.url, POSTWIRE_PUBLISH_POLL_MS: "100", POSTWIRE_RATE_LIMIT_PER_KEY: "100000" }, options)
+    )
+    liveKey = await aKeyWithScopes(server, ["posts:read", "posts:write", "accounts:write"], "live")
+  }, 180_000)
+  afterAll(() => server?.stop())
+
+  const send = (method: string, path: string, body?: unknown) => call(server.baseUrl, method, path, { key: liveKey, ...(body === undefined ? {} : { body }) })
+
+  it("connects on the hosted page with an app password and publishes POST /v1/posts to the PDS exactly once", async () => {
+    const link = await aConnectLink(server, { platform: "atproto", redirect_url: "https://app.example.com/connected" }, liveKey)
+    expect(link.status).toBe(201)
+    const page = await step(link.body.url)
+    expect(page.body).toContain('<label for="field-password">App password</label>')
+    const connected = await fetch(`${link.body.url}/start`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ fields: { identifier: bob.handle, password: bob.appPassword } })
+    })
+    const answer = (await connected.json()) as { status: string; account_ids: Array<string> }
+    expect(connected.status, JSON.stringify(answer)).toBe(200)
+    const accountId = answer.account_ids[0]!
+    const account = await send("GET", `/v1/accounts/${accountId}`)
+    expect(account.body).toMatchObject({ platform: "atproto", handle: bob.handle, status: "connected", sandbox: false })
+
+    const upload = await send("POST", "/v1/media", { data: Buffer.from(aPng({ width: 60, height: 40 })).toString("base64") })
+    expect(upload.status).toBe(201)
+    const created = await send("POST", "/v1/posts", {
+      profile_id: server.profileId,
+      caption: "Rye from the oven 🍞 #bread",
+      media: [upload.body.id],
+      approval: { mode: "none" },
+      targets: [{ account_id: accountId, atproto: { alt: ["A dark rye loaf"], langs: ["en"] } }]
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const post = await eventually(
+      () => send("GET", `/v1/posts/${created.body.id}`),
+      (reply) => reply.body.status === "published" || reply.body.status === "failed",
+      "the Bluesky post to publish",
+      { intervalMs: 200 }
+    )
+    expect(post.body.status, JSON.stringify(post.body.targets[0])).toBe("published")
+    const rkey = (post.body.targets[0].permalink as string).split("/").at(-1)!
+    expect(post.body.targets[0].permalink).toBe(`https://bsky.app/profile/${bob.handle}/post/${rkey}`)
+    const listed = await pds.xrpc("com.atproto.repo.listRecords", { params: { repo: bob.did, collection: "app.bsky.feed.post" } })
+    expect(listed.json.records).toHaveLength(1)
+    const [record] = listed.json.records
+    expect(record.uri).toBe(`at://${bob.did}/app.bsky.feed.post/${rkey}`)
+    expect(record.value.text).toBe("Rye from the oven 🍞 #bread")
+    expect(record.value.langs).toEqual(["en"])
+    expect(record.value.embed.images[0].alt).toBe("A dark rye loaf")
+  }, 120_000)
 })

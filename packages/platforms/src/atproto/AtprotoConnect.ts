@@ -16,9 +16,9 @@
  *
  * @since 0.5.0
  */
-import type { ConnectedIdentity, ConnectFailure, TokenRefresh, TokenRevocation } from "@postwire/core"
+import type { ConnectedIdentity, ConnectFailure, ConnectFormField, TokenRefresh, TokenRevocation } from "@postwire/core"
 import { Clock, Effect } from "effect"
-import { connectFailure, fromPlatformFailure, malformedAnswer, send, unavailable } from "../internal/ConnectWire.ts"
+import { connectFailure, fromPlatformFailure, malformedAnswer, type PlatformConnect, send, unavailable } from "../internal/ConnectWire.ts"
 import type { Wire, WireResponse } from "../internal/Wire.ts"
 import * as Xrpc from "./Xrpc.ts"
 
@@ -31,8 +31,8 @@ export interface Settings {
 /** Defaults: Bluesky's entryway. */
 export const defaults: Settings = { serviceUrl: "https://bsky.social" }
 
-/** The connect page's fields. */
-export const form = [
+/** The connect page's fields (`connect.form`). */
+export const form: ReadonlyArray<ConnectFormField> = [
   {
     name: "identifier",
     label: "Handle or DID",
@@ -49,7 +49,7 @@ export const form = [
     help: "Create one in Bluesky under Settings → Privacy and security → App passwords. Postwire uses it once and does not keep it.",
     required: true
   }
-] as const
+]
 
 const refusal = (response: WireResponse, now: number): ConnectFailure => {
   const name = Xrpc.errorName(response) ?? `http_${response.status}`
@@ -125,5 +125,15 @@ export const make = (settings: Settings, wire: Wire) => {
       return yield* Effect.fail(refusal(response, yield* Clock.currentTimeMillis))
     }).pipe(Effect.withSpan("connect.atproto.revoke"))
 
-  return { missing: [] as ReadonlyArray<string>, login, refresh, revoke }
+  const connector: PlatformConnect & { readonly login: typeof login } = {
+    missing: [],
+    // Never asked: `begin` connects without a redirect.
+    authorizationUrl: () => `${service}/xrpc/com.atproto.server.createSession`,
+    begin: (request) => Effect.map(login(request.fields), (identities) => ({ _tag: "Connected" as const, identities })),
+    exchange: () => Effect.fail(connectFailure("connect_failed", "no_redirect_flow")),
+    login,
+    refresh,
+    revoke
+  }
+  return connector
 }

@@ -16,7 +16,7 @@
 import type { PlatformPlugin } from "../Plugin.ts"
 import * as Atproto from "./Atproto.ts"
 import * as AtprotoComments from "./AtprotoComments.ts"
-import type * as AtprotoConnect from "./AtprotoConnect.ts"
+import * as AtprotoConnect from "./AtprotoConnect.ts"
 import { options } from "./Options.ts"
 import { rules } from "./Rules.ts"
 import * as Tid from "./Tid.ts"
@@ -32,6 +32,13 @@ export const atproto: PlatformPlugin<Atproto.Config, AtprotoConnect.Settings> = 
     make: (settings, wire) => Atproto.make(settings, wire),
     comments: (settings, wire) => AtprotoComments.make({ webHost: settings.webHost }, wire)
   },
+  connect: {
+    defaults: AtprotoConnect.defaults,
+    form: AtprotoConnect.form,
+    make: (settings, wire) => AtprotoConnect.make(settings, wire)
+  },
+  // Sessions: the access token lives about 2 hours, the refresh token about 2 months; renewed
+  // halfway through the access token's life (the default policy).
   env: (read) => ({
     publish: { webHost: read.url("POSTWIRE_ATPROTO_WEB_HOST") },
     connect: { serviceUrl: read.url("POSTWIRE_ATPROTO_SERVICE_URL") }
