@@ -9,7 +9,7 @@
  * import { Registry } from "@postwire/platforms"
  *
  * const registry = Registry.make([myBlogPlugin])
- * registry.names // ["shortvideo", "photo", "pages", "textpost", "blog"]
+ * registry.names // ["shortvideo", "photo", "pages", "textpost", "atproto", "blog"]
  * ```
  *
  * @since 0.4.0

@@ -103,6 +103,6 @@ describe("a platform plugin through PostwireEngine", () => {
     const profile = await ws.profiles.create({ name: "Main" })
     const refused = await ws.accounts.create({ profile_id: profile.id, platform: "mastodon", sandbox: true }).catch((e: unknown) => e)
     expect(refused).toMatchObject({ code: "invalid_request", field: "platform" })
-    expect(String((refused as Error).message)).toContain("shortvideo, photo, pages, textpost, blog")
+    expect(String((refused as Error).message)).toContain("shortvideo, photo, pages, textpost, atproto, blog")
   })
 })
