@@ -428,6 +428,28 @@ export const reasons = {
   youtube_project_quota: text(
     "the YouTube API project's daily budget of {limit} units cannot pay for an upload ({cost} units; {used} used today, Pacific time)",
     "anggaran harian proyek API YouTube sebesar {limit} unit tidak cukup untuk satu unggahan ({cost} unit; {used} terpakai hari ini, waktu Pasifik)"
+
+  // atproto (Bluesky)
+  atproto_text_bytes: text(
+    "a Bluesky post's text is at most {max} bytes in UTF-8; this one has {count}",
+    "teks unggahan Bluesky paling banyak {max} byte dalam UTF-8; teks ini {count} byte"
+  ),
+  atproto_images_or_video: text(
+    "a Bluesky post takes up to 4 images or one video, not both",
+    "unggahan Bluesky berisi hingga 4 gambar atau satu video, tidak keduanya"
+  ),
+  atproto_image_bytes: text(
+    "a Bluesky image is at most {max} bytes; this one has {size}",
+    "gambar Bluesky berukuran paling besar {max} byte; gambar ini {size} byte"
+  ),
+  atproto_video_bytes: text(
+    "a Bluesky video is at most {max} bytes; this one has {size}",
+    "video Bluesky berukuran paling besar {max} byte; video ini {size} byte"
+  ),
+  atproto_video_format: text("Bluesky takes MP4 videos, not {value}", "Bluesky menerima video MP4, bukan {value}"),
+  atproto_image_format: text(
+    "Bluesky takes JPEG, PNG, WebP or GIF images, not {value}",
+    "Bluesky menerima gambar JPEG, PNG, WebP, atau GIF, bukan {value}"
   )
 } as const satisfies Record<string, LocalizedText>
 

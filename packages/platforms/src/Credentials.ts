@@ -24,6 +24,7 @@ import type { PlatformFailure } from "@postwire/core"
 import type { BuiltinPlatform } from "@postwire/domain"
 import * as FacebookCredentials from "./facebook/Credentials.ts"
 import * as FediverseCredentials from "./fediverse/FediverseCredentials.ts"
+import { AtprotoCredentials } from "./atproto/Xrpc.ts"
 import { failure } from "./internal/Wire.ts"
 import * as MetaCredentials from "./meta/Credentials.ts"
 import * as TikTokCredentials from "./tiktok/Credentials.ts"
@@ -75,21 +76,22 @@ export const schemas = {
   ...FacebookCredentials.schemas,
   fediverse: FediverseCredentials.FediverseCredentials,
   professional: ProfessionalCredentials,
-  video: VideoCredentials
+  video: VideoCredentials,
+  atproto: AtprotoCredentials
 } as const satisfies Record<BuiltinPlatform, Schema.Top>
 
 /** The credentials type of a platform. */
-export type CredentialsOf<P extends BuiltinPlatform> = (typeof schemas)[P]["Type"]
+export type CredentialsOf<P extends keyof typeof schemas> = (typeof schemas)[P]["Type"]
 
 /** Serializes credentials to the JSON string stored in `account.credentials`. */
-export const encode = <P extends BuiltinPlatform>(_platform: P, credentials: CredentialsOf<P>): string =>
+export const encode = <P extends keyof typeof schemas>(_platform: P, credentials: CredentialsOf<P>): string =>
   JSON.stringify(credentials)
 
 /**
  * Reads an account's credentials. Missing or unreadable credentials can only be fixed by
  * connecting the account again: `token_expired` with `needsReconnect`.
  */
-export const decode = <P extends BuiltinPlatform>(
+export const decode = <P extends keyof typeof schemas>(
   platform: P,
   json: string | null
 ): Effect.Effect<CredentialsOf<P>, PlatformFailure> => {
