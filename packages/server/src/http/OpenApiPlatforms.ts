@@ -45,9 +45,17 @@ const responseDescription = (plugin: PlatformPlugin, own: unknown): string =>
   `The ${plugin.displayName} options the target publishes with, as the platform completed them. Present on ${plugin.name} ` +
   `targets only.${typeof own === "string" && own !== "" ? ` ${own}` : ""}`
 
-/** A target entry of a request: `account_id` beside the built-in options. */
+/** The contract's open record of platform options (`allOf: [{ type: "object", additionalProperties: {} }]`). */
+const isOpenRecord = (part: unknown): boolean =>
+  isObject(part) && isObject(part.additionalProperties) && Object.keys(part.additionalProperties).length === 0 && Object.keys(part).length <= 2
+
+/** A target entry of a request: `account_id` beside the open record of platform options. */
 const isTargetInput = (node: Json): boolean =>
-  isObject(node.properties) && isObject(node.properties.account_id) && isObject(node.properties.shortvideo) && !("status" in node.properties)
+  isObject(node.properties) &&
+  isObject(node.properties.account_id) &&
+  !("status" in node.properties) &&
+  Array.isArray(node.allOf) &&
+  node.allOf.some(isOpenRecord)
 
 /** A target of a response: its `options` object. */
 const targetOptionsOf = (node: Json): Json | undefined =>
@@ -62,7 +70,7 @@ const addOptions = (node: Json, described: ReadonlyArray<{ plugin: PlatformPlugi
   }
   // The rest record of the contract (`allOf: [{ additionalProperties: {} }]`): only served words are accepted.
   if (Array.isArray(node.allOf)) {
-    node.allOf = node.allOf.filter((part: unknown) => !(isObject(part) && isObject(part.additionalProperties) && Object.keys(part).length <= 2))
+    node.allOf = node.allOf.filter((part: unknown) => !isOpenRecord(part))
     if (node.allOf.length === 0) delete node.allOf
   }
   node.additionalProperties = false
