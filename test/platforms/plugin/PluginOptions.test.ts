@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Postwire, PostwireApiError } from "@postwire/client"
-import { allScopes } from "@postwire/domain"
+import { allScopes, builtinPlatforms } from "@postwire/domain"
 import { type PlatformEnvReader as EnvReader, makeHandler, type PostwireHandler } from "@postwire/server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { callTool, connectHttp, resultOf, textOf } from "../../mcp/McpClients.ts"
@@ -219,10 +219,10 @@ describe("a plugin's per-target options over HTTP", () => {
     })
     expect(requestTarget.additionalProperties).toBe(false)
     const responseTarget = create.responses["201"].content["application/json"].schema.properties.targets.items
-    expect(responseTarget.properties.platform.enum).toEqual(["shortvideo", "photo", "pages", "textpost", "blog"])
+    expect(responseTarget.properties.platform.enum).toEqual([...builtinPlatforms, "blog"])
     expect(responseTarget.properties.options.properties.blog).toMatchObject({ properties: { tone: { enum: ["formal", "casual"] } } })
     const listFilter = document.paths["/v1/posts"].get.parameters.find((p: { name: string }) => p.name === "platform")
-    expect(listFilter.schema.enum).toEqual(["shortvideo", "photo", "pages", "textpost", "blog"])
+    expect(listFilter.schema.enum).toEqual([...builtinPlatforms, "blog"])
     const account = document.paths["/v1/accounts/{id}"].get.responses["200"].content["application/json"].schema
     expect(account.properties.platform.enum).toContain("blog")
 
