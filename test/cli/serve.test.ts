@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { platforms } from "@postwire/domain"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually } from "../support/Eventually.ts"
+import { builtinPlatforms } from "@postwire/domain"
 
 const bin = join(import.meta.dirname, "../../packages/server/bin/postwire.js")
 
@@ -82,8 +82,7 @@ describe("postwire serve", () => {
     const reply = await fetch(`http://127.0.0.1:${port}/v1/accounts`, { headers: { authorization: `Bearer ${key}` } })
     expect(reply.status).toBe(200)
     const body = (await reply.json()) as { data: Array<{ platform: string; sandbox: boolean }> }
-    // One sandbox account per built-in platform.
-    expect(body.data.map((a) => a.platform).sort()).toEqual([...platforms].sort())
+    expect(body.data.map((a) => a.platform).sort()).toEqual([...builtinPlatforms].sort())
     expect(body.data.every((a) => a.sandbox)).toBe(true)
   })
 

@@ -7,7 +7,7 @@
  */
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { anImage } from "../support/Builders.ts"
+import { anImage, aPublicAddress } from "../support/Builders.ts"
 import { eventually } from "../support/Eventually.ts"
 import { call } from "../support/Http.ts"
 import { aDatabase, backends, startServer, type TestDatabase, type TestServer } from "../support/TestServer.ts"
@@ -41,7 +41,11 @@ describe.each(backends())("lost platform answers on %s", (backend) => {
     let image: string
     let made = 0
 
+    // Instagram downloads the image from the signed address: it must be the server's own, the
+    // same port across its restarts.
+    let address: Awaited<ReturnType<typeof aPublicAddress>>
     const env = () => ({
+      ...address.env,
       POSTWIRE_THREADS_BASE_URL: fake.url,
       POSTWIRE_THREADS_REFRESH_URL: "none",
       POSTWIRE_INSTAGRAM_BASE_URL: fake.url,
@@ -61,7 +65,8 @@ describe.each(backends())("lost platform answers on %s", (backend) => {
       scope = Effect.runSync(Scope.make())
       fake = await Effect.runPromise(make().pipe(Scope.provide(scope)))
       database = await aDatabase(backend)
-      server = await startServer(backend, env(), { database })
+      address = await aPublicAddress()
+      server = await startServer(backend, env(), { database, port: address.port })
       const key = await server.admin<{ key: string }>(`/workspaces/${server.workspaceId}/keys`, {
         kind: "live",
         scopes: ["posts:read", "posts:write"]
@@ -184,9 +189,15 @@ describe.each(backends())("lost platform answers on %s", (backend) => {
       fake.pollsBeforeFinished = 1_000_000
       const { caption, id } = await publishAPost()
       await eventually(() => fake.containers.some((c) => c.params[fake.dialect.captionField] === caption), "a container", { intervalMs: 20 })
+      // Instagram has the image once it downloaded it: the server stops after that, not during it.
+      const image = fake.containers.find((c) => c.params[fake.dialect.captionField] === caption)?.params.image_url
+      const downloads = "downloads" in fake ? (fake as InstagramFake.InstagramFake).downloads : undefined
+      if (downloads !== undefined && image !== undefined) {
+        await eventually(() => downloads.has(image), "Instagram to download the image", { intervalMs: 20 })
+      }
       await server.stop()
       fake.pollsBeforeFinished = 0
-      server = await startServer(backend, env(), { database })
+      server = await startServer(backend, env(), { database, port: address.port })
       const target = await waitFor(id, (t) => t.status !== "publishing" && t.status !== "queued")
       expectPublishedOnce(target, caption)
     })

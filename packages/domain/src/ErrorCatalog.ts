@@ -508,6 +508,14 @@ export const ErrorCatalog = {
     indonesian: "Instans ini belum siap: {detail}.",
     when: "`GET /ready` while the database does not answer, migrations are pending, the database was migrated by a newer version, or (on a worker) a background loop stopped."
   }),
+  platform_version_inactive: entry({
+    status: 502,
+    retryable: true,
+    kind: "platform",
+    en: "{platform} does not serve the API version {version} this server asks for. The operator sets {settings} to a version the platform serves and restarts the server, then retries the target.",
+    indonesian: "{platform} tidak melayani versi API {version} yang diminta server ini. Operator mengatur {settings} ke versi yang dilayani platform dan memulai ulang server, lalu mencoba ulang target.",
+    when: "A platform with monthly API versions refused the version in the server's setting: LinkedIn answers 426 `NONEXISTENT_VERSION` for a version that was sunset or does not exist yet (https://learn.microsoft.com/en-us/linkedin/marketing/versioning). The account stays connected."
+  }),
   option_required: entry({
     status: 422,
     retryable: false,
