@@ -5,7 +5,7 @@
  */
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { absolute, aConnectLink, aConnectServer, returnedQuery, step } from "../../support/Connect.ts"
+import { absolute, aConnectLink, aConnectServer, hiddenFields, postForm, returnedQuery, step } from "../../support/Connect.ts"
 import { aKeyWithScopes } from "../../support/Builders.ts"
 import { call } from "../../support/Http.ts"
 import { backends, startServer, type TestServer } from "../../support/TestServer.ts"
@@ -52,7 +52,14 @@ describe.each(backends())("connecting a YouTube channel on %s", (backend) => {
     expect(authorize.searchParams.get("redirect_uri")).toBe(`${server.baseUrl}/connect/callback/video`)
     const consented = await step(started.location!)
     expect(consented.status).toBe(302)
-    const result = await step(consented.location!)
+    const picker = await step(consented.location!)
+    // The channels the consent gave are offered to choose from (capabilities.choosesAccounts).
+    expect(picker.status).toBe(200)
+    expect(picker.body).toContain("Maya Bakes")
+    const result = await postForm(absolute(server, "/connect/callback/video"), [
+      ...hiddenFields(picker.body),
+      ["page", fake.channels[0]!.id]
+    ])
     const query = returnedQuery(result)
     expect(query.get("status")).toBe("connected")
     const id = query.get("account_id")!
