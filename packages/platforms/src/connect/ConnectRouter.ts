@@ -156,6 +156,14 @@ export const make = (options: Options): Effect.Effect<AccountConnector["Service"
       configured: (platform, isSandbox) => (isSandbox ? [] : (byName.get(platform)?.live.missing ?? [])),
       authorizationUrl: (request) =>
         Effect.map(route(request.platform, request.sandbox), (connector) => connector.authorizationUrl(request)),
+      traits: (platform) => {
+        const entry = byName.get(platform)
+        return {
+          choosesAccounts: entry?.plugin.capabilities?.choosesAccounts === true,
+          chooser: entry?.plugin.connect?.chooser,
+          signsDeauthorization: entry?.deauthorization !== undefined
+        }
+      },
       form: (platform, isSandbox) => (isSandbox ? [] : (byName.get(platform)?.plugin.connect?.form ?? [])),
       begin: (request) =>
         Effect.flatMap(route(request.platform, request.sandbox), (connector) =>

@@ -1,0 +1,54 @@
+/**
+ * Bluesky as a plugin (wire word `atproto`, the AT Protocol network): posts as
+ * `app.bsky.feed.post` records created under a key Postwire chooses first (exactly once),
+ * rich-text facets, images, a video or a link card; replies as comments; accounts connected with
+ * a handle and an app password (the session is sealed, the password is not kept).
+ *
+ * Settings and their environment names:
+ *
+ * | setting | environment | default |
+ * |---|---|---|
+ * | `publish.webHost` | `POSTWIRE_ATPROTO_WEB_HOST` | `https://bsky.app` (permalinks) |
+ * | `connect.serviceUrl` | `POSTWIRE_ATPROTO_SERVICE_URL` | `https://bsky.social` |
+ *
+ * @since 0.5.0
+ */
+import type { PlatformPlugin } from "../Plugin.ts"
+import * as Atproto from "./Atproto.ts"
+import * as AtprotoComments from "./AtprotoComments.ts"
+import * as AtprotoConnect from "./AtprotoConnect.ts"
+import { options } from "./Options.ts"
+import { rules } from "./Rules.ts"
+import * as Tid from "./Tid.ts"
+
+/** The Bluesky plugin. */
+export const atproto: PlatformPlugin<Atproto.Config, AtprotoConnect.Settings> = {
+  name: "atproto",
+  displayName: rules.displayName,
+  rules,
+  options,
+  publish: {
+    defaults: Atproto.defaults,
+    make: (settings, wire) => Atproto.make(settings, wire),
+    comments: (settings, wire) => AtprotoComments.make({ webHost: settings.webHost }, wire)
+  },
+  connect: {
+    defaults: AtprotoConnect.defaults,
+    form: AtprotoConnect.form,
+    make: (settings, wire) => AtprotoConnect.make(settings, wire)
+  },
+  // Sessions: the access token lives about 2 hours, the refresh token about 2 months; renewed
+  // halfway through the access token's life (the default policy).
+  env: (read) => ({
+    publish: { webHost: read.url("POSTWIRE_ATPROTO_WEB_HOST") },
+    connect: { serviceUrl: read.url("POSTWIRE_ATPROTO_SERVICE_URL") }
+  }),
+  sandbox: {
+    // Sandbox sessions do not expire on the simulated platform.
+    tokens: { accessMs: null, refreshMs: null },
+    post: (_input, { handle, numericId, seed }) => {
+      const rkey = Tid.make(Number(numericId(seed).slice(0, 16)), Number(numericId(`${seed}:clock`).slice(-3)) % 1024)
+      return { id: `at://did:plc:sandbox${numericId(handle).slice(0, 16)}/${Atproto.postCollection}/${rkey}`, permalink: Atproto.permalink(Atproto.defaults.webHost, `${handle}.bsky.social`, rkey) }
+    }
+  }
+}
