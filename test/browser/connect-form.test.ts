@@ -6,8 +6,10 @@
  * comes back to the workspace's `redirect_url` with the account connected.
  *
  * Chromium is found at `CHROMIUM_PATH` (default `/usr/bin/chromium`); without it this suite is
- * skipped, unless `REQUIRE_BROWSER=1` (CI).
+ * skipped, unless `REQUIRE_BROWSER=1` (CI). With `UPDATE_SCREENSHOTS=1` it also refreshes the
+ * screenshot of `docs/accounts.md`.
  */
+import { join } from "node:path"
 import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { guildPlugin, notesPlugin } from "../platforms/plugin/FormPlugins.ts"
@@ -19,6 +21,9 @@ import { call } from "../support/Http.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
 
 const back = "https://app.example.com/accounts/connected"
+const screenshots = process.env.UPDATE_SCREENSHOTS === "1"
+const shot = (page: Page, name: string) =>
+  screenshots ? page.screenshot({ path: join(import.meta.dirname, `../../docs/${name}.png`), fullPage: true }) : Promise.resolve()
 
 describe.skipIf(!hasChromium)("a connect form in Chromium", () => {
   let server: TestServer
@@ -75,6 +80,7 @@ describe.skipIf(!hasChromium)("a connect form in Chromium", () => {
     expect(await page.getByLabel("Handle").inputValue()).toBe("ana.example")
     expect(await page.getByLabel("App password").inputValue()).toBe("")
     expect(await page.content()).not.toContain("not-the-password")
+    await shot(page, "connect-form")
 
     await page.getByLabel("App password").fill(FormService.person.password)
     await Promise.all([

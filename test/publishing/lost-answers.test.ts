@@ -189,6 +189,12 @@ describe.each(backends())("lost platform answers on %s", (backend) => {
       fake.pollsBeforeFinished = 1_000_000
       const { caption, id } = await publishAPost()
       await eventually(() => fake.containers.some((c) => c.params[fake.dialect.captionField] === caption), "a container", { intervalMs: 20 })
+      // Instagram has the image once it downloaded it: the server stops after that, not during it.
+      const image = fake.containers.find((c) => c.params[fake.dialect.captionField] === caption)?.params.image_url
+      const downloads = "downloads" in fake ? (fake as InstagramFake.InstagramFake).downloads : undefined
+      if (downloads !== undefined && image !== undefined) {
+        await eventually(() => downloads.has(image), "Instagram to download the image", { intervalMs: 20 })
+      }
       await server.stop()
       fake.pollsBeforeFinished = 0
       server = await startServer(backend, env(), { database, port: address.port })

@@ -8,7 +8,7 @@
  * `circles` declares an account picker (`capabilities.choosesAccounts`, generic words) and signed
  * deauthorization callbacks: both work for a plugin as for Facebook Pages.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { aKeyWithScopes } from "../../support/Builders.ts"
 import { absolute, aConnectLink, aConnectServer, postForm, returnedQuery, step } from "../../support/Connect.ts"
 import { call, errorOf, type Reply } from "../../support/Http.ts"
@@ -24,16 +24,28 @@ describe.each(backends())("connect forms of plugin platforms on %s", (backend) =
   let service: FormService.FormService
   let liveKey: string
 
+  const logged: Array<string> = []
+
   beforeAll(async () => {
+    // Everything the server logs, to show that no typed value reaches a log.
+    for (const method of ["log", "info", "warn", "error", "debug"] as const) {
+      const original = console[method].bind(console)
+      vi.spyOn(console, method).mockImplementation((...args: Array<unknown>) => {
+        logged.push(args.map((a) => (typeof a === "string" ? a : JSON.stringify(a) ?? String(a))).join(" "))
+        original(...args)
+      })
+    }
     service = await FormService.start()
-    server = await aConnectServer((env, options) =>
-      startServer(backend, env, { ...options, plugins: [notesPlugin(service.url), guildPlugin(), circlesPlugin()] })
+    server = await aConnectServer(
+      (env, options) => startServer(backend, env, { ...options, plugins: [notesPlugin(service.url), guildPlugin(), circlesPlugin()] }),
+      { POSTWIRE_LOG_REQUESTS: "1" }
     )
     liveKey = await aKeyWithScopes(server, ["posts:read", "posts:write", "accounts:write"], "live")
   })
   afterAll(async () => {
     await server?.stop()
     await service?.stop()
+    vi.restoreAllMocks()
   })
 
   const linkFor = async (platform: string, extra: Record<string, unknown> = {}) => {
@@ -282,7 +294,7 @@ describe.each(backends())("connect forms of plugin platforms on %s", (backend) =
     })
 
     it("answers the platform's refusal as the documented error, and a redirect platform's address", async () => {
-      const refused = await postJson(startOf(await linkFor("notes")), { fields: { handle: "ana.example", password: "nope" } })
+      const refused = await postJson(startOf(await linkFor("notes")), { fields: { handle: "ana.example", password: "nope-not-it-42" } })
       expect(refused.status).toBe(422)
       expect(errorOf(refused)).toMatchObject({ code: "connect_failed", platform_code: "AuthenticationRequired" })
 
@@ -297,5 +309,14 @@ describe.each(backends())("connect forms of plugin platforms on %s", (backend) =
       expect(reply.status).toBe(404)
       expect(errorOf(reply).code).toBe("not_found")
     })
+  })
+
+  it("never writes a typed password or the kept memo into a log", () => {
+    expect(logged.length).toBeGreaterThan(0)
+    const everything = logged.join("\n")
+    expect(everything).toContain("connect start refused")
+    for (const secret of [FormService.person.password, "wrong-password-123", "nope-not-it-42", ...[...service.apps.values()].map((a) => a.secret)]) {
+      expect(everything).not.toContain(secret)
+    }
   })
 })

@@ -274,7 +274,6 @@ export const planPost = Effect.fn("posts.plan")(function* (
 
   // Platform rules (422): only meaningful once the references resolve.
   for (const t of targets) {
-    const at = `targets[${t.index}]`
     const captionTooLong = captionProblem(settings, t.account.platform, request.caption, t.options)
     if (captionTooLong !== undefined) problems.push(captionTooLong)
     if (media.length === request.media.length) {
