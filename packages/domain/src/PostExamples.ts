@@ -87,6 +87,24 @@ export const createPostExamples = {
       approval: { mode: "none" }
     }
   },
+  professional_page_article: {
+    summary: "LinkedIn: a company page shares an article with its image as the thumbnail, to everyone",
+    value: {
+      profile_id: profileId,
+      caption: "Our Q3 report is out (with a few surprises). #results",
+      media: ["med_01JDQYC7TR2K8W4N5P6Q7R8S9T"],
+      targets: [
+        {
+          account_id: "acc_01JDQ1MN3A8B9C0D1E2F3G4H5J",
+          professional: {
+            visibility: "PUBLIC",
+            link: { url: "https://example.com/reports/q3", title: "Q3 report", description: "What grew, and what is next" }
+          }
+        }
+      ],
+      approval: { mode: "none" }
+    }
+  },
   video_short: {
     summary: "YouTube: a vertical video under three minutes (a Short), unlisted, not made for kids",
     value: {

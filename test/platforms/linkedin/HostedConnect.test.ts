@@ -36,7 +36,7 @@ describe.each(backends())("connecting a LinkedIn member through the hosted page 
     })
     fake.redirectUris.push(`${new URL(server.baseUrl).origin.replace("localhost", "127.0.0.1")}/connect/callback/professional`)
     liveKey = await aKeyWithScopes(server, ["posts:read", "posts:write", "accounts:write", "webhooks:read"], "live")
-  })
+  }, 120_000)
   afterAll(async () => {
     await server?.stop()
     await fake?.stop()

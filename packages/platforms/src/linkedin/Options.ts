@@ -21,18 +21,31 @@ import { Schema } from "effect"
 /** The article a post shares. */
 export const ArticleLink = Schema.Struct({
   /** The article's address (http or https). */
-  url: Schema.String.check(Schema.isPattern(/^https?:\/\/\S+$/)),
+  url: Schema.String.check(Schema.isPattern(/^https?:\/\/\S+$/)).annotate({
+    description: "The article's address (http or https), LinkedIn's `content.article.source`."
+  }),
   /** Its title as the post shows it (LinkedIn: up to 400 characters). */
-  title: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(400))),
+  title: Schema.optionalKey(
+    Schema.String.check(Schema.isMaxLength(400)).annotate({ description: "The article's title as the post shows it, up to 400 characters." })
+  ),
   /** Its description (up to 4,086 characters). */
-  description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(4086)))
+  description: Schema.optionalKey(
+    Schema.String.check(Schema.isMaxLength(4086)).annotate({ description: "The article's description as the post shows it, up to 4,086 characters." })
+  )
+}).annotate({
+  description:
+    "An article the post shares (LinkedIn's `content.article`); the post's one image, if any, is its thumbnail. With a video or a second image: 422 `media_invalid`."
 })
 
 /** A target's LinkedIn options. */
 export const ProfessionalOptions = Schema.Struct({
-  visibility: Schema.optionalKey(Schema.Literals(["PUBLIC", "CONNECTIONS"])),
+  visibility: Schema.optionalKey(
+    Schema.Literals(["PUBLIC", "CONNECTIONS"]).annotate({
+      description: "Who sees the post: `PUBLIC` (anyone, the default) or `CONNECTIONS` (a member's 1st-degree connections; a company page's posts are public)."
+    })
+  ),
   link: Schema.optionalKey(ArticleLink)
-})
+}).annotate({ description: "LinkedIn (`professional`) options of a target." })
 /** A target's LinkedIn options. */
 export type ProfessionalOptions = typeof ProfessionalOptions.Type
 
