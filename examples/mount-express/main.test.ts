@@ -19,7 +19,7 @@ describe("examples/mount-express", () => {
     const key = app.postwire.firstRun!.testKey
     const response = await fetch(`${app.url}/postwire/v1/accounts`, { headers: { authorization: `Bearer ${key}` } })
     expect(response.status).toBe(200)
-    expect(((await response.json()) as { data: Array<unknown> }).data).toHaveLength(4)
+    expect(((await response.json()) as { data: Array<unknown> }).data).toHaveLength(app.postwire.firstRun!.accounts.length)
     const docs = await fetch(`${app.url}/postwire`, { redirect: "manual" })
     expect(docs.headers.get("location")).toBe("/postwire/docs")
   })

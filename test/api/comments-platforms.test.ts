@@ -12,7 +12,7 @@ import * as FacebookPagesFake from "../platforms/facebook/FacebookPagesFake.ts"
 import * as InstagramFake from "../platforms/instagram/InstagramFake.ts"
 import * as MetaWebhookFake from "../platforms/meta/MetaWebhookFake.ts"
 import * as ThreadsFake from "../platforms/threads/ThreadsFake.ts"
-import { anImage } from "../support/Builders.ts"
+import { anImage, aPublicAddress } from "../support/Builders.ts"
 import * as CommentPolls from "../support/CommentPolls.ts"
 import { eventually } from "../support/Eventually.ts"
 import { call, errorOf, type Reply } from "../support/Http.ts"
@@ -132,9 +132,12 @@ describe.each(backends())("comments of real platform accounts on %s", (backend) 
     clock = aMovableClock()
     receiver = await aReceiver()
     receiver.now = clock.nowSeconds
+    // Instagram downloads the image from the signed address: it must be this server's own.
+    const address = await aPublicAddress()
     server = await startServer(
       backend,
       {
+        ...address.env,
         POSTWIRE_INSTAGRAM_BASE_URL: ig.url,
         POSTWIRE_INSTAGRAM_REFRESH_URL: "none",
         POSTWIRE_THREADS_BASE_URL: th.url,
@@ -151,7 +154,7 @@ describe.each(backends())("comments of real platform accounts on %s", (backend) 
         POSTWIRE_META_WEBHOOK_VERIFY_TOKEN: "verify-e2e",
         POSTWIRE_META_APP_SECRET: appSecret
       },
-      { clock: clock.clock }
+      { clock: clock.clock, port: address.port }
     )
     key = (
       await server.admin<{ key: string }>(`/workspaces/${server.workspaceId}/keys`, {

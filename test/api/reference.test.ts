@@ -211,7 +211,7 @@ describe("API reference", () => {
         })
         ids.set(target.account_id, account.id)
       }
-      const takesVideo = platform === "shortvideo" || (example.targets as Array<Json>).some((t) => t.photo?.type === "reel")
+      const takesVideo = platform === "shortvideo" || platform === "video" || (example.targets as Array<Json>).some((t) => t.photo?.type === "reel")
       for (const media of example.media as Array<string>) {
         if (!ids.has(media)) ids.set(media, takesVideo ? await aVideo(server) : await anImage(server))
       }

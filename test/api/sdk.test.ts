@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Postwire, PostwireApiError, PostwireClient } from "@postwire/client"
 import { accountOf, aPost, anImage } from "../support/Builders.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
+import { builtinPlatforms } from "@postwire/domain"
 
 describe.each(backends())("the SDK against the real server on %s", (backend) => {
   let server: TestServer
@@ -75,6 +76,6 @@ describe.each(backends())("the SDK against the real server on %s", (backend) => 
         return yield* Stream.runCollect(api.accounts.listAll({ limit: 1 }))
       }).pipe(Effect.provide(PostwireClient.layer({ apiKey: server.testKey, baseUrl: server.baseUrl })))
     )
-    expect(Array.from(accounts).map((a) => a.platform).sort()).toEqual(["atproto", "pages", "photo", "shortvideo", "textpost"])
+    expect(Array.from(accounts).map((a) => a.platform).sort()).toEqual([...builtinPlatforms].sort())
   })
 })

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually } from "../support/Eventually.ts"
+import { builtinPlatforms } from "@postwire/domain"
 
 const bin = join(import.meta.dirname, "../../packages/server/bin/postwire.js")
 
@@ -81,7 +82,7 @@ describe("postwire serve", () => {
     const reply = await fetch(`http://127.0.0.1:${port}/v1/accounts`, { headers: { authorization: `Bearer ${key}` } })
     expect(reply.status).toBe(200)
     const body = (await reply.json()) as { data: Array<{ platform: string; sandbox: boolean }> }
-    expect(body.data.map((a) => a.platform).sort()).toEqual(["atproto", "pages", "photo", "shortvideo", "textpost"])
+    expect(body.data.map((a) => a.platform).sort()).toEqual([...builtinPlatforms].sort())
     expect(body.data.every((a) => a.sandbox)).toBe(true)
   })
 

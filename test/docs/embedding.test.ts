@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "n
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
+import { platforms } from "@postwire/domain"
 import { afterAll, describe, expect, it } from "vitest"
 import { aPng } from "../support/Media.ts"
 import { aFreePort } from "../support/Connect.ts"
@@ -76,7 +77,8 @@ describe("docs/embedding.md's samples, run in one folder one after the other", (
 
     const accounts = await fetch(`http://localhost:${port}/postwire/v1/accounts`, { headers: { authorization: `Bearer ${printed.key}` } })
     expect(accounts.status).toBe(200)
-    expect(((await accounts.json()) as { data: Array<unknown> }).data).toHaveLength(5)
+    // One sandbox account per built-in platform.
+    expect(((await accounts.json()) as { data: Array<unknown> }).data).toHaveLength(platforms.length)
     const admin = await fetch(`http://localhost:${port}/postwire/admin/v1/workspaces`, { headers: { authorization: `Bearer ${printed.admin}` } })
     expect(admin.status).toBe(200)
     // It logs no token, only what the page says it logs.

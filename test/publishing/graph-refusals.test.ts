@@ -11,7 +11,7 @@ import type { ContainerFake } from "../platforms/meta/ContainerFake.ts"
 import { graphError } from "../platforms/meta/GraphFake.ts"
 import * as InstagramFake from "../platforms/instagram/InstagramFake.ts"
 import * as ThreadsFake from "../platforms/threads/ThreadsFake.ts"
-import { anImage } from "../support/Builders.ts"
+import { anImage, aPublicAddress } from "../support/Builders.ts"
 import { eventually } from "../support/Eventually.ts"
 import { call } from "../support/Http.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
@@ -42,7 +42,10 @@ describe.each(backends())("Meta's refusals are final on %s", (backend) => {
     beforeAll(async () => {
       scope = Effect.runSync(Scope.make())
       fake = await Effect.runPromise(make().pipe(Scope.provide(scope)))
+      // Instagram downloads the image from the signed address: it must be this server's own.
+      const address = await aPublicAddress()
       server = await startServer(backend, {
+        ...address.env,
         POSTWIRE_THREADS_BASE_URL: fake.url,
         POSTWIRE_THREADS_REFRESH_URL: "none",
         POSTWIRE_INSTAGRAM_BASE_URL: fake.url,
@@ -51,7 +54,7 @@ describe.each(backends())("Meta's refusals are final on %s", (backend) => {
         POSTWIRE_PLATFORM_RETRY_DELAY_MS: "5",
         POSTWIRE_PUBLISH_POLL_MS: "20",
         POSTWIRE_RATE_LIMIT_PER_KEY: "100000"
-      })
+      }, { port: address.port })
       const key = await server.admin<{ key: string }>(`/workspaces/${server.workspaceId}/keys`, {
         kind: "live",
         scopes: ["posts:read", "posts:write"]

@@ -7,7 +7,7 @@
  */
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { anImage } from "../support/Builders.ts"
+import { anImage, aPublicAddress } from "../support/Builders.ts"
 import { eventually } from "../support/Eventually.ts"
 import { call } from "../support/Http.ts"
 import { aDatabase, backends, startServer, type TestDatabase, type TestServer } from "../support/TestServer.ts"
@@ -41,7 +41,11 @@ describe.each(backends())("lost platform answers on %s", (backend) => {
     let image: string
     let made = 0
 
+    // Instagram downloads the image from the signed address: it must be the server's own, the
+    // same port across its restarts.
+    let address: Awaited<ReturnType<typeof aPublicAddress>>
     const env = () => ({
+      ...address.env,
       POSTWIRE_THREADS_BASE_URL: fake.url,
       POSTWIRE_THREADS_REFRESH_URL: "none",
       POSTWIRE_INSTAGRAM_BASE_URL: fake.url,
@@ -61,7 +65,8 @@ describe.each(backends())("lost platform answers on %s", (backend) => {
       scope = Effect.runSync(Scope.make())
       fake = await Effect.runPromise(make().pipe(Scope.provide(scope)))
       database = await aDatabase(backend)
-      server = await startServer(backend, env(), { database })
+      address = await aPublicAddress()
+      server = await startServer(backend, env(), { database, port: address.port })
       const key = await server.admin<{ key: string }>(`/workspaces/${server.workspaceId}/keys`, {
         kind: "live",
         scopes: ["posts:read", "posts:write"]
@@ -186,7 +191,7 @@ describe.each(backends())("lost platform answers on %s", (backend) => {
       await eventually(() => fake.containers.some((c) => c.params[fake.dialect.captionField] === caption), "a container", { intervalMs: 20 })
       await server.stop()
       fake.pollsBeforeFinished = 0
-      server = await startServer(backend, env(), { database })
+      server = await startServer(backend, env(), { database, port: address.port })
       const target = await waitFor(id, (t) => t.status !== "publishing" && t.status !== "queued")
       expectPublishedOnce(target, caption)
     })

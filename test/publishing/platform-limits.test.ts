@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as FacebookPagesFake from "../platforms/facebook/FacebookPagesFake.ts"
 import { bucThrottle, graphError } from "../platforms/meta/GraphFake.ts"
 import * as InstagramFake from "../platforms/instagram/InstagramFake.ts"
-import { anImage, aVideo } from "../support/Builders.ts"
+import { anImage, aPublicAddress, aVideo } from "../support/Builders.ts"
 import { call } from "../support/Http.ts"
 import { aMovableClock, type MovableClock } from "../support/MovableClock.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
@@ -43,9 +43,12 @@ describe.each(backends())("platform limits through the API on %s", (backend) => 
     ig = await Effect.runPromise(InstagramFake.make().pipe(Scope.provide(scope)))
     ig.pollsBeforeFinished = -1
     clock = aMovableClock()
+    // Instagram downloads the image from the signed address: it must be this server's own.
+    const address = await aPublicAddress()
     server = await startServer(
       backend,
       {
+        ...address.env,
         POSTWIRE_FACEBOOK_BASE_URL: fb.url,
         POSTWIRE_INSTAGRAM_BASE_URL: ig.url,
         POSTWIRE_INSTAGRAM_REFRESH_URL: "none",
@@ -54,7 +57,7 @@ describe.each(backends())("platform limits through the API on %s", (backend) => 
         POSTWIRE_PUBLISH_POLL_MS: "20",
         POSTWIRE_RATE_LIMIT_PER_KEY: "100000"
       },
-      { clock: clock.clock }
+      { clock: clock.clock, port: address.port }
     )
     key = (
       await server.admin<{ key: string }>(`/workspaces/${server.workspaceId}/keys`, {

@@ -1,9 +1,28 @@
 /**
  * Small named builders for black-box fixtures.
  */
+import { createServer } from "node:net"
 import { aPng, anMp4 } from "./Media.ts"
 import { call } from "./Http.ts"
 import type { TestServer } from "./TestServer.ts"
+
+/**
+ * A loopback port free right now and the server settings that make it the public address: a
+ * server started with them (`startServer(backend, { ...address.env, … }, { port: address.port })`)
+ * serves its signed `/media-files` addresses where a platform fake can download them (the
+ * Instagram fake downloads every image address on this machine, as Instagram does).
+ */
+export const aPublicAddress = async (): Promise<{ readonly port: number; readonly env: { readonly POSTWIRE_PUBLIC_URL: string } }> => {
+  const port = await new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+  return { port, env: { POSTWIRE_PUBLIC_URL: `http://127.0.0.1:${port}` } }
+}
 
 /** Uploads a PNG and returns its media id. */
 export const anImage = async (server: TestServer, key = server.testKey): Promise<string> => {

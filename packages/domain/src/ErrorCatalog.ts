@@ -507,6 +507,22 @@ export const ErrorCatalog = {
     en: "This instance is not ready: {detail}.",
     indonesian: "Instans ini belum siap: {detail}.",
     when: "`GET /ready` while the database does not answer, migrations are pending, the database was migrated by a newer version, or (on a worker) a background loop stopped."
+  }),
+  platform_version_inactive: entry({
+    status: 502,
+    retryable: true,
+    kind: "platform",
+    en: "{platform} does not serve the API version {version} this server asks for. The operator sets {settings} to a version the platform serves and restarts the server, then retries the target.",
+    indonesian: "{platform} tidak melayani versi API {version} yang diminta server ini. Operator mengatur {settings} ke versi yang dilayani platform dan memulai ulang server, lalu mencoba ulang target.",
+    when: "A platform with monthly API versions refused the version in the server's setting: LinkedIn answers 426 `NONEXISTENT_VERSION` for a version that was sunset or does not exist yet (https://learn.microsoft.com/en-us/linkedin/marketing/versioning). The account stays connected."
+  }),
+  option_required: entry({
+    status: 422,
+    retryable: false,
+    kind: "request",
+    en: "The {platform} target needs the option {option}: {detail}",
+    indonesian: "Target {platform} memerlukan opsi {option}: {detail}",
+    when: "A target leaves out a per-target option its platform requires and Postwire never picks for the person (video: `made_for_kids`, YouTube's made-for-kids declaration)."
   })
 } as const satisfies Record<string, CatalogEntry>
 

@@ -233,6 +233,27 @@ export const reasons = {
     "rasio aspek video harus antara 0,01:1 dan 10:1"
   ),
 
+  // fediverse (Mastodon)
+  fediverse_media_max: text("a Mastodon post takes at most {max} attachments", "unggahan Mastodon berisi paling banyak {max} lampiran"),
+  fediverse_images_and_video: text(
+    "a Mastodon post takes up to 4 images, or one video alone, never both",
+    "unggahan Mastodon berisi sampai 4 gambar, atau satu video saja, tidak keduanya"
+  ),
+  fediverse_media_format: text("the Mastodon server does not take {value} files", "server Mastodon tidak menerima berkas {value}"),
+  fediverse_media_size: text(
+    "the Mastodon server takes files of at most {max} MB of this kind; this one is {size} MB",
+    "server Mastodon menerima berkas jenis ini paling besar {max} MB; berkas ini {size} MB"
+  ),
+  fediverse_media_pixels: text(
+    "the Mastodon server takes at most {max} pixels (width × height) of this kind; this one has {size}",
+    "server Mastodon menerima paling banyak {max} piksel (lebar × tinggi) untuk jenis ini; berkas ini {size}"
+  ),
+  fediverse_server_said: text("the Mastodon server said: {value}", "server Mastodon menjawab: {value}"),
+  fediverse_server_address: text(
+    "must be the address of a Mastodon server, e.g. mastodon.social or https://mastodon.social",
+    "harus berupa alamat server Mastodon, misalnya mastodon.social atau https://mastodon.social"
+  ),
+
   // What a platform said
   platform_rejected_request: text("the platform rejected the request", "platform menolak permintaan ini"),
   platform_could_not_process_media: text("the platform could not process the media", "platform tidak dapat memproses media ini"),
@@ -339,6 +360,74 @@ export const reasons = {
   // Connecting accounts: a Meta signed request (deauthorization callbacks)
   signed_request_bad_signature: text("is not signed with the app secret", "tidak ditandatangani dengan app secret"),
   signed_request_algorithm: text("must be signed with HMAC-SHA256", "harus ditandatangani dengan HMAC-SHA256"),
+
+  // professional (LinkedIn)
+  professional_video_or_images: text(
+    "a LinkedIn post takes one video, or 1 to 20 images, not both",
+    "unggahan LinkedIn berisi satu video, atau 1 sampai 20 gambar, tidak keduanya"
+  ),
+  professional_images_max: text("a LinkedIn post takes at most {max} images", "unggahan LinkedIn berisi paling banyak {max} gambar"),
+  professional_image_format: text(
+    "LinkedIn takes JPG, PNG or GIF images, not {value}",
+    "LinkedIn menerima gambar JPG, PNG, atau GIF, bukan {value}"
+  ),
+  professional_image_pixels: text(
+    "an image has fewer than {max} pixels (width × height); this one has {size}",
+    "gambar harus kurang dari {max} piksel (lebar × tinggi); gambar ini {size}"
+  ),
+  professional_video_format: text("LinkedIn takes MP4 videos, not {value}", "LinkedIn menerima video MP4, bukan {value}"),
+  professional_video_min_duration: text(
+    "a LinkedIn video lasts at least {min} seconds",
+    "video LinkedIn berdurasi paling singkat {min} detik"
+  ),
+  professional_video_size: text(
+    "a LinkedIn video is from 75 KB to 500 MB; this one is {size} bytes",
+    "video LinkedIn berukuran 75 KB sampai 500 MB; video ini {size} byte"
+  ),
+  professional_article_with_media: text(
+    "an article link takes one image at most, shown as its thumbnail, and no video",
+    "tautan artikel berisi paling banyak satu gambar, yang ditampilkan sebagai gambar mininya, dan tanpa video"
+
+  // youtube (video)
+  youtube_one_video: text(
+    "a YouTube upload takes exactly one video and no images",
+    "unggahan YouTube berisi tepat satu video dan tanpa gambar"
+  ),
+  youtube_video_format: text(
+    "YouTube takes video files only (video/*); this one is {value}",
+    "YouTube hanya menerima berkas video (video/*); berkas ini {value}"
+  ),
+  youtube_video_bytes: text(
+    "YouTube takes videos of at most {limit} GB; this one is {size} GB",
+    "YouTube menerima video paling besar {limit} GB; video ini {size} GB"
+  ),
+  youtube_angle_brackets: text(
+    "a YouTube title or description must not contain < or >",
+    "judul atau deskripsi YouTube tidak boleh mengandung < atau >"
+  ),
+  youtube_description_bytes: text(
+    "a YouTube description takes at most {max} bytes of UTF-8; this one has {count}",
+    "deskripsi YouTube berisi paling banyak {max} byte UTF-8; deskripsi ini berisi {count}"
+  ),
+  youtube_title_length: text(
+    "a YouTube title takes 1 to {max} characters; this one has {count}",
+    "judul YouTube berisi 1 sampai {max} karakter; judul ini berisi {count}"
+  ),
+  youtube_title_missing: text(
+    "a YouTube upload needs a title: give video.title or a caption whose first line is the title",
+    "unggahan YouTube memerlukan judul: isi video.title atau caption yang baris pertamanya menjadi judul"
+  ),
+  youtube_tags_length: text(
+    "YouTube takes tags of at most {max} characters in all (commas and quotes counted); these have {count}",
+    "YouTube menerima tag paling banyak {max} karakter seluruhnya (koma dan tanda kutip dihitung); tag ini berisi {count}"
+  ),
+  youtube_made_for_kids_required: text(
+    "video.made_for_kids is required: say whether the video is made for kids (true or false); YouTube requires it and Postwire picks no default",
+    "video.made_for_kids wajib diisi: nyatakan apakah video ini dibuat untuk anak-anak (true atau false); YouTube mewajibkannya dan Postwire tidak memilih nilai bawaan"
+  ),
+  youtube_project_quota: text(
+    "the YouTube API project's daily budget of {limit} units cannot pay for an upload ({cost} units; {used} used today, Pacific time)",
+    "anggaran harian proyek API YouTube sebesar {limit} unit tidak cukup untuk satu unggahan ({cost} unit; {used} terpakai hari ini, waktu Pasifik)"
 
   // atproto (Bluesky)
   atproto_text_bytes: text(

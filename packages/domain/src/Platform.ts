@@ -7,8 +7,8 @@
  */
 import { Schema } from "effect"
 
-/** The built-in platforms' words of the API: TikTok, Instagram, Facebook Pages and Threads. */
-export const builtinPlatforms = ["shortvideo", "photo", "pages", "textpost", "atproto"] as const
+/** The built-in platforms' words of the API: TikTok, Instagram, Facebook Pages, Threads, Mastodon, LinkedIn, YouTube and Bluesky. */
+export const builtinPlatforms = ["shortvideo", "photo", "pages", "textpost", "fediverse", "professional", "video", "atproto"] as const
 /** A built-in platform's word. */
 export type BuiltinPlatform = (typeof builtinPlatforms)[number]
 
@@ -62,6 +62,9 @@ export const platformRules: Readonly<Record<BuiltinPlatform, PlatformRules>> = {
   photo: { displayName: "Instagram", captionMax: 2200, dailyQuota: 100, mediaMin: 1, mediaMax: 10 },
   pages: { displayName: "Facebook Pages", captionMax: 63206, dailyQuota: 50, mediaMin: 0, mediaMax: 10 },
   textpost: { displayName: "Threads", captionMax: 500, dailyQuota: 250, mediaMin: 0, mediaMax: 20 },
+  fediverse: { displayName: "Mastodon", captionMax: 500, dailyQuota: 300, mediaMin: 0, mediaMax: 4 },
+  professional: { displayName: "LinkedIn", captionMax: 3000, dailyQuota: 150, mediaMin: 0, mediaMax: 20 },
+  video: { displayName: "YouTube", captionMax: 5000, dailyQuota: 6, mediaMin: 1, mediaMax: 1 },
   atproto: { displayName: "Bluesky", captionMax: 300, dailyQuota: 11666, mediaMin: 0, mediaMax: 4 }
 }
 

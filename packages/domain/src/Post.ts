@@ -187,6 +187,26 @@ export const TargetOptions = Schema.StructWithRest(Schema.Struct({
 })
 export type TargetOptions = typeof TargetOptions.Type
 
+/** One media item a platform received as a rendition of another format (Instagram: a JPEG of a PNG). */
+export const TargetConversion = Schema.Struct({
+  /** The media item, `med_…`. */
+  media_id: Schema.String.annotate({ description: "The media item, `med_…`." }),
+  /** The item's own format, for example `image/png`. */
+  from: Schema.String.annotate({ description: "The item's own format, for example `image/png`." }),
+  /** The format the platform received, for example `image/jpeg`. */
+  to: Schema.String.annotate({ description: "The format the platform received, for example `image/jpeg`." })
+}).annotate({ description: "One media item the platform received as a rendition made from it in another format." })
+
+/** What Postwire did to make a target publishable instead of refusing it. */
+export const TargetDetails = Schema.Struct({
+  /** The media the platform received converted (Instagram takes JPEG images only: a PNG or WebP is sent as a JPEG made from it). */
+  converted: Schema.Array(TargetConversion).annotate({
+    description:
+      "The media the platform received converted (Instagram takes JPEG images only: a PNG or WebP is sent as a JPEG made from it, the original kept)."
+  })
+}).annotate({ description: "What Postwire did to make the target publishable instead of refusing it. Present only when it did something." })
+export type TargetDetails = typeof TargetDetails.Type
+
 /** A target as the API shows it. */
 export const Target = Schema.Struct({
   /** Unique identifier of the target, `tgt_…`. */
@@ -206,7 +226,9 @@ export const Target = Schema.Struct({
   /** Publishing attempts finished so far, published or failed (an integer, 0 before the first). */
   attempts: Schema.Int.annotate({ description: "Publishing attempts finished so far, published or failed (an integer, 0 before the first)." }),
   /** The platform options the target publishes with. Requests send them at the top level of a target (`targets[].shortvideo`); responses nest them here (`targets[].options.shortvideo`) beside the target's status. Empty for pages and textpost targets. */
-  options: TargetOptions
+  options: TargetOptions,
+  /** What Postwire did to make the target publishable instead of refusing it (the images sent as JPEG). Absent when it did nothing. */
+  details: Schema.optionalKey(TargetDetails)
 }).annotate({ description: "One account a post publishes to, with its own status and its permalink or error." })
 export type Target = typeof Target.Type
 

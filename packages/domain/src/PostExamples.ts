@@ -86,5 +86,25 @@ export const createPostExamples = {
       targets: [{ account_id: "acc_01JDQ0YP57RCYBVN5SXS5AA819" }],
       approval: { mode: "none" }
     }
+  },
+  video_short: {
+    summary: "YouTube: a vertical video under three minutes (a Short), unlisted, not made for kids",
+    value: {
+      profile_id: profileId,
+      caption: "Shaping a sourdough boule in 45 seconds\nThe full recipe is on our blog.",
+      media: ["med_01JDQYB7W2C3N4P5Q6R7S8T9V0"],
+      targets: [
+        {
+          account_id: "acc_01JDQ0ZQ3V9X8W7Y6Z5A4B3C2D",
+          video: {
+            title: "Shaping a sourdough boule #Shorts",
+            privacy_status: "unlisted",
+            made_for_kids: false,
+            tags: ["sourdough", "baking"]
+          }
+        }
+      ],
+      approval: { mode: "none" }
+    }
   }
 } as const satisfies Record<string, RequestExample<typeof CreatePostRequest.Encoded>>

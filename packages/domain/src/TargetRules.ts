@@ -106,6 +106,15 @@ export const countFits = (rules: Pick<PlatformRules, "mediaMin" | "mediaMax">, c
   count >= rules.mediaMin && count <= rules.mediaMax
 
 /**
+ * What a caption rule may need to know of the target it goes to (Instagram stories carry no
+ * caption, so its hashtag and mention limits do not apply to them). Absent: the platform-wide check.
+ */
+export interface CaptionTarget {
+  /** The target's `photo.type` once resolved (`feed`, `reel`, `story`), when the platform has one. */
+  readonly photoType?: string | undefined
+}
+
+/**
  * A platform's rules with the checks that apply them: what a platform plugin declares as its
  * `rules` (each built-in platform's are in its folder of `@postwire/platforms`). Validate, create,
  * the adapters and the simulated platform all check through it.
@@ -117,7 +126,7 @@ export interface PlatformRuleSet extends PlatformRules {
    * The first rule the caption breaks beyond its length (hashtags, mentions, links), if any: a
    * {@link captionInvalid} break. Absent: only the length is checked.
    */
-  readonly checkCaption?: ((caption: string) => RuleBreak | undefined) | undefined
+  readonly checkCaption?: ((caption: string, target?: CaptionTarget) => RuleBreak | undefined) | undefined
   /** The first rule the target's media breaks, if any. */
   readonly checkMedia: (target: TargetFacts, media: ReadonlyArray<MediaFacts>) => RuleBreak | undefined
   /**
@@ -206,7 +215,18 @@ export interface OptionsSpec {
    * the decoded options as given (none stored when the request had none).
    */
   readonly resolve?: ((options: unknown, post: OptionsPost) => OptionsResolution) | undefined
+  /**
+   * Whether a target with these stored options publishes only with a person's consent (a
+   * `Post.Consent`, kept under the options' `consent` key, as TikTok's direct posts): without one
+   * in the request the approval page asks for it, and with approval off the request is 422
+   * `consent_required` on `targets[i].<platform>.consent`. Absent: never.
+   */
+  readonly needsConsent?: ((stored: unknown) => boolean) | undefined
 }
+
+/** The consent kept in a target's stored options (their `consent` key), if any. */
+export const consentOf = (stored: unknown): Consent | undefined =>
+  typeof stored === "object" && stored !== null && "consent" in stored ? ((stored as { consent?: Consent }).consent ?? undefined) : undefined
 
 /** An `Ok` resolution. */
 export const resolved = (value: unknown): OptionsResolution => ({ _tag: "Ok", value })

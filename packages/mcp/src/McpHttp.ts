@@ -21,6 +21,7 @@ import {
 import * as PortableSession from "./internal/portableSession.ts"
 import * as McpCaller from "./McpCaller.ts"
 import * as PostwireMcp from "./PostwireMcp.ts"
+import type * as Tools from "./Tools.ts"
 import { catalogError } from "./ToolError.ts"
 
 /**
@@ -37,6 +38,8 @@ export interface HttpOptions {
   readonly docsBaseUrl: string
   /** `POSTWIRE_MCP_ALLOW_SKIP_APPROVAL=1`: `create_post` accepts `approval.mode: "none"`. */
   readonly allowSkipApproval: boolean
+  /** The platforms the API serves (its registry), for the descriptions and `create_post`'s options; default the built-in ones. */
+  readonly platforms?: ReadonlyArray<Tools.ToolPlatform> | undefined
 }
 
 const sessionHeader = "mcp-session-id"
@@ -155,7 +158,8 @@ export const layer = (options: HttpOptions): Layer.Layer<never, never, HttpRoute
         allowSessionTermination: true,
         registrations: PostwireMcp.registrations({
           allowSkipApproval: options.allowSkipApproval,
-          docsBaseUrl: options.docsBaseUrl
+          docsBaseUrl: options.docsBaseUrl,
+          platforms: options.platforms
         })
       }).pipe(Layer.provide(McpCaller.layerFromRequest({ baseUrl: options.apiBaseUrl, docsBaseUrl: options.docsBaseUrl })))
       // A fresh router: the server's own router is memoized in the same layer graph.

@@ -11,13 +11,12 @@ import {
   ErrorCatalog,
   errorCodes,
   Media,
-  platformRules,
-  platforms,
   Post,
   PrivacyLevel
 } from "@postwire/domain"
 import { Effect, Layer } from "effect"
 import { McpServer } from "effect/ai"
+import { platformsOf, type ToolPlatform } from "./Tools.ts"
 
 /**
  * The address of the error catalog resource.
@@ -59,12 +58,11 @@ export const errorCatalogDocument = (docsBaseUrl: string) => ({
  *
  * @since 0.1.0
  */
-export const platformRulesDocument = () => ({
-  platforms: platforms.map((platform) => {
-    const rules = platformRules[platform]
+export const platformRulesDocument = (served: ReadonlyArray<ToolPlatform> = platformsOf({})) => ({
+  platforms: served.map(({ name: platform, displayName, rules }) => {
     return {
       platform,
-      name: rules.displayName,
+      name: displayName,
       caption_max_characters: rules.captionMax,
       media_per_post: { min: rules.mediaMin, max: rules.mediaMax },
       default_daily_quota: rules.dailyQuota,
@@ -95,7 +93,10 @@ const json = (value: unknown) => JSON.stringify(value, null, 2)
  *
  * @since 0.1.0
  */
-export const layer = (options: { readonly docsBaseUrl: string }): Layer.Layer<never, never, McpServer.McpServer> =>
+export const layer = (options: {
+  readonly docsBaseUrl: string
+  readonly platforms?: ReadonlyArray<ToolPlatform> | undefined
+}): Layer.Layer<never, never, McpServer.McpServer> =>
   Layer.mergeAll(
     McpServer.resource({
       uri: errorsUri,
@@ -113,6 +114,6 @@ export const layer = (options: { readonly docsBaseUrl: string }): Layer.Layer<ne
         "Per platform: caption length limit, media per post, default daily posting quota; and the limits of a post (targets, upload size, page size).",
       mimeType: "application/json",
       audience: ["assistant"],
-      content: Effect.sync(() => json(platformRulesDocument()))
+      content: Effect.sync(() => json(platformRulesDocument(platformsOf(options))))
     })
   )

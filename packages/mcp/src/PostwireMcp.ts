@@ -48,7 +48,7 @@ export const protocols = [
  */
 export const instructions = (options: Tools.ToolOptions): string =>
   [
-    "Postwire publishes a caption with media to social accounts (TikTok = shortvideo, Instagram = photo, Facebook Pages = pages, Threads = textpost).",
+    `Postwire publishes a caption with media to social accounts (${Tools.platformsOf(options).map((p) => `${p.displayName} = ${p.name}`).join(", ")}).`,
     "Typical flow: list_accounts (status and remaining quota) → upload_media → validate_post → create_post → get_post to follow each target.",
     options.allowSkipApproval
       ? "Posts wait for a person's approval by default (share approval.url); this server's operator allows approval.mode \"none\"."

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Account, Comment, ErrorItem, Media, Post } from "@postwire/domain"
+import { Account, builtinPlatforms, Comment, ErrorItem, Media, type PlatformRules, Post, platformRules } from "@postwire/domain"
 import { Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
 import { ToolError } from "./ToolError.ts"
@@ -22,7 +22,36 @@ export interface ToolOptions {
    * `POSTWIRE_MCP_ALLOW_SKIP_APPROVAL=1` (HTTP). Default `false`.
    */
   readonly allowSkipApproval: boolean
+  /**
+   * The platforms the API behind the tools serves (its registry: built-in and plugins), for the
+   * descriptions, the platform-rules resource and `create_post`'s per-target options. Default:
+   * the built-in platforms (a tool server told nothing of the server's plugins still passes their
+   * options through).
+   */
+  readonly platforms?: ReadonlyArray<ToolPlatform> | undefined
 }
+
+/**
+ * A platform as the tools describe it: its word, its name for people, its rules and the schema
+ * of its per-target options (`targets[].<name>`), when it takes some.
+ *
+ * @since 0.5.0
+ */
+export interface ToolPlatform {
+  readonly name: string
+  readonly displayName: string
+  readonly rules: PlatformRules
+  readonly options?: Schema.Top | undefined
+}
+
+/**
+ * The platforms of `options`, or the built-in ones.
+ *
+ * @since 0.5.0
+ */
+export const platformsOf = (options: Pick<ToolOptions, "platforms">): ReadonlyArray<ToolPlatform> =>
+  options.platforms ??
+  builtinPlatforms.map((name) => ({ name, displayName: platformRules[name].displayName, rules: platformRules[name] }))
 
 const id = (what: string, prefix: string) =>
   Schema.String.annotate({ description: `The ${what}'s id, e.g. "${prefix}_01JD0000000000000000000000".` })
@@ -68,15 +97,31 @@ const shortVideoTarget = Schema.Struct({
   })
 })
 
-const targetInput = Schema.Struct({
+const builtinTargetFields = {
   ...Post.TargetInput.schema.fields,
   shortvideo: Schema.optionalKey(shortVideoTarget).annotate({ description: "Options of a shortvideo (TikTok) target." })
-})
+}
+
+/**
+ * A target of `create_post`: the built-in platforms' options, and each plugin's under its word
+ * (from its schema). Told no platforms, any other key passes through to the API, which decides.
+ */
+const targetInput = (options: ToolOptions) => {
+  const pluginFields = Object.fromEntries(
+    platformsOf(options).flatMap((platform) =>
+      platform.options === undefined || platform.name in builtinTargetFields
+        ? []
+        : [[platform.name, Schema.optionalKey(platform.options.annotate({ description: `Options of a ${platform.name} (${platform.displayName}) target.` }))]]
+    )
+  ) as Record<string, Schema.optionalKey<Schema.Top>>
+  const fields = Schema.Struct({ ...builtinTargetFields, ...pluginFields })
+  return options.platforms === undefined ? Schema.StructWithRest(fields, [Schema.Record(Schema.String, Schema.Unknown)]) : fields
+}
 
 const createPostInput = (options: ToolOptions) =>
   Schema.Struct({
     ...Post.CreatePostRequest.fields,
-    targets: Schema.Array(targetInput)
+    targets: Schema.Array(targetInput(options))
       .check(Schema.isMinLength(1), Schema.isMaxLength(Post.maxTargets))
       .annotate({ description: "The accounts to publish to (from list_accounts), each with its platform's options." }),
     approval: Schema.optionalKey(

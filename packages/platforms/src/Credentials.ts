@@ -21,70 +21,64 @@
  */
 import { Effect, Schema } from "effect"
 import type { PlatformFailure } from "@postwire/core"
+import type { BuiltinPlatform } from "@postwire/domain"
+import * as FacebookCredentials from "./facebook/Credentials.ts"
+import * as FediverseCredentials from "./fediverse/FediverseCredentials.ts"
+import { AtprotoCredentials } from "./atproto/Xrpc.ts"
 import { failure } from "./internal/Wire.ts"
+import * as MetaCredentials from "./meta/Credentials.ts"
+import * as TikTokCredentials from "./tiktok/Credentials.ts"
+import { ProfessionalCredentials } from "./linkedin/LinkedInCredentials.ts"
 
-/** TikTok: a 2-hour access token and a rotating 180-day refresh token. */
-export const ShortVideoCredentials = Schema.Struct({
+/** TikTok: a 2-hour access token and a rotating 180-day refresh token (`tiktok/Credentials.ts`). */
+export const ShortVideoCredentials = TikTokCredentials.ShortVideoCredentials
+/** TikTok credentials. */
+export type ShortVideoCredentials = TikTokCredentials.ShortVideoCredentials
+
+/** Instagram (Instagram Login): a long-lived user token (`meta/Credentials.ts`). */
+export const PhotoCredentials = MetaCredentials.LongLivedToken
+/** Instagram credentials. */
+export type PhotoCredentials = MetaCredentials.LongLivedToken
+
+/** Facebook Pages: the Page token and the user token it came from (`facebook/Credentials.ts`). */
+export const PagesCredentials = FacebookCredentials.PagesCredentials
+/** Facebook Pages credentials. */
+export type PagesCredentials = FacebookCredentials.PagesCredentials
+
+/** Threads: a long-lived token (`meta/Credentials.ts`). */
+export const TextpostCredentials = MetaCredentials.LongLivedToken
+/** Threads credentials. */
+export type TextpostCredentials = MetaCredentials.LongLivedToken
+
+/**
+ * YouTube (Google OAuth): a 1-hour access token and a long-lived refresh token (offline access),
+ * the channel chosen and its uploads playlist (where a lost upload is looked for).
+ */
+export const VideoCredentials = Schema.Struct({
   access_token: Schema.String,
   refresh_token: Schema.String,
   /** When the access token expires; refreshed before use when past. */
   expires_at: Schema.optionalKey(Schema.Number),
-  /** When the refresh token expires; after that the person must reconnect. */
-  refresh_expires_at: Schema.optionalKey(Schema.Number),
-  /** The creator's open_id, for support. */
-  open_id: Schema.optionalKey(Schema.String),
-  /** The scopes the creator granted (`video.publish`, …), as the token answer listed them. */
+  /** The channel's id (`UC…`). */
+  channel_id: Schema.String,
+  /** The channel's uploads playlist (`contentDetails.relatedPlaylists.uploads`). */
+  uploads_playlist_id: Schema.optionalKey(Schema.String),
+  /** The scopes granted. */
   scopes: Schema.optionalKey(Schema.Array(Schema.String))
 })
-/** TikTok credentials. */
-export type ShortVideoCredentials = typeof ShortVideoCredentials.Type
+/** YouTube credentials. */
+export type VideoCredentials = typeof VideoCredentials.Type
 
-/** A Meta long-lived token (about 60 days), refreshable while valid and at least 24 h old. */
-const LongLivedToken = Schema.Struct({
-  access_token: Schema.String,
-  expires_at: Schema.optionalKey(Schema.Number),
-  /** When the token was issued or last refreshed: Meta refreshes only tokens at least 24 h old. */
-  issued_at: Schema.optionalKey(Schema.Number),
-  /** The account's user id (Instagram professional account id, Threads user id). */
-  user_id: Schema.optionalKey(Schema.String),
-  /** The permissions granted with the token. */
-  scopes: Schema.optionalKey(Schema.Array(Schema.String))
-})
-
-/** Instagram (Instagram Login): a long-lived user token. */
-export const PhotoCredentials = LongLivedToken
-/** Instagram credentials. */
-export type PhotoCredentials = typeof PhotoCredentials.Type
-
-/**
- * Facebook Pages: the Page access token, and optionally the long-lived user token it was derived
- * from, used to derive a new Page token when the old one is invalidated.
- */
-export const PagesCredentials = Schema.Struct({
-  page_access_token: Schema.String,
-  user_access_token: Schema.optionalKey(Schema.String),
-  /** The app-scoped id of the person whose consent gave the tokens (revoke goes to their permissions). */
-  user_id: Schema.optionalKey(Schema.String),
-  /** When the long-lived user token expires; the Page token itself does not. */
-  user_expires_at: Schema.optionalKey(Schema.Number),
-  /** The permissions the person granted. */
-  scopes: Schema.optionalKey(Schema.Array(Schema.String))
-})
-/** Facebook Pages credentials. */
-export type PagesCredentials = typeof PagesCredentials.Type
-
-/** Threads: a long-lived token. */
-export const TextpostCredentials = LongLivedToken
-/** Threads credentials. */
-export type TextpostCredentials = typeof TextpostCredentials.Type
-
-/** The credentials schema of each platform. */
+/** The credentials schema of each built-in platform, as each platform's folder declares it. */
 export const schemas = {
-  shortvideo: ShortVideoCredentials,
-  photo: PhotoCredentials,
-  pages: PagesCredentials,
-  textpost: TextpostCredentials
-} as const
+  ...TikTokCredentials.schemas,
+  ...MetaCredentials.schemas,
+  ...FacebookCredentials.schemas,
+  fediverse: FediverseCredentials.FediverseCredentials,
+  professional: ProfessionalCredentials,
+  video: VideoCredentials,
+  atproto: AtprotoCredentials
+} as const satisfies Record<BuiltinPlatform, Schema.Top>
 
 /** The credentials type of a platform. */
 export type CredentialsOf<P extends keyof typeof schemas> = (typeof schemas)[P]["Type"]
@@ -116,9 +110,6 @@ export const decode = <P extends keyof typeof schemas>(
 const invalid = () => failure("token_expired", "credentials_invalid", { needsReconnect: true })
 
 /** The decoder of each platform's credentials, made once. */
-const decoders = {
-  shortvideo: Schema.decodeUnknownEffect(ShortVideoCredentials),
-  photo: Schema.decodeUnknownEffect(PhotoCredentials),
-  pages: Schema.decodeUnknownEffect(PagesCredentials),
-  textpost: Schema.decodeUnknownEffect(TextpostCredentials)
-} as const
+const decoders = Object.fromEntries(
+  Object.entries(schemas).map(([platform, schema]) => [platform, Schema.decodeUnknownEffect(schema as Schema.Top)])
+) as Record<BuiltinPlatform, (input: unknown) => Effect.Effect<unknown, unknown>>

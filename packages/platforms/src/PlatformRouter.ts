@@ -27,6 +27,7 @@ import { FetchHttpClient, HttpClient } from "effect/http"
 import type * as FacebookPages from "./facebook/FacebookPages.ts"
 import type * as Instagram from "./instagram/Instagram.ts"
 import * as Settings from "./internal/Settings.ts"
+import type * as LinkedIn from "./linkedin/LinkedIn.ts"
 import * as Wire from "./internal/Wire.ts"
 import { PlatformHttp } from "./PlatformHttp.ts"
 import type { PlatformPlugin, PlatformPublisher } from "./Plugin.ts"
@@ -50,6 +51,7 @@ export interface Options {
   readonly photo?: Given<Instagram.Config, "appSecret">
   readonly pages?: Given<FacebookPages.Config, "appSecret">
   readonly textpost?: Given<Threads.Config, "appSecret">
+  readonly professional?: Given<LinkedIn.Config, "clientSecret">
   /** Retries of `platform_unavailable` inside one step. */
   readonly retry?: Partial<Wire.RetryPolicy>
   /** Time allowed for one HTTP call to a platform. */

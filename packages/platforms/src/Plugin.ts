@@ -41,6 +41,7 @@
  */
 import type {
   AccountRecord,
+  ChooserWords,
   ConnectFailure,
   ConnectFormField,
   CreatorInfo,
@@ -105,6 +106,12 @@ export interface ConnectPart<S> extends SettingsPart<S> {
    * `a-z 0-9 _`, starting with a letter.
    */
   readonly form?: ReadonlyArray<ConnectFormField> | undefined
+  /**
+   * The words of the account picker in English and Indonesian, for a platform whose consent may
+   * connect several accounts (`capabilities.choosesAccounts`: Facebook Pages). Absent: generic
+   * words naming the platform ("Choose the Notes accounts to connect").
+   */
+  readonly chooser?: { readonly en: ChooserWords; readonly id: ChooserWords } | undefined
   /**
    * The app secret that signs the platform's deauthorization callbacks (Meta's
    * `signed_request`), with its setting name; absent: the platform sends none.

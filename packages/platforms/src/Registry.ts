@@ -20,13 +20,16 @@ import { Schema } from "effect"
 import { atproto } from "./atproto/plugin.ts"
 import * as ConnectForm from "./connect/ConnectForm.ts"
 import { facebook } from "./facebook/plugin.ts"
+import { fediverse } from "./fediverse/plugin.ts"
 import { instagram } from "./instagram/plugin.ts"
+import { linkedin } from "./linkedin/plugin.ts"
 import type { PlatformPlugin } from "./Plugin.ts"
 import { threads } from "./threads/plugin.ts"
 import { tiktok } from "./tiktok/plugin.ts"
+import { youtube } from "./youtube/plugin.ts"
 
 /** The built-in platforms, in documentation order. */
-export const builtins: ReadonlyArray<PlatformPlugin> = [tiktok, instagram, facebook, threads, atproto]
+export const builtins: ReadonlyArray<PlatformPlugin> = [tiktok, instagram, facebook, threads, fediverse, linkedin, youtube, atproto]
 
 /** A platform's wire word: lowercase letters, digits and `_`, starting with a letter, 2 to 32 characters. */
 export const namePattern = /^[a-z][a-z0-9_]{1,31}$/

@@ -37,6 +37,7 @@ import * as NodePlatformHttp from "./node/NodePlatformHttp.ts"
 import { backgroundLayer } from "./Background.ts"
 import { ConnectRoutes } from "./connect/ConnectRoutes.ts"
 import { publicPathOf, ServerConfig, type ServerSettings } from "./config/ServerConfig.ts"
+import { completeDocument } from "./http/OpenApiPlatforms.ts"
 import { docsHeaders, scalarConfig } from "./docs/ApiReferencePage.ts"
 import { errorReferenceHtml } from "./docs/ErrorReference.ts"
 import { ApiErrorsLive } from "./http/ApiErrorsLive.ts"
@@ -67,6 +68,7 @@ import * as Tracing from "./observability/Tracing.ts"
 import * as ServerSecrets from "./secrets/ServerSecrets.ts"
 import { DeliveryServices } from "./worker/DeliveryWorker.ts"
 import * as S3BlobStore from "./media/S3BlobStore.ts"
+import * as SharpImageConverter from "./media/SharpImageConverter.ts"
 import * as UrlMediaFetcher from "./media/UrlMediaFetcher.ts"
 import * as FileBlobStore from "./node/FileBlobStore.ts"
 import { answerWhileStarting } from "./StartupAnswers.ts"
@@ -106,11 +108,19 @@ const PublicHandlers = Layer.mergeAll(ApiHandlers, ApprovalsHandlers, WebhooksHa
  * there is one) is the OpenAPI document's `servers` entry, so the reference page and generated
  * clients call `/v1` where it really is.
  */
-const servedApi = (publicUrl: string) => Api.annotate(OpenApi.Servers, [{ url: publicUrl }])
+const servedApi = (config: Pick<ServerSettings, "publicUrl" | "platforms">) => {
+  // The contract's own transform (its headers and parameters) runs first; the served platforms complete it.
+  const contract = Context.getOption(Api.annotations, OpenApi.Transform)
+  const served = completeDocument(Registry.make(config.platforms.plugins))
+  return Api.annotate(OpenApi.Servers, [{ url: config.publicUrl }]).annotate(
+    OpenApi.Transform,
+    (spec) => served(Option.isSome(contract) ? contract.value(spec) : spec)
+  )
+}
 
 const PublicApi = Layer.unwrap(
   Effect.map(ServerConfig, (config) =>
-    HttpApiBuilder.layer(servedApi(config.publicUrl), { openapiPath: "/v1/openapi.json" })
+    HttpApiBuilder.layer(servedApi(config), { openapiPath: "/v1/openapi.json" })
   )
 ).pipe(
   Layer.provide(PublicHandlers),
@@ -162,7 +172,7 @@ const Docs = Layer.mergeAll(
   onFirstRequest(
     "GET",
     "/docs",
-    Effect.map(ServerConfig, (config) => HttpApiScalar.layer(servedApi(config.publicUrl), { path: "/docs", scalar: scalarConfig })),
+    Effect.map(ServerConfig, (config) => HttpApiScalar.layer(servedApi(config), { path: "/docs", scalar: scalarConfig })),
     docsHeaders
   ),
   HttpRouter.add("GET", "/docs/errors", HttpServerResponse.setHeaders(HttpServerResponse.html(errorReferenceHtml()), docsHeaders)),
@@ -202,7 +212,14 @@ const McpRoute = onFirstRequest(
       apiBaseUrl:
         address === undefined || address._tag === "UnixPathAddress" ? config.publicUrl : `http://${host}:${address.port}`,
       docsBaseUrl: config.publicUrl,
-      allowSkipApproval: config.mcpAllowSkipApproval
+      allowSkipApproval: config.mcpAllowSkipApproval,
+      // The served platforms, from the registry: the tools describe them and take their options.
+      platforms: Registry.make(config.platforms.plugins).plugins.map((plugin) => ({
+        name: plugin.name,
+        displayName: plugin.displayName,
+        rules: plugin.rules,
+        options: Registry.optionsOf(plugin)?.schema
+      }))
     })
   })
 )
@@ -244,6 +261,8 @@ export const engineLayer = (settings: ServerSettings) =>
     Ids.layer,
     settings.mediaS3 === undefined ? FileBlobStore.layer(join(settings.dataDir, "media")) : S3BlobStore.layer(settings.mediaS3),
     mailerLayer(settings),
+    // PNG and WebP images become JPEG renditions for platforms that take JPEG only (Instagram).
+    SharpImageConverter.layer,
     // The platform calls on keep-alive node:http connections (fetch while tracing: a span per call).
     PlatformCalls.layer.pipe(
       Layer.provide(

@@ -65,7 +65,9 @@ export const sqlClientLayer = (
             try: () => mkdirSync(dataDir, { recursive: true }),
             catch: (cause) => new DataDirectoryLock.DataDirectoryNotWritable({ dataDir: settings.dataDir, cause })
           })
-          return PgliteClient.layer({ dataDir })
+          // A first start unpacks the template this version ships instead of running initdb
+          // (docs/performance.md, "Third round: the first start").
+          return PgliteClient.layer({ dataDir, template: PgliteClient.packagedTemplate() })
         })
       )
 

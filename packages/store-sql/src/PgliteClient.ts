@@ -8,8 +8,21 @@
  *
  * @since 0.1.0
  */
-import { existsSync, mkdirSync } from "node:fs"
-import { join } from "node:path"
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync
+} from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { createGunzip, gunzipSync } from "node:zlib"
 import { PGlite, parse as protocolResults, protocol } from "@electric-sql/pglite"
 import { Effect, Layer, Semaphore, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
@@ -37,8 +50,33 @@ export interface PgliteClientOptions {
    * const template = await pglite.dumpDataDir("none") // once, from a database set up as needed
    * const fresh = PgliteClient.layer({ template })    // each new database starts as a copy of it
    * ```
+   *
+   * A path (a string) names a gzipped tar of a data directory, as {@link packagedTemplate} and
+   * `PgliteTemplate.write` make it: a new `dataDir` is unpacked from it on disk before PGlite
+   * opens it, streamed (no copy of the database in memory), and PGlite's `initdb` does not run.
+   * A template that is missing or does not load is logged in one line and the database is
+   * created by `initdb` instead. Whatever the template holds, the migrations still run on it.
    */
-  readonly template?: Blob | undefined
+  readonly template?: Blob | string | undefined
+}
+
+/** The file name of the template `npm run build` of this package writes into its `dist/`. */
+export const packagedTemplateFile = "embedded-template.tar.gz"
+
+/**
+ * Where this package's own template is: a new database with every migration of this version
+ * applied, made by `npm run build` (`scripts/embedded-template.mjs`) with the PGlite version this
+ * package pins, shipped in its `dist/`. The path may not exist (a source checkout never built);
+ * `undefined` when the package cannot be found (bundled into an application without it).
+ */
+export const packagedTemplate = (): string | undefined => {
+  try {
+    // CommonJS build: __filename; ES module build, sources and bundles: import.meta.url.
+    const from = typeof __filename === "string" ? __filename : import.meta.url
+    return join(dirname(createRequire(from).resolve("@postwire/store-sql/package.json")), "dist", packagedTemplateFile)
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -60,6 +98,115 @@ export const memorySettings: Readonly<Record<string, string>> = {
 /** Whether a data directory already holds a database (PostgreSQL writes `PG_VERSION` first). */
 const holdsDatabase = (dataDir: string | undefined): boolean =>
   dataDir !== undefined && existsSync(join(dataDir, "PG_VERSION"))
+
+/** A tar entry's text field: up to its first NUL. */
+const tarText = (header: Buffer, start: number, length: number): string => {
+  const field = header.subarray(start, start + length)
+  const end = field.indexOf(0)
+  return field.subarray(0, end < 0 ? length : end).toString("utf8")
+}
+
+/**
+ * Unpacks a gzipped tar of a data directory (ustar, as PGlite's `dumpDataDir` writes it) into
+ * `target`, which must not exist, streaming: each file is written as its bytes arrive. Only
+ * directories and regular files; an entry leaving `target` or of another kind fails it.
+ */
+const unpack = async (archive: string, target: string): Promise<void> => {
+  mkdirSync(target, { mode: 0o700 })
+  let pending: Buffer = Buffer.alloc(0)
+  let file: { fd: number; remaining: number; padding: number } | undefined
+  let skip = 0
+  let ended = false
+  try {
+    for await (const chunk of createReadStream(archive).pipe(createGunzip()) as AsyncIterable<Buffer>) {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
+      for (;;) {
+        if (skip > 0) {
+          const n = Math.min(skip, pending.length)
+          pending = pending.subarray(n)
+          skip -= n
+          if (skip > 0) break
+        } else if (file !== undefined) {
+          const n = Math.min(file.remaining, pending.length)
+          writeSync(file.fd, pending, 0, n)
+          pending = pending.subarray(n)
+          file.remaining -= n
+          if (file.remaining > 0) break
+          closeSync(file.fd)
+          skip = file.padding
+          file = undefined
+        } else {
+          if (ended || pending.length < 512) break
+          const header = pending.subarray(0, 512)
+          pending = pending.subarray(512)
+          if (header.every((byte) => byte === 0)) {
+            ended = true
+            break
+          }
+          const name = [tarText(header, 345, 155), tarText(header, 0, 100)].filter((part) => part !== "").join("/")
+          const parts = name.split("/").filter((part) => part !== "" && part !== ".")
+          if (parts.length === 0 || parts.includes("..")) throw new Error(`template entry outside the data directory: ${name}`)
+          const path = join(target, ...parts)
+          const type = String.fromCharCode(header[156] ?? 0)
+          const size = Number.parseInt(tarText(header, 124, 12).trim() || "0", 8)
+          if (type === "5") {
+            mkdirSync(path, { recursive: true, mode: 0o700 })
+          } else if (type === "0" || type === "\0") {
+            mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+            file = { fd: openSync(path, "w", 0o600), remaining: size, padding: (512 - (size % 512)) % 512 }
+          } else {
+            throw new Error(`template entry of an unsupported kind (${JSON.stringify(type)}): ${name}`)
+          }
+        }
+      }
+    }
+    if (!ended || file !== undefined) throw new Error("the template ends before its last entry")
+  } finally {
+    if (file !== undefined) closeSync(file.fd)
+  }
+}
+
+/**
+ * A new database in `dataDir` from the template at `archive`: unpacked beside it, then moved into
+ * place, so that an interrupted start leaves no half database (`PG_VERSION` arrives with the
+ * whole directory). False, with one line logged, when the template is missing or does not unpack
+ * (the caller runs `initdb`).
+ */
+const unpackTemplate = (archive: string | undefined, dataDir: string): Effect.Effect<boolean> =>
+  Effect.gen(function* () {
+    if (archive === undefined || !existsSync(archive)) {
+      yield* Effect.logWarning(
+        `embedded database: no template at ${archive ?? "(package not found)"}; creating the database with initdb (slower first start)`
+      )
+      return false
+    }
+    // Anything already in the directory (not a database) is left to initdb, as before.
+    if (readdirSync(dataDir).length > 0) return false
+    const unpacking = `${dataDir}.template-${process.pid}`
+    return yield* Effect.tryPromise({
+      try: async () => {
+        rmSync(unpacking, { recursive: true, force: true })
+        try {
+          await unpack(archive, unpacking)
+          rmSync(dataDir, { recursive: true })
+          renameSync(unpacking, dataDir)
+        } finally {
+          rmSync(unpacking, { recursive: true, force: true })
+        }
+        return true
+      },
+      catch: (cause) => cause
+    }).pipe(
+      Effect.catch((cause) =>
+        Effect.as(
+          Effect.logWarning(
+            `embedded database: the template ${archive} did not unpack (${messageOf(cause)}); creating the database with initdb`
+          ),
+          false
+        )
+      )
+    )
+  })
 
 /** PGlite's own start parameters, then ours (a later `-c` wins). */
 const startParams = (settings: Readonly<Record<string, string>>) => [
@@ -89,25 +236,69 @@ export const make = Effect.fnUntraced(function* (options: PgliteClientOptions) {
       catch: (cause) => toSqlError(cause, "connect")
     })
   }
-  const pglite = yield* Effect.acquireRelease(
+  const params = startParams({ ...memorySettings, ...options.settings })
+  const open = (loadDataDir: Blob | undefined) =>
     Effect.tryPromise({
       try: async () => {
-        const params = startParams({ ...memorySettings, ...options.settings })
         const db = new PGlite({
           startParams: params,
           ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
-          ...(options.template === undefined || holdsDatabase(options.dataDir) ? {} : { loadDataDir: options.template })
+          ...(loadDataDir === undefined ? {} : { loadDataDir })
         })
-        await db.waitReady
+        try {
+          await db.waitReady
+        } catch (cause) {
+          await db.close().catch(() => undefined)
+          throw cause
+        }
         // A new database from a template is unpacked with the template's modes (chmod, past the
         // umask): made owner-only once it is there.
         if (options.dataDir !== undefined) PrivateFiles.makePrivate(options.dataDir)
         return db
       },
       catch: (cause) => toSqlError(cause, "connect")
-    }),
-    (db) => Effect.promise(() => db.close())
-  )
+    })
+  const template = options.template
+  const isNew = !holdsDatabase(options.dataDir)
+  const opened: Effect.Effect<PGlite, SqlError.SqlError> =
+    typeof template !== "string" || !isNew
+      ? open(isNew && typeof template !== "string" ? template : undefined)
+      : options.dataDir === undefined
+        ? // In memory: PGlite loads the (decompressed) template into its own file system.
+          Effect.tryPromise({
+            try: async () => new Blob([gunzipSync(readFileSync(template))]),
+            catch: (cause) => cause
+          }).pipe(
+            Effect.matchEffect({
+              onFailure: (cause) =>
+                Effect.andThen(
+                  Effect.logWarning(`embedded database: the template ${template} did not load (${messageOf(cause)}); creating the database with initdb`),
+                  open(undefined)
+                ),
+              onSuccess: (blob) => open(blob)
+            })
+          )
+        : Effect.gen(function* () {
+            const dataDir = options.dataDir as string
+            if (!(yield* unpackTemplate(template, dataDir))) return yield* open(undefined)
+            // A template PGlite cannot open (made by another PGlite version, damaged): the
+            // directory holds nothing but the template, so it is emptied and initdb runs.
+            return yield* open(undefined).pipe(
+              Effect.catch((error) =>
+                Effect.gen(function* () {
+                  yield* Effect.logWarning(
+                    `embedded database: the template ${template} did not open (${error.message}); creating the database with initdb`
+                  )
+                  yield* Effect.sync(() => {
+                    rmSync(dataDir, { recursive: true, force: true })
+                    mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+                  })
+                  return yield* open(undefined)
+                })
+              )
+            )
+          })
+  const pglite = yield* Effect.acquireRelease(opened, (db) => Effect.promise(() => db.close()))
 
   const connection = makeConnection(pglite)
   const semaphore = yield* Semaphore.make(1)

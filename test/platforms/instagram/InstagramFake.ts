@@ -7,6 +7,12 @@
  * JPEG (36001/2207005) or a feed image outside 4:5 to 1.91:1 (36003/2207009); and a wrong
  * `appsecret_proof` (code 100), or none when the app requires it.
  *
+ * An image address on this machine (the server under test's signed `/media-files` address) is
+ * really downloaded, as Instagram downloads `image_url`: the creation is answered at once, the
+ * container reads IN_PROGRESS until the bytes are in, then ERROR with the subcode in its `status`
+ * text when they are not a JPEG (2207005) or could not be fetched (2207052), FINISHED otherwise.
+ * The bytes fetched are kept in `downloads` for the test to inspect.
+ *
  * And comment moderation (platforms-connect.md, Instagram "Comments"), in Instagram's wire format:
  * `GET /{ig-media-id}?fields=comments_count` (replies counted), `GET /{ig-media-id}/comments`
  * (top-level comments, newest first by default, no `since` and no ordering parameter, 25 a page,
@@ -44,6 +50,8 @@ export interface InstagramFake extends ContainerFake.ContainerFake {
    * taken as a JPEG.
    */
   readonly images: Map<string, Uint8Array>
+  /** What each image address on this machine served when the fake downloaded it (`null`: it failed). */
+  readonly downloads: Map<string, Uint8Array | null>
   /**
    * The app secret `appsecret_proof` is checked against when a call carries one (a wrong proof is
    * refused with code 100); `undefined`: any proof is accepted.
@@ -126,6 +134,25 @@ const dialect: ContainerFake.ContainerDialect = {
   })
 }
 
+/** Whether an image address is on this machine: the fake downloads those (others are taken as JPEG). */
+const isLocal = (address: string | undefined): address is string => {
+  if (address === undefined) return false
+  try {
+    const host = new URL(address).hostname
+    return host === "127.0.0.1" || host === "localhost" || host === "[::1]"
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The container `status` text of an image Instagram could not use, with the subcode the adapter
+ * reads: 2207052 "Media download has failed. The media URI doesn't meet our requirements." and
+ * 2207005 "The image format is not supported. Supported formats are: JPEG" (error-codes page).
+ */
+const downloadFailedText = "Error: Media download has failed. The media URI doesn't meet our requirements. (2207052)"
+const formatText = "Error: The image format is not supported. Supported formats are: JPEG (2207005)"
+
 const noPermission = graphError(403, 10, undefined, { message: "(#10) Application does not have permission for this action" })
 const noObject = (id: string) =>
   graphError(400, 100, 33, { message: `Unsupported get request. Object with ID '${id}' does not exist` })
@@ -190,6 +217,31 @@ export const make = (): Effect.Effect<InstagramFake, never, Scope.Scope> =>
     }
 
     let refused: FakeReply | undefined
+    const downloads = new Map<string, Uint8Array | null>()
+    const pending = new Set<string>()
+
+    /** Starts downloading a local image address once, as Instagram fetches `image_url`. */
+    const download = (address: string) => {
+      if (downloads.has(address) || pending.has(address)) return
+      pending.add(address)
+      void fetch(address)
+        .then(async (response) => (response.ok ? new Uint8Array(await response.arrayBuffer()) : null))
+        .catch(() => null)
+        .then((bytes) => {
+          downloads.set(address, bytes)
+          pending.delete(address)
+        })
+    }
+
+    /** Why a container's downloaded image cannot be published, as its `status` text. */
+    const downloadError = (container: ContainerFake.FakeContainer): string | undefined => {
+      const address = container.params.image_url
+      if (address === undefined || !downloads.has(address)) return undefined
+      const bytes = downloads.get(address)
+      if (bytes === null || bytes === undefined) return downloadFailedText
+      return isJpeg(bytes) ? undefined : formatText
+    }
+    const localDialect: ContainerFake.ContainerDialect = { ...dialect, processingError: downloadError }
 
     const extension = (): ContainerFake.ContainerExtension => ({
       route: (request, [node, edge]) => {
@@ -200,11 +252,18 @@ export const make = (): Effect.Effect<InstagramFake, never, Scope.Scope> =>
           if (proof !== createHmac("sha256", fake.appSecret).update(token).digest("hex")) return "bad_proof"
         }
         if (node === igUserId && edge === "media" && request.method === "POST") {
+          const address = request.params.image_url
+          if (isLocal(address) && !fake.images.has(address)) download(address)
           refused = refusal(request)
           return refused === undefined ? undefined : "create_refused"
         }
         if (node === undefined || node === igUserId) return undefined
         const fields = request.params.fields ?? ""
+        // A container whose image is still downloading is in progress, however often it is asked.
+        if (request.method === "GET" && edge === undefined && fields.includes("status_code")) {
+          const container = fake.containers.find((c) => c.id === node)
+          if (container?.params.image_url !== undefined && pending.has(container.params.image_url)) return "downloading"
+        }
         if (request.method === "GET" && edge === undefined && fields.includes("comments_count")) return "comments_count"
         if (request.method === "GET" && edge === "comments") return "comments"
         if (request.method === "GET" && edge === "replies") return "replies"
@@ -222,6 +281,8 @@ export const make = (): Effect.Effect<InstagramFake, never, Scope.Scope> =>
             return badProof
           case "create_refused":
             return refused
+          case "downloading":
+            return { status: 200, json: { id: node, status_code: "IN_PROGRESS" } }
 
           case "comments_count": {
             if (!isMedia(node)) return noObject(node)
@@ -276,13 +337,14 @@ export const make = (): Effect.Effect<InstagramFake, never, Scope.Scope> =>
       }
     })
 
-    return Effect.map(ContainerFake.make(dialect, extension), (server) => {
+    return Effect.map(ContainerFake.make(localDialect, extension), (server) => {
       fake = Object.assign(server, {
         comments: store,
         commentScope: true,
         commentOrder: "newest_first" as const,
         comment: (input: NewComment) => store.add(input),
         images: new Map<string, Uint8Array>(),
+        downloads,
         appSecret: undefined,
         requireProof: false
       })

@@ -90,6 +90,14 @@ describe.each(backends())("Instagram's official rules through validate on %s", (
       expect(issue!.message).toContain("at most 20 @mentions; this one has 21")
     })
 
+    it("does not count a story's hashtags or mentions: a story is published without its caption", async () => {
+      const crowded = `${tags(31, "#")} ${tags(21, "@")}`
+      expect(await issues({ caption: crowded, media: [media.tall!], photo: { type: "story" } })).toEqual([])
+      // The same caption on a feed post of the same image is refused.
+      const [issue] = await issues({ caption: crowded, media: [media.square!], photo: { type: "feed" } })
+      expect(issue).toMatchObject({ code: "caption_invalid", field: "caption" })
+    })
+
     it("says it in Indonesian too", async () => {
       const reply = await call(server.baseUrl, "POST", "/v1/posts/validate", {
         key: server.testKey,

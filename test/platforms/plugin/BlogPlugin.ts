@@ -21,15 +21,34 @@ export interface BlogSettings {
 
 const unavailable = (platformCode: string) => new PlatformFailure({ code: "platform_unavailable", platformCode, retryable: true })
 
+/**
+ * The blog's refusal of a word, as a failure of the plugin's own: a code of the catalog, the
+ * blog's code as `platform_code`, and its own reason in both languages (it fills the catalog
+ * message's `{detail}`).
+ */
+const wordRefused = new PlatformFailure({
+  code: "caption_invalid",
+  platformCode: "blog_word_not_allowed",
+  retryable: false,
+  notPublished: true,
+  details: {
+    platform: "blog",
+    detail: { en: 'the blog does not publish the word "forbidden"', id: 'blog tidak menerbitkan kata "forbidden"' }
+  }
+})
+
 const call = (url: string, token: string, init: RequestInit = {}) =>
   Effect.tryPromise({
     try: async () => {
       const response = await fetch(url, { ...init, headers: { ...init.headers, authorization: `Bearer ${token}` } })
+      if (response.status === 422) return { refused: ((await response.json()) as { error: string }).error }
       if (!response.ok) throw new Error(String(response.status))
       return (await response.json()) as unknown
     },
     catch: () => unavailable("blog_unreachable")
   })
+
+const isRefusal = (answer: unknown): answer is { refused: string } => typeof answer === "object" && answer !== null && "refused" in answer
 
 const tokenOf = (input: Pick<PublishInput, "account">): string =>
   (JSON.parse(input.account.credentials ?? "{}") as { token?: string }).token ?? ""
@@ -108,6 +127,7 @@ export const blogPlugin = (baseUrl: string, withOptions = false): PlatformPlugin
             // The answer was lost: the post may exist. Ask again shortly, with the marker saved.
             return { _tag: "InProgress", state: { sent: marker }, pollAfterMs: 100 } satisfies PublishStep
           }
+          if (isRefusal(answer.value)) return yield* Effect.fail(wordRefused)
           const created = answer.value as { id: string; url: string }
           return { _tag: "Published", platformPostId: created.id, permalink: created.url, state: { id: created.id } } satisfies PublishStep
         })

@@ -2,7 +2,8 @@
  * A small blog with a posting endpoint, run in-process on 127.0.0.1: what a platform plugin of a
  * test publishes to. `POST /posts` `{ text, marker, tone? }` stores a post and answers `201 { id, url }`
  * (with the bearer token it was given); `GET /posts?marker=` lists the posts of a marker. With
- * `loseAnswers` set, that many publishes are stored and their answer lost (the socket closed).
+ * `loseAnswers` set, that many publishes are stored and their answer lost (the socket closed). A
+ * post with the word "forbidden" is refused: `422 { error: "word_not_allowed" }`.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -49,6 +50,11 @@ export const start = async (token = "blog-token"): Promise<BlogService> => {
     }
     if (request.method === "POST" && address.pathname === "/posts") {
       const input = JSON.parse(await body(request)) as { text: string; marker: string; tone?: string }
+      // The blog's own rule: it never publishes the word "forbidden" (422 with its own code).
+      if (/\bforbidden\b/i.test(input.text)) {
+        response.writeHead(422, { "content-type": "application/json" }).end(JSON.stringify({ error: "word_not_allowed" }))
+        return
+      }
       const id = String(posts.length + 1)
       const post = { id, text: input.text, marker: input.marker, url: `${url}/posts/${id}`, tone: input.tone }
       posts.push(post)

@@ -5,13 +5,16 @@
  * server the person names, then redirects to its OAuth page and finishes with the `memo` it
  * kept. The form's values are checked (the documented error shape, on the page and as JSON),
  * a password is never shown again, and a caller without a browser posts the fields as JSON.
+ * `circles` declares an account picker (`capabilities.choosesAccounts`, generic words) and signed
+ * deauthorization callbacks: both work for a plugin as for Facebook Pages.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { aKeyWithScopes } from "../../support/Builders.ts"
 import { absolute, aConnectLink, aConnectServer, postForm, returnedQuery, step } from "../../support/Connect.ts"
 import { call, errorOf, type Reply } from "../../support/Http.ts"
 import { backends, startServer, type TestServer } from "../../support/TestServer.ts"
-import { guildPlugin, notesPlugin } from "./FormPlugins.ts"
+import { MetaSignedRequest } from "@postwire/platforms"
+import { circlesPlugin, circlesSecret, guildPlugin, notesPlugin } from "./FormPlugins.ts"
 import * as FormService from "./FormService.ts"
 
 const back = "https://app.example.com/accounts/connected"
@@ -24,7 +27,7 @@ describe.each(backends())("connect forms of plugin platforms on %s", (backend) =
   beforeAll(async () => {
     service = await FormService.start()
     server = await aConnectServer((env, options) =>
-      startServer(backend, env, { ...options, plugins: [notesPlugin(service.url), guildPlugin()] })
+      startServer(backend, env, { ...options, plugins: [notesPlugin(service.url), guildPlugin(), circlesPlugin()] })
     )
     liveKey = await aKeyWithScopes(server, ["posts:read", "posts:write", "accounts:write"], "live")
   })
@@ -163,6 +166,72 @@ describe.each(backends())("connect forms of plugin platforms on %s", (backend) =
       const started = await step(absolute(server, start!.replace(/&amp;/g, "&")))
       expect(started.status).toBe(303)
       expect(new URL(started.location!, server.baseUrl).pathname).toBe("/connect/sandbox/authorize")
+    })
+  })
+
+  describe("a plugin's account picker and deauthorization", () => {
+    it("lets the person choose among the accounts begin gave, with the generic picker words", async () => {
+      const link = await linkFor("circles")
+      const page = await step(link)
+      expect(page.body).toContain("You will choose which of your Circles accounts to connect.")
+      // No form: the button starts, and begin connects without a redirect.
+      const start = /href="([^"]+\/start[^"]*)"/.exec(page.body)![1]!.replace(/&amp;/g, "&")
+      const picker = await step(absolute(server, start))
+      expect(picker.status).toBe(200)
+      expect(picker.body).toContain("<h1>Choose the Circles accounts to connect</h1>")
+      expect(picker.body).toContain('action="/connect/callback/circles"')
+      const state = /name="state" value="([^"]+)"/.exec(picker.body)![1]!
+
+      const none = await postForm(absolute(server, "/connect/callback/circles"), [["state", state], ["lang", "en"]])
+      expect(none.status).toBe(422)
+      expect(none.body).toContain("Choose at least one account.")
+
+      const chosen = await postForm(absolute(server, "/connect/callback/circles"), [
+        ["state", state],
+        ["lang", "en"],
+        ["page", "c-readers"]
+      ])
+      const ids = returnedQuery(chosen).get("account_id")!.split(",")
+      expect(ids).toHaveLength(1)
+      expect(await accountOf(ids[0]!)).toMatchObject({ platform: "circles", handle: "readers", display_name: "The readers" })
+    })
+
+    it("offers several handles on the sandbox consent page of a platform that chooses accounts", async () => {
+      const page = await step(await linkFor("circles", { sandbox: true }))
+      const start = /href="([^"]+\/start[^"]*)"/.exec(page.body)![1]!.replace(/&amp;/g, "&")
+      const started = await step(absolute(server, start))
+      const consent = await step(absolute(server, started.location!))
+      expect(consent.body).toContain("Sandbox Circles: allow access?")
+      expect(consent.body).toContain('<label for="handle-0">Account 1 handle</label>')
+      expect(consent.body).toContain('<label for="handle-1">Account 2 handle</label>')
+    })
+
+    it("disconnects every account of the consent on the plugin's signed deauthorization callback", async () => {
+      const link = await linkFor("circles")
+      const start = /href="([^"]+\/start[^"]*)"/.exec((await step(link)).body)![1]!.replace(/&amp;/g, "&")
+      const picker = await step(absolute(server, start))
+      const state = /name="state" value="([^"]+)"/.exec(picker.body)![1]!
+      const chosen = await postForm(absolute(server, "/connect/callback/circles"), [
+        ["state", state],
+        ["page", "c-runners"],
+        ["page", "c-readers"]
+      ])
+      const ids = returnedQuery(chosen).get("account_id")!.split(",")
+      const deauthorize = (path: string, secret: string) =>
+        call(server.baseUrl, "POST", path, {
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({
+            signed_request: MetaSignedRequest.sign({ algorithm: "HMAC-SHA256", user_id: "person-7", issued_at: Math.floor(Date.now() / 1000) }, secret)
+          }).toString()
+        })
+
+      // A platform that declares no deauthorization has no such address.
+      expect((await deauthorize("/connect/deauthorize/notes", circlesSecret)).status).toBe(404)
+      expect((await deauthorize("/connect/deauthorize/circles", "another-secret")).status).toBe(400)
+      const reply = await deauthorize("/connect/deauthorize/circles", circlesSecret)
+      expect(reply.status).toBe(200)
+      expect(reply.body).toEqual({ received: true, disconnected: 2 })
+      for (const id of ids) expect((await accountOf(id)).status).toBe("disconnected")
     })
   })
 

@@ -10,7 +10,7 @@
  */
 import { ConnectFailure, type ConnectedIdentity, type PlatformPlugin, TargetRules } from "@postwire/server"
 import { ErrorDetail } from "@postwire/domain"
-import { Effect } from "effect"
+import { Effect, Redacted } from "effect"
 
 const rules = (displayName: string): PlatformPlugin["rules"] => ({
   displayName,
@@ -191,6 +191,51 @@ export const guildPlugin = (): PlatformPlugin<Record<string, never>, Record<stri
             }
           ]
         }),
+      ...noRefresh
+    })
+  }
+})
+
+/** The secret `circles` signs its deauthorization callbacks with. */
+export const circlesSecret = "circles-app-secret"
+
+/**
+ * One consent, several accounts the person chooses from (`capabilities.choosesAccounts`, with
+ * the generic picker words), connected by `begin` without a form or a redirect; removing the
+ * app on the platform's side calls the signed deauthorization callback.
+ */
+export const circlesPlugin = (): PlatformPlugin<Record<string, never>, Record<string, never>> => ({
+  name: "circles",
+  displayName: "Circles",
+  rules: rules("Circles"),
+  publish,
+  capabilities: { choosesAccounts: true },
+  connect: {
+    defaults: {},
+    deauthorization: () => ({ secret: Redacted.make(circlesSecret), name: "CIRCLES_APP_SECRET" }),
+    make: () => ({
+      missing: [],
+      authorizationUrl: () => "",
+      begin: () =>
+        Effect.succeed({
+          _tag: "Connected",
+          identities: ["runners", "readers"].map(
+            (handle): ConnectedIdentity => ({
+              platform: "circles",
+              platformAccountId: `c-${handle}`,
+              handle,
+              displayName: `The ${handle}`,
+              avatarUrl: null,
+              credentials: JSON.stringify({ circle: handle }),
+              scopes: [],
+              accessTokenExpiresAt: null,
+              refreshTokenExpiresAt: null,
+              creatorInfo: null,
+              grantId: "person-7"
+            })
+          )
+        } as const),
+      exchange: () => Effect.fail(failure("connect_failed", "no_redirect")),
       ...noRefresh
     })
   }

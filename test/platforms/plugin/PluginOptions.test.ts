@@ -2,16 +2,19 @@
  * A plugin's per-target options over HTTP (`makeHandler` on loopback): `targets[].blog` decoded
  * with the plugin's schema (400 naming the field), completed or refused by its `resolve` (422),
  * stored with the target, shown under `targets[].options.blog` by create, get, PATCH and the
- * list, checked alike by validate, and read by the plugin's publisher from the stored target.
+ * list, checked alike by validate, and read by the plugin's publisher from the stored target (which
+ * publishes to the address the plugin's `env` read); the OpenAPI document and /docs describe them.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Postwire, PostwireApiError } from "@postwire/client"
 import { allScopes } from "@postwire/domain"
-import { makeHandler, type PostwireHandler } from "@postwire/server"
+import { type PlatformEnvReader as EnvReader, makeHandler, type PostwireHandler } from "@postwire/server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { callTool, connectHttp, resultOf, textOf } from "../../mcp/McpClients.ts"
 import { eventually } from "../../support/Eventually.ts"
 import { blogPlugin } from "./BlogPlugin.ts"
 import * as BlogService from "./BlogService.ts"
@@ -76,7 +79,9 @@ describe("a plugin's per-target options over HTTP", () => {
     server = createServer()
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    handler = await makeHandler({ publicUrl: base, database: "memory", dataDir, adminToken, platforms: [blogPlugin(blog.url, true)] })
+    // The blog's address comes from the environment through the plugin's `env`, as with `postwire serve`.
+    const plugin = { ...blogPlugin("http://127.0.0.1:9", true), env: (read: EnvReader) => ({ publish: { baseUrl: read.url("BLOG_URL") } }) }
+    handler = await makeHandler({ publicUrl: base, database: "memory", dataDir, adminToken, platforms: [plugin], env: { BLOG_URL: blog.url } })
     server.on("request", handler.node)
     await handler.start()
     const workspace = await admin<{ id: string }>("/workspaces", { name: "options" })
@@ -180,6 +185,11 @@ describe("a plugin's per-target options over HTTP", () => {
     expect(photoOnBlog.status).toBe(400)
     expect((photoOnBlog.body as ErrorBody).error).toMatchObject({ code: "invalid_request", field: "targets[0].photo" })
 
+    // The word of a platform without options is no key of a target, as before.
+    const pagesOnBlog = await api("POST", "/v1/posts", aPost({ pages: {} }))
+    expect((pagesOnBlog.body as ErrorBody).error).toMatchObject({ code: "invalid_request", field: "targets[0].pages" })
+    expect((pagesOnBlog.body as ErrorBody).error.message).toContain("is not a known field")
+
     const unknown = await api("POST", "/v1/posts", aPost({ mastodon: { visibility: "public" } }))
     expect(unknown.status).toBe(400)
     expect((unknown.body as ErrorBody).error).toMatchObject({ code: "invalid_request", field: "targets[0].mastodon" })
@@ -195,5 +205,94 @@ describe("a plugin's per-target options over HTTP", () => {
     expect((patched.body as PostBody).targets[0]!.options).toEqual({ blog: { tone: "formal" } })
     const listed = (await api("GET", "/v1/posts?platform=blog&limit=100")).body as { data: Array<PostBody> }
     expect(listed.data.find((p) => p.id === id)?.targets[0]?.options).toEqual({ blog: { tone: "formal" } })
+  })
+
+  it("lists the served platforms in the OpenAPI document and describes the plugin's options under the target, as /docs shows", async () => {
+    const document = (await (await fetch(`${base}/v1/openapi.json`)).json()) as Record<string, any>
+    const create = document.paths["/v1/posts"].post
+    const requestTarget = create.requestBody.content["application/json"].schema.properties.targets.items
+    expect(requestTarget.properties.blog).toMatchObject({
+      type: "object",
+      properties: { tone: { type: "string", enum: ["formal", "casual"] }, tags: { type: "array", maxItems: 3 } },
+      required: ["tone"],
+      description: expect.stringContaining("Only for blog accounts")
+    })
+    expect(requestTarget.additionalProperties).toBe(false)
+    const responseTarget = create.responses["201"].content["application/json"].schema.properties.targets.items
+    expect(responseTarget.properties.platform.enum).toEqual(["shortvideo", "photo", "pages", "textpost", "blog"])
+    expect(responseTarget.properties.options.properties.blog).toMatchObject({ properties: { tone: { enum: ["formal", "casual"] } } })
+    const listFilter = document.paths["/v1/posts"].get.parameters.find((p: { name: string }) => p.name === "platform")
+    expect(listFilter.schema.enum).toEqual(["shortvideo", "photo", "pages", "textpost", "blog"])
+    const account = document.paths["/v1/accounts/{id}"].get.responses["200"].content["application/json"].schema
+    expect(account.properties.platform.enum).toContain("blog")
+
+    const page = await (await fetch(`${base}/docs`)).text()
+    expect(page).toContain("Options of a `blog` (Team blog) target")
+  })
+
+  it("takes and shows a plugin's options through the SDK, whose types take any platform's key", async () => {
+    const client = new Postwire({ apiKey: key, baseUrl: base })
+    const created = await client.posts.create({
+      profile_id: profileId,
+      caption: "Through the SDK",
+      media: [media[0]!],
+      targets: [{ account_id: blogAccount, blog: { tone: "formal" } }],
+      approval: { mode: "link" }
+    })
+    expect(created.targets[0]?.options).toEqual({ blog: { tone: "formal" } })
+    const refused = await client.posts
+      .create({ profile_id: profileId, caption: "x", media: [media[0]!], targets: [{ account_id: blogAccount, blog: { tone: "loud" } }] })
+      .catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(PostwireApiError)
+    expect(refused).toMatchObject({ code: "invalid_request", field: "targets[0].blog.tone" })
+  })
+
+  it("describes the served platforms to agents over MCP, from the registry, and takes the plugin's options in create_post", async () => {
+    const agent = await connectHttp(base, { key })
+    try {
+      expect(agent.client.getInstructions()).toContain("Team blog = blog")
+      const { tools } = await agent.client.listTools()
+      const create = tools.find((t) => t.name === "create_post")!
+      const target = (create.inputSchema.properties as Record<string, any>).targets.items
+      expect(target.properties.blog).toMatchObject({ properties: { tone: { enum: ["formal", "casual"] } } })
+      const rules = JSON.parse(textOf(await agent.client.readResource({ uri: "postwire://platform-rules" })))
+      expect(rules.platforms.find((p: { platform: string }) => p.platform === "blog")).toMatchObject({
+        name: "Team blog",
+        caption_max_characters: 280,
+        default_daily_quota: 20
+      })
+      const validated = resultOf(
+        await callTool(agent.client, "validate_post", {
+          profile_id: profileId,
+          caption: "From an agent",
+          media: [media[0]],
+          targets: [{ account_id: blogAccount, blog: { tone: "formal" } }]
+        })
+      )
+      expect(validated.issues).toEqual([])
+    } finally {
+      await agent.close()
+    }
+  })
+
+  it("shows a plugin's own failure reason: a code of the catalog, its platform_code, its own words in both languages", async () => {
+    const created = await api("POST", "/v1/posts", aPost({}, { caption: "A forbidden word" }))
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const id = (created.body as PostBody).id
+    const failed = await eventually(
+      async () => (await api("GET", `/v1/posts/${id}`)).body as { status: string; targets: Array<{ status: string; error: Record<string, unknown> | null }> },
+      (p) => p.status === "failed" || p.status === "published",
+      "the post to fail"
+    )
+    expect(failed.targets[0]).toMatchObject({
+      status: "failed",
+      error: {
+        code: "caption_invalid",
+        platform_code: "blog_word_not_allowed",
+        retryable: false,
+        message: 'The caption does not fit blog: the blog does not publish the word "forbidden"',
+        message_id: expect.stringContaining('blog tidak menerbitkan kata "forbidden"')
+      }
+    })
   })
 })

@@ -7,10 +7,12 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { PostwireEngine } from "@postwire/server"
+import { type PlatformEnvReader as EnvReader, makeHandler, PostwireEngine } from "@postwire/server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { eventually } from "../../support/Eventually.ts"
 import { blogPlugin } from "./BlogPlugin.ts"
 import * as BlogService from "./BlogService.ts"
+import { builtinPlatforms } from "@postwire/domain"
 
 /** A 1×1 PNG: the API's create request takes at least one media item; the blog posts its address. */
 const PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
@@ -103,6 +105,39 @@ describe("a platform plugin through PostwireEngine", () => {
     const profile = await ws.profiles.create({ name: "Main" })
     const refused = await ws.accounts.create({ profile_id: profile.id, platform: "mastodon", sandbox: true }).catch((e: unknown) => e)
     expect(refused).toMatchObject({ code: "invalid_request", field: "platform" })
-    expect(String((refused as Error).message)).toContain("shortvideo, photo, pages, textpost, atproto, blog")
+    expect(String((refused as Error).message)).toContain(`${builtinPlatforms.join(", ")}, blog`)
+  })
+
+  it("reads the plugin's settings from `env` through its `env` function, as `postwire serve` does, and names a wrong one", async () => {
+    const withEnv = { ...blogPlugin("http://127.0.0.1:9"), env: (read: EnvReader) => ({ publish: { baseUrl: read.url("BLOG_URL") } }) }
+    const otherDir = mkdtempSync(join(tmpdir(), "postwire-plugin-env-"))
+    const other = await PostwireEngine.make({ database: "memory", dataDir: otherDir, platforms: [withEnv], env: { BLOG_URL: `${blog.url}/` } })
+    try {
+      const { id } = await other.workspaces.create({ name: "env" })
+      const ws = other.workspace(id)
+      const profile = await ws.profiles.create({ name: "Main" })
+      const account = await ws.accounts.create({ profile_id: profile.id, platform: "blog", sandbox: false, handle: "team", credentials: { token: blog.token } })
+      const media = await ws.media.upload({ data: PIXEL_PNG })
+      const created = await ws.posts.create({
+        profile_id: profile.id,
+        caption: "Sent where the environment says",
+        media: [media.id],
+        targets: [{ account_id: account.id }],
+        approval: { mode: "none" }
+      })
+      const post = await eventually(
+        () => ws.posts.get(created.id),
+        (p) => p.status === "published" || p.status === "failed",
+        "the post to be published"
+      )
+      expect(post.status).toBe("published")
+      expect(blog.posts.map((p) => p.text)).toContain("Sent where the environment says")
+    } finally {
+      await other.close()
+      rmSync(otherDir, { recursive: true, force: true })
+    }
+    // A wrong value stops the start naming the variable, for the engine and the handler alike.
+    await expect(PostwireEngine.make({ database: "memory", dataDir, platforms: [withEnv], env: { BLOG_URL: "ftp://blog" } })).rejects.toThrow(/BLOG_URL/)
+    await expect(makeHandler({ database: "memory", dataDir, platforms: [withEnv], env: { BLOG_URL: "ftp://blog" } })).rejects.toThrow(/BLOG_URL/)
   })
 })

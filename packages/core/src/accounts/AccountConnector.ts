@@ -101,6 +101,34 @@ export interface ConnectFormField {
   readonly maxLength?: number | undefined
 }
 
+/**
+ * The words of a platform's account picker in one language (a plugin's `connect.chooser`), for a
+ * platform whose one consent may connect several accounts (`capabilities.choosesAccounts`).
+ */
+export interface ChooserWords {
+  /** On the link's page: "You will choose which of your Facebook Pages to connect." */
+  readonly hint: string
+  /** The picker's heading: "Choose the Pages to connect". */
+  readonly title: string
+  readonly intro: string
+  /** The picker's submit button: "Connect the chosen Pages". */
+  readonly button: string
+  /** When none was chosen: "Choose at least one Page." */
+  readonly atLeastOne: string
+  /** The label of the simulated consent page's `n`th handle (from 1): "Page 1 handle". */
+  readonly sandboxHandle: (n: number) => string
+}
+
+/** What the connect flow asks of a platform beyond OAuth (its plugin's declarations). */
+export interface ConnectTraits {
+  /** One consent may connect several accounts, and the person chooses which (Facebook Pages). */
+  readonly choosesAccounts: boolean
+  /** The picker's words in English and Indonesian; absent: generic words naming the platform. */
+  readonly chooser?: { readonly en: ChooserWords; readonly id: ChooserWords } | undefined
+  /** The platform signs deauthorization callbacks (Meta's `signed_request`) that `verifyDeauthorization` checks. */
+  readonly signsDeauthorization: boolean
+}
+
 /** Where a connect with a `begin` starts: the authorization request and what the person typed. */
 export interface BeginRequest extends AuthorizationRequest {
   /** The form's values by field name, checked against the form (required, length, url). */
@@ -275,6 +303,12 @@ export class AccountConnector extends Context.Service<
      */
     readonly begin?: ((request: BeginRequest) => Effect.Effect<BeginAnswer, ConnectFailure>) | undefined
     /**
+     * What the connect flow asks of `platform`: whether the person chooses among several
+     * accounts (and the picker's words), whether it signs deauthorization callbacks. Optional:
+     * neither.
+     */
+    readonly traits?: ((platform: Platform) => ConnectTraits) | undefined
+    /**
      * Trades the callback's code for tokens, upgrades to the long-lived token where the platform
      * has one, and reads the identity: one entry, or one per Facebook Page the person chose
      * (none when they chose none: the service says so).
@@ -312,6 +346,12 @@ export class AccountConnector extends Context.Service<
      * through their lifetime and no creator options are read.
      */
     readonly renewal?: ((platform: Platform) => RenewalPolicy) | undefined
+    /**
+     * Whether one consent of `platform` may yield several accounts that the person chooses from
+     * before they are connected (its plugin's `capabilities.choosesAccounts`: Facebook Pages, a
+     * LinkedIn member and their company pages). Optional: without it, only `pages` does.
+     */
+    readonly choosesAccounts?: ((platform: Platform) => boolean) | undefined
     readonly verifyDeauthorization: (
       platform: Platform,
       signedRequest: string

@@ -6,7 +6,8 @@
  *    person to the platform with a fresh `state` bound to the link and a PKCE verifier kept
  *    sealed on the server ({@link beginAuthorization}).
  * 3. The platform calls back: the code is exchanged for tokens and identities
- *    ({@link completeCallback}); Facebook first lets the person pick Pages ({@link choosePages}).
+ *    ({@link completeCallback}); a platform whose consent may connect several accounts
+ *    (`capabilities.choosesAccounts`: Facebook Pages) first lets the person choose ({@link chooseAccounts}).
  * 4. Each identity becomes an account, or renews the account that already has it in the
  *    workspace (same `acc_` id), with `account.connected`, in one transaction that also uses the
  *    link up.
@@ -41,6 +42,7 @@ import * as AccountEvents from "./AccountEvents.ts"
 import {
   AccountConnector,
   type BeginAnswer,
+  type ConnectTraits,
   type ConnectedIdentity,
   type ConnectFailure,
   type ConnectFormField
@@ -69,6 +71,14 @@ export const connectUrl = (publicBaseUrl: string, token: string): string => `${p
 /** Postwire's callback address for a platform, as registered with the platform's app. */
 export const callbackUrl = (publicBaseUrl: string, platform: Platform): string =>
   `${publicBaseUrl.replace(/\/$/, "")}/connect/callback/${platform}`
+
+/** What the connect flow asks of a platform (its plugin's declarations); nothing when the connector says nothing. */
+const traitsOf = (connector: AccountConnector["Service"], platform: Platform): ConnectTraits =>
+  connector.traits?.(platform) ?? { choosesAccounts: false, signsDeauthorization: false }
+
+/** The platform's name for people: its plugin's `displayName`. */
+const platformNameOf = (platform: Platform) =>
+  EngineConfig.useSync((settings) => settings.platforms.get(platform)?.displayName ?? displayNameOf(platform))
 
 const linkContext = (link: Pick<ConnectLinkRecord, "workspaceId" | "id">) => `connect/${link.workspaceId}/${link.id}`
 
@@ -200,7 +210,24 @@ export type ConnectPage =
       readonly account: AccountRecord | undefined
       /** The platform's name for people (its plugin's `displayName`). */
       readonly platformName: string
+      /** A new connect of a platform whose person chooses among several accounts: the picker's words (or generic ones). */
+      readonly chooser: ChooserInfo | undefined
     }
+
+/** The account picker of a platform that has one (`capabilities.choosesAccounts`). */
+export interface ChooserInfo {
+  readonly platformName: string
+  /** The plugin's words; absent: generic words naming the platform. */
+  readonly words: ConnectTraits["chooser"]
+}
+
+/** The picker of `platform`, when its person chooses among several accounts. */
+const chooserOf = Effect.fn("connect.chooserOf")(function* (platform: Platform) {
+  const connector = yield* AccountConnector
+  const traits = traitsOf(connector, platform)
+  if (!traits.choosesAccounts) return undefined
+  return { platformName: yield* platformNameOf(platform), words: traits.chooser } satisfies ChooserInfo
+})
 
 /** Reads the link a token names, for the connect page. */
 export const loadConnectPage = Effect.fn("connect.loadPage")(function* (token: string) {
@@ -221,7 +248,8 @@ export const loadConnectPage = Effect.fn("connect.loadPage")(function* (token: s
     workspace: workspace.value,
     profile: Option.getOrUndefined(profile),
     account: Option.getOrUndefined(account),
-    platformName: (yield* EngineConfig).platforms.get(link.platform)?.displayName ?? displayNameOf(link.platform)
+    platformName: yield* platformNameOf(link.platform),
+    chooser: link.accountId === null ? yield* chooserOf(link.platform) : undefined
   } as ConnectPage
 })
 
@@ -417,7 +445,14 @@ export interface Choice {
 export type ConnectOutcome =
   | { readonly _tag: "BadState" }
   | { readonly _tag: "Connected"; readonly link: ConnectLinkRecord; readonly accounts: ReadonlyArray<AccountRecord> }
-  | { readonly _tag: "Choose"; readonly link: ConnectLinkRecord; readonly state: string; readonly choices: ReadonlyArray<Choice> }
+  | {
+      readonly _tag: "Choose"
+      readonly link: ConnectLinkRecord
+      readonly state: string
+      readonly choices: ReadonlyArray<Choice>
+      /** The picker's words. */
+      readonly chooser: ChooserInfo
+    }
   | {
       readonly _tag: "Failed"
       readonly link: ConnectLinkRecord
@@ -528,7 +563,8 @@ const afterIdentities = Effect.fn("connect.afterIdentities")(function* (
   if (identities.length === 0) {
     return yield* failForGood(link, new PostwireError({ code: "connect_refused", platformCode: "nothing_granted" }))
   }
-  if (link.platform === "pages" && link.accountId === null) {
+  const chooser = link.accountId === null ? yield* chooserOf(link.platform) : undefined
+  if (chooser !== undefined) {
     const connections = yield* ConnectStore
     const sealed = cipher.seal(JSON.stringify(identities), `${linkContext(link)}/choice`)
     const kept = yield* connections.savePendingChoice(link.workspaceId, link.id, sealed)
@@ -542,15 +578,23 @@ const afterIdentities = Effect.fn("connect.afterIdentities")(function* (
         handle: i.handle,
         displayName: i.displayName,
         avatarUrl: safeAvatarUrl(i.avatarUrl)
-      }))
+      })),
+      chooser
     } as ConnectOutcome
   }
   return yield* connectIdentities(link, identities)
 })
 
-/** `POST /connect/callback/pages`: the Pages the person picked, by their platform ids. */
-export const choosePages = Effect.fn("connect.choosePages")(function* (state: string | undefined, chosen: ReadonlyArray<string>) {
-  const found = yield* linkOfState("pages", state)
+/**
+ * `POST /connect/callback/{platform}`: the accounts the person picked (Facebook Pages), by their
+ * platform ids; none picked shows the picker again.
+ */
+export const chooseAccounts = Effect.fn("connect.chooseAccounts")(function* (
+  platform: Platform,
+  state: string | undefined,
+  chosen: ReadonlyArray<string>
+) {
+  const found = yield* linkOfState(platform, state)
   if (found._tag === "BadState") return { _tag: "BadState" } as ConnectOutcome
   if (found._tag === "Done") return found.outcome
   const { link } = found
@@ -564,7 +608,8 @@ export const choosePages = Effect.fn("connect.choosePages")(function* (state: st
       _tag: "Choose",
       link,
       state: state!,
-      choices: identities.map((i) => ({ id: i.platformAccountId, handle: i.handle, displayName: i.displayName, avatarUrl: safeAvatarUrl(i.avatarUrl) }))
+      choices: identities.map((i) => ({ id: i.platformAccountId, handle: i.handle, displayName: i.displayName, avatarUrl: safeAvatarUrl(i.avatarUrl) })),
+      chooser: (yield* chooserOf(link.platform)) ?? { platformName: yield* platformNameOf(link.platform), words: undefined }
     } as ConnectOutcome
   }
   return yield* connectIdentities(link, picked)
@@ -818,45 +863,60 @@ export const disconnectAccount = Effect.fn("connect.disconnectAccount")(function
 })
 
 /**
- * Meta's deauthorization callback: the person removed the app on Meta's side. The signed
- * request is verified with the app secret of `only`, or with each Meta app secret the server
- * has (Facebook, Instagram, Threads);
- * every live account of that consent is disconnected (nothing to revoke: Meta already did).
- * Fails with `invalid_request` when no app's secret verifies it.
+ * A platform's deauthorization callback (Meta's): the person removed the app on the platform's
+ * side. The signed request is verified with the app secret of `only`, or of each platform whose
+ * plugin declares signed deauthorizations (`connect.deauthorization`: Facebook, Instagram,
+ * Threads) and is configured; every live account of that consent, on each platform whose secret
+ * verifies it (one Meta app may serve several), is disconnected (nothing to revoke: the platform
+ * already did). Fails with `invalid_request` when no app's secret verifies it.
  */
-export const deauthorize = Effect.fn("connect.deauthorize")(function* (
-  signedRequest: string,
-  only?: "photo" | "pages" | "textpost"
-) {
+export const deauthorize = Effect.fn("connect.deauthorize")(function* (signedRequest: string, only?: Platform) {
   const connector = yield* AccountConnector
   const connections = yield* ConnectStore
   const store = yield* Store
-  const candidates = (["pages", "photo", "textpost"] as const).filter(
-    (p) => (only === undefined || p === only) && connector.configured(p, false).length === 0
+  const settings = yield* EngineConfig
+  const candidates = Array.from(settings.platforms.keys()).filter(
+    (p) => (only === undefined || p === only) && traitsOf(connector, p).signsDeauthorization && connector.configured(p, false).length === 0
   )
   let refusal: ConnectFailure | undefined
+  let verifiedBy: Array<Platform> = []
+  let disconnected = 0
   for (const platform of candidates) {
     const verified = yield* connector.verifyDeauthorization(platform, signedRequest).pipe(Effect.result)
     if (verified._tag === "Failure") {
       refusal = verified.failure
       continue
     }
+    verifiedBy = [...verifiedBy, platform]
     const matching = yield* connections.findConnectionsByGrant(platform, verified.success.userId)
-    let disconnected = 0
     for (const connection of matching) {
       const account = yield* store.getAccount(connection.workspaceId, connection.accountId)
       if (Option.isSome(account) && (yield* disconnect(account.value, "deauthorized", false))) disconnected++
     }
-    yield* Effect.logInfo("deauthorization received", { platform, accounts: disconnected })
-    return { platform, disconnected }
   }
-  yield* Effect.logWarning("deauthorization refused", { platform_code: refusal?.platformCode ?? "no_meta_app" })
+  if (verifiedBy.length > 0) {
+    yield* Effect.logInfo("deauthorization received", { platform: verifiedBy.join(","), accounts: disconnected })
+    return { platform: verifiedBy[0]!, disconnected }
+  }
+  yield* Effect.logWarning("deauthorization refused", { platform_code: refusal?.platformCode ?? "no_signing_app" })
   return yield* Effect.fail(
     new PostwireError({
       code: "invalid_request",
       field: "signed_request",
-      platformCode: refusal?.platformCode ?? "no_meta_app",
+      platformCode: refusal?.platformCode ?? "no_signing_app",
       details: { detail: refusal?.details?.detail ?? ErrorDetail.reason("signed_request_bad_signature") }
     })
   )
+})
+
+/** What the simulated consent page of `platform` shows: its name and, when several accounts may be allowed, the picker. */
+export const consentInfo = Effect.fn("connect.consentInfo")(function* (platform: Platform) {
+  return { platformName: yield* platformNameOf(platform), chooser: yield* chooserOf(platform) }
+})
+
+/** Whether `platform` takes deauthorization callbacks (its plugin declares signed ones). */
+export const takesDeauthorization = Effect.fn("connect.takesDeauthorization")(function* (platform: Platform) {
+  const connector = yield* AccountConnector
+  const settings = yield* EngineConfig
+  return settings.platforms.has(platform) && traitsOf(connector, platform).signsDeauthorization
 })

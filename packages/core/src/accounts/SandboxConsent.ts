@@ -132,8 +132,8 @@ const mac = (secret: string, body: string): Buffer =>
 
 /**
  * Issues the simulated authorization code for the accounts the person allowed (one, or one or
- * more for `pages`). Throws on an empty list or a handle outside `[a-z0-9_.]{1,30}`: the page
- * validates what the person typed first.
+ * more with `several`: a platform whose person chooses among accounts). Throws on an empty list
+ * or a handle outside `[a-z0-9_.]{1,30}`: the page validates what the person typed first.
  */
 export const issue = (input: {
   readonly secret: string
@@ -143,9 +143,15 @@ export const issue = (input: {
   readonly redirectUri: string
   readonly codeChallenge: string
   readonly accounts: ReadonlyArray<SandboxAccount>
+  /**
+   * Several accounts may be allowed (the platform's `capabilities.choosesAccounts`). Default: only
+   * for the built-in Facebook Pages, as before this option existed.
+   */
+  readonly several?: boolean | undefined
 }): string => {
-  if (input.accounts.length === 0 || (input.platform !== "pages" && input.accounts.length !== 1)) {
-    throw new Error("a sandbox consent names one account, or one or more for pages")
+  const several = input.several ?? input.platform === "pages"
+  if (input.accounts.length === 0 || (!several && input.accounts.length !== 1)) {
+    throw new Error("a sandbox consent names one account, or one or more where the platform chooses accounts")
   }
   const accounts = input.accounts.map((account) => {
     if (!handlePattern.test(account.handle)) throw new Error("a sandbox handle is 1 to 30 of [a-z0-9_.]")

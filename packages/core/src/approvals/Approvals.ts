@@ -18,7 +18,7 @@ import {
   PostwireError,
   TargetRules
 } from "@postwire/domain"
-import { EngineConfig } from "../EngineConfig.ts"
+import { EngineConfig, type PlatformCatalog } from "../EngineConfig.ts"
 import { BlobStore } from "../media/BlobStore.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
 import { type PostRead, postRead } from "../posts/PostView.ts"
@@ -71,12 +71,13 @@ const resolveToken = Effect.fn("approvals.resolve")(function* (token: string) {
 })
 
 /**
- * Whether a target is a shortvideo direct post that still needs the person's consent under this
- * approval: it has none, or the consent came from an earlier approval of content that has since
- * changed (a caption edited after approval asks again).
+ * Whether a target still needs the person's consent under this approval: its platform's options
+ * say it publishes only with one (`needsConsent`, TikTok's direct posts), and it has none, or the
+ * consent came from an earlier approval of content that has since changed (a caption edited
+ * after approval asks again).
  */
-export const needsConsent = (target: TargetRecord, approvalId: Id.ApprovalId): boolean =>
-  target.options.shortvideo?.mode === "direct" &&
+export const needsConsent = (target: TargetRecord, approvalId: Id.ApprovalId, platforms: PlatformCatalog): boolean =>
+  platforms.get(target.platform)?.options?.needsConsent?.((target.options as Readonly<Record<string, unknown>>)[target.platform]) === true &&
   (target.consent === null ||
     (target.consent.givenBy.startsWith("approval:") && target.consent.givenBy !== `approval:${approvalId}`))
 
@@ -172,6 +173,7 @@ export type ApprovalPage =
 
 const summarize = Effect.fn("approvals.summarize")(function* (resolved: Resolved, withConsentForms: boolean) {
   const store = yield* Store
+  const { platforms } = yield* EngineConfig
   const { aggregate, approval } = resolved
   const { post } = aggregate
   const accounts = yield* store.getAccounts(
@@ -189,7 +191,7 @@ const summarize = Effect.fn("approvals.summarize")(function* (resolved: Resolved
   for (const target of aggregate.targets) {
     const account = byId.get(target.accountId)
     let consentForm: ConsentForm | undefined
-    if (withConsentForms && account !== undefined && target.status === "awaiting_approval" && needsConsent(target, approval.id)) {
+    if (withConsentForms && account !== undefined && target.status === "awaiting_approval" && needsConsent(target, approval.id, platforms)) {
       consentForm = yield* askCreator(account).pipe(
         Effect.map((creator): ConsentForm => {
           const problem = creatorProblem(creator, media, target.id)
@@ -319,7 +321,8 @@ const decideTargets = Effect.fn("approvals.decideTargets")(function* (
     )
   }
   const waiting = aggregate.targets.filter((t) => t.status === "awaiting_approval")
-  const needing = waiting.filter((t) => needsConsent(t, approval.id))
+  const { platforms } = yield* EngineConfig
+  const needing = waiting.filter((t) => needsConsent(t, approval.id, platforms))
   const given = request.consent ?? {}
   for (const id of Object.keys(given)) {
     if (!needing.some((t) => t.id === id)) {

@@ -28,9 +28,11 @@ import { Store } from "../store/Store.ts"
 import { checkDeliveryAddress } from "../webhooks/UrlSafety.ts"
 import { describeUnsafeUrl, WebhookSettings } from "../webhooks/Webhooks.ts"
 import { BlobStore, PartLengthMismatch } from "./BlobStore.ts"
+import { ImageConverter } from "./ImageConverter.ts"
 import { probeStoredMedia } from "./MediaProbe.ts"
 import { type SniffResult, sniffMedia } from "./MediaSniffer.ts"
 import { MediaStore, type UploadPartRecord, type UploadRecord } from "./MediaStore.ts"
+import * as Renditions from "./Renditions.ts"
 
 const base64 = /^[A-Za-z0-9+/_-]*={0,2}$/
 
@@ -135,6 +137,13 @@ export const storeUploadedBytes = Effect.fn("media.storeBytes")(function* (
   const sniffed = sniffMedia(bytes)
   if (sniffed._tag === "Unsupported") {
     return yield* Effect.fail(new PostwireError({ code: "unsupported_format", field }))
+  }
+  // An image that may have to be converted (a PNG for Instagram) is decoded whole now: a corrupt
+  // one is refused here, not after a post was approved.
+  const converter = yield* ImageConverter
+  if (converter !== undefined && sniffed._tag === "Image" && sniffed.mime !== "image/jpeg") {
+    const decoded = yield* Effect.result(converter.check(bytes))
+    if (decoded._tag === "Failure") return yield* Effect.fail(new PostwireError({ code: "unsupported_format", field }))
   }
   const id = yield* Ids.use((ids) => ids.make("media"))
   const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
@@ -415,7 +424,8 @@ export const completeUpload = Effect.fn("media.completeUpload")(function* (calle
   const size = joined.success
   const sniffed = size === upload.size ? yield* probeStoredMedia(blobs, item.blobKey, size).pipe(Effect.orDie) : undefined
   const done = yield* Effect.clockWith((c) => c.currentTimeMillis)
-  if (sniffed === undefined || sniffed._tag === "Unsupported") {
+  const decodes = sniffed === undefined || sniffed._tag === "Unsupported" ? false : yield* Renditions.storedImageDecodes(blobs, item.blobKey, size, sniffed)
+  if (sniffed === undefined || sniffed._tag === "Unsupported" || !decodes) {
     const failure: MediaFailure = { code: "unsupported_format" }
     yield* media.completeUpload({ ...item, status: "failed", error: failure, updatedAt: done })
     return yield* Effect.fail(new PostwireError(failure))
@@ -492,5 +502,7 @@ export const deleteMedia = Effect.fn("media.delete")(function* (caller: Caller, 
     yield* blobs.abortParts(result.media.blobKey, result.upload.reference).pipe(Effect.ignore)
   }
   yield* blobs.remove(result.media.blobKey).pipe(Effect.ignore)
+  // A rendition made for a platform (a JPEG of a PNG) goes with it; none is no error.
+  yield* blobs.remove(Renditions.jpegKey(result.media.blobKey)).pipe(Effect.ignore)
   return { id, deleted: true as const }
 })

@@ -19,6 +19,7 @@ import { MediaFetcher } from "./MediaFetcher.ts"
 import { probeStoredMedia } from "./MediaProbe.ts"
 import { MediaStore, type MediaJob } from "./MediaStore.ts"
 import { unusedMediaTtlMs } from "./Media.ts"
+import * as Renditions from "./Renditions.ts"
 
 /** How a worker runs media jobs. */
 export interface MediaJobSettings {
@@ -78,7 +79,8 @@ export const importMedia = Effect.fn("media.importFile")(function* (settings: Me
   }
   const { size, name } = downloaded.success
   const sniffed = yield* probeStoredMedia(blobs, media.blobKey, size).pipe(Effect.orDie)
-  if (sniffed._tag === "Unsupported") {
+  // An image that may have to be converted (a PNG for Instagram) must decode whole, as inline uploads.
+  if (sniffed._tag === "Unsupported" || !(yield* Renditions.storedImageDecodes(blobs, media.blobKey, size, sniffed))) {
     yield* blobs.remove(media.blobKey).pipe(Effect.ignore)
     return yield* failImport(media, { code: "unsupported_format", field: "url" })
   }
@@ -113,6 +115,8 @@ const expireMedia = Effect.fn("media.expire")(function* (
     yield* blobs.abortParts(media.blobKey, upload.reference).pipe(Effect.ignore)
   }
   yield* blobs.remove(media.blobKey).pipe(Effect.ignore)
+  // A rendition made for a platform (a JPEG of a PNG) goes with it; none is no error.
+  yield* blobs.remove(Renditions.jpegKey(media.blobKey)).pipe(Effect.ignore)
   yield* Effect.logInfo("media expired", { media_id: media.id })
 })
 

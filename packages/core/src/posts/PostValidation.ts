@@ -136,13 +136,18 @@ export const resolveTargetOptions = (
  * (its rules' `captionLength`) against the configured limit, then the platform's other caption
  * rules (`checkCaption`: hashtags, mentions, links) as `caption_invalid`.
  */
-export const captionProblem = (settings: EngineSettings, platform: Platform, caption: string): PostwireError | undefined => {
+export const captionProblem = (
+  settings: EngineSettings,
+  platform: Platform,
+  caption: string,
+  options?: Post.TargetOptions
+): PostwireError | undefined => {
   const rules = settings.platforms.get(platform)
   const limit = settings.captionMax[platform] ?? rules?.captionMax
   if (limit === undefined) return undefined
   const length = rules === undefined ? caption.length : TargetRules.captionLength(rules, caption)
   if (length > limit) return problem("caption_too_long", "caption", { limit, platform })
-  const broken = rules?.checkCaption?.(caption)
+  const broken = rules?.checkCaption?.(caption, { photoType: options?.photo?.type })
   return broken === undefined ? undefined : problem(broken.code, broken.field, broken.details)
 }
 
@@ -216,7 +221,8 @@ export const planPost = Effect.fn("posts.plan")(function* (
 
   for (const [index, input] of request.targets.entries()) {
     const at = `targets[${index}]`
-    const unknownKeys = optionKeysOf(input).filter((key) => !settings.platforms.has(key))
+    // A key is a platform's options: one of a served platform that takes options.
+    const unknownKeys = optionKeysOf(input).filter((key) => settings.platforms.get(key)?.options === undefined)
     if (unknownKeys.length > 0) {
       for (const key of unknownKeys) problems.push(problem("invalid_request", `${at}.${key}`, { detail: ErrorDetail.reason("unknown_field") }))
       continue
@@ -255,7 +261,7 @@ export const planPost = Effect.fn("posts.plan")(function* (
       )
       continue
     }
-    const foreign = optionKeysOf(input).find((key) => key !== account.platform || rules.options === undefined)
+    const foreign = optionKeysOf(input).find((key) => key !== account.platform)
     if (foreign !== undefined) {
       problems.push(problem("invalid_request", `${at}.${foreign}`, { detail: platformMismatch(account) }))
       continue
@@ -269,23 +275,26 @@ export const planPost = Effect.fn("posts.plan")(function* (
   // Platform rules (422): only meaningful once the references resolve.
   for (const t of targets) {
     const at = `targets[${t.index}]`
-    const captionTooLong = captionProblem(settings, t.account.platform, request.caption)
+    const captionTooLong = captionProblem(settings, t.account.platform, request.caption, t.options)
     if (captionTooLong !== undefined) problems.push(captionTooLong)
     if (media.length === request.media.length) {
       const broken = TargetRules.mediaRuleBreak(ruleFacts(t.account, t.options, t.rules), media)
       if (broken !== undefined) problems.push(problem(broken.code, broken.field, broken.details))
     }
-    const sv = t.options.shortvideo
-    if (sv?.mode === "direct") {
-      if (sv.consent === undefined) {
-        if (approvalMode === "none") problems.push(problem("consent_required", `${at}.shortvideo.consent`))
+    // A target that publishes only with a person's consent (its platform's `needsConsent`).
+    const stored = (t.options as Readonly<Record<string, unknown>>)[t.account.platform]
+    if (t.rules.options?.needsConsent?.(stored) === true) {
+      const consentAt = `targets[${t.index}].${t.account.platform}.consent`
+      const consent = TargetRules.consentOf(stored)
+      if (consent === undefined) {
+        if (approvalMode === "none") problems.push(problem("consent_required", consentAt))
       } else {
         const allowed = t.account.simulate?.privacy_level_options
-        if (allowed !== undefined && !allowed.includes(sv.consent.privacy_level)) {
-          problems.push(problem("privacy_level_mismatch", `${at}.shortvideo.consent.privacy_level`))
+        if (allowed !== undefined && !allowed.includes(consent.privacy_level)) {
+          problems.push(problem("privacy_level_mismatch", `${consentAt}.privacy_level`))
         } else {
-          const broken = TargetRules.consentRuleBreak(sv.consent)
-          if (broken !== undefined) problems.push(problem(broken.code, `${at}.${broken.field}`, broken.details))
+          const broken = TargetRules.consentRuleBreak(consent)
+          if (broken !== undefined) problems.push(problem(broken.code, `${consentAt}.privacy_level`, broken.details))
         }
       }
     }

@@ -60,10 +60,15 @@ export const consentInForce = (target: TargetRecord, approvalId: string | null):
   return given.givenBy.startsWith("approval:") && given.givenBy !== `approval:${approvalId}` ? undefined : given.consent
 }
 
-/** A target's options, with the consent in force wherever it was given (request or approval). */
+/**
+ * A target's options, with the consent in force wherever it was given (request or approval)
+ * under its platform's options' `consent` key.
+ */
 export const optionsInForce = (target: TargetRecord, approvalId: string | null): Post.TargetOptions => {
-  const { shortvideo, ...others } = target.options
-  if (shortvideo === undefined) return target.options
+  const own = (target.options as Readonly<Record<string, unknown>>)[target.platform]
+  // Only a target with a consent recorded (its platform's `needsConsent`) shows the one in force.
+  if (target.consent === null || typeof own !== "object" || own === null || Array.isArray(own)) return target.options
+  const { consent: _given, ...rest } = own as Readonly<Record<string, unknown>>
   const consent = consentInForce(target, approvalId)
-  return { ...others, shortvideo: { mode: shortvideo.mode, ...(consent === undefined ? {} : { consent }) } }
+  return { ...target.options, [target.platform]: { ...rest, ...(consent === undefined ? {} : { consent }) } }
 }

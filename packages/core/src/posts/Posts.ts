@@ -8,7 +8,7 @@
  */
 import type { Ids as Id } from "@postwire/domain"
 import { Effect, Option } from "effect"
-import { defaultPageSize, ErrorDetail, type LocalizedText, type Post, PostwireError, parseInstant } from "@postwire/domain"
+import { defaultPageSize, ErrorDetail, type LocalizedText, type Post, PostwireError, parseInstant, TargetRules } from "@postwire/domain"
 import { notifyApprover } from "../approvals/Approvals.ts"
 import { approvalToken, approvalTokenHash, approvalUrl } from "../approvals/ApprovalToken.ts"
 import { type Caller, refuseLiveToTestKey, sees } from "../Caller.ts"
@@ -108,7 +108,11 @@ export const createPost = Effect.fn("posts.create")(function* (
 
   const targets: Array<TargetRecord> = []
   for (const t of plan.targets) {
-    const consent = t.options.shortvideo?.consent
+    // The consent given with the request (a platform whose targets need one keeps it in its
+    // options): recorded as given by the key.
+    const consent = t.rules.options?.needsConsent === undefined
+      ? undefined
+      : TargetRules.consentOf((t.options as Readonly<Record<string, unknown>>)[t.account.platform])
     targets.push({
       id: yield* Ids.use((ids) => ids.make("target")),
       workspaceId: caller.workspaceId,
@@ -328,7 +332,7 @@ export const updatePost = Effect.fn("posts.update")(function* (
       const caption = request.caption ?? current.post.caption
       if (request.caption !== undefined) {
         for (const t of current.targets) {
-          const tooLong = captionProblem(settings, t.platform, caption)
+          const tooLong = captionProblem(settings, t.platform, caption, t.options)
           if (tooLong !== undefined) return yield* Effect.fail(tooLong)
         }
       }

@@ -21,6 +21,13 @@ export interface PublishMedia {
   readonly url: string
   /** The bytes, for platforms that take an upload (FILE_UPLOAD, rupload). */
   readonly read: Effect.Effect<Uint8Array>
+  /**
+   * The item as a JPEG rendition (made once and stored beside the original, served at its own
+   * signed address), for a platform that takes JPEG images only; fails with a non-retryable
+   * `media_invalid` when the image cannot be decoded. Absent when the engine has no image codec
+   * (`ImageConverter`) or the item is not an image.
+   */
+  readonly asJpeg?: Effect.Effect<PublishMedia, PlatformFailure> | undefined
 }
 
 /** Everything needed to publish one target. */

@@ -28,6 +28,8 @@ import { EngineConfig, type EngineSettings } from "../EngineConfig.ts"
 import * as LeasedWork from "../internal/LeasedWork.ts"
 import { Ids } from "../ids/Ids.ts"
 import { BlobStore } from "../media/BlobStore.ts"
+import { ImageConverter, type ImageConverterShape } from "../media/ImageConverter.ts"
+import * as Renditions from "../media/Renditions.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
 import { quotaLimit, quotaWindow } from "../posts/Quota.ts"
 import { failureOf } from "../posts/TargetErrors.ts"
@@ -443,7 +445,8 @@ const publishMedia = (
   records: ReadonlyArray<MediaRecord>,
   partial: boolean,
   blobs: BlobStore["Service"],
-  engine: EngineSettings
+  engine: EngineSettings,
+  converter: ImageConverterShape | undefined
 ): Option.Option<ReadonlyArray<PublishMedia>> => {
   const { post } = started
   if (records.length !== post.media.length && !partial) return Option.none()
@@ -453,11 +456,42 @@ const publishMedia = (
       (record): PublishMedia => ({
         record,
         url: signMediaUrl(engine, record, expiresAt),
-        read: blobs.get(record.blobKey).pipe(Effect.orDie)
+        read: blobs.get(record.blobKey).pipe(Effect.orDie),
+        asJpeg: converter === undefined || record.kind !== "image" ? undefined : jpegOf(started, record, blobs, converter, engine, expiresAt)
       })
     )
   )
 }
+
+/** The JPEG rendition of an image as the adapters need it, made once (see `Renditions`). */
+const jpegOf = (
+  started: Started,
+  record: MediaRecord,
+  blobs: BlobStore["Service"],
+  converter: ImageConverterShape,
+  engine: EngineSettings,
+  expiresAt: number
+): Effect.Effect<PublishMedia, PlatformFailure> =>
+  Renditions.ensureJpeg(blobs, converter, record).pipe(
+    Effect.map(
+      (size): PublishMedia => ({
+        record: { ...record, mime: "image/jpeg", sizeBytes: size, sha256: "" },
+        url: signMediaUrl(engine, { workspaceId: record.workspaceId, id: Renditions.jpegAddressId(record.id) }, expiresAt),
+        read: blobs.get(Renditions.jpegKey(record.blobKey)).pipe(Effect.orDie)
+      })
+    ),
+    Effect.tapError((error) => Effect.logWarning("an image could not be converted to JPEG", { media_id: record.id, reason: error.reason })),
+    Effect.mapError(
+      () =>
+        new PlatformFailure({
+          code: "media_invalid",
+          platformCode: "jpeg_conversion",
+          retryable: false,
+          notPublished: true,
+          state: started.target.platformState
+        })
+    )
+  )
 
 /** Calls the platform for the next step; a defect of an adapter fails the attempt, retryable. */
 const callPlatform = Effect.fnUntraced(function* (
@@ -588,7 +622,7 @@ export const publishTarget = Effect.fnUntraced(function* (
     if (overQuota !== undefined) return yield* recordFailure(started, overQuota)
   }
   // A target that may be published only asks its platform: the media that remain will do.
-  const media = publishMedia(started, records, unconfirmedSince !== null, blobs, engine)
+  const media = publishMedia(started, records, unconfirmedSince !== null, blobs, engine, yield* ImageConverter)
   if (Option.isNone(media)) return yield* recordFailure(started, refusal("media_not_found", "media_missing"))
   // A media item that failed (an import or an upload of the wrong format) fails the target with its error.
   const failedMedia = media.value.find((m) => m.record.status === "failed")

@@ -30,6 +30,7 @@ import type * as FacebookConnect from "../facebook/FacebookConnect.ts"
 import type * as InstagramConnect from "../instagram/InstagramConnect.ts"
 import { connectFailure } from "../internal/ConnectWire.ts"
 import * as Settings from "../internal/Settings.ts"
+import type * as LinkedInConnect from "../linkedin/LinkedInConnect.ts"
 import * as Wire from "../internal/Wire.ts"
 import * as MetaSignedRequest from "../meta/MetaSignedRequest.ts"
 import { PlatformHttp } from "../PlatformHttp.ts"
@@ -57,6 +58,7 @@ export interface Options {
   readonly photo?: WithSecret<InstagramConnect.Settings, "appSecret"> | undefined
   readonly pages?: WithSecret<FacebookConnect.Settings, "appSecret"> | undefined
   readonly textpost?: WithSecret<ThreadsConnect.Settings, "appSecret"> | undefined
+  readonly professional?: WithSecret<LinkedInConnect.Settings, "clientSecret"> | undefined
   /** Retries of a 5xx or 429 answer inside one call (a person may be waiting: keep it short). */
   readonly retry?: Partial<Wire.RetryPolicy> | undefined
   /** Time allowed for one HTTP call to a platform. */
@@ -154,6 +156,14 @@ export const make = (options: Options): Effect.Effect<AccountConnector["Service"
       configured: (platform, isSandbox) => (isSandbox ? [] : (byName.get(platform)?.live.missing ?? [])),
       authorizationUrl: (request) =>
         Effect.map(route(request.platform, request.sandbox), (connector) => connector.authorizationUrl(request)),
+      traits: (platform) => {
+        const entry = byName.get(platform)
+        return {
+          choosesAccounts: entry?.plugin.capabilities?.choosesAccounts === true,
+          chooser: entry?.plugin.connect?.chooser,
+          signsDeauthorization: entry?.deauthorization !== undefined
+        }
+      },
       form: (platform, isSandbox) => (isSandbox ? [] : (byName.get(platform)?.plugin.connect?.form ?? [])),
       begin: (request) =>
         Effect.flatMap(route(request.platform, request.sandbox), (connector) =>
@@ -177,6 +187,7 @@ export const make = (options: Options): Effect.Effect<AccountConnector["Service"
             : entry.live.creatorInfo(request.credentials)
         }),
       renewal: (platform) => byName.get(platform)?.plugin.tokenRenewal ?? {},
+      choosesAccounts: (platform) => byName.get(platform)?.plugin.capabilities?.choosesAccounts === true,
       verifyDeauthorization: (platform, signedRequest) =>
         Effect.flatMap(entryOf(platform), (entry) => {
           const app = entry.deauthorization

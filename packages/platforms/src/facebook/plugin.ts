@@ -11,6 +11,7 @@ import type { PlatformPlugin } from "../Plugin.ts"
 import * as FacebookComments from "./FacebookComments.ts"
 import * as FacebookConnect from "./FacebookConnect.ts"
 import * as FacebookPages from "./FacebookPages.ts"
+import * as PagePicker from "./PagePicker.ts"
 import { isReel, rules } from "./Rules.ts"
 
 /** The Facebook Pages plugin. */
@@ -31,6 +32,7 @@ export const facebook: PlatformPlugin<FacebookPages.Config, FacebookConnect.Sett
     defaults: { ...FacebookConnect.defaults, appId: "", appSecret: Redacted.make("") },
     secrets: ["appSecret"],
     make: (settings, wire) => FacebookConnect.make(settings, wire),
+    chooser: PagePicker.chooser,
     deauthorization: (settings) => ({ secret: settings.appSecret, name: FacebookConnect.settingNames.appSecret })
   },
   env: (read) => ({

@@ -13,11 +13,12 @@
  *
  * @since 0.1.0
  */
-import type { PublishInput } from "@postwire/core"
+import { type PlatformFailure, type PublishInput, type PublishMedia, TargetDetails } from "@postwire/core"
+import { Effect } from "effect"
 import type { ErrorCode } from "@postwire/domain"
 import * as MediaRules from "../internal/MediaRules.ts"
 import { rules } from "./Rules.ts"
-import { stringField, type Wire } from "../internal/Wire.ts"
+import { amend, stringField, type Wire } from "../internal/Wire.ts"
 import * as ContainerPublishing from "../meta/ContainerPublishing.ts"
 
 /**
@@ -117,8 +118,66 @@ const containerError = (detail: string | undefined) => {
   return ContainerPublishing.mediaFailure("photo", code, subcode ?? "container_error")
 }
 
-/** Creates the adapter. */
-export const make = (config: Config, wire: Wire): ContainerPublishing.ContainerAdapter =>
+/**
+ * Instagram takes JPEG images only (IG User Media reference, "Image Specifications": "Format:
+ * JPEG", https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media;
+ * a PNG or a WebP is refused with 36001/2207005,
+ * https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/error-codes):
+ * every other image is sent as its JPEG rendition when the engine can make one (`asJpeg`).
+ */
+export const needsJpeg = (media: PublishMedia): boolean =>
+  media.record.kind === "image" && media.record.mime !== "image/jpeg" && media.asJpeg !== undefined
+
+/** The media with each image Instagram cannot take replaced by its JPEG rendition. */
+export const jpegMedia = (media: ReadonlyArray<PublishMedia>) =>
+  Effect.forEach(media, (m) => (needsJpeg(m) ? m.asJpeg! : Effect.succeed(m)))
+
+/** The conversions a target's media need, as its details record them. */
+const conversions = (media: ReadonlyArray<PublishMedia>): TargetDetails.TargetDetails | undefined => {
+  const converted = media.filter(needsJpeg).map((m) => ({ media_id: m.record.id, from: m.record.mime, to: "image/jpeg" }))
+  return converted.length === 0 ? undefined : { converted }
+}
+
+/**
+ * Creates the adapter. The images converted are recorded in the target's state as its `details`
+ * (`TargetDetails`), carried through every later step, the checkpoint and the permalink lookup.
+ */
+export const make = (config: Config, wire: Wire): ContainerPublishing.ContainerAdapter => {
+  const adapter = makeContainers(config, wire)
+  const keep = (details: TargetDetails.TargetDetails | undefined) => ({
+    step: <A extends { readonly state: unknown }>(step: A): A => ({ ...step, state: TargetDetails.withState(step.state, details) }),
+    failure: (f: PlatformFailure) =>
+      details === undefined || f.state === undefined ? f : amend(f, { state: TargetDetails.withState(f.state, details) })
+  })
+  return {
+    ...adapter,
+    publish: (input) => {
+      // Only the first step sends media addresses (later ones poll and publish containers).
+      const first = input.state === null || input.state === undefined
+      const details = first ? conversions(input.media) : TargetDetails.fromState(input.state)
+      if (details === undefined) return adapter.publish(input)
+      const { failure, step } = keep(details)
+      const checkpoint = input.checkpoint
+      const carried: PublishInput = {
+        ...input,
+        ...(checkpoint === undefined ? {} : { checkpoint: (state: unknown) => checkpoint(TargetDetails.withState(state, details)) })
+      }
+      const run = first
+        ? Effect.flatMap(jpegMedia(input.media), (media) => adapter.publish({ ...carried, media }))
+        : adapter.publish(carried)
+      return run.pipe(Effect.map(step), Effect.mapError(failure))
+    },
+    permalink: (input) => {
+      const { failure, step } = keep(TargetDetails.fromState(input.state))
+      return adapter.permalink(input).pipe(
+        Effect.map((lookup) => (lookup._tag === "Found" ? step(lookup) : lookup)),
+        Effect.mapError(failure)
+      )
+    }
+  }
+}
+
+const makeContainers = (config: Config, wire: Wire): ContainerPublishing.ContainerAdapter =>
   ContainerPublishing.make(
     {
       platform: "photo",

@@ -53,8 +53,15 @@ export const hashtags = (caption: string): number => caption.match(hashtagPatter
 /** The @mentions of a caption: every occurrence of `@username`. */
 export const mentions = (caption: string): number => caption.match(mentionPattern)?.length ?? 0
 
-/** The first caption rule a caption breaks beyond its length, if any. */
-const checkCaption = (caption: string): TargetRules.RuleBreak | undefined => {
+/**
+ * The first caption rule a caption breaks beyond its length, if any. Not for a story: the adapter
+ * creates a STORIES container without `caption` (Instagram.ts, `plan`; the IG User Media reference
+ * describes `caption` for feed images, videos, reels and carousels,
+ * https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media),
+ * so a story's hashtags and mentions never reach Instagram.
+ */
+const checkCaption = (caption: string, target?: TargetRules.CaptionTarget): TargetRules.RuleBreak | undefined => {
+  if (target?.photoType === "story") return undefined
   const platform: Platform = "photo"
   const tags = hashtags(caption)
   if (tags > captionTags.hashtags) {

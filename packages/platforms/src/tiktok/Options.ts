@@ -10,5 +10,8 @@ import { Post, TargetRules } from "@postwire/domain"
 /** The TikTok plugin's `options`. */
 export const options: TargetRules.OptionsSpec = {
   schema: Post.ShortVideoOptions,
-  resolve: (given) => TargetRules.resolved((given as Post.ShortVideoOptions | undefined) ?? { mode: "inbox" })
+  resolve: (given) => TargetRules.resolved((given as Post.ShortVideoOptions | undefined) ?? { mode: "inbox" }),
+  // A direct post publishes to the creator's profile: TikTok's Content Sharing Guidelines ask for
+  // the creator's consent (https://developers.tiktok.com/doc/content-sharing-guidelines).
+  needsConsent: (stored) => (stored as Post.ShortVideoOptions | undefined)?.mode === "direct"
 }

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs"
 import { parseArgs } from "node:util"
+import { builtinPlatforms } from "@postwire/domain"
 
 /** A usage or input problem; printed with the command's help. */
 export class UsageError extends Error {
@@ -204,7 +205,7 @@ const commands: Record<string, Record<string, Command>> = {
       },
       needsWorkspace: true,
       usage:
-        "postwire admin account create --workspace WS --profile PROF --platform shortvideo|photo|pages|textpost [--handle H] [--daily-quota N]\n" +
+        `postwire admin account create --workspace WS --profile PROF --platform ${builtinPlatforms.join("|")}|<plugin> [--handle H] [--daily-quota N]\n` +
         "      [--live --external-id ID --credentials-file creds.json] [--simulate-error CODE --simulate-times N]"
     },
     list: {

@@ -7,14 +7,13 @@
  *
  * @since 0.2.0
  */
-import type { Connect, ConnectFormField } from "@postwire/core"
+import type { ChooserWords, Connect, ConnectFormField } from "@postwire/core"
 import {
   inLocale,
   isLocalizedText,
   type Locale,
   localeFromAcceptLanguage,
   type Platform,
-  displayNameOf,
   type PostwireError,
   renderMessage
 } from "@postwire/domain"
@@ -33,17 +32,12 @@ const texts = {
     asksReconnect: (workspace: string, platform: string, handle: string) =>
       `${workspace} asks you to connect the ${platform} account ${handle} again, so that it can keep publishing.`,
     what: "Postwire will be able to publish posts to this account for them. You can disconnect it at any time.",
-    pagesHint: "You will choose which of your Facebook Pages to connect.",
     sandbox: "This is a sandbox: a simulated account is connected, nothing is posted anywhere.",
     expires: (date: string) => `This link works until ${date}.`,
     continue: (platform: string) => `Continue to ${platform}`,
     connectedTitle: "Account connected",
     connectedBody: (handles: string) => `${handles} is connected. You can close this page.`,
     connectedManyBody: (handles: string) => `${handles} are connected. You can close this page.`,
-    chooseTitle: "Choose the Pages to connect",
-    chooseIntro: "Each Page you choose becomes an account Postwire can publish to.",
-    chooseButton: "Connect the chosen Pages",
-    chooseAtLeastOne: "Choose at least one Page.",
     unknownTitle: "This link does not work",
     unknownBody: "Check that you opened the whole address, or ask the person who sent it for a new link.",
     expiredTitle: "This link has expired",
@@ -60,8 +54,7 @@ const texts = {
       `This simulated consent screen stands in for ${platform}. Nothing real is connected and nothing is posted.`,
     sandboxHandle: "Account handle",
     sandboxHandleHint: "Lowercase letters, digits, dots and underscores, up to 30. The same handle is the same account.",
-    sandboxPage: (n: number) => `Page ${n} handle`,
-    sandboxPageHint: "Leave empty to offer fewer Pages.",
+    sandboxPageHint: "Leave empty to offer fewer.",
     allow: "Allow",
     cancel: "Cancel",
     badHandle: "Use 1 to 30 lowercase letters, digits, dots or underscores.",
@@ -80,17 +73,12 @@ const texts = {
     asksReconnect: (workspace: string, platform: string, handle: string) =>
       `${workspace} meminta Anda menghubungkan kembali akun ${platform} ${handle} agar tetap dapat menerbitkan unggahan.`,
     what: "Postwire akan dapat menerbitkan unggahan ke akun ini untuk mereka. Anda dapat memutuskannya kapan saja.",
-    pagesHint: "Anda akan memilih Halaman Facebook mana yang dihubungkan.",
     sandbox: "Ini adalah sandbox: yang dihubungkan adalah akun simulasi, tidak ada yang diunggah ke mana pun.",
     expires: (date: string) => `Tautan ini berlaku sampai ${date}.`,
     continue: (platform: string) => `Lanjutkan ke ${platform}`,
     connectedTitle: "Akun terhubung",
     connectedBody: (handles: string) => `${handles} sudah terhubung. Anda dapat menutup halaman ini.`,
     connectedManyBody: (handles: string) => `${handles} sudah terhubung. Anda dapat menutup halaman ini.`,
-    chooseTitle: "Pilih Halaman yang akan dihubungkan",
-    chooseIntro: "Setiap Halaman yang Anda pilih menjadi akun tempat Postwire dapat menerbitkan unggahan.",
-    chooseButton: "Hubungkan Halaman yang dipilih",
-    chooseAtLeastOne: "Pilih paling sedikit satu Halaman.",
     unknownTitle: "Tautan ini tidak berfungsi",
     unknownBody: "Pastikan Anda membuka alamat selengkapnya, atau mintalah tautan baru kepada orang yang mengirimnya.",
     expiredTitle: "Tautan ini sudah kedaluwarsa",
@@ -107,8 +95,7 @@ const texts = {
       `Layar persetujuan simulasi ini menggantikan ${platform}. Tidak ada akun nyata yang dihubungkan dan tidak ada yang diunggah.`,
     sandboxHandle: "Nama pengguna akun",
     sandboxHandleHint: "Huruf kecil, angka, titik, dan garis bawah, paling banyak 30. Nama yang sama berarti akun yang sama.",
-    sandboxPage: (n: number) => `Nama pengguna Halaman ${n}`,
-    sandboxPageHint: "Kosongkan untuk menawarkan lebih sedikit Halaman.",
+    sandboxPageHint: "Kosongkan untuk menawarkan lebih sedikit.",
     allow: "Izinkan",
     cancel: "Batal",
     badHandle: "Gunakan 1 sampai 30 huruf kecil, angka, titik, atau garis bawah.",
@@ -119,6 +106,30 @@ const texts = {
     optional: "(opsional)"
   }
 } as const
+
+/** The picker's words of a platform whose plugin gives none. */
+const genericChooser = (platform: string): { readonly en: ChooserWords; readonly id: ChooserWords } => ({
+  en: {
+    hint: `You will choose which of your ${platform} accounts to connect.`,
+    title: `Choose the ${platform} accounts to connect`,
+    intro: "Each account you choose becomes an account Postwire can publish to.",
+    button: "Connect the chosen accounts",
+    atLeastOne: "Choose at least one account.",
+    sandboxHandle: (n) => `Account ${n} handle`
+  },
+  id: {
+    hint: `Anda akan memilih akun ${platform} mana yang dihubungkan.`,
+    title: `Pilih akun ${platform} yang akan dihubungkan`,
+    intro: "Setiap akun yang Anda pilih menjadi akun tempat Postwire dapat menerbitkan unggahan.",
+    button: "Hubungkan akun yang dipilih",
+    atLeastOne: "Pilih paling sedikit satu akun.",
+    sandboxHandle: (n) => `Nama pengguna akun ${n}`
+  }
+})
+
+/** The picker's words in `locale`: the plugin's, or generic ones naming the platform. */
+const chooserWords = (chooser: Connect.ChooserInfo, locale: Locale): ChooserWords =>
+  (chooser.words ?? genericChooser(chooser.platformName))[locale]
 
 /** The page's language: `?lang=en|id` first, then `Accept-Language`. */
 export const pageLocale = (lang: string | null | undefined, acceptLanguage: string | undefined): Locale =>
@@ -142,8 +153,6 @@ a.button.approve { background: var(--ok); color: #fff; }
 input[type=text], input[type=password], input:not([type]) { display: block; width: 100%; margin-top: .3rem; font: inherit; padding: .6rem; border: 2px solid #6b6b6b; border-radius: 6px; }
 .notice p { margin: 0; }
 `
-
-const platformName = (platform: Platform) => displayNameOf(platform)
 
 const handleOf = (handle: string) => `@${handle.replace(/^@/, "")}`
 
@@ -258,7 +267,7 @@ ${form.fields.map((field) => renderField(ctx, form, field))}
   const body = html`<h1>${t.connectTitle(platform)}</h1>
 <p class="lead" data-asks>${asks}</p>
 <p>${t.what}</p>
-${link.platform === "pages" && page.account === undefined ? html`<p>${t.pagesHint}</p>` : ""}
+${page.chooser === undefined ? "" : html`<p>${chooserWords(page.chooser, ctx.locale).hint}</p>`}
 ${link.sandbox ? html`<p class="notice" data-sandbox>${t.sandbox}</p>` : ""}
 <p class="muted">${t.expires(formatDate(link.expiresAt, ctx.locale))}</p>
 ${action}`
@@ -278,14 +287,14 @@ export const renderConnected = (ctx: PageContext, handles: ReadonlyArray<string>
   )
 }
 
-/** The Facebook Page picker. */
+/** The account picker of a platform whose consent may connect several accounts (Facebook Pages). */
 export const renderChoose = (
   ctx: PageContext,
   outcome: Extract<Connect.ConnectOutcome, { _tag: "Choose" }>,
   action: string,
   showProblem: boolean
 ): string => {
-  const t = texts[ctx.locale]
+  const t = chooserWords(outcome.chooser, ctx.locale)
   const items = outcome.choices.map(
     (choice, i) => html`<div class="check">
 <input type="checkbox" id="page-${i}" name="page" value="${choice.id}">
@@ -294,16 +303,16 @@ export const renderChoose = (
     }</label>
 </div>`
   )
-  const body = html`<h1>${t.chooseTitle}</h1>
-<p class="lead">${t.chooseIntro}</p>
-${showProblem ? html`<div class="summary" role="alert"><p>${t.chooseAtLeastOne}</p></div>` : ""}
+  const body = html`<h1>${t.title}</h1>
+<p class="lead">${t.intro}</p>
+${showProblem ? html`<div class="summary" role="alert"><p>${t.atLeastOne}</p></div>` : ""}
 <form method="post" action="${action}">
 <input type="hidden" name="state" value="${outcome.state}">
 <input type="hidden" name="lang" value="${ctx.locale}">
-<fieldset><legend>${t.chooseTitle}</legend>${items}</fieldset>
-<div class="actions"><button type="submit" class="approve">${t.chooseButton}</button></div>
+<fieldset><legend>${t.title}</legend>${items}</fieldset>
+<div class="actions"><button type="submit" class="approve">${t.button}</button></div>
 </form>`
-  return layout(ctx, t.chooseTitle, body)
+  return layout(ctx, t.title, body)
 }
 
 /** A callback that arrived in a browser that did not start its connection (no matching cookie). */
@@ -340,6 +349,10 @@ export const renderFailure = (ctx: PageContext, error: PostwireError, canRetry: 
 /** The fields of the simulated consent page. */
 export interface SandboxForm {
   readonly platform: Platform
+  /** The platform's name for people. */
+  readonly platformName: string
+  /** Several accounts may be allowed: the picker's words label the handles. */
+  readonly chooser: Connect.ChooserInfo | undefined
   /** The consent request's query, carried through the form. */
   readonly params: Readonly<Record<string, string>>
   readonly handles: ReadonlyArray<string>
@@ -349,11 +362,12 @@ export interface SandboxForm {
 /** The simulated consent page of sandbox connects. */
 export const renderSandboxConsent = (ctx: PageContext, form: SandboxForm, action: string): string => {
   const t = texts[ctx.locale]
-  const platform = platformName(form.platform)
+  const platform = form.platformName
+  const chooser = form.chooser === undefined ? undefined : chooserWords(form.chooser, ctx.locale)
   const fields =
-    form.platform === "pages"
+    chooser !== undefined
       ? [0, 1].map(
-          (i) => html`<div class="field"><label for="handle-${i}">${t.sandboxPage(i + 1)}</label>
+          (i) => html`<div class="field"><label for="handle-${i}">${chooser.sandboxHandle(i + 1)}</label>
 <input id="handle-${i}" name="handle" value="${form.handles[i] ?? ""}" autocomplete="off"><span class="hint">${
             i === 0 ? t.sandboxHandleHint : t.sandboxPageHint
           }</span></div>`

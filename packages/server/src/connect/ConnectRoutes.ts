@@ -7,12 +7,14 @@
  *   `POST /connect/{token}/start`, which also takes `{"fields": {…}}` as JSON from a caller
  *   without a browser and answers JSON (`status` `connected` with `account_ids`, `redirect`
  *   with `url`, `choose`, or the documented `error`).
- * - `GET /connect/callback/{platform}`: the platform's answer; then the result page, the Page
- *   picker (Facebook), or a 303 to the link's `redirect_url` with `status` and `account_id` or
- *   `error`. `POST /connect/callback/pages` takes the picked Pages.
+ * - `GET /connect/callback/{platform}`: the platform's answer; then the result page, the account
+ *   picker (a platform with `capabilities.choosesAccounts`: Facebook Pages), or a 303 to the
+ *   link's `redirect_url` with `status` and `account_id` or `error`. `POST
+ *   /connect/callback/{platform}` takes the picked accounts (form `page`, one per account).
  * - `GET|POST /connect/sandbox/authorize`: the simulated consent page of sandbox connects.
- * - `POST /connect/deauthorize/{meta|photo|pages|textpost}`: Meta's deauthorization callback
- *   (form `signed_request`), verified with that app's secret (`meta`: whichever verifies).
+ * - `POST /connect/deauthorize/{platform|meta}`: a platform's deauthorization callback (form
+ *   `signed_request`; a plugin declares it with `connect.deauthorization`: Facebook, Instagram,
+ *   Threads), verified with that app's secret (`meta`: every platform that takes them, whichever verifies).
  *
  * Pages are sent with a nonce-based Content-Security-Policy, `Referrer-Policy: no-referrer`
  * (tokens and codes are in addresses) and `frame-ancestors 'none'`; nothing unexpected ever
@@ -243,8 +245,13 @@ const startAuthorization = Effect.gen(function* () {
       )
     case "Redirect":
       return yield* toPlatform(found.url)
-    case "Done":
-      return answerOutcome(found.outcome, ctx, "/connect/callback/pages")
+    case "Done": {
+      const answer = answerOutcome(found.outcome, ctx, chooseAction(found.outcome))
+      if (found.outcome._tag !== "Choose") return answer
+      // The picker's answer must come from this browser, as a platform's callback must.
+      const config = yield* ServerConfig
+      return HttpServerResponse.setHeader(answer, "set-cookie", stateCookie(found.outcome.state, config.publicUrl))
+    }
   }
 }).pipe(orFailurePage)
 
@@ -270,8 +277,9 @@ const jsonFields = (body: unknown): { readonly fields: Record<string, string> } 
  * `POST /connect/{token}/start` with a JSON body: the connect form's values from a caller
  * without a browser (the link's token is the authority, as for the page). Answers
  * `{"status": "connected", "account_ids": […]}`, `{"status": "redirect", "url": …}` (a person
- * must open it in the browser that keeps the cookie set with it), `{"status": "choose",
- * "choices": […]}`, or `{"error": …}` in the documented shape.
+ * must open it in the browser that keeps the cookie set with it), `{"status": "choose", "state",
+ * "choices": […]}` (post `state` and `page` ids to `/connect/callback/{platform}` with the cookie),
+ * or `{"error": …}` in the documented shape.
  */
 const startWithJson = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
@@ -309,10 +317,16 @@ const startWithJson = Effect.gen(function* () {
         case "Connected":
           return ok({ status: "connected", account_ids: outcome.accounts.map((a) => a.id) })
         case "Choose":
-          return ok({
-            status: "choose",
-            choices: outcome.choices.map((c) => ({ id: c.id, handle: c.handle, display_name: c.displayName }))
-          })
+          return HttpServerResponse.setHeader(
+            ok({
+              status: "choose",
+              // Post `state` and one `page` per chosen id to `/connect/callback/{platform}`, with the cookie set here.
+              state: outcome.state,
+              choices: outcome.choices.map((c) => ({ id: c.id, handle: c.handle, display_name: c.displayName }))
+            }),
+            "set-cookie",
+            stateCookie(outcome.state, config.publicUrl)
+          )
         case "Failed":
           return refuse(outcome.error)
         case "BadState":
@@ -337,6 +351,10 @@ const postStart = Effect.gen(function* () {
   return yield* type === "application/json" ? startWithJson : startAuthorization
 })
 
+/** Where a picker posts: the callback address of the link's platform. */
+const chooseAction = (outcome: Connect.ConnectOutcome) =>
+  outcome._tag === "BadState" ? "" : `/connect/callback/${encodeURIComponent(outcome.link.platform)}`
+
 // A built-in platform's word or a plugin's: the connect link the state names says which it is.
 const isPlatform = (value: string | undefined): value is Platform => value !== undefined && platformPattern.test(value)
 
@@ -355,17 +373,20 @@ const receiveCallback = Effect.gen(function* () {
     state: query.get("state") ?? undefined,
     error: query.get("error") ?? undefined
   })
-  return answerOutcome(outcome, ctx, "/connect/callback/pages")
+  return answerOutcome(outcome, ctx, chooseAction(outcome))
 }).pipe(orFailurePage)
 
-/** `POST /connect/callback/pages`: the Pages the person picked. */
-const receivePageChoice = Effect.gen(function* () {
+/** `POST /connect/callback/{platform}`: the accounts the person picked. */
+const receiveChoice = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
+  const params = yield* HttpRouter.params
   const form = yield* formOf(request)
   const ctx = yield* contextOf(undefined, form.first("lang"))
+  const platform = params.platform
+  if (!isPlatform(platform)) return page(renderUnknown(ctx), 404, ctx)
   if (!fromStartingBrowser(request, form.first("state"))) return page(renderOtherBrowser(ctx), 400, ctx)
-  const outcome = yield* Connect.choosePages(form.first("state"), form.all("page"))
-  return answerOutcome(outcome, ctx, "/connect/callback/pages", true)
+  const outcome = yield* Connect.chooseAccounts(platform, form.first("state"), form.all("page"))
+  return answerOutcome(outcome, ctx, chooseAction(outcome), true)
 }).pipe(orFailurePage)
 
 const handlePattern = /^[a-z0-9_.]{1,30}$/
@@ -384,6 +405,10 @@ const consentParams = (params: SandboxConsent.AuthorizeParams): Record<string, s
 const isOwnCallback = (params: SandboxConsent.AuthorizeParams) =>
   EngineConfig.useSync((settings) => params.redirectUri === Connect.callbackUrl(settings.publicBaseUrl, params.platform))
 
+/** What the simulated consent page of `platform` shows: its name, and the picker's words when several accounts may be allowed. */
+const consentOf = (platform: Platform) =>
+  Effect.map(Connect.consentInfo(platform), (info) => ({ platform, platformName: info.platformName, chooser: info.chooser }))
+
 /** `GET /connect/sandbox/authorize`: the simulated consent page. */
 const showSandboxConsent = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
@@ -397,9 +422,10 @@ const showSandboxConsent = Effect.gen(function* () {
   if (read._tag === "Invalid") return page(renderBadConsentRequest(ctx, read.parameter), 400, ctx)
   // Like a platform with one registered redirect address: the consent never leaves for another site.
   if (!(yield* isOwnCallback(read))) return page(renderBadConsentRequest(ctx, "redirect_uri"), 400, ctx)
-  const handles = read.platform === "pages" ? ["sandbox_page", "sandbox_page_two"] : ["sandbox_creator"]
+  const consent = yield* consentOf(read.platform)
+  const handles = consent.chooser === undefined ? ["sandbox_creator"] : ["sandbox_account", "sandbox_account_two"]
   return page(
-    renderSandboxConsent(ctx, { platform: read.platform, params: consentParams(read), handles, problem: false }, SandboxConsent.authorizePath),
+    renderSandboxConsent(ctx, { ...consent, params: consentParams(read), handles, problem: false }, SandboxConsent.authorizePath),
     200,
     ctx
   )
@@ -421,10 +447,11 @@ const submitSandboxConsent = Effect.gen(function* () {
   if (form.first("decision") !== "allow") return redirect(SandboxConsent.callbackUrl(read, { refused: true }))
   const handles = form.all("handle").map((h) => h.trim().toLowerCase())
   const chosen = handles.filter((h) => h !== "")
-  const valid = chosen.length > 0 && chosen.every((h) => handlePattern.test(h)) && (read.platform === "pages" || chosen.length === 1)
+  const consent = yield* consentOf(read.platform)
+  const valid = chosen.length > 0 && chosen.every((h) => handlePattern.test(h)) && (consent.chooser !== undefined || chosen.length === 1)
   if (!valid) {
     return page(
-      renderSandboxConsent(ctx, { platform: read.platform, params: consentParams(read), handles, problem: true }, SandboxConsent.authorizePath),
+      renderSandboxConsent(ctx, { ...consent, params: consentParams(read), handles, problem: true }, SandboxConsent.authorizePath),
       422,
       ctx
     )
@@ -436,12 +463,13 @@ const submitSandboxConsent = Effect.gen(function* () {
     platform: read.platform,
     redirectUri: read.redirectUri,
     codeChallenge: read.codeChallenge,
-    accounts: [...new Set(chosen)].map((handle) => ({ handle }))
+    accounts: [...new Set(chosen)].map((handle) => ({ handle })),
+    several: consent.chooser !== undefined
   })
   return redirect(SandboxConsent.callbackUrl(read, { code }))
 }).pipe(orFailurePage)
 
-/** `POST /connect/deauthorize/meta`: a person removed the app on Meta's side. */
+/** `POST /connect/deauthorize/{platform|meta}`: a person removed the app on the platform's side. */
 const receiveDeauthorization = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const form = yield* formOf(request)
@@ -460,7 +488,9 @@ const receiveDeauthorization = Effect.gen(function* () {
   }
   const params = yield* HttpRouter.params
   const which = params.platform
-  if (which !== "meta" && which !== "photo" && which !== "pages" && which !== "textpost") {
+  // `meta`: every platform that takes signed deauthorizations, whichever verifies.
+  const takes = which === "meta" || (isPlatform(which) && (yield* Connect.takesDeauthorization(which)))
+  if (!takes || which === undefined) {
     return refuse(new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("resource") } }))
   }
   const result = yield* Connect.deauthorize(signed, which === "meta" ? undefined : which).pipe(Effect.result)
@@ -482,7 +512,7 @@ const receiveDeauthorization = Effect.gen(function* () {
 /** Every public connect route. */
 export const ConnectRoutes = Layer.mergeAll(
   HttpRouter.add("GET", "/connect/callback/:platform", receiveCallback),
-  HttpRouter.add("POST", "/connect/callback/pages", receivePageChoice),
+  HttpRouter.add("POST", "/connect/callback/:platform", receiveChoice),
   HttpRouter.add("GET", SandboxConsent.authorizePath, showSandboxConsent),
   HttpRouter.add("POST", SandboxConsent.authorizePath, submitSandboxConsent),
   HttpRouter.add("POST", "/connect/deauthorize/:platform", receiveDeauthorization),

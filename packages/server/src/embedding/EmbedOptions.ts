@@ -53,22 +53,25 @@ export const resolveEmbedSettings = (options: EmbedOptions): ServerSettings => {
   if (database !== "embedded" && database !== "memory" && !/^postgres(ql)?:\/\//.test(database)) {
     throw new ConfigProblem("database", `expected "embedded", "memory" or a postgres:// URL, got "${database}"`)
   }
+  const platforms = options.platforms
+  const plugins = platforms === undefined ? [] : isPluginList(platforms) ? platforms : (platforms.plugins ?? [])
+  // A plugin that cannot be served stops the start here, naming it (Registry.PluginProblem).
+  Registry.make(plugins)
+  // The same reading as `postwire serve`: each plugin's `env` reads its settings from `env`.
   const settings = resolveSettings(
     {
       dataDir: options.dataDir,
-      databaseUrl: database === "embedded" || database === "memory" ? undefined : database
+      databaseUrl: database === "embedded" || database === "memory" ? undefined : database,
+      plugins
     },
     { ...env, DATABASE_URL: undefined, POSTWIRE_PUBLIC_URL: options.publicUrl ?? env.POSTWIRE_PUBLIC_URL ?? "http://localhost:8080" }
   )
   // A database that lives as long as the process needs no secret that outlives it.
   const withSecret =
     database === "memory" && settings.secrets.length === 0 ? { ...settings, secrets: [Redacted.make(MasterSecrets.generate())] } : settings
-  const platforms = options.platforms
-  if (platforms === undefined) return withSecret
-  const resolved: PlatformRouter.Options = isPluginList(platforms) ? { ...withSecret.platforms, plugins: platforms } : platforms
-  // A plugin that cannot be served stops the start here, naming it (Registry.PluginProblem).
-  Registry.make(resolved.plugins)
-  return { ...withSecret, platforms: resolved }
+  if (platforms === undefined || isPluginList(platforms)) return withSecret
+  // Settings given in full: they are the publishing side's (the connect side still reads `env`).
+  return { ...withSecret, platforms }
 }
 
 /** The stores for embedding options: PostgreSQL, the embedded database on disk, or one in memory. */

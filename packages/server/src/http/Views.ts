@@ -13,6 +13,7 @@ import {
   Media,
   type PostBatch,
   PostView,
+  TargetDetails,
   type TargetRecord,
   TargetErrors,
   type WebhookDeliveryRecord,
@@ -32,20 +33,25 @@ import {
 /**
  * A target as the API shows it; its failure, stored as data, is rendered now: in the caller's
  * language, the current catalog's words, with its docs address under `publicBaseUrl`.
- * `approvalId` is the post's current approval, whose consent is shown in
- * `options.shortvideo.consent`.
+ * `approvalId` is the post's current approval, whose consent is shown in the platform's options
+ * (`options.<platform>.consent`).
  */
-export const target = (record: TargetRecord, approvalId: string | null, locale: Locale, publicBaseUrl: string): Post.Target => ({
-  id: record.id,
-  account_id: record.accountId,
-  platform: record.platform,
-  status: record.status,
-  permalink: record.permalink,
-  published_at: record.publishedAt === null ? null : formatInstant(record.publishedAt),
-  error: record.error === null ? null : TargetErrors.renderTargetError(record.id, record.error, locale, publicBaseUrl),
-  attempts: record.attempts,
-  options: PostView.optionsInForce(record, approvalId)
-})
+export const target = (record: TargetRecord, approvalId: string | null, locale: Locale, publicBaseUrl: string): Post.Target => {
+  // What the platform adapter did to make it publishable (a PNG sent as JPEG), from its state.
+  const details = TargetDetails.fromState(record.platformState)
+  return {
+    id: record.id,
+    account_id: record.accountId,
+    platform: record.platform,
+    status: record.status,
+    permalink: record.permalink,
+    published_at: record.publishedAt === null ? null : formatInstant(record.publishedAt),
+    error: record.error === null ? null : TargetErrors.renderTargetError(record.id, record.error, locale, publicBaseUrl),
+    attempts: record.attempts,
+    options: PostView.optionsInForce(record, approvalId),
+    ...(details === undefined ? {} : { details })
+  }
+}
 
 /** The approval of a post as the API shows it, with its link under `publicBaseUrl`. */
 const approval = (read: PostView.PostRead, publicBaseUrl: string): Post.Approval | null => {

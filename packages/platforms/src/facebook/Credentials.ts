@@ -1,0 +1,26 @@
+/**
+ * Facebook Pages' account credentials: the JSON stored (sealed) in `account.credentials`.
+ *
+ * @since 0.5.0
+ */
+import { Schema } from "effect"
+
+/**
+ * Facebook Pages: the Page access token, and optionally the long-lived user token it was derived
+ * from, used to derive a new Page token when the old one is invalidated.
+ */
+export const PagesCredentials = Schema.Struct({
+  page_access_token: Schema.String,
+  user_access_token: Schema.optionalKey(Schema.String),
+  /** The app-scoped id of the person whose consent gave the tokens (revoke goes to their permissions). */
+  user_id: Schema.optionalKey(Schema.String),
+  /** When the long-lived user token expires; the Page token itself does not. */
+  user_expires_at: Schema.optionalKey(Schema.Number),
+  /** The permissions the person granted. */
+  scopes: Schema.optionalKey(Schema.Array(Schema.String))
+})
+/** Facebook Pages credentials. */
+export type PagesCredentials = typeof PagesCredentials.Type
+
+/** The credentials schema of the Facebook Pages plugin, by its wire word. */
+export const schemas = { pages: PagesCredentials } as const

@@ -1,0 +1,45 @@
+/**
+ * A Mastodon account's credentials: the JSON sealed in `account.credentials`. Mastodon's user
+ * tokens do not expire (https://docs.joinmastodon.org/methods/oauth/#token: no `expires_in`); the
+ * app's `client_id` and `client_secret` are kept with them to revoke the token on disconnect
+ * (https://docs.joinmastodon.org/methods/oauth/#revoke).
+ *
+ * @since 0.5.0
+ */
+import type { PlatformFailure } from "@postwire/core"
+import { Effect, Schema } from "effect"
+import { failure } from "../internal/Wire.ts"
+
+/** Mastodon credentials. */
+export const FediverseCredentials = Schema.Struct({
+  /** The server's address, `https://host` (no trailing slash). */
+  server: Schema.String,
+  access_token: Schema.String,
+  /** The app registered on that server (`POST /api/v1/apps`). */
+  client_id: Schema.String,
+  client_secret: Schema.String,
+  /** The account's id on its server (`/api/v1/accounts/verify_credentials`). */
+  account_id: Schema.String,
+  /** The scopes granted, as the token answer listed them. */
+  scopes: Schema.optionalKey(Schema.Array(Schema.String))
+})
+/** Mastodon credentials. */
+export type FediverseCredentials = typeof FediverseCredentials.Type
+
+/** Serializes credentials to the JSON stored (sealed) in `account.credentials`. */
+export const encode = (credentials: FediverseCredentials): string => JSON.stringify(credentials)
+
+const decoder = Schema.decodeUnknownEffect(FediverseCredentials)
+const invalid = () => failure("token_expired", "credentials_invalid", { needsReconnect: true })
+
+/** Reads an account's credentials; missing or unreadable ones ask for a reconnect. */
+export const decode = (json: string | null): Effect.Effect<FediverseCredentials, PlatformFailure> => {
+  if (json === null) return Effect.fail(failure("token_expired", "credentials_missing", { needsReconnect: true }))
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(json)
+  } catch {
+    return Effect.fail(invalid())
+  }
+  return decoder(parsed).pipe(Effect.mapError(invalid))
+}

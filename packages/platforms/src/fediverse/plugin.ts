@@ -1,0 +1,60 @@
+/**
+ * Mastodon as a plugin (wire word `fediverse`, for Mastodon and the servers that speak its API):
+ * the person's server typed on the connect page, an app registered per server, OAuth with
+ * tokens that do not expire, media uploads polled until processed, statuses sent with an
+ * `Idempotency-Key`, limits read from each server, replies as comments.
+ *
+ * Settings and their environment names:
+ *
+ * | setting | environment | default |
+ * |---|---|---|
+ * | connect `clientName` | `POSTWIRE_FEDIVERSE_CLIENT_NAME` | `Postwire` |
+ * | connect `website` | `POSTWIRE_FEDIVERSE_WEBSITE` | (none) |
+ * | publish `pollIntervalMs` | `POSTWIRE_PLATFORM_POLL_INTERVAL_MS` | 2000 |
+ * | connect `allowHttp` | `POSTWIRE_UNSAFE_FEDIVERSE_ALLOW_HTTP` (`1`; tests only) | off: only `https://` servers |
+ *
+ * No app credentials are configured: each server gets its own app at the first connect.
+ *
+ * @since 0.5.0
+ */
+import type { PlatformPlugin } from "../Plugin.ts"
+import * as Fediverse from "./Fediverse.ts"
+import * as FediverseComments from "./FediverseComments.ts"
+import * as FediverseConnect from "./FediverseConnect.ts"
+import * as Options from "./Options.ts"
+import { rules } from "./Rules.ts"
+
+/** The Mastodon plugin. */
+export const fediverse: PlatformPlugin<Fediverse.Config, FediverseConnect.Settings> = {
+  name: "fediverse",
+  displayName: rules.displayName,
+  rules,
+  options: Options.options,
+  publish: {
+    defaults: Fediverse.defaults,
+    make: (settings, wire) => Fediverse.make(settings, wire),
+    comments: (_settings, wire) => FediverseComments.make(wire)
+  },
+  connect: {
+    defaults: FediverseConnect.defaults,
+    form: FediverseConnect.form,
+    make: (settings, wire) => FediverseConnect.make(settings, wire)
+  },
+  env: (read) => ({
+    publish: { pollIntervalMs: read.pollIntervalMs },
+    connect: {
+      clientName: read.text("POSTWIRE_FEDIVERSE_CLIENT_NAME"),
+      website: read.url("POSTWIRE_FEDIVERSE_WEBSITE"),
+      // Tests and local servers only: reach a server typed as http:// (never in production).
+      allowHttp: read.text("POSTWIRE_UNSAFE_FEDIVERSE_ALLOW_HTTP") === "1" ? true : undefined
+    }
+  }),
+  sandbox: {
+    tokens: { accessMs: null, refreshMs: null },
+    post: (_input, { handle, numericId, seed }) => {
+      const [name, host] = handle.includes("@") ? handle.split("@", 2) : [handle, "mastodon.social"]
+      const id = numericId(seed)
+      return { id, permalink: `https://${host}/@${name}/${id}` }
+    }
+  }
+}

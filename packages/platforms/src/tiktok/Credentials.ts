@@ -1,0 +1,25 @@
+/**
+ * TikTok's account credentials: the JSON stored (sealed) in `account.credentials`.
+ *
+ * @since 0.5.0
+ */
+import { Schema } from "effect"
+
+/** TikTok: a 2-hour access token and a rotating 180-day refresh token. */
+export const ShortVideoCredentials = Schema.Struct({
+  access_token: Schema.String,
+  refresh_token: Schema.String,
+  /** When the access token expires; refreshed before use when past. */
+  expires_at: Schema.optionalKey(Schema.Number),
+  /** When the refresh token expires; after that the person must reconnect. */
+  refresh_expires_at: Schema.optionalKey(Schema.Number),
+  /** The creator's open_id, for support. */
+  open_id: Schema.optionalKey(Schema.String),
+  /** The scopes the creator granted (`video.publish`, …), as the token answer listed them. */
+  scopes: Schema.optionalKey(Schema.Array(Schema.String))
+})
+/** TikTok credentials. */
+export type ShortVideoCredentials = typeof ShortVideoCredentials.Type
+
+/** The credentials schema of the TikTok plugin, by its wire word. */
+export const schemas = { shortvideo: ShortVideoCredentials } as const
