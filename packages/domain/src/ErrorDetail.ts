@@ -387,6 +387,7 @@ export const reasons = {
   professional_article_with_media: text(
     "an article link takes one image at most, shown as its thumbnail, and no video",
     "tautan artikel berisi paling banyak satu gambar, yang ditampilkan sebagai gambar mininya, dan tanpa video"
+  ),
 
   // youtube (video)
   youtube_one_video: text(
@@ -428,6 +429,7 @@ export const reasons = {
   youtube_project_quota: text(
     "the YouTube API project's daily budget of {limit} units cannot pay for an upload ({cost} units; {used} used today, Pacific time)",
     "anggaran harian proyek API YouTube sebesar {limit} unit tidak cukup untuk satu unggahan ({cost} unit; {used} terpakai hari ini, waktu Pasifik)"
+  ),
 
   // atproto (Bluesky)
   atproto_text_bytes: text(
