@@ -34,7 +34,7 @@ describe.each(backends())("Bluesky's rules at validate, create and publish on %s
     media.mp4 = await upload(anMp4({ durationSeconds: 30, width: 1080, height: 1920 }))
     media.long = await upload(anMp4({ durationSeconds: 181, width: 1080, height: 1920 }))
     for (let i = 0; i < 5; i++) media[`image${i}`] = await upload(aPng({ width: 400 + i, height: 300 }))
-  }, 120_000)
+  })
   afterAll(() => server?.stop())
 
   it("counts 300 graphemes, not UTF-16 units: 300 emoji fit, one more character does not", async () => {

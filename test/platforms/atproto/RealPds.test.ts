@@ -47,7 +47,7 @@ beforeAll(async () => {
     }).pipe(Effect.provide(FetchHttpClient.layer))
   )
   account = anAccount("atproto", { handle: maya.handle, externalId: identities[0]!.platformAccountId, credentials: identities[0]!.credentials })
-}, 120_000)
+})
 
 afterAll(async () => {
   await proxy?.stop()
@@ -219,7 +219,7 @@ describe.each(backends())("Bluesky end to end through Postwire's API and the ref
       startServer(backend, { ...env, POSTWIRE_ATPROTO_SERVICE_URL: pds.url, POSTWIRE_PUBLISH_POLL_MS: "100", POSTWIRE_RATE_LIMIT_PER_KEY: "100000" }, options)
     )
     liveKey = await aKeyWithScopes(server, ["posts:read", "posts:write", "accounts:write"], "live")
-  }, 180_000)
+  })
   afterAll(() => server?.stop())
 
   const send = (method: string, path: string, body?: unknown) => call(server.baseUrl, method, path, { key: liveKey, ...(body === undefined ? {} : { body }) })
@@ -266,5 +266,5 @@ describe.each(backends())("Bluesky end to end through Postwire's API and the ref
     expect(record.value.text).toBe("Rye from the oven 🍞 #bread")
     expect(record.value.langs).toEqual(["en"])
     expect(record.value.embed.images[0].alt).toBe("A dark rye loaf")
-  }, 120_000)
+  })
 })
