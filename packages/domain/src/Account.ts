@@ -35,8 +35,8 @@ export type AccountStatus = typeof AccountStatus.Type
 export const Quota = Schema.Struct({
   /** Targets of the account in the 24 hours ending now, an integer: those not `cancelled`, `rejected` or `failed`, counted at their `published_at`, else their post's publish time. */
   used: Schema.Int.annotate({ description: "Targets of the account in the 24 hours ending now, an integer: those not `cancelled`, `rejected` or `failed`, counted at their `published_at`, else their post's publish time." }),
-  /** Targets allowed per rolling 24 hours, an integer: by default 15 for shortvideo, 100 for photo, 50 for pages, 250 for textpost, unless the operator set another for the account. */
-  limit: Schema.Int.annotate({ description: "Targets allowed per rolling 24 hours, an integer: by default 15 for shortvideo, 100 for photo, 50 for pages, 250 for textpost, unless the operator set another for the account." }),
+  /** Targets allowed per rolling 24 hours, an integer: by default the platform's own (15 for shortvideo, 100 for photo, 50 for pages, 250 for textpost, 300 for fediverse, 150 for professional, 6 for video, 11,666 for atproto; a plugin's says its own), unless the operator set another for the account. */
+  limit: Schema.Int.annotate({ description: "Targets allowed per rolling 24 hours, an integer: by default the platform's own (15 for shortvideo, 100 for photo, 50 for pages, 250 for textpost, 300 for fediverse, 150 for professional, 6 for video, 11,666 for atproto; a plugin's says its own), unless the operator set another for the account." }),
   /** When the oldest counted target leaves the window and frees a slot, ISO 8601 in UTC; `null` when none is counted. */
   resets_at: Schema.NullOr(Instant).annotate({ description: "When the oldest counted target leaves the window and frees a slot, ISO 8601 in UTC; `null` when none is counted." })
 }).annotate({ description: "The account's posting quota over the rolling 24 hours. A post over it is 422 `quota_exceeded`." })

@@ -105,6 +105,36 @@ export const createPostExamples = {
       approval: { mode: "none" }
     }
   },
+  fediverse: {
+    summary: "Mastodon: two images with their descriptions behind a content warning, for followers only",
+    value: {
+      profile_id: profileId,
+      caption: "Spoilers for tonight's finale, with the set photos we promised.",
+      media: ["med_01JDQSSSS6YS3C4DWA7N36096Q", "med_01JDQ14DR9GPQY77ZXYYK596NG"],
+      targets: [
+        {
+          account_id: "acc_01JDQ2FD7M3N4P5Q6R7S8T9V0W",
+          fediverse: { visibility: "private", spoiler_text: "Finale spoilers", language: "en" }
+        }
+      ],
+      approval: { mode: "none" }
+    }
+  },
+  atproto: {
+    summary: "Bluesky: a post with one image and its alt text, in Indonesian and English",
+    value: {
+      profile_id: profileId,
+      caption: "Pasar pagi di Bandung / The morning market in Bandung #travel",
+      media: ["med_01JDQYA1DQ91K5GQAPENECFSEC"],
+      targets: [
+        {
+          account_id: "acc_01JDQ3AT8P9Q0R1S2T3V4W5X6Y",
+          atproto: { alt: ["Stalls of fruit under a striped awning at dawn"], langs: ["id", "en"] }
+        }
+      ],
+      approval: { mode: "none" }
+    }
+  },
   video_short: {
     summary: "YouTube: a vertical video under three minutes (a Short), unlisted, not made for kids",
     value: {

@@ -19,17 +19,17 @@ export type PrivacyStatus = typeof PrivacyStatus.Type
 /** The options a request gives a YouTube target. */
 export const VideoOptions = Schema.Struct({
   /** The video's title (1 to 100 characters, no `<` `>`); default: the caption's first line. */
-  title: Schema.optionalKey(Schema.String),
+  title: Schema.optionalKey(Schema.String.annotate({ description: "The video's title, 1 to 100 characters without `<` or `>`. Default: the caption's first line (cut to 99 characters and `…` when longer)." })),
   /** `public`, `unlisted` or `private`; default `public`. */
-  privacy_status: Schema.optionalKey(PrivacyStatus),
+  privacy_status: Schema.optionalKey(PrivacyStatus.annotate({ description: "Who can watch: `public` (default), `unlisted` or `private`. Uploads of an unverified API project are locked private by YouTube." })),
   /** Whether the video is made for kids: required, no default. */
-  made_for_kids: Schema.optionalKey(Schema.Boolean),
+  made_for_kids: Schema.optionalKey(Schema.Boolean.annotate({ description: "Whether the video is made for kids (YouTube's `selfDeclaredMadeForKids`). Required: a target without it is 422 `option_required`; Postwire picks no default." })),
   /** Tags, at most 500 characters in all. */
-  tags: Schema.optionalKey(Schema.Array(Schema.String)),
+  tags: Schema.optionalKey(Schema.Array(Schema.String).annotate({ description: "The video's tags, at most 500 characters in all." })),
   /** A media id (`med_…`) of a JPEG or PNG image to set as the custom thumbnail. */
-  thumbnail_media_id: Schema.optionalKey(Schema.String),
+  thumbnail_media_id: Schema.optionalKey(Schema.String.annotate({ description: "A media id (`med_…`) of a JPEG or PNG image to set as the custom thumbnail (`thumbnails.set`)." })),
   /** The video category id (`22` People & Blogs is YouTube's usual default). */
-  category_id: Schema.optionalKey(Schema.String)
+  category_id: Schema.optionalKey(Schema.String.annotate({ description: "The video category id (for example `22`, People & Blogs, YouTube's usual default)." }))
 })
 export type VideoOptions = typeof VideoOptions.Type
 
