@@ -265,7 +265,7 @@ describe("the packed packages in a fresh app", () => {
         POSTWIRE_BASE_URL: `http://127.0.0.1:${ready.port}`,
         POSTWIRE_API_KEY: ready.key
       })
-      expect(result).toMatchObject({ status: "queued", accounts: 4, notFound: "404 not_found" })
+      expect(result).toMatchObject({ status: "queued", accounts: builtinPlatforms.length, notFound: "404 not_found" })
       expect(result.created).toMatch(/^post_/)
 
       // The installed `postwire-mcp` command serves an agent over stdio against the same server.

@@ -199,7 +199,7 @@ export const TargetConversion = Schema.Struct({
 
 /** What Postwire did to make a target publishable instead of refusing it. */
 export const TargetDetails = Schema.Struct({
-  /** The media the platform received converted (Instagram takes JPEG images only: a PNG or WebP is sent as a JPEG made from it). */
+  /** The media the platform received converted (Instagram takes JPEG images only: a PNG or WebP is sent as a JPEG made from it, the original kept). */
   converted: Schema.Array(TargetConversion).annotate({
     description:
       "The media the platform received converted (Instagram takes JPEG images only: a PNG or WebP is sent as a JPEG made from it, the original kept)."

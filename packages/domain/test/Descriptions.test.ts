@@ -46,7 +46,8 @@ const describedFields = (file: string) => {
 
 describe("schema descriptions", () => {
   const fields = readdirSync(sources)
-    .filter((f) => f.endsWith(".ts"))
+    // The create examples are request bodies, not schemas: a LinkedIn article's `description` is data.
+    .filter((f) => f.endsWith(".ts") && f !== "PostExamples.ts")
     .flatMap(describedFields)
 
   it("are found in the domain's sources", () => {

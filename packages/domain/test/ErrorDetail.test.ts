@@ -60,7 +60,9 @@ const samples: Readonly<Record<string, string | number | LocalizedText>> = {
   ms: 2000,
   migrations: "0015_key_approval_links",
   loops: "publisher, dispatcher",
-  workspace: "ws_01J9Z"
+  workspace: "ws_01J9Z",
+  cost: 1600,
+  used: 8500
 }
 
 const placeholders = (template: string) => [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!).sort()

@@ -92,6 +92,12 @@ describe("FastJson", () => {
 
   it("writes a post exactly as the schema's encoder does", () => {
     expect(byCompiled(Post.Post, post())).toBe(bySchema(Post.Post, post()))
+    // A plugin's options sit beside the built-ins' under its own word, written as they are.
+    const withPlugin = post({
+      targets: [target({ id: "tgt_9", platform: "blog", options: { blog: { tone: "formal", tags: ["a"] } } })]
+    })
+    expect(byCompiled(Post.Post, withPlugin)).toBe(bySchema(Post.Post, withPlugin))
+    expect(byCompiled(Post.Post, withPlugin)).toContain('"options":{"blog":{"tone":"formal","tags":["a"]}}')
     expect(byCompiled(Post.Post, post({ approval: null }))).toBe(bySchema(Post.Post, post({ approval: null })))
   })
 

@@ -51,13 +51,16 @@ const compileAst = (ast: SchemaAST.AST): Encode | undefined => {
       return item === same ? same : (value) => (Array.isArray(value) ? value.map(item) : value)
     }
     case "Objects": {
+      // A record of anything beside the declared fields (`details` of an error, a target's
+      // options under any platform's word): the other keys are written as they are.
+      let rest = false
       if (ast.indexSignatures.length > 0) {
-        // A record of anything (`details` of an error): written as it is.
         const [index] = ast.indexSignatures
-        return ast.propertySignatures.length === 0 && ast.indexSignatures.length === 1 &&
-            index!.parameter._tag === "String" && compileAst(index!.type) === same
-          ? same
-          : undefined
+        if (ast.indexSignatures.length !== 1 || index!.parameter._tag !== "String" || compileAst(index!.type) !== same) {
+          return undefined
+        }
+        if (ast.propertySignatures.length === 0) return same
+        rest = true
       }
       const fields: Array<{ readonly name: string; readonly encode: Encode }> = []
       for (const property of ast.propertySignatures) {
@@ -66,12 +69,17 @@ const compileAst = (ast: SchemaAST.AST): Encode | undefined => {
         if (encode === undefined) return undefined
         fields.push({ name: property.name, encode })
       }
+      const declared = new Set(fields.map((field) => field.name))
       return (value) => {
         if (!isRecord(value)) return value
-        // The declared fields only, in their declared order, as the schema's encoder writes them.
+        // The declared fields, in their declared order, as the schema's encoder writes them;
+        // then, with a record beside them, the other keys in the value's own order.
         const out: Record<string, unknown> = {}
         for (const field of fields) {
           if (Object.hasOwn(value, field.name)) out[field.name] = field.encode(value[field.name])
+        }
+        if (rest) {
+          for (const key of Object.keys(value)) if (!declared.has(key)) out[key] = value[key]
         }
         return out
       }
