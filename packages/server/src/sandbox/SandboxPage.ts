@@ -15,10 +15,11 @@ import { createHash } from "node:crypto"
 import { Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { EngineConfig, Store } from "@postwire/core"
-import { Ids, type Locale, localeFromAcceptLanguage } from "@postwire/domain"
+import { Ids, type Locale } from "@postwire/domain"
 import { html, raw, render, type SafeHtml } from "../html/Html.ts"
 import { formatDate } from "../html/DateText.ts"
 import { styles } from "../approvals/ApprovalStyles.ts"
+import { pageLocale } from "../approvals/ApprovalTexts.ts"
 
 /** The path the pages are served under; `{public URL}/sandbox` is the simulated platform's `pageUrl`. */
 export const sandboxPath = "/sandbox"
@@ -88,10 +89,9 @@ ${body}
     { status, contentType: "text/html; charset=utf-8", headers }
   )
 
-const localeOf = (request: HttpServerRequest.HttpServerRequest): Locale => {
-  const lang = new URL(request.url, "http://localhost").searchParams.get("lang")
-  return lang === "id" || lang === "en" ? lang : localeFromAcceptLanguage(request.headers["accept-language"])
-}
+/** The page's language, as the approval page reads it: `?lang=en|id`, then `Accept-Language`. */
+const localeOf = (request: HttpServerRequest.HttpServerRequest): Locale =>
+  pageLocale(new URL(request.url, "http://localhost").searchParams.get("lang") ?? undefined, request.headers["accept-language"])
 
 const showTarget = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
