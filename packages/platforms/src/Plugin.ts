@@ -41,6 +41,8 @@
  */
 import type {
   AccountRecord,
+  AnalyticsCapabilities,
+  AnalyticsPlatform,
   ChooserWords,
   ConnectFailure,
   ConnectFormField,
@@ -93,7 +95,15 @@ export interface PublishPart<S> extends SettingsPart<S> {
   readonly make: (settings: S, wire: Wire) => PlatformPublisher
   /** The comment operations, built from the same settings; none: the platform has no comments API. */
   readonly comments?: ((settings: S, wire: Wire, config: CommentAdapterModule.Config) => CommentAdapter) | undefined
+  /**
+   * Reading metrics of published items and accounts, built from the same settings; none: the
+   * platform has no analytics (the plugin's `analytics` capabilities must then be absent too).
+   */
+  readonly analytics?: ((settings: S, wire: Wire) => AnalyticsAdapter) | undefined
 }
+
+/** A platform's analytics operations (see `AnalyticsPlatform` in `@postwire/core`). */
+export type AnalyticsAdapter = Pick<AnalyticsPlatform["Service"], "collectPosts" | "collectAccount">
 
 /** Connecting accounts: settings and the connector built from them. */
 export interface ConnectPart<S> extends SettingsPart<S> {
@@ -210,6 +220,11 @@ export interface PlatformPlugin<Publish = any, Connect = any> {
   /** How the platform's tokens are renewed; absent: halfway through their lifetime. */
   readonly tokenRenewal?: RenewalPolicy | undefined
   readonly capabilities?: Capabilities | undefined
+  /**
+   * The metrics the platform provides (documented, from the platform's own documentation, with
+   * its addresses in `sources`), read by `publish.analytics`. Absent: no analytics.
+   */
+  readonly analytics?: AnalyticsCapabilities | undefined
   /** Sandbox accounts of the platform on the simulated platform. */
   readonly sandbox?: SandboxBehaviour | undefined
 }
