@@ -183,11 +183,14 @@ export const pageSteps =
       return yield* inSession(session, (c) => c.page_access_token, (call) => step(call, pageId))
     })
 
-/** The Unix-second range of an account read: from `since` (at most `maxDays` back) to `now`. */
+/**
+ * The Unix-second range of an account read: from the start of the day `since` (Meta's days start
+ * at midnight Pacific time, 08:00 UTC in standard time), at most `maxDays` back, to `now`.
+ */
 export const dayRange = (since: string, now: number, maxDays: number): { readonly since: number; readonly until: number } => {
   const until = Math.floor(now / 1000)
   const earliest = until - (maxDays - 1) * 86_400
-  const asked = Math.floor(Date.parse(`${since}T00:00:00Z`) / 1000)
+  const asked = Math.floor(Date.parse(`${since}T08:00:00Z`) / 1000)
   return { since: Number.isFinite(asked) ? Math.max(asked, earliest) : earliest, until }
 }
 
