@@ -12,7 +12,7 @@ import { type FakeReply, type FakeServer, start } from "../fakes/FakeServer.ts"
 
 export interface VideoStatistics {
   viewCount: number
-  likeCount?: number
+  likeCount?: number | undefined
   commentCount: number
 }
 
