@@ -14,8 +14,9 @@
  *
  * @since 0.5.0
  */
-import type { AnalyticsCapabilities, PlatformFailure, PostReading, RawMetrics } from "@postwire/core"
+import type { AnalyticsCapabilities, PlatformFailure } from "@postwire/core"
 import { Clock, Effect } from "effect"
+import { byId, numbersOf, readInBatches, renamed } from "../internal/AnalyticsReading.ts"
 import { amend, field, stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
 import type { AnalyticsAdapter } from "../Plugin.ts"
 import { postUri } from "./AtprotoComments.ts"
@@ -30,16 +31,6 @@ export const capabilities: AnalyticsCapabilities = {
   account: ["followers", "following", "posts"],
   batchSize,
   sources: ["https://docs.bsky.app/docs/api/app-bsky-feed-get-posts", "https://docs.bsky.app/docs/api/app-bsky-actor-get-profile"]
-}
-
-/** The numbers among `names` of a view. */
-const numbers = (view: unknown, names: ReadonlyArray<string>): Record<string, number> => {
-  const out: Record<string, number> = {}
-  for (const name of names) {
-    const value = field(view, name)
-    if (typeof value === "number") out[name] = value
-  }
-  return out
 }
 
 /** Runs `step` in the account's session; refreshed credentials leave with the result or the failure. */
@@ -68,37 +59,20 @@ export const make = (wire: Wire): AnalyticsAdapter => ({
   collectPosts: (input) =>
     inSession(wire, input.account, (session, answer) =>
       Effect.gen(function* () {
-        const targetOf = new Map<string, Array<PostReading["targetId"]>>()
-        for (const target of input.targets) {
-          const uri = postUri(target, session.current().did)
-          if (uri !== null) targetOf.set(uri, [...(targetOf.get(uri) ?? []), target.id])
-        }
-        const uris = [...targetOf.keys()]
-        const readings: Array<PostReading> = []
-        const gone: Array<PostReading["targetId"]> = []
-        let calls = 0
-        for (let i = 0; i < uris.length; i += batchSize) {
-          const wanted = uris.slice(i, i + batchSize)
-          calls += 1
-          const body = yield* Effect.flatMap(session.call({ _tag: "query", nsid: "app.bsky.feed.getPosts", params: { uris: wanted } }), answer)
-          const posts = field(body, "posts")
-          const found = new Set<string>()
-          for (const post of Array.isArray(posts) ? posts : []) {
-            const uri = stringField(post, "uri")
-            if (uri === undefined || !targetOf.has(uri)) continue
-            found.add(uri)
-            const raw: RawMetrics = numbers(post, ["likeCount", "repostCount", "replyCount", "quoteCount"])
-            const metrics = {
-              ...(raw.likeCount === undefined ? {} : { likes: raw.likeCount as number }),
-              ...(raw.repostCount === undefined ? {} : { reposts: raw.repostCount as number }),
-              ...(raw.replyCount === undefined ? {} : { comments: raw.replyCount as number }),
-              ...(raw.quoteCount === undefined ? {} : { quotes: raw.quoteCount as number })
-            }
-            for (const targetId of targetOf.get(uri)!) readings.push({ targetId, metrics, raw })
+        return yield* readInBatches({
+          targets: input.targets,
+          batchSize,
+          idOf: (target) => postUri(target, session.current().did),
+          read: (wanted) =>
+            Effect.map(
+              Effect.flatMap(session.call({ _tag: "query", nsid: "app.bsky.feed.getPosts", params: { uris: wanted } }), answer),
+              (body) => ({ items: byId(field(body, "posts"), (post) => stringField(post, "uri")), calls: 1 })
+            ),
+          reading: (post) => {
+            const raw = numbersOf(post, ["likeCount", "repostCount", "replyCount", "quoteCount"])
+            return { raw, metrics: renamed(raw, { likes: "likeCount", reposts: "repostCount", comments: "replyCount", quotes: "quoteCount" }) }
           }
-          for (const uri of wanted) if (!found.has(uri)) gone.push(...targetOf.get(uri)!)
-        }
-        return { readings, gone, calls }
+        })
       })
     ).pipe(Effect.withSpan("platforms.atproto.analytics.posts")),
 
@@ -109,13 +83,9 @@ export const make = (wire: Wire): AnalyticsAdapter => ({
           session.call({ _tag: "query", nsid: "app.bsky.actor.getProfile", params: { actor: session.current().did } }),
           answer
         )
-        const currentRaw = numbers(body, ["followersCount", "followsCount", "postsCount"])
+        const currentRaw = numbersOf(body, ["followersCount", "followsCount", "postsCount"])
         return {
-          current: {
-            ...(currentRaw.followersCount === undefined ? {} : { followers: currentRaw.followersCount }),
-            ...(currentRaw.followsCount === undefined ? {} : { following: currentRaw.followsCount }),
-            ...(currentRaw.postsCount === undefined ? {} : { posts: currentRaw.postsCount })
-          },
+          current: renamed(currentRaw, { followers: "followersCount", following: "followsCount", posts: "postsCount" }),
           currentRaw,
           days: [],
           calls: 1

@@ -34,7 +34,8 @@ import type { AnalyticsCapabilities, PostReading } from "@postwire/core"
 import { Effect } from "effect"
 import type { Wire } from "../internal/Wire.ts"
 import * as GraphApi from "../meta/GraphApi.ts"
-import { accountDays, chunks, countAt, dayRange, itemsOf, latestValues, normalize, numbersOf, pageSteps, readMany } from "../meta/GraphInsights.ts"
+import { numbersOf, readInBatches } from "../internal/AnalyticsReading.ts"
+import { accountDays, countAt, dayRange, latestValues, normalize, pageSteps, readMany } from "../meta/GraphInsights.ts"
 import * as Sessions from "../meta/Sessions.ts"
 import type { AnalyticsAdapter } from "../Plugin.ts"
 import type * as FacebookPages from "./FacebookPages.ts"
@@ -67,7 +68,7 @@ const maxDays = 90
 const postFields = `shares,comments.summary(true).limit(0),reactions.summary(true).limit(0),insights.metric(${postMetrics.join(",")})`
 
 /** One post's reading. */
-const reading = (targetId: PostReading["targetId"], item: unknown): PostReading => {
+const reading = (item: unknown): Pick<PostReading, "metrics" | "raw"> => {
   const raw: Record<string, number | string | null> = {
     ...latestValues((item as { insights?: unknown }).insights),
     shares: countAt(item, "shares", "count") ?? 0
@@ -77,7 +78,6 @@ const reading = (targetId: PostReading["targetId"], item: unknown): PostReading 
   if (comments !== undefined) raw.comments = comments
   if (reactions !== undefined) raw.reactions = reactions
   return {
-    targetId,
     metrics: normalize(raw, {
       views: ["post_media_view"],
       reach: ["post_total_media_view_unique"],
@@ -97,17 +97,7 @@ export const make = (options: { readonly graph: GraphApi.GraphApi; readonly open
   const collectPosts: AnalyticsAdapter["collectPosts"] = (input) =>
     withSession(input.account, (call) =>
       Effect.gen(function* () {
-        const targetOf = itemsOf(input.targets)
-        const readings: Array<PostReading> = []
-        const gone: Array<PostReading["targetId"]> = []
-        let calls = 0
-        for (const ids of chunks([...targetOf.keys()], batchSize)) {
-          const read = yield* readMany(graph, call, ids, postFields)
-          calls += read.calls
-          for (const id of read.gone) gone.push(...(targetOf.get(id) ?? []))
-          for (const [id, item] of read.items) for (const targetId of targetOf.get(id) ?? []) readings.push(reading(targetId, item))
-        }
-        return { readings, gone, calls }
+        return yield* readInBatches({ targets: input.targets, batchSize, read: (ids) => readMany(graph, call, ids, postFields), reading })
       })
     ).pipe(Effect.withSpan("platforms.pages.analytics.posts"))
 

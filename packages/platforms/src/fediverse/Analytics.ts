@@ -14,11 +14,11 @@
  *
  * @since 0.5.0
  */
-import type { AnalyticsCapabilities, PostReading, RawMetrics } from "@postwire/core"
+import type { AnalyticsCapabilities } from "@postwire/core"
 import { Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
-import { platformPostIdOf } from "../comments/CommentAdapter.ts"
-import { field, stringField, type Wire } from "../internal/Wire.ts"
+import { byId, numbersOf, readInBatches, renamed } from "../internal/AnalyticsReading.ts"
+import { stringField, type Wire } from "../internal/Wire.ts"
 import type { AnalyticsAdapter } from "../Plugin.ts"
 import * as Api from "./Api.ts"
 import * as FediverseCredentials from "./FediverseCredentials.ts"
@@ -39,70 +39,41 @@ export const capabilities: AnalyticsCapabilities = {
   ]
 }
 
-/** The numbers among `names` of an entity. */
-const numbers = (entity: unknown, names: ReadonlyArray<string>): Record<string, number> => {
-  const out: Record<string, number> = {}
-  for (const name of names) {
-    const value = field(entity, name)
-    if (typeof value === "number") out[name] = value
-  }
-  return out
-}
-
-/** One status's reading. */
-const reading = (targetId: PostReading["targetId"], status: unknown): PostReading => {
-  const raw: RawMetrics = numbers(status, ["favourites_count", "reblogs_count", "replies_count"])
-  return {
-    targetId,
-    metrics: {
-      ...(raw.favourites_count === undefined ? {} : { likes: raw.favourites_count as number }),
-      ...(raw.reblogs_count === undefined ? {} : { reposts: raw.reblogs_count as number }),
-      ...(raw.replies_count === undefined ? {} : { comments: raw.replies_count as number })
-    },
-    raw
-  }
-}
-
 /** Creates the Mastodon analytics adapter. */
 export const make = (wire: Wire): AnalyticsAdapter => ({
   collectPosts: (input) =>
     Effect.gen(function* () {
       const credentials = yield* FediverseCredentials.decode(input.account.credentials)
       const session = { server: credentials.server, token: credentials.access_token }
-      const targetOf = new Map<string, Array<PostReading["targetId"]>>()
-      for (const target of input.targets) {
-        const id = platformPostIdOf(target)
-        if (id !== null) targetOf.set(id, [...(targetOf.get(id) ?? []), target.id])
-      }
-      const ids = [...targetOf.keys()]
-      const readings: Array<PostReading> = []
-      const gone: Array<PostReading["targetId"]> = []
-      let calls = 0
       let oneByOne = false
-      for (let i = 0; i < ids.length; i += batchSize) {
-        const wanted = ids.slice(i, i + batchSize)
-        const found = new Map<string, unknown>()
-        if (!oneByOne) {
-          calls += 1
-          const request = HttpClientRequest.get(`${session.server}/api/v1/statuses`).pipe(HttpClientRequest.setUrlParams(wanted.map((id) => ["id[]", id] as const)))
-          const response = yield* Api.call(wire, session, request, (r) => Api.ok(r) || r.status === 404)
-          if (response.status === 404) oneByOne = true
-          else if (Array.isArray(response.json)) for (const status of response.json) found.set(stringField(status, "id") ?? "", status)
+      return yield* readInBatches({
+        targets: input.targets,
+        batchSize,
+        read: (wanted) =>
+          Effect.gen(function* () {
+            let calls = 0
+            if (!oneByOne) {
+              calls += 1
+              const request = HttpClientRequest.get(`${session.server}/api/v1/statuses`).pipe(
+                HttpClientRequest.setUrlParams(wanted.map((id) => ["id[]", id] as const))
+              )
+              const response = yield* Api.call(wire, session, request, (r) => Api.ok(r) || r.status === 404)
+              if (response.status !== 404) return { items: byId(response.json, (status) => stringField(status, "id")), calls }
+              oneByOne = true
+            }
+            const items = new Map<string, unknown>()
+            for (const id of wanted) {
+              calls += 1
+              const response = yield* Api.call(wire, session, Api.get(session, `/api/v1/statuses/${encodeURIComponent(id)}`), (r) => Api.ok(r) || r.status === 404)
+              if (response.status !== 404) items.set(id, response.json)
+            }
+            return { items, calls }
+          }),
+        reading: (status) => {
+          const raw = numbersOf(status, ["favourites_count", "reblogs_count", "replies_count"])
+          return { raw, metrics: renamed(raw, { likes: "favourites_count", reposts: "reblogs_count", comments: "replies_count" }) }
         }
-        if (oneByOne) {
-          for (const id of wanted) {
-            calls += 1
-            const response = yield* Api.call(wire, session, Api.get(session, `/api/v1/statuses/${encodeURIComponent(id)}`), (r) => Api.ok(r) || r.status === 404)
-            if (response.status !== 404) found.set(id, response.json)
-          }
-        }
-        for (const id of wanted) {
-          const status = found.get(id)
-          if (status === undefined) gone.push(...targetOf.get(id)!)
-          else for (const targetId of targetOf.get(id)!) readings.push(reading(targetId, status))
-        }
-      }
-      return { readings, gone, calls }
+      })
     }).pipe(Effect.withSpan("platforms.fediverse.analytics.posts")),
 
   collectAccount: (input) =>
@@ -110,13 +81,9 @@ export const make = (wire: Wire): AnalyticsAdapter => ({
       const credentials = yield* FediverseCredentials.decode(input.account.credentials)
       const session = { server: credentials.server, token: credentials.access_token }
       const response = yield* Api.call(wire, session, Api.get(session, `/api/v1/accounts/${encodeURIComponent(credentials.account_id)}`))
-      const currentRaw = numbers(response.json, ["followers_count", "following_count", "statuses_count"])
+      const currentRaw = numbersOf(response.json, ["followers_count", "following_count", "statuses_count"])
       return {
-        current: {
-          ...(currentRaw.followers_count === undefined ? {} : { followers: currentRaw.followers_count }),
-          ...(currentRaw.following_count === undefined ? {} : { following: currentRaw.following_count }),
-          ...(currentRaw.statuses_count === undefined ? {} : { posts: currentRaw.statuses_count })
-        },
+        current: renamed(currentRaw, { followers: "followers_count", following: "following_count", posts: "statuses_count" }),
         currentRaw,
         days: [],
         calls: 1

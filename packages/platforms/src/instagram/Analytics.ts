@@ -34,7 +34,8 @@ import type { AnalyticsCapabilities, PlatformFailure, PostReading, RawMetrics } 
 import { Effect } from "effect"
 import { field, stringField } from "../internal/Wire.ts"
 import { type Call, longLivedSteps } from "../meta/GraphComments.ts"
-import { accountDays, chunks, dayRange, itemsOf, latestValues, normalize, numbersOf, readMany } from "../meta/GraphInsights.ts"
+import { numbersOf, readInBatches } from "../internal/AnalyticsReading.ts"
+import { accountDays, dayRange, latestValues, normalize, readMany } from "../meta/GraphInsights.ts"
 import * as GraphApi from "../meta/GraphApi.ts"
 import * as Sessions from "../meta/Sessions.ts"
 import type { Wire } from "../internal/Wire.ts"
@@ -78,7 +79,7 @@ const postNames = {
 } as const
 
 /** One media's reading from its fields and its insights. */
-const reading = (targetId: PostReading["targetId"], item: unknown, insights: RawMetrics): PostReading => {
+const reading = (item: unknown, insights: RawMetrics): Pick<PostReading, "metrics" | "raw"> => {
   const raw: Record<string, number | string | null> = { ...insights }
   for (const name of ["like_count", "comments_count"]) {
     const value = field(item, name)
@@ -88,7 +89,6 @@ const reading = (targetId: PostReading["targetId"], item: unknown, insights: Raw
   if (type !== undefined) raw.media_product_type = type
   const total = raw.ig_reels_video_view_total_time
   return {
-    targetId,
     metrics: {
       ...normalize(raw, postNames),
       // Milliseconds on the wire.
@@ -129,31 +129,29 @@ export const make = (options: { readonly graph: GraphApi.GraphApi; readonly open
   const collectPosts: AnalyticsAdapter["collectPosts"] = (input) =>
     withSession(input.account, (call) =>
       Effect.gen(function* () {
-        const targetOf = itemsOf(input.targets)
-        const readings: Array<PostReading> = []
-        const gone: Array<PostReading["targetId"]> = []
-        let calls = 0
-        for (const ids of chunks([...targetOf.keys()], batchSize)) {
-          const head = yield* readMany(graph, call, ids, "media_product_type,like_count,comments_count")
-          calls += head.calls
-          for (const id of head.gone) gone.push(...(targetOf.get(id) ?? []))
-          const byType = new Map<string, Array<string>>()
-          for (const [id, item] of head.items) {
-            const type = stringField(item, "media_product_type") ?? "FEED"
-            const key = metricsByType[type] === undefined ? "FEED" : type
-            byType.set(key, [...(byType.get(key) ?? []), id])
-          }
-          const insights = new Map<string, RawMetrics>()
-          for (const [type, typed] of byType) {
-            const read = yield* insightsOf(call, typed, metricsByType[type]!)
-            calls += read.calls
-            for (const [id, values] of read.byId) insights.set(id, values)
-          }
-          for (const [id, item] of head.items) {
-            for (const targetId of targetOf.get(id) ?? []) readings.push(reading(targetId, item, insights.get(id) ?? {}))
-          }
-        }
-        return { readings, gone, calls }
+        return yield* readInBatches({
+          targets: input.targets,
+          batchSize,
+          read: (ids) =>
+            Effect.gen(function* () {
+              const head = yield* readMany(graph, call, ids, "media_product_type,like_count,comments_count")
+              let calls = head.calls
+              const byType = new Map<string, Array<string>>()
+              for (const [id, item] of head.items) {
+                const type = stringField(item, "media_product_type") ?? "FEED"
+                const key = metricsByType[type] === undefined ? "FEED" : type
+                byType.set(key, [...(byType.get(key) ?? []), id])
+              }
+              const items = new Map<string, { readonly item: unknown; readonly insights: RawMetrics }>()
+              for (const [type, typed] of byType) {
+                const read = yield* insightsOf(call, typed, metricsByType[type]!)
+                calls += read.calls
+                for (const id of typed) items.set(id, { item: head.items.get(id), insights: read.byId.get(id) ?? {} })
+              }
+              return { items, calls }
+            }),
+          reading: (found) => reading((found as { readonly item: unknown }).item, (found as { readonly insights: RawMetrics }).insights)
+        })
       })
     ).pipe(Effect.withSpan("platforms.photo.analytics.posts"))
 

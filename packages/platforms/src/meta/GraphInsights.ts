@@ -20,12 +20,11 @@ import type {
   MetricValues,
   PlatformFailure,
   PostMetricName,
-  RawMetrics,
-  TargetRecord
+  RawMetrics
 } from "@postwire/core"
 import { Effect } from "effect"
 import { failure, field, numberField, stringField } from "../internal/Wire.ts"
-import { dataOf, platformPostIdOf } from "../comments/CommentAdapter.ts"
+import { dataOf } from "../comments/CommentAdapter.ts"
 import { type Call, inSession } from "./GraphComments.ts"
 import type { GraphApi } from "./GraphApi.ts"
 import type { OpenPage } from "./Sessions.ts"
@@ -165,13 +164,6 @@ export const countAt = (value: unknown, ...path: ReadonlyArray<string>): number 
   return numberField(at, path[path.length - 1]!)
 }
 
-/** Splits ids into groups of at most `size`. */
-export const chunks = <A>(items: ReadonlyArray<A>, size: number): ReadonlyArray<ReadonlyArray<A>> => {
-  const out: Array<ReadonlyArray<A>> = []
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
-  return out
-}
-
 /** Steps of a Facebook Page with its Page token (the account's `externalId` is the Page id). */
 export const pageSteps =
   (openSession: OpenPage) =>
@@ -199,23 +191,3 @@ export const accountDays = (
   body: unknown,
   names: Readonly<Partial<Record<AccountMetricName, ReadonlyArray<string>>>>
 ): Array<AccountDay> => [...dailyValues(body)].map(([date, raw]) => ({ date, metrics: normalize(raw, names), raw }))
-
-/** The numbers among an answer's fields, by name. */
-export const numbersOf = (body: unknown, names: ReadonlyArray<string>): Record<string, number | string | null> => {
-  const out: Record<string, number | string | null> = {}
-  for (const name of names) {
-    const value = field(body, name)
-    if (typeof value === "number") out[name] = value
-  }
-  return out
-}
-
-/** Maps each platform item id to the targets that published it (a target without one is skipped). */
-export const itemsOf = (targets: ReadonlyArray<TargetRecord>): Map<string, Array<TargetRecord["id"]>> => {
-  const out = new Map<string, Array<TargetRecord["id"]>>()
-  for (const target of targets) {
-    const id = platformPostIdOf(target)
-    if (id !== null) out.set(id, [...(out.get(id) ?? []), target.id])
-  }
-  return out
-}

@@ -12,12 +12,13 @@
  *
  * @since 0.5.0
  */
-import type { AnalyticsCapabilities, PostReading } from "@postwire/core"
+import type { AnalyticsCapabilities } from "@postwire/core"
 import { Effect } from "effect"
 import type { Wire } from "../internal/Wire.ts"
 import * as GraphApi from "../meta/GraphApi.ts"
 import { longLivedSteps } from "../meta/GraphComments.ts"
-import { accountDays, dayRange, isMissing, itemsOf, latestValues, normalize } from "../meta/GraphInsights.ts"
+import { readInBatches, renamed } from "../internal/AnalyticsReading.ts"
+import { accountDays, dayRange, isMissing, latestValues, normalize } from "../meta/GraphInsights.ts"
 import * as Sessions from "../meta/Sessions.ts"
 import type { AnalyticsAdapter } from "../Plugin.ts"
 import * as Threads from "./Threads.ts"
@@ -44,29 +45,19 @@ export const make = (options: { readonly graph: GraphApi.GraphApi; readonly open
   const collectPosts: AnalyticsAdapter["collectPosts"] = (input) =>
     withSession(input.account, (call) =>
       Effect.gen(function* () {
-        const readings: Array<PostReading> = []
-        const gone: Array<PostReading["targetId"]> = []
-        let calls = 0
-        for (const [id, targetIds] of itemsOf(input.targets)) {
-          calls += 1
-          const answer = yield* Effect.result(call((token) => graph.get(`${id}/insights`, { metric: postMetrics.join(",") }, token)))
-          if (answer._tag === "Failure") {
-            if (!isMissing(answer.failure)) return yield* Effect.fail(answer.failure)
-            gone.push(...targetIds)
-            continue
+        return yield* readInBatches({
+          targets: input.targets,
+          batchSize: 1,
+          read: ([id]) =>
+            Effect.matchEffect(call((token) => graph.get(`${id}/insights`, { metric: postMetrics.join(",") }, token)), {
+              onSuccess: (body) => Effect.succeed({ items: new Map([[id!, body]]), calls: 1 }),
+              onFailure: (f) => (isMissing(f) ? Effect.succeed({ items: new Map<string, unknown>(), calls: 1 }) : Effect.fail(f))
+            }),
+          reading: (body) => {
+            const raw = latestValues(body)
+            return { raw, metrics: renamed(raw, { views: "views", likes: "likes", comments: "replies", reposts: "reposts", quotes: "quotes", shares: "shares" }) }
           }
-          const raw = latestValues(answer.success)
-          const metrics = normalize(raw, {
-            views: ["views"],
-            likes: ["likes"],
-            comments: ["replies"],
-            reposts: ["reposts"],
-            quotes: ["quotes"],
-            shares: ["shares"]
-          })
-          for (const targetId of targetIds) readings.push({ targetId, metrics, raw })
-        }
-        return { readings, gone, calls }
+        })
       })
     ).pipe(Effect.withSpan("platforms.textpost.analytics.posts"))
 

@@ -16,11 +16,11 @@
  *
  * @since 0.5.0
  */
-import type { AnalyticsCapabilities, PlatformFailure, PostReading, RawMetrics } from "@postwire/core"
+import type { AnalyticsCapabilities, PlatformFailure } from "@postwire/core"
 import { Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
-import { platformPostIdOf } from "../comments/CommentAdapter.ts"
 import * as Credentials from "../Credentials.ts"
+import { byId, numbersOf, readInBatches, renamed } from "../internal/AnalyticsReading.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
 import { failure, field, retrying, type Wire } from "../internal/Wire.ts"
 import type { AnalyticsAdapter } from "../Plugin.ts"
@@ -55,16 +55,6 @@ const idOf = (video: unknown): string | undefined => {
   return typeof id === "number" && Number.isSafeInteger(id) ? String(id) : undefined
 }
 
-/** The numbers among `names` of an answer. */
-const numbers = (value: unknown, names: ReadonlyArray<string>): Record<string, number> => {
-  const out: Record<string, number> = {}
-  for (const name of names) {
-    const n = field(value, name)
-    if (typeof n === "number") out[name] = n
-  }
-  return out
-}
-
 /** Refuses, before any call, a token whose stored scopes lack `scope`. */
 const needScope = (scopes: ReadonlyArray<string> | undefined, scope: string): Effect.Effect<void, PlatformFailure> =>
   scopes === undefined || scopes.includes(scope)
@@ -96,45 +86,27 @@ export const make = (config: TikTok.Config, wire: Wire): AnalyticsAdapter => {
   const collectPosts: AnalyticsAdapter["collectPosts"] = (input) =>
     inSession(input.account, "video.list", (run) =>
       Effect.gen(function* () {
-        const targetOf = new Map<string, Array<PostReading["targetId"]>>()
-        for (const target of input.targets) {
-          const id = platformPostIdOf(target)
-          if (id !== null) targetOf.set(id, [...(targetOf.get(id) ?? []), target.id])
-        }
-        const ids = [...targetOf.keys()]
-        const readings: Array<PostReading> = []
-        const gone: Array<PostReading["targetId"]> = []
-        let calls = 0
-        for (let i = 0; i < ids.length; i += batchSize) {
-          const wanted = ids.slice(i, i + batchSize)
-          calls += 1
-          const data = yield* run((token) =>
-            send(
-              HttpClientRequest.post(`${base}/v2/video/query/`).pipe(
-                HttpClientRequest.setUrlParams({ fields: videoFields }),
-                HttpClientRequest.bearerToken(token),
-                HttpClientRequest.bodyJsonUnsafe({ filters: { video_ids: wanted } })
-              )
-            )
-          )
-          const videos = field(data, "videos")
-          const found = new Set<string>()
-          for (const video of Array.isArray(videos) ? videos : []) {
-            const id = idOf(video)
-            if (id === undefined || !targetOf.has(id)) continue
-            found.add(id)
-            const raw: RawMetrics = numbers(video, ["view_count", "like_count", "comment_count", "share_count"])
-            const metrics = {
-              ...(typeof raw.view_count === "number" ? { views: raw.view_count } : {}),
-              ...(typeof raw.like_count === "number" ? { likes: raw.like_count } : {}),
-              ...(typeof raw.comment_count === "number" ? { comments: raw.comment_count } : {}),
-              ...(typeof raw.share_count === "number" ? { shares: raw.share_count } : {})
-            }
-            for (const targetId of targetOf.get(id)!) readings.push({ targetId, metrics, raw })
+        return yield* readInBatches({
+          targets: input.targets,
+          batchSize,
+          read: (wanted) =>
+            Effect.map(
+              run((token) =>
+                send(
+                  HttpClientRequest.post(`${base}/v2/video/query/`).pipe(
+                    HttpClientRequest.setUrlParams({ fields: videoFields }),
+                    HttpClientRequest.bearerToken(token),
+                    HttpClientRequest.bodyJsonUnsafe({ filters: { video_ids: wanted } })
+                  )
+                )
+              ),
+              (data) => ({ items: byId(field(data, "videos"), idOf), calls: 1 })
+            ),
+          reading: (video) => {
+            const raw = numbersOf(video, ["view_count", "like_count", "comment_count", "share_count"])
+            return { raw, metrics: renamed(raw, { views: "view_count", likes: "like_count", comments: "comment_count", shares: "share_count" }) }
           }
-          for (const id of wanted) if (!found.has(id)) gone.push(...targetOf.get(id)!)
-        }
-        return { readings, gone, calls }
+        })
       })
     ).pipe(Effect.withSpan("platforms.shortvideo.analytics.posts"))
 
@@ -149,13 +121,9 @@ export const make = (config: TikTok.Config, wire: Wire): AnalyticsAdapter => {
             )
           )
         )
-        const currentRaw = numbers(field(data, "user"), ["follower_count", "following_count", "likes_count", "video_count"])
+        const currentRaw = numbersOf(field(data, "user"), ["follower_count", "following_count", "likes_count", "video_count"])
         return {
-          current: {
-            ...(currentRaw.follower_count === undefined ? {} : { followers: currentRaw.follower_count }),
-            ...(currentRaw.following_count === undefined ? {} : { following: currentRaw.following_count }),
-            ...(currentRaw.video_count === undefined ? {} : { posts: currentRaw.video_count })
-          },
+          current: renamed(currentRaw, { followers: "follower_count", following: "following_count", posts: "video_count" }),
           currentRaw,
           days: [],
           calls: 1

@@ -15,10 +15,10 @@
  *
  * @since 0.5.0
  */
-import type { AnalyticsCapabilities, PlatformFailure, PostReading, RawMetrics } from "@postwire/core"
+import type { AnalyticsCapabilities, PlatformFailure } from "@postwire/core"
 import { Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
-import { platformPostIdOf } from "../comments/CommentAdapter.ts"
+import { byId, readInBatches, renamed } from "../internal/AnalyticsReading.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
 import { field, stringField, type Wire } from "../internal/Wire.ts"
 import type { AnalyticsAdapter } from "../Plugin.ts"
@@ -52,13 +52,6 @@ const counts = (statistics: unknown, names: ReadonlyArray<string>): Record<strin
   return out
 }
 
-/** Renames the counts present. */
-const rename = <N extends string>(raw: Record<string, number>, names: Readonly<Record<N, string>>): { [K in N]?: number } => {
-  const out: { [K in N]?: number } = {}
-  for (const name in names) if (raw[names[name]] !== undefined) out[name] = raw[names[name]]
-  return out
-}
-
 /** Creates the YouTube analytics adapter over the publishing settings. */
 export const make = (settings: YouTube.Config, wire: Wire): AnalyticsAdapter => {
   const api = settings.apiUrl.replace(/\/+$/, "")
@@ -79,32 +72,19 @@ export const make = (settings: YouTube.Config, wire: Wire): AnalyticsAdapter => 
   const collectPosts: AnalyticsAdapter["collectPosts"] = (input) =>
     inSession(input.account, (session) =>
       Effect.gen(function* () {
-        const targetOf = new Map<string, Array<PostReading["targetId"]>>()
-        for (const target of input.targets) {
-          const id = platformPostIdOf(target)
-          if (id !== null) targetOf.set(id, [...(targetOf.get(id) ?? []), target.id])
-        }
-        const ids = [...targetOf.keys()]
-        const readings: Array<PostReading> = []
-        const gone: Array<PostReading["targetId"]> = []
-        let calls = 0
-        for (let i = 0; i < ids.length; i += batchSize) {
-          const wanted = ids.slice(i, i + batchSize)
-          calls += 1
-          const body = yield* list(session, "videos", { part: "statistics", id: wanted.join(","), maxResults: String(batchSize) })
-          const items = field(body, "items")
-          const found = new Set<string>()
-          for (const item of Array.isArray(items) ? items : []) {
-            const id = stringField(item, "id")
-            if (id === undefined || !targetOf.has(id)) continue
-            found.add(id)
-            const raw: RawMetrics = counts(field(item, "statistics"), ["viewCount", "likeCount", "commentCount", "favoriteCount"])
-            const metrics = rename(raw as Record<string, number>, { views: "viewCount", likes: "likeCount", comments: "commentCount" })
-            for (const targetId of targetOf.get(id)!) readings.push({ targetId, metrics, raw })
+        return yield* readInBatches({
+          targets: input.targets,
+          batchSize,
+          read: (wanted) =>
+            Effect.map(list(session, "videos", { part: "statistics", id: wanted.join(","), maxResults: String(batchSize) }), (body) => ({
+              items: byId(field(body, "items"), (item) => stringField(item, "id")),
+              calls: 1
+            })),
+          reading: (item) => {
+            const raw = counts(field(item, "statistics"), ["viewCount", "likeCount", "commentCount", "favoriteCount"])
+            return { raw, metrics: renamed(raw, { views: "viewCount", likes: "likeCount", comments: "commentCount" }) }
           }
-          for (const id of wanted) if (!found.has(id)) gone.push(...targetOf.get(id)!)
-        }
-        return { readings, gone, calls }
+        })
       })
     ).pipe(Effect.withSpan("platforms.video.analytics.posts"))
 
@@ -117,7 +97,7 @@ export const make = (settings: YouTube.Config, wire: Wire): AnalyticsAdapter => 
         const currentRaw = counts(statistics, ["subscriberCount", "videoCount", "viewCount"])
         return {
           // `viewCount` is the channel's lifetime total, not a day's: kept in `raw` only.
-          current: rename(currentRaw, { followers: "subscriberCount", posts: "videoCount" }),
+          current: renamed(currentRaw, { followers: "subscriberCount", posts: "videoCount" }),
           currentRaw,
           days: [],
           calls: 1
