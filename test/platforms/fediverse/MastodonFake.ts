@@ -7,7 +7,12 @@
  *   (https://docs.joinmastodon.org/methods/oauth/);
  * - `GET /api/v1/accounts/verify_credentials`, `GET /api/v1/accounts/:id/statuses`;
  * - `GET /api/v2/instance` with `configuration` (https://docs.joinmastodon.org/methods/instance/#v2);
- * - `POST /api/v2/media`: 200 for an image, 202 with `url: null` for a video, processed after
+ * - `POST /api/v2/media` with its `description`, refused past
+ *   `configuration.media_attachments.description_limit` (Mastodon's MediaAttachment validates
+ *   `description` length up to 1,500 characters; 422
+ *   `{"error":"Validation failed: Description is too long (maximum is 1500 characters)"}`,
+ *   https://docs.joinmastodon.org/entities/Instance/#description_limit): 200 for an image, 202
+ *   with `url: null` for a video, processed after
  *   `processingChecks` reads of `GET /api/v1/media/:id` (206 until then;
  *   https://docs.joinmastodon.org/methods/media/);
  * - `POST /api/v1/statuses` with the `Idempotency-Key` replay (the same key returns the same
@@ -43,6 +48,8 @@ export interface Media {
   readonly mime: string
   readonly filename: string
   readonly size: number
+  /** The `description` (alt text) sent with the upload; `null` without one. */
+  readonly description: string | null
   checksLeft: number
 }
 
@@ -62,7 +69,14 @@ export interface MastodonFake extends FakeServer.FakeServer {
   /** `configuration` of `/api/v2/instance`. */
   configuration: {
     statuses: { max_characters: number; max_media_attachments: number; characters_reserved_per_url: number }
-    media_attachments: { supported_mime_types: Array<string>; image_size_limit: number; video_size_limit: number; image_matrix_limit: number; video_matrix_limit: number }
+    media_attachments: {
+      supported_mime_types: Array<string>
+      image_size_limit: number
+      video_size_limit: number
+      image_matrix_limit: number
+      video_matrix_limit: number
+      description_limit: number
+    }
   }
   /** Reads of a 202 video before it is processed. */
   processingChecks: number
@@ -137,7 +151,7 @@ export const make = (): Effect.Effect<MastodonFake, never, Scope.Scope> =>
       type: m.kind,
       url: m.checksLeft > 0 ? null : `${fake.origin}/files/${m.id}`,
       preview_url: `${fake.origin}/files/${m.id}/small`,
-      description: null
+      description: m.description
     })
     const escapeHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
     const statusJson = (s: Status) => {
@@ -247,7 +261,7 @@ export const make = (): Effect.Effect<MastodonFake, never, Scope.Scope> =>
             return { status: 200, json: {} }
           }
           case "instance":
-            return json(200, { domain: "127.0.0.1", title: "Fake Mastodon", version: "4.3.0", configuration: fake.configuration })
+            return json(200, { domain: "127.0.0.1", title: "Fake Mastodon", version: "4.4.0", configuration: fake.configuration })
           default:
             break
         }
@@ -264,9 +278,21 @@ export const make = (): Effect.Effect<MastodonFake, never, Scope.Scope> =>
             if (file === undefined) return error(422, "Validation failed: File can't be blank")
             const cfg = fake.configuration.media_attachments
             if (!cfg.supported_mime_types.includes(file.mime)) return error(422, `Validation failed: File content type is invalid, File is invalid`)
+            const description = fields.description === undefined || fields.description === "" ? null : fields.description
+            // Rails counts a string's characters as code points.
+            if (description !== null && [...description].length > cfg.description_limit) {
+              return error(422, `Validation failed: Description is too long (maximum is ${cfg.description_limit} characters)`)
+            }
             const kind = file.mime.startsWith("video/") ? "video" : "image"
-            const m: Media = { id: mediaId(), kind, mime: file.mime, filename: file.filename, size: file.size, checksLeft: kind === "video" ? fake.processingChecks : 0 }
-            void fields
+            const m: Media = {
+              id: mediaId(),
+              kind,
+              mime: file.mime,
+              filename: file.filename,
+              size: file.size,
+              description,
+              checksLeft: kind === "video" ? fake.processingChecks : 0
+            }
             fake.media.set(m.id, m)
             return json(m.checksLeft > 0 ? 202 : 200, mediaJson(m))
           }
@@ -363,7 +389,8 @@ export const make = (): Effect.Effect<MastodonFake, never, Scope.Scope> =>
           image_size_limit: 16_777_216,
           video_size_limit: 103_809_024,
           image_matrix_limit: 33_177_600,
-          video_matrix_limit: 8_294_400
+          video_matrix_limit: 8_294_400,
+          description_limit: 1_500
         }
       },
       processingChecks: 2,
