@@ -249,8 +249,8 @@ export const reasons = {
     "server Mastodon menerima paling banyak {max} piksel (lebar × tinggi) untuk jenis ini; berkas ini {size}"
   ),
   fediverse_alt_count: text(
-    "gives {count} descriptions for {media} media items: at most one per item",
-    "memberi {count} deskripsi untuk {media} media: paling banyak satu per media"
+    "gives {count} descriptions where the post has {max} media items: at most one per item",
+    "memberi {count} deskripsi padahal unggahan ini berisi {max} media: paling banyak satu per media"
   ),
   fediverse_alt_too_long: text(
     "the Mastodon server takes media descriptions of at most {max} characters; this one has {size}",

@@ -101,7 +101,7 @@ describe.each(backends())("Mastodon's rules at validate and create on %s", (back
     const extra = await create("described", two, { alt: ["one", "two", "three"] })
     expect(extra.status, JSON.stringify(extra.body)).toBe(422)
     expect(errorOf(extra)).toMatchObject({ code: "media_invalid", field: "targets[0].fediverse.alt[2]" })
-    expect(errorOf(extra).message).toContain("gives 3 descriptions for 2 media items")
+    expect(errorOf(extra).message).toContain("gives 3 descriptions where the post has 2 media items")
     const notText = await create("described", two, { alt: [42] })
     expect(notText.status, JSON.stringify(notText.body)).toBe(400)
     expect(errorOf(notText)).toMatchObject({ code: "invalid_request", field: "targets[0].fediverse.alt[0]" })

@@ -80,7 +80,7 @@ export const options: TargetRules.OptionsSpec = {
       return TargetRules.refused({
         code: "media_invalid",
         field: `alt[${post.media.length}]`,
-        details: { platform: "fediverse", detail: ErrorDetail.reason("fediverse_alt_count", { count: alt.length, media: post.media.length }) }
+        details: { platform: "fediverse", detail: ErrorDetail.reason("fediverse_alt_count", { count: alt.length, max: post.media.length }) }
       })
     }
     const long = descriptionBreak(alt, defaultLimits.descriptionLimit)
