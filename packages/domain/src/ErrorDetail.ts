@@ -248,6 +248,10 @@ export const reasons = {
     "the Mastodon server takes at most {max} pixels (width × height) of this kind; this one has {size}",
     "server Mastodon menerima paling banyak {max} piksel (lebar × tinggi) untuk jenis ini; berkas ini {size}"
   ),
+  fediverse_server_not_public: text(
+    "must be a Mastodon server on the public internet: {range}",
+    "harus berupa server Mastodon di internet publik: {range}"
+  ),
   fediverse_alt_count: text(
     "gives {count} descriptions where the post has {max} media items: at most one per item",
     "memberi {count} deskripsi padahal unggahan ini berisi {max} media: paling banyak satu per media"
