@@ -2,7 +2,9 @@
  * A fake Mastodon server on loopback, following the API documentation:
  *
  * - apps: `POST /api/v1/apps` (https://docs.joinmastodon.org/methods/apps/#create);
- * - OAuth: `GET /oauth/authorize` (approves at once, or denies with `access_denied`),
+ * - OAuth: `GET /oauth/authorize` (approves at once, or denies with `access_denied`; with
+ *   `consentPage`, shows the authorization page whose "Authorize" and "Deny" buttons post the
+ *   request back to `/oauth/authorize`, as Mastodon's own page does),
  *   `POST /oauth/token` with PKCE S256 checked when a challenge was given, `POST /oauth/revoke`
  *   (https://docs.joinmastodon.org/methods/oauth/);
  * - `GET /api/v1/accounts/verify_credentials`, `GET /api/v1/accounts/:id/statuses`;
@@ -62,7 +64,7 @@ export interface Person {
 export interface MastodonFake extends FakeServer.FakeServer {
   readonly owner: Person
   readonly stranger: Person
-  readonly apps: Array<{ client_id: string; client_secret: string; redirect_uris: ReadonlyArray<string>; scopes: string }>
+  readonly apps: Array<{ name: string; client_id: string; client_secret: string; redirect_uris: ReadonlyArray<string>; scopes: string }>
   readonly tokens: Map<string, { accountId: string; clientId: string; scope: string; revoked: boolean }>
   readonly statuses: Array<Status>
   readonly media: Map<string, Media>
@@ -85,6 +87,8 @@ export interface MastodonFake extends FakeServer.FakeServer {
   readonly rateLimitReset: string
   /** The authorize page denies (`error=access_denied`). */
   deny: boolean
+  /** `GET /oauth/authorize` shows a page to answer (a browser test) instead of approving at once. */
+  consentPage: boolean
   /** A token for the owner, issued outside OAuth (adapter tests). */
   readonly ownerToken: string
   /** A token of someone else. */
@@ -213,27 +217,41 @@ export const make = (): Effect.Effect<MastodonFake, never, Scope.Scope> =>
             if (p.client_name === undefined || p.client_name === "") return error(422, "Validation failed: Application name can't be blank")
             if (redirect === undefined || !/^[a-z]+:\/\//.test(redirect)) return error(422, "Validation failed: Redirect URI must be an absolute URI.")
             const id = appId()
-            const app = { client_id: `cid-${id}`, client_secret: `secret-${id}`, redirect_uris: [redirect], scopes: p.scopes ?? "read" }
+            const app = { name: p.client_name, client_id: `cid-${id}`, client_secret: `secret-${id}`, redirect_uris: [redirect], scopes: p.scopes ?? "read" }
             fake.apps.push(app)
             return { status: 200, json: { id, name: p.client_name, website: p.website ?? null, redirect_uri: redirect, redirect_uris: [redirect], client_id: app.client_id, client_secret: app.client_secret, vapid_key: "BCk-QqERU0q-CfYZjcuB6lnyyOYfJ2AifKqfeGIm7Z-HiTU5T9eTG5GxVA0_OH5mMlI4UkkDTpaZwozy0TzdZ2M=" } }
           }
           case "authorize": {
-            const app = fake.apps.find((a) => a.client_id === r.query.get("client_id"))
-            const redirect = r.query.get("redirect_uri") ?? ""
+            // The request's fields: the query of the GET, or the page's form posted back.
+            const ask = (name: string) => (r.method === "POST" ? (p[name] ?? null) : r.query.get(name))
+            const app = fake.apps.find((a) => a.client_id === ask("client_id"))
+            const redirect = ask("redirect_uri") ?? ""
             if (app === undefined) return error(401, "invalid_client")
             if (!app.redirect_uris.includes(redirect)) return error(400, "invalid_redirect_uri")
-            const requested = (r.query.get("scope") ?? "read").split(" ")
+            const requested = (ask("scope") ?? "read").split(" ")
             const allowed = app.scopes.split(" ")
             if (!requested.every((s) => allowed.includes(s))) return error(400, "invalid_scope")
+            if (r.method === "GET" && fake.consentPage) {
+              const hidden = ["response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method"]
+                .map((name) => `<input type="hidden" name="${name}" value="${escapeHtml(ask(name) ?? "")}">`)
+                .join("")
+              const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization required</title></head><body>
+<h1>Authorization required</h1><p><strong>${escapeHtml(app.name)}</strong> would like permission to access your account <strong>@${owner.username}</strong>.</p>
+<p>${requested.map((s) => `<code>${escapeHtml(s)}</code>`).join(" ")}</p>
+<form method="post" action="/oauth/authorize">${hidden}<button type="submit" name="decision" value="authorize">Authorize</button><button type="submit" name="decision" value="deny">Deny</button></form>
+</body></html>`
+              return { status: 200, raw: html, headers: { "content-type": "text/html; charset=utf-8" } } as FakeServer.FakeReply
+            }
             const location = new URL(redirect)
-            const state = r.query.get("state")
-            if (state !== null) location.searchParams.set("state", state)
-            if (fake.deny) {
+            const state = ask("state")
+            if (state !== null && state !== "") location.searchParams.set("state", state)
+            if (fake.deny || (r.method === "POST" && p.decision !== "authorize")) {
               location.searchParams.set("error", "access_denied")
               location.searchParams.set("error_description", "The resource owner or authorization server denied the request.")
             } else {
+              const challenge = ask("code_challenge")
               const code = `code-${codes.size + 1}`
-              codes.set(code, { clientId: app.client_id, redirectUri: redirect, scope: requested.join(" "), challenge: r.query.get("code_challenge") ?? undefined })
+              codes.set(code, { clientId: app.client_id, redirectUri: redirect, scope: requested.join(" "), challenge: challenge === null || challenge === "" ? undefined : challenge })
               location.searchParams.set("code", code)
             }
             return { status: 302, json: {}, headers: { location: location.toString() } }
@@ -397,6 +415,7 @@ export const make = (): Effect.Effect<MastodonFake, never, Scope.Scope> =>
       rateLimitRemaining: 300,
       rateLimitReset: "2026-12-05T09:05:00.000Z",
       deny: false,
+      consentPage: false,
       ownerToken: "owner-token",
       strangerToken: "stranger-token",
       addStatus: (person: Person, text: string, inReplyToId: string | null) => {
