@@ -304,6 +304,21 @@ describe("Mastodon adapter", () => {
     )
   )
 
+  it.live("media uploads have their own limit (30 per 30 minutes): the target waits until its reset, nothing posted", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { fake, client } = yield* setUp()
+        fake.mediaUploadsRemaining = 1
+        const result = yield* drive(client, aMastodonPost(fake, { media: [anImage(), anImage()] }))
+        assert.strictEqual(result.failure?.code, "platform_unavailable")
+        assert.strictEqual(result.failure?.platformCode, "rate_limited")
+        assert.strictEqual(result.failure?.retryAt, Date.parse(fake.mediaRateLimitReset))
+        assert.strictEqual(fake.count("upload"), 2)
+        assert.strictEqual(fake.statuses.length, 0)
+      })
+    )
+  )
+
   it.live("a revoked token asks for a reconnect; a 5xx is retried", () =>
     Effect.scoped(
       Effect.gen(function* () {

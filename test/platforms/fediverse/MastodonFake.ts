@@ -24,7 +24,8 @@
  * - `GET /api/v1/statuses/:id`, `GET /api/v1/statuses/:id/context`, `DELETE /api/v1/statuses/:id`
  *   (someone else's: 404 `Record not found`);
  * - every answer carries `X-RateLimit-Limit/Remaining/Reset`; past the limit, 429
- *   `{"error":"Too many requests"}` (https://docs.joinmastodon.org/api/rate-limits/);
+ *   `{"error":"Too many requests"}`, and media uploads have their own limit of 30 per 30 minutes
+ *   (https://docs.joinmastodon.org/api/rate-limits/, "Media uploads");
  * - a token unknown or revoked: 401 `{"error":"The access token is invalid"}`.
  */
 import { createHash } from "node:crypto"
@@ -84,6 +85,10 @@ export interface MastodonFake extends FakeServer.FakeServer {
   processingChecks: number
   /** Calls left in the window; `X-RateLimit-Remaining`. */
   rateLimitRemaining: number
+  /** Media uploads left in their own 30-minute window (30 at first). */
+  mediaUploadsRemaining: number
+  /** When the media uploads' window ends (`X-RateLimit-Reset` of a refused upload). */
+  readonly mediaRateLimitReset: string
   readonly rateLimitReset: string
   /** The authorize page denies (`error=access_denied`). */
   deny: boolean
@@ -292,6 +297,10 @@ export const make = (): Effect.Effect<MastodonFake, never, Scope.Scope> =>
           case "verify":
             return json(200, accountJson(me))
           case "upload": {
+            if (fake.mediaUploadsRemaining <= 0) {
+              return error(429, "Too many requests", { "x-ratelimit-limit": "30", "x-ratelimit-remaining": "0", "x-ratelimit-reset": fake.mediaRateLimitReset })
+            }
+            fake.mediaUploadsRemaining -= 1
             const { file, fields } = parseMultipart(r)
             if (file === undefined) return error(422, "Validation failed: File can't be blank")
             const cfg = fake.configuration.media_attachments
@@ -414,6 +423,8 @@ export const make = (): Effect.Effect<MastodonFake, never, Scope.Scope> =>
       processingChecks: 2,
       rateLimitRemaining: 300,
       rateLimitReset: "2026-12-05T09:05:00.000Z",
+      mediaUploadsRemaining: 30,
+      mediaRateLimitReset: "2026-12-05T09:30:00.000Z",
       deny: false,
       consentPage: false,
       ownerToken: "owner-token",
