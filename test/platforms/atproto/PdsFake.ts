@@ -105,6 +105,7 @@ const postProblem = (record: Record<string, unknown>, blobs: PdsFake["blobs"]): 
       if (typeof external?.uri !== "string" || typeof external.title !== "string" || typeof external.description !== "string") {
         return "Record/embed/external must have uri, title and description"
       }
+      if (external.thumb !== undefined) blobRefs.push(external.thumb)
     }
     for (const ref of blobRefs) {
       const link = (ref as { ref?: { $link?: string } } | undefined)?.ref?.$link

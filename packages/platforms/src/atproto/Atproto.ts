@@ -15,9 +15,9 @@
  *
  * The embed: up to 4 images (`app.bsky.embed.images`, alt text and aspect ratio), or one video
  * (`app.bsky.embed.video`, the blob uploaded to the PDS as the lexicon allows), or, without media,
- * a link card for the first link (`app.bsky.embed.external`) whose title is the link itself:
- * Postwire does not fetch the page (no request to an address a post names; see
- * docs/decisions.md).
+ * a link card for the first link (`app.bsky.embed.external`) with the page's title, description
+ * and image read under the outbound-address rules (`LinkCard`), or the bare link when the page
+ * cannot be read.
  *
  * @since 0.5.0
  */
@@ -25,6 +25,7 @@ import type { PublishInput, PublishStep } from "@postwire/core"
 import { Clock, Effect } from "effect"
 import { amend, failure, field, stringField, type Wire } from "../internal/Wire.ts"
 import * as Facets from "./Facets.ts"
+import * as LinkCard from "./LinkCard.ts"
 import { byteLength, rules, textBytesMax } from "./Rules.ts"
 import * as Tid from "./Tid.ts"
 import * as Xrpc from "./Xrpc.ts"
@@ -33,10 +34,24 @@ import * as Xrpc from "./Xrpc.ts"
 export interface Config {
   /** The web app's address for permalinks: `{webHost}/profile/{handle}/post/{rkey}`. */
   readonly webHost: string
+  /** Read the linked page for the link card (title, description, image); `false`: bare cards. */
+  readonly linkCards: boolean
+  /** Let the link card reach loopback addresses (tests only; `POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS`). */
+  readonly linkCardAllowLoopback: boolean
+  /** Time allowed to read the linked page (and its image), in milliseconds. */
+  readonly linkCardTimeoutMs: number
+  /** The most of the linked page read, in bytes. */
+  readonly linkCardMaxBytes: number
 }
 
-/** Defaults: permalinks on bsky.app. */
-export const defaults: Config = { webHost: "https://bsky.app" }
+/** Defaults: permalinks on bsky.app, link cards read within 5 s and 512 KiB. */
+export const defaults: Config = {
+  webHost: "https://bsky.app",
+  linkCards: true,
+  linkCardAllowLoopback: false,
+  linkCardTimeoutMs: 5_000,
+  linkCardMaxBytes: 512 * 1024
+}
 
 /** The post collection. */
 export const postCollection = "app.bsky.feed.post"
@@ -65,7 +80,8 @@ export const buildRecord = (
   session: Xrpc.Session,
   input: PublishInput,
   nowMs: number,
-  alt: ReadonlyArray<string>
+  alt: ReadonlyArray<string>,
+  config: Config = defaults
 ): Effect.Effect<Record<string, unknown>, import("@postwire/core").PlatformFailure> =>
   Effect.gen(function* () {
     const text = input.post.caption
@@ -104,7 +120,7 @@ export const buildRecord = (
       }
     } else {
       const link = Facets.firstLink(found)
-      if (link !== undefined) embed = { $type: "app.bsky.embed.external", external: { uri: link, title: link, description: "" } }
+      if (link !== undefined) embed = { $type: "app.bsky.embed.external", external: yield* external(session, link, config) }
     }
     return {
       $type: postCollection,
@@ -114,6 +130,25 @@ export const buildRecord = (
       ...(langsOf(input).length > 0 ? { langs: langsOf(input) } : {}),
       ...(embed === undefined ? {} : { embed })
     }
+  })
+
+/** The link card's `external` object: the page's words, and its image uploaded as the thumbnail when it could be. */
+const external = (session: Xrpc.Session, link: string, config: Config) =>
+  Effect.gen(function* () {
+    const card = yield* LinkCard.read(link, {
+      fetch: config.linkCards,
+      allowLoopback: config.linkCardAllowLoopback,
+      timeoutMs: config.linkCardTimeoutMs,
+      maxBytes: config.linkCardMaxBytes
+    })
+    const words = { uri: card.uri, title: card.title, description: card.description }
+    if (card.image === undefined) return words
+    // A thumbnail the PDS refuses (too large for it, throttled) leaves the card without one.
+    const uploaded = yield* session.call({ _tag: "upload", nsid: "com.atproto.repo.uploadBlob", bytes: card.image.bytes, contentType: card.image.mime }).pipe(
+      Effect.map((response) => (Xrpc.ok(response) ? field(response.json, "blob") : undefined)),
+      Effect.orElseSucceed(() => undefined)
+    )
+    return typeof uploaded === "object" && uploaded !== null ? { ...words, thumb: uploaded } : words
   })
 
 /** The caption breaks a rule validate checks too: the target ends before anything is sent. */
@@ -174,7 +209,7 @@ export const make = (config: Config, wire: Wire) => ({
       } else {
         const broken = captionFailure(input.post.caption)
         if (broken !== undefined) return yield* fail(broken)
-        const record = yield* buildRecord(session, input, now, altOf(input)).pipe(Effect.catch(fail))
+        const record = yield* buildRecord(session, input, now, altOf(input), config).pipe(Effect.catch(fail))
         state = { rkey: Tid.next(now), record }
       }
       if (input.checkpoint !== undefined) yield* input.checkpoint(state)

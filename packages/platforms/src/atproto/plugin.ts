@@ -9,6 +9,8 @@
  * | setting | environment | default |
  * |---|---|---|
  * | `publish.webHost` | `POSTWIRE_ATPROTO_WEB_HOST` | `https://bsky.app` (permalinks) |
+ * | `publish.linkCards` | `POSTWIRE_ATPROTO_LINK_CARDS` (`0` turns reading pages off) | `1` |
+ * | `publish.linkCardAllowLoopback` | `POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS` | `0` |
  * | `connect.serviceUrl` | `POSTWIRE_ATPROTO_SERVICE_URL` | `https://bsky.social` |
  *
  * @since 0.5.0
@@ -20,6 +22,9 @@ import * as AtprotoConnect from "./AtprotoConnect.ts"
 import { options } from "./Options.ts"
 import { rules } from "./Rules.ts"
 import * as Tid from "./Tid.ts"
+
+/** A `1`/`0` switch; unset: the default. */
+const flag = (value: string | undefined): boolean | undefined => (value === undefined ? undefined : value === "1" || value === "true")
 
 /** The Bluesky plugin. */
 export const atproto: PlatformPlugin<Atproto.Config, AtprotoConnect.Settings> = {
@@ -40,7 +45,11 @@ export const atproto: PlatformPlugin<Atproto.Config, AtprotoConnect.Settings> = 
   // Sessions: the access token lives about 2 hours, the refresh token about 2 months; renewed
   // halfway through the access token's life (the default policy).
   env: (read) => ({
-    publish: { webHost: read.url("POSTWIRE_ATPROTO_WEB_HOST") },
+    publish: {
+      webHost: read.url("POSTWIRE_ATPROTO_WEB_HOST"),
+      linkCards: flag(read.text("POSTWIRE_ATPROTO_LINK_CARDS")),
+      linkCardAllowLoopback: flag(read.text("POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS"))
+    },
     connect: { serviceUrl: read.url("POSTWIRE_ATPROTO_SERVICE_URL") }
   }),
   sandbox: {
