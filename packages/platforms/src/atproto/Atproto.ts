@@ -28,6 +28,7 @@ import * as Facets from "./Facets.ts"
 import * as LinkCard from "./LinkCard.ts"
 import { byteLength, rules, textBytesMax } from "./Rules.ts"
 import * as Tid from "./Tid.ts"
+import * as Video from "./Video.ts"
 import * as Xrpc from "./Xrpc.ts"
 
 /** Publishing settings. */
@@ -42,6 +43,14 @@ export interface Config {
   readonly linkCardTimeoutMs: number
   /** The most of the linked page read, in bytes. */
   readonly linkCardMaxBytes: number
+  /** The video service (`app.bsky.video.*`); `null`: videos go to the PDS as a blob. */
+  readonly videoServiceUrl: string | null
+  /** The video service's DID, the audience of its service-auth token for `getUploadLimits`. */
+  readonly videoServiceDid: string
+  /** The wait between two `getJobStatus` checks of a video being processed. */
+  readonly pollIntervalMs: number
+  /** How many checks a video job gets before the target fails (`video_processing_timeout`). */
+  readonly videoChecksMax: number
 }
 
 /** Defaults: permalinks on bsky.app, link cards read within 5 s and 512 KiB. */
@@ -50,7 +59,11 @@ export const defaults: Config = {
   linkCards: true,
   linkCardAllowLoopback: false,
   linkCardTimeoutMs: 5_000,
-  linkCardMaxBytes: 512 * 1024
+  linkCardMaxBytes: 512 * 1024,
+  videoServiceUrl: "https://video.bsky.app",
+  videoServiceDid: "did:web:video.bsky.app",
+  pollIntervalMs: 2_000,
+  videoChecksMax: 300
 }
 
 /** The post collection. */
@@ -81,7 +94,8 @@ export const buildRecord = (
   input: PublishInput,
   nowMs: number,
   alt: ReadonlyArray<string>,
-  config: Config = defaults
+  config: Config = defaults,
+  uploaded?: ReadonlyArray<unknown>
 ): Effect.Effect<Record<string, unknown>, import("@postwire/core").PlatformFailure> =>
   Effect.gen(function* () {
     const text = input.post.caption
@@ -95,8 +109,8 @@ export const buildRecord = (
       else if (response.status === 429 || response.status >= 500) return yield* Effect.fail(Xrpc.toFailure(response, nowMs))
     }
     const facets = Facets.facets(text, found, dids)
-    const blobs: Array<unknown> = []
-    for (const media of input.media) {
+    const blobs: Array<unknown> = uploaded === undefined ? [] : [...uploaded]
+    for (const media of uploaded === undefined ? input.media : []) {
       const bytes = yield* media.read
       const response = yield* session.call({ _tag: "upload", nsid: "com.atproto.repo.uploadBlob", bytes, contentType: media.record.mime })
       if (!Xrpc.ok(response)) {
@@ -172,7 +186,9 @@ export const langsOf = (input: PublishInput): ReadonlyArray<string> => strings(f
 const strings = (value: unknown): ReadonlyArray<string> => (Array.isArray(value) ? value.map((a) => (typeof a === "string" ? a : "")) : [])
 
 /** Creates the publisher. */
-export const make = (config: Config, wire: Wire) => ({
+export const make = (config: Config, wire: Wire) => {
+  const videos = Video.make(config, wire)
+  return {
   publish: (input: PublishInput) =>
     Effect.gen(function* () {
       const session = yield* Xrpc.session(wire, input.account.id, input.account.credentials)
@@ -193,7 +209,13 @@ export const make = (config: Config, wire: Wire) => ({
         state
       })
       let state: State
-      if (isState(input.state)) {
+      if (Video.isVideoJob(input.state)) {
+        // A video at the video service: ready, failed, or still in process.
+        const job = yield* videos.check(input.state).pipe(Effect.catch(fail))
+        if (job._tag === "InProgress") return withCredentials(job)
+        const record = yield* buildRecord(session, input, now, altOf(input), config, [job.blob]).pipe(Effect.catch(fail))
+        state = { rkey: Tid.next(now), record }
+      } else if (isState(input.state)) {
         // Resuming after a create whose answer may be lost: look first.
         state = input.state
         const found = yield* session.call({
@@ -209,8 +231,15 @@ export const make = (config: Config, wire: Wire) => ({
       } else {
         const broken = captionFailure(input.post.caption)
         if (broken !== undefined) return yield* fail(broken)
-        const record = yield* buildRecord(session, input, now, altOf(input), config).pipe(Effect.catch(fail))
-        state = { rkey: Tid.next(now), record }
+        if (config.videoServiceUrl !== null && input.media.length === 1 && input.media[0]!.record.kind === "video") {
+          const job = yield* videos.start(session, input.media[0]!).pipe(Effect.catch(fail))
+          if (job._tag === "InProgress") return withCredentials(job)
+          const record = yield* buildRecord(session, input, now, altOf(input), config, [job.blob]).pipe(Effect.catch(fail))
+          state = { rkey: Tid.next(now), record }
+        } else {
+          const record = yield* buildRecord(session, input, now, altOf(input), config).pipe(Effect.catch(fail))
+          state = { rkey: Tid.next(now), record }
+        }
       }
       if (input.checkpoint !== undefined) yield* input.checkpoint(state)
       const created = yield* session.call({
@@ -237,4 +266,5 @@ export const make = (config: Config, wire: Wire) => ({
       }
       return yield* fail(amend(refused, sure ? { state: null, notPublished: true } : { state }))
     })
-})
+}
+}

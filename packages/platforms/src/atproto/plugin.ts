@@ -1,7 +1,7 @@
 /**
  * Bluesky as a plugin (wire word `atproto`, the AT Protocol network): posts as
  * `app.bsky.feed.post` records created under a key Postwire chooses first (exactly once),
- * rich-text facets, images, a video or a link card; replies as comments; accounts connected with
+ * rich-text facets, images, a video (through the video service) or a link card read from the page; replies as comments; accounts connected with
  * a handle and an app password (the session is sealed, the password is not kept).
  *
  * Settings and their environment names:
@@ -11,6 +11,9 @@
  * | `publish.webHost` | `POSTWIRE_ATPROTO_WEB_HOST` | `https://bsky.app` (permalinks) |
  * | `publish.linkCards` | `POSTWIRE_ATPROTO_LINK_CARDS` (`0` turns reading pages off) | `1` |
  * | `publish.linkCardAllowLoopback` | `POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS` | `0` |
+ * | `publish.videoServiceUrl` | `POSTWIRE_ATPROTO_VIDEO_SERVICE_URL` (`none`: videos go to the PDS) | `https://video.bsky.app` |
+ * | `publish.videoServiceDid` | `POSTWIRE_ATPROTO_VIDEO_SERVICE_DID` | `did:web:video.bsky.app` |
+ * | `publish.pollIntervalMs` | `POSTWIRE_PLATFORM_POLL_INTERVAL_MS` | 2000 (video job checks) |
  * | `connect.serviceUrl` | `POSTWIRE_ATPROTO_SERVICE_URL` | `https://bsky.social` |
  *
  * @since 0.5.0
@@ -48,7 +51,10 @@ export const atproto: PlatformPlugin<Atproto.Config, AtprotoConnect.Settings> = 
     publish: {
       webHost: read.url("POSTWIRE_ATPROTO_WEB_HOST"),
       linkCards: flag(read.text("POSTWIRE_ATPROTO_LINK_CARDS")),
-      linkCardAllowLoopback: flag(read.text("POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS"))
+      linkCardAllowLoopback: flag(read.text("POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS")),
+      videoServiceUrl: read.text("POSTWIRE_ATPROTO_VIDEO_SERVICE_URL") === "none" ? null : read.url("POSTWIRE_ATPROTO_VIDEO_SERVICE_URL"),
+      videoServiceDid: read.text("POSTWIRE_ATPROTO_VIDEO_SERVICE_DID"),
+      pollIntervalMs: read.pollIntervalMs
     },
     connect: { serviceUrl: read.url("POSTWIRE_ATPROTO_SERVICE_URL") }
   }),
