@@ -19,6 +19,7 @@
  */
 import type { PlatformPlugin } from "../Plugin.ts"
 import * as Fediverse from "./Fediverse.ts"
+import * as FediverseAnalytics from "./Analytics.ts"
 import * as FediverseComments from "./FediverseComments.ts"
 import * as FediverseConnect from "./FediverseConnect.ts"
 import * as Options from "./Options.ts"
@@ -33,8 +34,10 @@ export const fediverse: PlatformPlugin<Fediverse.Config, FediverseConnect.Settin
   publish: {
     defaults: Fediverse.defaults,
     make: (settings, wire) => Fediverse.make(settings, wire),
-    comments: (_settings, wire) => FediverseComments.make(wire)
+    comments: (_settings, wire) => FediverseComments.make(wire),
+    analytics: (_settings, wire) => FediverseAnalytics.make(wire)
   },
+  analytics: FediverseAnalytics.capabilities,
   connect: {
     defaults: FediverseConnect.defaults,
     form: FediverseConnect.form,
