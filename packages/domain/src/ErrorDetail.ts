@@ -100,6 +100,11 @@ export const reasons = {
   ),
   range_order: text("`to` must be after `from`", "`to` harus lebih lambat dari `from`"),
   range_too_long: text("the range may span at most {days} days", "rentang tanggal paling panjang {days} hari"),
+  calendar_date: text("must be a date written YYYY-MM-DD, e.g. 2026-11-22", "harus berupa tanggal YYYY-MM-DD, misalnya 2026-11-22"),
+  time_zone: text(
+    "must be a time zone: an IANA name such as Asia/Jakarta, UTC, or an offset such as +07:00",
+    "harus berupa zona waktu: nama IANA seperti Asia/Jakarta, UTC, atau offset seperti +07:00"
+  ),
   publishing_started: text("publishing has started", "publikasi sudah dimulai"),
   post_is: text("the post is {status}", "unggahan ini berstatus {status}"),
   post_already: text("the post is already {status}", "unggahan ini sudah berstatus {status}"),

@@ -53,6 +53,7 @@ import { observeRequests } from "./http/RequestLog.ts"
 import { EventsHandlers } from "./http/EventsHandlers.ts"
 import { ApiHandlers } from "./http/Handlers.ts"
 import { CommentsHandlers } from "./http/CommentsHandlers.ts"
+import { AnalyticsHandlers } from "./http/AnalyticsHandlers.ts"
 import { PlatformComments } from "./comments/PlatformComments.ts"
 import { PlatformHookRoutes } from "./comments/PlatformHookRoutes.ts"
 import { WebhooksHandlers } from "./http/WebhooksHandlers.ts"
@@ -101,7 +102,7 @@ const AccountConnectorLive = Layer.unwrap(
 )
 
 /** The handlers of every group of the public contract. */
-const PublicHandlers = Layer.mergeAll(ApiHandlers, ApprovalsHandlers, WebhooksHandlers, EventsHandlers, CommentsHandlers)
+const PublicHandlers = Layer.mergeAll(ApiHandlers, ApprovalsHandlers, WebhooksHandlers, EventsHandlers, CommentsHandlers, AnalyticsHandlers)
 
 /**
  * The public contract as this server serves it: its public address (with a mount prefix, when
