@@ -181,6 +181,8 @@ describe.skipIf(!hasChromium)("the analytics chart (ChartSvg) in Chromium", () =
         expect(Math.abs(tick - i * step)).toBeLessThan(step / 1000)
       })
       if (wholeOnly) expect(ticks.every(Number.isInteger)).toBe(true)
+      // One way of writing numbers on one axis: compact ("50k") for all or for none.
+      expect(new Set(drawn.ticks.slice(1).map((t) => t.text.endsWith("k"))).size).toBe(1)
       // Higher values higher up, evenly.
       const ys = drawn.ticks.map((t) => t.y)
       for (let i = 1; i < ys.length; i++) expect(ys[i]!).toBeLessThan(ys[i - 1]!)

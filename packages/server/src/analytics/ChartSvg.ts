@@ -75,10 +75,10 @@ const dayText = (day: string, locale: Locale, withYear = false) =>
 const numberText = (value: number, locale: Locale, fractionDigits = 2) =>
   new Intl.NumberFormat(intlLocale(locale), { maximumFractionDigits: fractionDigits }).format(value)
 
-/** A value on the axis: compact from ten thousand on ("12K", "12 rb"), so labels stay short. */
-const tickText = (value: number, step: number, locale: Locale) => {
+/** A value on the axis: compact on an axis that reaches ten thousand ("5k", "10k"; "5 rb"), so labels stay short. */
+const tickText = (value: number, step: number, compact: boolean, locale: Locale) => {
   const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9))
-  return Math.abs(value) >= 10_000
+  return compact
     ? new Intl.NumberFormat(intlLocale(locale), { notation: "compact", maximumFractionDigits: 1 }).format(value)
     : numberText(value, locale, decimals)
 }
@@ -182,7 +182,8 @@ export const renderChart = (chart: Chart): string => {
     ? []
     : axisTicks(Math.min(...values), Math.max(...values), 5, values.every((value) => Number.isInteger(value)))
   const step = ticks.length > 1 ? ticks[1]! - ticks[0]! : 1
-  const tickLabels = ticks.map((tick) => tickText(tick, step, locale))
+  const compact = ticks.some((tick) => Math.abs(tick) >= 10_000)
+  const tickLabels = ticks.map((tick) => tickText(tick, step, compact, locale))
 
   const top = legendTop + legendRows * 20 + 8
   const bottom = height - 36
