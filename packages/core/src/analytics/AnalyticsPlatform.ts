@@ -130,8 +130,12 @@ export interface AccountCollection {
 export class AnalyticsPlatform extends Context.Service<
   AnalyticsPlatform,
   {
-    /** What the platform provides; `undefined`: the platform has no analytics. Sandbox accounts: the platform's list. */
-    readonly capabilities: (platform: Platform) => AnalyticsCapabilities | undefined
+    /**
+     * What the platform provides; `undefined`: the platform has no analytics. With `sandbox`:
+     * what sandbox accounts of the platform get (the platform's list, or the simulated
+     * platform's when the platform has none).
+     */
+    readonly capabilities: (platform: Platform, sandbox?: boolean) => AnalyticsCapabilities | undefined
     /** Reads the current metrics of published targets of one account. */
     readonly collectPosts: (input: CollectPostsInput) => Effect.Effect<PostsCollection, PlatformFailure>
     /** Reads an account's current counts and the days it lacks. */
