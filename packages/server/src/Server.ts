@@ -16,6 +16,7 @@ import {
   EngineConfig,
   Ids,
   type Mailer,
+  type AnalyticsStore,
   type CommentStore,
   type ConnectStore,
   type MediaStore,
@@ -25,7 +26,7 @@ import {
   type WebhookStore
 } from "@postwire/core"
 import { Api } from "@postwire/domain"
-import { ConnectRouter, PlatformRouter, Registry } from "@postwire/platforms"
+import { AnalyticsRouter, ConnectRouter, PlatformRouter, Registry } from "@postwire/platforms"
 import { AdminApi } from "./admin/AdminApi.ts"
 import { AdminAuthenticationLive, AdminHandlers } from "./admin/AdminHandlers.ts"
 import { AdminToken } from "./admin/AdminToken.ts"
@@ -275,6 +276,8 @@ export const engineLayer = (settings: ServerSettings) =>
       )
     ),
     PlatformComments(settings.platforms),
+    // Metrics: the platforms' analytics adapters, sandbox accounts on the simulated platform's numbers.
+    AnalyticsRouter.layerWithoutHttpClient(settings.platforms).pipe(Layer.provide(NodePlatformHttp.layerWithHttpClient)),
     CredentialsCipher.layer.pipe(Layer.provide(EngineConfigLive)),
     AccountConnectorLive.pipe(Layer.provide(EngineConfigLive)),
     DeliveryServices,
@@ -297,7 +300,7 @@ export const apiServicesLayer = (settings: ServerSettings) => Layer.merge(engine
 export const serverLayer = (
   settings: ServerSettings,
   store: Layer.Layer<
-    Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore | RateLimitStore | IdempotencyStore,
+    Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | AnalyticsStore | MediaStore | RateLimitStore | IdempotencyStore,
     unknown
   >,
   extraRoutes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.empty
