@@ -5,7 +5,6 @@
  * @since 0.4.0
  */
 import { Redacted } from "effect"
-import * as MediaRules from "../internal/MediaRules.ts"
 import * as GraphApi from "../meta/GraphApi.ts"
 import * as MetaToken from "../meta/MetaToken.ts"
 import * as Sessions from "../meta/Sessions.ts"
@@ -14,6 +13,7 @@ import * as InstagramAnalytics from "./Analytics.ts"
 import * as Instagram from "./Instagram.ts"
 import * as InstagramComments from "./InstagramComments.ts"
 import * as InstagramConnect from "./InstagramConnect.ts"
+import { kindOf, options } from "./Options.ts"
 import { rules } from "./Rules.ts"
 
 const day = 24 * 60 * 60 * 1000
@@ -26,6 +26,7 @@ export const instagram: PlatformPlugin<Instagram.Config, InstagramConnect.Settin
   name: "photo",
   displayName: rules.displayName,
   rules,
+  options,
   publish: {
     defaults: Instagram.defaults,
     secrets: ["appSecret"],
@@ -78,7 +79,7 @@ export const instagram: PlatformPlugin<Instagram.Config, InstagramConnect.Settin
   sandbox: {
     tokens: { accessMs: 60 * day, refreshMs: null },
     post: (input, { handle, numericId, shortcode, seed }) => {
-      const kind = MediaRules.photoKind(input)
+      const kind = kindOf(input.target.options[input.account.platform], input.media.map((m) => m.record))
       return {
         id: numericId(seed),
         permalink:
