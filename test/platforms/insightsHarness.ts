@@ -1,26 +1,22 @@
 /**
- * What the analytics adapter tests share: a platform's adapter built through its plugin
- * (`publish.analytics`, over the settings a server would give it: tiny retry delays, the fake's
- * host), and readings that record how many requests the fake received while they ran.
+ * What the analytics adapter tests share: the analytics router a server runs (each real account
+ * read by its platform plugin's `publish.analytics`, over the settings a server would give it:
+ * tiny retry delays, the fake's host), and readings that record how many requests the fake
+ * received while they ran.
  */
 import type { AccountRecord, AnalyticsCapabilities, TargetRecord } from "@postwire/core"
-import { type Plugin, PlatformRouter, Registry } from "@postwire/platforms"
+import { AnalyticsRouter, type PlatformRouter } from "@postwire/platforms"
 import { Effect } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { aTarget } from "./builders.ts"
 import type { FakeServer } from "./fakes/FakeServer.ts"
 
-/** A platform's analytics adapter and capabilities, through its plugin. */
+/** The analytics router and a platform's capabilities (what its plugin declares). */
 export const anAnalyticsAdapter = (platform: string, options: PlatformRouter.Options = {}) =>
   Effect.gen(function* () {
-    const plugin = Registry.make(options.plugins).get(platform)
-    if (plugin?.publish.analytics === undefined || plugin.analytics === undefined) {
-      return yield* Effect.die(new Error(`${platform} has no analytics`))
-    }
-    const all: PlatformRouter.Options = { retry: { attempts: 3, baseDelayMs: 1 }, requestTimeoutMs: 5_000, ...options }
-    const wire = yield* PlatformRouter.makeWire(all)
-    const adapter: Plugin.AnalyticsAdapter = plugin.publish.analytics(PlatformRouter.settingsOf(plugin, all), wire)
-    const capabilities: AnalyticsCapabilities = plugin.analytics
+    const adapter = yield* AnalyticsRouter.make({ retry: { attempts: 3, baseDelayMs: 1 }, requestTimeoutMs: 5_000, ...options })
+    const capabilities: AnalyticsCapabilities | undefined = adapter.capabilities(platform)
+    if (capabilities === undefined) return yield* Effect.die(new Error(`${platform} has no analytics`))
     return { adapter, capabilities }
   }).pipe(Effect.provide(FetchHttpClient.layer))
 
