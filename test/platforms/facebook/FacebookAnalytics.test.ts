@@ -40,6 +40,22 @@ describe("Facebook Page analytics", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("a reel (a Video node) is read apart from the posts: its reactions and comments, without shares or insights", () =>
+    Effect.gen(function* () {
+      const { fake, account, adapter } = yield* setUp()
+      const post = `${FacebookInsightsFake.pageId}_1`
+      fake.items.set(post, FacebookInsightsFake.aPost(post, 0))
+      fake.items.set("1207000000000001", FacebookInsightsFake.aVideo("1207000000000001"))
+      const targets = [aPublishedItem(account, post), aPublishedItem(account, "1207000000000001")]
+      const { result, requests } = yield* counted(fake, adapter.collectPosts({ account, targets, now: Date.now() }))
+      assert.strictEqual(requests, 2)
+      assert.strictEqual(result.calls, 2)
+      assert.deepStrictEqual(result.gone, [])
+      assert.deepStrictEqual(result.readings.find((r) => r.targetId === targets[1]!.id)!.metrics, { likes: 25, comments: 3 })
+      assert.strictEqual(result.readings.find((r) => r.targetId === targets[0]!.id)!.metrics.views, 2000)
+    }).pipe(Effect.scoped)
+  )
+
   it.live("a post deleted on Facebook is gone", () =>
     Effect.gen(function* () {
       const { fake, account, adapter } = yield* setUp()

@@ -23,6 +23,12 @@ export const dialect: InsightsFake.InsightsDialect = {
   userEdge: "insights",
   multipleIds: true,
   itemMetricRefusal: (_item, metric) => (retired(metric) ? invalidMetric : undefined),
+  // A Page video (a reel) is a Video node: no `shares`, and its insights are `video_insights`
+  // (https://developers.facebook.com/docs/graph-api/reference/video/).
+  fieldRefusal: (item, field) =>
+    item.type === "video" && (field === "shares" || field === "insights")
+      ? graphError(400, 100, undefined, { message: `(#100) Tried accessing nonexisting field (${field}) on node type (Video)` })
+      : undefined,
   userMetricRefusal: (metric) => (retired(metric) ? invalidMetric : undefined)
 }
 
@@ -39,4 +45,15 @@ export const aPost = (id: string, n: number, options: { readonly shares?: number
     reactions: { data: [], summary: { total_count: 80 + n, viewer_reaction: "NONE" } }
   },
   insights: { post_media_view: 2000 + n, post_total_media_view_unique: 1500 + n, post_clicks: 30 + n }
+})
+
+/** A Page video (a reel), as Graph answers its fields. */
+export const aVideo = (id: string): InsightsFake.InsightItem => ({
+  id,
+  type: "video",
+  fields: {
+    comments: { data: [], summary: { order: "ranked", total_count: 3, can_comment: true } },
+    reactions: { data: [], summary: { total_count: 25, viewer_reaction: "NONE" } }
+  },
+  insights: {}
 })

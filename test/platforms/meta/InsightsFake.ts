@@ -53,6 +53,8 @@ export interface InsightsDialect {
   readonly multipleIds: boolean
   /** The refusal of an item metric (a retired name, a metric its type lacks), if any. */
   readonly itemMetricRefusal: (item: InsightItem, metric: string) => FakeReply | undefined
+  /** The refusal of a field the item's node type does not have, if any. */
+  readonly fieldRefusal?: ((item: InsightItem, field: string) => FakeReply | undefined) | undefined
   /** The refusal of an account metric, if any. */
   readonly userMetricRefusal: (metric: string, request: FakeRequest) => FakeReply | undefined
 }
@@ -135,6 +137,8 @@ export const make = (
       const out: Record<string, unknown> = { id: node.id }
       for (const f of splitFields(list)) {
         const name = f.replace(/[.{(].*$/, "")
+        const refused = item === undefined ? undefined : dialect.fieldRefusal?.(item, name)
+        if (refused !== undefined) return refused
         if (name === "insights" && item !== undefined) {
           const metrics = /metric\(([^)]*)\)/.exec(f)?.[1]?.split(",") ?? []
           const answer = itemInsights(item, metrics)

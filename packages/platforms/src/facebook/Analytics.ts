@@ -20,7 +20,8 @@
  * insights.metric(post_media_view,post_total_media_view_unique,post_clicks)`
  * (https://developers.facebook.com/docs/graph-api/reference/insights). `likes` counts every
  * reaction (the post's `reactions` summary); Graph leaves `shares` out of a post nobody shared
- * (read as 0).
+ * (read as 0). A video (a reel) is published as its Video node: only its reactions and comments
+ * are read (`shares` and `insights` are not fields of a Video; its `video_insights` are not read).
  *
  * ## The Page
  *
@@ -32,7 +33,7 @@
  */
 import type { AnalyticsCapabilities, PostReading } from "@postwire/core"
 import { Effect } from "effect"
-import type { Wire } from "../internal/Wire.ts"
+import { field, stringField, type Wire } from "../internal/Wire.ts"
 import * as GraphApi from "../meta/GraphApi.ts"
 import { numbersOf, readInBatches } from "../internal/AnalyticsReading.ts"
 import { accountDays, countAt, dayRange, latestValues, normalize, pageSteps, readMany } from "../meta/GraphInsights.ts"
@@ -67,11 +68,17 @@ const maxDays = 90
 
 const postFields = `shares,comments.summary(true).limit(0),reactions.summary(true).limit(0),insights.metric(${postMetrics.join(",")})`
 
-/** One post's reading. */
+/** What a Page video (a reel) answers: its reactions and comments. */
+const videoFields = "comments.summary(true).limit(0),reactions.summary(true).limit(0)"
+
+/** Whether an id is a Page post's (`{page-id}_{post-id}`) rather than a video's. */
+const isPostId = (id: string) => id.includes("_")
+
+/** One post's (or video's) reading. */
 const reading = (item: unknown): Pick<PostReading, "metrics" | "raw"> => {
   const raw: Record<string, number | string | null> = {
-    ...latestValues((item as { insights?: unknown }).insights),
-    shares: countAt(item, "shares", "count") ?? 0
+    ...latestValues(field(item, "insights")),
+    ...(isPostId(stringField(item, "id") ?? "") ? { shares: countAt(item, "shares", "count") ?? 0 } : {})
   }
   const comments = countAt(item, "comments", "summary", "total_count")
   const reactions = countAt(item, "reactions", "summary", "total_count")
@@ -97,7 +104,20 @@ export const make = (options: { readonly graph: GraphApi.GraphApi; readonly open
   const collectPosts: AnalyticsAdapter["collectPosts"] = (input) =>
     withSession(input.account, (call) =>
       Effect.gen(function* () {
-        return yield* readInBatches({ targets: input.targets, batchSize, read: (ids) => readMany(graph, call, ids, postFields), reading })
+        return yield* readInBatches({
+          targets: input.targets,
+          batchSize,
+          read: (ids) =>
+            Effect.gen(function* () {
+              // A Page post id is `{page-id}_{post-id}`; a video (a reel) is published as its
+              // Video node, which has neither `shares` nor `insights`: read apart, or its
+              // refusal would fail the whole read.
+              const posts = yield* readMany(graph, call, ids.filter(isPostId), postFields)
+              const videos = yield* readMany(graph, call, ids.filter((id) => !isPostId(id)), videoFields)
+              return { items: new Map([...posts.items, ...videos.items]), calls: posts.calls + videos.calls }
+            }),
+          reading
+        })
       })
     ).pipe(Effect.withSpan("platforms.pages.analytics.posts"))
 
