@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { anAccount } from "../builders.ts"
 import { failureOf } from "../comments/harness.ts"
 import { aPublishedItem, anAnalyticsAdapter, counted } from "../insightsHarness.ts"
-import { bucThrottle } from "../meta/GraphFake.ts"
+import { bucThrottle, graphError } from "../meta/GraphFake.ts"
 import { endTimeOf } from "../meta/InsightsFake.ts"
 import * as InstagramInsightsFake from "./InstagramInsightsFake.ts"
 
@@ -106,6 +106,25 @@ describe("Instagram analytics", () => {
       assert.strictEqual(result.readings.find((r) => r.targetId === targets[0]!.id)!.metrics.views, 900)
       assert.strictEqual(result.calls, requests)
     }).pipe(Effect.scoped))
+
+  it.live("a story whose insights are refused (they last 24 hours) keeps what it has; a feed post's refusal fails the reading", () =>
+    Effect.gen(function* () {
+      const { fake, account, adapter } = yield* setUp()
+      const refused = graphError(400, 100, undefined, { message: "(#100) Insights are not available for this media." })
+      fake.items.set("1790001", feed("1790001", 0))
+      fake.items.set("1790003", { id: "1790003", type: "STORY", fields: {}, insights: { views: 410 }, refusal: refused })
+      const targets = ["1790001", "1790003"].map((id) => aPublishedItem(account, id))
+      const { result, requests } = yield* counted(fake, adapter.collectPosts({ account, targets, now: Date.now() }))
+      assert.strictEqual(result.calls, requests)
+      assert.deepStrictEqual(result.readings.find((r) => r.targetId === targets[1]!.id)!.metrics, {})
+      assert.strictEqual(result.readings.find((r) => r.targetId === targets[0]!.id)!.metrics.views, 900)
+
+      fake.items.get("1790001")!.refusal = refused
+      const failed = yield* failureOf(adapter.collectPosts({ account, targets: [targets[0]!], now: Date.now() }))
+      assert.strictEqual(failed.platformCode, "100")
+      assert.isFalse(failed.retryable)
+    }).pipe(Effect.scoped)
+  )
 
   it.live("reads the account's followers and its daily reach by Pacific day", () =>
     Effect.gen(function* () {

@@ -32,6 +32,8 @@ export interface InsightItem {
   insights: Record<string, unknown>
   /** Insights are refused for it: `(#10) Not enough viewers for the media to show insights`. */
   fewViewers?: boolean
+  /** Another refusal of its insights (a test's choice of answer). */
+  refusal?: FakeReply
 }
 
 /** The account: its fields, daily series and totals. */
@@ -115,6 +117,7 @@ export const make = (
         if (refused !== undefined) return refused
       }
       if (item.fewViewers === true) return fewViewers
+      if (item.refusal !== undefined) return item.refusal
       return {
         status: 200,
         json: {

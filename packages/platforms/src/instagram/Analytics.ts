@@ -19,7 +19,8 @@
  *
  * A media with too few viewers answers `(#10) Not enough viewers for the media to show insights`:
  * its type's media are then read one by one (`GET /{id}/insights`), and a media answering that
- * keeps the counts of step 1 only. Insights may lag up to 48 hours; story insights last 24 hours.
+ * keeps the counts of step 1 only; so does a story whose insights are refused (they last 24
+ * hours). Insights may lag up to 48 hours.
  *
  * ## The account
  *
@@ -98,8 +99,11 @@ const reading = (item: unknown, insights: RawMetrics): Pick<PostReading, "metric
   }
 }
 
-/** Whether a failure is the "not enough viewers" answer of a media's insights (code 10). */
-const notEnoughViewers = (f: PlatformFailure) => f.platformCode === "10"
+/**
+ * Whether a media's insights refusal leaves it with its counts only: "not enough viewers" (code
+ * 10), or, for a story, any refusal of the media (its insights exist for 24 hours only).
+ */
+const countsOnly = (type: string) => (f: PlatformFailure) => f.platformCode === "10" || (type === "STORY" && f.code === "media_invalid")
 
 /** Creates the Instagram analytics adapter over the photo adapter's Graph host and sessions. */
 export const make = (options: { readonly graph: GraphApi.GraphApi; readonly openSession: Sessions.OpenLongLived }): AnalyticsAdapter => {
@@ -107,21 +111,23 @@ export const make = (options: { readonly graph: GraphApi.GraphApi; readonly open
   const withSession = longLivedSteps(options.openSession)
 
   /** Insights of media of one product type: one multiple-id read, or one by one when one has too few viewers. */
-  const insightsOf = (call: Call, ids: ReadonlyArray<string>, metrics: ReadonlyArray<string>) =>
+  const insightsOf = (call: Call, ids: ReadonlyArray<string>, type: string) =>
     Effect.gen(function* () {
+      const metrics = metricsByType[type]!
+      const soft = countsOnly(type)
       const byId = new Map<string, RawMetrics>()
       const all = yield* Effect.result(readMany(graph, call, ids, `insights.metric(${metrics.join(",")})`))
       if (all._tag === "Success") {
         for (const [id, item] of all.success.items) byId.set(id, latestValues(field(item, "insights")))
         return { byId, calls: all.success.calls }
       }
-      if (!notEnoughViewers(all.failure)) return yield* Effect.fail(all.failure)
+      if (!soft(all.failure)) return yield* Effect.fail(all.failure)
       let calls = 1
       for (const id of ids) {
         calls += 1
         const one = yield* Effect.result(call((token) => graph.get(`${id}/insights`, { metric: metrics.join(",") }, token)))
         if (one._tag === "Success") byId.set(id, latestValues(one.success))
-        else if (!notEnoughViewers(one.failure)) return yield* Effect.fail(one.failure)
+        else if (!soft(one.failure)) return yield* Effect.fail(one.failure)
       }
       return { byId, calls }
     })
@@ -144,7 +150,7 @@ export const make = (options: { readonly graph: GraphApi.GraphApi; readonly open
               }
               const items = new Map<string, { readonly item: unknown; readonly insights: RawMetrics }>()
               for (const [type, typed] of byType) {
-                const read = yield* insightsOf(call, typed, metricsByType[type]!)
+                const read = yield* insightsOf(call, typed, type)
                 calls += read.calls
                 for (const id of typed) items.set(id, { item: head.items.get(id), insights: read.byId.get(id) ?? {} })
               }
