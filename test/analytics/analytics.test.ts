@@ -130,9 +130,11 @@ describe.each(backends())("analytics on %s", (backend) => {
       status: "published",
       collection: "active",
       collected_at: null,
-      values: {},
-      provides: ["views", "reach", "likes", "comments", "shares", "saves"]
+      values: {}
     })
+    // What the platform's plugin documents (the sandbox answers the same names).
+    const provides: Array<string> = before.body.targets[0].provides
+    expect(provides).toEqual(expect.arrayContaining(["views", "likes", "comments"]))
     // Nothing is read before the first reading is due.
     const detail = await send(h, "GET", `/v1/posts/${post.postId}`)
     expect(detail.body.targets[0].metrics).toBeNull()
@@ -143,7 +145,7 @@ describe.each(backends())("analytics on %s", (backend) => {
     expect(firstAt).toBeGreaterThanOrEqual(post.publishedAt + hour)
     expect(target.values).toEqual(
       Object.fromEntries(
-        ["views", "reach", "likes", "comments", "shares", "saves"].map((name) => [
+        provides.map((name) => [
           name,
           SimulatedAnalytics.valuesAt(post.targetId, post.publishedAt, firstAt)[name as "views"]
         ])
@@ -262,7 +264,8 @@ describe.each(backends())("analytics on %s", (backend) => {
   it("answers an account's followers by day", async () => {
     const reply = await send(h, "GET", `/v1/accounts/${accountId}/metrics?from=${dateIn("UTC", post.publishedAt)}&to=${dateIn("UTC", h.clock.now())}`)
     expect(reply.status).toBe(200)
-    expect(reply.body).toMatchObject({ account_id: accountId, platform: "photo", provides: ["followers"] })
+    expect(reply.body).toMatchObject({ account_id: accountId, platform: "photo" })
+    expect(reply.body.provides).toContain("followers")
     const collectedAt = Date.parse(reply.body.collected_at)
     expect(reply.body.current).toEqual({ followers: SimulatedAnalytics.followersAt(collectedAt) })
     expect(reply.body.days.length).toBeGreaterThan(0)
