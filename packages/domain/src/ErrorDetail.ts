@@ -253,6 +253,18 @@ export const reasons = {
     "the Mastodon server takes at most {max} pixels (width × height) of this kind; this one has {size}",
     "server Mastodon menerima paling banyak {max} piksel (lebar × tinggi) untuk jenis ini; berkas ini {size}"
   ),
+  fediverse_server_not_public: text(
+    "must be a Mastodon server on the public internet: {range}",
+    "harus berupa server Mastodon di internet publik: {range}"
+  ),
+  fediverse_alt_count: text(
+    "gives {count} descriptions where the post has {max} media items: at most one per item",
+    "memberi {count} deskripsi padahal unggahan ini berisi {max} media: paling banyak satu per media"
+  ),
+  fediverse_alt_too_long: text(
+    "the Mastodon server takes media descriptions of at most {max} characters; this one has {size}",
+    "server Mastodon menerima deskripsi media paling panjang {max} karakter; deskripsi ini {size} karakter"
+  ),
   fediverse_server_said: text("the Mastodon server said: {value}", "server Mastodon menjawab: {value}"),
   fediverse_server_address: text(
     "must be the address of a Mastodon server, e.g. mastodon.social or https://mastodon.social",

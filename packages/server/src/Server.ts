@@ -220,7 +220,8 @@ const McpRoute = onFirstRequest(
         name: plugin.name,
         displayName: plugin.displayName,
         rules: plugin.rules,
-        options: Registry.optionsOf(plugin)?.schema
+        options: Registry.optionsOf(plugin)?.schema,
+        needsConsent: Registry.optionsOf(plugin)?.needsConsent
       }))
     })
   })
