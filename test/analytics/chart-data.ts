@@ -15,6 +15,8 @@ export interface ServerWithAnalytics {
   readonly clock: MovableClock
   /** The platforms published to, by their word. */
   readonly platforms: ReadonlyArray<string>
+  /** The posts published, one per platform, in the same order. */
+  readonly posts: ReadonlyArray<string>
   /** A range, `YYYY-MM-DD` in UTC, covering every reading. */
   readonly from: string
   readonly to: string
@@ -69,5 +71,5 @@ export const aServerWithAnalytics = async (backend: Backend, days = 3): Promise<
       )
     }
   }
-  return { server, clock, platforms, from: dateOf(start - day), to: dateOf(clock.now()) }
+  return { server, clock, platforms, posts, from: dateOf(start - day), to: dateOf(clock.now()) }
 }
