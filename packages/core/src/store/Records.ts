@@ -51,6 +51,8 @@ export interface SimulateOptions {
    * appears `i * every_seconds` after the target published, up to `count`.
    */
   readonly comments?: { readonly count: number; readonly every_seconds: number } | undefined
+  /** A normalized code every metrics reading of the simulated platform fails with (e.g. `token_expired`). */
+  readonly analytics_error?: string | undefined
 }
 
 /** A connected social account. */

@@ -73,7 +73,7 @@ const refusal = (code: string | undefined): PlatformFailure | undefined => {
 /** The simulated metrics, answering only the names of `provides` (the platform's list). */
 export const make = (provides: (platform: string) => AnalyticsCapabilities = () => capabilities) => ({
   collectPosts: (input: CollectPostsInput): Effect.Effect<PostsCollection, PlatformFailure> => {
-    const refused = refusal((input.account.simulate as { analytics_error?: string } | null)?.analytics_error)
+    const refused = refusal(input.account.simulate?.analytics_error)
     if (refused !== undefined) return Effect.fail(refused)
     const names = provides(input.account.platform).post
     return Effect.succeed({
@@ -87,7 +87,7 @@ export const make = (provides: (platform: string) => AnalyticsCapabilities = () 
     })
   },
   collectAccount: (input: CollectAccountInput): Effect.Effect<AccountCollection, PlatformFailure> => {
-    const refused = refusal((input.account.simulate as { analytics_error?: string } | null)?.analytics_error)
+    const refused = refusal(input.account.simulate?.analytics_error)
     if (refused !== undefined) return Effect.fail(refused)
     const followers = followersAt(input.now)
     return Effect.succeed({ current: { followers }, currentRaw: { followers_count: followers }, days: [], calls: 1 })

@@ -40,6 +40,8 @@ export const Simulate = Schema.Struct({
   times: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
   max_video_duration_sec: Schema.optionalKey(Schema.Number.check(Schema.isGreaterThan(0))),
   privacy_level_options: Schema.optionalKey(Schema.Array(PrivacyLevel)),
+  /** A normalized code (e.g. `token_expired`, `platform_unavailable`) every metrics reading of the simulated platform fails with. */
+  analytics_error: Schema.optionalKey(Schema.String),
   /** Comments the simulated platform makes under each published target: comment i appears i × every_seconds after publishing, up to count. */
   comments: Schema.optionalKey(
     Schema.Struct({
