@@ -35,6 +35,8 @@ const toolNames = [
   "list_comments",
   "reply_to_comment",
   "hide_comment",
+  "get_post_metrics",
+  "get_analytics",
   "explain_error"
 ]
 
@@ -165,7 +167,7 @@ describe.each(backends())("tool server over Streamable HTTP on %s", (backend) =>
         expect(() => ajv.compile(tool.outputSchema ?? {}), tool.name).not.toThrow()
       }
       const hints = Object.fromEntries(tools.map((t) => [t.name, t.annotations]))
-      for (const name of ["list_profiles", "list_accounts", "get_account", "validate_post", "list_posts", "get_post", "list_comments", "explain_error"]) {
+      for (const name of ["list_profiles", "list_accounts", "get_account", "validate_post", "list_posts", "get_post", "list_comments", "get_post_metrics", "get_analytics", "explain_error"]) {
         expect(hints[name], name).toMatchObject({ readOnlyHint: true, destructiveHint: false })
       }
       expect(hints.create_post).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true })

@@ -38,6 +38,20 @@ const idOf = (args: Args, context: ErrorContext): Effect.Effect<string, ToolErro
         })
       )
 
+/** `get_post_metrics`' `series` flag, refused with `invalid_request` naming it when it is not a boolean. */
+const seriesOf = (args: Args, context: ErrorContext): Effect.Effect<boolean, ToolError> =>
+  args.series === undefined || typeof args.series === "boolean"
+    ? Effect.succeed(args.series === true)
+    : Effect.fail(
+        catalogError("invalid_request", context, {
+          field: "series",
+          details: { field: "series", detail: { en: "must be true or false", id: "harus true atau false" } }
+        })
+      )
+
+/** The query of `get_analytics` as the SDK types it; the API checks every field. */
+type AnalyticsQuery = NonNullable<Parameters<PostwireClientService["analytics"]["overview"]>[0]>
+
 const withoutKey = (record: Args, key: string): Args => Object.fromEntries(Object.entries(record).filter(([k]) => k !== key))
 
 /**
@@ -236,6 +250,20 @@ export const layer = (toolkit: PostwireToolkit, options: ToolOptions) =>
               Effect.flatMap(idOf(a, caller), (id) => (a.hidden === false ? client.comments.unhide(id) : client.comments.hide(id))),
             true
           ),
+        get_post_metrics: (args) =>
+          call(
+            "get_post_metrics",
+            args,
+            (client, a, caller) =>
+              Effect.gen(function* () {
+                const id = yield* idOf(a, caller)
+                const series = yield* seriesOf(a, caller)
+                return yield* client.analytics.postMetrics(id, series ? { series: "true" } : {})
+              }),
+            false
+          ),
+        get_analytics: (args) =>
+          call("get_analytics", args, (client, a) => client.analytics.overview(a as AnalyticsQuery), false),
         explain_error: (args) =>
           Effect.gen(function* () {
             const caller = yield* current

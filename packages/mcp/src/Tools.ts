@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Account, builtinDisplayNames, builtinPlatforms, Comment, ErrorItem, Media, type PlatformRules, Post } from "@postwire/domain"
+import { Account, Analytics, builtinDisplayNames, builtinPlatforms, Comment, ErrorItem, Media, type PlatformRules, Post } from "@postwire/domain"
 import { Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
 import { ToolError } from "./ToolError.ts"
@@ -399,6 +399,47 @@ export const make = (options: ToolOptions) =>
         failureMode
       }),
       { destructive: false, openWorld: true }
+    ),
+    readOnly(
+      Tool.dynamic("get_post_metrics", {
+        description:
+          "Get how a published post is doing on each platform: per target, the latest values (views, likes, comments, " +
+          "shares, saves, reach, …; only the names the platform provides: a missing name means \"not provided\", never 0), " +
+          "when they were read (`collected_at`) and whether reading goes on (`collection`, `next_collection_at`). Values " +
+          "are read on a schedule, so they lag the platform by up to the schedule's step. `series: true` adds every " +
+          "reading, oldest first, to show growth. Needs scope analytics:read.",
+        parameters: jsonSchema(
+          Schema.Struct({
+            id: id("post", "post"),
+            series: Schema.optionalKey(
+              Schema.Boolean.annotate({ description: "`true` adds each target's readings (`series`), oldest first. Default `false`." })
+            )
+          })
+        ),
+        success: Analytics.PostMetrics,
+        failure,
+        failureMode
+      })
+    ),
+    readOnly(
+      Tool.dynamic("get_analytics", {
+        description:
+          "What published posts gained over a range of days: `totals` and a daily `series` over everything matching the " +
+          "filters (profile, platform, account), and `data` rows per profile and platform. Days are calendar days in " +
+          "`time_zone` (give the user's, e.g. \"Asia/Jakarta\"; default UTC); the range is the last 30 days unless " +
+          "`from`/`to` say otherwise, at most 92 days. A metric missing from `totals` is not provided by those platforms. " +
+          "Pages of rows: pass `cursor.next` back as `cursor` while `cursor.has_more` is true. Needs scope analytics:read.",
+        parameters: jsonSchema(
+          Schema.Struct({
+            ...Analytics.AnalyticsQuery.fields,
+            limit: Schema.optionalKey(pageLimit),
+            cursor: Schema.optionalKey(cursor)
+          })
+        ),
+        success: Analytics.AnalyticsOverview,
+        failure,
+        failureMode
+      })
     ),
     readOnly(
       Tool.dynamic("explain_error", {

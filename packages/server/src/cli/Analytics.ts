@@ -6,6 +6,7 @@
  * @since 0.6.0
  */
 import { parseArgs } from "node:util"
+import { Analytics } from "@postwire/domain"
 import { UsageError } from "./Admin.ts"
 
 /** The parts of `GET /v1/analytics`'s answer the command prints. */
@@ -21,13 +22,14 @@ interface Overview {
 
 /** Help text of `postwire analytics`. */
 export const analyticsUsage = `Usage:
-  postwire analytics [--profile PROF] [--days 30] [--platform P] [--account ACC] [--time-zone ZONE] [--json]
+  postwire analytics [--profile PROF] [--days 30] [--to YYYY-MM-DD] [--platform P] [--account ACC] [--time-zone ZONE] [--json]
 
 What the published posts gained, day by day: a table of each metric's total with a sparkline of its
 days (oldest left), then the totals per platform. Calls GET /v1/analytics (docs/analytics.md).
 
   --profile    only this profile's accounts (prof_…)
-  --days       how many days up to today, 1 to the server's maximum range (default 30)
+  --days       how many days up to the last one, 1 to the server's maximum range (default 30)
+  --to         the last day, YYYY-MM-DD (default: today in --time-zone)
   --platform   only this platform
   --account    only this account (acc_…)
   --time-zone  whose days are counted: an IANA name (Asia/Jakarta), UTC or an offset +07:00
@@ -144,6 +146,7 @@ export const runAnalytics = async (
     options: {
       profile: { type: "string" },
       days: { type: "string" },
+      to: { type: "string" },
       platform: { type: "string" },
       account: { type: "string" },
       "time-zone": { type: "string" },
@@ -166,7 +169,10 @@ export const runAnalytics = async (
     throw new UsageError(`${values["base-url"] !== undefined ? "--base-url" : "POSTWIRE_BASE_URL"} must be an http(s) URL, got "${base}"`)
   }
   const timeZone = values["time-zone"] ?? Intl.DateTimeFormat().resolvedOptions().timeZone
-  const to = todayIn(timeZone, now)
+  if (values.to !== undefined && !Analytics.isCalendarDate(values.to)) {
+    throw new UsageError(`--to must be a calendar day written YYYY-MM-DD, got "${values.to}"`)
+  }
+  const to = values.to ?? todayIn(timeZone, now)
   const query = new URLSearchParams({
     ...(values.profile === undefined ? {} : { profile_id: values.profile }),
     ...(values.platform === undefined ? {} : { platform: values.platform }),
