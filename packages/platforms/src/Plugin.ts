@@ -122,7 +122,7 @@ export interface PublishPart<S> extends SettingsPart<S> {
    * Reading metrics of published items and accounts, built from the same settings; none: the
    * platform has no analytics (the plugin's `analytics` capabilities must then be absent too).
    */
-  readonly analytics?: ((settings: S, wire: Wire) => AnalyticsAdapter) | undefined
+  readonly analytics?: ((settings: S, wire: Wire, services: PluginServices) => AnalyticsAdapter) | undefined
 }
 
 /** A platform's analytics operations (see `AnalyticsPlatform` in `@postwire/core`). */

@@ -12,6 +12,7 @@ import {
   DatabaseStatus,
   layerPostgres,
   PgliteClient,
+  SqlAnalyticsStore,
   SqlCommentStore,
   SqlConnectStore,
   SqlMediaStore,
@@ -32,6 +33,7 @@ export const sqlStores = Layer.mergeAll(
   SqlPublishingStore.layer,
   SqlConnectStore.layer,
   SqlCommentStore.layer,
+  SqlAnalyticsStore.layer,
   SqlMediaStore.layer,
   // The platforms' shared budgets (YouTube's daily API units), counted once for every instance.
   SqlPlatformCounters.layer,
