@@ -8,15 +8,11 @@
  * Chromium is found at `CHROMIUM_PATH` (default `/usr/bin/chromium`); without it this suite is
  * skipped, unless `REQUIRE_BROWSER=1` (CI).
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { Effect, Exit, Scope } from "effect"
-import { type BrowserContext, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as YouTubeFake from "../platforms/youtube/YouTubeFake.ts"
 import { aKeyWithScopes } from "../support/Builders.ts"
-import { chromiumArgs, executablePath, hasChromium } from "../support/Chromium.ts"
+import { aPageLandingAt, launchChromium, hasChromium, type TestBrowser } from "../support/Chromium.ts"
 import { aConnectLink, aConnectServer } from "../support/Connect.ts"
 import { call } from "../support/Http.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -26,8 +22,7 @@ const back = "https://app.example.com/accounts/connected"
 describe.skipIf(!hasChromium)("connecting a YouTube channel in Chromium", () => {
   let server: TestServer
   let fake: YouTubeFake.YouTubeFake
-  let context: BrowserContext
-  let profile: string
+  let browser: TestBrowser
   let liveKey: string
   const scope = Effect.runSync(Scope.make())
 
@@ -35,53 +30,21 @@ describe.skipIf(!hasChromium)("connecting a YouTube channel in Chromium", () => 
     fake = await Effect.runPromise(Scope.provide(scope)(YouTubeFake.make()))
     // The Google account owns a second channel (a brand account): the picker offers both.
     fake.channels.push({ id: "UCkopi0000000000000000bb", title: "Kopi Co", customUrl: "@kopico", uploads: "UUkopi0000000000000000bb" })
-    server = await aConnectServer((env, options) => startServer("embedded", env, options), {
-      POSTWIRE_YOUTUBE_CLIENT_ID: fake.clientId,
-      POSTWIRE_YOUTUBE_CLIENT_SECRET: fake.clientSecret,
-      POSTWIRE_YOUTUBE_AUTHORIZE_URL: `${fake.url}/o/oauth2/v2/auth`,
-      POSTWIRE_YOUTUBE_TOKEN_URL: `${fake.url}/token`,
-      POSTWIRE_YOUTUBE_REVOKE_URL: `${fake.url}/revoke`,
-      POSTWIRE_YOUTUBE_API_URL: `${fake.url}/youtube/v3`
-    })
+    server = await aConnectServer((env, options) => startServer("embedded", env, options), YouTubeFake.connectEnv(fake))
     liveKey = await aKeyWithScopes(server, ["posts:read", "posts:write", "accounts:write"], "live")
-    profile = mkdtempSync(join(tmpdir(), "postwire-chromium-"))
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath,
-      headless: true,
-      args: chromiumArgs,
-      viewport: { width: 760, height: 900 }
-    })
+    browser = await launchChromium({ viewport: { width: 760, height: 900 } })
   }, 120_000)
 
   afterAll(async () => {
-    await context?.close()
-    if (profile !== undefined) rmSync(profile, { recursive: true, force: true })
+    await browser?.close()
     await server?.stop()
     await Effect.runPromise(Scope.close(scope, Exit.void))
   })
 
-  /** A tab whose requests to app.example.com (the workspace's allowed redirect domain) are answered locally. */
-  const newPage = async (): Promise<Page> => {
-    const page = await context.newPage()
-    const cdp = await context.newCDPSession(page)
-    cdp.on("Fetch.requestPaused", (event) => {
-      cdp
-        .send("Fetch.fulfillRequest", {
-          requestId: event.requestId,
-          responseCode: 200,
-          responseHeaders: [{ name: "content-type", value: "text/html; charset=utf-8" }],
-          body: Buffer.from("<!doctype html><title>Connected</title><h1>Back at Acme</h1>").toString("base64")
-        })
-        .catch(() => undefined)
-    })
-    await cdp.send("Fetch.enable", { patterns: [{ urlPattern: "https://app.example.com/*" }] })
-    return page
-  }
-
   it("connects the channel the person picks after Google's consent", async () => {
     const link = await aConnectLink(server, { platform: "video", redirect_url: back }, liveKey)
     expect(link.status, JSON.stringify(link.body)).toBe(201)
-    const page = await newPage()
+    const page = await aPageLandingAt(browser.context, "https://app.example.com/*", "Back at Acme")
     await page.goto(link.body.url as string)
     expect(await page.locator("h1").innerText()).toBe("Connect your YouTube account")
     // Google's consent grants at once and sends the browser back to Postwire's callback.

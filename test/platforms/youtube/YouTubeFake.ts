@@ -476,3 +476,13 @@ export const make = (): Effect.Effect<YouTubeFake, never, Scope.Scope> => {
     return fake
   })
 }
+
+/** The server's settings that connect YouTube channels through `fake` (Google's consent, token, revoke and API). */
+export const connectEnv = (fake: YouTubeFake): Readonly<Record<string, string>> => ({
+  POSTWIRE_YOUTUBE_CLIENT_ID: fake.clientId,
+  POSTWIRE_YOUTUBE_CLIENT_SECRET: fake.clientSecret,
+  POSTWIRE_YOUTUBE_AUTHORIZE_URL: `${fake.url}/o/oauth2/v2/auth`,
+  POSTWIRE_YOUTUBE_TOKEN_URL: `${fake.url}/token`,
+  POSTWIRE_YOUTUBE_REVOKE_URL: `${fake.url}/revoke`,
+  POSTWIRE_YOUTUBE_API_URL: `${fake.url}/youtube/v3`
+})
