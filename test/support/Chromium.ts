@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type BrowserContext, chromium } from "playwright-core"
+import { type BrowserContext, chromium, type Page } from "playwright-core"
 
 /** Where Chromium is. */
 export const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
@@ -51,4 +51,25 @@ export const launchChromium = async (options: { readonly viewport?: { width: num
       rmSync(userDataDir, { recursive: true, force: true })
     }
   }
+}
+
+/**
+ * A tab whose requests under `pattern` (the workspace's allowed redirect domain, which does not
+ * resolve here) are answered locally with a page whose `h1` is `heading`.
+ */
+export const aPageLandingAt = async (context: BrowserContext, pattern: string, heading: string): Promise<Page> => {
+  const page = await context.newPage()
+  const cdp = await context.newCDPSession(page)
+  cdp.on("Fetch.requestPaused", (event) => {
+    cdp
+      .send("Fetch.fulfillRequest", {
+        requestId: event.requestId,
+        responseCode: 200,
+        responseHeaders: [{ name: "content-type", value: "text/html; charset=utf-8" }],
+        body: Buffer.from(`<!doctype html><title>Landed</title><h1>${heading}</h1>`).toString("base64")
+      })
+      .catch(() => undefined)
+  })
+  await cdp.send("Fetch.enable", { patterns: [{ urlPattern: pattern }] })
+  return page
 }

@@ -447,6 +447,10 @@ export const reasons = {
     "the YouTube API project's daily budget of {limit} units cannot pay for an upload ({cost} units; {used} used today, Pacific time)",
     "anggaran harian proyek API YouTube sebesar {limit} unit tidak cukup untuk satu unggahan ({cost} unit; {used} terpakai hari ini, waktu Pasifik)"
   ),
+  youtube_project_uploads: text(
+    "the YouTube API project's {limit} uploads a day (videos.insert) are used: {used} today, Pacific time",
+    "jatah {limit} unggahan per hari (videos.insert) proyek API YouTube sudah terpakai: {used} hari ini, waktu Pasifik"
+  ),
 
   // atproto (Bluesky)
   atproto_text_bytes: text(

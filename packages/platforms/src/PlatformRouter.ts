@@ -21,7 +21,7 @@
  *
  * @since 0.1.0
  */
-import { type CreatorInfo, type CredentialsUpdate, PlatformClient, type PlatformFailure } from "@postwire/core"
+import { type CreatorInfo, type CredentialsUpdate, PlatformClient, PlatformCounters, type PlatformFailure, countersOf, makeMemoryCounters } from "@postwire/core"
 import { Effect, Layer, Option, type Redacted } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import type * as FacebookPages from "./facebook/FacebookPages.ts"
@@ -30,7 +30,7 @@ import * as Settings from "./internal/Settings.ts"
 import type * as LinkedIn from "./linkedin/LinkedIn.ts"
 import * as Wire from "./internal/Wire.ts"
 import { PlatformHttp } from "./PlatformHttp.ts"
-import type { PlatformPlugin, PlatformPublisher } from "./Plugin.ts"
+import type { PlatformPlugin, PlatformPublisher, PluginServices } from "./Plugin.ts"
 import * as Registry from "./Registry.ts"
 import * as SimulatedPlatform from "./simulated/SimulatedPlatform.ts"
 import type * as Threads from "./threads/Threads.ts"
@@ -107,6 +107,16 @@ export const makeWire = (options: Options) =>
     })
   })
 
+/**
+ * What each plugin gets beside its settings: its counters, in the engine's `PlatformCounters`
+ * when the context has one (the server's database), else in memory, for this router alone.
+ */
+export const pluginServices = Effect.gen(function* () {
+  const found = yield* Effect.serviceOption(PlatformCounters)
+  const counters = Option.getOrElse(found, makeMemoryCounters)
+  return (plugin: Pick<PlatformPlugin, "name">): PluginServices => ({ counters: countersOf(counters, plugin.name) })
+})
+
 type WithCredentials<A> = A & { readonly credentials?: CredentialsUpdate | undefined }
 
 /**
@@ -117,9 +127,10 @@ export const make = (options: Options = {}): Effect.Effect<PlatformClient["Servi
   Effect.gen(function* () {
     const registry = Registry.make(options.plugins)
     const wire = yield* makeWire(options)
+    const services = yield* pluginServices
     const simulated = SimulatedPlatform.make(registry, { pageUrl: options.sandboxPageUrl })
     const publishers = new Map<string, PlatformPublisher>(
-      registry.plugins.map((plugin) => [plugin.name, plugin.publish.make(settingsOf(plugin, options), wire)])
+      registry.plugins.map((plugin) => [plugin.name, plugin.publish.make(settingsOf(plugin, options), wire, services(plugin))])
     )
     const publisherOf = (platform: string): Effect.Effect<PlatformPublisher> => {
       const found = publishers.get(platform)
@@ -140,6 +151,11 @@ export const make = (options: Options = {}): Effect.Effect<PlatformClient["Servi
                   ? Effect.die(new Error(`creatorInfo: account ${account.id}'s platform ${account.platform} has no creator options`))
                   : p.creatorInfo(account)
             ),
+      // A plugin's up-front check (a spent budget); sandbox targets publish to the simulated platform.
+      admit: (input) =>
+        input.account.sandbox
+          ? Effect.succeed(undefined)
+          : Effect.flatMap(publisherOf(input.account.platform), (p) => (p.admit === undefined ? Effect.succeed(undefined) : p.admit(input))),
       // TikTok publishes before its public address exists (moderation); the others leave one
       // pending when it could not be read. A sandbox target always has its address.
       permalink: (input) =>

@@ -41,6 +41,7 @@
  */
 import type {
   AccountRecord,
+  AdmitInput,
   AnalyticsCapabilities,
   AnalyticsPlatform,
   ChooserWords,
@@ -50,6 +51,7 @@ import type {
   CredentialsUpdate,
   PermalinkInput,
   PermalinkLookup,
+  Counters,
   PlatformFailure,
   PublishInput,
   PublishStep,
@@ -73,6 +75,25 @@ export interface PlatformPublisher {
   readonly permalink?: ((input: PermalinkInput) => Effect.Effect<WithCredentials<PermalinkLookup>, PlatformFailure>) | undefined
   /** The creator's posting options, for platforms that have them (`capabilities.creatorInfo`). */
   readonly creatorInfo?: ((account: AccountRecord) => Effect.Effect<WithCredentials<CreatorInfo>, PlatformFailure>) | undefined
+  /**
+   * Refuses a target at validate and create, before anything is stored, without calling the
+   * platform (a shared budget that is spent): the failure, or `undefined` to let it go on. Not
+   * asked for sandbox accounts.
+   */
+  readonly admit?: ((input: AdmitInput) => Effect.Effect<PlatformFailure | undefined>) | undefined
+}
+
+/**
+ * What the engine gives a plugin beside its settings and the `Wire`.
+ *
+ * `counters`: the plugin's named counters in the engine's database (`PlatformCounters` in
+ * `@postwire/core`): `add({ key, window, units, limit })` adds atomically within the limit and
+ * answers `Allowed` or `Refused` with the window's end, shared by every instance on the database
+ * and kept across restarts (in the process when the engine has no database). Keys are the
+ * plugin's own; another plugin never sees them.
+ */
+export interface PluginServices {
+  readonly counters: Counters
 }
 
 /** A platform's connect side: OAuth, token refresh, revoke; optionally the creator's options. */
@@ -92,14 +113,16 @@ export interface SettingsPart<S> {
 
 /** Publishing: settings and the publisher built from them over the shared HTTP `Wire`. */
 export interface PublishPart<S> extends SettingsPart<S> {
-  readonly make: (settings: S, wire: Wire) => PlatformPublisher
+  readonly make: (settings: S, wire: Wire, services: PluginServices) => PlatformPublisher
   /** The comment operations, built from the same settings; none: the platform has no comments API. */
-  readonly comments?: ((settings: S, wire: Wire, config: CommentAdapterModule.Config) => CommentAdapter) | undefined
+  readonly comments?:
+    | ((settings: S, wire: Wire, config: CommentAdapterModule.Config, services: PluginServices) => CommentAdapter)
+    | undefined
   /**
    * Reading metrics of published items and accounts, built from the same settings; none: the
    * platform has no analytics (the plugin's `analytics` capabilities must then be absent too).
    */
-  readonly analytics?: ((settings: S, wire: Wire) => AnalyticsAdapter) | undefined
+  readonly analytics?: ((settings: S, wire: Wire, services: PluginServices) => AnalyticsAdapter) | undefined
 }
 
 /** A platform's analytics operations (see `AnalyticsPlatform` in `@postwire/core`). */

@@ -10,7 +10,7 @@
 export * as Credentials from "./Credentials.ts"
 export * as Registry from "./Registry.ts"
 export * as Plugin from "./Plugin.ts"
-export type { Capabilities, EnvReader, PlatformConnector, PlatformPlugin, PlatformPublisher } from "./Plugin.ts"
+export type { Capabilities, EnvReader, PlatformConnector, PlatformPlugin, PlatformPublisher, PluginServices } from "./Plugin.ts"
 export { tiktok } from "./tiktok/plugin.ts"
 export { instagram } from "./instagram/plugin.ts"
 export { facebook } from "./facebook/plugin.ts"

@@ -16,6 +16,7 @@ import {
   SqlCommentStore,
   SqlConnectStore,
   SqlMediaStore,
+  SqlPlatformCounters,
   SqlPublishingStore,
   SqlStore,
   SqlWebhookStore,
@@ -26,7 +27,7 @@ import * as DataDirectoryLock from "./DataDirectoryLock.ts"
 import * as IdempotencyStore from "./limits/IdempotencyStore.ts"
 import * as RateLimitStore from "./limits/RateLimitStore.ts"
 
-/** The stores on one SQL database: the `Store` first (it migrates), then the `WebhookStore`, `PublishingStore`, `ConnectStore`, `CommentStore`, `MediaStore`, the server's own rate-limit and idempotency stores, and beside them the readiness check and the tables' statistics. */
+/** The stores on one SQL database: the `Store` first (it migrates), then the `WebhookStore`, `PublishingStore`, `ConnectStore`, `CommentStore`, `MediaStore`, the platforms' counters, the server's own rate-limit and idempotency stores, and beside them the readiness check and the tables' statistics. */
 export const sqlStores = Layer.mergeAll(
   SqlWebhookStore.layer,
   SqlPublishingStore.layer,
@@ -34,6 +35,8 @@ export const sqlStores = Layer.mergeAll(
   SqlCommentStore.layer,
   SqlAnalyticsStore.layer,
   SqlMediaStore.layer,
+  // The platforms' shared budgets (YouTube's daily API units), counted once for every instance.
+  SqlPlatformCounters.layer,
   RateLimitStore.layerSql,
   IdempotencyStore.layerSql,
   DatabaseStatus.layer,

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { PublishInput, PublishMedia } from "@postwire/core"
-import { Credentials, type PlatformRouter, YouTubeQuota } from "@postwire/platforms"
+import { Credentials, type PlatformRouter } from "@postwire/platforms"
 import { Effect } from "effect"
 import { aNodeRouter, aRouter, drive, tracerOff } from "../adapterConformance.ts"
 import { anAccount, anImage, aPost, aPublishInput, aTarget, aVideo } from "../builders.ts"
@@ -17,7 +17,6 @@ const settings = (fake: Fake, extra: Record<string, unknown> = {}) => ({
   clientId: fake.clientId,
   clientSecret: fake.clientSecret,
   chunkBytes: 256 * kib,
-  quotaLedger: YouTubeQuota.memory(),
   lookIntervalMs: 1,
   ...extra
 })
@@ -234,18 +233,18 @@ describe("YouTube adapter (video)", () => {
     )
   )
 
-  it.live("the project's day is counted: an upload the budget cannot pay for is refused up front with quota_exceeded", () =>
+  it.live("the project's day is counted: an upload past its uploads bucket is refused up front with quota_exceeded", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const fake = yield* YouTubeFake.make()
-        // Room for two uploads (2 × 1,600) and no third.
-        const client = yield* routerFor(fake, { dailyUnits: 4000 })
+        // Room for two uploads and no third.
+        const client = yield* routerFor(fake, { dailyUploads: 2 })
         for (let i = 0; i < 2; i++) assert.isDefined((yield* drive(client, anUpload(fake, { media: [aVideoOf(10 * kib)] }))).published)
         const refused = yield* drive(client, anUpload(fake, { media: [aVideoOf(10 * kib)] }))
         assert.strictEqual(refused.failure?.code, "quota_exceeded")
-        assert.strictEqual(refused.failure?.platformCode, "project_daily_units")
+        assert.strictEqual(refused.failure?.platformCode, "project_daily_uploads")
         assert.isTrue(refused.failure?.notPublished)
-        assert.strictEqual(refused.failure?.details?.limit, 4000)
+        assert.strictEqual(refused.failure?.details?.limit, 2)
         assert.match(String(refused.failure?.details?.resets_at), /^\d{4}-\d{2}-\d{2}T(07|08):00:00\.000Z$/)
         assert.strictEqual(fake.count("init"), 2)
       })
@@ -256,13 +255,13 @@ describe("YouTube adapter (video)", () => {
     Effect.scoped(
       Effect.gen(function* () {
         const fake = yield* YouTubeFake.make()
-        fake.unitsUsed = 9_000
+        fake.uploadsUsed = 100
         const client = yield* routerFor(fake)
         const first = yield* drive(client, anUpload(fake))
         assert.strictEqual(first.failure?.code, "quota_exceeded")
         assert.strictEqual(first.failure?.platformCode, "quotaExceeded")
         const second = yield* drive(client, anUpload(fake))
-        assert.strictEqual(second.failure?.platformCode, "project_daily_units")
+        assert.strictEqual(second.failure?.platformCode, "project_daily_uploads")
         assert.strictEqual(fake.count("init"), 1)
       })
     )

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { makeMemoryCounters, PlatformCounters } from "@postwire/core"
 import { Credentials, YouTubeQuota } from "@postwire/platforms"
 import { Effect } from "effect"
 import { anAccount } from "../builders.ts"
@@ -9,22 +10,22 @@ import * as YouTubeStatisticsFake from "./YouTubeStatisticsFake.ts"
 const setUp = (options: { readonly stale?: boolean } = {}) =>
   Effect.gen(function* () {
     const fake = yield* YouTubeStatisticsFake.make()
-    const ledger = YouTubeQuota.memory()
+    const counters = makeMemoryCounters()
     const account = anAccount("video", {
       externalId: "UCmaya0000000000000000",
       handle: "mayabakes",
       credentials: Credentials.encode("video", { access_token: options.stale === true ? "ya29.stale" : fake.accessToken, refresh_token: fake.refreshToken, channel_id: "UCmaya0000000000000000" })
     })
     const { adapter, capabilities } = yield* anAnalyticsAdapter("video", {
-      video: { apiUrl: `${fake.url}/youtube/v3`, tokenUrl: `${fake.url}/token`, clientId: "client-1", clientSecret: "secret", quotaLedger: ledger }
-    } as never)
-    return { fake, account, adapter, capabilities, ledger }
+      video: { apiUrl: `${fake.url}/youtube/v3`, tokenUrl: `${fake.url}/token`, clientId: "client-1", clientSecret: "secret" }
+    } as never).pipe(Effect.provideService(PlatformCounters, counters))
+    return { fake, account, adapter, capabilities, counters }
   })
 
 describe("YouTube analytics", () => {
   it.live("reads 60 videos' views, likes and comments in two videos.list calls of at most 50 ids, 1 unit each; a deleted video is gone", () =>
     Effect.gen(function* () {
-      const { fake, account, adapter, capabilities, ledger } = yield* setUp()
+      const { fake, account, adapter, capabilities, counters } = yield* setUp()
       assert.strictEqual(capabilities.batchSize, 50)
       const ids = Array.from({ length: 60 }, (_, i) => `vid${String(i).padStart(8, "0")}`)
       for (const [i, id] of ids.entries()) if (i !== 9) fake.videos.set(id, { viewCount: 5000 + i, likeCount: i === 2 ? undefined : 300 + i, commentCount: 12 })
@@ -39,8 +40,7 @@ describe("YouTube analytics", () => {
       // A like count the owner hid is not provided (never 0).
       assert.deepStrictEqual(result.readings.find((r) => r.targetId === targets[2]!.id)!.metrics, { views: 5002, comments: 12 })
       // One unit a call, counted against the project's day.
-      const spent = yield* ledger.spend(`client-1:${YouTubeQuota.pacificDay(Date.now())}`, 0, 10_000, true)
-      assert.strictEqual(spent.used, 2)
+      assert.strictEqual(yield* counters.read("video", "client-1:units", YouTubeQuota.window(Date.now())), 2)
     }).pipe(Effect.scoped)
   )
 

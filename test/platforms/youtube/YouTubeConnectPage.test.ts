@@ -22,14 +22,7 @@ describe.each(backends())("connecting a YouTube channel on %s", (backend) => {
   beforeAll(async () => {
     scope = Effect.runSync(Scope.make())
     fake = await Effect.runPromise(YouTubeFake.make().pipe(Scope.provide(scope)))
-    server = await aConnectServer((env, options) => startServer(backend, env, options), {
-      POSTWIRE_YOUTUBE_CLIENT_ID: fake.clientId,
-      POSTWIRE_YOUTUBE_CLIENT_SECRET: fake.clientSecret,
-      POSTWIRE_YOUTUBE_AUTHORIZE_URL: `${fake.url}/o/oauth2/v2/auth`,
-      POSTWIRE_YOUTUBE_TOKEN_URL: `${fake.url}/token`,
-      POSTWIRE_YOUTUBE_REVOKE_URL: `${fake.url}/revoke`,
-      POSTWIRE_YOUTUBE_API_URL: `${fake.url}/youtube/v3`
-    })
+    server = await aConnectServer((env, options) => startServer(backend, env, options), YouTubeFake.connectEnv(fake))
     key = await aKeyWithScopes(server, ["posts:read", "posts:write", "accounts:write"], "live")
   })
   afterAll(async () => {

@@ -77,6 +77,9 @@ export interface YouTubeFake extends FakeServer {
   /** The project's units used today and its budget. */
   unitsUsed: number
   dailyUnits: number
+  /** `videos.insert` calls today, and the project's bucket of them. */
+  uploadsUsed: number
+  dailyUploads: number
   /** Sessions answer 404 (expired) from now on. */
   sessionsGone: boolean
   /** The fake's clock offset (ms): tokens expire against it. */
@@ -91,7 +94,7 @@ const chunkUnit = 256 * 1024
 
 const costs: Record<string, number> = {
   channels: 1,
-  init: 1600,
+  // videos.insert has its own bucket (uploadsUsed / dailyUploads), a call counting 1.
   playlistItems: 1,
   thumbnail: 50,
   threads: 1,
@@ -150,9 +153,12 @@ export const make = (): Effect.Effect<YouTubeFake, never, Scope.Scope> => {
     return undefined
   }
 
+  // https://developers.google.com/youtube/v3/determine_quota_cost: "100 videos.insert calls,
+  // and 10,000 units per day combined for all other endpoints".
   const spend = (route: string): FakeReply | undefined => {
     const cost = costs[route] ?? 0
-    if (fake.unitsUsed + cost > fake.dailyUnits) {
+    const uploadsSpent = route === "init" && fake.uploadsUsed + 1 > fake.dailyUploads
+    if (uploadsSpent || fake.unitsUsed + cost > fake.dailyUnits) {
       return googleError(
         403,
         "quotaExceeded",
@@ -161,6 +167,7 @@ export const make = (): Effect.Effect<YouTubeFake, never, Scope.Scope> => {
       )
     }
     fake.unitsUsed += cost
+    if (route === "init") fake.uploadsUsed += 1
     return undefined
   }
 
@@ -455,6 +462,8 @@ export const make = (): Effect.Effect<YouTubeFake, never, Scope.Scope> => {
       thumbnails: new Map<string, number>(),
       unitsUsed: 0,
       dailyUnits: 10_000,
+      uploadsUsed: 0,
+      dailyUploads: 100,
       sessionsGone: false,
       clockOffsetMs: 0,
       grant,
@@ -467,3 +476,13 @@ export const make = (): Effect.Effect<YouTubeFake, never, Scope.Scope> => {
     return fake
   })
 }
+
+/** The server's settings that connect YouTube channels through `fake` (Google's consent, token, revoke and API). */
+export const connectEnv = (fake: YouTubeFake): Readonly<Record<string, string>> => ({
+  POSTWIRE_YOUTUBE_CLIENT_ID: fake.clientId,
+  POSTWIRE_YOUTUBE_CLIENT_SECRET: fake.clientSecret,
+  POSTWIRE_YOUTUBE_AUTHORIZE_URL: `${fake.url}/o/oauth2/v2/auth`,
+  POSTWIRE_YOUTUBE_TOKEN_URL: `${fake.url}/token`,
+  POSTWIRE_YOUTUBE_REVOKE_URL: `${fake.url}/revoke`,
+  POSTWIRE_YOUTUBE_API_URL: `${fake.url}/youtube/v3`
+})

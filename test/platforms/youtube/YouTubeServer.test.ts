@@ -1,7 +1,8 @@
 /**
  * YouTube through the real server on both databases, against the Google fake: a Short published
  * exactly once from `POST /v1/posts` (a chunk lost on the way), its comments read and answered,
- * and the project's daily units refusing an upload up front.
+ * and the project's daily uploads refusing a post up front at validate and create, counted in the
+ * database: shared by two servers on one PostgreSQL, kept across a restart on the embedded one.
  */
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -22,30 +23,29 @@ describe.each(backends())("YouTube (video) through the server on %s", (backend) 
   let short: string
   let clock: MovableClock
 
-  beforeAll(async () => {
-    scope = Effect.runSync(Scope.make())
-    fake = await Effect.runPromise(YouTubeFake.make().pipe(Scope.provide(scope)))
-    database = await aDatabase(backend)
-    clock = aMovableClock()
-    server = await startServer(
-      backend,
-      {
+  const environment = () =>
+    ({
         POSTWIRE_YOUTUBE_API_URL: `${fake.url}/youtube/v3`,
         POSTWIRE_YOUTUBE_UPLOAD_URL: `${fake.url}/upload/youtube/v3`,
         POSTWIRE_YOUTUBE_TOKEN_URL: `${fake.url}/token`,
         POSTWIRE_YOUTUBE_CLIENT_ID: fake.clientId,
         POSTWIRE_YOUTUBE_CLIENT_SECRET: fake.clientSecret,
-        // Two uploads a day (2 × 1,600 units and a few lists).
-        POSTWIRE_YOUTUBE_DAILY_UNITS: "3300",
+        // Two uploads a day for the project.
+        POSTWIRE_YOUTUBE_DAILY_UPLOADS: "2",
         POSTWIRE_PLATFORM_POLL_INTERVAL_MS: "1",
         POSTWIRE_PLATFORM_RETRY_DELAY_MS: "5",
         POSTWIRE_PLATFORM_TIMEOUT_MS: "5000",
         POSTWIRE_PUBLISH_POLL_MS: "20",
         POSTWIRE_COMMENT_POLL_MS: "50",
         POSTWIRE_RATE_LIMIT_PER_KEY: "100000"
-      },
-      { database, clock: clock.clock }
-    )
+      }) as const
+
+  beforeAll(async () => {
+    scope = Effect.runSync(Scope.make())
+    fake = await Effect.runPromise(YouTubeFake.make().pipe(Scope.provide(scope)))
+    database = await aDatabase(backend)
+    clock = aMovableClock()
+    server = await startServer(backend, environment(), { database, clock: clock.clock })
     const key = await server.admin<{ key: string }>(`/workspaces/${server.workspaceId}/keys`, {
       kind: "live",
       scopes: ["posts:read", "posts:write", "comments:write"]
@@ -76,20 +76,21 @@ describe.each(backends())("YouTube (video) through the server on %s", (backend) 
     if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
   })
 
+  const aPost = (caption: string, extra: Record<string, unknown> = {}) => ({
+    profile_id: server.profileId,
+    caption,
+    media: [short],
+    targets: [{ account_id: accountId, video: { made_for_kids: false, privacy_status: "unlisted" } }],
+    approval: { mode: "none" },
+    ...extra
+  })
+
   const publish = async (caption: string) => {
-    const created = await call(server.baseUrl, "POST", "/v1/posts", {
-      key: liveKey,
-      body: {
-        profile_id: server.profileId,
-        caption,
-        media: [short],
-        targets: [{ account_id: accountId, video: { made_for_kids: false, privacy_status: "unlisted" } }],
-        approval: { mode: "none" }
-      }
-    })
+    const on = server
+    const created = await call(on.baseUrl, "POST", "/v1/posts", { key: liveKey, body: aPost(caption) })
     expect(created.status, JSON.stringify(created.body)).toBe(201)
     const done = await eventually(
-      () => call(server.baseUrl, "GET", `/v1/posts/${created.body.id}`, { key: liveKey }),
+      () => call(on.baseUrl, "GET", `/v1/posts/${created.body.id}`, { key: liveKey }),
       (reply) => ["published", "failed"].includes(reply.body.targets?.[0]?.status),
       `post ${created.body.id} to settle`,
       { intervalMs: 20 }
@@ -112,14 +113,52 @@ describe.each(backends())("YouTube (video) through the server on %s", (backend) 
     })
   })
 
-  it("refuses an upload up front once the project's units cannot pay for it (quota_exceeded), nothing sent", async () => {
+  /**
+   * Validate and create on `on` refuse the post up front: 422 `quota_exceeded` naming the
+   * target's account, the limit and when the Pacific day ends (07:00 or 08:00 UTC); answers that end.
+   */
+  const expectRefusedUpFront = async (on: TestServer) => {
+    const inits = fake.count("init")
+    const refusal = { code: "quota_exceeded", field: "targets[0].account_id", message: expect.stringMatching(/limit of 2\b/) }
+    const validated = await call(on.baseUrl, "POST", "/v1/posts/validate", { key: liveKey, body: aPost("Third loaf") })
+    expect(validated.status, JSON.stringify(validated.body)).toBe(200)
+    expect(validated.body.issues).toEqual([expect.objectContaining(refusal)])
+    const created = await call(on.baseUrl, "POST", "/v1/posts", { key: liveKey, body: aPost("Third loaf") })
+    expect(created.status, JSON.stringify(created.body)).toBe(422)
+    expect(created.body.error).toMatchObject(refusal)
+    const resetsAt = /resets at (\S+)\.$/.exec(created.body.error.message as string)?.[1]
+    expect(resetsAt).toMatch(/^\d{4}-\d{2}-\d{2}T0[78]:00:00\.000Z$/)
+    expect(fake.count("init")).toBe(inits)
+    return resetsAt!
+  }
+
+  it("counts the project's uploads in the database and refuses the third of the day up front (validate and create)", async () => {
+    // The Short above was the day's first upload, this is its second.
     const second = await publish("Second loaf")
     expect(second.status).toBe("published")
-    const inits = fake.count("init")
-    const third = await publish("Third loaf")
-    expect(third).toMatchObject({ status: "failed", error: { code: "quota_exceeded" } })
-    expect(fake.count("init")).toBe(inits)
+    await expectRefusedUpFront(server)
+    // On PostgreSQL another server on the same database, which uploaded nothing itself, counts in
+    // the same budget: it refuses too.
+    if (backend === "postgres") {
+      const other = await startServer(backend, environment(), { database, clock: clock.clock })
+      try {
+        await expectRefusedUpFront(other)
+      } finally {
+        await other.stop()
+      }
+    }
   })
+
+  it("a post scheduled for the next Pacific day is not refused: that day's uploads are unspent", async () => {
+    const resetsAt = await expectRefusedUpFront(server)
+    const tomorrow = new Date(Date.parse(resetsAt) + 60 * 60_000).toISOString()
+    const validated = await call(server.baseUrl, "POST", "/v1/posts/validate", {
+      key: liveKey,
+      body: aPost("Tomorrow's loaf", { scheduled_at: tomorrow })
+    })
+    expect(validated.body.issues).toEqual([])
+  })
+
   it("reads the Short's comments and answers one as the channel", async () => {
     const video = fake.videos[0]!
     fake.comments.push({
@@ -150,5 +189,11 @@ describe.each(backends())("YouTube (video) through the server on %s", (backend) 
     })
     expect(answered.status, JSON.stringify(answered.body)).toBeLessThan(300)
     expect(fake.comments.find((c) => c.parentId === "UgxFan1")?.text).toBe("78%, and a long cold proof.")
+  })
+
+  it("the day's count survives a restart of the server", async () => {
+    await server.stop()
+    server = await startServer(backend, environment(), { database, clock: clock.clock })
+    await expectRefusedUpFront(server)
   })
 })

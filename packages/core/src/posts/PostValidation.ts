@@ -19,6 +19,7 @@ import {
 import { Cause, Effect, Exit, Option, Schema } from "effect"
 import type { Caller } from "../Caller.ts"
 import { EngineConfig, type EngineSettings } from "../EngineConfig.ts"
+import { PlatformClient } from "../publishing/PlatformClient.ts"
 import type { AccountRecord, MediaRecord } from "../store/Records.ts"
 import { Store } from "../store/Store.ts"
 import { type CalendarDay, quotaLimit, quotaWindow } from "./Quota.ts"
@@ -393,6 +394,19 @@ export const planPost = Effect.fn("posts.plan")(function* (
         )
         break
       }
+    }
+  }
+
+  // A platform's own up-front check (a budget shared by the deployment, spent: YouTube's daily
+  // units), for targets that passed every other one.
+  const client = yield* Effect.serviceOption(PlatformClient)
+  const admit = Option.isSome(client) ? client.value.admit : undefined
+  if (admit !== undefined) {
+    for (const t of targets) {
+      const quotaAt = `targets[${t.index}].account_id`
+      if (t.account.sandbox || problems.some((p) => p.code === "quota_exceeded" && p.field === quotaAt)) continue
+      const refused = yield* admit({ account: t.account, options: t.options, publishAt })
+      if (refused !== undefined) problems.push(problem(refused.code, quotaAt, refused.details))
     }
   }
 

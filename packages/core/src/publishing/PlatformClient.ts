@@ -108,6 +108,19 @@ export type PermalinkLookup =
       readonly _tag: "Never"
     }
 
+/**
+ * A target about to be created (or validated), as a platform's up-front check sees it: before
+ * anything is stored, so that a platform whose budget is spent refuses it at once.
+ */
+export interface AdmitInput {
+  /** The target's account (its credentials are not opened: the check calls no platform). */
+  readonly account: AccountRecord
+  /** The target's options as they will be stored (`{ [platform]: … }`, the encoded form). */
+  readonly options: unknown
+  /** When the target is to be published (epoch ms): `scheduled_at`, or now. */
+  readonly publishAt: number
+}
+
 /** New platform credentials to store after a refresh (tokens rotate). */
 export interface CredentialsUpdate {
   readonly accountId: string
@@ -186,5 +199,11 @@ export class PlatformClient extends Context.Service<
     readonly permalink?: (
       input: PermalinkInput
     ) => Effect.Effect<PermalinkLookup & { readonly credentials?: CredentialsUpdate | undefined }, PlatformFailure>
+    /**
+     * Checks a target before it is created or validated, without calling the platform (a
+     * shared budget that is spent: YouTube's daily units): the failure to answer with, or
+     * `undefined` when the target may go on. Optional: absent, every target may.
+     */
+    readonly admit?: ((input: AdmitInput) => Effect.Effect<PlatformFailure | undefined>) | undefined
   }
 >()("postwire/PlatformClient") {}

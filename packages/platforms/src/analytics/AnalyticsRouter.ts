@@ -34,11 +34,12 @@ export const make = (options: PlatformRouter.Options): Effect.Effect<AnalyticsPl
   Effect.gen(function* () {
     const registry = Registry.make(options.plugins)
     const wire = yield* PlatformRouter.makeWire(options)
+    const services = yield* PlatformRouter.pluginServices
     const real: Record<string, AnalyticsAdapter> = {}
     for (const plugin of registry.plugins) {
       const factory = plugin.publish.analytics
       if (plugin.analytics !== undefined && factory !== undefined) {
-        real[plugin.name] = factory(PlatformRouter.settingsOf(plugin, options), wire)
+        real[plugin.name] = factory(PlatformRouter.settingsOf(plugin, options), wire, services(plugin))
       }
     }
     const capabilities = (platform: Platform, sandbox?: boolean): AnalyticsCapabilities | undefined => {

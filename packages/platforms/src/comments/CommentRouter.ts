@@ -19,12 +19,13 @@
  *
  * @since 0.3.0
  */
-import { type CommentCapabilities, CommentPlatform } from "@postwire/core"
+import { type CommentCapabilities, CommentPlatform, countersOf, makeMemoryCounters } from "@postwire/core"
 import type { Platform } from "@postwire/domain"
 import { Effect, Layer } from "effect"
 import { FetchHttpClient, type HttpClient } from "effect/http"
 import type * as Wire from "../internal/Wire.ts"
 import * as PlatformRouter from "../PlatformRouter.ts"
+import type { PlatformPlugin, PluginServices } from "../Plugin.ts"
 import * as Registry from "../Registry.ts"
 import * as CommentAdapter from "./CommentAdapter.ts"
 
@@ -50,13 +51,21 @@ const noCommentsApi = (platform: string): CommentAdapter.CommentAdapter => ({
 })
 
 /** The comment adapters of the registry's platforms, built from the settings. */
-export const adapters = (options: Options, wire: Wire.Wire): Readonly<Record<Platform, CommentAdapter.CommentAdapter>> => {
+export const adapters = (
+  options: Options,
+  wire: Wire.Wire,
+  services: (plugin: PlatformPlugin) => PluginServices = (() => {
+    const memory = makeMemoryCounters()
+    return (plugin) => ({ counters: countersOf(memory, plugin.name) })
+  })()
+): Readonly<Record<Platform, CommentAdapter.CommentAdapter>> => {
   const registry = Registry.make(options.plugins)
   const comments: CommentAdapter.Config = { ...CommentAdapter.defaults, ...options.comments }
   return Object.fromEntries(
     registry.plugins.map((plugin) => [
       plugin.name,
-      plugin.publish.comments?.(PlatformRouter.settingsOf(plugin, options), wire, comments) ?? noCommentsApi(plugin.name)
+      plugin.publish.comments?.(PlatformRouter.settingsOf(plugin, options), wire, comments, services(plugin)) ??
+        noCommentsApi(plugin.name)
     ])
   ) as Record<Platform, CommentAdapter.CommentAdapter>
 }
@@ -72,7 +81,7 @@ export const make = (
   Effect.gen(function* () {
     const registry = Registry.make(options.plugins)
     const wire = yield* PlatformRouter.makeWire(options)
-    const real = adapters(options, wire)
+    const real = adapters(options, wire, yield* PlatformRouter.pluginServices)
     const of = (account: { readonly platform: Platform; readonly sandbox: boolean }): CommentAdapter.CommentOperations =>
       account.sandbox ? sandbox : (real[account.platform] ?? noCommentsApi(account.platform))
     return CommentPlatform.of({

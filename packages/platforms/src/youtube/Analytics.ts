@@ -15,7 +15,7 @@
  *
  * @since 0.5.0
  */
-import type { AnalyticsCapabilities, PlatformFailure } from "@postwire/core"
+import type { AnalyticsCapabilities, Counters, PlatformFailure } from "@postwire/core"
 import { Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
 import { byId, readInBatches, renamed } from "../internal/AnalyticsReading.ts"
@@ -53,10 +53,10 @@ const counts = (statistics: unknown, names: ReadonlyArray<string>): Record<strin
 }
 
 /** Creates the YouTube analytics adapter over the publishing settings. */
-export const make = (settings: YouTube.Config, wire: Wire): AnalyticsAdapter => {
+export const make = (settings: YouTube.Config, wire: Wire, counters: Counters): AnalyticsAdapter => {
   const api = settings.apiUrl.replace(/\/+$/, "")
   const refresher = Google.refresh(wire, settings)
-  const charge = YouTube.chargeFor(settings)
+  const charge = YouTube.chargeFor(settings, counters)
 
   const inSession = <A extends object>(account: { readonly id: string; readonly credentials: string | null }, step: (session: Google.Session) => Effect.Effect<A, PlatformFailure>) =>
     Effect.flatMap(Google.openSession(refresher, account), (session) => TokenSession.withCredentials(session, step(session)))

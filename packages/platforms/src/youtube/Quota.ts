@@ -1,22 +1,30 @@
 /**
- * The YouTube API project's daily units, counted by Postwire so that an upload the day's budget
- * cannot pay for is refused up front (`quota_exceeded`) instead of failing at YouTube.
+ * The YouTube API project's daily budget, counted by Postwire so that an upload the day cannot
+ * pay for is refused up front (`quota_exceeded`) instead of failing at YouTube.
  *
- * YouTube gives a project 10,000 units a day by default, reset at midnight Pacific time; an upload
- * (`videos.insert`) costs 1,600, `thumbnails.set` 50, a `list` 1, a comment write 50
- * (https://developers.google.com/youtube/v3/determine_quota_cost). The budget and the costs are
- * settings: a project granted more units sets its own.
+ * The quota calculator (https://developers.google.com/youtube/v3/determine_quota_cost, and its
+ * current copy https://developers.google.com/youtube/data/determine_quota_cost) gives a project
+ * "100 `videos.insert` calls, and 10,000 units per day combined for all other endpoints":
+ * `videos.insert` and `search.list` have their own buckets of 100 calls a day, each call
+ * counting 1; `thumbnails.set` costs 50 units, a `list` 1, a comment write 50. Quotas reset at
+ * midnight Pacific time. Earlier versions of the page priced `videos.insert` at 1,600 units of
+ * the 10,000 (six uploads a day); a project still accounted that way sets
+ * `POSTWIRE_YOUTUBE_UPLOAD_UNITS=1600` and each upload is charged to the units too. The budgets
+ * and costs are settings: a project granted more sets its own.
  *
- * The ledger is per process by default (one server). Several instances sharing a project give a
- * shared {@link Ledger} (see docs/decisions.md, "YouTube quota counter"). Whatever the ledger
- * says, a `quotaExceeded` answer from YouTube marks the day spent.
+ * The units and uploads are counted in the engine's platform counters (`PluginServices.counters`):
+ * in the database, so every instance sharing it counts one budget and a restart keeps the day's
+ * count (in the process when the engine has no database). The counters' keys are the OAuth
+ * client id (one client, one project), their window the Pacific-time date ({@link window}).
+ * Whatever was counted, a `quotaExceeded` answer to an upload marks the day's uploads spent.
  *
  * @since 0.5.0
  */
-import { Effect } from "effect"
+import type { CounterWindow } from "@postwire/core"
 
 /** Unit costs of the calls Postwire makes (the quota calculator's table). */
 export interface UnitCosts {
+  /** Units an upload takes from the 10,000 besides its own bucket: 0 today, 1,600 on the older accounting. */
   readonly insert: number
   readonly thumbnail: number
   readonly list: number
@@ -24,43 +32,13 @@ export interface UnitCosts {
 }
 
 /** Default costs (https://developers.google.com/youtube/v3/determine_quota_cost). */
-export const defaultCosts: UnitCosts = { insert: 1600, thumbnail: 50, list: 1, write: 50 }
+export const defaultCosts: UnitCosts = { insert: 0, thumbnail: 50, list: 1, write: 50 }
 
-/** Default daily budget of a project (same page). */
+/** Default daily units of a project for every call but uploads (same page). */
 export const defaultDailyUnits = 10_000
 
-/** A project's units per Pacific-time day. */
-export interface Ledger {
-  /**
-   * Adds `units` to the day `key` when the total stays within `budget` (always, with `force`: a
-   * call already made). Answers whether they were added and the day's total after.
-   */
-  readonly spend: (key: string, units: number, budget: number, force: boolean) => Effect.Effect<{ readonly added: boolean; readonly used: number }>
-  /** Marks the day spent (YouTube said `quotaExceeded`). */
-  readonly exhaust: (key: string, budget: number) => Effect.Effect<void>
-}
-
-/** A ledger in the process. */
-export const memory = (): Ledger => {
-  const days = new Map<string, number>()
-  return {
-    spend: (key, units, budget, force) =>
-      Effect.sync(() => {
-        const used = days.get(key) ?? 0
-        if (!force && used + units > budget) return { added: false, used }
-        if (days.size > 64) for (const k of days.keys()) if (k !== key) days.delete(k)
-        days.set(key, used + units)
-        return { added: true, used: used + units }
-      }),
-    exhaust: (key, budget) =>
-      Effect.sync(() => {
-        days.set(key, Math.max(budget, days.get(key) ?? 0))
-      })
-  }
-}
-
-/** The ledger of the process: publishing and comments of every YouTube account count here by default. */
-export const processLedger: Ledger = memory()
+/** Default `videos.insert` calls a day of a project: their own bucket (same page). */
+export const defaultDailyUploads = 100
 
 const pacific = new Intl.DateTimeFormat("en-CA", {
   timeZone: "America/Los_Angeles",
@@ -94,3 +72,6 @@ export const nextReset = (at: number): number => {
   const check = wallClock(reset)
   return check.date === wall.date ? reset + 60 * 60_000 : check.ms % 86_400_000 === 0 ? reset : reset - (check.ms % 86_400_000)
 }
+
+/** The counting window of `at`: its Pacific-time date, ending at the next Pacific midnight. */
+export const window = (at: number): CounterWindow => ({ id: pacificDay(at), endsAt: nextReset(at) })

@@ -3,8 +3,9 @@
  * (https://developers.google.com/youtube/v3/guides/using_resumable_upload_protocol).
  *
  * 1. Before anything is sent, the target's options are resolved (title, `made_for_kids`, …) and
- *    the project's day is charged for the upload (1,600 units, 50 more with a thumbnail): a day
- *    that cannot pay fails `quota_exceeded` at once (see `Quota.ts`).
+ *    the upload is counted in the project's day (`videos.insert` has its own bucket, 100 a day
+ *    by default): a day that is spent fails `quota_exceeded` at once (see `Quota.ts`), and
+ *    validate and create refuse such a target up front ({@link admitFor}).
  * 2. `POST {upload}/videos?uploadType=resumable&part=snippet,status` with the video resource
  *    answers the upload session's address in `Location`. It is saved through `checkpoint` before
  *    the first byte: from then on the target is only ever resumed, never uploaded again.
@@ -27,7 +28,7 @@
  *
  * @since 0.5.0
  */
-import type { PlatformFailure, PublishInput, PublishStep } from "@postwire/core"
+import type { AdmitInput, Counters, PlatformFailure, PublishInput, PublishStep } from "@postwire/core"
 import { ErrorDetail, formatInstant } from "@postwire/domain"
 import { Clock, Effect, Option, type Redacted, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
@@ -51,12 +52,12 @@ export interface Config {
   readonly clientSecret: Redacted.Redacted<string>
   /** Bytes per `PUT`: a multiple of 256 KiB (the protocol's rule). Default 8 MiB. */
   readonly chunkBytes: number
-  /** The project's units a day (`POSTWIRE_YOUTUBE_DAILY_UNITS`). Default 10,000. */
+  /** The project's units a day for calls other than uploads (`POSTWIRE_YOUTUBE_DAILY_UNITS`). Default 10,000. */
   readonly dailyUnits: number
-  /** What each call costs (the quota calculator). */
+  /** The project's `videos.insert` calls a day, their own bucket (`POSTWIRE_YOUTUBE_DAILY_UPLOADS`). Default 100. */
+  readonly dailyUploads: number
+  /** What each call costs in units (the quota calculator); `insert` 0: uploads count in their own bucket only. */
   readonly unitCosts: Quota.UnitCosts
-  /** Where the day's units are counted; default: in the process. */
-  readonly quotaLedger?: Quota.Ledger | undefined
   /** How long a lost upload is looked for in the uploads playlist. Default 2 hours. */
   readonly lostUploadWindowMs: number
   /** Wait between two looks. Default 1 minute. */
@@ -70,6 +71,7 @@ export const defaults = {
   tokenUrl: "https://oauth2.googleapis.com/token",
   chunkBytes: 8 * 1024 * 1024,
   dailyUnits: Quota.defaultDailyUnits,
+  dailyUploads: Quota.defaultDailyUploads,
   unitCosts: Quota.defaultCosts,
   lostUploadWindowMs: 2 * 60 * 60_000,
   lookIntervalMs: 60_000
@@ -115,44 +117,88 @@ const unanswered = <A>(self: Effect.Effect<A, PlatformFailure>): Effect.Effect<A
 
 type Upload = { readonly _tag: "Done"; readonly videoId: string } | { readonly _tag: "Gone" }
 
-/** Counts a call already made against the project's day. */
-export const chargeFor = (config: Pick<Config, "clientId" | "dailyUnits" | "quotaLedger">) => (units: number) =>
+/** The counter keys of a project (its OAuth client id): the uploads bucket and the units. */
+const keys = (clientId: string) => ({ uploads: `${clientId}:uploads`, units: `${clientId}:units` })
+
+/** Counts units of a call already made against the project's day (a counter that fails is let be). */
+export const chargeFor = (config: Pick<Config, "clientId" | "dailyUnits">, counters: Counters) => (units: number) =>
   Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    (config.quotaLedger ?? Quota.processLedger).spend(`${config.clientId}:${Quota.pacificDay(now)}`, units, config.dailyUnits, true)
-  )
+    counters.add({ key: keys(config.clientId).units, window: Quota.window(now), units, limit: config.dailyUnits, force: true })
+  ).pipe(Effect.ignore)
+
+/** The refusal of a day the project cannot pay an upload from. */
+const dayRefusal = (
+  config: Pick<Config, "dailyUnits" | "dailyUploads">,
+  bucket: "uploads" | "units",
+  at: number,
+  used: number,
+  cost: number
+) =>
+  failure("quota_exceeded", bucket === "uploads" ? "project_daily_uploads" : "project_daily_units", {
+    notPublished: true,
+    details: {
+      platform: "video",
+      limit: bucket === "uploads" ? config.dailyUploads : config.dailyUnits,
+      resets_at: formatInstant(Quota.nextReset(at)),
+      detail:
+        bucket === "uploads"
+          ? ErrorDetail.reason("youtube_project_uploads", { limit: config.dailyUploads, used })
+          : ErrorDetail.reason("youtube_project_quota", { limit: config.dailyUnits, cost, used })
+    }
+  })
+
+/** A counter that cannot be read: the step is taken again later, nothing was sent. */
+const counterDown = () => failure("platform_unavailable", "quota_counter_unavailable", { notPublished: true })
+
+/**
+ * The up-front check of validate and create: the day of `publishAt` still has an upload (and,
+ * when uploads cost units, the units) for the target; reads only, the upload is counted when it
+ * is sent.
+ */
+export const admitFor = (config: Pick<Config, "clientId" | "dailyUnits" | "dailyUploads" | "unitCosts">, counters: Counters) =>
+  (input: AdmitInput): Effect.Effect<PlatformFailure | undefined> =>
+    Effect.gen(function* () {
+      const window = Quota.window(input.publishAt)
+      const { uploads, units } = keys(config.clientId)
+      const uploaded = yield* counters.read(uploads, window)
+      if (uploaded + 1 > config.dailyUploads) return dayRefusal(config, "uploads", input.publishAt, uploaded, 1)
+      const cost = config.unitCosts.insert
+      if (cost > 0) {
+        const used = yield* counters.read(units, window)
+        if (used + cost > config.dailyUnits) return dayRefusal(config, "units", input.publishAt, used, cost)
+      }
+      return undefined
+    }).pipe(Effect.catch(() => Effect.succeed(undefined)))
 
 /** Creates the adapter. */
-export const make = (config: Config, wire: Wire) => {
-  const ledger = config.quotaLedger ?? Quota.processLedger
+export const make = (config: Config, wire: Wire, counters: Counters) => {
   const refresher = Google.refresh(wire, config)
   const api = config.apiUrl.replace(/\/+$/, "")
   const chunk = Math.max(chunkUnit, Math.floor(config.chunkBytes / chunkUnit) * chunkUnit)
+  const { uploads, units } = keys(config.clientId)
 
-  const dayKey = (at: number) => `${config.clientId}:${Quota.pacificDay(at)}`
-  const charge = chargeFor(config)
-  /** A `quotaExceeded` answer: the day is spent, whatever was counted. */
+  const charge = chargeFor(config, counters)
+  /** A `quotaExceeded` answer to `videos.insert`: the day's uploads are spent, whatever was counted. */
   const noteQuota = (f: PlatformFailure) =>
     f.platformCode === "quotaExceeded"
-      ? Effect.flatMap(Clock.currentTimeMillis, (now) => ledger.exhaust(dayKey(now), config.dailyUnits))
+      ? Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          counters.add({ key: uploads, window: Quota.window(now), units: config.dailyUploads, limit: config.dailyUploads, force: true })
+        ).pipe(Effect.ignore)
       : Effect.void
 
-  const reserve = (cost: number) =>
+  /** Counts the upload (and its units when uploads cost units) in the project's day, or refuses it. */
+  const reserve = () =>
     Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
-      const spent = yield* ledger.spend(dayKey(now), cost, config.dailyUnits, false)
-      if (spent.added) return
-      return yield* Effect.fail(
-        failure("quota_exceeded", "project_daily_units", {
-          notPublished: true,
-          details: {
-            platform: "video",
-            limit: config.dailyUnits,
-            resets_at: formatInstant(Quota.nextReset(now)),
-            detail: ErrorDetail.reason("youtube_project_quota", { limit: config.dailyUnits, cost, used: spent.used })
-          }
-        })
-      )
-    })
+      const window = Quota.window(now)
+      const cost = config.unitCosts.insert
+      if (cost > 0) {
+        const paid = yield* counters.add({ key: units, window, units: cost, limit: config.dailyUnits })
+        if (paid._tag === "Refused") return yield* Effect.fail(dayRefusal(config, "units", now, paid.used, cost))
+      }
+      const counted = yield* counters.add({ key: uploads, window, units: 1, limit: config.dailyUploads })
+      if (counted._tag === "Refused") return yield* Effect.fail(dayRefusal(config, "uploads", now, counted.used, 1))
+    }).pipe(Effect.catchTag("StoreError", () => Effect.fail(counterDown())))
 
   const optionsOf = (input: PublishInput): Effect.Effect<Options.Resolved, PlatformFailure> => {
     const resolved = Options.resolve(Options.fromTarget((input.target as { readonly options?: unknown }).options), input.post.caption)
@@ -332,7 +378,7 @@ export const make = (config: Config, wire: Wire) => {
         )
       }
       const withThumbnail = options.thumbnail_media_id !== undefined && input.media.some((m) => m.record.id === options.thumbnail_media_id)
-      yield* reserve(config.unitCosts.insert + (withThumbnail ? config.unitCosts.thumbnail : 0))
+      yield* reserve()
       const bytes = yield* video.read
       const resource = {
         snippet: {
@@ -399,6 +445,7 @@ export const make = (config: Config, wire: Wire) => {
     failure(f.code, f.platformCode, { details: f.details, retryable: f.retryable, needsReconnect: f.needsReconnect, state })
 
   return {
+    admit: admitFor(config, counters),
     publish: (input: PublishInput) =>
       Effect.gen(function* () {
         const session = yield* Google.openSession(refresher, input.account)

@@ -1,7 +1,7 @@
 /**
  * YouTube as a plugin (wire word `video`): `videos.insert` with resumable uploads, Google OAuth
- * connect with the channel chosen, comments through the Data API, the project's daily units
- * counted up front, access tokens refreshed with the refresh token.
+ * connect with the channel chosen, comments through the Data API, the project's daily uploads
+ * and units counted in the engine's shared counters and refused up front, access tokens refreshed with the refresh token.
  *
  * @since 0.5.0
  */
@@ -34,17 +34,17 @@ export const youtube: PlatformPlugin<YouTube.Config, YouTubeConnect.Settings> = 
   publish: {
     defaults: { ...YouTube.defaults, clientId: "", clientSecret: Redacted.make("") },
     secrets: ["clientSecret"],
-    make: (settings, wire) => YouTube.make(settings, wire),
-    comments: (settings, wire, config) =>
+    make: (settings, wire, services) => YouTube.make(settings, wire, services.counters),
+    comments: (settings, wire, config, services) =>
       YouTubeComments.make({
         wire,
         apiUrl: settings.apiUrl,
         config,
         refresher: Google.refresh(wire, settings),
-        charge: YouTube.chargeFor(settings),
+        charge: YouTube.chargeFor(settings, services.counters),
         costs: settings.unitCosts
       }),
-    analytics: (settings, wire) => YouTubeAnalytics.make(settings, wire)
+    analytics: (settings, wire, services) => YouTubeAnalytics.make(settings, wire, services.counters)
   },
   connect: {
     defaults: { ...YouTubeConnect.defaults, clientId: "", clientSecret: Redacted.make("") },
@@ -53,6 +53,7 @@ export const youtube: PlatformPlugin<YouTube.Config, YouTubeConnect.Settings> = 
   },
   env: (read) => {
     const dailyUnits = units(read.text("POSTWIRE_YOUTUBE_DAILY_UNITS"), "POSTWIRE_YOUTUBE_DAILY_UNITS")
+    const dailyUploads = units(read.text("POSTWIRE_YOUTUBE_DAILY_UPLOADS"), "POSTWIRE_YOUTUBE_DAILY_UPLOADS")
     const insert = units(read.text("POSTWIRE_YOUTUBE_UPLOAD_UNITS"), "POSTWIRE_YOUTUBE_UPLOAD_UNITS")
     return {
       publish: {
@@ -62,6 +63,7 @@ export const youtube: PlatformPlugin<YouTube.Config, YouTubeConnect.Settings> = 
         clientId: read.text("POSTWIRE_YOUTUBE_CLIENT_ID"),
         clientSecret: read.secret("POSTWIRE_YOUTUBE_CLIENT_SECRET"),
         dailyUnits,
+        dailyUploads,
         unitCosts: insert === undefined ? undefined : { ...Quota.defaultCosts, insert }
       },
       connect: {

@@ -51,7 +51,10 @@ const observe = <A, E, R>(
 export const layer: Layer.Layer<PlatformClient, never, PlatformClient> = Layer.effect(PlatformClient)(
   Effect.map(PlatformClient, (client) => {
     const permalink = client.permalink
+    const admit = client.admit
     return {
+      // A check in the database, no platform call: not observed as one.
+      ...(admit === undefined ? {} : { admit }),
       publish: (input) =>
         observe(
           "publish",
