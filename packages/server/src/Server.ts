@@ -103,7 +103,7 @@ const AccountConnectorLive = Layer.unwrap(
 )
 
 /** The handlers of every group of the public contract. */
-const PublicHandlers = Layer.mergeAll(ApiHandlers, ApprovalsHandlers, WebhooksHandlers, EventsHandlers, CommentsHandlers, AnalyticsHandlers)
+export const PublicHandlers = Layer.mergeAll(ApiHandlers, ApprovalsHandlers, WebhooksHandlers, EventsHandlers, CommentsHandlers, AnalyticsHandlers)
 
 /**
  * The public contract as this server serves it: its public address (with a mount prefix, when

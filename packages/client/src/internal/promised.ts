@@ -1,7 +1,8 @@
 /**
  * The Promise shape of the Effect client, as a mapped type and one function: a method answering
- * an `Effect` answers a `Promise`, a page of a list a `PagePromise` (await one page, or
- * `for await` over every item), and the `listAll` streams are left out (`for await` does it).
+ * an `Effect` answers a `Promise`, a `list` a `PagePromise` (await one page, or `for await` over
+ * every item), and the `listAll` streams are left out (`for await` does it). Other answers that
+ * carry a cursor (a report with a page of rows) stay plain: their other fields would be lost.
  *
  * @internal
  */
@@ -16,8 +17,10 @@ export type Promised<T> = {
   readonly [K in keyof T as T[K] extends (...args: never) => Stream.Stream<unknown, unknown, unknown> ? never : K]: T[K] extends (
     ...args: infer A
   ) => Effect.Effect<infer R, unknown, unknown>
-    ? R extends ListPage<infer Item>
-      ? (...args: A) => PagePromise<Item>
+    ? K extends "list"
+      ? R extends ListPage<infer Item>
+        ? (...args: A) => PagePromise<Item>
+        : (...args: A) => Promise<R>
       : (...args: A) => Promise<R>
     : Promised<T[K]>
 }

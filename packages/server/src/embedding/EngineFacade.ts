@@ -17,18 +17,15 @@ import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { HttpApiEndpoint } from "effect/http-api"
 import { Api, CurrentKey, type Locale } from "@postwire/domain"
 import type { Brand } from "effect"
-import { ApprovalsHandlers } from "../approvals/ApprovalsHandlers.ts"
-import { CommentsHandlers } from "../http/CommentsHandlers.ts"
-import { EventsHandlers } from "../http/EventsHandlers.ts"
 import { ApiErrorsLive } from "../http/ApiErrorsLive.ts"
 import { AuthenticationLive } from "../http/AuthenticationLive.ts"
-import { ApiHandlers } from "../http/Handlers.ts"
-import { WebhooksHandlers } from "../http/WebhooksHandlers.ts"
 import * as RateLimiter from "../limits/RateLimiter.ts"
 import * as RateLimitStore from "../limits/RateLimitStore.ts"
+import { PublicHandlers } from "../Server.ts"
 import { decodeInput, PostwireEngineError } from "./EngineError.ts"
 
-const handlerGroups = Layer.mergeAll(ApiHandlers, ApprovalsHandlers, WebhooksHandlers, EventsHandlers, CommentsHandlers).pipe(
+// The server's own list of the contract's handlers: a group wired there is here too.
+const handlerGroups = PublicHandlers.pipe(
   Layer.provide([AuthenticationLive, ApiErrorsLive]),
   // Authentication is built, never run here: its rate limiter may count in memory.
   Layer.provide(RateLimiter.layer.pipe(Layer.provide(RateLimitStore.layerMemory)))

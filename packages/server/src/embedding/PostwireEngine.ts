@@ -26,6 +26,7 @@
  */
 import { Effect, Exit, Layer, ManagedRuntime } from "effect"
 import {
+  AnalyticsStore,
   type Caller,
   type CommentStore,
   ConnectStore,
@@ -71,8 +72,13 @@ export interface EngineOptions extends EmbedOptions {
 }
 
 /** The stores, with writes that carry events reported to the {@link EventFeed}. */
-const storesWithFeed = (base: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore, unknown>) =>
+const storesWithFeed = (
+  base: Layer.Layer<Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore | AnalyticsStore, unknown>
+) =>
   Layer.mergeAll(
+    Layer.effect(AnalyticsStore)(Effect.gen(function* () {
+      return yield* AnalyticsStore
+    })),
     layerObservedStores,
     Layer.effect(WebhookStore)(Effect.gen(function* () {
       return yield* WebhookStore
