@@ -7,7 +7,7 @@
 import { Schema } from "effect"
 import { AccountId, PostId, TargetId } from "./Ids.ts"
 import { ListEnvelope, PageLimit } from "./List.ts"
-import { type Platform, Platform as PlatformSchema } from "./Platform.ts"
+import { Platform as PlatformSchema } from "./Platform.ts"
 import { Instant, InstantInput } from "./Timestamp.ts"
 
 /** Who wrote a comment. */
