@@ -12,7 +12,8 @@ import { aRouter, drive } from "../adapterConformance.ts"
 import { anAccount, anImage, aPost, aPublishInput, aTarget, aVideo } from "../builders.ts"
 import * as PdsFake from "./PdsFake.ts"
 
-const options = (_fake: PdsFake.PdsFake) => ({ atproto: { webHost: "https://bsky.app" } }) as unknown as PlatformRouter.Options
+// No video service: a video goes to the PDS as a blob (the video service is tested in Video.test.ts).
+const options = (_fake: PdsFake.PdsFake) => ({ atproto: { webHost: "https://bsky.app", videoServiceUrl: null } }) as unknown as PlatformRouter.Options
 
 const credentialsOf = (fake: PdsFake.PdsFake) => {
   const pair = fake.session()
@@ -78,7 +79,7 @@ describe("Bluesky adapter", () => {
     })
   )
 
-  it.live("publishes one video as a video embed", () =>
+  it.live("without a video service, publishes one video uploaded to the PDS as a video embed", () =>
     Effect.gen(function* () {
       const fake = yield* PdsFake.make()
       const client = yield* aRouter(options(fake))

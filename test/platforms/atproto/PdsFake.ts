@@ -46,6 +46,8 @@ export interface PdsFake extends FakeServer {
   readonly session: () => { readonly access: string; readonly refresh: string }
   /** Writes a reply by another account under `parent` (root `root`). */
   readonly addReply: (options: { readonly did: string; readonly text: string; readonly parent: string; readonly root: string }) => StoredRecord
+  /** Service-auth tokens issued (`getServiceAuth`), with their audience and method. */
+  readonly serviceTokens: Map<string, { readonly aud: string; readonly lxm: string | undefined }>
   /** Posts of the account (not replies), oldest first. */
   readonly posts: () => ReadonlyArray<StoredRecord>
 }
@@ -105,6 +107,7 @@ const postProblem = (record: Record<string, unknown>, blobs: PdsFake["blobs"]): 
       if (typeof external?.uri !== "string" || typeof external.title !== "string" || typeof external.description !== "string") {
         return "Record/embed/external must have uri, title and description"
       }
+      if (external.thumb !== undefined) blobRefs.push(external.thumb)
     }
     for (const ref of blobRefs) {
       const link = (ref as { ref?: { $link?: string } } | undefined)?.ref?.$link
@@ -192,6 +195,7 @@ export const make = () =>
           "com.atproto.repo.deleteRecord": "delete",
           "com.atproto.repo.listRecords": "list",
           "com.atproto.identity.resolveHandle": "resolveHandle",
+          "com.atproto.server.getServiceAuth": "serviceAuth",
           "app.bsky.feed.getPostThread": "thread"
         }
         return routes[nsid] ?? "unknown"
@@ -236,6 +240,16 @@ export const make = () =>
             const name = request.query.get("handle") ?? ""
             const found = name === handle ? did : fake.handles.get(name)
             return found === undefined ? error(400, "InvalidRequest", "Unable to resolve handle") : { status: 200, json: { did: found } }
+          }
+          case "serviceAuth": {
+            // https://github.com/bluesky-social/atproto/blob/main/lexicons/com/atproto/server/getServiceAuth.json
+            const aud = request.query.get("aud") ?? ""
+            const lxm = request.query.get("lxm") ?? undefined
+            const exp = Number(request.query.get("exp") ?? Math.floor(Date.now() / 1000) + 60)
+            if (!aud.startsWith("did:")) return error(400, "InvalidRequest", "aud must be a DID")
+            const token = jwt({ iss: did, aud, lxm, exp })
+            fake.serviceTokens.set(token, { aud, lxm })
+            return { status: 200, json: { token } }
           }
           case "upload": {
             const size = Buffer.byteLength(request.body, "utf8")
@@ -310,6 +324,7 @@ export const make = () =>
       appPassword: "abcd-efgh-ijkl-mnop",
       records: new Map<string, StoredRecord>(),
       blobs: new Map<string, { mimeType: string; size: number }>(),
+      serviceTokens: new Map<string, { aud: string; lxm: string | undefined }>(),
       handles: new Map<string, string>([["alice.example.com", "did:plc:alice7example7aaaaaaaaaa"]]),
       profiles: new Map<string, string>([["did:plc:alice7example7aaaaaaaaaa", "alice.example.com"]]),
       access: new Map<string, { expired: boolean }>(),

@@ -15,9 +15,9 @@
  *
  * The embed: up to 4 images (`app.bsky.embed.images`, alt text and aspect ratio), or one video
  * (`app.bsky.embed.video`, the blob uploaded to the PDS as the lexicon allows), or, without media,
- * a link card for the first link (`app.bsky.embed.external`) whose title is the link itself:
- * Postwire does not fetch the page (no request to an address a post names; see
- * docs/decisions.md).
+ * a link card for the first link (`app.bsky.embed.external`) with the page's title, description
+ * and image read under the outbound-address rules (`LinkCard`), or the bare link when the page
+ * cannot be read.
  *
  * @since 0.5.0
  */
@@ -25,18 +25,46 @@ import type { PublishInput, PublishStep } from "@postwire/core"
 import { Clock, Effect } from "effect"
 import { amend, failure, field, stringField, type Wire } from "../internal/Wire.ts"
 import * as Facets from "./Facets.ts"
+import * as LinkCard from "./LinkCard.ts"
 import { byteLength, rules, textBytesMax } from "./Rules.ts"
 import * as Tid from "./Tid.ts"
+import * as Video from "./Video.ts"
 import * as Xrpc from "./Xrpc.ts"
 
 /** Publishing settings. */
 export interface Config {
   /** The web app's address for permalinks: `{webHost}/profile/{handle}/post/{rkey}`. */
   readonly webHost: string
+  /** Read the linked page for the link card (title, description, image); `false`: bare cards. */
+  readonly linkCards: boolean
+  /** Let the link card reach loopback addresses (tests only; `POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS`). */
+  readonly linkCardAllowLoopback: boolean
+  /** Time allowed to read the linked page (and its image), in milliseconds. */
+  readonly linkCardTimeoutMs: number
+  /** The most of the linked page read, in bytes. */
+  readonly linkCardMaxBytes: number
+  /** The video service (`app.bsky.video.*`); `null`: videos go to the PDS as a blob. */
+  readonly videoServiceUrl: string | null
+  /** The video service's DID, the audience of its service-auth token for `getUploadLimits`. */
+  readonly videoServiceDid: string
+  /** The wait between two `getJobStatus` checks of a video being processed. */
+  readonly pollIntervalMs: number
+  /** How many checks a video job gets before the target fails (`video_processing_timeout`). */
+  readonly videoChecksMax: number
 }
 
-/** Defaults: permalinks on bsky.app. */
-export const defaults: Config = { webHost: "https://bsky.app" }
+/** Defaults: permalinks on bsky.app, link cards read within 5 s and 512 KiB. */
+export const defaults: Config = {
+  webHost: "https://bsky.app",
+  linkCards: true,
+  linkCardAllowLoopback: false,
+  linkCardTimeoutMs: 5_000,
+  linkCardMaxBytes: 512 * 1024,
+  videoServiceUrl: "https://video.bsky.app",
+  videoServiceDid: "did:web:video.bsky.app",
+  pollIntervalMs: 2_000,
+  videoChecksMax: 300
+}
 
 /** The post collection. */
 export const postCollection = "app.bsky.feed.post"
@@ -65,7 +93,9 @@ export const buildRecord = (
   session: Xrpc.Session,
   input: PublishInput,
   nowMs: number,
-  alt: ReadonlyArray<string>
+  alt: ReadonlyArray<string>,
+  config: Config = defaults,
+  uploaded?: ReadonlyArray<unknown>
 ): Effect.Effect<Record<string, unknown>, import("@postwire/core").PlatformFailure> =>
   Effect.gen(function* () {
     const text = input.post.caption
@@ -79,8 +109,8 @@ export const buildRecord = (
       else if (response.status === 429 || response.status >= 500) return yield* Effect.fail(Xrpc.toFailure(response, nowMs))
     }
     const facets = Facets.facets(text, found, dids)
-    const blobs: Array<unknown> = []
-    for (const media of input.media) {
+    const blobs: Array<unknown> = uploaded === undefined ? [] : [...uploaded]
+    for (const media of uploaded === undefined ? input.media : []) {
       const bytes = yield* media.read
       const response = yield* session.call({ _tag: "upload", nsid: "com.atproto.repo.uploadBlob", bytes, contentType: media.record.mime })
       if (!Xrpc.ok(response)) {
@@ -104,7 +134,7 @@ export const buildRecord = (
       }
     } else {
       const link = Facets.firstLink(found)
-      if (link !== undefined) embed = { $type: "app.bsky.embed.external", external: { uri: link, title: link, description: "" } }
+      if (link !== undefined) embed = { $type: "app.bsky.embed.external", external: yield* external(session, link, config) }
     }
     return {
       $type: postCollection,
@@ -114,6 +144,25 @@ export const buildRecord = (
       ...(langsOf(input).length > 0 ? { langs: langsOf(input) } : {}),
       ...(embed === undefined ? {} : { embed })
     }
+  })
+
+/** The link card's `external` object: the page's words, and its image uploaded as the thumbnail when it could be. */
+const external = (session: Xrpc.Session, link: string, config: Config) =>
+  Effect.gen(function* () {
+    const card = yield* LinkCard.read(link, {
+      fetch: config.linkCards,
+      allowLoopback: config.linkCardAllowLoopback,
+      timeoutMs: config.linkCardTimeoutMs,
+      maxBytes: config.linkCardMaxBytes
+    })
+    const words = { uri: card.uri, title: card.title, description: card.description }
+    if (card.image === undefined) return words
+    // A thumbnail the PDS refuses (too large for it, throttled) leaves the card without one.
+    const uploaded = yield* session.call({ _tag: "upload", nsid: "com.atproto.repo.uploadBlob", bytes: card.image.bytes, contentType: card.image.mime }).pipe(
+      Effect.map((response) => (Xrpc.ok(response) ? field(response.json, "blob") : undefined)),
+      Effect.orElseSucceed(() => undefined)
+    )
+    return typeof uploaded === "object" && uploaded !== null ? { ...words, thumb: uploaded } : words
   })
 
 /** The caption breaks a rule validate checks too: the target ends before anything is sent. */
@@ -137,7 +186,9 @@ export const langsOf = (input: PublishInput): ReadonlyArray<string> => strings(f
 const strings = (value: unknown): ReadonlyArray<string> => (Array.isArray(value) ? value.map((a) => (typeof a === "string" ? a : "")) : [])
 
 /** Creates the publisher. */
-export const make = (config: Config, wire: Wire) => ({
+export const make = (config: Config, wire: Wire) => {
+  const videos = Video.make(config, wire)
+  return {
   publish: (input: PublishInput) =>
     Effect.gen(function* () {
       const session = yield* Xrpc.session(wire, input.account.id, input.account.credentials)
@@ -158,7 +209,13 @@ export const make = (config: Config, wire: Wire) => ({
         state
       })
       let state: State
-      if (isState(input.state)) {
+      if (Video.isVideoJob(input.state)) {
+        // A video at the video service: ready, failed, or still in process.
+        const job = yield* videos.check(input.state).pipe(Effect.catch(fail))
+        if (job._tag === "InProgress") return withCredentials(job)
+        const record = yield* buildRecord(session, input, now, altOf(input), config, [job.blob]).pipe(Effect.catch(fail))
+        state = { rkey: Tid.next(now), record }
+      } else if (isState(input.state)) {
         // Resuming after a create whose answer may be lost: look first.
         state = input.state
         const found = yield* session.call({
@@ -174,8 +231,15 @@ export const make = (config: Config, wire: Wire) => ({
       } else {
         const broken = captionFailure(input.post.caption)
         if (broken !== undefined) return yield* fail(broken)
-        const record = yield* buildRecord(session, input, now, altOf(input)).pipe(Effect.catch(fail))
-        state = { rkey: Tid.next(now), record }
+        if (config.videoServiceUrl !== null && input.media.length === 1 && input.media[0]!.record.kind === "video") {
+          const job = yield* videos.start(session, input.media[0]!).pipe(Effect.catch(fail))
+          if (job._tag === "InProgress") return withCredentials(job)
+          const record = yield* buildRecord(session, input, now, altOf(input), config, [job.blob]).pipe(Effect.catch(fail))
+          state = { rkey: Tid.next(now), record }
+        } else {
+          const record = yield* buildRecord(session, input, now, altOf(input), config).pipe(Effect.catch(fail))
+          state = { rkey: Tid.next(now), record }
+        }
       }
       if (input.checkpoint !== undefined) yield* input.checkpoint(state)
       const created = yield* session.call({
@@ -202,4 +266,5 @@ export const make = (config: Config, wire: Wire) => ({
       }
       return yield* fail(amend(refused, sure ? { state: null, notPublished: true } : { state }))
     })
-})
+}
+}

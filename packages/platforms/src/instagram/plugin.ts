@@ -9,6 +9,7 @@ import * as GraphApi from "../meta/GraphApi.ts"
 import * as MetaToken from "../meta/MetaToken.ts"
 import * as Sessions from "../meta/Sessions.ts"
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as InstagramAnalytics from "./Analytics.ts"
 import * as Instagram from "./Instagram.ts"
 import * as InstagramComments from "./InstagramComments.ts"
 import * as InstagramConnect from "./InstagramConnect.ts"
@@ -44,7 +45,8 @@ export const instagram: PlatformPlugin<Instagram.Config, InstagramConnect.Settin
           refreshGrantType: "ig_refresh_token"
         })
       })
-    }
+    },
+    analytics: InstagramAnalytics.fromSettings
   },
   connect: {
     defaults: { ...InstagramConnect.defaults, appId: "", appSecret: Redacted.make("") },
@@ -73,6 +75,7 @@ export const instagram: PlatformPlugin<Instagram.Config, InstagramConnect.Settin
     }
   }),
   tokenRenewal: { minimumAgeMs: MetaToken.minimumAgeMs },
+  analytics: InstagramAnalytics.capabilities,
   sandbox: {
     tokens: { accessMs: 60 * day, refreshMs: null },
     post: (input, { handle, numericId, shortcode, seed }) => {

@@ -1,0 +1,116 @@
+// biome-ignore-all lint/performance/useDomNodeTextContent: Playwright's innerText is the text a person sees
+/**
+ * Connecting a Bluesky account through the hosted connect page in a real Chromium, against the
+ * reference PDS (`@atproto/pds` with its own PLC directory, on loopback; see
+ * test/platforms/atproto/RealPds.ts): the person types their handle and an app password they
+ * made on the PDS; a wrong password comes back as the platform's refusal with the password field
+ * empty; the right one connects the account, which then publishes a post that the PDS holds.
+ *
+ * Chromium is found at `CHROMIUM_PATH` (default `/usr/bin/chromium`); without it this suite is
+ * skipped, unless `REQUIRE_BROWSER=1` (CI).
+ */
+import type { BrowserContext, Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as RealPds from "../platforms/atproto/RealPds.ts"
+import { aKeyWithScopes } from "../support/Builders.ts"
+import { hasChromium, launchChromium, type TestBrowser } from "../support/Chromium.ts"
+import { aConnectLink, aConnectServer } from "../support/Connect.ts"
+import { eventually } from "../support/Eventually.ts"
+import { call } from "../support/Http.ts"
+import { aPng } from "../support/Media.ts"
+import { startServer, type TestServer } from "../support/TestServer.ts"
+
+const back = "https://app.example.com/accounts/connected"
+
+describe.skipIf(!hasChromium)("Bluesky connect in Chromium against the reference PDS", () => {
+  let pds: RealPds.RealPds
+  let maya: Awaited<ReturnType<RealPds.RealPds["account"]>>
+  let server: TestServer
+  let browser: TestBrowser | undefined
+  let context: BrowserContext
+  let liveKey: string
+
+  beforeAll(async () => {
+    pds = await RealPds.start()
+    maya = await pds.account("maya")
+    server = await aConnectServer((env, options) =>
+      startServer("embedded", { ...env, POSTWIRE_ATPROTO_SERVICE_URL: pds.url, POSTWIRE_PUBLISH_POLL_MS: "100" }, options)
+    )
+    liveKey = await aKeyWithScopes(server, ["posts:read", "posts:write", "accounts:write"], "live")
+    browser = await launchChromium({ viewport: { width: 760, height: 900 } })
+    context = browser.context
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+    await pds?.stop()
+  })
+
+  /** A tab whose requests to app.example.com (the allowed redirect domain) are answered locally. */
+  const newPage = async (): Promise<Page> => {
+    const page = await context.newPage()
+    const cdp = await context.newCDPSession(page)
+    cdp.on("Fetch.requestPaused", (event) => {
+      cdp
+        .send("Fetch.fulfillRequest", {
+          requestId: event.requestId,
+          responseCode: 200,
+          responseHeaders: [{ name: "content-type", value: "text/html; charset=utf-8" }],
+          body: Buffer.from("<!doctype html><title>Connected</title><h1>Back at Acme</h1>").toString("base64")
+        })
+        .catch(() => undefined)
+    })
+    await cdp.send("Fetch.enable", { patterns: [{ urlPattern: "https://app.example.com/*" }] })
+    return page
+  }
+
+  it("connects with a handle and an app password made on the PDS, after a wrong one is refused, and publishes with it", async () => {
+    const link = await aConnectLink(server, { platform: "atproto", redirect_url: back }, liveKey)
+    expect(link.status).toBe(201)
+    const page = await newPage()
+    await page.goto(link.body.url)
+
+    expect(await page.locator("h1").innerText()).toBe("Connect your Bluesky account")
+    await page.getByLabel("Handle or DID").fill(`@${maya.handle}`)
+    await page.getByLabel("App password").fill("wron-gpas-swor-dxxx")
+    await page.getByRole("button", { name: "Continue to Bluesky" }).click()
+    await page.waitForURL((url) => url.pathname.endsWith("/start"))
+
+    // The PDS refused the password: said on the page, the password not kept in it.
+    expect(await page.getByRole("alert").innerText()).toContain("The platform did not complete the connection.")
+    expect(await page.getByLabel("App password").inputValue()).toBe("")
+    expect(await page.content()).not.toContain("wron-gpas-swor-dxxx")
+
+    await page.getByLabel("App password").fill(maya.appPassword)
+    await Promise.all([
+      page.waitForURL((url) => url.href.startsWith(back)),
+      page.getByRole("button", { name: "Continue to Bluesky" }).click()
+    ])
+    const query = new URL(page.url()).searchParams
+    expect(query.get("status")).toBe("connected")
+    const accountId = query.get("account_id")!
+    const account = (await call(server.baseUrl, "GET", `/v1/accounts/${accountId}`, { key: liveKey })).body
+    expect(account).toMatchObject({ platform: "atproto", handle: maya.handle, status: "connected" })
+
+    // The sealed session works: a post published through Postwire is on the PDS.
+    const upload = await call(server.baseUrl, "POST", "/v1/media", { key: liveKey, body: { data: Buffer.from(aPng({ width: 60, height: 40 })).toString("base64") } })
+    expect(upload.status).toBe(201)
+    const created = await call(server.baseUrl, "POST", "/v1/posts", {
+      key: liveKey,
+      body: { profile_id: server.profileId, caption: "Connected from the browser", media: [upload.body.id], approval: { mode: "none" }, targets: [{ account_id: accountId }] }
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const post = await eventually(
+      () => call(server.baseUrl, "GET", `/v1/posts/${created.body.id}`, { key: liveKey }),
+      (reply) => reply.body.status === "published" || reply.body.status === "failed",
+      "the Bluesky post to publish",
+      { intervalMs: 200 }
+    )
+    expect(post.body.status, JSON.stringify(post.body.targets[0])).toBe("published")
+    const published = post.body.targets[0]
+    const rkey = String(published.permalink).split("/").at(-1)!
+    const record = await pds.xrpc("com.atproto.repo.getRecord", { params: { repo: maya.did, collection: "app.bsky.feed.post", rkey } })
+    expect(record.status).toBe(200)
+    expect(record.json.value.text).toBe("Connected from the browser")
+  })
+})
