@@ -50,13 +50,14 @@ describe("PlatformRouter", () => {
 
   it("fills every setting a deployment leaves out, and keeps secrets redacted", () => {
     const config = PlatformRouter.makeConfig({ shortvideo: { clientKey: "ck", clientSecret: "cs" }, photo: { appSecret: "as" }, retry: { attempts: 5 } })
-    assert.strictEqual(config.shortvideo.baseUrl, "https://open.tiktokapis.com")
-    assert.strictEqual(config.photo.baseUrl, "https://graph.instagram.com/v23.0")
-    assert.strictEqual(config.pages.baseUrl, "https://graph.facebook.com/v23.0")
-    assert.strictEqual(config.textpost.baseUrl, "https://graph.threads.net/v1.0")
+    const settings = config as Readonly<Record<string, { readonly baseUrl: string; readonly clientSecret?: unknown }>>
+    assert.strictEqual(settings.shortvideo!.baseUrl, "https://open.tiktokapis.com")
+    assert.strictEqual(settings.photo!.baseUrl, "https://graph.instagram.com/v23.0")
+    assert.strictEqual(settings.pages!.baseUrl, "https://graph.facebook.com/v23.0")
+    assert.strictEqual(settings.textpost!.baseUrl, "https://graph.threads.net/v1.0")
     assert.deepStrictEqual(config.retry, { attempts: 5, baseDelayMs: 10_000 })
     assert.notInclude(JSON.stringify(config), "cs")
     assert.notInclude(JSON.stringify(config), "\"as\"")
-    assert.notInclude(String(config.shortvideo.clientSecret), "cs")
+    assert.notInclude(String(settings.shortvideo!.clientSecret), "cs")
   })
 })

@@ -69,7 +69,7 @@ describe("publishing settings", () => {
       }
     )
     expect(settings.platforms.textpost).toEqual({ baseUrl: "http://127.0.0.1:4010/v1.0", refreshUrl: null })
-    expect(settings.platforms.shortvideo?.clientKey).toBe("aw41")
+    expect((settings.platforms.shortvideo as Record<string, unknown>).clientKey).toBe("aw41")
     expect(settings.platforms.retry).toEqual({ attempts: 5 })
   })
 

@@ -9,7 +9,7 @@ import { ErrorItem } from "./ApiError.ts"
 import * as ErrorDetail from "./ErrorDetail.ts"
 import { ProfileId } from "./Ids.ts"
 import { ListEnvelope, PageLimit } from "./List.ts"
-import { Platform } from "./Platform.ts"
+import { builtinPlatforms, Platform } from "./Platform.ts"
 import { Instant } from "./Timestamp.ts"
 
 /** A profile groups the accounts that publish together (a brand, a client). */
@@ -202,7 +202,7 @@ export const ConnectAccountRequest = Schema.Struct({
   )
 }).annotate({
   description: "The account to connect: its profile and platform, and where the person returns.",
-  examples: [{ profile_id: ProfileId.make("prof_01JDEXAMPLE0000000000000000"), platform: "shortvideo", sandbox: true }]
+  examples: [{ profile_id: ProfileId.make("prof_01JDEXAMPLE0000000000000000"), platform: builtinPlatforms[0], sandbox: true }]
 })
 export type ConnectAccountRequest = typeof ConnectAccountRequest.Type
 

@@ -7,7 +7,7 @@
 import { Schema } from "effect"
 import { AccountId, PostId, TargetId } from "./Ids.ts"
 import { ListEnvelope, PageLimit } from "./List.ts"
-import { type Platform, Platform as PlatformSchema } from "./Platform.ts"
+import { Platform as PlatformSchema } from "./Platform.ts"
 import { Instant, InstantInput } from "./Timestamp.ts"
 
 /** Who wrote a comment. */
@@ -136,30 +136,9 @@ export type CommentCapabilities = typeof CommentCapabilities.Type
 /** A comment action, as the capability flags name them. */
 export type CommentAction = "reply" | "hide" | "delete"
 
-const full: CommentCapabilities = { read: true, reply: true, hide: true, delete: true, push: true }
-
 /**
- * What each platform lets an app of Postwire's kind do with comments (docs/comments.md). Sandbox
- * accounts can do everything but `push`, on the simulated platform.
- *
- * @example
- * ```ts
- * commentCapabilities("shortvideo", false).read // false
- * ```
+ * What a sandbox account may do with comments, whatever its platform: everything but `push`, on
+ * the simulated platform. A live account's capabilities are its platform plugin's
+ * (`rules.comments`).
  */
-export const commentCapabilities = (platform: Platform, sandbox: boolean): CommentCapabilities => {
-  if (sandbox) return { ...full, push: false }
-  switch (platform) {
-    case "shortvideo":
-      return { read: false, reply: false, hide: false, delete: false, push: false }
-    case "photo":
-    case "pages":
-      return full
-    case "textpost":
-      // Threads deletes only the account's own replies (DELETE /{media-id}); others can be hidden.
-      return full
-    default:
-      // A plugin's platform: its capabilities are its plugin's (`rules.comments`).
-      return { read: false, reply: false, hide: false, delete: false, push: false }
-  }
-}
+export const sandboxCommentCapabilities: CommentCapabilities = { read: true, reply: true, hide: true, delete: true, push: false }

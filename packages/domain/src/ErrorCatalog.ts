@@ -271,7 +271,7 @@ export const ErrorCatalog = {
     kind: "request",
     en: "The caption does not fit {platform}: {detail}",
     indonesian: "Caption tidak sesuai untuk {platform}: {detail}",
-    when: "The caption breaks a target platform's rule other than its length: more hashtags, @mentions or links than the platform takes (photo: 30 hashtags, 20 mentions; textpost: 5 links). `details.detail` names the rule and its limit."
+    when: "The caption breaks a target platform's rule other than its length: more hashtags, @mentions or links than the platform takes (for example 30 hashtags and 20 mentions on Instagram, 5 links on Threads). `details.detail` names the rule and its limit."
   }),
   media_invalid: entry({
     status: 422,

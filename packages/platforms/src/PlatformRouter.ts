@@ -24,17 +24,12 @@
 import { type CreatorInfo, type CredentialsUpdate, PlatformClient, PlatformCounters, type PlatformFailure, countersOf, makeMemoryCounters } from "@postwire/core"
 import { Effect, Layer, Option, type Redacted } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
-import type * as FacebookPages from "./facebook/FacebookPages.ts"
-import type * as Instagram from "./instagram/Instagram.ts"
 import * as Settings from "./internal/Settings.ts"
-import type * as LinkedIn from "./linkedin/LinkedIn.ts"
 import * as Wire from "./internal/Wire.ts"
 import { PlatformHttp } from "./PlatformHttp.ts"
 import type { PlatformPlugin, PlatformPublisher, PluginServices } from "./Plugin.ts"
 import * as Registry from "./Registry.ts"
 import * as SimulatedPlatform from "./simulated/SimulatedPlatform.ts"
-import type * as Threads from "./threads/Threads.ts"
-import type * as TikTok from "./tiktok/TikTok.ts"
 
 /** A secret given as plain text or already redacted. */
 export type Secret = string | Redacted.Redacted<string>
@@ -43,15 +38,15 @@ export type Secret = string | Redacted.Redacted<string>
 export type Given<S, K extends keyof S> = Partial<Omit<S, K>> & { readonly [P in K]?: Secret | undefined }
 
 /**
- * What a deployment sets; everything else takes its default. Secrets may be plain strings or
- * `Redacted` values. An added plugin's settings are given under its name too (`options[name]`).
+ * What a deployment sets; everything else takes its default. Each platform's publishing settings
+ * are given under its wire word, built-in or a plugin's (`shortvideo: { clientKey, clientSecret }`,
+ * `blog: { baseUrl }`): any of the plugin's settings (its `publish.defaults`), secrets as plain
+ * strings or `Redacted` values. {@link Given} types one platform's entry
+ * (`satisfies PlatformRouter.Given<TikTok.Config, "clientSecret">`).
  */
 export interface Options {
-  readonly shortvideo?: Given<TikTok.Config, "clientSecret">
-  readonly photo?: Given<Instagram.Config, "appSecret">
-  readonly pages?: Given<FacebookPages.Config, "appSecret">
-  readonly textpost?: Given<Threads.Config, "appSecret">
-  readonly professional?: Given<LinkedIn.Config, "clientSecret">
+  /** A platform's publishing settings, under its wire word (see above). */
+  readonly [platform: string]: unknown
   /** Retries of `platform_unavailable` inside one step. */
   readonly retry?: Partial<Wire.RetryPolicy>
   /** Time allowed for one HTTP call to a platform. */
@@ -72,12 +67,12 @@ export const defaults = {
   requestTimeoutMs: 30_000
 } as const
 
-/** The complete configuration of the built-in platforms' publishing (see {@link makeConfig}). */
+/**
+ * The complete configuration of the built-in platforms' publishing (see {@link makeConfig}): each
+ * platform's complete settings under its wire word.
+ */
 export interface Config {
-  readonly shortvideo: TikTok.Config
-  readonly photo: Instagram.Config
-  readonly pages: FacebookPages.Config
-  readonly textpost: Threads.Config
+  readonly [platform: string]: unknown
   /** Retries of `platform_unavailable` inside one step. */
   readonly retry: Wire.RetryPolicy
   /** Time allowed for one HTTP call to a platform. */

@@ -89,11 +89,12 @@ describe("SandboxConsent", () => {
     assert.deepStrictEqual(SandboxConsent.readAuthorizeParams(url.searchParams), { _tag: "Invalid", parameter: "code_challenge" })
   })
 
-  it("issues one account, or several only for pages", () => {
+  it("issues one account, or several only where the platform chooses accounts", () => {
     assert.throws(() => aCode({ accounts: [] }))
     assert.throws(() => aCode({ accounts: [{ handle: "a" }, { handle: "b" }] }))
     assert.throws(() => aCode({ accounts: [{ handle: "Not Valid" }] }))
-    const code = aCode({ platform: "pages", accounts: [{ handle: "page.one" }, { handle: "page.two" }] })
+    assert.throws(() => aCode({ platform: "pages", accounts: [{ handle: "page.one" }, { handle: "page.two" }], several: false }))
+    const code = aCode({ platform: "pages", accounts: [{ handle: "page.one" }, { handle: "page.two" }], several: true })
     const read = SandboxConsent.read(code, { ...expected, platform: "pages" })
     assert.deepStrictEqual(read, {
       _tag: "Valid",

@@ -9,7 +9,7 @@ import { aConnector, callbackOf, failureOf, publicUrl, sandboxSecret, state, ver
 const allow = (authorizeUrl: string, accounts: ReadonlyArray<SandboxConsent.SandboxAccount>, now: number) => {
   const params = SandboxConsent.readAuthorizeParams(new URL(authorizeUrl).searchParams)
   if (params._tag !== "Valid") throw new Error(`invalid sandbox authorize address: ${params.parameter}`)
-  const code = SandboxConsent.issue({ secret: sandboxSecret, now, platform: params.platform, redirectUri: params.redirectUri, codeChallenge: params.codeChallenge, accounts })
+  const code = SandboxConsent.issue({ secret: sandboxSecret, now, platform: params.platform, redirectUri: params.redirectUri, codeChallenge: params.codeChallenge, accounts, several: accounts.length > 1 })
   return new URL(SandboxConsent.callbackUrl(params, { code }))
 }
 

@@ -7,7 +7,7 @@ import type { Ids as Id } from "@postwire/domain"
 import { Effect, Option } from "effect"
 import {
   type Account,
-  type Comment,
+  Comment,
   defaultPageSize,
   ErrorDetail,
   formatInstant,
@@ -80,7 +80,7 @@ const noComments: Comment.CommentCapabilities = { read: false, reply: false, hid
  */
 export const commentCapabilities = (platforms: PlatformCatalog, account: Pick<AccountRecord, "platform" | "sandbox">): Comment.CommentCapabilities =>
   account.sandbox
-    ? { read: true, reply: true, hide: true, delete: true, push: false }
+    ? Comment.sandboxCommentCapabilities
     : (platforms.get(account.platform)?.comments ?? noComments)
 
 /** An account on the wire: the record, its quota, and what its connection knows (never a token). */

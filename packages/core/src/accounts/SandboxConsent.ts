@@ -144,12 +144,12 @@ export const issue = (input: {
   readonly codeChallenge: string
   readonly accounts: ReadonlyArray<SandboxAccount>
   /**
-   * Several accounts may be allowed (the platform's `capabilities.choosesAccounts`). Default: only
-   * for the built-in Facebook Pages, as before this option existed.
+   * Several accounts may be allowed (the platform's `capabilities.choosesAccounts`). Default: one
+   * account only.
    */
   readonly several?: boolean | undefined
 }): string => {
-  const several = input.several ?? input.platform === "pages"
+  const several = input.several ?? false
   if (input.accounts.length === 0 || (!several && input.accounts.length !== 1)) {
     throw new Error("a sandbox consent names one account, or one or more where the platform chooses accounts")
   }

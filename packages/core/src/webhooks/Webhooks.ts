@@ -10,6 +10,7 @@ import type { Ids as Id } from "@postwire/domain"
 import { Context, Effect, Layer, Option, type Result } from "effect"
 import {
   type ApprovalLinks,
+  builtinPlatforms,
   defaultPageSize,
   ErrorCatalog,
   ErrorDetail,
@@ -593,8 +594,10 @@ const sampleData = Effect.fn("webhooks.sampleData")(function* (type: Webhook.Web
   const ids = yield* Ids
   const when = formatInstant(at)
   const post = { post_id: yield* ids.make("post") }
-  const target = { ...post, target_id: yield* ids.make("target"), platform: "photo" }
-  const account = { account_id: yield* ids.make("account"), profile_id: yield* ids.make("profile"), platform: "photo" }
+  // The sample names a served platform: the first of the registry's.
+  const platform = (yield* EngineConfig).platforms.keys().next().value ?? builtinPlatforms[0]
+  const target = { ...post, target_id: yield* ids.make("target"), platform }
+  const account = { account_id: yield* ids.make("account"), profile_id: yield* ids.make("profile"), platform }
   switch (type) {
     case "post.scheduled":
       return { ...post, scheduled_at: formatInstant(at + 3_600_000) }

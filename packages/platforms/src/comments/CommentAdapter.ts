@@ -45,8 +45,8 @@ export const defaults: Config = {
 export type CommentOperations = Pick<CommentPlatform["Service"], "poll" | "reply" | "setHidden" | "remove">
 
 /**
- * A platform's comment adapter: the operations. What each platform allows is the domain's
- * `Comment.commentCapabilities`, the one source the API and the router both read.
+ * A platform's comment adapter: the operations. What each platform allows is its plugin's
+ * `rules.comments`, the one source the API and the router both read.
  */
 export type CommentAdapter = CommentOperations
 

@@ -26,39 +26,34 @@ import { AccountConnector, ConnectFailure } from "@postwire/core"
 import { ErrorDetail, type Platform } from "@postwire/domain"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
-import type * as FacebookConnect from "../facebook/FacebookConnect.ts"
-import type * as InstagramConnect from "../instagram/InstagramConnect.ts"
 import { connectFailure } from "../internal/ConnectWire.ts"
 import * as Settings from "../internal/Settings.ts"
-import type * as LinkedInConnect from "../linkedin/LinkedInConnect.ts"
 import * as Wire from "../internal/Wire.ts"
 import * as MetaSignedRequest from "../meta/MetaSignedRequest.ts"
 import { PlatformHttp } from "../PlatformHttp.ts"
 import type { PlatformConnector, PlatformPlugin } from "../Plugin.ts"
 import * as Registry from "../Registry.ts"
 import * as SimulatedConnect from "../simulated/SimulatedConnect.ts"
-import type * as ThreadsConnect from "../threads/ThreadsConnect.ts"
-import type * as TikTokConnect from "../tiktok/TikTokConnect.ts"
 
 /** A secret given as plain text or already redacted. */
 export type Secret = string | Redacted.Redacted<string>
 
-type WithSecret<S, K extends keyof S> = Partial<Omit<S, K>> & { readonly [P in K]?: Secret | undefined }
+/** A plugin's connect settings as a deployment gives them: any subset, secrets plain or redacted. */
+export type WithSecret<S, K extends keyof S> = Partial<Omit<S, K>> & { readonly [P in K]?: Secret | undefined }
 
 /**
- * What a deployment sets; everything else takes its default. An added plugin's connect settings
- * are given under its name too (`options[name]`).
+ * What a deployment sets; everything else takes its default. Each platform's connect settings are
+ * given under its wire word, built-in or a plugin's (`shortvideo: { clientKey, clientSecret }`):
+ * any of its plugin's connect settings (`connect.defaults`), secrets as plain strings or
+ * `Redacted` values ({@link WithSecret} types one entry).
  */
 export interface Options {
+  /** A platform's connect settings, under its wire word (see above). */
+  readonly [platform: string]: unknown
   /** The server's public address: the sandbox consent page is at `{publicUrl}/connect/sandbox/authorize`. */
   readonly publicUrl: string
   /** Signs the sandbox consent page's codes; the page must issue them with the same secret. */
   readonly sandboxSecret: Secret
-  readonly shortvideo?: WithSecret<TikTokConnect.Settings, "clientSecret"> | undefined
-  readonly photo?: WithSecret<InstagramConnect.Settings, "appSecret"> | undefined
-  readonly pages?: WithSecret<FacebookConnect.Settings, "appSecret"> | undefined
-  readonly textpost?: WithSecret<ThreadsConnect.Settings, "appSecret"> | undefined
-  readonly professional?: WithSecret<LinkedInConnect.Settings, "clientSecret"> | undefined
   /** Retries of a 5xx or 429 answer inside one call (a person may be waiting: keep it short). */
   readonly retry?: Partial<Wire.RetryPolicy> | undefined
   /** Time allowed for one HTTP call to a platform. */
@@ -80,14 +75,9 @@ const redact = (secret: Secret | undefined): Redacted.Redacted<string> =>
 export const settingsOf = <S>(plugin: PlatformPlugin<unknown, S>, options: Omit<Options, "publicUrl" | "sandboxSecret">): S | undefined =>
   plugin.connect === undefined ? undefined : Settings.complete(plugin.connect, Settings.given(options, plugin.name))
 
-/** The complete settings of each built-in platform, defaults filled in. */
-export const makeSettings = (options: Options) =>
-  Object.fromEntries(Registry.builtins.map((plugin) => [plugin.name, settingsOf(plugin, options)])) as {
-    readonly shortvideo: TikTokConnect.Settings
-    readonly photo: InstagramConnect.Settings
-    readonly pages: FacebookConnect.Settings
-    readonly textpost: ThreadsConnect.Settings
-  }
+/** The complete connect settings of each built-in platform under its wire word, defaults filled in. */
+export const makeSettings = (options: Options): Readonly<Record<string, unknown>> =>
+  Object.fromEntries(Registry.builtins.map((plugin) => [plugin.name, settingsOf(plugin, options)]))
 
 const notConfigured = (displayName: string, missing: ReadonlyArray<string>): ConnectFailure =>
   connectFailure("platform_not_configured", "not_configured", {

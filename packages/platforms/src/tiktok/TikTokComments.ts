@@ -3,7 +3,7 @@
  * Posting) give no comment access: no scope reads or answers comments, and TikTok sends no comment
  * webhooks. Only the Research API (researchers) and the separate TikTok API for Business list them.
  *
- * So every capability is `false` (`Comment.commentCapabilities`); a poll answers an empty result without calling TikTok; answering,
+ * So every capability is `false` (its rules' `comments`); a poll answers an empty result without calling TikTok; answering,
  * hiding and deleting fail with `invalid_state` (`platform_code: tiktok_comments_unavailable`),
  * never retried.
  *
