@@ -228,7 +228,7 @@ describe.each(backends())("Bluesky end to end through Postwire's API and the ref
     const link = await aConnectLink(server, { platform: "atproto", redirect_url: "https://app.example.com/connected" }, liveKey)
     expect(link.status).toBe(201)
     const page = await step(link.body.url)
-    expect(page.body).toContain('<label for="field-password">App password</label>')
+    expect(page.body).toContain('<label for="field-password">App password <span class="hint">(optional)')
     const connected = await fetch(`${link.body.url}/start`, {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -15,6 +15,7 @@
  * | `publish.videoServiceDid` | `POSTWIRE_ATPROTO_VIDEO_SERVICE_DID` | `did:web:video.bsky.app` |
  * | `publish.pollIntervalMs` | `POSTWIRE_PLATFORM_POLL_INTERVAL_MS` | 2000 (video job checks) |
  * | `connect.serviceUrl` | `POSTWIRE_ATPROTO_SERVICE_URL` | `https://bsky.social` |
+ * | `connect.plcUrl` | `POSTWIRE_ATPROTO_PLC_URL` | `https://plc.directory` (OAuth discovery) |
  *
  * @since 0.5.0
  */
@@ -56,7 +57,7 @@ export const atproto: PlatformPlugin<Atproto.Config, AtprotoConnect.Settings> = 
       videoServiceDid: read.text("POSTWIRE_ATPROTO_VIDEO_SERVICE_DID"),
       pollIntervalMs: read.pollIntervalMs
     },
-    connect: { serviceUrl: read.url("POSTWIRE_ATPROTO_SERVICE_URL") }
+    connect: { serviceUrl: read.url("POSTWIRE_ATPROTO_SERVICE_URL"), plcUrl: read.url("POSTWIRE_ATPROTO_PLC_URL") }
   }),
   sandbox: {
     // Sandbox sessions do not expire on the simulated platform.
