@@ -1,4 +1,4 @@
-import { platformRules, TargetRules } from "@postwire/domain"
+import { builtinDisplayNames, TargetRules } from "@postwire/domain"
 import { Registry } from "@postwire/platforms"
 import { describe, expect, it } from "vitest"
 
@@ -31,7 +31,7 @@ describe("the built-in platforms' rules (TargetRules through each plugin)", () =
     // Threads and Pages publish text alone; a feed post needs an item.
     expect(TargetRules.mediaRuleBreak(on("textpost"), [])).toBeUndefined()
     expect(TargetRules.mediaRuleBreak(on("pages"), [])).toBeUndefined()
-    expect(TargetRules.mediaRuleBreak(on("photo", { photoType: "feed" }), [])?.rule).toBe("feed_item_count")
+    expect(TargetRules.mediaRuleBreak(on("photo", { options: { type: "feed" } }), [])?.rule).toBe("feed_item_count")
     expect(TargetRules.mediaRuleBreak(on("shortvideo"), [video(10), video(10)])?.rule).toBe("shortvideo_one_video")
   })
 
@@ -68,17 +68,17 @@ describe("the built-in platforms' rules (TargetRules through each plugin)", () =
     expect(TargetRules.consentRuleBreak({ privacy_level: "SELF_ONLY", branded_content: true })).toEqual({
       code: "privacy_level_mismatch",
       rule: "branded_content_private",
-      field: "shortvideo.consent.privacy_level",
+      field: "consent.privacy_level",
       details: {}
     })
     expect(TargetRules.consentRuleBreak({ privacy_level: "SELF_ONLY" })).toBeUndefined()
     expect(TargetRules.consentRuleBreak({ privacy_level: "FOLLOWER_OF_CREATOR", branded_content: true })).toBeUndefined()
   })
 
-  it("keeps the deprecated platformRules table equal to the built-in plugins' rules", () => {
+  it("keeps the wire enum's display names equal to the built-in plugins' names", () => {
+    expect(Object.keys(builtinDisplayNames).sort()).toEqual(Registry.builtins.map((plugin) => plugin.name).sort())
     for (const plugin of Registry.builtins) {
-      const { displayName, captionMax, dailyQuota, mediaMin, mediaMax } = plugin.rules
-      expect(platformRules[plugin.name as keyof typeof platformRules]).toEqual({ displayName, captionMax, dailyQuota, mediaMin, mediaMax })
+      expect(builtinDisplayNames[plugin.name as keyof typeof builtinDisplayNames]).toBe(plugin.displayName)
     }
   })
 })

@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { Clock, Context, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
-import type { CommentStore, ConnectStore, MediaStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
+import type { AnalyticsStore, CommentStore, ConnectStore, MediaStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
 import { PGlite } from "@electric-sql/pglite"
 import { layerPostgres, PgliteClient } from "@postwire/store-sql"
 import {
@@ -82,6 +82,7 @@ export type ServerStores =
   | PublishingStore
   | ConnectStore
   | CommentStore
+  | AnalyticsStore
   | MediaStore
   | RateLimitStore.RateLimitStore
   | IdempotencyStore.IdempotencyStore

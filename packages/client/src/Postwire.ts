@@ -5,10 +5,23 @@
  */
 import { Effect } from "effect"
 import { FetchHttpClient } from "effect/http"
-import type { PostwireClientError } from "./ClientError.ts"
 import { checkOptions } from "./internal/options.ts"
-import { Page, PagePromise } from "./Page.ts"
-import { make, type PostwireClientOptions, type PostwireClientService } from "./PostwireClient.ts"
+import { type Promised, promised } from "./internal/promised.ts"
+import type { PagePromise } from "./Page.ts"
+import {
+  make,
+  type PostwireClientAccounts,
+  type PostwireClientApprovals,
+  type PostwireClientComments,
+  type PostwireClientDeliveries,
+  type PostwireClientEvents,
+  type PostwireClientMedia,
+  type PostwireClientOptions,
+  type PostwireClientPosts,
+  type PostwireClientProfiles,
+  type PostwireClientService,
+  type PostwireClientWebhooks
+} from "./PostwireClient.ts"
 import type {
   ConnectAccountInput,
   CreateOptions,
@@ -82,6 +95,18 @@ export interface PostwireOptions extends PostwireClientOptions {
   readonly fetch?: typeof globalThis.fetch | undefined
 }
 
+// The Promise shape of each group, mapped from the Effect client's: a new endpoint appears in both.
+type PromisedPosts = Promised<PostwireClientPosts>
+type PromisedMedia = Promised<PostwireClientMedia>
+type PromisedAccounts = Promised<PostwireClientAccounts>
+type PromisedProfiles = Promised<PostwireClientProfiles>
+type PromisedDeliveries = Promised<PostwireClientDeliveries>
+type PromisedEvents = Promised<PostwireClientEvents>
+type PromisedComments = Promised<PostwireClientComments>
+type PromisedWebhooks = Promised<PostwireClientWebhooks>
+type PromisedApprovals = Promised<PostwireClientApprovals>
+type PromisedService = Promised<PostwireClientService>
+
 /**
  * Posts, with Promises. Every method rejects with a `PostwireApiError` or a `PostwireConnectionError`.
  *
@@ -96,7 +121,7 @@ export interface PostwireOptions extends PostwireClientOptions {
  *
  * @since 0.1.0
  */
-export interface PostwirePosts {
+export interface PostwirePosts extends PromisedPosts {
   /**
    * Creates a post (POST /v1/posts). Every target waits for approval through a link unless
    * `approval.mode` is `none`. Pass `idempotencyKey` to make a re-run of your own job safe.
@@ -140,7 +165,7 @@ export interface PostwirePosts {
  *
  * @since 0.1.0
  */
-export interface PostwireMedia {
+export interface PostwireMedia extends PromisedMedia {
   /**
    * Uploads a file (`{ path }`, `{ data }`, `{ blob }` or `{ stream, size, filename }`): up to
    * 10 MiB inline, larger in resumable parts, each sent again alone when it fails; `onProgress`
@@ -172,7 +197,7 @@ export interface PostwireMedia {
  *
  * @since 0.1.0
  */
-export interface PostwireAccounts {
+export interface PostwireAccounts extends PromisedAccounts {
   /** The first page of accounts (GET /v1/accounts); `for await` over it for every account. */
   readonly list: (query?: ListAccountsInput) => PagePromise<Account>
   /** An account and its posting quota (GET /v1/accounts/{id}). */
@@ -204,7 +229,7 @@ export interface PostwireAccounts {
  *
  * @since 0.1.0
  */
-export interface PostwireProfiles {
+export interface PostwireProfiles extends PromisedProfiles {
   /** The first page of profiles (GET /v1/profiles); `for await` over it for every profile. */
   readonly list: (query?: ListProfilesInput) => PagePromise<Profile>
   /** Creates a profile (POST /v1/profiles); needs `accounts:write`. */
@@ -238,7 +263,7 @@ export interface PostwireProfiles {
  *
  * @since 0.2.0
  */
-export interface PostwireDeliveries {
+export interface PostwireDeliveries extends PromisedDeliveries {
   /** The first page of an endpoint's deliveries, newest first; `for await` over it for every one. */
   readonly list: (endpointId: string, query?: ListDeliveriesInput) => PagePromise<WebhookDelivery>
   /** A delivery with its attempts, newest first. */
@@ -265,7 +290,7 @@ export interface PostwireDeliveries {
  *
  * @since 0.2.0
  */
-export interface PostwireEvents {
+export interface PostwireEvents extends PromisedEvents {
   /** The first page of events, newest first (GET /v1/events); `for await` over it for every event. */
   readonly list: (query?: ListEventsInput) => PagePromise<Event>
   /** One event (GET /v1/events/{id}). */
@@ -290,7 +315,7 @@ export interface PostwireEvents {
  *
  * @since 0.3.0
  */
-export interface PostwireComments {
+export interface PostwireComments extends PromisedComments {
   /** The first page of comments, newest first (GET /v1/comments); `for await` over it for every comment. */
   readonly list: (query?: ListCommentsInput) => PagePromise<Comment>
   /** One comment (GET /v1/comments/{id}). */
@@ -326,7 +351,7 @@ export interface PostwireComments {
  *
  * @since 0.1.0
  */
-export interface PostwireWebhooks {
+export interface PostwireWebhooks extends PromisedWebhooks {
   /**
    * Registers an endpoint (POST /v1/webhooks) and answers with its signing `secret`, shown this
    * once. A `url` that is not a public https address rejects with 400 `invalid_url`.
@@ -384,7 +409,7 @@ export interface PostwireWebhooks {
  *
  * @since 0.1.0
  */
-export interface PostwireApprovals {
+export interface PostwireApprovals extends PromisedApprovals {
   /**
    * Approves or rejects a post through its approval link (POST /v1/approvals/{token}/decision).
    * The token is the credential: the API key is not sent with this call. Rejects with 409
@@ -393,17 +418,6 @@ export interface PostwireApprovals {
    * `invalid_redirect_url`.
    */
   readonly decide: (token: string, body: DecideApprovalInput) => Promise<DecideApprovalResult>
-}
-
-const run = <A>(effect: Effect.Effect<A, PostwireClientError>): Promise<A> => Effect.runPromise(effect)
-
-const firstPage = <Q extends { readonly cursor?: string | undefined }, T>(
-  list: (query: Q) => Effect.Effect<ListPage<T>, PostwireClientError>,
-  query: Q
-): PagePromise<T> => {
-  const load = async (current: Q): Promise<Page<T>> =>
-    new Page(await run(list(current)), (cursor) => load({ ...current, cursor }))
-  return new PagePromise(load(query))
 }
 
 /**
@@ -443,23 +457,27 @@ const firstPage = <Q extends { readonly cursor?: string | undefined }, T>(
  *
  * @since 0.1.0
  */
+// The groups without a documented interface of their own come from the contract as they are.
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the class assigns every member in its constructor
+export interface Postwire extends PromisedService {}
+
 export class Postwire {
   /** Posts: create, validate, list, get, update, cancel, retry. */
-  readonly posts: PostwirePosts
+  declare readonly posts: PostwirePosts
   /** Media: upload and get. */
-  readonly media: PostwireMedia
+  declare readonly media: PostwireMedia
   /** Accounts: list, get, connect, reconnect, disconnect. */
-  readonly accounts: PostwireAccounts
+  declare readonly accounts: PostwireAccounts
   /** Profiles: list, create, get, update, delete. */
-  readonly profiles: PostwireProfiles
+  declare readonly profiles: PostwireProfiles
   /** Webhook endpoints: create, list, get, update, rotate the secret, delete, test, and the delivery log. */
-  readonly webhooks: PostwireWebhooks
+  declare readonly webhooks: PostwireWebhooks
   /** Approval links: decide. */
-  readonly approvals: PostwireApprovals
+  declare readonly approvals: PostwireApprovals
   /** Events: list and get. */
-  readonly events: PostwireEvents
+  declare readonly events: PostwireEvents
   /** Comments: list, get, reply, hide, unhide, delete. */
-  readonly comments: PostwireComments
+  declare readonly comments: PostwireComments
 
   /**
    * Makes a client; throws a `TypeError` naming the option when one is wrong (`baseUrl` not an
@@ -471,65 +489,7 @@ export class Postwire {
     const client: PostwireClientService = Effect.runSync(
       options.fetch === undefined ? build : Effect.provideService(build, FetchHttpClient.Fetch, options.fetch)
     )
-    this.posts = {
-      create: (body, options) => run(client.posts.create(body, options)),
-      createBatch: (body, options) => run(client.posts.createBatch(body, options)),
-      validate: (body) => run(client.posts.validate(body)),
-      list: (query) => firstPage(client.posts.list, query ?? {}),
-      get: (id) => run(client.posts.get(id)),
-      update: (id, body) => run(client.posts.update(id, body)),
-      cancel: (id) => run(client.posts.cancel(id)),
-      retry: (id) => run(client.posts.retry(id))
-    }
-    this.media = {
-      upload: (source, options) => run(client.media.upload(source, options)),
-      import: (input, options) => run(client.media.import(input, options)),
-      list: (query) => firstPage(client.media.list, query ?? {}),
-      get: (id) => run(client.media.get(id)),
-      delete: (id) => run(client.media.delete(id))
-    }
-    this.accounts = {
-      list: (query) => firstPage(client.accounts.list, query ?? {}),
-      get: (id) => run(client.accounts.get(id)),
-      connect: (body) => run(client.accounts.connect(body)),
-      reconnect: (id, body) => run(client.accounts.reconnect(id, body)),
-      disconnect: (id) => run(client.accounts.disconnect(id))
-    }
-    this.profiles = {
-      list: (query) => firstPage(client.profiles.list, query ?? {}),
-      create: (body) => run(client.profiles.create(body)),
-      get: (id) => run(client.profiles.get(id)),
-      update: (id, body) => run(client.profiles.update(id, body)),
-      delete: (id) => run(client.profiles.delete(id))
-    }
-    this.webhooks = {
-      create: (body) => run(client.webhooks.create(body)),
-      list: (query) => firstPage(client.webhooks.list, query ?? {}),
-      get: (id) => run(client.webhooks.get(id)),
-      update: (id, body) => run(client.webhooks.update(id, body)),
-      rotateSecret: (id, body) => run(client.webhooks.rotateSecret(id, body)),
-      delete: (id) => run(client.webhooks.delete(id)),
-      test: (id) => run(client.webhooks.test(id)),
-      deliveries: {
-        list: (endpointId, query) => firstPage((current: ListDeliveriesInput) => client.webhooks.deliveries.list(endpointId, current), query ?? {}),
-        get: (endpointId, deliveryId) => run(client.webhooks.deliveries.get(endpointId, deliveryId)),
-        redeliver: (endpointId, deliveryId, options) => run(client.webhooks.deliveries.redeliver(endpointId, deliveryId, options))
-      }
-    }
-    this.events = {
-      list: (query) => firstPage(client.events.list, query ?? {}),
-      get: (id) => run(client.events.get(id))
-    }
-    this.comments = {
-      list: (query) => firstPage(client.comments.list, query ?? {}),
-      get: (id) => run(client.comments.get(id)),
-      reply: (id, body, options) => run(client.comments.reply(id, body, options)),
-      hide: (id) => run(client.comments.hide(id)),
-      unhide: (id) => run(client.comments.unhide(id)),
-      delete: (id) => run(client.comments.delete(id))
-    }
-    this.approvals = {
-      decide: (token, body) => run(client.approvals.decide(token, body))
-    }
+    // Every group of the contract, each method answering a Promise (see internal/promised.ts).
+    Object.assign(this, promised(client))
   }
 }

@@ -4,26 +4,14 @@
  *
  * @since 0.1.0
  */
-import {
-  Account as AccountSchemas,
-  Api,
-  Approval as ApprovalSchemas,
-  Comment as CommentSchemas,
-  ErrorDetail,
-  type Locale,
-  Media as MediaSchemas,
-  Post as PostSchemas,
-  Webhook as WebhookSchemas
-} from "@postwire/domain"
-import { Context, Effect, Layer, Option, type Redacted, type Schema, Stream } from "effect"
-import { Base64 } from "effect/encoding"
-import { FetchHttpClient, HttpClient, type HttpClientResponse } from "effect/http"
-import { HttpApiClient } from "effect/http-api"
+import type { Locale } from "@postwire/domain"
+import { Context, Effect, Layer, type Redacted, type Stream } from "effect"
+import { FetchHttpClient, HttpClient } from "effect/http"
 import type { PostwireClientError } from "./ClientError.ts"
-import { type ErrorContext, failBeforeAnswer, failFromAnswer, invalidRequest, unreadableSource } from "./internal/errors.ts"
-import { type OpenedSource, openSource } from "./internal/mediaSource.ts"
+import { type DerivedService, deriveClient, listAllOf, markPaged, type RawEndpoint } from "./internal/derive.ts"
+import type { ErrorContext } from "./internal/errors.ts"
 import { checkOptions } from "./internal/options.ts"
-import { transformClient } from "./internal/transport.ts"
+import { makeUploads } from "./internal/upload.ts"
 import type {
   ConnectAccountInput,
   CreateOptions,
@@ -132,7 +120,7 @@ export interface PostwireClientOptions {
  *
  * @since 0.1.0
  */
-export interface PostwireClientPosts {
+export interface PostwireClientPosts extends DerivedPosts {
   /**
    * Creates a post (POST /v1/posts). Every target waits for approval through a link unless
    * `approval.mode` is `none`.
@@ -184,7 +172,7 @@ export interface PostwireClientPosts {
  *
  * @since 0.3.0
  */
-export interface PostwireClientComments {
+export interface PostwireClientComments extends DerivedComments {
   /** One page of comments, newest first (GET /v1/comments). */
   readonly list: (query?: ListCommentsInput) => Effect.Effect<ListPage<Comment>, PostwireClientError>
   /** Every comment matching `query`, following `cursor.next` page by page as the stream is pulled. */
@@ -221,7 +209,7 @@ export interface PostwireClientComments {
  *
  * @since 0.1.0
  */
-export interface PostwireClientMedia {
+export interface PostwireClientMedia extends DerivedMedia {
   /**
    * Uploads a file: up to 10 MiB inline (POST /v1/media), larger in 16 MiB parts of a resumable
    * upload (POST /v1/media/uploads, a PUT per part, then complete), each part sent again alone
@@ -255,7 +243,7 @@ export interface PostwireClientMedia {
  *
  * @since 0.1.0
  */
-export interface PostwireClientAccounts {
+export interface PostwireClientAccounts extends DerivedAccounts {
   /** One page of accounts (GET /v1/accounts). */
   readonly list: (query?: ListAccountsInput) => Effect.Effect<ListPage<Account>, PostwireClientError>
   /** Every account matching `query`, page by page as the stream is pulled. */
@@ -289,7 +277,7 @@ export interface PostwireClientAccounts {
  *
  * @since 0.1.0
  */
-export interface PostwireClientProfiles {
+export interface PostwireClientProfiles extends DerivedProfiles {
   /** One page of profiles (GET /v1/profiles). */
   readonly list: (query?: ListProfilesInput) => Effect.Effect<ListPage<Profile>, PostwireClientError>
   /** Every profile, page by page as the stream is pulled. */
@@ -361,7 +349,7 @@ export interface PostwireClientDeliveries {
  *
  * @since 0.2.0
  */
-export interface PostwireClientEvents {
+export interface PostwireClientEvents extends DerivedEvents {
   /** One page of events, newest first (GET /v1/events). */
   readonly list: (query?: ListEventsInput) => Effect.Effect<ListPage<Event>, PostwireClientError>
   /** Every event matching `query`, page by page as the stream is pulled. */
@@ -394,7 +382,7 @@ export interface PostwireClientEvents {
  *
  * @since 0.1.0
  */
-export interface PostwireClientWebhooks {
+export interface PostwireClientWebhooks extends DerivedWebhooks {
   /**
    * Registers an endpoint (POST /v1/webhooks) and answers with its signing `secret`, shown this
    * once. A `url` that is not a public https address fails with 400 `invalid_url`.
@@ -447,7 +435,7 @@ export interface PostwireClientWebhooks {
  *
  * @since 0.1.0
  */
-export interface PostwireClientApprovals {
+export interface PostwireClientApprovals extends DerivedApprovals {
   /**
    * Approves or rejects a post through its approval link (POST /v1/approvals/{token}/decision).
    * The token is the credential: the API key is not sent with this call. Fails with 409
@@ -473,7 +461,7 @@ export interface PostwireClientApprovals {
  *
  * @since 0.1.0
  */
-export interface PostwireClientService {
+export interface PostwireClientService extends Derived {
   readonly posts: PostwireClientPosts
   readonly media: PostwireClientMedia
   readonly accounts: PostwireClientAccounts
@@ -484,44 +472,34 @@ export interface PostwireClientService {
   readonly comments: PostwireClientComments
 }
 
+/**
+ * The endpoints whose methods are written by hand: the upload engine (`media.upload`,
+ * `media.import`) and the delivery log, which the SDK nests under `webhooks.deliveries`.
+ */
+type HandWritten = {
+  readonly media: "upload" | "createUpload" | "getUpload" | "uploadPart" | "completeUpload"
+  readonly webhooks: "listDeliveries" | "getDelivery" | "redeliver"
+}
+
+/** The methods derived from the contract, group by group. */
+type Derived = DerivedService<HandWritten>
+type DerivedPosts = Derived["posts"]
+type DerivedComments = Derived["comments"]
+type DerivedMedia = Derived["media"]
+type DerivedAccounts = Derived["accounts"]
+type DerivedProfiles = Derived["profiles"]
+type DerivedEvents = Derived["events"]
+type DerivedWebhooks = Derived["webhooks"]
+type DerivedApprovals = Derived["approvals"]
+
 const defaultMaxRetries = 2
 const defaultUserAgent = "@postwire/client"
 
-// Callers without `exactOptionalPropertyTypes` may write `{ cursor: undefined }`; JSON drops such keys, so do we.
-const withoutUndefined = <A>(value: A): A => {
-  if (Array.isArray(value)) return value.map(withoutUndefined) as A
-  if (value === null || typeof value !== "object" || value instanceof Uint8Array) return value
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([, field]) => field !== undefined)
-      .map(([key, field]) => [key, withoutUndefined(field)])
-  ) as A
-}
-
-// Brands exist only in types: the generated client checks every rule of the schema when it encodes.
-const asContract = <S extends Schema.Top>(_schema: S, value: unknown): S["Type"] => withoutUndefined(value) as S["Type"]
-
-const idempotencyHeaders = (options: CreateOptions | undefined) =>
-  options?.idempotencyKey === undefined ? {} : { "idempotency-key": options.idempotencyKey }
-
-const maxInlineUploadBytes = MediaSchemas.maxInlineUploadBytes
-
-const toBase64 = (data: Uint8Array | string): string => (typeof data === "string" ? data : Base64.encode(data))
-
-const nextCursor = (page: ListPage<unknown>): Option.Option<string> =>
-  page.cursor.has_more && page.cursor.next !== null ? Option.some(page.cursor.next) : Option.none()
-
-// Follows `cursor.next` from the first page until `has_more` is false.
-const paginate = <Q extends { readonly cursor?: string | undefined }, T>(
-  list: (query: Q) => Effect.Effect<ListPage<T>, PostwireClientError>,
-  query: Q
-): Stream.Stream<T, PostwireClientError> =>
-  Stream.paginate(query, (current: Q) =>
-    Effect.map(
-      list(current),
-      (page) => [page.data, Option.map(nextCursor(page), (cursor): Q => ({ ...current, cursor }))] as const
-    )
-  )
+/**
+ * Groups whose every POST the server deduplicates on `Idempotency-Key` (or that are safe to
+ * repeat), beyond the endpoints that declare the header: each POST there carries a generated key.
+ */
+const keyedGroups: ReadonlySet<string> = new Set(["posts", "media", "comments"])
 
 /**
  * Builds the client on the `HttpClient` in context. Use it to run the client on another
@@ -548,509 +526,36 @@ export const make = Effect.fnUntraced(function* (
 ): Effect.fn.Return<PostwireClientService, never, HttpClient.HttpClient> {
   const baseUrl = yield* Effect.sync(() => checkOptions(options))
   const context: ErrorContext = { baseUrl, locale: options.locale ?? "en" }
-  const transport = {
-    userAgent: options.userAgent ?? defaultUserAgent,
-    locale: options.locale,
-    maxRetries: Math.max(0, options.maxRetries ?? defaultMaxRetries)
-  }
-  const httpClient = yield* HttpClient.HttpClient
-  const client = yield* HttpApiClient.make(Api, {
-    baseUrl,
-    transformClient: transformClient({ ...transport, apiKey: options.apiKey, idempotencyKeys: true })
-  })
-  // The server does not deduplicate the POSTs of these groups: sent without an Idempotency-Key,
-  // they are not resent after a 5xx or a network failure. A decision's token is its credential.
-  const webhooksClient = yield* HttpApiClient.group(Api, {
-    group: "webhooks",
-    baseUrl,
-    httpClient: transformClient({ ...transport, apiKey: options.apiKey, idempotencyKeys: false })(httpClient)
-  })
-  const accountsClient = yield* HttpApiClient.group(Api, {
-    group: "accounts",
-    baseUrl,
-    httpClient: transformClient({ ...transport, apiKey: options.apiKey, idempotencyKeys: false })(httpClient)
-  })
-  const profilesClient = yield* HttpApiClient.group(Api, {
-    group: "profiles",
-    baseUrl,
-    httpClient: transformClient({ ...transport, apiKey: options.apiKey, idempotencyKeys: false })(httpClient)
-  })
-  const approvalsClient = yield* HttpApiClient.group(Api, {
-    group: "approvals",
-    baseUrl,
-    httpClient: transformClient({ ...transport, apiKey: undefined, idempotencyKeys: false })(httpClient)
-  })
-  const decode = {
-    posts: {
-      create: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "create" }),
-      createBatch: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "createBatch" }),
-      validate: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "validate" }),
-      list: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "list" }),
-      get: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "get" }),
-      update: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "update" }),
-      cancel: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "cancel" }),
-      retry: HttpApiClient.decodeResponse(Api, { group: "posts", endpoint: "retry" })
+  const derived = yield* deriveClient(
+    {
+      baseUrl,
+      context,
+      apiKey: options.apiKey,
+      userAgent: options.userAgent ?? defaultUserAgent,
+      locale: options.locale,
+      maxRetries: Math.max(0, options.maxRetries ?? defaultMaxRetries),
+      keyedGroups
     },
-    media: {
-      upload: HttpApiClient.decodeResponse(Api, { group: "media", endpoint: "upload" }),
-      list: HttpApiClient.decodeResponse(Api, { group: "media", endpoint: "list" }),
-      get: HttpApiClient.decodeResponse(Api, { group: "media", endpoint: "get" }),
-      delete: HttpApiClient.decodeResponse(Api, { group: "media", endpoint: "delete" }),
-      createUpload: HttpApiClient.decodeResponse(Api, { group: "media", endpoint: "createUpload" }),
-      uploadPart: HttpApiClient.decodeResponse(Api, { group: "media", endpoint: "uploadPart" }),
-      completeUpload: HttpApiClient.decodeResponse(Api, { group: "media", endpoint: "completeUpload" })
-    },
-    accounts: {
-      list: HttpApiClient.decodeResponse(Api, { group: "accounts", endpoint: "list" }),
-      get: HttpApiClient.decodeResponse(Api, { group: "accounts", endpoint: "get" }),
-      connect: HttpApiClient.decodeResponse(Api, { group: "accounts", endpoint: "connect" }),
-      reconnect: HttpApiClient.decodeResponse(Api, { group: "accounts", endpoint: "reconnect" }),
-      disconnect: HttpApiClient.decodeResponse(Api, { group: "accounts", endpoint: "disconnect" })
-    },
-    profiles: {
-      list: HttpApiClient.decodeResponse(Api, { group: "profiles", endpoint: "list" }),
-      create: HttpApiClient.decodeResponse(Api, { group: "profiles", endpoint: "create" }),
-      get: HttpApiClient.decodeResponse(Api, { group: "profiles", endpoint: "get" }),
-      update: HttpApiClient.decodeResponse(Api, { group: "profiles", endpoint: "update" }),
-      delete: HttpApiClient.decodeResponse(Api, { group: "profiles", endpoint: "delete" })
-    },
+    yield* HttpClient.HttpClient
+  )
+  const { groups, raw } = derived
+  const webhooks = groups.webhooks!
+  const listDeliveries = markPaged(webhooks.listDeliveries as (...args: Array<unknown>) => Effect.Effect<ListPage<unknown>, PostwireClientError>, 1)
+  const uploads = makeUploads({
+    media: raw.media as Record<"upload" | "createUpload" | "uploadPart" | "completeUpload", RawEndpoint>,
+    call: derived.call,
+    context
+  })
+  const { listDeliveries: _list, getDelivery, redeliver, ...endpoints } = webhooks
+  const { upload: _upload, createUpload: _create, getUpload: _get, uploadPart: _part, completeUpload: _complete, ...media } = groups.media!
+  return {
+    ...groups,
+    media: { ...media, ...uploads },
     webhooks: {
-      create: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "create" }),
-      list: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "list" }),
-      delete: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "delete" }),
-      test: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "test" }),
-      get: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "get" }),
-      update: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "update" }),
-      rotateSecret: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "rotateSecret" }),
-      listDeliveries: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "listDeliveries" }),
-      getDelivery: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "getDelivery" }),
-      redeliver: HttpApiClient.decodeResponse(Api, { group: "webhooks", endpoint: "redeliver" })
-    },
-    events: {
-      list: HttpApiClient.decodeResponse(Api, { group: "events", endpoint: "list" }),
-      get: HttpApiClient.decodeResponse(Api, { group: "events", endpoint: "get" })
-    },
-    approvals: {
-      decide: HttpApiClient.decodeResponse(Api, { group: "approvals", endpoint: "decide" })
-    },
-    comments: {
-      list: HttpApiClient.decodeResponse(Api, { group: "comments", endpoint: "list" }),
-      get: HttpApiClient.decodeResponse(Api, { group: "comments", endpoint: "get" }),
-      reply: HttpApiClient.decodeResponse(Api, { group: "comments", endpoint: "reply" }),
-      hide: HttpApiClient.decodeResponse(Api, { group: "comments", endpoint: "hide" }),
-      unhide: HttpApiClient.decodeResponse(Api, { group: "comments", endpoint: "unhide" }),
-      delete: HttpApiClient.decodeResponse(Api, { group: "comments", endpoint: "delete" })
+      ...endpoints,
+      deliveries: { list: listDeliveries, listAll: listAllOf(listDeliveries, 1), get: getDelivery, redeliver }
     }
-  }
-
-  // Sends with the generated client in "response-only" mode, then decodes with the same
-  // schemas, so that an error answer keeps its status and headers (request id, Retry-After).
-  const call = <A>(
-    send: Effect.Effect<HttpClientResponse.HttpClientResponse, unknown>,
-    decodeAnswer: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, unknown>
-  ): Effect.Effect<A, PostwireClientError> =>
-    send.pipe(
-      Effect.catchCause((cause) => failBeforeAnswer(cause, context)),
-      Effect.flatMap((response) =>
-        decodeAnswer(response).pipe(Effect.catchCause((cause) => failFromAnswer(cause, response, context)))
-      )
-    )
-
-  // An empty id would address the list instead of the item.
-  const checkPathParam = <K extends "id" | "token" | "delivery_id">(name: K, value: string) =>
-    typeof value === "string" && value !== "" && value !== "." && value !== ".."
-      ? Effect.succeed({ [name]: value } as Record<K, string>)
-      : Effect.fail(invalidRequest([{ field: name, detail: ErrorDetail.reason("must_not_be_empty") }], context))
-  const checkId = (id: string) => checkPathParam("id", id)
-
-  const posts: PostwireClientPosts = {
-    create: Effect.fn("postwire.posts.create")(function* (body: CreatePostInput, options?: CreateOptions) {
-      return yield* call(
-        client.posts.create({
-          payload: asContract(PostSchemas.CreatePostRequest, body),
-          headers: idempotencyHeaders(options),
-          responseMode: "response-only"
-        }),
-        decode.posts.create
-      )
-    }),
-    createBatch: Effect.fn("postwire.posts.createBatch")(function* (body: CreatePostBatchInput, options?: CreateOptions) {
-      return yield* call(
-        client.posts.createBatch({
-          payload: asContract(PostSchemas.CreatePostBatchRequest, body),
-          headers: idempotencyHeaders(options),
-          responseMode: "response-only"
-        }),
-        decode.posts.createBatch
-      )
-    }),
-    validate: Effect.fn("postwire.posts.validate")(function* (body: CreatePostInput) {
-      return yield* call(
-        client.posts.validate({
-          payload: asContract(PostSchemas.CreatePostRequest, body),
-          responseMode: "response-only"
-        }),
-        decode.posts.validate
-      )
-    }),
-    list: Effect.fn("postwire.posts.list")(function* (query?: ListPostsInput) {
-      return yield* call(
-        client.posts.list({ query: asContract(PostSchemas.ListPostsQuery, query ?? {}), responseMode: "response-only" }),
-        decode.posts.list
-      )
-    }),
-    listAll: (query) => paginate(posts.list, query ?? {}),
-    get: Effect.fn("postwire.posts.get")(function* (id: string) {
-      const params = yield* checkId(id)
-      return yield* call(client.posts.get({ params, responseMode: "response-only" }), decode.posts.get)
-    }),
-    update: Effect.fn("postwire.posts.update")(function* (id: string, body: UpdatePostInput) {
-      const params = yield* checkId(id)
-      return yield* call(
-        client.posts.update({
-          params,
-          payload: asContract(PostSchemas.UpdatePostRequest, body),
-          responseMode: "response-only"
-        }),
-        decode.posts.update
-      )
-    }),
-    cancel: Effect.fn("postwire.posts.cancel")(function* (id: string) {
-      const params = yield* checkId(id)
-      return yield* call(client.posts.cancel({ params, responseMode: "response-only" }), decode.posts.cancel)
-    }),
-    retry: Effect.fn("postwire.posts.retry")(function* (id: string) {
-      const params = yield* checkId(id)
-      return yield* call(client.posts.retry({ params, responseMode: "response-only" }), decode.posts.retry)
-    })
-  }
-
-  const comments: PostwireClientComments = {
-    list: Effect.fn("postwire.comments.list")(function* (query?: ListCommentsInput) {
-      return yield* call(
-        client.comments.list({ query: asContract(CommentSchemas.ListCommentsQuery, query ?? {}), responseMode: "response-only" }),
-        decode.comments.list
-      )
-    }),
-    listAll: (query) => paginate(comments.list, query ?? {}),
-    get: Effect.fn("postwire.comments.get")(function* (id: string) {
-      const params = yield* checkId(id)
-      return yield* call(client.comments.get({ params, responseMode: "response-only" }), decode.comments.get)
-    }),
-    reply: Effect.fn("postwire.comments.reply")(function* (id: string, body: ReplyToCommentInput, options?: CreateOptions) {
-      const params = yield* checkId(id)
-      return yield* call(
-        client.comments.reply({
-          params,
-          payload: asContract(CommentSchemas.ReplyToCommentRequest, body),
-          headers: idempotencyHeaders(options),
-          responseMode: "response-only"
-        }),
-        decode.comments.reply
-      )
-    }),
-    hide: Effect.fn("postwire.comments.hide")(function* (id: string) {
-      const params = yield* checkId(id)
-      return yield* call(client.comments.hide({ params, responseMode: "response-only" }), decode.comments.hide)
-    }),
-    unhide: Effect.fn("postwire.comments.unhide")(function* (id: string) {
-      const params = yield* checkId(id)
-      return yield* call(client.comments.unhide({ params, responseMode: "response-only" }), decode.comments.unhide)
-    }),
-    delete: Effect.fn("postwire.comments.delete")(function* (id: string) {
-      const params = yield* checkId(id)
-      return yield* call(client.comments.delete({ params, responseMode: "response-only" }), decode.comments.delete)
-    })
-  }
-
-  const uploadInline = (input: UploadMediaInput, options?: CreateOptions) => {
-    const payload = input.filename === undefined ? { data: toBase64(input.data) } : { data: toBase64(input.data), filename: input.filename }
-    return call(
-      client.media.upload({ payload, headers: idempotencyHeaders(options), responseMode: "response-only" }),
-      decode.media.upload
-    )
-  }
-  const fromSource = <A>(run: () => Promise<A>) =>
-    Effect.tryPromise({
-      try: run,
-      catch: (cause) => invalidRequest([{ field: "source", detail: unreadableSource(cause) }], context)
-    })
-
-  // Sends one part, again after a failure that a retry can mend (a dropped connection, a 5xx,
-  // a 429 after its Retry-After): a part is replaced whole, so sending it twice is harmless.
-  const sendPart = (id: string, size: number, start: number, bytes: Uint8Array, attempts: number) => {
-    const once = call(
-      client.media.uploadPart({
-        params: { id },
-        headers: { "content-range": `bytes ${start}-${start + bytes.length - 1}/${size}` },
-        payload: Stream.make(bytes),
-        responseMode: "response-only"
-      }),
-      decode.media.uploadPart
-    )
-    const attempt = (left: number, delayMillis: number): Effect.Effect<MediaSchemas.MediaUpload, PostwireClientError> =>
-      Effect.catch(once, (error) => {
-        const mendable = error._tag !== "PostwireApiError" || error.status >= 500 || error.status === 429
-        if (!mendable || left <= 1) return Effect.fail(error)
-        const wait = error._tag === "PostwireApiError" && error.retryAfter !== undefined ? error.retryAfter * 1000 : delayMillis
-        return Effect.sleep(wait).pipe(Effect.andThen(attempt(left - 1, Math.min(delayMillis * 2, 8_000))))
-      })
-    return attempt(Math.max(1, attempts), 500)
-  }
-
-  const uploadInParts = Effect.fn("postwire.media.uploadInParts")(function* (
-    source: OpenedSource,
-    options: MediaUploadOptions | undefined
-  ) {
-    const started = yield* call(
-      client.media.createUpload({
-        payload: { filename: source.filename ?? "upload", size: source.size },
-        responseMode: "response-only"
-      }),
-      decode.media.createUpload
-    )
-    for (let n = 0; n < started.part_count; n++) {
-      const start = n * started.part_size
-      const length = Math.min(started.part_size, source.size - start)
-      const bytes = yield* fromSource(() => source.read(start, length))
-      const answer = yield* sendPart(started.id, source.size, start, bytes, options?.partAttempts ?? 5)
-      options?.onProgress?.({ sentBytes: answer.bytes_received, totalBytes: source.size })
-    }
-    return yield* call(
-      client.media.completeUpload({ params: { id: started.id }, responseMode: "response-only" }),
-      decode.media.completeUpload
-    )
-  })
-
-  const media: PostwireClientMedia = {
-    upload: Effect.fn("postwire.media.upload")(function* (input: MediaSource, options?: MediaUploadOptions) {
-      if ("data" in input && (typeof input.data === "string" ? input.data.length * 0.75 : input.data.length) <= maxInlineUploadBytes) {
-        const uploaded = yield* uploadInline(input, options)
-        options?.onProgress?.({ sentBytes: uploaded.size_bytes ?? 0, totalBytes: uploaded.size_bytes ?? 0 })
-        return uploaded
-      }
-      return yield* Effect.acquireUseRelease(
-        fromSource(() => openSource(input)),
-        (source) =>
-          source.size <= maxInlineUploadBytes
-            ? fromSource(() => source.read(0, source.size)).pipe(
-                Effect.flatMap((data) => uploadInline(source.filename === undefined ? { data } : { data, filename: source.filename }, options)),
-                Effect.tap(() => Effect.sync(() => options?.onProgress?.({ sentBytes: source.size, totalBytes: source.size })))
-              )
-            : uploadInParts(source, options),
-        (source) => Effect.promise(() => source.close().catch(() => undefined))
-      )
-    }),
-    import: Effect.fn("postwire.media.import")(function* (input: ImportMediaInput, options?: CreateOptions) {
-      return yield* call(
-        client.media.upload({ payload: asContract(MediaSchemas.ImportMediaRequest, input), headers: idempotencyHeaders(options), responseMode: "response-only" }),
-        decode.media.upload
-      )
-    }),
-    list: Effect.fn("postwire.media.list")(function* (query?: ListMediaInput) {
-      return yield* call(
-        client.media.list({ query: asContract(MediaSchemas.ListMediaQuery, query ?? {}), responseMode: "response-only" }),
-        decode.media.list
-      )
-    }),
-    listAll: (query) => paginate(media.list, query ?? {}),
-    get: Effect.fn("postwire.media.get")(function* (id: string) {
-      const params = yield* checkId(id)
-      return yield* call(client.media.get({ params, responseMode: "response-only" }), decode.media.get)
-    }),
-    delete: Effect.fn("postwire.media.delete")(function* (id: string) {
-      const params = yield* checkId(id)
-      return yield* call(client.media.delete({ params, responseMode: "response-only" }), decode.media.delete)
-    })
-  }
-
-  const accounts: PostwireClientAccounts = {
-    list: Effect.fn("postwire.accounts.list")(function* (query?: ListAccountsInput) {
-      return yield* call(
-        accountsClient.list({ query: asContract(AccountSchemas.ListAccountsQuery, query ?? {}), responseMode: "response-only" }),
-        decode.accounts.list
-      )
-    }),
-    listAll: (query) => paginate(accounts.list, query ?? {}),
-    get: Effect.fn("postwire.accounts.get")(function* (id: string) {
-      const params = yield* checkId(id)
-      return yield* call(accountsClient.get({ params, responseMode: "response-only" }), decode.accounts.get)
-    }),
-    connect: Effect.fn("postwire.accounts.connect")(function* (body: ConnectAccountInput) {
-      return yield* call(
-        accountsClient.connect({ payload: asContract(AccountSchemas.ConnectAccountRequest, body), responseMode: "response-only" }),
-        decode.accounts.connect
-      )
-    }),
-    reconnect: Effect.fn("postwire.accounts.reconnect")(function* (id: string, body?: ReconnectAccountInput) {
-      const params = yield* checkId(id)
-      return yield* call(
-        accountsClient.reconnect({
-          params,
-          payload: asContract(AccountSchemas.ReconnectAccountRequest, body ?? {}),
-          responseMode: "response-only"
-        }),
-        decode.accounts.reconnect
-      )
-    }),
-    disconnect: Effect.fn("postwire.accounts.disconnect")(function* (id: string) {
-      const params = yield* checkId(id)
-      return yield* call(accountsClient.disconnect({ params, responseMode: "response-only" }), decode.accounts.disconnect)
-    })
-  }
-
-  const profiles: PostwireClientProfiles = {
-    list: Effect.fn("postwire.profiles.list")(function* (query?: ListProfilesInput) {
-      return yield* call(
-        profilesClient.list({ query: asContract(AccountSchemas.ListProfilesQuery, query ?? {}), responseMode: "response-only" }),
-        decode.profiles.list
-      )
-    }),
-    listAll: (query) => paginate(profiles.list, query ?? {}),
-    create: Effect.fn("postwire.profiles.create")(function* (body: CreateProfileInput) {
-      return yield* call(
-        profilesClient.create({ payload: asContract(AccountSchemas.CreateProfileRequest, body), responseMode: "response-only" }),
-        decode.profiles.create
-      )
-    }),
-    get: Effect.fn("postwire.profiles.get")(function* (id: string) {
-      const params = yield* checkId(id)
-      return yield* call(profilesClient.get({ params, responseMode: "response-only" }), decode.profiles.get)
-    }),
-    update: Effect.fn("postwire.profiles.update")(function* (id: string, body: UpdateProfileInput) {
-      const params = yield* checkId(id)
-      return yield* call(
-        profilesClient.update({ params, payload: asContract(AccountSchemas.UpdateProfileRequest, body), responseMode: "response-only" }),
-        decode.profiles.update
-      )
-    }),
-    delete: Effect.fn("postwire.profiles.delete")(function* (id: string) {
-      const params = yield* checkId(id)
-      return yield* call(profilesClient.delete({ params, responseMode: "response-only" }), decode.profiles.delete)
-    })
-  }
-
-  const webhooks: PostwireClientWebhooks = {
-    create: Effect.fn("postwire.webhooks.create")(function* (body: CreateWebhookInput) {
-      return yield* call(
-        webhooksClient.create({
-          payload: asContract(WebhookSchemas.CreateWebhookRequest, body),
-          responseMode: "response-only"
-        }),
-        decode.webhooks.create
-      )
-    }),
-    list: Effect.fn("postwire.webhooks.list")(function* (query?: ListWebhooksInput) {
-      return yield* call(
-        webhooksClient.list({ query: asContract(WebhookSchemas.ListWebhooksQuery, query ?? {}), responseMode: "response-only" }),
-        decode.webhooks.list
-      )
-    }),
-    listAll: (query) => paginate(webhooks.list, query ?? {}),
-    delete: Effect.fn("postwire.webhooks.delete")(function* (id: string) {
-      const params = yield* checkId(id)
-      return yield* call(webhooksClient.delete({ params, responseMode: "response-only" }), decode.webhooks.delete)
-    }),
-    test: Effect.fn("postwire.webhooks.test")(function* (id: string) {
-      const params = yield* checkId(id)
-      return yield* call(webhooksClient.test({ params, responseMode: "response-only" }), decode.webhooks.test)
-    }),
-    get: Effect.fn("postwire.webhooks.get")(function* (id: string) {
-      const params = yield* checkId(id)
-      return yield* call(webhooksClient.get({ params, responseMode: "response-only" }), decode.webhooks.get)
-    }),
-    update: Effect.fn("postwire.webhooks.update")(function* (id: string, body: UpdateWebhookInput) {
-      const params = yield* checkId(id)
-      return yield* call(
-        webhooksClient.update({
-          params,
-          payload: asContract(WebhookSchemas.UpdateWebhookRequest, body),
-          responseMode: "response-only"
-        }),
-        decode.webhooks.update
-      )
-    }),
-    rotateSecret: Effect.fn("postwire.webhooks.rotateSecret")(function* (id: string, body?: RotateSecretInput) {
-      const params = yield* checkId(id)
-      return yield* call(
-        webhooksClient.rotateSecret({
-          params,
-          payload: asContract(WebhookSchemas.RotateSecretRequest, body ?? {}),
-          responseMode: "response-only"
-        }),
-        decode.webhooks.rotateSecret
-      )
-    }),
-    deliveries: {
-      list: Effect.fn("postwire.webhooks.deliveries.list")(function* (endpointId: string, query?: ListDeliveriesInput) {
-        const params = yield* checkId(endpointId)
-        return yield* call(
-          webhooksClient.listDeliveries({
-            params,
-            query: asContract(WebhookSchemas.ListDeliveriesQuery, query ?? {}),
-            responseMode: "response-only"
-          }),
-          decode.webhooks.listDeliveries
-        )
-      }),
-      listAll: (endpointId, query) => paginate((current) => webhooks.deliveries.list(endpointId, current), query ?? {}),
-      get: Effect.fn("postwire.webhooks.deliveries.get")(function* (endpointId: string, deliveryId: string) {
-        const { id } = yield* checkId(endpointId)
-        const { delivery_id } = yield* checkPathParam("delivery_id", deliveryId)
-        return yield* call(
-          webhooksClient.getDelivery({ params: { id, delivery_id }, responseMode: "response-only" }),
-          decode.webhooks.getDelivery
-        )
-      }),
-      // Through the client that adds an Idempotency-Key: the server deduplicates redeliveries on it.
-      redeliver: Effect.fn("postwire.webhooks.deliveries.redeliver")(function* (
-        endpointId: string,
-        deliveryId: string,
-        options?: CreateOptions
-      ) {
-        const { id } = yield* checkId(endpointId)
-        const { delivery_id } = yield* checkPathParam("delivery_id", deliveryId)
-        return yield* call(
-          client.webhooks.redeliver({
-            params: { id, delivery_id },
-            headers: idempotencyHeaders(options),
-            responseMode: "response-only"
-          }),
-          decode.webhooks.redeliver
-        )
-      })
-    }
-  }
-
-  const events: PostwireClientEvents = {
-    list: Effect.fn("postwire.events.list")(function* (query?: ListEventsInput) {
-      return yield* call(
-        client.events.list({ query: asContract(WebhookSchemas.ListEventsQuery, query ?? {}), responseMode: "response-only" }),
-        decode.events.list
-      )
-    }),
-    listAll: (query) => paginate(events.list, query ?? {}),
-    get: Effect.fn("postwire.events.get")(function* (id: string) {
-      const params = yield* checkId(id)
-      return yield* call(client.events.get({ params, responseMode: "response-only" }), decode.events.get)
-    })
-  }
-
-  const approvals: PostwireClientApprovals = {
-    decide: Effect.fn("postwire.approvals.decide")(function* (token: string, body: DecideApprovalInput) {
-      const params = yield* checkPathParam("token", token)
-      return yield* call(
-        approvalsClient.decide({
-          params,
-          payload: asContract(ApprovalSchemas.DecisionRequest, body),
-          responseMode: "response-only"
-        }),
-        decode.approvals.decide
-      )
-    })
-  }
-
-  return { posts, media, accounts, profiles, webhooks, approvals, events, comments }
+  } as unknown as PostwireClientService
 })
 
 /**

@@ -4,6 +4,12 @@
  * @since 0.1.0
  */
 export * as Accounts from "./accounts/Accounts.ts"
+export * as AnalyticsCollection from "./analytics/AnalyticsCollection.ts"
+export * as AnalyticsSchedule from "./analytics/AnalyticsSchedule.ts"
+export * from "./analytics/AnalyticsStore.ts"
+export * as MemoryAnalyticsStore from "./analytics/MemoryAnalyticsStore.ts"
+export * as AnalyticsQueries from "./analytics/AnalyticsQueries.ts"
+export * as TimeZones from "./analytics/TimeZones.ts"
 export * as ApprovalToken from "./approvals/ApprovalToken.ts"
 export type { Caller } from "./Caller.ts"
 export * from "./EngineConfig.ts"

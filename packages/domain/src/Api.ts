@@ -51,6 +51,7 @@ import {
 } from "./Post.ts"
 import { WebhooksGroup } from "./WebhooksGroup.ts"
 import { CommentsGroup } from "./CommentsGroup.ts"
+import { AnalyticsGroup } from "./AnalyticsGroup.ts"
 import { IdempotencyHeaders } from "./Idempotency.ts"
 
 export { IdempotencyHeaders } from "./Idempotency.ts"
@@ -449,6 +450,7 @@ export class Api extends HttpApi.make("postwire")
   .add(SystemGroup)
   .add(EventsGroup)
   .add(CommentsGroup)
+  .add(AnalyticsGroup)
   .middleware(ApiErrors)
   .annotate(HttpApi.PayloadParseOptions, strictInput)
   .annotate(HttpApi.QueryParseOptions, strictInput)
@@ -462,7 +464,7 @@ export class Api extends HttpApi.make("postwire")
         "Publish a caption plus media to many social accounts. Every error has one shape: " +
         "`{ error: { code, message, message_id, target_id?, field?, retryable, docs } }`." +
         "\n\n**Authentication**: `Authorization: Bearer <API key>`. Test keys (`svc_test_…`) post to sandbox " +
-        "accounts only; live keys (`svc_live_…`) to real ones. Scopes: `posts:read`, `posts:write`, `webhooks:write`, `accounts:write`, `comments:write`." +
+        "accounts only; live keys (`svc_live_…`) to real ones. Scopes: `posts:read`, `posts:write`, `webhooks:write`, `accounts:write`, `comments:write`, `analytics:read`." +
         "\n\n**Errors**: branch on `code`; `message` follows `Accept-Language` (`id` for Indonesian) and " +
         "`message_id` is always Indonesian. Every code is listed, with its status and retryability, at `/docs/errors`." +
         "\n\n**Rate limits**: 120 requests a minute per key, 30 a minute for `POST /v1/posts` (server defaults). " +

@@ -9,11 +9,11 @@ import { httpErrors } from "./ApiError.ts"
 import type { KeyId, WorkspaceId } from "./Ids.ts"
 
 /** A permission a key may hold. */
-export const Scope = Schema.Literals(["posts:read", "posts:write", "webhooks:write", "webhooks:read", "accounts:write", "comments:write"])
+export const Scope = Schema.Literals(["posts:read", "posts:write", "webhooks:write", "webhooks:read", "accounts:write", "comments:write", "analytics:read"])
 export type Scope = typeof Scope.Type
 
 /** Every scope, e.g. for the first-run test key. */
-export const allScopes: ReadonlyArray<Scope> = ["posts:read", "posts:write", "webhooks:write", "webhooks:read", "accounts:write", "comments:write"]
+export const allScopes: ReadonlyArray<Scope> = ["posts:read", "posts:write", "webhooks:write", "webhooks:read", "accounts:write", "comments:write", "analytics:read"]
 
 /** Scopes that come with another: `webhooks:write` implies `webhooks:read`. */
 export const impliedScopes: Readonly<Partial<Record<Scope, ReadonlyArray<Scope>>>> = {

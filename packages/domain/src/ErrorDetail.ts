@@ -100,6 +100,11 @@ export const reasons = {
   ),
   range_order: text("`to` must be after `from`", "`to` harus lebih lambat dari `from`"),
   range_too_long: text("the range may span at most {days} days", "rentang tanggal paling panjang {days} hari"),
+  calendar_date: text("must be a date written YYYY-MM-DD, e.g. 2026-11-22", "harus berupa tanggal YYYY-MM-DD, misalnya 2026-11-22"),
+  time_zone: text(
+    "must be a time zone: an IANA name such as Asia/Jakarta, UTC, or an offset such as +07:00",
+    "harus berupa zona waktu: nama IANA seperti Asia/Jakarta, UTC, atau offset seperti +07:00"
+  ),
   publishing_started: text("publishing has started", "publikasi sudah dimulai"),
   post_is: text("the post is {status}", "unggahan ini berstatus {status}"),
   post_already: text("the post is already {status}", "unggahan ini sudah berstatus {status}"),
@@ -247,6 +252,18 @@ export const reasons = {
   fediverse_media_pixels: text(
     "the Mastodon server takes at most {max} pixels (width × height) of this kind; this one has {size}",
     "server Mastodon menerima paling banyak {max} piksel (lebar × tinggi) untuk jenis ini; berkas ini {size}"
+  ),
+  fediverse_server_not_public: text(
+    "must be a Mastodon server on the public internet: {range}",
+    "harus berupa server Mastodon di internet publik: {range}"
+  ),
+  fediverse_alt_count: text(
+    "gives {count} descriptions where the post has {max} media items: at most one per item",
+    "memberi {count} deskripsi padahal unggahan ini berisi {max} media: paling banyak satu per media"
+  ),
+  fediverse_alt_too_long: text(
+    "the Mastodon server takes media descriptions of at most {max} characters; this one has {size}",
+    "server Mastodon menerima deskripsi media paling panjang {max} karakter; deskripsi ini {size} karakter"
   ),
   fediverse_server_said: text("the Mastodon server said: {value}", "server Mastodon menjawab: {value}"),
   fediverse_server_address: text(

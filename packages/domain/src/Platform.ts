@@ -1,7 +1,6 @@
 /**
- * The four platforms and their rules, as data.
- *
- * Every limit here is a default; the server's configuration may override it.
+ * The platforms' words on the wire (the wire enum) and the shape of a platform's rules. Each
+ * platform's rules are its plugin's (`@postwire/platforms`, one folder per platform).
  *
  * @since 0.1.0
  */
@@ -9,6 +8,22 @@ import { Schema } from "effect"
 
 /** The built-in platforms' words of the API: TikTok, Instagram, Facebook Pages, Threads, Mastodon, LinkedIn, YouTube and Bluesky. */
 export const builtinPlatforms = ["shortvideo", "photo", "pages", "textpost", "fediverse", "professional", "video", "atproto"] as const
+
+/**
+ * The names people know the built-in platforms by, beside their words (part of the wire enum:
+ * the approval page and e-mail name a target's platform with it). A plugin's display name is its
+ * registry's (`PlatformPlugin.displayName`).
+ */
+export const builtinDisplayNames: Readonly<Record<BuiltinPlatform, string>> = {
+  shortvideo: "TikTok",
+  photo: "Instagram",
+  pages: "Facebook Pages",
+  textpost: "Threads",
+  fediverse: "Mastodon",
+  professional: "LinkedIn",
+  video: "YouTube",
+  atproto: "Bluesky"
+}
 /** A built-in platform's word. */
 export type BuiltinPlatform = (typeof builtinPlatforms)[number]
 
@@ -49,25 +64,6 @@ export interface PlatformRules {
   readonly mediaMax: number
 }
 
-/**
- * The rules of each built-in platform as they are by default (decisions.md: "Limits not shown in
- * the spec").
- *
- * @deprecated Each platform's rules are its plugin's (`@postwire/platforms`' `Registry`; the
- * engine reads `EngineSettings.platforms`). Kept for code that read this table; a test keeps it
- * equal to the plugins' rules.
- */
-export const platformRules: Readonly<Record<BuiltinPlatform, PlatformRules>> = {
-  shortvideo: { displayName: "TikTok", captionMax: 2200, dailyQuota: 15, mediaMin: 1, mediaMax: 35 },
-  photo: { displayName: "Instagram", captionMax: 2200, dailyQuota: 100, mediaMin: 1, mediaMax: 10 },
-  pages: { displayName: "Facebook Pages", captionMax: 63206, dailyQuota: 50, mediaMin: 0, mediaMax: 10 },
-  textpost: { displayName: "Threads", captionMax: 500, dailyQuota: 250, mediaMin: 0, mediaMax: 20 },
-  fediverse: { displayName: "Mastodon", captionMax: 500, dailyQuota: 300, mediaMin: 0, mediaMax: 4 },
-  professional: { displayName: "LinkedIn", captionMax: 3000, dailyQuota: 150, mediaMin: 0, mediaMax: 20 },
-  video: { displayName: "YouTube", captionMax: 5000, dailyQuota: 6, mediaMin: 1, mediaMax: 1 },
-  atproto: { displayName: "Bluesky", captionMax: 300, dailyQuota: 11666, mediaMin: 0, mediaMax: 4 }
-}
-
 /** The privacy levels a shortvideo creator may be offered. */
 export const PrivacyLevel = Schema.Literals([
   "PUBLIC_TO_EVERYONE",
@@ -85,4 +81,4 @@ export const defaultMaxVideoDurationSec = 600
  * display name is its registry's: `PlatformPlugin.displayName`).
  */
 export const displayNameOf = (platform: Platform): string =>
-  (platformRules as Readonly<Record<string, PlatformRules | undefined>>)[platform]?.displayName ?? platform
+  (builtinDisplayNames as Readonly<Record<string, string | undefined>>)[platform] ?? platform

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import { TargetMetricsBlock } from "./Analytics.ts"
 import { ErrorItem, ErrorObject } from "./ApiError.ts"
 import * as ErrorDetail from "./ErrorDetail.ts"
 import { AccountId, MediaId, ProfileId } from "./Ids.ts"
@@ -228,7 +229,15 @@ export const Target = Schema.Struct({
   /** The platform options the target publishes with. Requests send them at the top level of a target (`targets[].shortvideo`); responses nest them here (`targets[].options.shortvideo`) beside the target's status. Empty for pages and textpost targets. */
   options: TargetOptions,
   /** What Postwire did to make the target publishable instead of refusing it (the images sent as JPEG). Absent when it did nothing. */
-  details: Schema.optionalKey(TargetDetails)
+  details: Schema.optionalKey(TargetDetails),
+  /** The latest metrics read from the platform (`GET /v1/posts/{id}` only; lists leave it out): `null` before the first reading. */
+  metrics: Schema.optionalKey(
+    Schema.NullOr(TargetMetricsBlock).annotate({
+      description:
+        "The latest metrics read from the platform, in `GET /v1/posts/{id}` only (lists leave it out): `null` before the " +
+        "first reading or when the platform provides none. History and raw names: `GET /v1/posts/{id}/metrics`."
+    })
+  )
 }).annotate({ description: "One account a post publishes to, with its own status and its permalink or error." })
 export type Target = typeof Target.Type
 

@@ -114,7 +114,12 @@ export const createPostExamples = {
       targets: [
         {
           account_id: "acc_01JDQ2FD7M3N4P5Q6R7S8T9V0W",
-          fediverse: { visibility: "private", spoiler_text: "Finale spoilers", language: "en" }
+          fediverse: {
+            visibility: "private",
+            spoiler_text: "Finale spoilers",
+            language: "en",
+            alt: ["The cast on the finale's set, under stage lights", "The empty set after the last take"]
+          }
         }
       ],
       approval: { mode: "none" }

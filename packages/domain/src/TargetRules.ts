@@ -24,7 +24,7 @@ import type * as ErrorDetail from "./ErrorDetail.ts"
 import type { LocalizedText } from "./LocalizedText.ts"
 import type { CommentCapabilities } from "./Comment.ts"
 import type { Platform, PlatformRules } from "./Platform.ts"
-import type { Consent, PhotoType, TargetInput, TargetOptions } from "./Post.ts"
+import type { Consent, PhotoType } from "./Post.ts"
 
 /** What the rules need to know of a media item. */
 export interface MediaFacts {
@@ -53,8 +53,6 @@ export interface TargetFacts {
    * has none.
    */
   readonly options?: unknown
-  /** The photo type asked for (photo only); resolved with {@link photoType}. */
-  readonly photoType?: PhotoType | undefined
   /** The longest video the account allows, in seconds, when the account says (a simulated limit, a creator's). */
   readonly maxVideoSeconds?: number | undefined
 }
@@ -107,11 +105,15 @@ export const countFits = (rules: Pick<PlatformRules, "mediaMin" | "mediaMax">, c
 
 /**
  * What a caption rule may need to know of the target it goes to (Instagram stories carry no
- * caption, so its hashtag and mention limits do not apply to them). Absent: the platform-wide check.
+ * caption, so its hashtag and mention limits do not apply to them: it reads the kind from the
+ * target's options). Absent: the platform-wide check.
  */
 export interface CaptionTarget {
-  /** The target's `photo.type` once resolved (`feed`, `reel`, `story`), when the platform has one. */
-  readonly photoType?: string | undefined
+  /**
+   * The options the target publishes with on its platform, as stored (the encoded form of its
+   * plugin's `options.schema`); `undefined` when it has none.
+   */
+  readonly options?: unknown
 }
 
 /**
@@ -134,15 +136,40 @@ export interface PlatformRuleSet extends PlatformRules {
    * plugin's `options`; absent: a target of the platform takes none.
    */
   readonly options?: OptionsSpec | undefined
-  /**
-   * @deprecated Declare the plugin's `options` instead (the key is always the platform's word).
-   * Read only for a plugin that has no `options`: the registry turns the pair into one.
-   */
-  readonly optionsKey?: keyof Omit<TargetInput, "account_id"> | undefined
-  /** @deprecated Declare the plugin's `options` (its `resolve`) instead; see `optionsKey`. */
-  readonly targetOptions?: ((input: TargetInput, media: ReadonlyArray<MediaFacts>) => TargetOptions) | undefined
   /** What the platform lets an app do with comments (read, reply, hide, delete, push). */
   readonly comments: CommentCapabilities
+  /**
+   * Quotas of some kinds of the platform's posts, beside `dailyQuota` (Facebook: 30 reels per
+   * Page in 24 hours): validate and create refuse a post of that kind once the account's rolling
+   * 24 hours hold `limit` of them, as `quota_exceeded` naming the kind and the limit.
+   */
+  readonly quotas?: ReadonlyArray<KindQuota> | undefined
+}
+
+/**
+ * A quota of one kind of a platform's posts in a rolling 24 hours (see
+ * {@link PlatformRuleSet.quotas}): the targets counted are the account's targets not
+ * `cancelled`, `rejected` or `failed`, at their publish time, whose post is of that kind.
+ *
+ * @example
+ * ```ts
+ * const reels: TargetRules.KindQuota = {
+ *   rule: "reels_per_day",
+ *   limit: 30,
+ *   what: { en: "reels", id: "reel" },
+ *   counts: (media) => media.length === 1 && media[0]!.kind === "video"
+ * }
+ * ```
+ */
+export interface KindQuota {
+  /** The rule's name, stable (`reels_per_day`). */
+  readonly rule: string
+  /** How many posts of the kind an account may publish in a rolling 24 hours. */
+  readonly limit: number
+  /** What is counted, plural, in English and Indonesian: the error reads "limit of 30 reels". */
+  readonly what: LocalizedText
+  /** Whether a post with these media and the target's stored options (its platform's) is of the kind. */
+  readonly counts: (media: ReadonlyArray<MediaFacts>, options: unknown) => boolean
 }
 
 /** The length of a caption as the platform counts it. */
@@ -154,13 +181,14 @@ export const mediaRuleBreak = (target: TargetFacts, media: ReadonlyArray<MediaFa
   target.rules.checkMedia(target, media)
 
 /**
- * The rule a shortvideo consent breaks by itself, if any: branded content cannot be private
- * (TikTok's Content Sharing Guidelines). Whether the privacy level is one of the creator's
- * options is the platform's to say.
+ * The rule a consent breaks by itself, if any: branded content cannot be private (TikTok's
+ * Content Sharing Guidelines, https://developers.tiktok.com/doc/content-sharing-guidelines).
+ * Whether the privacy level is one of the creator's options is the platform's to say. The
+ * break's `field` is relative to the target's options (`consent.privacy_level`).
  */
 export const consentRuleBreak = (consent: Pick<Consent, "privacy_level" | "branded_content">): RuleBreak | undefined =>
   consent.branded_content === true && consent.privacy_level === "SELF_ONLY"
-    ? { code: "privacy_level_mismatch", rule: "branded_content_private", field: "shortvideo.consent.privacy_level", details: {} }
+    ? { code: "privacy_level_mismatch", rule: "branded_content_private", field: "consent.privacy_level", details: {} }
     : undefined
 
 /**

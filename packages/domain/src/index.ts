@@ -4,6 +4,8 @@
  * @since 0.1.0
  */
 export * as Account from "./Account.ts"
+export * as Analytics from "./Analytics.ts"
+export * from "./AnalyticsGroup.ts"
 export * from "./Api.ts"
 export * from "./ApiError.ts"
 export * as Approval from "./Approval.ts"

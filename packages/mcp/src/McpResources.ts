@@ -4,16 +4,7 @@
  *
  * @since 0.1.0
  */
-import {
-  defaultMaxVideoDurationSec,
-  defaultPageSize,
-  docsUrl,
-  ErrorCatalog,
-  errorCodes,
-  Media,
-  Post,
-  PrivacyLevel
-} from "@postwire/domain"
+import { defaultPageSize, docsUrl, ErrorCatalog, errorCodes, Media, Post } from "@postwire/domain"
 import { Effect, Layer } from "effect"
 import { McpServer } from "effect/ai"
 import { platformsOf, type ToolPlatform } from "./Tools.ts"
@@ -59,21 +50,23 @@ export const errorCatalogDocument = (docsBaseUrl: string) => ({
  * @since 0.1.0
  */
 export const platformRulesDocument = (served: ReadonlyArray<ToolPlatform> = platformsOf({})) => ({
-  platforms: served.map(({ name: platform, displayName, rules }) => {
+  platforms: served.map(({ name: platform, displayName, rules, needsConsent }) => {
     return {
       platform,
       name: displayName,
-      caption_max_characters: rules.captionMax,
-      media_per_post: { min: rules.mediaMin, max: rules.mediaMax },
-      default_daily_quota: rules.dailyQuota,
-      ...(platform === "shortvideo"
-        ? {
-            video_max_seconds_default: defaultMaxVideoDurationSec,
-            privacy_levels: PrivacyLevel.literals,
-            direct_posts:
-              "A direct post needs the creator's consent (privacy level, music usage confirmed); a person gives it on the approval page."
-          }
-        : {})
+      ...(rules === undefined
+        ? {}
+        : {
+            caption_max_characters: rules.captionMax,
+            media_per_post: { min: rules.mediaMin, max: rules.mediaMax },
+            default_daily_quota: rules.dailyQuota
+          }),
+      ...(needsConsent === undefined
+        ? {}
+        : {
+            consent:
+              "Some posts of this platform need a person's consent (`consent` in the target's options: privacy level and the confirmations it asks); a person gives it on the approval page."
+          })
     }
   }),
   post: {

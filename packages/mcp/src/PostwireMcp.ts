@@ -53,7 +53,7 @@ export const instructions = (options: Tools.ToolOptions): string =>
     options.allowSkipApproval
       ? "Posts wait for a person's approval by default (share approval.url); this server's operator allows approval.mode \"none\"."
       : "Every post waits for a person's approval: share the approval.url that create_post returns; you cannot approve it yourself.",
-    "TikTok direct posts never take consent from an agent: a person gives it on the approval page.",
+    Tools.consentRule(options),
     "Mutating calls are idempotent: sending the same call again returns the first result.",
     "Failed calls return the API's error object (code, message, field, retryable, retry_after_seconds on 429); explain_error and the postwire://errors resource explain codes; postwire://platform-rules has caption and media limits."
   ].join("\n")

@@ -11,7 +11,7 @@ import { Effect } from "effect"
 import * as IdempotencyKey from "./IdempotencyKey.ts"
 import { type Caller, McpCaller } from "./McpCaller.ts"
 import { catalogError, type ErrorContext, fromClientError, type ToolError } from "./ToolError.ts"
-import type { PostwireToolkit, ToolOptions } from "./Tools.ts"
+import { type PostwireToolkit, platformsOf, type ToolOptions } from "./Tools.ts"
 
 type Args = Record<string, unknown>
 
@@ -42,7 +42,9 @@ const withoutKey = (record: Args, key: string): Args => Object.fromEntries(Objec
 
 /**
  * A create request as the tool server sends it: approval by a person unless the operator allows
- * otherwise, and never an agent's consent for a shortvideo direct post.
+ * otherwise, and never an agent's consent: a `consent` in any target's options is set aside (with
+ * a `consent_by_person` warning), and a target whose platform needs a person's consent for it
+ * (`ToolPlatform.needsConsent`) always goes to the approval page.
  */
 export const reviewable = (
   args: Args,
@@ -67,17 +69,22 @@ export const reviewable = (
         docs: error.docs
       }
     }
+    const served = new Map(platformsOf(options).map((platform) => [platform.name, platform]))
     let direct = false
     const targets = Array.isArray(args.targets)
       ? args.targets.map((target, index) => {
-          if (!isRecord(target) || !isRecord(target.shortvideo)) return target
-          if (target.shortvideo.mode === "direct") direct = true
-          if (!("consent" in target.shortvideo)) return target
-          warnings.push(consentWarning(`targets[${index}].shortvideo.consent`))
-          return { ...target, shortvideo: withoutKey(target.shortvideo, "consent") }
+          if (!isRecord(target)) return target
+          const entries = Object.entries(target).map(([key, value]) => {
+            if (key === "account_id" || !isRecord(value)) return [key, value] as const
+            const given = "consent" in value ? withoutKey(value, "consent") : value
+            if ("consent" in value) warnings.push(consentWarning(`targets[${index}].${key}.consent`))
+            if (served.get(key)?.needsConsent?.(given) === true) direct = true
+            return [key, given] as const
+          })
+          return Object.fromEntries(entries)
         })
       : args.targets
-    // A direct shortvideo post without consent can only publish once a person gives it on the
+    // A post that needs a person's consent can only publish once a person gives it on the
     // approval page, so it always gets one, whatever the operator allows.
     const mode = askedMode === "none" && !direct ? "none" : "link"
     if (askedMode === "none" && direct) warnings.push(consentWarning("approval.mode"))

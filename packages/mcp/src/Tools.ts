@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Account, builtinPlatforms, Comment, ErrorItem, Media, type PlatformRules, Post, platformRules } from "@postwire/domain"
+import { Account, builtinDisplayNames, builtinPlatforms, Comment, ErrorItem, Media, type PlatformRules, Post } from "@postwire/domain"
 import { Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
 import { ToolError } from "./ToolError.ts"
@@ -40,18 +40,26 @@ export interface ToolOptions {
 export interface ToolPlatform {
   readonly name: string
   readonly displayName: string
-  readonly rules: PlatformRules
+  /** Its rules (its plugin's); absent when the tool server was not told them. */
+  readonly rules?: PlatformRules | undefined
   readonly options?: Schema.Top | undefined
+  /**
+   * Whether a target with these options publishes only with a person's consent (its plugin's
+   * `options.needsConsent`, given the options as the request has them): the tool server then
+   * always asks for a person's approval, where the consent is given.
+   */
+  readonly needsConsent?: ((options: unknown) => boolean) | undefined
 }
 
 /**
- * The platforms of `options`, or the built-in ones.
+ * The platforms of `options`, or the built-in ones by their words and names (their rules and
+ * options are then the API's to check).
  *
  * @since 0.5.0
  */
 export const platformsOf = (options: Pick<ToolOptions, "platforms">): ReadonlyArray<ToolPlatform> =>
-  options.platforms ??
-  builtinPlatforms.map((name) => ({ name, displayName: platformRules[name].displayName, rules: platformRules[name] }))
+  options.platforms ?? builtinPlatforms.map((name) => ({ name, displayName: builtinDisplayNames[name] }))
+
 
 const id = (what: string, prefix: string) =>
   Schema.String.annotate({ description: `The ${what}'s id, e.g. "${prefix}_01JD0000000000000000000000".` })
@@ -86,21 +94,41 @@ const humanReview =
   "by e-mail when you set `approval.notify.email` (ask the user who approves), or through the workspace's own systems. " +
   "Tell the user the post waits for their approval."
 
-const consentRule =
-  "TikTok (platform shortvideo) direct posts need the creator's consent (privacy level, music-usage confirmation); " +
-  "only a person gives it, on the approval page. Never send `consent`: it is set aside, and a direct shortvideo " +
-  "post always goes to the approval page."
-
-const shortVideoTarget = Schema.Struct({
-  mode: Post.ShortVideoOptions.fields.mode.annotate({
-    description: "\"direct\" publishes to the profile (a person gives consent on the approval page); \"inbox\" sends a draft to the creator's TikTok inbox."
-  })
-})
-
-const builtinTargetFields = {
-  ...Post.TargetInput.schema.fields,
-  shortvideo: Schema.optionalKey(shortVideoTarget).annotate({ description: "Options of a shortvideo (TikTok) target." })
+/**
+ * What the tools say of consent: which platforms' posts need a person's consent (those whose
+ * plugin says so), and that an agent never gives it.
+ *
+ * @since 0.5.0
+ */
+export const consentRule = (options: Pick<ToolOptions, "platforms">): string => {
+  const needing = platformsOf(options).filter((p) => p.needsConsent !== undefined)
+  const which =
+    needing.length === 0
+      ? "Some platforms' posts need a person's consent (`consent` in a target's options)"
+      : `${needing.map((p) => `${p.displayName} (platform ${p.name})`).join(", ")} posts of some kinds need a person's consent (\`consent\` in the target's options, for example a direct post)`
+  return `${which}; only a person gives it, on the approval page. Never send \`consent\`: it is set aside, and such a post always goes to the approval page.`
 }
+
+/**
+ * A platform's options schema as the tools offer it: without its `consent` field (consent is a
+ * person's, given on the approval page), keeping its description.
+ */
+const withoutConsent = (schema: Schema.Top): Schema.Top => {
+  const fields = (schema as { readonly fields?: Schema.Struct.Fields }).fields
+  if (fields === undefined || !("consent" in fields)) return schema
+  const { consent: _consent, ...rest } = fields
+  const description = schema.ast.annotations?.description
+  const struct = Schema.Struct(rest)
+  return typeof description === "string" ? struct.annotate({ description }) : struct
+}
+
+/** The wire's own option fields of a target (`Post.TargetInput`), without consent. */
+const builtinTargetFields: Schema.Struct.Fields = Object.fromEntries(
+  Object.entries(Post.TargetInput.schema.fields).map(([key, field]) => {
+    const inner = (field as { readonly schema?: Schema.Top }).schema
+    return [key, key === "account_id" || inner === undefined ? field : Schema.optionalKey(withoutConsent(inner))]
+  })
+)
 
 /**
  * A target of `create_post`: the built-in platforms' options, and each plugin's under its word
@@ -111,7 +139,14 @@ const targetInput = (options: ToolOptions) => {
     platformsOf(options).flatMap((platform) =>
       platform.options === undefined || platform.name in builtinTargetFields
         ? []
-        : [[platform.name, Schema.optionalKey(platform.options.annotate({ description: `Options of a ${platform.name} (${platform.displayName}) target.` }))]]
+        : [
+            [
+              platform.name,
+              Schema.optionalKey(
+                withoutConsent(platform.options).annotate({ description: `Options of a ${platform.name} (${platform.displayName}) target.` })
+              )
+            ]
+          ]
     )
   ) as Record<string, Schema.optionalKey<Schema.Top>>
   const fields = Schema.Struct({ ...builtinTargetFields, ...pluginFields })
@@ -243,7 +278,7 @@ export const make = (options: ToolOptions) =>
             options.allowSkipApproval
               ? "By default a person approves it first (approval mode \"link\"; the link reaches them by e-mail through `approval.notify.email`, never through you); this tool server's operator allows `approval.mode: \"none\"`."
               : humanReview
-          } ${consentRule} Calling again with the same arguments returns the same post, never a second one. ` +
+          } ${consentRule(options)} Calling again with the same arguments returns the same post, never a second one. ` +
           "Errors come back as the API's error object (code, message, field, retryable). Needs scope posts:write.",
         parameters: jsonSchema(createPostInput(options)),
         success: Schema.Struct({

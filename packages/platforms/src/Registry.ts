@@ -15,7 +15,7 @@
  * @since 0.4.0
  */
 import type { PlatformCatalog } from "@postwire/core"
-import { Post, TargetRules } from "@postwire/domain"
+import type { TargetRules } from "@postwire/domain"
 import { Schema } from "effect"
 import { atproto } from "./atproto/plugin.ts"
 import * as ConnectForm from "./connect/ConnectForm.ts"
@@ -121,28 +121,8 @@ export const make = (extra: ReadonlyArray<PlatformPlugin> = []): Registry => {
   }
 }
 
-/** The built-in option schemas a plugin's deprecated `rules.optionsKey` may name. */
-const legacySchemas: Readonly<Record<string, Schema.Top>> = { photo: Post.PhotoOptions, shortvideo: Post.ShortVideoOptions }
-
-/**
- * A plugin's options as its rules carry them to the engine: its `options`, or (deprecated) the
- * ones its rules' `optionsKey` and `targetOptions` describe.
- */
-export const optionsOf = (plugin: PlatformPlugin): TargetRules.OptionsSpec | undefined => {
-  if (plugin.options !== undefined) return plugin.options
-  const { optionsKey, targetOptions } = plugin.rules
-  const schema = optionsKey === undefined ? undefined : legacySchemas[optionsKey]
-  if (optionsKey === undefined || schema === undefined) return undefined
-  return {
-    schema,
-    resolve: (options, post) =>
-      TargetRules.resolved(
-        targetOptions === undefined
-          ? options
-          : (targetOptions({ account_id: "", [optionsKey]: options } as unknown as Post.TargetInput, post.media) as Record<string, unknown>)[optionsKey]
-      )
-  }
-}
+/** A plugin's per-target options, as its rules carry them to the engine. */
+export const optionsOf = (plugin: PlatformPlugin): TargetRules.OptionsSpec | undefined => plugin.options
 
 const rulesOf = (plugin: PlatformPlugin): TargetRules.PlatformRuleSet => {
   const options = optionsOf(plugin)

@@ -6,6 +6,7 @@
  */
 import { Layer } from "effect"
 import type { ServerSettings } from "./config/ServerConfig.ts"
+import * as AnalyticsWorker from "./worker/AnalyticsWorker.ts"
 import * as CommentWorker from "./worker/CommentWorker.ts"
 import * as DeliveryWorker from "./worker/DeliveryWorker.ts"
 import * as MediaWorker from "./worker/MediaWorker.ts"
@@ -22,6 +23,7 @@ export const backgroundLayer = (settings: ServerSettings) =>
         PublishingWorker.layer,
         TokenRenewalWorker.layer,
         CommentWorker.layer,
+        AnalyticsWorker.layer,
         MediaWorker.layer,
         StatisticsWorker.layer
       )

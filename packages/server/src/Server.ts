@@ -16,6 +16,7 @@ import {
   EngineConfig,
   Ids,
   type Mailer,
+  type AnalyticsStore,
   type CommentStore,
   type ConnectStore,
   type MediaStore,
@@ -25,7 +26,7 @@ import {
   type WebhookStore
 } from "@postwire/core"
 import { Api } from "@postwire/domain"
-import { ConnectRouter, PlatformRouter, Registry } from "@postwire/platforms"
+import { AnalyticsRouter, ConnectRouter, PlatformRouter, Registry } from "@postwire/platforms"
 import { AdminApi } from "./admin/AdminApi.ts"
 import { AdminAuthenticationLive, AdminHandlers } from "./admin/AdminHandlers.ts"
 import { AdminToken } from "./admin/AdminToken.ts"
@@ -53,6 +54,7 @@ import { observeRequests } from "./http/RequestLog.ts"
 import { EventsHandlers } from "./http/EventsHandlers.ts"
 import { ApiHandlers } from "./http/Handlers.ts"
 import { CommentsHandlers } from "./http/CommentsHandlers.ts"
+import { AnalyticsHandlers } from "./http/AnalyticsHandlers.ts"
 import { PlatformComments } from "./comments/PlatformComments.ts"
 import { PlatformHookRoutes } from "./comments/PlatformHookRoutes.ts"
 import { WebhooksHandlers } from "./http/WebhooksHandlers.ts"
@@ -101,7 +103,7 @@ const AccountConnectorLive = Layer.unwrap(
 )
 
 /** The handlers of every group of the public contract. */
-const PublicHandlers = Layer.mergeAll(ApiHandlers, ApprovalsHandlers, WebhooksHandlers, EventsHandlers, CommentsHandlers)
+const PublicHandlers = Layer.mergeAll(ApiHandlers, ApprovalsHandlers, WebhooksHandlers, EventsHandlers, CommentsHandlers, AnalyticsHandlers)
 
 /**
  * The public contract as this server serves it: its public address (with a mount prefix, when
@@ -218,7 +220,8 @@ const McpRoute = onFirstRequest(
         name: plugin.name,
         displayName: plugin.displayName,
         rules: plugin.rules,
-        options: Registry.optionsOf(plugin)?.schema
+        options: Registry.optionsOf(plugin)?.schema,
+        needsConsent: Registry.optionsOf(plugin)?.needsConsent
       }))
     })
   })
@@ -274,6 +277,8 @@ export const engineLayer = (settings: ServerSettings) =>
       )
     ),
     PlatformComments(settings.platforms),
+    // Metrics: the platforms' analytics adapters, sandbox accounts on the simulated platform's numbers.
+    AnalyticsRouter.layerWithoutHttpClient(settings.platforms).pipe(Layer.provide(NodePlatformHttp.layerWithHttpClient)),
     CredentialsCipher.layer.pipe(Layer.provide(EngineConfigLive)),
     AccountConnectorLive.pipe(Layer.provide(EngineConfigLive)),
     DeliveryServices,
@@ -296,7 +301,7 @@ export const apiServicesLayer = (settings: ServerSettings) => Layer.merge(engine
 export const serverLayer = (
   settings: ServerSettings,
   store: Layer.Layer<
-    Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | MediaStore | RateLimitStore | IdempotencyStore,
+    Store | WebhookStore | PublishingStore | ConnectStore | CommentStore | AnalyticsStore | MediaStore | RateLimitStore | IdempotencyStore,
     unknown
   >,
   extraRoutes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.empty

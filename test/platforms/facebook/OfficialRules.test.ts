@@ -62,7 +62,8 @@ describe.each(backends())("Facebook Pages' official rules at validate, on %s", (
   }
 
   beforeAll(async () => {
-    server = await startServer(backend)
+    // 31 creates of one Page in a row: above the default create rate, which is not what is tested.
+    server = await startServer(backend, { POSTWIRE_RATE_LIMIT_POSTS_CREATE: "1000", POSTWIRE_RATE_LIMIT_PER_KEY: "1000" })
   })
   afterAll(() => server?.stop())
 
@@ -105,6 +106,37 @@ describe.each(backends())("Facebook Pages' official rules at validate, on %s", (
     expect(tooMany!.message).toContain("at most 10 images")
     const [mixed] = await validate([photo, await video(30, 1080, 1920)])
     expect(mixed).toMatchObject({ code: "media_invalid" })
+  })
+
+  // "Pages are limited to 30 API-published reels within a 24-hour moving period"
+  // (https://developers.facebook.com/docs/video-api/guides/reels-publishing, "Rate Limit"): counted
+  // apart from the Page's 50 posts a day, and refused up front rather than by Meta at publish time.
+  it("refuses the 31st reel of a Page in 24 hours at validate and create, naming the reels limit, and still takes other posts", async () => {
+    const reel = await video(30, 1080, 1920)
+    const body = (media: ReadonlyArray<string>) => ({
+      profile_id: server.profileId,
+      caption: "Fresh sourdough today",
+      media,
+      targets: [{ account_id: accountOf(server, "pages") }],
+      approval: { mode: "none" }
+    })
+    for (let i = 0; i < 30; i++) {
+      const created = await call(server.baseUrl, "POST", "/v1/posts", { key: server.testKey, body: body([reel]) })
+      expect(created.status, JSON.stringify(created.body)).toBe(201)
+    }
+    const [full, ...rest] = await validate([reel])
+    expect(rest).toEqual([])
+    expect(full).toMatchObject({ code: "quota_exceeded", field: "targets[0].account_id" })
+    expect(full!.message).toMatch(/^The account reached its daily posting limit of 30 reels\. It resets at \d{4}-\d\d-\d\dT/)
+    const [id] = await validate([reel], "id")
+    expect(id!.message).toContain("batas unggahan harian 30 reel.")
+    const refused = await call(server.baseUrl, "POST", "/v1/posts", { key: server.testKey, body: body([reel]) })
+    expect(refused.status).toBe(422)
+    expect(refused.body.error).toMatchObject({ code: "quota_exceeded", field: "targets[0].account_id", retryable: true })
+    expect(refused.body.error.message).toContain("limit of 30 reels")
+    // A Page video (landscape) and photos count against the Page's own quota only.
+    expect(await validate([await video(60, 1920, 1080)])).toEqual([])
+    expect(await validate([await upload(aJpeg({ width: 1080, height: 1350 }))])).toEqual([])
   })
 })
 

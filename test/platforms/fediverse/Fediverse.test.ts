@@ -75,6 +75,65 @@ describe("Mastodon adapter", () => {
     )
   )
 
+  it.live("sends each media item's description (alt text) from the target's `alt`, in order", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { fake, client } = yield* setUp()
+        const input = aMastodonPost(fake, {
+          media: [anImage({ filename: "a.jpg" }), anImage({ filename: "b.jpg" }), anImage({ filename: "c.jpg" })],
+          fediverse: { alt: ["A round sourdough loaf, scored in a leaf pattern 🍞", ""] }
+        })
+        const result = yield* drive(client, input)
+        assert.isDefined(result.published, JSON.stringify(result.failure))
+        const media = [...fake.media.values()]
+        assert.deepStrictEqual(
+          media.map((m) => [m.filename, m.description]),
+          [
+            ["a.jpg", "A round sourdough loaf, scored in a leaf pattern 🍞"],
+            ["b.jpg", null],
+            ["c.jpg", null]
+          ]
+        )
+      })
+    )
+  )
+
+  it.live("refuses a description over the server's description_limit before uploading anything", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { fake, client } = yield* setUp()
+        fake.configuration.media_attachments.description_limit = 20
+        const result = yield* drive(client, aMastodonPost(fake, { media: [anImage(), anImage()], fediverse: { alt: ["short", "x".repeat(21)] } }))
+        assert.strictEqual(result.failure?.code, "media_invalid")
+        assert.strictEqual(result.failure?.platformCode, "description_limit")
+        assert.isTrue(result.failure?.notPublished)
+        assert.deepInclude(JSON.stringify(result.failure?.details), "at most 20 characters; this one has 21")
+        assert.strictEqual(fake.count("upload"), 0)
+        // Emoji count as one character each (code points), as the server counts them.
+        const emoji = yield* drive(client, aMastodonPost(fake, { media: [anImage()], fediverse: { alt: ["🍞".repeat(20)] } }))
+        assert.isDefined(emoji.published, JSON.stringify(emoji.failure))
+      })
+    )
+  )
+
+  it.live("a server that lowered its limit since it was read refuses the upload (422 with its words): media_invalid, nothing posted", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { fake, client } = yield* setUp()
+        const first = yield* drive(client, aMastodonPost(fake, { caption: "first" }))
+        assert.isDefined(first.published)
+        // The limits are kept an hour: the lower limit is not read yet.
+        fake.configuration.media_attachments.description_limit = 10
+        const result = yield* drive(client, aMastodonPost(fake, { media: [anImage()], fediverse: { alt: ["a loaf on a board"] } }))
+        assert.strictEqual(result.failure?.code, "media_invalid")
+        assert.isTrue(result.failure?.notPublished)
+        assert.deepInclude(JSON.stringify(result.failure?.details), "Description is too long (maximum is 10 characters)")
+        assert.strictEqual(fake.media.size, 0)
+        assert.strictEqual(fake.statuses.length, 1)
+      })
+    )
+  )
+
   it.live("waits for a video the server processes in the background (202, then 206 until 200)", () =>
     Effect.scoped(
       Effect.gen(function* () {
@@ -240,6 +299,21 @@ describe("Mastodon adapter", () => {
         assert.strictEqual(result.failure?.code, "platform_unavailable")
         assert.strictEqual(result.failure?.platformCode, "rate_limited")
         assert.strictEqual(result.failure?.retryAt, Date.parse(fake.rateLimitReset))
+        assert.strictEqual(fake.statuses.length, 0)
+      })
+    )
+  )
+
+  it.live("media uploads have their own limit (30 per 30 minutes): the target waits until its reset, nothing posted", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { fake, client } = yield* setUp()
+        fake.mediaUploadsRemaining = 1
+        const result = yield* drive(client, aMastodonPost(fake, { media: [anImage(), anImage()] }))
+        assert.strictEqual(result.failure?.code, "platform_unavailable")
+        assert.strictEqual(result.failure?.platformCode, "rate_limited")
+        assert.strictEqual(result.failure?.retryAt, Date.parse(fake.mediaRateLimitReset))
+        assert.strictEqual(fake.count("upload"), 2)
         assert.strictEqual(fake.statuses.length, 0)
       })
     )

@@ -3,6 +3,7 @@
  * the authorization page with PKCE, the code trade, the identity, refusals, and revoke.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { UrlSafety } from "@postwire/core"
 import { Effect, Result } from "effect"
 import * as FediverseConnect from "../../../packages/platforms/src/fediverse/FediverseConnect.ts"
 import * as FediverseCredentials from "../../../packages/platforms/src/fediverse/FediverseCredentials.ts"
@@ -15,9 +16,22 @@ const verifier = "verifier-0123456789-0123456789-0123456789-abcdef"
 const setUp = Effect.gen(function* () {
   const fake = yield* MastodonFake.make()
   const wire = yield* makeWire
-  const connector = FediverseConnect.make({ ...FediverseConnect.defaults, allowHttp: true }, wire)
+  const connector = FediverseConnect.make({ ...FediverseConnect.defaults, allowLoopback: true }, wire)
   return { fake, connector }
 })
+
+/** What a name resolves to, as a DNS server would answer (the names below are not real). */
+const dns: UrlSafety.Resolver["Service"] = {
+  resolve: (host) => {
+    const answers: Record<string, ReadonlyArray<string>> = {
+      "mastodon.internal.example": ["10.20.30.40"],
+      "mixed.example": ["93.184.216.34", "192.168.1.20"],
+      "metadata.example": ["169.254.169.254"],
+      "social.example": ["93.184.216.34"]
+    }
+    return Object.hasOwn(answers, host) ? Effect.succeed(answers[host]!) : Effect.fail(new UrlSafety.ResolveError({ host }))
+  }
+}
 
 /** Starts a connect with the typed server, follows the authorization page; the callback's query and the memo. */
 const authorize = (connector: FediverseConnect.FediverseConnector, server: string, state = "st_1") =>
@@ -91,7 +105,7 @@ describe("Mastodon connect", () => {
         }
         assert.strictEqual(FediverseConnect.serverAddress("@maya@mastodon.social"), "https://mastodon.social")
         assert.strictEqual(FediverseConnect.serverAddress("Mastodon.Social"), "https://mastodon.social")
-        assert.isUndefined(FediverseConnect.serverAddress("http://mastodon.social"))
+        assert.strictEqual(FediverseConnect.serverAddress("http://mastodon.social"), "http://mastodon.social")
 
         const { callback, memo } = yield* authorize(connector, fake.origin)
         const code = callback.searchParams.get("code")!
@@ -113,6 +127,61 @@ describe("Mastodon connect", () => {
         fake.deny = true
         const denied = yield* authorize(connector, fake.origin)
         assert.strictEqual(denied.callback.searchParams.get("error"), "access_denied")
+      })
+    )
+  )
+
+  it.live("refuses loopback, private, link-local and metadata addresses, typed or resolved, before calling them", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const fake = yield* MastodonFake.make()
+        const wire = yield* makeWire
+        const strict = FediverseConnect.make(FediverseConnect.defaults, wire, dns)
+        const begin = (connector: FediverseConnect.FediverseConnector, server: string) =>
+          Effect.flip(connector.begin({ platform: "fediverse", sandbox: false, state: "s", redirectUri, codeVerifier: verifier, fields: { server } }))
+        const cases: ReadonlyArray<readonly [string, string, string]> = [
+          // typed, platform code, what the person reads
+          [fake.origin, "server_not_https", "127.0.0.1 is a loopback address, refused unless the server runs with `POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS=1`"],
+          [fake.origin.replace("http:", "https:"), "server_loopback", "127.0.0.1 is a loopback address"],
+          ["localhost", "server_loopback", "localhost is a loopback address"],
+          ["https://[::1]", "server_loopback", "is a loopback address"],
+          ["10.0.0.5", "server_private_address", "must be a Mastodon server on the public internet: a private address"],
+          ["192.168.1.20", "server_private_address", "a private address"],
+          ["169.254.169.254", "server_link_local", "a link-local address"],
+          ["https://[fd00::1]", "server_unique_local", "a unique-local address"],
+          ["mastodon.internal.example", "server_private_address", "mastodon.internal.example resolves to 10.20.30.40, a private address"],
+          ["@maya@mixed.example", "server_private_address", "mixed.example resolves to 192.168.1.20, a private address"],
+          ["metadata.example", "server_link_local", "metadata.example resolves to 169.254.169.254, a link-local address"],
+          ["nowhere.example", "server_unresolvable", "nowhere.example does not resolve to an address"]
+        ]
+        for (const [typed, platformCode, says] of cases) {
+          const refused = yield* begin(strict, typed)
+          assert.strictEqual(refused.code, "invalid_request", typed)
+          assert.strictEqual(refused.platformCode, platformCode, typed)
+          assert.strictEqual(refused.details?.field, "fields.server", typed)
+          const detail = refused.details?.detail as { en: string; id: string }
+          assert.include(detail.en, says, typed)
+          assert.notStrictEqual(detail.id, detail.en)
+        }
+        const indonesian = (yield* begin(strict, "10.0.0.5")).details?.detail as { id: string }
+        assert.strictEqual(indonesian.id, "harus berupa server Mastodon di internet publik: alamat privat")
+        // Nothing reached the server on loopback.
+        assert.strictEqual(fake.requests.length, 0)
+
+        // A public server passes the check (it is then called: here it answers nothing).
+        const unreachable = yield* begin(strict, "social.example")
+        assert.strictEqual(unreachable.platformCode, "server_unreachable")
+
+        // The deployment's loopback switch lets the loopback server through, never a private one.
+        const loose = FediverseConnect.make({ ...FediverseConnect.defaults, allowLoopback: true }, wire, dns)
+        const begun = yield* loose.begin({ platform: "fediverse", sandbox: false, state: "s", redirectUri, codeVerifier: verifier, fields: { server: fake.origin } })
+        assert.strictEqual(begun._tag, "Redirect")
+        assert.strictEqual(fake.count("apps"), 1)
+        assert.strictEqual((yield* begin(loose, "10.0.0.5")).platformCode, "server_private_address")
+        assert.strictEqual((yield* begin(loose, "mastodon.internal.example")).platformCode, "server_private_address")
+        const plain = yield* begin(loose, "http://social.example")
+        assert.strictEqual(plain.platformCode, "server_not_https")
+        assert.deepInclude(plain.details?.detail, { en: "it must use https" })
       })
     )
   )

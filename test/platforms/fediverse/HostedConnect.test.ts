@@ -2,8 +2,9 @@
  * Connecting a Mastodon account through Postwire's hosted connect page over real HTTP, against
  * the fake Mastodon server: the page asks for the server's address, Postwire registers its app
  * there once, sends the person to the server's authorization page, finishes at the callback with
- * the kept memo; an address that is no server is refused at the field; disconnecting revokes the
- * token at the server.
+ * the kept memo; an address that is no server, or one inside the service's own network, is
+ * refused at the field (the deployment's loopback switch lets the loopback fake through);
+ * disconnecting revokes the token at the server.
  */
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -23,7 +24,7 @@ describe.each(backends())("connecting a Mastodon account through the hosted page
 
   beforeAll(async () => {
     fake = await Effect.runPromise(Scope.provide(scope)(MastodonFake.make()))
-    server = await aConnectServer((env, options) => startServer(backend, { ...env, POSTWIRE_UNSAFE_FEDIVERSE_ALLOW_HTTP: "1" }, options))
+    server = await aConnectServer((env, options) => startServer(backend, { ...env, POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS: "1" }, options))
     liveKey = await aKeyWithScopes(server, ["posts:read", "posts:write", "accounts:write"], "live")
   }, 120_000)
   afterAll(async () => {
@@ -90,6 +91,29 @@ describe.each(backends())("connecting a Mastodon account through the hosted page
     ])
     expect(path.status).toBe(400)
     expect(path.body).toContain("must be the address of a Mastodon server")
+    // An address inside the service's own network is refused before anything is sent to it,
+    // even with loopback allowed, in the page's language.
+    const before = fake.requests.length
+    const internal = await postForm(`${link}/start`, [
+      ["lang", "en"],
+      ["server", "10.0.0.5"]
+    ])
+    expect(internal.status).toBe(400)
+    expect(internal.body).toContain("must be a Mastodon server on the public internet: a private address")
+    expect(inputOf(internal.body, "server")).toContain('aria-invalid="true"')
+    const metadata = await postForm(`${link}/start`, [
+      ["lang", "id"],
+      ["server", "http://169.254.169.254"]
+    ])
+    expect(metadata.status).toBe(400)
+    expect(metadata.body).toContain("harus berupa server Mastodon di internet publik: alamat link-local")
+    expect(fake.requests.length).toBe(before)
+    // The link is still open: the right address connects.
+    const started = await postForm(`${link}/start`, [
+      ["lang", "en"],
+      ["server", fake.origin]
+    ])
+    expect(started.status, started.body).toBe(303)
   })
 
   it("revokes the token at the server when the account is disconnected", async () => {

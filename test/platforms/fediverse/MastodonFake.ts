@@ -2,12 +2,19 @@
  * A fake Mastodon server on loopback, following the API documentation:
  *
  * - apps: `POST /api/v1/apps` (https://docs.joinmastodon.org/methods/apps/#create);
- * - OAuth: `GET /oauth/authorize` (approves at once, or denies with `access_denied`),
+ * - OAuth: `GET /oauth/authorize` (approves at once, or denies with `access_denied`; with
+ *   `consentPage`, shows the authorization page whose "Authorize" and "Deny" buttons post the
+ *   request back to `/oauth/authorize`, as Mastodon's own page does),
  *   `POST /oauth/token` with PKCE S256 checked when a challenge was given, `POST /oauth/revoke`
  *   (https://docs.joinmastodon.org/methods/oauth/);
  * - `GET /api/v1/accounts/verify_credentials`, `GET /api/v1/accounts/:id/statuses`;
  * - `GET /api/v2/instance` with `configuration` (https://docs.joinmastodon.org/methods/instance/#v2);
- * - `POST /api/v2/media`: 200 for an image, 202 with `url: null` for a video, processed after
+ * - `POST /api/v2/media` with its `description`, refused past
+ *   `configuration.media_attachments.description_limit` (Mastodon's MediaAttachment validates
+ *   `description` length up to 1,500 characters; 422
+ *   `{"error":"Validation failed: Description is too long (maximum is 1500 characters)"}`,
+ *   https://docs.joinmastodon.org/entities/Instance/#description_limit): 200 for an image, 202
+ *   with `url: null` for a video, processed after
  *   `processingChecks` reads of `GET /api/v1/media/:id` (206 until then;
  *   https://docs.joinmastodon.org/methods/media/);
  * - `POST /api/v1/statuses` with the `Idempotency-Key` replay (the same key returns the same
@@ -17,7 +24,8 @@
  * - `GET /api/v1/statuses/:id`, `GET /api/v1/statuses/:id/context`, `DELETE /api/v1/statuses/:id`
  *   (someone else's: 404 `Record not found`);
  * - every answer carries `X-RateLimit-Limit/Remaining/Reset`; past the limit, 429
- *   `{"error":"Too many requests"}` (https://docs.joinmastodon.org/api/rate-limits/);
+ *   `{"error":"Too many requests"}`, and media uploads have their own limit of 30 per 30 minutes
+ *   (https://docs.joinmastodon.org/api/rate-limits/, "Media uploads");
  * - a token unknown or revoked: 401 `{"error":"The access token is invalid"}`.
  */
 import { createHash } from "node:crypto"
@@ -43,6 +51,8 @@ export interface Media {
   readonly mime: string
   readonly filename: string
   readonly size: number
+  /** The `description` (alt text) sent with the upload; `null` without one. */
+  readonly description: string | null
   checksLeft: number
 }
 
@@ -55,22 +65,35 @@ export interface Person {
 export interface MastodonFake extends FakeServer.FakeServer {
   readonly owner: Person
   readonly stranger: Person
-  readonly apps: Array<{ client_id: string; client_secret: string; redirect_uris: ReadonlyArray<string>; scopes: string }>
+  readonly apps: Array<{ name: string; client_id: string; client_secret: string; redirect_uris: ReadonlyArray<string>; scopes: string }>
   readonly tokens: Map<string, { accountId: string; clientId: string; scope: string; revoked: boolean }>
   readonly statuses: Array<Status>
   readonly media: Map<string, Media>
   /** `configuration` of `/api/v2/instance`. */
   configuration: {
     statuses: { max_characters: number; max_media_attachments: number; characters_reserved_per_url: number }
-    media_attachments: { supported_mime_types: Array<string>; image_size_limit: number; video_size_limit: number; image_matrix_limit: number; video_matrix_limit: number }
+    media_attachments: {
+      supported_mime_types: Array<string>
+      image_size_limit: number
+      video_size_limit: number
+      image_matrix_limit: number
+      video_matrix_limit: number
+      description_limit: number
+    }
   }
   /** Reads of a 202 video before it is processed. */
   processingChecks: number
   /** Calls left in the window; `X-RateLimit-Remaining`. */
   rateLimitRemaining: number
+  /** Media uploads left in their own 30-minute window (30 at first). */
+  mediaUploadsRemaining: number
+  /** When the media uploads' window ends (`X-RateLimit-Reset` of a refused upload). */
+  readonly mediaRateLimitReset: string
   readonly rateLimitReset: string
   /** The authorize page denies (`error=access_denied`). */
   deny: boolean
+  /** `GET /oauth/authorize` shows a page to answer (a browser test) instead of approving at once. */
+  consentPage: boolean
   /** A token for the owner, issued outside OAuth (adapter tests). */
   readonly ownerToken: string
   /** A token of someone else. */
@@ -137,7 +160,7 @@ export const make = (): Effect.Effect<MastodonFake, never, Scope.Scope> =>
       type: m.kind,
       url: m.checksLeft > 0 ? null : `${fake.origin}/files/${m.id}`,
       preview_url: `${fake.origin}/files/${m.id}/small`,
-      description: null
+      description: m.description
     })
     const escapeHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
     const statusJson = (s: Status) => {
@@ -199,27 +222,41 @@ export const make = (): Effect.Effect<MastodonFake, never, Scope.Scope> =>
             if (p.client_name === undefined || p.client_name === "") return error(422, "Validation failed: Application name can't be blank")
             if (redirect === undefined || !/^[a-z]+:\/\//.test(redirect)) return error(422, "Validation failed: Redirect URI must be an absolute URI.")
             const id = appId()
-            const app = { client_id: `cid-${id}`, client_secret: `secret-${id}`, redirect_uris: [redirect], scopes: p.scopes ?? "read" }
+            const app = { name: p.client_name, client_id: `cid-${id}`, client_secret: `secret-${id}`, redirect_uris: [redirect], scopes: p.scopes ?? "read" }
             fake.apps.push(app)
             return { status: 200, json: { id, name: p.client_name, website: p.website ?? null, redirect_uri: redirect, redirect_uris: [redirect], client_id: app.client_id, client_secret: app.client_secret, vapid_key: "BCk-QqERU0q-CfYZjcuB6lnyyOYfJ2AifKqfeGIm7Z-HiTU5T9eTG5GxVA0_OH5mMlI4UkkDTpaZwozy0TzdZ2M=" } }
           }
           case "authorize": {
-            const app = fake.apps.find((a) => a.client_id === r.query.get("client_id"))
-            const redirect = r.query.get("redirect_uri") ?? ""
+            // The request's fields: the query of the GET, or the page's form posted back.
+            const ask = (name: string) => (r.method === "POST" ? (p[name] ?? null) : r.query.get(name))
+            const app = fake.apps.find((a) => a.client_id === ask("client_id"))
+            const redirect = ask("redirect_uri") ?? ""
             if (app === undefined) return error(401, "invalid_client")
             if (!app.redirect_uris.includes(redirect)) return error(400, "invalid_redirect_uri")
-            const requested = (r.query.get("scope") ?? "read").split(" ")
+            const requested = (ask("scope") ?? "read").split(" ")
             const allowed = app.scopes.split(" ")
             if (!requested.every((s) => allowed.includes(s))) return error(400, "invalid_scope")
+            if (r.method === "GET" && fake.consentPage) {
+              const hidden = ["response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method"]
+                .map((name) => `<input type="hidden" name="${name}" value="${escapeHtml(ask(name) ?? "")}">`)
+                .join("")
+              const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization required</title></head><body>
+<h1>Authorization required</h1><p><strong>${escapeHtml(app.name)}</strong> would like permission to access your account <strong>@${owner.username}</strong>.</p>
+<p>${requested.map((s) => `<code>${escapeHtml(s)}</code>`).join(" ")}</p>
+<form method="post" action="/oauth/authorize">${hidden}<button type="submit" name="decision" value="authorize">Authorize</button><button type="submit" name="decision" value="deny">Deny</button></form>
+</body></html>`
+              return { status: 200, raw: html, headers: { "content-type": "text/html; charset=utf-8" } } as FakeServer.FakeReply
+            }
             const location = new URL(redirect)
-            const state = r.query.get("state")
-            if (state !== null) location.searchParams.set("state", state)
-            if (fake.deny) {
+            const state = ask("state")
+            if (state !== null && state !== "") location.searchParams.set("state", state)
+            if (fake.deny || (r.method === "POST" && p.decision !== "authorize")) {
               location.searchParams.set("error", "access_denied")
               location.searchParams.set("error_description", "The resource owner or authorization server denied the request.")
             } else {
+              const challenge = ask("code_challenge")
               const code = `code-${codes.size + 1}`
-              codes.set(code, { clientId: app.client_id, redirectUri: redirect, scope: requested.join(" "), challenge: r.query.get("code_challenge") ?? undefined })
+              codes.set(code, { clientId: app.client_id, redirectUri: redirect, scope: requested.join(" "), challenge: challenge === null || challenge === "" ? undefined : challenge })
               location.searchParams.set("code", code)
             }
             return { status: 302, json: {}, headers: { location: location.toString() } }
@@ -247,7 +284,7 @@ export const make = (): Effect.Effect<MastodonFake, never, Scope.Scope> =>
             return { status: 200, json: {} }
           }
           case "instance":
-            return json(200, { domain: "127.0.0.1", title: "Fake Mastodon", version: "4.3.0", configuration: fake.configuration })
+            return json(200, { domain: "127.0.0.1", title: "Fake Mastodon", version: "4.4.0", configuration: fake.configuration })
           default:
             break
         }
@@ -260,13 +297,29 @@ export const make = (): Effect.Effect<MastodonFake, never, Scope.Scope> =>
           case "verify":
             return json(200, accountJson(me))
           case "upload": {
+            if (fake.mediaUploadsRemaining <= 0) {
+              return error(429, "Too many requests", { "x-ratelimit-limit": "30", "x-ratelimit-remaining": "0", "x-ratelimit-reset": fake.mediaRateLimitReset })
+            }
+            fake.mediaUploadsRemaining -= 1
             const { file, fields } = parseMultipart(r)
             if (file === undefined) return error(422, "Validation failed: File can't be blank")
             const cfg = fake.configuration.media_attachments
             if (!cfg.supported_mime_types.includes(file.mime)) return error(422, `Validation failed: File content type is invalid, File is invalid`)
+            const description = fields.description === undefined || fields.description === "" ? null : fields.description
+            // Rails counts a string's characters as code points.
+            if (description !== null && [...description].length > cfg.description_limit) {
+              return error(422, `Validation failed: Description is too long (maximum is ${cfg.description_limit} characters)`)
+            }
             const kind = file.mime.startsWith("video/") ? "video" : "image"
-            const m: Media = { id: mediaId(), kind, mime: file.mime, filename: file.filename, size: file.size, checksLeft: kind === "video" ? fake.processingChecks : 0 }
-            void fields
+            const m: Media = {
+              id: mediaId(),
+              kind,
+              mime: file.mime,
+              filename: file.filename,
+              size: file.size,
+              description,
+              checksLeft: kind === "video" ? fake.processingChecks : 0
+            }
             fake.media.set(m.id, m)
             return json(m.checksLeft > 0 ? 202 : 200, mediaJson(m))
           }
@@ -363,13 +416,17 @@ export const make = (): Effect.Effect<MastodonFake, never, Scope.Scope> =>
           image_size_limit: 16_777_216,
           video_size_limit: 103_809_024,
           image_matrix_limit: 33_177_600,
-          video_matrix_limit: 8_294_400
+          video_matrix_limit: 8_294_400,
+          description_limit: 1_500
         }
       },
       processingChecks: 2,
       rateLimitRemaining: 300,
       rateLimitReset: "2026-12-05T09:05:00.000Z",
+      mediaUploadsRemaining: 30,
+      mediaRateLimitReset: "2026-12-05T09:30:00.000Z",
       deny: false,
+      consentPage: false,
       ownerToken: "owner-token",
       strangerToken: "stranger-token",
       addStatus: (person: Person, text: string, inReplyToId: string | null) => {

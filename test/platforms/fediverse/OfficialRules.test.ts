@@ -91,6 +91,22 @@ describe.each(backends())("Mastodon's rules at validate and create on %s", (back
     expect(reply[0]!.message).toContain("33177600")
   })
 
+  it("takes one description (alt text) per media item up to Mastodon's 1,500 characters, and refuses more", async () => {
+    const two = [media.jpeg!, media.image0!]
+    expect(issuesOf(await validate("described", two, { alt: ["a".repeat(1500), "🍞".repeat(1500)] }))).toEqual([])
+    const long = issuesOf(await validate("described", two, { alt: ["fine", "a".repeat(1501)] }))
+    expect(long).toMatchObject([{ code: "media_invalid", field: "targets[0].fediverse.alt[1]" }])
+    expect(long[0]!.message).toContain("at most 1500 characters; this one has 1501")
+    expect(long[0]!.message_id).toContain("paling panjang 1500 karakter")
+    const extra = await create("described", two, { alt: ["one", "two", "three"] })
+    expect(extra.status, JSON.stringify(extra.body)).toBe(422)
+    expect(errorOf(extra)).toMatchObject({ code: "media_invalid", field: "targets[0].fediverse.alt[2]" })
+    expect(errorOf(extra).message).toContain("gives 3 descriptions where the post has 2 media items")
+    const notText = await create("described", two, { alt: [42] })
+    expect(notText.status, JSON.stringify(notText.body)).toBe(400)
+    expect(errorOf(notText)).toMatchObject({ code: "invalid_request", field: "targets[0].fediverse.alt[0]" })
+  })
+
   it("takes visibility, a content warning, sensitive and language, and refuses what is not one", async () => {
     const one = [media.jpeg!]
     const options = { visibility: "unlisted", spoiler_text: "food", sensitive: true, language: "id" }

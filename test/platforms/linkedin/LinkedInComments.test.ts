@@ -36,7 +36,7 @@ const setUp = (options: { readonly author?: string; readonly scopes?: ReadonlyAr
   })
 
 describe("LinkedIn comments", () => {
-  it.live("reads a page post's comments, then only the new ones, one call a poll", () =>
+  it.live("reads a page post's comments, then only the new ones, reading no thread without new answers", () =>
     Effect.gen(function* () {
       const { fake, urn, p } = yield* setUp({ pageSize: 2 })
       fake.comment(urn, "urn:li:person:lena", "Congratulations!")
@@ -50,7 +50,8 @@ describe("LinkedIn comments", () => {
       assert.isFalse(comment.fromOwner)
       const quiet = yield* p.poll
       assert.deepStrictEqual(quiet.comments, [])
-      assert.strictEqual(quiet.requests, 1)
+      // The list only (3 comments, 2 a page): no comment has answers to read.
+      assert.strictEqual(quiet.requests, 2)
       fake.comment(urn, "urn:li:person:lena", "One more")
       assert.deepStrictEqual(texts(yield* p.poll), ["One more"])
     })
@@ -70,6 +71,50 @@ describe("LinkedIn comments", () => {
       assert.isUndefined(fake.comments.find((c) => c.actor === author))
       // Deleting it again is done already, not an error.
       yield* router.remove(p.action(answer.platformCommentId))
+    })
+  )
+
+  it.live("reads answers to comments with their parent, only the new ones, and answers an answer under it", () =>
+    Effect.gen(function* () {
+      const { fake, urn, author, router, p } = yield* setUp()
+      const asked = fake.comment(urn, "urn:li:person:tom", "Where can I apply?")
+      fake.comment(urn, "urn:li:person:ana", "Great news")
+      const askedUrn = LinkedInFake.commentUrnOf(asked)
+      const followUp = fake.comment(urn, "urn:li:person:lena", "Same question, for Jakarta?", askedUrn)
+      const first = yield* p.poll
+      assert.deepStrictEqual(texts(first), ["Great news", "Same question, for Jakarta?", "Where can I apply?"])
+      const nested = first.comments.find((c) => c.text === "Same question, for Jakarta?")!
+      assert.strictEqual(nested.platformCommentId, LinkedInFake.commentUrnOf(followUp))
+      assert.strictEqual(nested.parentPlatformCommentId, askedUrn)
+      assert.strictEqual(nested.authorPlatformId, "urn:li:person:lena")
+      assert.isNull(first.comments.find((c) => c.text === "Where can I apply?")!.parentPlatformCommentId)
+      const threadRead = fake.requests.filter((r) => r.route === "comments" && r.path.includes(encodeURIComponent(askedUrn)))
+      assert.strictEqual(threadRead.length, 1)
+
+      // Nothing new: the list alone is read, no thread.
+      const quiet = yield* p.poll
+      assert.deepStrictEqual(quiet.comments, [])
+      assert.strictEqual(quiet.requests, 1)
+
+      // A new answer in the thread: only it is returned, read from where the thread was left.
+      fake.comment(urn, "urn:li:person:tom", "Thanks!", askedUrn)
+      const next = yield* p.poll
+      assert.deepStrictEqual(texts(next), ["Thanks!"])
+      assert.strictEqual(next.comments[0]!.parentPlatformCommentId, askedUrn)
+      assert.strictEqual(next.requests, 2)
+      const last = fake.requests.filter((r) => r.route === "comments").at(-1)!
+      assert.strictEqual(last.query.get("start"), "1")
+
+      // Answering the answer: a comment on it, under the same post, that the next poll reads.
+      const { comment: answer } = yield* router.reply({ ...p.action(nested.platformCommentId), text: "Yes, Jakarta too" })
+      const stored = fake.comments.find((c) => c.actor === author)!
+      assert.strictEqual(stored.object, urn)
+      assert.strictEqual(stored.parentComment, nested.platformCommentId)
+      assert.strictEqual(answer.parentPlatformCommentId, nested.platformCommentId)
+      const create = fake.requests.find((r) => r.route === "comment-create")!
+      assert.include(create.path, encodeURIComponent(nested.platformCommentId))
+      yield* router.remove(p.action(answer.platformCommentId))
+      assert.isUndefined(fake.comments.find((c) => c.actor === author))
     })
   )
 

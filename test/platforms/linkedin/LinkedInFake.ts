@@ -20,7 +20,10 @@
  *   `GET /rest/posts?author=…&q=author` newest first, which needs `r_member_social` (a member's
  *   posts) or `r_organization_social` (a page's)
  *   https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/posts-api
- * - Comments API: `GET`/`POST /rest/socialActions/{urn}/comments`, `DELETE …/comments/{id}?actor=`
+ * - Comments API: `GET`/`POST /rest/socialActions/{urn}/comments` where `{urn}` is a post, or a
+ *   comment for its answers ("Get Comments on Comments"; an answer is created on the comment's URN
+ *   with `object` the post and `parentComment` that comment), each comment with its
+ *   `commentsSummary.totalFirstLevelComments`; `DELETE …/comments/{id}?actor=`
  *   https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/comments-api
  * - the token endpoint's `grant_type=refresh_token` (`/oauth/v2/accessToken`).
  *
@@ -83,8 +86,8 @@ export interface LinkedInFake extends FakeServer.FakeServer {
   readonly comments: Array<FakeComment>
   readonly images: Map<string, Asset>
   readonly videos: Map<string, Asset>
-  /** Someone comments on a post. */
-  readonly comment: (object: string, actor: string, text: string) => FakeComment
+  /** Someone comments on a post; with `parentComment` (a comment's URN), answers that comment. */
+  readonly comment: (object: string, actor: string, text: string, parentComment?: string) => FakeComment
 }
 
 /** LinkedIn's error body. */
@@ -143,8 +146,8 @@ export const make = (): Effect.Effect<LinkedInFake, never, Scope.Scope> =>
       comments: [] as Array<FakeComment>,
       images: new Map<string, Asset>(),
       videos: new Map<string, Asset>(),
-      comment: (object: string, actor: string, text: string) => {
-        const created: FakeComment = { id: next(), object, actor, text, parentComment: undefined, createdAt: Date.now() }
+      comment: (object: string, actor: string, text: string, parentComment?: string) => {
+        const created: FakeComment = { id: next(), object, actor, text, parentComment, createdAt: Date.now() }
         fake.comments.push(created)
         return created
       }
@@ -162,16 +165,28 @@ const mayRead = (fake: LinkedInFake, author: string) =>
   (author === member && fake.scopes.includes("r_member_social")) ||
   (author === organization && fake.scopes.includes("r_organization_social"))
 
-const commentJson = (c: FakeComment) => ({
+/** A comment's URN: `urn:li:comment:({post urn},{id})`, answers included. */
+export const commentUrnOf = (c: FakeComment): string => `urn:li:comment:(${c.object},${c.id})`
+
+/** The answers directly under a comment, oldest first. */
+const answersTo = (fake: LinkedInFake, urn: string) =>
+  fake.comments.filter((c) => c.parentComment === urn).sort((a, b) => a.createdAt - b.createdAt)
+
+const commentJson = (fake: LinkedInFake, c: FakeComment) => ({
   id: c.id,
-  commentUrn: `urn:li:comment:(${c.object},${c.id})`,
+  commentUrn: commentUrnOf(c),
   actor: c.actor,
   object: c.object,
   message: { text: c.text },
   created: { actor: c.actor, time: c.createdAt },
   lastModified: { actor: c.actor, time: c.createdAt },
   ...(c.parentComment === undefined ? {} : { parentComment: c.parentComment }),
-  likesSummary: { totalLikes: 0, likedByCurrentUser: false }
+  likesSummary: { totalLikes: 0, likedByCurrentUser: false },
+  commentsSummary: {
+    totalFirstLevelComments: answersTo(fake, commentUrnOf(c)).length,
+    aggregatedTotalComments: answersTo(fake, commentUrnOf(c)).length,
+    selectedComments: []
+  }
 })
 
 const assetStatus = (fake: LinkedInFake, asset: Asset) => {
@@ -270,20 +285,35 @@ const handle = (fake: LinkedInFake, name: string, request: FakeRequest, next: ()
       return { status: 200, json: { elements, paging: { start: 0, count, total: elements.length } } }
     }
     case "comments": {
+      // A post's comments, or a comment's answers ("Get Comments on Comments": the comment's URN in the path).
       const object = urnOf(request.path.split("/")[3] ?? "")
-      const post = fake.posts.find((p) => p.id === object)
+      const parent = fake.comments.find((c) => commentUrnOf(c) === object)
+      const post = fake.posts.find((p) => p.id === (parent?.object ?? object))
       if (post === undefined) return linkedInError(404, "NOT_FOUND", `${object} not found`)
       if (!mayRead(fake, String(post.body.author))) return accessDenied(`/socialActions/${object}/comments`)
       const start = Number(request.query.get("start") ?? "0")
       const count = Number(request.query.get("count") ?? "10")
-      const all = fake.comments.filter((c) => c.object === object && c.parentComment === undefined).sort((a, b) => a.createdAt - b.createdAt)
-      return { status: 200, json: { elements: all.slice(start, start + count).map(commentJson), paging: { start, count, total: all.length } } }
+      const all =
+        parent === undefined
+          ? fake.comments.filter((c) => c.object === object && c.parentComment === undefined).sort((a, b) => a.createdAt - b.createdAt)
+          : answersTo(fake, object)
+      return { status: 200, json: { elements: all.slice(start, start + count).map((c) => commentJson(fake, c)), paging: { start, count, total: all.length } } }
     }
     case "comment-create": {
-      const object = urnOf(request.path.split("/")[3] ?? "")
-      if (!mayActFor(fake, body.actor)) return accessDenied(`/socialActions/${object}/comments.actor`)
+      // On a post (its URN in the path), or an answer (the answered comment's URN in the path,
+      // `object` the post, `parentComment` the comment).
+      const target = urnOf(request.path.split("/")[3] ?? "")
+      const parent = fake.comments.find((c) => commentUrnOf(c) === target)
+      const object = parent?.object ?? target
+      if (!mayActFor(fake, body.actor)) return accessDenied(`/socialActions/${target}/comments.actor`)
       const text = (body.message as Record<string, unknown> | undefined)?.text
       if (typeof text !== "string" || body.object !== object) return linkedInError(400, undefined, "actor, object and message.text are required")
+      if (parent !== undefined && body.parentComment !== target) {
+        return linkedInError(400, undefined, `/parentComment must be ${target}, the comment in the request's path`)
+      }
+      if (parent === undefined && typeof body.parentComment === "string" && !fake.comments.some((c) => commentUrnOf(c) === body.parentComment)) {
+        return linkedInError(404, "NOT_FOUND", `${body.parentComment} not found`)
+      }
       const created: FakeComment = {
         id: next(),
         object,
@@ -293,7 +323,7 @@ const handle = (fake: LinkedInFake, name: string, request: FakeRequest, next: ()
         createdAt: Date.now()
       }
       fake.comments.push(created)
-      return { status: 201, json: commentJson(created), headers: { "x-restli-id": created.id } }
+      return { status: 201, json: commentJson(fake, created), headers: { "x-restli-id": created.id } }
     }
     case "comment-delete": {
       const segments = request.path.split("/")

@@ -17,39 +17,29 @@
  * @since 0.5.0
  */
 import { Context, type Effect } from "effect"
-import type { Platform } from "@postwire/domain"
+import { Analytics, type Platform } from "@postwire/domain"
 import type { CredentialsUpdate, PlatformFailure } from "../publishing/PlatformClient.ts"
 import type { AccountRecord, TargetRecord } from "../store/Records.ts"
 
 /**
- * The normalized metric names of a published item. `reach`: distinct accounts that saw it;
- * `views`: times it was shown or played (each platform's own definition, see docs/analytics.md);
- * `watch_time_seconds`: total time watched.
+ * The normalized metric names of a published item (the wire's list, `Analytics.postMetricNames`
+ * in `@postwire/domain`). `reach`: distinct accounts that saw it; `views`: times it was shown or
+ * played (each platform's own definition, see docs/analytics.md); `watch_time_seconds`: total
+ * time watched.
  */
-export const postMetricNames = [
-  "views",
-  "reach",
-  "likes",
-  "comments",
-  "shares",
-  "saves",
-  "reposts",
-  "quotes",
-  "link_clicks",
-  "watch_time_seconds"
-] as const
+export const postMetricNames = Analytics.postMetricNames
 
 /** One normalized metric name of a published item. */
-export type PostMetricName = (typeof postMetricNames)[number]
+export type PostMetricName = Analytics.PostMetricName
 
 /**
  * The normalized metric names of an account. `followers` is a count at the time of collection;
  * the others are the platform's figure for one day (`AccountDay.date`).
  */
-export const accountMetricNames = ["followers", "following", "posts", "views", "reach", "profile_views"] as const
+export const accountMetricNames = Analytics.accountMetricNames
 
 /** One normalized metric name of an account. */
-export type AccountMetricName = (typeof accountMetricNames)[number]
+export type AccountMetricName = Analytics.AccountMetricName
 
 /** Normalized values: only the names the platform answered (a missing name is "not provided", never 0). */
 export type MetricValues<Name extends string> = { readonly [K in Name]?: number }
@@ -140,8 +130,12 @@ export interface AccountCollection {
 export class AnalyticsPlatform extends Context.Service<
   AnalyticsPlatform,
   {
-    /** What the platform provides; `undefined`: the platform has no analytics. Sandbox accounts: the platform's list. */
-    readonly capabilities: (platform: Platform) => AnalyticsCapabilities | undefined
+    /**
+     * What the platform provides; `undefined`: the platform has no analytics. With `sandbox`:
+     * what sandbox accounts of the platform get (the platform's list, or the simulated
+     * platform's when the platform has none).
+     */
+    readonly capabilities: (platform: Platform, sandbox?: boolean) => AnalyticsCapabilities | undefined
     /** Reads the current metrics of published targets of one account. */
     readonly collectPosts: (input: CollectPostsInput) => Effect.Effect<PostsCollection, PlatformFailure>
     /** Reads an account's current counts and the days it lacks. */

@@ -74,7 +74,6 @@ export const ruleFacts = (
   platform: account.platform,
   rules,
   options: (options as Readonly<Record<string, unknown>>)[account.platform],
-  photoType: options.photo?.type,
   maxVideoSeconds: maxVideoSeconds(account)
 })
 
@@ -147,7 +146,7 @@ export const captionProblem = (
   if (limit === undefined) return undefined
   const length = rules === undefined ? caption.length : TargetRules.captionLength(rules, caption)
   if (length > limit) return problem("caption_too_long", "caption", { limit, platform })
-  const broken = rules?.checkCaption?.(caption, { photoType: options?.photo?.type })
+  const broken = rules?.checkCaption?.(caption, { options: (options as Readonly<Record<string, unknown>> | undefined)?.[platform] })
   return broken === undefined ? undefined : problem(broken.code, broken.field, broken.details)
 }
 
@@ -172,6 +171,58 @@ export const quotaExceeded = (index: number, limit: number, oldest: number): Pos
     limit,
     resets_at: new Date(oldest + 24 * 60 * 60 * 1000).toISOString()
   })
+
+/** The target statuses a quota does not count. */
+const uncounted: ReadonlySet<string> = new Set(["cancelled", "rejected", "failed"])
+
+/**
+ * The account's targets of one kind of post (a platform's `rules.quotas` entry) in `window`:
+ * every target not cancelled, rejected or failed, at its publish time (else its post's), whose
+ * post is of the kind. Reads the platform's posts of the account's profile from a day before the
+ * window (a target may publish after its post's time), newest first, until the limit is passed.
+ */
+const kindUsage = Effect.fn("posts.kindUsage")(function* (
+  caller: Caller,
+  account: AccountRecord,
+  quota: TargetRules.KindQuota,
+  window: { readonly from: number; readonly to: number }
+) {
+  const store = yield* Store
+  const day = 24 * 60 * 60 * 1000
+  const filter = { profileId: account.profileId, platform: account.platform, from: window.from - day, to: window.to }
+  let used = 0
+  let oldest: number | null = null
+  let after: { readonly sortKey: number; readonly id: string } | undefined
+  const pageSize = 100
+  while (used <= quota.limit) {
+    const page = yield* store.listPosts(caller.workspaceId, filter, after, pageSize)
+    const counted = page.flatMap(({ post, targets }) =>
+      targets.flatMap((target) => {
+        if (target.accountId !== account.id || uncounted.has(target.status)) return []
+        const at = target.publishedAt ?? post.publishAt
+        return at >= window.from && at < window.to ? [{ post, target, at }] : []
+      })
+    )
+    if (counted.length > 0) {
+      const records = yield* store.getMediaItems(caller.workspaceId, Array.from(new Set(counted.flatMap(({ post }) => post.media))))
+      const byId = new Map(records.map((m) => [m.id, m]))
+      for (const { post, target, at } of counted) {
+        const items = post.media.flatMap((id) => {
+          const found = byId.get(id)
+          return found === undefined ? [] : [found]
+        })
+        if (items.length !== post.media.length) continue
+        if (!quota.counts(items, (target.options as Readonly<Record<string, unknown>>)[account.platform])) continue
+        used += 1
+        oldest = oldest === null ? at : Math.min(oldest, at)
+      }
+    }
+    const last = page[page.length - 1]
+    if (page.length < pageSize || last === undefined) break
+    after = { sortKey: last.post.publishAt, id: last.post.id }
+  }
+  return { used, oldest }
+})
 
 /** Checks a create request; loads the profile, accounts and media it names. */
 export const planPost = Effect.fn("posts.plan")(function* (
@@ -322,6 +373,26 @@ export const planPost = Effect.fn("posts.plan")(function* (
           ? dayFull(day, t.account, limit)
           : quotaExceeded(t.index, limit, usage.oldest ?? publishAt)
       )
+    }
+  }
+
+  // Quotas of some kinds of posts (Facebook: 30 reels a Page in 24 hours), beside the daily one.
+  for (const t of targets) {
+    const quotaAt = `targets[${t.index}].account_id`
+    if (media.length !== request.media.length || problems.some((p) => p.code === "quota_exceeded" && p.field === quotaAt)) continue
+    const stored = (t.options as Readonly<Record<string, unknown>>)[t.account.platform]
+    for (const quota of t.rules.quotas ?? []) {
+      if (!quota.counts(media, stored)) continue
+      const usage = yield* kindUsage(caller, t.account, quota, window)
+      if (usage.used + 1 > quota.limit) {
+        problems.push(
+          problem("quota_exceeded", quotaAt, {
+            limit: { en: `${quota.limit} ${quota.what.en}`, id: `${quota.limit} ${quota.what.id}` },
+            resets_at: new Date((usage.oldest ?? publishAt) + 24 * 60 * 60 * 1000).toISOString()
+          })
+        )
+        break
+      }
     }
   }
 

@@ -8,6 +8,7 @@
 import { Effect, Layer } from "effect"
 import { firstPollAfterMs } from "../comments/CommentSchedule.ts"
 import { trackTarget } from "../comments/MemoryCommentStore.ts"
+import { trackTarget as trackAnalytics } from "../analytics/MemoryAnalyticsStore.ts"
 import { derivePostStatus, move } from "../posts/TargetStatus.ts"
 import type { OutboxEvent, PostAggregate, TargetRecord } from "../store/Records.ts"
 import { eventKey, MemoryState, type MemoryTables, rowKey } from "../store/MemoryState.ts"
@@ -296,6 +297,24 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
                 cursor: null,
                 nextPollAt: outcome.publishedAt + firstPollAfterMs,
                 failures: 0,
+                leaseOwner: null,
+                leaseUntil: null
+              })
+              // Metrics are read from now on; the collector places the first reading on its schedule.
+              trackAnalytics(comments, {
+                workspaceId: key.workspaceId,
+                targetId: key.targetId,
+                postId: key.postId,
+                accountId: target.accountId,
+                platform: target.platform,
+                platformPostId: outcome.platformPostId,
+                publishedAt: outcome.publishedAt,
+                state: "active",
+                nextDueAt: outcome.publishedAt,
+                failures: 0,
+                collectedAt: null,
+                values: {},
+                raw: {},
                 leaseOwner: null,
                 leaseUntil: null
               })

@@ -23,6 +23,7 @@ import type { PlatformPlugin } from "../Plugin.ts"
 import * as Atproto from "./Atproto.ts"
 import * as AtprotoComments from "./AtprotoComments.ts"
 import * as AtprotoConnect from "./AtprotoConnect.ts"
+import * as AtprotoAnalytics from "./Analytics.ts"
 import { options } from "./Options.ts"
 import { rules } from "./Rules.ts"
 import * as Tid from "./Tid.ts"
@@ -39,8 +40,10 @@ export const atproto: PlatformPlugin<Atproto.Config, AtprotoConnect.Settings> = 
   publish: {
     defaults: Atproto.defaults,
     make: (settings, wire) => Atproto.make(settings, wire),
-    comments: (settings, wire) => AtprotoComments.make({ webHost: settings.webHost }, wire)
+    comments: (settings, wire) => AtprotoComments.make({ webHost: settings.webHost }, wire),
+    analytics: (_settings, wire) => AtprotoAnalytics.make(wire)
   },
+  analytics: AtprotoAnalytics.capabilities,
   connect: {
     defaults: AtprotoConnect.defaults,
     form: AtprotoConnect.form,

@@ -130,7 +130,11 @@ export const make = (options: Options): Effect.Effect<AccountConnector["Service"
       return {
         plugin,
         live: plugin.connect === undefined ? noConnect(plugin) : plugin.connect.make(settings, wire),
-        sandbox: SimulatedConnect.make(plugin.name as Platform, { ...sandboxOptions, tokens: plugin.sandbox?.tokens }),
+        sandbox: SimulatedConnect.make(plugin.name as Platform, {
+          ...sandboxOptions,
+          tokens: plugin.sandbox?.tokens,
+          creatorInfo: plugin.capabilities?.creatorInfo === true
+        }),
         deauthorization: settings === undefined ? undefined : plugin.connect?.deauthorization?.(settings)
       }
     })

@@ -12,9 +12,10 @@
  *   https://developers.facebook.com/docs/video-api/guides/publishing and
  *   https://developers.facebook.com/docs/graph-api/reference/page/videos), which Meta takes by
  *   address up to 1 GB and 20 minutes (longer and larger files need the resumable upload);
- * - 30 API-published reels per Page in a 24-hour moving period, enforced by Meta when a reel is
- *   published (reels-publishing, "Rate Limit"); Postwire's own default for every Page post is
- *   {@link rules.dailyQuota}.
+ * - 30 API-published reels per Page in a 24-hour moving period (reels-publishing, "Rate Limit":
+ *   "Pages are limited to 30 API-published reels within a 24-hour moving period"): counted
+ *   separately by validate and create ({@link rules.quotas}), and enforced by Meta when a reel is
+ *   published; Postwire's own default for every Page post is {@link rules.dailyQuota}.
  *
  * @since 0.4.0
  */
@@ -78,6 +79,10 @@ export const isReel = (video: TargetRules.MediaFacts): boolean => {
   )
 }
 
+/** Whether a post's media go out as a reel: exactly one video that meets the reel specification. */
+export const isReelPost = (media: ReadonlyArray<TargetRules.MediaFacts>): boolean =>
+  media.length === 1 && media[0]!.kind === "video" && isReel(media[0]!)
+
 const megabytes = (bytes: number) => Math.round(bytes / (1024 * 1024))
 
 /** Facebook Pages' rules. */
@@ -91,6 +96,8 @@ export const rules: TargetRules.PlatformRuleSet = {
   mediaMin: 0,
   mediaMax: 10,
   comments: { read: true, reply: true, hide: true, delete: true, push: true },
+  // Meta's 30 reels a Page in 24 hours, counted apart from the Page's other posts.
+  quotas: [{ rule: "reels_per_day", limit: reelsPerDay, what: { en: "reels", id: "reel" }, counts: isReelPost }],
   checkMedia: (target, media) => {
     const { platform } = target
     const videos = media.filter((m) => m.kind === "video").length

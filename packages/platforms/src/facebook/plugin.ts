@@ -8,6 +8,7 @@ import { Redacted } from "effect"
 import * as GraphApi from "../meta/GraphApi.ts"
 import * as Sessions from "../meta/Sessions.ts"
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as FacebookAnalytics from "./Analytics.ts"
 import * as FacebookComments from "./FacebookComments.ts"
 import * as FacebookConnect from "./FacebookConnect.ts"
 import * as FacebookPages from "./FacebookPages.ts"
@@ -26,7 +27,8 @@ export const facebook: PlatformPlugin<FacebookPages.Config, FacebookConnect.Sett
     comments: (settings, wire, config) => {
       const graph = GraphApi.make({ wire, baseUrl: settings.baseUrl, platform: "pages", appSecret: settings.appSecret })
       return FacebookComments.make({ graph, config, openSession: Sessions.page(graph) })
-    }
+    },
+    analytics: FacebookAnalytics.fromSettings
   },
   connect: {
     defaults: { ...FacebookConnect.defaults, appId: "", appSecret: Redacted.make("") },
@@ -52,6 +54,7 @@ export const facebook: PlatformPlugin<FacebookPages.Config, FacebookConnect.Sett
     }
   }),
   capabilities: { choosesAccounts: true },
+  analytics: FacebookAnalytics.capabilities,
   sandbox: {
     tokens: { accessMs: null, refreshMs: null },
     post: (input, { numericId, seed }) => {

@@ -4,8 +4,8 @@
  * 1. The server's limits are read from `/api/v2/instance` (cached an hour per server) and the
  *    text, content warning and media are checked against them: a break ends the target before
  *    anything is sent (`notPublished`).
- * 2. Each file is uploaded with `POST /api/v2/media` (multipart `file`,
- *    https://docs.joinmastodon.org/methods/media/#v2). `200` means processed; `202` means
+ * 2. Each file is uploaded with `POST /api/v2/media` (multipart `file`, and `description` when
+ *    the target's `alt` gives one for it; https://docs.joinmastodon.org/methods/media/#v2). `200` means processed; `202` means
  *    "accepted, still processing" (`url` is `null`): the attachment is asked for again with
  *    `GET /api/v1/media/:id` (`206` while processing, `200` when done,
  *    https://docs.joinmastodon.org/methods/media/#get) every `pollIntervalMs`, at most
@@ -29,7 +29,7 @@
  * @since 0.5.0
  */
 import type { PublishInput, PublishStep } from "@postwire/core"
-import type { TargetRules } from "@postwire/domain"
+import { ErrorDetail, type TargetRules } from "@postwire/domain"
 import { Clock, Effect, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
 import type { PlatformPublisher } from "../Plugin.ts"
@@ -38,7 +38,7 @@ import * as Api from "./Api.ts"
 import * as FediverseCredentials from "./FediverseCredentials.ts"
 import * as Instance from "./Instance.ts"
 import * as Options from "./Options.ts"
-import { type InstanceLimits, mediaBreak, textLength } from "./Rules.ts"
+import { descriptionBreak, type InstanceLimits, mediaBreak, textLength } from "./Rules.ts"
 
 /** Publishing settings. */
 export interface Config {
@@ -105,6 +105,14 @@ export const limitsFailure = (input: PublishInput, limits: InstanceLimits, optio
       notPublished: true
     })
   }
+  const long = descriptionBreak(options.alt ?? [], limits.descriptionLimit)
+  if (long !== undefined) {
+    return failure("media_invalid", "description_limit", {
+      details: { platform: Api.platform, detail: ErrorDetail.reason("fediverse_alt_too_long", { max: long.max, size: long.size }) },
+      notPublished: true,
+      retryable: false
+    })
+  }
   const broken = mediaBreak(Api.platform, limits, facts(input))
   return broken === undefined
     ? undefined
@@ -154,14 +162,17 @@ const normalized = (text: string) => text.replace(/\s+/g, " ").trim()
 
 /** Creates the publisher. */
 export const make = (config: Config, wire: Wire, instances: Instance.InstanceCache = Instance.make(wire)): PlatformPublisher => {
-  const upload = (session: Api.Session, media: PublishInput["media"][number]) =>
+  const upload = (session: Api.Session, media: PublishInput["media"][number], description: string | undefined) =>
     Effect.gen(function* () {
       const bytes = yield* media.read
-      const { body, contentType } = multipart({
-        bytes,
-        filename: media.record.filename ?? `${media.record.id}.${extension[media.record.mime] ?? "bin"}`,
-        mime: media.record.mime
-      })
+      const { body, contentType } = multipart(
+        {
+          bytes,
+          filename: media.record.filename ?? `${media.record.id}.${extension[media.record.mime] ?? "bin"}`,
+          mime: media.record.mime
+        },
+        description === undefined || description === "" ? {} : { description }
+      )
       const response = yield* Api.call(
         wire,
         session,
@@ -262,10 +273,11 @@ export const make = (config: Config, wire: Wire, instances: Instance.InstanceCac
       let checks = state?.checks ?? 0
       if (state === undefined) {
         const limits = yield* instances.limits(session.server)
-        const broken = limitsFailure(input, limits, Options.read(input.target.options))
+        const options = Options.read(input.target.options)
+        const broken = limitsFailure(input, limits, options)
         if (broken !== undefined) return yield* Effect.fail(broken)
         const uploaded: Array<{ id: string; ready: boolean }> = []
-        for (const item of input.media) uploaded.push(yield* upload(session, item))
+        for (const [index, item] of input.media.entries()) uploaded.push(yield* upload(session, item, options.alt?.[index]))
         media = uploaded
       } else {
         const rechecked: Array<{ id: string; ready: boolean }> = []

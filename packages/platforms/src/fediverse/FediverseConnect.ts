@@ -2,6 +2,9 @@
  * Connecting a Mastodon account. The person types their server's address on the hosted connect
  * page; Postwire then:
  *
+ * 0. checks the address: `https://` only, and every address the name resolves to public (no
+ *    loopback, private, link-local or metadata address; `ServerAddress.ts`), so a connect link
+ *    cannot make Postwire call inside its own network;
  * 1. registers an app on that server once (`POST /api/v1/apps` with `client_name`,
  *    `redirect_uris`, `scopes`, `website`; https://docs.joinmastodon.org/methods/apps/#create),
  *    kept per server and callback address in this process, and carried sealed with the connect
@@ -24,14 +27,15 @@
  * @since 0.5.0
  */
 import { createHash } from "node:crypto"
-import type { AuthorizationRequest, BeginAnswer, BeginRequest, ConnectFailure, ConnectedIdentity, ConnectFormField } from "@postwire/core"
-import { ErrorDetail, type LocalizedText } from "@postwire/domain"
+import type { AuthorizationRequest, BeginAnswer, BeginRequest, ConnectFailure, ConnectedIdentity, ConnectFormField, UrlSafety } from "@postwire/core"
+import { ErrorDetail } from "@postwire/domain"
 import { Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
 import { connectFailure, malformedAnswer, type PlatformConnect, scopeList, send, unavailable } from "../internal/ConnectWire.ts"
 import { stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
 import * as Api from "./Api.ts"
 import * as FediverseCredentials from "./FediverseCredentials.ts"
+import * as ServerAddress from "./ServerAddress.ts"
 
 /** Mastodon's connect settings. */
 export interface Settings {
@@ -41,10 +45,11 @@ export interface Settings {
   readonly website?: string | undefined
   readonly scopes: ReadonlyArray<string>
   /**
-   * Whether a server address may be `http://` (a test server on loopback). Default `false`:
-   * only `https://` servers are reached.
+   * Whether a server on a loopback address (`127.0.0.1`, `localhost`, `[::1]`) may be reached,
+   * over `http://` or `https://`: development and tests only. Default `false`: only `https://`
+   * servers whose every address is public. Private and link-local addresses are never reached.
    */
-  readonly allowHttp?: boolean | undefined
+  readonly allowLoopback?: boolean | undefined
 }
 
 /** Defaults. */
@@ -54,7 +59,7 @@ export const defaults: Settings = {
 }
 
 /** The connect page's field: the server's address. */
-export const serverField = "server"
+export const serverField = ServerAddress.serverField
 
 /** The app registered on a server (what a connect session and the credentials carry). */
 export interface App {
@@ -63,30 +68,8 @@ export interface App {
   readonly client_secret: string
 }
 
-/**
- * The server's address from what the person typed: `mastodon.social`, `https://mastodon.social/`
- * or `@maya@mastodon.social` all give `https://mastodon.social`; `undefined` when it is not an
- * address.
- */
-export const serverAddress = (typed: string, allowHttp = false): string | undefined => {
-  let text = typed.trim()
-  const handle = /^@?[a-z0-9_.-]+@([a-z0-9.-]+(?::\d+)?)$/i.exec(text)
-  if (handle !== null) text = handle[1]!
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) text = `https://${text}`
-  let url: URL
-  try {
-    url = new URL(text)
-  } catch {
-    return undefined
-  }
-  if (url.protocol !== "https:" && !(allowHttp && url.protocol === "http:")) return undefined
-  if (url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "") return undefined
-  if (!/^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9-]{2,}$/i.test(url.hostname) && !(allowHttp && url.hostname === "127.0.0.1")) {
-    return undefined
-  }
-  if (url.pathname !== "/" && url.pathname !== "") return undefined
-  return url.origin
-}
+/** The server's address from what the person typed (see `ServerAddress.serverAddress`). */
+export const serverAddress = ServerAddress.serverAddress
 
 /** The PKCE challenge of a verifier (S256). */
 const challenge = (verifier: string) => createHash("sha256").update(verifier).digest("base64url")
@@ -97,9 +80,7 @@ const refused = (response: WireResponse) =>
     ? unavailable("rate_limited", Api.resetAt(response.headers))
     : connectFailure("connect_failed", stringField(response.json, "error") ?? `http_${response.status}`)
 
-/** A refusal of what the person typed, shown at the page's field. */
-const atField = (platformCode: string, detail: LocalizedText) =>
-  connectFailure("invalid_request", platformCode, { details: { field: `fields.${serverField}`, detail } })
+const atField = ServerAddress.atField
 
 const badAddress = () => atField("server_address", ErrorDetail.reason("fediverse_server_address"))
 
@@ -122,7 +103,11 @@ export interface FediverseConnector extends PlatformConnect {
 }
 
 /** Creates Mastodon's connector. */
-export const make = (settings: Settings, wire: Wire): FediverseConnector => {
+export const make = (
+  settings: Settings,
+  wire: Wire,
+  resolver: UrlSafety.Resolver["Service"] = ServerAddress.systemResolver
+): FediverseConnector => {
   const apps = new Map<string, App>()
 
   /** Sends to the typed server: an address that answers nothing is the person's to fix. */
@@ -179,8 +164,11 @@ export const make = (settings: Settings, wire: Wire): FediverseConnector => {
   const begin: FediverseConnector["begin"] = (request) =>
     Effect.gen(function* () {
       const typed = request.fields[serverField] ?? ""
-      const server = serverAddress(typed, settings.allowHttp === true)
+      const allowLoopback = settings.allowLoopback === true
+      const server = serverAddress(typed)
       if (server === undefined) return yield* Effect.fail(badAddress())
+      // Nothing is sent to an address inside Postwire's own network.
+      yield* ServerAddress.checkServer(server, { allowLoopback, resolver })
       const app = yield* register(server, request.redirectUri)
       return { _tag: "Redirect" as const, url: authorizeUrl(app, request), memo: JSON.stringify(app) }
     }).pipe(Effect.withSpan("connect.fediverse.begin"))

@@ -31,6 +31,7 @@ export const limitsOf = (body: unknown): InstanceLimits => {
     videoSizeLimit: positive(numberField(media, "video_size_limit"), defaultLimits.videoSizeLimit),
     imageMatrixLimit: positive(numberField(media, "image_matrix_limit"), defaultLimits.imageMatrixLimit),
     videoMatrixLimit: positive(numberField(media, "video_matrix_limit"), defaultLimits.videoMatrixLimit),
+    descriptionLimit: positive(numberField(media, "description_limit"), defaultLimits.descriptionLimit),
     supportedMimeTypes: Array.isArray(types) ? types.filter((t): t is string => typeof t === "string") : defaultLimits.supportedMimeTypes
   }
 }

@@ -22,6 +22,10 @@
  *   (`image_matrix_limit`); videos up to 99 MB (`video_size_limit` 103809024) and 8,294,400
  *   pixels (`video_matrix_limit`), in the types of `supported_mime_types`
  *   (https://docs.joinmastodon.org/entities/Instance/#media_attachments).
+ * - A media description (alt text) up to 1,500 characters
+ *   (`configuration.media_attachments.description_limit`,
+ *   https://docs.joinmastodon.org/entities/Instance/#description_limit; the `description` of
+ *   https://docs.joinmastodon.org/methods/media/#v2).
  * - Rate limits: 300 calls per 5 minutes per account, 30 media uploads per 30 minutes
  *   (https://docs.joinmastodon.org/api/rate-limits/); no published daily posting quota: Postwire's
  *   default 300 posts per rolling 24 hours stands in for it.
@@ -50,6 +54,11 @@ export interface InstanceLimits {
   readonly videoMatrixLimit: number
   /** `configuration.media_attachments.supported_mime_types`. */
   readonly supportedMimeTypes: ReadonlyArray<string>
+  /**
+   * `configuration.media_attachments.description_limit`: the longest media description, in
+   * characters (Mastodon 4.4 and later publish it; older servers keep the built-in 1,500).
+   */
+  readonly descriptionLimit: number
 }
 
 /**
@@ -65,6 +74,7 @@ export const defaultLimits: InstanceLimits = {
   videoSizeLimit: 103_809_024,
   imageMatrixLimit: 33_177_600,
   videoMatrixLimit: 8_294_400,
+  descriptionLimit: 1_500,
   supportedMimeTypes: [
     "image/jpeg",
     "image/png",
@@ -120,6 +130,21 @@ export const textLength = (text: string, charactersPerUrl: number = defaultLimit
   let length = 0
   for (const _ of graphemes.segment(countable)) length += 1
   return length
+}
+
+/**
+ * The first media description longer than `max` characters (Mastodon validates the length of a
+ * `description` as Ruby counts a string: code points), with its index and length.
+ */
+export const descriptionBreak = (
+  descriptions: ReadonlyArray<string>,
+  max: number
+): { readonly index: number; readonly size: number; readonly max: number } | undefined => {
+  for (const [index, text] of descriptions.entries()) {
+    const size = [...text].length
+    if (size > max) return { index, size, max }
+  }
+  return undefined
 }
 
 /** The kind Mastodon gives a file (`image`, `video`, `gifv`, `audio`): only images combine. */

@@ -11,7 +11,7 @@
  * | connect `clientName` | `POSTWIRE_FEDIVERSE_CLIENT_NAME` | `Postwire` |
  * | connect `website` | `POSTWIRE_FEDIVERSE_WEBSITE` | (none) |
  * | publish `pollIntervalMs` | `POSTWIRE_PLATFORM_POLL_INTERVAL_MS` | 2000 |
- * | connect `allowHttp` | `POSTWIRE_UNSAFE_FEDIVERSE_ALLOW_HTTP` (`1`; tests only) | off: only `https://` servers |
+ * | connect `allowLoopback` | `POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS` (`1`, the webhooks' switch; or `POSTWIRE_UNSAFE_FEDIVERSE_ALLOW_HTTP=1`) | off: only `https://` servers on public addresses |
  *
  * No app credentials are configured: each server gets its own app at the first connect.
  *
@@ -19,6 +19,7 @@
  */
 import type { PlatformPlugin } from "../Plugin.ts"
 import * as Fediverse from "./Fediverse.ts"
+import * as FediverseAnalytics from "./Analytics.ts"
 import * as FediverseComments from "./FediverseComments.ts"
 import * as FediverseConnect from "./FediverseConnect.ts"
 import * as Options from "./Options.ts"
@@ -33,8 +34,10 @@ export const fediverse: PlatformPlugin<Fediverse.Config, FediverseConnect.Settin
   publish: {
     defaults: Fediverse.defaults,
     make: (settings, wire) => Fediverse.make(settings, wire),
-    comments: (_settings, wire) => FediverseComments.make(wire)
+    comments: (_settings, wire) => FediverseComments.make(wire),
+    analytics: (_settings, wire) => FediverseAnalytics.make(wire)
   },
+  analytics: FediverseAnalytics.capabilities,
   connect: {
     defaults: FediverseConnect.defaults,
     form: FediverseConnect.form,
@@ -45,8 +48,10 @@ export const fediverse: PlatformPlugin<Fediverse.Config, FediverseConnect.Settin
     connect: {
       clientName: read.text("POSTWIRE_FEDIVERSE_CLIENT_NAME"),
       website: read.url("POSTWIRE_FEDIVERSE_WEBSITE"),
-      // Tests and local servers only: reach a server typed as http:// (never in production).
-      allowHttp: read.text("POSTWIRE_UNSAFE_FEDIVERSE_ALLOW_HTTP") === "1" ? true : undefined
+      // Development and tests only: reach a server on loopback (never in production). The one
+      // loopback switch of webhooks and media imports; the older Mastodon-only name still works.
+      allowLoopback:
+        read.text("POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS") === "1" || read.text("POSTWIRE_UNSAFE_FEDIVERSE_ALLOW_HTTP") === "1" ? true : undefined
     }
   }),
   sandbox: {

@@ -16,7 +16,7 @@
 import { type PlatformFailure, type PublishInput, type PublishMedia, TargetDetails } from "@postwire/core"
 import { Effect } from "effect"
 import type { ErrorCode } from "@postwire/domain"
-import * as MediaRules from "../internal/MediaRules.ts"
+import { kindOf } from "./Options.ts"
 import { rules } from "./Rules.ts"
 import { amend, stringField, type Wire } from "../internal/Wire.ts"
 import * as ContainerPublishing from "../meta/ContainerPublishing.ts"
@@ -77,7 +77,7 @@ const item = (media: PublishInput["media"][number]) =>
 const plan = (input: PublishInput): ContainerPublishing.ContainerPlan => {
   const caption = input.post.caption
   const [first] = input.media
-  switch (MediaRules.photoKind(input)) {
+  switch (kindOf(input.target.options[input.account.platform], input.media.map((m) => m.record))) {
     case "reel":
       return { children: [], parent: () => ({ media_type: "REELS", video_url: first!.url, caption, share_to_feed: true }) }
     case "story":

@@ -22,6 +22,7 @@
  * @since 0.4.0
  */
 import { ErrorDetail, type Platform, TargetRules } from "@postwire/domain"
+import { kindOf } from "./Options.ts"
 
 const { countFits, invalid } = TargetRules
 
@@ -61,7 +62,7 @@ export const mentions = (caption: string): number => caption.match(mentionPatter
  * so a story's hashtags and mentions never reach Instagram.
  */
 const checkCaption = (caption: string, target?: TargetRules.CaptionTarget): TargetRules.RuleBreak | undefined => {
-  if (target?.photoType === "story") return undefined
+  if (target !== undefined && kindOf(target.options, []) === "story") return undefined
   const platform: Platform = "photo"
   const tags = hashtags(caption)
   if (tags > captionTags.hashtags) {
@@ -146,14 +147,12 @@ export const rules: TargetRules.PlatformRuleSet = {
   dailyQuota: 100,
   mediaMin: 1,
   mediaMax: 10,
-  optionsKey: "photo",
-  targetOptions: (input, media) => ({ photo: { type: TargetRules.photoType(input.photo?.type, media) } }),
   comments: { read: true, reply: true, hide: true, delete: true, push: true },
   checkCaption,
   checkMedia: (target, media) => {
     const { platform } = target
     const videos = media.filter((m) => m.kind === "video").length
-    const type = TargetRules.photoType(target.photoType, media)
+    const type = kindOf(target.options, media)
     if (type === "reel") {
       return media.length === 1 && videos === 1
         ? badDuration(platform, media, "reel")

@@ -5,14 +5,15 @@
  * @since 0.4.0
  */
 import { Redacted } from "effect"
-import * as MediaRules from "../internal/MediaRules.ts"
 import * as GraphApi from "../meta/GraphApi.ts"
 import * as MetaToken from "../meta/MetaToken.ts"
 import * as Sessions from "../meta/Sessions.ts"
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as InstagramAnalytics from "./Analytics.ts"
 import * as Instagram from "./Instagram.ts"
 import * as InstagramComments from "./InstagramComments.ts"
 import * as InstagramConnect from "./InstagramConnect.ts"
+import { kindOf, options } from "./Options.ts"
 import { rules } from "./Rules.ts"
 
 const day = 24 * 60 * 60 * 1000
@@ -25,6 +26,7 @@ export const instagram: PlatformPlugin<Instagram.Config, InstagramConnect.Settin
   name: "photo",
   displayName: rules.displayName,
   rules,
+  options,
   publish: {
     defaults: Instagram.defaults,
     secrets: ["appSecret"],
@@ -43,7 +45,8 @@ export const instagram: PlatformPlugin<Instagram.Config, InstagramConnect.Settin
           refreshGrantType: "ig_refresh_token"
         })
       })
-    }
+    },
+    analytics: InstagramAnalytics.fromSettings
   },
   connect: {
     defaults: { ...InstagramConnect.defaults, appId: "", appSecret: Redacted.make("") },
@@ -72,10 +75,11 @@ export const instagram: PlatformPlugin<Instagram.Config, InstagramConnect.Settin
     }
   }),
   tokenRenewal: { minimumAgeMs: MetaToken.minimumAgeMs },
+  analytics: InstagramAnalytics.capabilities,
   sandbox: {
     tokens: { accessMs: 60 * day, refreshMs: null },
     post: (input, { handle, numericId, shortcode, seed }) => {
-      const kind = MediaRules.photoKind(input)
+      const kind = kindOf(input.target.options[input.account.platform], input.media.map((m) => m.record))
       return {
         id: numericId(seed),
         permalink:

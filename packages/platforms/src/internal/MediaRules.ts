@@ -7,15 +7,8 @@
  * @internal
  */
 import { type PlatformFailure, PostValidation, type PublishInput } from "@postwire/core"
-import { type Post, TargetRules } from "@postwire/domain"
+import { TargetRules } from "@postwire/domain"
 import { failure } from "./Wire.ts"
-
-/** The kind of photo-platform post a target makes (defaults: one video is a reel, else feed). */
-export const photoKind = (input: Pick<PublishInput, "target" | "media">): Post.PhotoType =>
-  TargetRules.photoType(
-    input.target.options.photo?.type,
-    input.media.map((m) => m.record)
-  )
 
 /** The first rule the target's media breaks, as the failure that ends the target. */
 export const check = (

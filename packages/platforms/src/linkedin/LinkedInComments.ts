@@ -2,7 +2,9 @@
  * Comments under LinkedIn posts through the Comments API
  * (https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/comments-api):
  * `GET /rest/socialActions/{post urn}/comments` (the post's top-level comments, `start`/`count`
- * paging), an answer `POST /rest/socialActions/{post urn}/comments` with `parentComment`, and
+ * paging), `GET /rest/socialActions/{comment urn}/comments` (the answers to a comment: "Get
+ * Comments on Comments", same page), an answer `POST /rest/socialActions/{comment urn}/comments`
+ * with `object` the post and `parentComment` the comment answered ("Create a Comment", nested), and
  * `DELETE /rest/socialActions/{post urn}/comments/{comment id}?actor=…`.
  *
  * What an app may do depends on its LinkedIn products: answering and deleting the account's own
@@ -14,9 +16,13 @@
  *
  * ## Polling
  *
- * LinkedIn lists a post's comments oldest first; the cursor keeps how many were read (`start`),
- * so a poll asks only for what came after (one call in the steady state), and the shared mark
- * drops anything returned before. Answers to comments (nested comments) are not read.
+ * LinkedIn lists a post's comments oldest first. A poll reads the post's top-level list (one call
+ * per `pageSize` comments); a comment the cursor does not know yet is new. Each comment carries
+ * `commentsSummary.totalFirstLevelComments`, the number of answers under it: where that is more
+ * than the cursor has read of that comment's thread, the answers after those are read with
+ * `GET /rest/socialActions/{comment urn}/comments?start=…` and returned with their parent
+ * (`parentComment`), so they show under it and can be answered in turn. A comment without the
+ * summary has its thread read on every poll. The shared mark drops anything returned before.
  *
  * @since 0.5.0
  */
@@ -31,8 +37,8 @@ import * as Creds from "./LinkedInCredentials.ts"
 
 /** What a LinkedIn poll saves. */
 export const Cursor = Schema.Struct({
-  /** How many top-level comments were read. */
-  start: Schema.Number,
+  /** The top-level comments seen, each with how many answers under it were read. */
+  threads: Schema.Array(Schema.Struct({ urn: Schema.String, read: Schema.Number })),
   mark: Mark
 })
 /** What a LinkedIn poll saves. */
@@ -41,14 +47,20 @@ export type Cursor = typeof Cursor.Type
 /** The comment's own id from its URN (`urn:li:comment:(urn:li:activity:1,2)` → `2`). */
 export const commentId = (urn: string): string => /,([^,()]+)\)$/.exec(urn)?.[1] ?? urn
 
-/** Reads one comment of the wire format; `undefined` when it names none. */
-export const toComment = (item: unknown, author: string): PlatformComment | undefined => {
+/** The most threads a cursor keeps (the newest); older threads' new answers are not read. */
+export const threadsMax = 1_000
+
+/**
+ * Reads one comment of the wire format; `undefined` when it names none. `parent`: the comment
+ * whose thread it was read from, when the answer does not name its `parentComment`.
+ */
+export const toComment = (item: unknown, author: string, parent: string | null = null): PlatformComment | undefined => {
   const urn = stringField(item, "commentUrn") ?? stringField(item, "$URN")
   if (urn === undefined) return undefined
   const actor = stringField(item, "actor") ?? ""
   return {
     platformCommentId: urn,
-    parentPlatformCommentId: stringField(item, "parentComment") ?? null,
+    parentPlatformCommentId: stringField(item, "parentComment") ?? parent,
     authorHandle: actor,
     authorDisplayName: null,
     authorPlatformId: actor === "" ? null : actor,
@@ -95,43 +107,67 @@ export const make = (config: LinkedIn.Config, wire: Wire, comments: CommentConfi
       withSession(input.account, (session, author) =>
         Effect.gen(function* () {
           const post = yield* postUrnOf(input.target)
-          const cursor = decodeCursor(Cursor, input.cursor) ?? { start: 0, mark: noMark }
+          const cursor = decodeCursor(Cursor, input.cursor) ?? { threads: [], mark: noMark }
           const scopes = yield* Effect.map(Creds.decode(input.account.credentials), (c) => c.scopes)
           // An app without the read permission of this author (a basic app's member) has nothing
           // to read: no call is made, and the account stays connected.
           if (scopes !== undefined && !scopes.includes(readScope(author))) return { comments: [], cursor, calls: 0 }
-          let start = cursor.start
           let calls = 0
           const found: Array<PlatformComment> = []
-          for (let page = 0; page < comments.maxPagesPerPoll; page++) {
-            const response = yield* call(session, (token) =>
-              Api.rest(config, "GET", `socialActions/${Api.urnPath(post)}/comments`, token, {
-                query: { start: String(start), count: String(comments.pageSize) }
-              })
-            ).pipe(
-              // Refused reading: the app lacks the permission, which no reconnect grants.
-              Effect.mapError((f) => (f.code === "permission_missing" ? amend(f, { needsReconnect: false }) : f))
-            )
-            calls += 1
-            const elements = field(response.json, "elements")
-            const items = Array.isArray(elements) ? elements : []
-            for (const item of items) {
-              const comment = toComment(item, author)
-              if (comment !== undefined) found.push(comment)
+          const threads = new Map(cursor.threads.map((t) => [t.urn, t.read]))
+          /** Reads a list (`socialActions/{urn}/comments`) from `start`, page by page, within the poll's pages. */
+          const list = (urn: string, start: number) =>
+            Effect.gen(function* () {
+              const items: Array<unknown> = []
+              let at = start
+              while (calls < comments.maxPagesPerPoll) {
+                const response = yield* call(session, (token) =>
+                  Api.rest(config, "GET", `socialActions/${Api.urnPath(urn)}/comments`, token, {
+                    query: { start: String(at), count: String(comments.pageSize) }
+                  })
+                ).pipe(
+                  // Refused reading: the app lacks the permission, which no reconnect grants.
+                  Effect.mapError((f) => (f.code === "permission_missing" ? amend(f, { needsReconnect: false }) : f))
+                )
+                calls += 1
+                const elements = field(response.json, "elements")
+                const page = Array.isArray(elements) ? elements : []
+                items.push(...page)
+                at += page.length
+                if (page.length < comments.pageSize) break
+              }
+              return items
+            })
+          const topLevel = yield* list(post, 0)
+          for (const item of topLevel) {
+            const comment = toComment(item, author)
+            if (comment === undefined) continue
+            if (!threads.has(comment.platformCommentId)) {
+              found.push(comment)
+              threads.set(comment.platformCommentId, 0)
             }
-            start += items.length
-            if (items.length < comments.pageSize) break
+            const read = threads.get(comment.platformCommentId) ?? 0
+            const answers = numberField(field(item, "commentsSummary"), "totalFirstLevelComments")
+            if (answers !== undefined && answers <= read) continue
+            const replies = yield* list(comment.platformCommentId, read)
+            for (const reply of replies) {
+              const answer = toComment(reply, author, comment.platformCommentId)
+              if (answer !== undefined) found.push(answer)
+            }
+            threads.set(comment.platformCommentId, read + replies.length)
           }
           const fresh = distinct(found).filter((c) => isNew(cursor.mark, c, Number.POSITIVE_INFINITY))
-          return { comments: fresh, cursor: { start, mark: advance(cursor.mark, fresh) } satisfies Cursor, calls }
+          const kept = [...threads.entries()].slice(-threadsMax).map(([urn, read]) => ({ urn, read }))
+          return { comments: fresh, cursor: { threads: kept, mark: advance(cursor.mark, fresh) } satisfies Cursor, calls }
         })
       ),
     reply: (input) =>
       withSession(input.account, (session, author) =>
         Effect.gen(function* () {
           const post = yield* postUrnOf(input.target)
+          // An answer is a comment on the comment answered, listed under it.
           const response = yield* call(session, (token) =>
-            Api.rest(config, "POST", `socialActions/${Api.urnPath(post)}/comments`, token, {
+            Api.rest(config, "POST", `socialActions/${Api.urnPath(input.platformCommentId)}/comments`, token, {
               body: { actor: author, object: post, message: { text: input.text }, parentComment: input.platformCommentId }
             })
           )

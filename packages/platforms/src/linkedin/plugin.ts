@@ -19,6 +19,7 @@
 import { Redacted } from "effect"
 import type { PlatformPlugin } from "../Plugin.ts"
 import * as LinkedIn from "./LinkedIn.ts"
+import * as LinkedInAnalytics from "./Analytics.ts"
 import * as LinkedInComments from "./LinkedInComments.ts"
 import * as LinkedInConnect from "./LinkedInConnect.ts"
 import { options } from "./Options.ts"
@@ -43,7 +44,8 @@ export const linkedin: PlatformPlugin<LinkedIn.Config, LinkedInConnect.Settings>
     defaults: LinkedIn.defaults,
     secrets: ["clientSecret"],
     make: (settings, wire) => LinkedIn.make(settings, wire),
-    comments: (settings, wire, config) => LinkedInComments.make(settings, wire, config)
+    comments: (settings, wire, config) => LinkedInComments.make(settings, wire, config),
+    analytics: (settings, wire) => LinkedInAnalytics.make(settings, wire)
   },
   connect: {
     defaults: { ...LinkedInConnect.defaults, clientId: "", clientSecret: Redacted.make("") },
@@ -79,6 +81,7 @@ export const linkedin: PlatformPlugin<LinkedIn.Config, LinkedInConnect.Settings>
   },
   tokenRenewal: { minimumAgeMs: renewAfterMs },
   capabilities: { choosesAccounts: true },
+  analytics: LinkedInAnalytics.capabilities,
   sandbox: {
     tokens: { accessMs: 60 * day, refreshMs: 365 * day },
     post: (_input, { numericId, seed }) => {

@@ -17,11 +17,10 @@ import {
   SandboxConsent,
   type TokenRefresh
 } from "@postwire/core"
-import { type Platform, PrivacyLevel } from "@postwire/domain"
+import { defaultMaxVideoDurationSec, type Platform, PrivacyLevel } from "@postwire/domain"
 import { Clock, Effect, Schema } from "effect"
 import { connectFailure, type PlatformConnect } from "../internal/ConnectWire.ts"
 import * as Registry from "../Registry.ts"
-import { defaultMaxVideoSeconds } from "../tiktok/Rules.ts"
 
 /** Lifetimes of a platform's simulated tokens: access token and refresh token (`null`: none expires). */
 export interface Lifetimes {
@@ -78,7 +77,7 @@ export const creatorInfoOf = (handle: string): CreatorInfo => ({
   commentDisabled: false,
   duetDisabled: false,
   stitchDisabled: false,
-  maxVideoPostDurationSec: defaultMaxVideoSeconds
+  maxVideoPostDurationSec: defaultMaxVideoDurationSec
 })
 
 /** The simulated platform's scope, for every sandbox identity. */
@@ -96,7 +95,13 @@ export interface SimulatedConnect extends PlatformConnect {
  */
 export const make = (
   platform: Platform,
-  options: { readonly publicUrl: string; readonly secret: string; readonly tokens?: Lifetimes | undefined }
+  options: {
+    readonly publicUrl: string
+    readonly secret: string
+    readonly tokens?: Lifetimes | undefined
+    /** The platform has a creator's posting options (its plugin's `capabilities.creatorInfo`): a sandbox account gets them. */
+    readonly creatorInfo?: boolean | undefined
+  }
 ): SimulatedConnect => {
   const tokens = options.tokens ?? lifetimes[platform] ?? neverExpire
   const exchange = Effect.fn("connect.sandbox.exchange")(function* (request: CodeExchange) {
@@ -121,7 +126,7 @@ export const make = (
         scopes,
         accessTokenExpiresAt: credentials.expires_at ?? null,
         refreshTokenExpiresAt: credentials.refresh_expires_at ?? null,
-        creatorInfo: platform === "shortvideo" ? creatorInfoOf(account.handle) : null,
+        creatorInfo: options.creatorInfo === true ? creatorInfoOf(account.handle) : null,
         // One simulated person per consent: the first account names it.
         grantId: `sbx_person_${read.accounts[0]!.handle}`
       }

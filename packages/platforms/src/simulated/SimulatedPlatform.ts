@@ -21,11 +21,11 @@
  */
 import { createHash } from "node:crypto"
 import { type AccountRecord, type CreatorInfo, type PlatformFailure, type PublishInput, type PublishStep, Spans } from "@postwire/core"
-import { ErrorDetail, isErrorCode, PrivacyLevel, TargetRules } from "@postwire/domain"
+import { defaultMaxVideoDurationSec, ErrorDetail, isErrorCode, PrivacyLevel, TargetRules } from "@postwire/domain"
 import { Effect } from "effect"
 import * as MediaRules from "../internal/MediaRules.ts"
 import { failure } from "../internal/Wire.ts"
-import { defaultMaxVideoSeconds } from "../tiktok/Rules.ts"
+import type { PlatformPlugin } from "../Plugin.ts"
 import * as Registry from "../Registry.ts"
 
 /** The simulated platform, shaped like a `PlatformClient`. */
@@ -81,7 +81,7 @@ const creatorInfoOf = (account: AccountRecord): CreatorInfo => ({
   commentDisabled: false,
   duetDisabled: false,
   stitchDisabled: false,
-  maxVideoPostDurationSec: account.simulate?.max_video_duration_sec ?? defaultMaxVideoSeconds
+  maxVideoPostDurationSec: account.simulate?.max_video_duration_sec ?? defaultMaxVideoDurationSec
 })
 
 /** The failure an account's `simulate.error` asks for on this attempt, if any. */
@@ -97,9 +97,14 @@ const simulatedFailure = (input: PublishInput): PlatformFailure | undefined => {
   })
 }
 
-/** Checks a target with shortvideo options as the real platform would, with the simulated creator. */
-const shortVideoFailure = (input: PublishInput): PlatformFailure | undefined => {
-  if (input.target.options.shortvideo?.mode !== "direct") return undefined
+/**
+ * Checks a target whose options need a person's consent (its plugin's `options.needsConsent`) as
+ * the real platform would, with the simulated creator's options when the platform has them.
+ */
+const consentFailure = (input: PublishInput, plugin: PlatformPlugin | undefined): PlatformFailure | undefined => {
+  const stored = (input.target.options as Readonly<Record<string, unknown>>)[input.account.platform]
+  const spec = plugin === undefined ? undefined : Registry.optionsOf(plugin)
+  if (spec?.needsConsent?.(stored) !== true) return undefined
   const consent = input.target.consent?.consent
   if (consent === undefined) return failure("consent_required", "consent_missing", { state: null })
   const info = creatorInfoOf(input.account)
@@ -109,7 +114,7 @@ const shortVideoFailure = (input: PublishInput): PlatformFailure | undefined => 
   const broken = TargetRules.consentRuleBreak(consent)
   if (broken !== undefined) return failure(broken.code, broken.rule, { state: null })
   const duration = input.media[0]?.record.durationSeconds ?? null
-  if (duration !== null && duration > info.maxVideoPostDurationSec) {
+  if (plugin?.capabilities?.creatorInfo === true && duration !== null && duration > info.maxVideoPostDurationSec) {
     return failure("media_too_long", "max_video_post_duration_sec", {
       details: { duration: Math.ceil(duration), limit: info.maxVideoPostDurationSec },
       state: null
@@ -138,11 +143,11 @@ export const pageOf = (pageUrl: string, input: Pick<PublishInput, "post" | "targ
 export const make = (registry: Registry.Registry = builtinRegistry(), options: Options = {}): SimulatedPlatform => ({
   publish: (input) =>
     Effect.suspend(() => {
-      const rules = registry.get(input.account.platform)?.rules
+      const plugin = registry.get(input.account.platform)
       const refused =
         simulatedFailure(input) ??
-        (rules === undefined ? undefined : MediaRules.check(input, rules)) ??
-        shortVideoFailure(input)
+        (plugin === undefined ? undefined : MediaRules.check(input, plugin.rules)) ??
+        consentFailure(input, plugin)
       if (refused !== undefined) return Effect.fail(refused)
       const post = simulatedPost(input, registry)
       return Effect.succeed<PublishStep>({

@@ -10,6 +10,7 @@ import * as MetaToken from "../meta/MetaToken.ts"
 import * as Sessions from "../meta/Sessions.ts"
 import type { PlatformPlugin } from "../Plugin.ts"
 import { rules } from "./Rules.ts"
+import * as ThreadsAnalytics from "./Analytics.ts"
 import * as Threads from "./Threads.ts"
 import * as ThreadsComments from "./ThreadsComments.ts"
 import * as ThreadsConnect from "./ThreadsConnect.ts"
@@ -39,7 +40,8 @@ export const threads: PlatformPlugin<Threads.Config, ThreadsConnect.Settings> = 
           refreshGrantType: "th_refresh_token"
         })
       })
-    }
+    },
+    analytics: ThreadsAnalytics.fromSettings
   },
   connect: {
     defaults: { ...ThreadsConnect.defaults, appId: "", appSecret: Redacted.make("") },
@@ -69,6 +71,7 @@ export const threads: PlatformPlugin<Threads.Config, ThreadsConnect.Settings> = 
     }
   }),
   tokenRenewal: { minimumAgeMs: MetaToken.minimumAgeMs },
+  analytics: ThreadsAnalytics.capabilities,
   sandbox: {
     tokens: { accessMs: 60 * day, refreshMs: null },
     post: (_input, { handle, numericId, shortcode, seed }) => ({

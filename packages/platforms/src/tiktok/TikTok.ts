@@ -271,8 +271,8 @@ const classify = (status: number, code: string | undefined, now: number): Platfo
   })
 }
 
-/** Reads TikTok's envelope `{"data": ..., "error": {"code": "ok"}}`: any other code fails. */
-const interpret = (response: WireResponse): Effect.Effect<unknown, PlatformFailure> =>
+/** Reads TikTok's envelope `{"data": ..., "error": {"code": "ok"}}`: any other code fails (shared with analytics). */
+export const interpret = (response: WireResponse): Effect.Effect<unknown, PlatformFailure> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
     const code = stringField(field(response.json, "error"), "code")
     if (code === "ok" && response.status >= 200 && response.status < 300) {
@@ -329,20 +329,13 @@ export interface TikTok {
   ) => Effect.Effect<PermalinkLookup & { readonly credentials?: CredentialsUpdate | undefined }, PlatformFailure>
 }
 
-/** Creates the adapter. */
-export const make = (config: Config, wire: Wire): TikTok => {
+/**
+ * Opens the token session of an account for one step: a token known to be expired is refreshed
+ * first, and the rotating refresh token is spent once for concurrent steps (publishing and
+ * analytics build it from the same settings).
+ */
+export const sessions = (config: Config, wire: Wire) => {
   const base = config.baseUrl.replace(/\/+$/, "")
-
-  const call = (path: string, token: string, body?: unknown) => {
-    const request = HttpClientRequest.post(`${base}${path}`).pipe(
-      HttpClientRequest.bearerToken(token),
-      body === undefined
-        ? HttpClientRequest.setHeader("content-type", "application/json; charset=UTF-8")
-        : HttpClientRequest.bodyJsonUnsafe(body)
-    )
-    return wire.send(request)
-  }
-
   const refresh = TokenSession.makeRefresher<Credentials.ShortVideoCredentials>(
     (credentials) =>
       Effect.gen(function* () {
@@ -413,6 +406,24 @@ export const make = (config: Config, wire: Wire): TikTok => {
       if (credentials.expires_at !== undefined && credentials.expires_at <= now + 5 * 60_000) yield* session.refreshNow
       return session
     })
+  return openSession
+}
+
+/** Creates the adapter. */
+export const make = (config: Config, wire: Wire): TikTok => {
+  const base = config.baseUrl.replace(/\/+$/, "")
+
+  const call = (path: string, token: string, body?: unknown) => {
+    const request = HttpClientRequest.post(`${base}${path}`).pipe(
+      HttpClientRequest.bearerToken(token),
+      body === undefined
+        ? HttpClientRequest.setHeader("content-type", "application/json; charset=UTF-8")
+        : HttpClientRequest.bodyJsonUnsafe(body)
+    )
+    return wire.send(request)
+  }
+
+  const openSession = sessions(config, wire)
 
   const authedCall = (
     session: TokenSession.TokenSession<Credentials.ShortVideoCredentials>,

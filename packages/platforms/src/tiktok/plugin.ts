@@ -8,6 +8,7 @@ import { Redacted } from "effect"
 import type { PlatformPlugin } from "../Plugin.ts"
 import { options } from "./Options.ts"
 import { isPhotoPost, rules } from "./Rules.ts"
+import * as TikTokAnalytics from "./Analytics.ts"
 import * as TikTok from "./TikTok.ts"
 import * as TikTokComments from "./TikTokComments.ts"
 import * as TikTokConnect from "./TikTokConnect.ts"
@@ -46,7 +47,8 @@ export const tiktok: PlatformPlugin<TikTok.Config, TikTokConnect.Settings> = {
     defaults: { ...TikTok.defaults, clientKey: "", clientSecret: Redacted.make("") },
     secrets: ["clientSecret"],
     make: (settings, wire) => TikTok.make(settings, wire),
-    comments: () => TikTokComments.adapter
+    comments: () => TikTokComments.adapter,
+    analytics: (settings, wire) => TikTokAnalytics.make(settings, wire)
   },
   connect: {
     defaults: { ...TikTokConnect.defaults, clientKey: "", clientSecret: Redacted.make("") },
@@ -77,6 +79,7 @@ export const tiktok: PlatformPlugin<TikTok.Config, TikTokConnect.Settings> = {
     }
   },
   tokenRenewal: { readsCreatorInfo: true },
+  analytics: TikTokAnalytics.capabilities,
   capabilities: { creatorInfo: true },
   sandbox: {
     tokens: { accessMs: day, refreshMs: 365 * day },

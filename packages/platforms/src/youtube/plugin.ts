@@ -12,6 +12,7 @@ import { rules } from "./Rules.ts"
 import * as Google from "./GoogleApi.ts"
 import * as Options from "./Options.ts"
 import * as Quota from "./Quota.ts"
+import * as YouTubeAnalytics from "./Analytics.ts"
 import * as YouTube from "./YouTube.ts"
 import * as YouTubeComments from "./YouTubeComments.ts"
 import * as YouTubeConnect from "./YouTubeConnect.ts"
@@ -42,7 +43,8 @@ export const youtube: PlatformPlugin<YouTube.Config, YouTubeConnect.Settings> = 
         refresher: Google.refresh(wire, settings),
         charge: YouTube.chargeFor(settings),
         costs: settings.unitCosts
-      })
+      }),
+    analytics: (settings, wire) => YouTubeAnalytics.make(settings, wire)
   },
   connect: {
     defaults: { ...YouTubeConnect.defaults, clientId: "", clientSecret: Redacted.make("") },
@@ -73,6 +75,7 @@ export const youtube: PlatformPlugin<YouTube.Config, YouTubeConnect.Settings> = 
     }
   },
   capabilities: { choosesAccounts: true },
+  analytics: YouTubeAnalytics.capabilities,
   sandbox: {
     // Google access tokens last an hour; refresh tokens do not expire while used.
     tokens: { accessMs: 60 * 60_000, refreshMs: null },

@@ -123,7 +123,7 @@ const commands: Record<string, Record<string, Command>> = {
       }),
       needsWorkspace: true,
       usage:
-        "postwire admin key create --workspace WS --kind test|live --scopes posts:read,posts:write,webhooks:read,webhooks:write,accounts:write [--approval-links shown|hidden]"
+        "postwire admin key create --workspace WS --kind test|live --scopes posts:read,posts:write,webhooks:read,webhooks:write,accounts:write,comments:write,analytics:read [--approval-links shown|hidden]"
     },
     list: {
       method: "GET",

@@ -1,5 +1,5 @@
 /**
- * The `postwire` command: `serve`, `migrate`, `secrets`, `admin` and `mcp`.
+ * The `postwire` command: `serve`, `migrate`, `secrets`, `admin`, `analytics` and `mcp`.
  *
  * @since 0.1.0
  */
@@ -13,6 +13,7 @@ import * as MasterSecrets from "../secrets/MasterSecrets.ts"
 import * as Reseal from "../secrets/Reseal.ts"
 import { sqlClientLayer } from "../Storage.ts"
 import { adminUsage, runAdmin, UsageError } from "./Admin.ts"
+import { runAnalytics } from "./Analytics.ts"
 import { loadPluginFiles, PluginFileProblem, pluginPaths } from "./PluginFiles.ts"
 import { serveLayer } from "./Serve.ts"
 import { explainStartupFailure, startupExitCode } from "./StartupFailure.ts"
@@ -24,6 +25,7 @@ Usage:
   postwire migrate [--data-dir ./.postwire] [--database-url URL]   (docs/operations.md)
   postwire secrets <generate|reseal> [--data-dir ./.postwire] [--database-url URL]   (postwire secrets --help)
   postwire admin <workspace|key|profile|account> <create|list|revoke> ... [--json]   (postwire admin --help)
+  postwire analytics [--profile PROF] [--days 30] [--platform P] [--account ACC] [--json]   (postwire analytics --help)
   postwire mcp [--api-key KEY] [--base-url URL] [--lang en|id] [--allow-skip-approval]   (docs/mcp.md)
   postwire --help
 
@@ -212,6 +214,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number | undefined> =>
         return secrets(rest)
       case "admin":
         return await runAdmin(rest, process.env, (line) => console.log(line))
+      case "analytics":
+        return await runAnalytics(rest, process.env, (line) => console.log(line))
       case "mcp": {
         // The tool server over stdio: stdout carries only protocol messages. Loaded for this
         // command only (docs/performance.md, "The embedded default").
@@ -239,7 +243,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number | undefined> =>
         console.error(`${error.message}\n\n${adminUsage()}`)
       } else {
         // One line naming the flag, one saying where the flags are listed.
-        console.error(`${error.message}\nRun \`postwire ${command === "serve" || command === "migrate" || command === "secrets" ? `${command} ` : ""}--help\` for the options.`)
+        console.error(`${error.message}\nRun \`postwire ${command === "serve" || command === "migrate" || command === "secrets" || command === "analytics" ? `${command} ` : ""}--help\` for the options.`)
       }
       return 2
     }

@@ -57,6 +57,8 @@ export interface ServerSettings {
   readonly connect: Omit<ConnectRouter.Options, "publicUrl" | "sandboxSecret">
   /** How an instance with role `worker` or `all` reads comments, and Meta's comment webhook (docs/comments.md). */
   readonly comments: CommentSettings
+  /** How a worker reads metrics (docs/analytics.md). */
+  readonly analytics: AnalyticsSettings
   /** `POSTWIRE_METRICS_TOKEN`: when set, `GET /metrics` asks for it as a bearer token. */
   readonly metricsToken?: string | undefined
   /** `POSTWIRE_LOG_FORMAT`: `text` (default) or `json`, one JSON object per line on stdout. */
@@ -271,6 +273,7 @@ export const resolveSettings = (flags: ServeFlags, env: Readonly<Record<string, 
     mcpAllowSkipApproval: mcpSkip === "1",
     connect: connectSettings(env, flags.plugins ?? []),
     comments: commentSettings(env),
+    analytics: analyticsSettings(env),
     metricsToken: metricsToken(env.POSTWIRE_METRICS_TOKEN),
     logFormat: logFormat(env.POSTWIRE_LOG_FORMAT),
     tracing: tracingSettings(env),
@@ -359,6 +362,38 @@ const tracingSettings = (env: Readonly<Record<string, string | undefined>>): Tra
     exportIntervalMs: positiveInt("OTEL_BSP_SCHEDULE_DELAY", env.OTEL_BSP_SCHEDULE_DELAY, 5_000)
   }
 }
+
+/**
+ * How a worker reads metrics: the schedule's steps, how many due targets one claim takes, and how
+ * often an idle worker looks. The calls count against the account's hourly budget of comment
+ * polling (`POSTWIRE_COMMENT_HOURLY_CALL_BUDGET`).
+ */
+export interface AnalyticsSettings {
+  /** Readings while a target is young, every (`POSTWIRE_ANALYTICS_FREQUENT_EVERY_MS`, default 3600000: an hour). */
+  readonly frequentEveryMs: number
+  /** Readings are frequent up to this age (`POSTWIRE_ANALYTICS_FREQUENT_UNTIL_MS`, default 86400000: a day). */
+  readonly frequentUntilMs: number
+  /** Readings after that, every (`POSTWIRE_ANALYTICS_DAILY_EVERY_MS`, default 86400000). */
+  readonly dailyEveryMs: number
+  /** No reading after this age (`POSTWIRE_ANALYTICS_STOP_AFTER_MS`, default 2592000000: 30 days). */
+  readonly stopAfterMs: number
+  /** An account's metrics, every (`POSTWIRE_ANALYTICS_ACCOUNT_EVERY_MS`, default 86400000). */
+  readonly accountEveryMs: number
+  /** Due targets one claim takes (`POSTWIRE_ANALYTICS_CLAIM_LIMIT`, default 200). */
+  readonly claimLimit: number
+  /** How often an idle worker looks for due targets (`POSTWIRE_ANALYTICS_POLL_MS`, default 15000). */
+  readonly pollMs: number
+}
+
+const analyticsSettings = (env: Readonly<Record<string, string | undefined>>): AnalyticsSettings => ({
+  frequentEveryMs: positiveInt("POSTWIRE_ANALYTICS_FREQUENT_EVERY_MS", env.POSTWIRE_ANALYTICS_FREQUENT_EVERY_MS, 3_600_000),
+  frequentUntilMs: positiveInt("POSTWIRE_ANALYTICS_FREQUENT_UNTIL_MS", env.POSTWIRE_ANALYTICS_FREQUENT_UNTIL_MS, 86_400_000),
+  dailyEveryMs: positiveInt("POSTWIRE_ANALYTICS_DAILY_EVERY_MS", env.POSTWIRE_ANALYTICS_DAILY_EVERY_MS, 86_400_000),
+  stopAfterMs: positiveInt("POSTWIRE_ANALYTICS_STOP_AFTER_MS", env.POSTWIRE_ANALYTICS_STOP_AFTER_MS, 2_592_000_000),
+  accountEveryMs: positiveInt("POSTWIRE_ANALYTICS_ACCOUNT_EVERY_MS", env.POSTWIRE_ANALYTICS_ACCOUNT_EVERY_MS, 86_400_000),
+  claimLimit: positiveInt("POSTWIRE_ANALYTICS_CLAIM_LIMIT", env.POSTWIRE_ANALYTICS_CLAIM_LIMIT, 200),
+  pollMs: positiveInt("POSTWIRE_ANALYTICS_POLL_MS", env.POSTWIRE_ANALYTICS_POLL_MS, 15_000)
+})
 
 /** How a worker reads comments, and Meta's comment webhook. */
 export interface CommentSettings {

@@ -26,24 +26,20 @@
  */
 import { Effect, Exit, Layer, ManagedRuntime } from "effect"
 import {
-  Accounts,
-  Approvals,
+  type Caller,
   type CommentStore,
   ConnectStore,
   MediaStore,
-  type Caller,
-  Media,
-  PostBatch,
-  Posts,
   type PublishingStore,
   type Store,
   WebhookStore,
-  Webhooks,
   Workspaces
 } from "@postwire/core"
 import {
   Account,
+  allScopes,
   Approval,
+  type CurrentKey,
   Ids,
   type KeyKind,
   type Locale,
@@ -55,7 +51,7 @@ import { CreateAccount, CreateProfile, CreateWorkspace } from "../admin/AdminApi
 import { backgroundLayer } from "../Background.ts"
 import { engineLayer } from "../Server.ts"
 import { decodeInput, startFailure, toPromiseFailure } from "./EngineError.ts"
-import * as Views from "../http/Views.ts"
+import { contractHandlers, deriveEngineGroups, type EngineGroups } from "./EngineFacade.ts"
 import { type EmbedOptions, embedStoreLayer, resolveEmbedSettings } from "./EmbedOptions.ts"
 import { type EventHandler, EventFeed, layerObservedCommentStore, layerObservedStores } from "./EventFeed.ts"
 
@@ -108,40 +104,63 @@ export const layer = (options: EngineOptions = {}) =>
 /** The services {@link layer} provides. */
 export type EngineServices = Layer.Success<ReturnType<typeof layer>>
 
-/** One workspace, as seen by the engine (what an API key of the workspace could do, and the admin parts). */
-export interface EngineWorkspace {
+/** A group of the derived facade, with the documented signatures of its long-standing methods kept as they are. */
+type Facade<G extends keyof EngineGroups, Documented> = Documented & Omit<EngineGroups[G], keyof Documented>
+
+/**
+ * One workspace, as seen by the engine (what an API key of the workspace could do, and the admin
+ * parts). Every endpoint of the public API is here, derived from the contract (see
+ * `EngineFacade.ts`): each path parameter as a string, then the body or the query, then
+ * `{ idempotencyKey }` where the endpoint takes one; a list answers one page.
+ */
+export interface EngineWorkspace extends Omit<EngineGroups, "approvals" | "profiles" | "accounts" | "media" | "posts" | "webhooks"> {
   readonly id: string
-  readonly profiles: {
-    readonly create: (input: typeof CreateProfile.Encoded) => Promise<{ readonly id: string }>
-    readonly list: (query?: PageQuery) => Promise<typeof Account.ProfileList.Type>
-  }
-  readonly accounts: {
-    /** Connects an account; `sandbox: true` publishes to the built-in simulated platform. */
-    readonly create: (input: typeof CreateAccount.Encoded) => Promise<{ readonly id: string }>
-    readonly get: (id: string) => Promise<Account.Account>
-    readonly list: (query?: PageQuery & { readonly profile_id?: string; readonly platform?: string }) => Promise<typeof Account.AccountList.Type>
-  }
-  readonly media: {
-    /** Uploads base64 bytes; the type is read from the bytes. */
-    readonly upload: (input: typeof MediaWire.UploadMediaRequest.Encoded) => Promise<MediaWire.Media>
-    readonly get: (id: string) => Promise<MediaWire.Media>
-  }
-  readonly posts: {
-    readonly create: (input: typeof Post.CreatePostRequest.Encoded) => Promise<Post.CreatePostResponse>
-    /** Creates 1 to 31 posts, each created or refused on its own, as `POST /v1/posts/batch` does. */
-    readonly createBatch: (input: typeof Post.CreatePostBatchRequest.Encoded) => Promise<Post.CreatePostBatchResponse>
-    readonly validate: (input: typeof Post.CreatePostRequest.Encoded) => Promise<Post.ValidatePostResponse>
-    readonly get: (id: string) => Promise<Post.Post>
-    readonly list: (query?: ListPostsInput) => Promise<Post.PostList>
-    readonly update: (id: string, input: typeof Post.UpdatePostRequest.Encoded) => Promise<Post.Post>
-    readonly cancel: (id: string) => Promise<Post.Post>
-    readonly retry: (id: string) => Promise<Post.RetryPostResponse>
-  }
-  readonly webhooks: {
-    readonly create: (input: typeof Webhook.CreateWebhookRequest.Encoded) => Promise<Webhook.CreatedWebhookEndpoint>
-    readonly list: (query?: PageQuery) => Promise<Webhook.WebhookEndpointList>
-    readonly delete: (id: string) => Promise<Webhook.DeletedWebhookEndpoint>
-  }
+  readonly profiles: Facade<
+    "profiles",
+    {
+      readonly create: (input: typeof CreateProfile.Encoded) => Promise<{ readonly id: string }>
+      readonly list: (query?: PageQuery) => Promise<typeof Account.ProfileList.Type>
+    }
+  >
+  readonly accounts: Facade<
+    "accounts",
+    {
+      /** Connects an account; `sandbox: true` publishes to the built-in simulated platform. */
+      readonly create: (input: typeof CreateAccount.Encoded) => Promise<{ readonly id: string }>
+      readonly get: (id: string) => Promise<Account.Account>
+      readonly list: (query?: PageQuery & { readonly profile_id?: string; readonly platform?: string }) => Promise<typeof Account.AccountList.Type>
+    }
+  >
+  readonly media: Facade<
+    "media",
+    {
+      /** Uploads base64 bytes; the type is read from the bytes. */
+      readonly upload: (input: typeof MediaWire.UploadMediaRequest.Encoded) => Promise<MediaWire.Media>
+      readonly get: (id: string) => Promise<MediaWire.Media>
+    }
+  >
+  readonly posts: Facade<
+    "posts",
+    {
+      readonly create: (input: typeof Post.CreatePostRequest.Encoded) => Promise<Post.CreatePostResponse>
+      /** Creates 1 to 31 posts, each created or refused on its own, as `POST /v1/posts/batch` does. */
+      readonly createBatch: (input: typeof Post.CreatePostBatchRequest.Encoded) => Promise<Post.CreatePostBatchResponse>
+      readonly validate: (input: typeof Post.CreatePostRequest.Encoded) => Promise<Post.ValidatePostResponse>
+      readonly get: (id: string) => Promise<Post.Post>
+      readonly list: (query?: ListPostsInput) => Promise<Post.PostList>
+      readonly update: (id: string, input: typeof Post.UpdatePostRequest.Encoded) => Promise<Post.Post>
+      readonly cancel: (id: string) => Promise<Post.Post>
+      readonly retry: (id: string) => Promise<Post.RetryPostResponse>
+    }
+  >
+  readonly webhooks: Facade<
+    "webhooks",
+    {
+      readonly create: (input: typeof Webhook.CreateWebhookRequest.Encoded) => Promise<Webhook.CreatedWebhookEndpoint>
+      readonly list: (query?: PageQuery) => Promise<Webhook.WebhookEndpointList>
+      readonly delete: (id: string) => Promise<Webhook.DeletedWebhookEndpoint>
+    }
+  >
 }
 
 /** A page request: `limit` 1–100 (default 25) and the `cursor.next` of the page before. */
@@ -180,11 +199,6 @@ export interface PostwireEngine {
   readonly close: () => Promise<void>
 }
 
-const withLimit = <Q extends { readonly limit?: number }>(query: Q | undefined) => {
-  const { limit, ...rest } = query ?? ({} as Q)
-  return limit === undefined ? rest : { ...rest, limit: String(limit) }
-}
-
 /**
  * Starts the engine: opens (and migrates) the database, starts the publisher and the webhook
  * dispatcher, and resolves once everything is ready. Call `close()` when the app stops.
@@ -193,7 +207,8 @@ export const make = async (options: EngineOptions = {}): Promise<PostwireEngine>
   const locale = options.locale ?? "en"
   const settings = resolveEmbedSettings(options)
   const publicUrl = settings.publicUrl
-  const runtime = ManagedRuntime.make(layer(options))
+  // The handlers of the public API run in-process: the facade calls them (see EngineFacade.ts).
+  const runtime = ManagedRuntime.make(contractHandlers(layer(options)))
   const started = await runtime.runPromiseExit(Effect.void)
   if (Exit.isFailure(started)) {
     await runtime.dispose()
@@ -207,17 +222,26 @@ export const make = async (options: EngineOptions = {}): Promise<PostwireEngine>
   const asPromise = toPromiseFailure(locale, publicUrl)
   const run = <A, E>(effect: Effect.Effect<A, E, EngineServices>): Promise<A> => runtime.runPromise(asPromise(effect))
 
+  const context = await runtime.runPromise(Effect.context<never>())
+  const runAny = <A>(effect: Effect.Effect<A, unknown, never>): Promise<A> => runtime.runPromise(asPromise(effect))
+  const facadeFor = (key: CurrentKey["Service"]) => deriveEngineGroups(context, { key, locale }, runAny)
+
   const workspace = (id: string, { mode = "live" }: { readonly mode?: KeyKind } = {}): EngineWorkspace => {
     const caller: Caller = { workspaceId: Ids.unchecked("workspace", id), keyId: Ids.unchecked("key", "engine"), kind: mode }
+    const derived = facadeFor({ ...caller, scopes: allScopes, approvalLinks: "shown" })
+    const { approvals: _approvals, ...groups } = derived
     return {
+      ...groups,
       id,
       profiles: {
+        ...derived.profiles,
+        // The admin API's: a profile by name, answering its id.
         create: (input) =>
-          run(Effect.flatMap(decodeInput(CreateProfile, "body")(input), (body) => Workspaces.createProfile(caller.workspaceId, body))),
-        list: (query) =>
-          run(Effect.flatMap(decodeInput(Account.ListProfilesQuery, "query")(withLimit(query)), (q) => Accounts.listProfiles(caller, q)))
+          run(Effect.flatMap(decodeInput(CreateProfile, "body")(input), (body) => Workspaces.createProfile(caller.workspaceId, body)))
       },
       accounts: {
+        ...derived.accounts,
+        // The admin API's: an account with its credentials, or a sandbox one.
         create: (input) =>
           run(
             Effect.flatMap(decodeInput(CreateAccount, "body")(input), (body) =>
@@ -232,60 +256,18 @@ export const make = async (options: EngineOptions = {}): Promise<PostwireEngine>
                 externalId: body.external_id
               })
             )
-          ),
-        get: (accountId) => run(Accounts.getAccount(caller, Ids.unchecked("account", accountId))),
-        list: (query) =>
-          run(Effect.flatMap(decodeInput(Account.ListAccountsQuery, "query")(withLimit(query)), (q) => Accounts.listAccounts(caller, q)))
-      },
-      media: {
-        upload: (input) =>
-          run(Effect.flatMap(decodeInput(MediaWire.UploadMediaRequest, "body")(input), (body) => Media.uploadMedia(caller, body))),
-        get: (mediaId) => run(Effect.map(Media.getMedia(caller, Ids.unchecked("media", mediaId)), (m) => Views.media(m, locale, publicUrl)))
-      },
-      posts: {
-        create: (input) =>
-          run(
-            Effect.flatMap(decodeInput(Post.CreatePostRequest, "body")(input), (body) =>
-              Effect.map(Posts.createPost(caller, body), (p) => Views.created(p, locale, publicUrl))
-            )
-          ),
-        createBatch: (input) =>
-          run(
-            Effect.flatMap(decodeInput(Post.CreatePostBatchRequest, "body")(input), (body) =>
-              Effect.map(PostBatch.createPostBatch(caller, body), (r) => Views.batch(r, locale, publicUrl))
-            )
-          ),
-        validate: (input) =>
-          run(
-            Effect.flatMap(decodeInput(Post.CreatePostRequest, "body")(input), (body) =>
-              Effect.map(Posts.validatePost(caller, body), (r) => Views.validation(r, locale, publicUrl))
-            )
-          ),
-        get: (postId) => run(Effect.map(Posts.getPost(caller, Ids.unchecked("post", postId)), (p) => Views.post(p, locale, publicUrl))),
-        list: (query) =>
-          run(
-            Effect.flatMap(decodeInput(Post.ListPostsQuery, "query")(withLimit(query)), (q) =>
-              Effect.map(Posts.listPosts(caller, q), (page) => Views.postList(page, locale, publicUrl))
-            )
-          ),
-        update: (postId, input) =>
-          run(
-            Effect.flatMap(decodeInput(Post.UpdatePostRequest, "body")(input), (body) =>
-              Effect.map(Posts.updatePost(caller, Ids.unchecked("post", postId), body), (p) => Views.post(p, locale, publicUrl))
-            )
-          ),
-        cancel: (postId) => run(Effect.map(Posts.cancelPost(caller, Ids.unchecked("post", postId)), (p) => Views.post(p, locale, publicUrl))),
-        retry: (postId) => run(Effect.map(Posts.retryPost(caller, Ids.unchecked("post", postId)), (r) => Views.retried(r, locale, publicUrl)))
-      },
-      webhooks: {
-        create: (input) =>
-          run(Effect.flatMap(decodeInput(Webhook.CreateWebhookRequest, "body")(input), (body) => Webhooks.createEndpoint(caller, body))),
-        list: (query) =>
-          run(Effect.flatMap(decodeInput(Webhook.ListWebhooksQuery, "query")(withLimit(query)), (q) => Webhooks.listEndpoints(caller, q))),
-        delete: (endpointId) => run(Webhooks.deleteEndpoint(caller, Ids.unchecked("webhook", endpointId)))
+          )
       }
     }
   }
+  // A decision's token is its credential: no workspace acts.
+  const approvals = facadeFor({
+    workspaceId: Ids.unchecked("workspace", "none"),
+    keyId: Ids.unchecked("key", "engine"),
+    kind: "live",
+    scopes: [],
+    approvalLinks: "shown"
+  }).approvals
 
   return {
     workspaces: {
@@ -297,14 +279,7 @@ export const make = async (options: EngineOptions = {}): Promise<PostwireEngine>
         )
     },
     workspace,
-    approvals: {
-      decide: (token, input) =>
-        run(
-          Effect.flatMap(decodeInput(Approval.DecisionRequest, "body")(input), (body) =>
-            Effect.map(Approvals.decideApproval(token, body), (d) => Views.decision(d, locale, publicUrl))
-          )
-        )
-    },
+    approvals: { decide: approvals.decide },
     events: { subscribe: (handler) => feed.subscribe(handler) },
     close: () => runtime.dispose()
   }

@@ -12,6 +12,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Accounts, type Caller, Connect, Media, PostBatch, Posts, Profiles } from "@postwire/core"
 import { Api, CurrentKey, Ids, Media as MediaWire, Post, PostwireError } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
+import { withMetrics } from "./AnalyticsHandlers.ts"
 import { respond } from "./Failures.ts"
 import * as FastJson from "./FastJson.ts"
 import { idempotent } from "./Idempotency.ts"
@@ -88,7 +89,8 @@ export const PostsHandlers = HttpApiBuilder.group(Api, "posts", (handlers) =>
       Effect.gen(function* () {
         const locale = yield* requestLocale
         const { publicUrl } = yield* ServerConfig
-        return postBody(Views.post(yield* respond(Posts.getPost(yield* caller, Ids.unchecked("post", params.id))), locale, publicUrl))
+        const view = Views.post(yield* respond(Posts.getPost(yield* caller, Ids.unchecked("post", params.id))), locale, publicUrl)
+        return postBody(yield* withMetrics(view))
       })
     )
     .handle("update", ({ params, payload }) =>

@@ -385,6 +385,13 @@ const batchWriter: Effect.Effect<
         FROM jsonb_to_recordset(${JSON.stringify(polls)}::jsonb) AS r(workspace_id text, target_id text, post_id text,
           account_id text, platform text, platform_post_id text, published_at bigint, next_poll_at bigint)
         ON CONFLICT (workspace_id, target_id) DO NOTHING)`)
+      // And its metrics are read (AnalyticsCollection, which places the first reading on its schedule).
+      statements.push(sql`analytics AS (INSERT INTO analytics_targets (workspace_id, target_id, post_id, account_id, platform,
+          platform_post_id, published_at, state, next_due_at)
+        SELECT workspace_id, target_id, post_id, account_id, platform, platform_post_id, published_at, 'active', published_at
+        FROM jsonb_to_recordset(${JSON.stringify(polls)}::jsonb) AS r(workspace_id text, target_id text, post_id text,
+          account_id text, platform text, platform_post_id text, published_at bigint)
+        ON CONFLICT (workspace_id, target_id) DO NOTHING)`)
     }
     if (accounts.size > 0) {
       statements.push(sql`accounts AS (UPDATE accounts a

@@ -21,6 +21,7 @@ import hotUpdates from "./0012_hot_updates.ts"
 import postTraceParent from "./0013_post_trace_parent.ts"
 import outboxPending from "./0014_outbox_pending.ts"
 import keyApprovalLinks from "./0015_key_approval_links.ts"
+import analytics from "./0016_analytics.ts"
 
 /** The table recording applied migrations; named for Postwire so it never meets an app's own. */
 export const table = "postwire_migrations"
@@ -40,7 +41,8 @@ const migrations = {
   "0012_hot_updates": hotUpdates,
   "0013_post_trace_parent": postTraceParent,
   "0014_outbox_pending": outboxPending,
-  "0015_key_approval_links": keyApprovalLinks
+  "0015_key_approval_links": keyApprovalLinks,
+  "0016_analytics": analytics
 }
 
 /** Every migration, keyed `<number>_<name>`; append new ones, never edit applied ones. */
