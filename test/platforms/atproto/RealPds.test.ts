@@ -42,7 +42,7 @@ beforeAll(async () => {
   const identities = await Effect.runPromise(
     Effect.gen(function* () {
       const client = yield* HttpClient.HttpClient
-      const connect = AtprotoConnect.make({ serviceUrl: proxy.url }, Wire.make(client, { timeoutMs: 10_000, retry: { attempts: 1, baseDelayMs: 1 } }))
+      const connect = AtprotoConnect.make({ ...AtprotoConnect.defaults, serviceUrl: proxy.url }, Wire.make(client, { timeoutMs: 10_000, retry: { attempts: 1, baseDelayMs: 1 } }))
       return yield* connect.login({ identifier: maya.handle, password: maya.appPassword })
     }).pipe(Effect.provide(FetchHttpClient.layer))
   )
@@ -196,7 +196,7 @@ describe("Bluesky adapter against the reference PDS", () => {
   it.live("refreshes the session with refreshSession and disconnect deletes it", () =>
     Effect.gen(function* () {
       const client = yield* HttpClient.HttpClient
-      const connect = AtprotoConnect.make({ serviceUrl: pds.url }, Wire.make(client, { timeoutMs: 10_000, retry: { attempts: 1, baseDelayMs: 1 } }))
+      const connect = AtprotoConnect.make({ ...AtprotoConnect.defaults, serviceUrl: pds.url }, Wire.make(client, { timeoutMs: 10_000, retry: { attempts: 1, baseDelayMs: 1 } }))
       const [identity] = yield* connect.login({ identifier: maya.did, password: maya.appPassword })
       const refreshed = yield* connect.refresh(identity!.credentials)
       assert.strictEqual(refreshed._tag, "Refreshed")
