@@ -19,6 +19,7 @@
  * |---|---|---|
  * | `serviceUrl` | `POSTWIRE_ATPROTO_SERVICE_URL` | `https://bsky.social` (the entryway that finds each account's PDS) |
  * | `plcUrl` | `POSTWIRE_ATPROTO_PLC_URL` | `https://plc.directory` (DID documents, for OAuth discovery) |
+ * | `oauthClientId` | `POSTWIRE_ATPROTO_OAUTH_CLIENT_ID` | none: OAuth only on a loopback Postwire |
  *
  * @since 0.5.0
  */
@@ -36,10 +37,16 @@ export interface Settings {
   readonly serviceUrl: string
   /** The PLC directory that holds `did:plc` documents (OAuth discovery). */
   readonly plcUrl: string
+  /**
+   * The address of Postwire's OAuth client metadata document (`OAuth.clientMetadata`), for a
+   * public deployment; `null`: OAuth only on a loopback Postwire (the spec's loopback client),
+   * app passwords elsewhere.
+   */
+  readonly oauthClientId: string | null
 }
 
 /** Defaults: Bluesky's entryway and the public PLC directory. */
-export const defaults: Settings = { serviceUrl: "https://bsky.social", plcUrl: "https://plc.directory" }
+export const defaults: Settings = { serviceUrl: "https://bsky.social", plcUrl: "https://plc.directory", oauthClientId: null }
 
 /** The connect page's fields (`connect.form`). */
 export const form: ReadonlyArray<ConnectFormField> = [
@@ -136,8 +143,10 @@ export const make = (settings: Settings, wire: Wire) => {
       const found = yield* Effect.mapError(OAuth.discover(wire, settings, identifier), fromPlatformFailure)
       // A server without OAuth: the app password is the only way in.
       if (found === undefined) return yield* Effect.fail(connectFailure("connect_failed", "password_missing"))
+      const clientId = OAuth.loopbackClientId(request.redirectUri) ?? settings.oauthClientId
+      // A public Postwire without a client metadata document: the app password is the way in.
+      if (clientId === null) return yield* Effect.fail(connectFailure("connect_failed", "password_missing"))
       const jwk = OAuth.newKey()
-      const clientId = OAuth.clientIdFor(request.redirectUri)
       const nonces = new Map<string, string>()
       const now = yield* Clock.currentTimeMillis
       const pushed = yield* Effect.mapError(

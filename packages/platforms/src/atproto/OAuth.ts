@@ -8,10 +8,11 @@
  * https://datatracker.ietf.org/doc/html/rfc9449 (DPoP)
  * https://datatracker.ietf.org/doc/html/rfc9126 (PAR)
  *
- * Postwire is a public client (`token_endpoint_auth_method: none`). Its client id is the address
- * of its client metadata document, `{public URL}/connect/atproto/client-metadata.json`, or, for a
- * Postwire on a loopback address (local use, tests), the spec's loopback client id
- * `http://localhost?redirect_uri=…&scope=…` (the redirect on `127.0.0.1`).
+ * Postwire is a public client (`token_endpoint_auth_method: none`). On a loopback address (local
+ * use, tests) its client id is the spec's loopback client id `http://localhost?redirect_uri=…&scope=…`
+ * (the redirect on `127.0.0.1`); a public deployment serves `clientMetadata(...)` at an https
+ * address of its own and names it in `POSTWIRE_ATPROTO_OAUTH_CLIENT_ID` (without it, its Bluesky
+ * accounts connect with app passwords only).
  *
  * @since 0.6.0
  */
@@ -76,20 +77,23 @@ export const proof = (jwk: JsonWebKey, method: string, url: string, nowMs: numbe
 const wantsNonce = (response: WireResponse): boolean =>
   stringField(response.json, "error") === "use_dpop_nonce" || (response.headers?.["www-authenticate"] ?? "").includes("use_dpop_nonce")
 
-/** The client id for a callback address: the loopback form on 127.0.0.1/localhost, the metadata document's address otherwise. */
-export const clientIdFor = (redirectUri: string): string => {
+/** The loopback client id for a callback address on 127.0.0.1 or localhost; `undefined` for any other address. */
+export const loopbackClientId = (redirectUri: string): string | undefined => {
   const url = new URL(redirectUri)
   if (url.hostname === "127.0.0.1" || url.hostname === "[::1]" || url.hostname === "localhost") {
     return `http://localhost?${new URLSearchParams({ redirect_uri: redirectUri, scope })}`
   }
-  return redirectUri.replace(/\/connect\/callback\/atproto$/, "/connect/atproto/client-metadata.json")
+  return undefined
 }
 
-/** The client metadata document Postwire serves at its client id (public deployments). */
-export const clientMetadata = (publicUrl: string) => {
+/**
+ * The client metadata document a public deployment serves at its client id (the address given
+ * as `POSTWIRE_ATPROTO_OAUTH_CLIENT_ID`, https): `client_id` must be that very address.
+ */
+export const clientMetadata = (publicUrl: string, clientId: string) => {
   const base = publicUrl.replace(/\/+$/, "")
   return {
-    client_id: `${base}/connect/atproto/client-metadata.json`,
+    client_id: clientId,
     client_name: "Postwire",
     client_uri: base,
     redirect_uris: [`${base}/connect/callback/atproto`],

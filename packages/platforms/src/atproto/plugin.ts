@@ -60,7 +60,7 @@ export const atproto: PlatformPlugin<Atproto.Config, AtprotoConnect.Settings> = 
       videoServiceDid: read.text("POSTWIRE_ATPROTO_VIDEO_SERVICE_DID"),
       pollIntervalMs: read.pollIntervalMs
     },
-    connect: { serviceUrl: read.url("POSTWIRE_ATPROTO_SERVICE_URL"), plcUrl: read.url("POSTWIRE_ATPROTO_PLC_URL") }
+    connect: { serviceUrl: read.url("POSTWIRE_ATPROTO_SERVICE_URL"), plcUrl: read.url("POSTWIRE_ATPROTO_PLC_URL"), oauthClientId: read.exactUrl("POSTWIRE_ATPROTO_OAUTH_CLIENT_ID") }
   }),
   sandbox: {
     // Sandbox sessions do not expire on the simulated platform.
