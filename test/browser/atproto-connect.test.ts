@@ -66,6 +66,28 @@ describe.skipIf(!hasChromium)("Bluesky connect in Chromium against the reference
     return page
   }
 
+  /** Publishes a post with one image to the account through Postwire's API; the text of the record the PDS then holds. */
+  const publishedText = async (accountId: string, did: string, caption: string): Promise<string> => {
+    const upload = await call(server.baseUrl, "POST", "/v1/media", { key: liveKey, body: { data: Buffer.from(aPng({ width: 60, height: 40 })).toString("base64") } })
+    expect(upload.status).toBe(201)
+    const created = await call(server.baseUrl, "POST", "/v1/posts", {
+      key: liveKey,
+      body: { profile_id: server.profileId, caption, media: [upload.body.id], approval: { mode: "none" }, targets: [{ account_id: accountId }] }
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const post = await eventually(
+      () => call(server.baseUrl, "GET", `/v1/posts/${created.body.id}`, { key: liveKey }),
+      (reply) => reply.body.status === "published" || reply.body.status === "failed",
+      "the Bluesky post to publish",
+      { intervalMs: 200 }
+    )
+    expect(post.body.status, JSON.stringify(post.body.targets[0])).toBe("published")
+    const rkey = String(post.body.targets[0].permalink).split("/").at(-1)!
+    const record = await pds.xrpc("com.atproto.repo.getRecord", { params: { repo: did, collection: "app.bsky.feed.post", rkey } })
+    expect(record.status).toBe(200)
+    return record.json.value.text
+  }
+
   it("connects with a handle and an app password made on the PDS, after a wrong one is refused, and publishes with it", async () => {
     const link = await aConnectLink(server, { platform: "atproto", redirect_url: back }, liveKey)
     expect(link.status).toBe(201)
@@ -95,25 +117,7 @@ describe.skipIf(!hasChromium)("Bluesky connect in Chromium against the reference
     expect(account).toMatchObject({ platform: "atproto", handle: maya.handle, status: "connected" })
 
     // The sealed session works: a post published through Postwire is on the PDS.
-    const upload = await call(server.baseUrl, "POST", "/v1/media", { key: liveKey, body: { data: Buffer.from(aPng({ width: 60, height: 40 })).toString("base64") } })
-    expect(upload.status).toBe(201)
-    const created = await call(server.baseUrl, "POST", "/v1/posts", {
-      key: liveKey,
-      body: { profile_id: server.profileId, caption: "Connected from the browser", media: [upload.body.id], approval: { mode: "none" }, targets: [{ account_id: accountId }] }
-    })
-    expect(created.status, JSON.stringify(created.body)).toBe(201)
-    const post = await eventually(
-      () => call(server.baseUrl, "GET", `/v1/posts/${created.body.id}`, { key: liveKey }),
-      (reply) => reply.body.status === "published" || reply.body.status === "failed",
-      "the Bluesky post to publish",
-      { intervalMs: 200 }
-    )
-    expect(post.body.status, JSON.stringify(post.body.targets[0])).toBe("published")
-    const published = post.body.targets[0]
-    const rkey = String(published.permalink).split("/").at(-1)!
-    const record = await pds.xrpc("com.atproto.repo.getRecord", { params: { repo: maya.did, collection: "app.bsky.feed.post", rkey } })
-    expect(record.status).toBe(200)
-    expect(record.json.value.text).toBe("Connected from the browser")
+    expect(await publishedText(accountId, maya.did, "Connected from the browser")).toBe("Connected from the browser")
   })
 
   it("connects through the PDS's own OAuth sign-in and consent pages (PAR, PKCE, DPoP) when no app password is given, and publishes with DPoP-bound tokens", async () => {
@@ -149,21 +153,6 @@ describe.skipIf(!hasChromium)("Bluesky connect in Chromium against the reference
     const account = (await call(server.baseUrl, "GET", `/v1/accounts/${accountId}`, { key: liveKey })).body
     expect(account).toMatchObject({ platform: "atproto", handle: ana.handle, status: "connected" })
 
-    const upload = await call(server.baseUrl, "POST", "/v1/media", { key: liveKey, body: { data: Buffer.from(aPng({ width: 40, height: 40 })).toString("base64") } })
-    const created = await call(server.baseUrl, "POST", "/v1/posts", {
-      key: liveKey,
-      body: { profile_id: server.profileId, caption: "Signed in with OAuth", media: [upload.body.id], approval: { mode: "none" }, targets: [{ account_id: accountId }] }
-    })
-    expect(created.status, JSON.stringify(created.body)).toBe(201)
-    const post = await eventually(
-      () => call(server.baseUrl, "GET", `/v1/posts/${created.body.id}`, { key: liveKey }),
-      (reply) => reply.body.status === "published" || reply.body.status === "failed",
-      "the Bluesky post to publish",
-      { intervalMs: 200 }
-    )
-    expect(post.body.status, JSON.stringify(post.body.targets[0])).toBe("published")
-    const rkey = String(post.body.targets[0].permalink).split("/").at(-1)!
-    const record = await pds.xrpc("com.atproto.repo.getRecord", { params: { repo: ana.did, collection: "app.bsky.feed.post", rkey } })
-    expect(record.json.value.text).toBe("Signed in with OAuth")
+    expect(await publishedText(accountId, ana.did, "Signed in with OAuth")).toBe("Signed in with OAuth")
   })
 })
