@@ -15,7 +15,7 @@ const connector = (fake: PdsFake.PdsFake) =>
   Effect.gen(function* () {
     const client = yield* HttpClient.HttpClient
     const wire = Wire.make(client, { timeoutMs: 5_000, retry: { attempts: 2, baseDelayMs: 1 } })
-    return AtprotoConnect.make({ serviceUrl: fake.url }, wire)
+    return AtprotoConnect.make({ ...AtprotoConnect.defaults, serviceUrl: fake.url }, wire)
   }).pipe(Effect.provide(FetchHttpClient.layer))
 
 describe("Bluesky connect", () => {

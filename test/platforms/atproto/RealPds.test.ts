@@ -42,7 +42,7 @@ beforeAll(async () => {
   const identities = await Effect.runPromise(
     Effect.gen(function* () {
       const client = yield* HttpClient.HttpClient
-      const connect = AtprotoConnect.make({ serviceUrl: proxy.url }, Wire.make(client, { timeoutMs: 10_000, retry: { attempts: 1, baseDelayMs: 1 } }))
+      const connect = AtprotoConnect.make({ ...AtprotoConnect.defaults, serviceUrl: proxy.url }, Wire.make(client, { timeoutMs: 10_000, retry: { attempts: 1, baseDelayMs: 1 } }))
       return yield* connect.login({ identifier: maya.handle, password: maya.appPassword })
     }).pipe(Effect.provide(FetchHttpClient.layer))
   )
@@ -196,7 +196,7 @@ describe("Bluesky adapter against the reference PDS", () => {
   it.live("refreshes the session with refreshSession and disconnect deletes it", () =>
     Effect.gen(function* () {
       const client = yield* HttpClient.HttpClient
-      const connect = AtprotoConnect.make({ serviceUrl: pds.url }, Wire.make(client, { timeoutMs: 10_000, retry: { attempts: 1, baseDelayMs: 1 } }))
+      const connect = AtprotoConnect.make({ ...AtprotoConnect.defaults, serviceUrl: pds.url }, Wire.make(client, { timeoutMs: 10_000, retry: { attempts: 1, baseDelayMs: 1 } }))
       const [identity] = yield* connect.login({ identifier: maya.did, password: maya.appPassword })
       const refreshed = yield* connect.refresh(identity!.credentials)
       assert.strictEqual(refreshed._tag, "Refreshed")
@@ -228,7 +228,7 @@ describe.each(backends())("Bluesky end to end through Postwire's API and the ref
     const link = await aConnectLink(server, { platform: "atproto", redirect_url: "https://app.example.com/connected" }, liveKey)
     expect(link.status).toBe(201)
     const page = await step(link.body.url)
-    expect(page.body).toContain('<label for="field-password">App password</label>')
+    expect(page.body).toContain('<label for="field-password">App password <span class="hint">(optional)')
     const connected = await fetch(`${link.body.url}/start`, {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -19,6 +19,8 @@ import { join } from "node:path"
 /** A running PDS with one account and its app password. */
 export interface RealPds {
   readonly url: string
+  /** The PLC directory holding the accounts' DID documents. */
+  readonly plcUrl: string
   /** Creates an account (`{name}.test`) and an app password for it. */
   readonly account: (name: string) => Promise<{ readonly did: string; readonly handle: string; readonly password: string; readonly appPassword: string; readonly accessJwt: string }>
   /** Calls an XRPC method of the PDS directly (its own API, for reading back). */
@@ -80,6 +82,7 @@ export const start = async (): Promise<RealPds> => {
   }
   return {
     url,
+    plcUrl,
     xrpc,
     account: async (name) => {
       const password = `${name}-long-password-1`

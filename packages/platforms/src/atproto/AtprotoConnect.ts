@@ -8,28 +8,45 @@
  * https://docs.bsky.app/docs/api/com-atproto-server-refresh-session
  * https://docs.bsky.app/docs/api/com-atproto-server-delete-session
  *
- * atproto OAuth (PAR, PKCE, DPoP) is not offered yet: see docs/decisions.md.
+ * With the handle alone (no app password), the account connects through atproto OAuth when its
+ * PDS offers it (`OAuth.ts`: discovery, PAR with PKCE, DPoP-bound tokens): `begin` redirects to
+ * the account's authorization server with the DPoP key and the endpoints in the sealed `memo`,
+ * `exchange` trades the code at the token endpoint (with a DPoP proof) and checks that the
+ * token's `sub` is the DID the handle named. Renewal is the token endpoint's `refresh_token`
+ * grant (DPoP), disconnect the revocation endpoint.
  *
  * | setting | environment | default |
  * |---|---|---|
  * | `serviceUrl` | `POSTWIRE_ATPROTO_SERVICE_URL` | `https://bsky.social` (the entryway that finds each account's PDS) |
+ * | `plcUrl` | `POSTWIRE_ATPROTO_PLC_URL` | `https://plc.directory` (DID documents, for OAuth discovery) |
+ * | `oauthClientId` | `POSTWIRE_ATPROTO_OAUTH_CLIENT_ID` | none: OAuth only on a loopback Postwire |
  *
  * @since 0.5.0
  */
-import type { ConnectedIdentity, ConnectFailure, ConnectFormField, TokenRefresh, TokenRevocation } from "@postwire/core"
+import type { JsonWebKey } from "node:crypto"
+import type { BeginRequest, CodeExchange, ConnectedIdentity, ConnectFailure, ConnectFormField, TokenRefresh, TokenRevocation } from "@postwire/core"
 import { Clock, Effect } from "effect"
 import { connectFailure, fromPlatformFailure, malformedAnswer, type PlatformConnect, send, unavailable } from "../internal/ConnectWire.ts"
-import type { Wire, WireResponse } from "../internal/Wire.ts"
+import { field, stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
+import * as OAuth from "./OAuth.ts"
 import * as Xrpc from "./Xrpc.ts"
 
 /** Connect settings. */
 export interface Settings {
   /** Where sessions are created: a PDS or the entryway (`https://bsky.social`). */
   readonly serviceUrl: string
+  /** The PLC directory that holds `did:plc` documents (OAuth discovery). */
+  readonly plcUrl: string
+  /**
+   * The address of Postwire's OAuth client metadata document (`OAuth.clientMetadata`), for a
+   * public deployment; `null`: OAuth only on a loopback Postwire (the spec's loopback client),
+   * app passwords elsewhere.
+   */
+  readonly oauthClientId: string | null
 }
 
-/** Defaults: Bluesky's entryway. */
-export const defaults: Settings = { serviceUrl: "https://bsky.social" }
+/** Defaults: Bluesky's entryway and the public PLC directory. */
+export const defaults: Settings = { serviceUrl: "https://bsky.social", plcUrl: "https://plc.directory", oauthClientId: null }
 
 /** The connect page's fields (`connect.form`). */
 export const form: ReadonlyArray<ConnectFormField> = [
@@ -46,8 +63,8 @@ export const form: ReadonlyArray<ConnectFormField> = [
     label: "App password",
     kind: "password",
     placeholder: "xxxx-xxxx-xxxx-xxxx",
-    help: "Create one in Bluesky under Settings → Privacy and security → App passwords. Postwire uses it once and does not keep it.",
-    required: true
+    help: "Create one in Bluesky under Settings → Privacy and security → App passwords. Postwire uses it once and does not keep it. Leave it empty to sign in on your server instead, where it offers that.",
+    required: false
   }
 ]
 
@@ -74,6 +91,29 @@ const identity = (session: Xrpc.AtprotoCredentials, displayName: string | null):
   grantId: session.did
 })
 
+/** What an OAuth connect keeps (sealed) between `begin` and `exchange`. */
+interface Memo {
+  readonly did: string
+  readonly handle: string | null
+  readonly pds: string
+  readonly issuer: string
+  readonly token: string
+  readonly revocation: string | null
+  readonly client_id: string
+  readonly dpop_jwk: JsonWebKey
+  readonly nonce: string | null
+}
+
+const readMemo = (memo: string | undefined): Memo | undefined => {
+  if (memo === undefined) return undefined
+  try {
+    const value = JSON.parse(memo) as Memo
+    return typeof value.did === "string" && typeof value.token === "string" && typeof value.dpop_jwk === "object" ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** Creates the connector's operations. */
 export const make = (settings: Settings, wire: Wire) => {
   const service = settings.serviceUrl.replace(/\/+$/, "")
@@ -97,6 +137,103 @@ export const make = (settings: Settings, wire: Wire) => {
       return [identity(session, null)] as ReadonlyArray<ConnectedIdentity>
     }).pipe(Effect.withSpan("connect.atproto.login"))
 
+  /** Starts an OAuth connect: discovery, then the pushed authorization request. */
+  const authorize = (request: BeginRequest, identifier: string) =>
+    Effect.gen(function* () {
+      const found = yield* Effect.mapError(OAuth.discover(wire, settings, identifier), fromPlatformFailure)
+      // A server without OAuth: the app password is the only way in.
+      if (found === undefined) return yield* Effect.fail(connectFailure("connect_failed", "password_missing"))
+      const clientId = OAuth.loopbackClientId(request.redirectUri) ?? settings.oauthClientId
+      // A public Postwire without a client metadata document: the app password is the way in.
+      if (clientId === null) return yield* Effect.fail(connectFailure("connect_failed", "password_missing"))
+      const jwk = OAuth.newKey()
+      const nonces = new Map<string, string>()
+      const now = yield* Clock.currentTimeMillis
+      const pushed = yield* Effect.mapError(
+        OAuth.sendWithProof(wire, jwk, nonces, now, () =>
+          OAuth.form(found.par, {
+            client_id: clientId,
+            response_type: "code",
+            redirect_uri: request.redirectUri,
+            scope: OAuth.scope,
+            state: request.state,
+            code_challenge: OAuth.challenge(request.codeVerifier),
+            code_challenge_method: "S256",
+            ...(identifier.startsWith("did:") ? { login_hint: found.did } : { login_hint: identifier })
+          })
+        ),
+        fromPlatformFailure
+      )
+      const requestUri = stringField(pushed.json, "request_uri")
+      if (!Xrpc.ok(pushed) || requestUri === undefined) {
+        if (pushed.status >= 500 || pushed.status === 429) return yield* Effect.fail(unavailable(`http_${pushed.status}`))
+        return yield* Effect.fail(connectFailure("connect_failed", stringField(pushed.json, "error") ?? `http_${pushed.status}`))
+      }
+      const memo: Memo = {
+        did: found.did,
+        handle: identifier.startsWith("did:") ? null : identifier,
+        pds: found.pds,
+        issuer: found.issuer,
+        token: found.token,
+        revocation: found.revocation,
+        client_id: clientId,
+        dpop_jwk: jwk,
+        nonce: nonces.get(new URL(found.token).origin) ?? null
+      }
+      // `state` is in the pushed request; it is repeated on the address because Postwire binds
+      // the connection to this browser by the address's `state` (the server ignores it there).
+      const url = `${found.authorize}?${new URLSearchParams({ client_id: clientId, request_uri: requestUri, state: request.state })}`
+      return { _tag: "Redirect" as const, url, memo: JSON.stringify(memo) }
+    }).pipe(Effect.withSpan("connect.atproto.authorize"))
+
+  /** Trades the callback's code for DPoP-bound tokens. */
+  const exchange = (request: CodeExchange) =>
+    Effect.gen(function* () {
+      const memo = readMemo(request.memo)
+      if (memo === undefined) return yield* Effect.fail(connectFailure("connect_failed", "no_redirect_flow"))
+      const nonces = new Map<string, string>(memo.nonce === null ? [] : [[new URL(memo.token).origin, memo.nonce]])
+      const now = yield* Clock.currentTimeMillis
+      const answer = yield* Effect.mapError(
+        OAuth.sendWithProof(wire, memo.dpop_jwk, nonces, now, () =>
+          OAuth.form(memo.token, {
+            grant_type: "authorization_code",
+            code: request.code,
+            redirect_uri: request.redirectUri,
+            code_verifier: request.codeVerifier,
+            client_id: memo.client_id
+          })
+        ),
+        fromPlatformFailure
+      )
+      const access = stringField(answer.json, "access_token")
+      const refreshToken = stringField(answer.json, "refresh_token")
+      const sub = stringField(answer.json, "sub")
+      if (!Xrpc.ok(answer)) {
+        if (answer.status >= 500 || answer.status === 429) return yield* Effect.fail(unavailable(`http_${answer.status}`))
+        return yield* Effect.fail(connectFailure("connect_failed", stringField(answer.json, "error") ?? `http_${answer.status}`))
+      }
+      if (access === undefined || refreshToken === undefined || sub === undefined) return yield* Effect.fail(malformedAnswer("token"))
+      // The token must be for the account the handle named (atproto OAuth: check `sub`).
+      if (sub !== memo.did) return yield* Effect.fail(connectFailure("connect_failed", "oauth_subject_mismatch"))
+      const expiresIn = Number(field(answer.json, "expires_in"))
+      const session: Xrpc.AtprotoCredentials = {
+        did: sub,
+        handle: memo.handle ?? sub,
+        service: memo.pds,
+        access_jwt: access,
+        refresh_jwt: refreshToken,
+        oauth: { issuer: memo.issuer, token_endpoint: memo.token, revocation_endpoint: memo.revocation, client_id: memo.client_id, dpop_jwk: memo.dpop_jwk as Record<string, unknown> }
+      }
+      const base = identity(session, null)
+      return [
+        {
+          ...base,
+          scopes: (stringField(answer.json, "scope") ?? "").split(" ").filter((s) => s !== ""),
+          accessTokenExpiresAt: Number.isFinite(expiresIn) && expiresIn > 0 ? now + expiresIn * 1000 : base.accessTokenExpiresAt
+        }
+      ] as ReadonlyArray<ConnectedIdentity>
+    }).pipe(Effect.withSpan("connect.atproto.exchange"))
+
   const refresh = (json: string): Effect.Effect<TokenRefresh, ConnectFailure> =>
     Effect.gen(function* () {
       const stored = yield* Xrpc.decode(json)
@@ -113,6 +250,14 @@ export const make = (settings: Settings, wire: Wire) => {
   const revoke = (json: string): Effect.Effect<TokenRevocation, ConnectFailure> =>
     Effect.gen(function* () {
       const stored = yield* Effect.mapError(Xrpc.decode(json), fromPlatformFailure)
+      if (stored.oauth !== undefined) {
+        // RFC 7009: the refresh token revoked (and the access tokens of its grant with it).
+        const endpoint = stored.oauth.revocation_endpoint
+        if (endpoint === null) return { _tag: "Revoked" as const }
+        const answer = yield* send(wire, OAuth.form(endpoint, { token: stored.refresh_jwt, token_type_hint: "refresh_token", client_id: stored.oauth.client_id }))
+        if (Xrpc.ok(answer) || answer.status === 400) return { _tag: "Revoked" as const }
+        return yield* Effect.fail(refusal(answer, yield* Clock.currentTimeMillis))
+      }
       const response = yield* send(
         wire,
         Xrpc.request(stored.service, { _tag: "procedure", nsid: "com.atproto.server.deleteSession", json: undefined }, stored.refresh_jwt)
@@ -129,8 +274,12 @@ export const make = (settings: Settings, wire: Wire) => {
     missing: [],
     // Never asked: `begin` connects without a redirect.
     authorizationUrl: () => `${service}/xrpc/com.atproto.server.createSession`,
-    begin: (request) => Effect.map(login(request.fields), (identities) => ({ _tag: "Connected" as const, identities })),
-    exchange: () => Effect.fail(connectFailure("connect_failed", "no_redirect_flow")),
+    begin: (request) => {
+      const identifier = (request.fields.identifier ?? "").trim().replace(/^@/, "")
+      if (identifier !== "" && (request.fields.password ?? "") === "") return authorize(request, identifier)
+      return Effect.map(login(request.fields), (identities) => ({ _tag: "Connected" as const, identities }))
+    },
+    exchange,
     login,
     refresh,
     revoke

@@ -16,11 +16,13 @@
  *
  * @since 0.5.0
  */
+import type { JsonWebKey } from "node:crypto"
 import type { CredentialsUpdate, PlatformFailure } from "@postwire/core"
 import { ErrorDetail } from "@postwire/domain"
 import { Clock, Effect, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
 import { failure, field, stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
+import * as OAuth from "./OAuth.ts"
 
 /** What Postwire keeps of a Bluesky account's session (sealed by the server; never the app password). */
 export const AtprotoCredentials = Schema.Struct({
@@ -30,7 +32,21 @@ export const AtprotoCredentials = Schema.Struct({
   /** The account's PDS, from its DID document (`#atproto_pds`), without a trailing slash. */
   service: Schema.String,
   access_jwt: Schema.String,
-  refresh_jwt: Schema.String
+  refresh_jwt: Schema.String,
+  /**
+   * Present for an account connected through atproto OAuth: the authorization server, the client
+   * id and the DPoP key the tokens are bound to (`access_jwt`/`refresh_jwt` then hold the OAuth
+   * access and refresh tokens).
+   */
+  oauth: Schema.optionalKey(
+    Schema.Struct({
+      issuer: Schema.String,
+      token_endpoint: Schema.String,
+      revocation_endpoint: Schema.NullOr(Schema.String),
+      client_id: Schema.String,
+      dpop_jwk: Schema.Record(Schema.String, Schema.Unknown)
+    })
+  )
 })
 /** What Postwire keeps of a Bluesky account's session. */
 export type AtprotoCredentials = typeof AtprotoCredentials.Type
@@ -159,9 +175,32 @@ export interface Session {
   readonly update: () => CredentialsUpdate | undefined
 }
 
-/** Refreshes a session with its refresh token. */
-export const refresh = (wire: Wire, credentials: AtprotoCredentials): Effect.Effect<AtprotoCredentials, PlatformFailure> =>
+/** The DPoP key of an OAuth session. */
+const keyOf = (oauth: NonNullable<AtprotoCredentials["oauth"]>) => oauth.dpop_jwk as JsonWebKey
+
+/** Refreshes an OAuth session at its token endpoint, with a DPoP proof (the refresh token rotates). */
+const refreshOAuth = (wire: Wire, credentials: AtprotoCredentials, oauth: NonNullable<AtprotoCredentials["oauth"]>, nonces: Map<string, string>) =>
   Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const response = yield* OAuth.sendWithProof(wire, keyOf(oauth), nonces, now, () =>
+      OAuth.form(oauth.token_endpoint, { grant_type: "refresh_token", refresh_token: credentials.refresh_jwt, client_id: oauth.client_id })
+    )
+    const access = stringField(response.json, "access_token")
+    const refreshed = stringField(response.json, "refresh_token")
+    if (ok(response) && access !== undefined && refreshed !== undefined) {
+      if (stringField(response.json, "sub") !== undefined && stringField(response.json, "sub") !== credentials.did) {
+        return yield* Effect.fail(failure("token_expired", "oauth_subject_changed", { needsReconnect: true }))
+      }
+      return { ...credentials, access_jwt: access, refresh_jwt: refreshed }
+    }
+    if (response.status === 429 || response.status >= 500) return yield* Effect.fail(toFailure(response, now))
+    return yield* Effect.fail(failure("token_expired", stringField(response.json, "error") ?? `http_${response.status}`, { needsReconnect: true }))
+  })
+
+/** Refreshes a session with its refresh token. */
+export const refresh = (wire: Wire, credentials: AtprotoCredentials, nonces: Map<string, string> = new Map()): Effect.Effect<AtprotoCredentials, PlatformFailure> =>
+  Effect.gen(function* () {
+    if (credentials.oauth !== undefined) return yield* refreshOAuth(wire, credentials, credentials.oauth, nonces)
     const response = yield* wire.send(request(credentials.service, { _tag: "procedure", nsid: "com.atproto.server.refreshSession", json: undefined }, credentials.refresh_jwt))
     const now = yield* Clock.currentTimeMillis
     if (!ok(response)) {
@@ -178,19 +217,33 @@ export const session = (wire: Wire, accountId: string, json: string | null): Eff
   Effect.map(decode(json), (stored) => {
     let credentials = stored
     let refreshed = false
-    const renew = Effect.map(refresh(wire, credentials), (next) => {
-      credentials = next
-      refreshed = true
-    })
+    const nonces = new Map<string, string>()
+    const renew = Effect.suspend(() => refresh(wire, credentials, nonces)).pipe(
+      Effect.tap((next) =>
+        Effect.sync(() => {
+          credentials = next
+          refreshed = true
+        })
+      ),
+      Effect.asVoid
+    )
+    // An OAuth session's calls carry `Authorization: DPoP …` and a proof bound to the token.
+    const send = (c: Call) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const oauth = credentials.oauth
+        if (oauth === undefined) return wire.send(request(credentials.service, c, credentials.access_jwt))
+        const token = credentials.access_jwt
+        return OAuth.sendWithProof(wire, keyOf(oauth), nonces, now, () => HttpClientRequest.setHeader(request(credentials.service, c, undefined), "authorization", `DPoP ${token}`), token)
+      })
     const call = (c: Call): Effect.Effect<WireResponse, PlatformFailure> =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const exp = jwtExpiry(credentials.access_jwt)
         if (!refreshed && exp !== null && exp <= now + 30_000) yield* renew
-        const first = yield* wire.send(request(credentials.service, c, credentials.access_jwt))
+        const first = yield* send(c)
         if (!expired(first) || refreshed) return first
         yield* renew
-        return yield* wire.send(request(credentials.service, c, credentials.access_jwt))
+        return yield* send(c)
       })
     return {
       call,

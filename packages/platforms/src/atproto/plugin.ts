@@ -15,6 +15,7 @@
  * | `publish.videoServiceDid` | `POSTWIRE_ATPROTO_VIDEO_SERVICE_DID` | `did:web:video.bsky.app` |
  * | `publish.pollIntervalMs` | `POSTWIRE_PLATFORM_POLL_INTERVAL_MS` | 2000 (video job checks) |
  * | `connect.serviceUrl` | `POSTWIRE_ATPROTO_SERVICE_URL` | `https://bsky.social` |
+ * | `connect.plcUrl` | `POSTWIRE_ATPROTO_PLC_URL` | `https://plc.directory` (OAuth discovery) |
  *
  * @since 0.5.0
  */
@@ -59,7 +60,7 @@ export const atproto: PlatformPlugin<Atproto.Config, AtprotoConnect.Settings> = 
       videoServiceDid: read.text("POSTWIRE_ATPROTO_VIDEO_SERVICE_DID"),
       pollIntervalMs: read.pollIntervalMs
     },
-    connect: { serviceUrl: read.url("POSTWIRE_ATPROTO_SERVICE_URL") }
+    connect: { serviceUrl: read.url("POSTWIRE_ATPROTO_SERVICE_URL"), plcUrl: read.url("POSTWIRE_ATPROTO_PLC_URL"), oauthClientId: read.exactUrl("POSTWIRE_ATPROTO_OAUTH_CLIENT_ID") }
   }),
   sandbox: {
     // Sandbox sessions do not expire on the simulated platform.
