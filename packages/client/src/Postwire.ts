@@ -61,7 +61,6 @@ import type {
   DeleteProfileResult,
   DeleteWebhookResult,
   Event,
-  ListPage,
   Media,
   Post,
   Profile,
@@ -457,10 +456,7 @@ export interface PostwireApprovals extends PromisedApprovals {
  *
  * @since 0.1.0
  */
-// The groups without a documented interface of their own come from the contract as they are.
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the class assigns every member in its constructor
-export interface Postwire extends PromisedService {}
-
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the class assigns every member in its constructor; the groups without a documented interface of their own come from the contract as they are (the interface below)
 export class Postwire {
   /** Posts: create, validate, list, get, update, cancel, retry. */
   declare readonly posts: PostwirePosts
@@ -493,3 +489,6 @@ export class Postwire {
     Object.assign(this, promised(client))
   }
 }
+
+// The groups without a documented interface of their own come from the contract as they are.
+export interface Postwire extends PromisedService {}

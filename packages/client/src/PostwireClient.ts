@@ -37,7 +37,6 @@ import type {
   UpdatePostInput,
   UpdateProfileInput,
   UpdateWebhookInput,
-  UploadMediaInput
 } from "./Requests.ts"
 import type {
   Account,

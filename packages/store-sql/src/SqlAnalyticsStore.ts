@@ -22,7 +22,7 @@ import {
   type RollupSum
 } from "@postwire/core"
 import type { Ids } from "@postwire/domain"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { insertEvents, migratedLayer, operations, toNumber, toNumberOrNull } from "./internal/SqlToolkit.ts"
 

@@ -12,7 +12,7 @@
  *
  * @internal
  */
-import { Cause, Context, Effect, Layer, Schema } from "effect"
+import { Cause, type Context, Effect, Layer, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { HttpApiEndpoint } from "effect/http-api"
 import { Api, CurrentKey, type Locale } from "@postwire/domain"

@@ -37,16 +37,16 @@ import {
   Workspaces
 } from "@postwire/core"
 import {
-  Account,
+  type Account,
   allScopes,
-  Approval,
+  type Approval,
   type CurrentKey,
   Ids,
   type KeyKind,
   type Locale,
-  Media as MediaWire,
-  Post,
-  Webhook
+  type Media as MediaWire,
+  type Post,
+  type Webhook
 } from "@postwire/domain"
 import { CreateAccount, CreateProfile, CreateWorkspace } from "../admin/AdminApi.ts"
 import { backgroundLayer } from "../Background.ts"
