@@ -48,11 +48,20 @@ describe.skipIf(!hasChromium)("Bluesky connect in Chromium against the reference
     await pds?.stop()
   })
 
-  /** A tab whose requests to app.example.com (the allowed redirect domain) are answered locally. */
-  const newPage = async (): Promise<Page> => {
+  /**
+   * A tab whose requests to app.example.com (the allowed redirect domain) are answered locally;
+   * with `callback`, the request to Postwire's callback goes on to the address it gives instead
+   * (as an attacker's server would send the person back with its own answer).
+   */
+  const newPage = async (callback?: (url: URL) => URL): Promise<Page> => {
     const page = await context.newPage()
     const cdp = await context.newCDPSession(page)
     cdp.on("Fetch.requestPaused", (event) => {
+      const url = new URL(event.request.url)
+      if (callback !== undefined && url.pathname === "/connect/callback/atproto") {
+        cdp.send("Fetch.continueRequest", { requestId: event.requestId, url: callback(url).href }).catch(() => undefined)
+        return
+      }
       cdp
         .send("Fetch.fulfillRequest", {
           requestId: event.requestId,
@@ -62,7 +71,9 @@ describe.skipIf(!hasChromium)("Bluesky connect in Chromium against the reference
         })
         .catch(() => undefined)
     })
-    await cdp.send("Fetch.enable", { patterns: [{ urlPattern: "https://app.example.com/*" }] })
+    await cdp.send("Fetch.enable", {
+      patterns: [{ urlPattern: "https://app.example.com/*" }, ...(callback === undefined ? [] : [{ urlPattern: `${server.baseUrl}/connect/callback/*` }])]
+    })
     return page
   }
 
@@ -154,5 +165,44 @@ describe.skipIf(!hasChromium)("Bluesky connect in Chromium against the reference
     expect(account).toMatchObject({ platform: "atproto", handle: ana.handle, status: "connected" })
 
     expect(await publishedText(accountId, ana.did, "Signed in with OAuth")).toBe("Signed in with OAuth")
+  })
+
+  // RFC 9207 and the atproto OAuth profile: the callback names the server that answered (`iss`),
+  // and the client compares it with the issuer it resolved for the handle (a mix-up attack
+  // otherwise: another server's code sent back to this callback).
+  it("refuses an OAuth answer whose iss is not the account's server: connect_failed, no account made", async () => {
+    const ben = await pds.account("ben")
+    const link = await aConnectLink(server, { platform: "atproto", redirect_url: back }, liveKey)
+    const started = await fetch(`${link.body.url}/start`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ fields: { identifier: ben.handle } })
+    })
+    const answer = (await started.json()) as { status: string; url: string }
+    const [cookie] = started.headers.getSetCookie()
+    const [name, value] = cookie!.split(";")[0]!.split("=") as [string, string]
+    await context.addCookies([{ name, value, url: new URL(link.body.url).origin }])
+    const sentBack: Array<string | null> = []
+    const page = await newPage((url) => {
+      sentBack.push(url.searchParams.get("iss"))
+      const forged = new URL(url)
+      forged.searchParams.set("iss", "https://auth.elsewhere.example")
+      return forged
+    })
+    const before = (await call(server.baseUrl, "GET", "/v1/accounts?platform=atproto&limit=100", { key: liveKey })).body.data.length
+    await page.goto(answer.url)
+    await page.locator("input[type=password]").fill(ben.password)
+    await page.locator("button[type=submit]").click()
+    await page.getByText("Authorize").first().waitFor()
+    await Promise.all([page.waitForURL((url) => url.href.startsWith(back)), page.locator("button[type=submit]").click()])
+    // The PDS did name itself (its issuer); the forged name is refused.
+    const issuer = ((await (await fetch(`${pds.url}/.well-known/oauth-authorization-server`)).json()) as { issuer: string }).issuer
+    expect(sentBack).toEqual([issuer])
+    const query = new URL(page.url()).searchParams
+    expect(query.get("status")).toBe("error")
+    expect(query.get("error")).toBe("connect_failed")
+    const after = (await call(server.baseUrl, "GET", "/v1/accounts?platform=atproto&limit=100", { key: liveKey })).body.data.length
+    expect(after).toBe(before)
+    await page.close()
   })
 })

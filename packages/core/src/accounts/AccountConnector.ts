@@ -76,6 +76,12 @@ export interface CodeExchange {
    * registered on it); absent when `begin` gave none or the platform has no `begin`.
    */
   readonly memo?: string | undefined
+  /**
+   * The callback's `iss` query parameter (RFC 9207: the authorization server that answered), as
+   * received; absent when the platform sent none. A platform whose OAuth profile requires it
+   * (atproto) refuses an exchange whose issuer is missing or not the server it sent the person to.
+   */
+  readonly issuer?: string | undefined
 }
 
 /**

@@ -431,6 +431,8 @@ export interface CallbackQuery {
   readonly code?: string | undefined
   readonly state?: string | undefined
   readonly error?: string | undefined
+  /** The authorization server's `iss` (RFC 9207), when the platform sends it. */
+  readonly iss?: string | undefined
 }
 
 /** A Page (or other account) the person may pick before it is connected. */
@@ -535,7 +537,8 @@ export const completeCallback = Effect.fn("connect.callback")(function* (platfor
       code: query.code,
       redirectUri: callbackUrl(settings.publicBaseUrl, platform),
       codeVerifier: session.codeVerifier,
-      ...(session.memo === undefined ? {} : { memo: session.memo })
+      ...(session.memo === undefined ? {} : { memo: session.memo }),
+      ...(query.iss === undefined || query.iss === "" ? {} : { issuer: query.iss.slice(0, 2048) })
     })
     .pipe(Effect.result)
   if (exchanged._tag === "Failure") {

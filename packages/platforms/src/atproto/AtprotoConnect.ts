@@ -191,6 +191,12 @@ export const make = (settings: Settings, wire: Wire) => {
     Effect.gen(function* () {
       const memo = readMemo(request.memo)
       if (memo === undefined) return yield* Effect.fail(connectFailure("connect_failed", "no_redirect_flow"))
+      // The answer must come from the server the person was sent to: atproto OAuth requires the
+      // callback's `iss` (RFC 9207) and the client to compare it with the issuer it resolved
+      // (https://atproto.com/specs/oauth, "Authorization Request"; a mix-up attack otherwise).
+      if (request.issuer === undefined || !OAuth.sameIssuer(request.issuer, memo.issuer)) {
+        return yield* Effect.fail(connectFailure("connect_failed", "oauth_issuer_mismatch"))
+      }
       const nonces = new Map<string, string>(memo.nonce === null ? [] : [[new URL(memo.token).origin, memo.nonce]])
       const now = yield* Clock.currentTimeMillis
       const answer = yield* Effect.mapError(

@@ -176,5 +176,11 @@ export const discover = (
   })
 
 /** A form POST. */
+/**
+ * Whether the callback's `iss` names the issuer Postwire resolved: exactly, but for a trailing
+ * slash (RFC 9207 compares by simple string comparison; the issuer was stored without it).
+ */
+export const sameIssuer = (received: string, expected: string): boolean => received.replace(/\/+$/, "") === expected.replace(/\/+$/, "")
+
 export const form = (url: string, body: Record<string, string>) =>
   HttpClientRequest.post(url).pipe(HttpClientRequest.bodyUrlParams(body), HttpClientRequest.acceptJson)

@@ -371,7 +371,8 @@ const receiveCallback = Effect.gen(function* () {
   const outcome = yield* Connect.completeCallback(platform, {
     code: query.get("code") ?? undefined,
     state: query.get("state") ?? undefined,
-    error: query.get("error") ?? undefined
+    error: query.get("error") ?? undefined,
+    iss: query.get("iss") ?? undefined
   })
   return answerOutcome(outcome, ctx, chooseAction(outcome))
 }).pipe(orFailurePage)
