@@ -150,6 +150,14 @@ export interface ConnectPart<S> extends SettingsPart<S> {
    * `signed_request`), with its setting name; absent: the platform sends none.
    */
   readonly deauthorization?: ((settings: S) => { readonly secret: Redacted.Redacted<string>; readonly name: string }) | undefined
+  /**
+   * Public JSON documents the connect side serves at `GET /connect/documents/{platform}/{name}`
+   * (atproto OAuth's client metadata document, which the account's server fetches from the client
+   * id address): by name, the document built from the settings and the server's public base
+   * address (no trailing slash); `undefined`: not served with these settings (404). Names: 1 to
+   * 64 of `a-z 0-9 - _ .`.
+   */
+  readonly documents?: Readonly<Record<string, (settings: S, publicUrl: string) => unknown>> | undefined
 }
 
 /**

@@ -315,6 +315,13 @@ export class AccountConnector extends Context.Service<
      */
     readonly traits?: ((platform: Platform) => ConnectTraits) | undefined
     /**
+     * A public document the platform's connect side serves at
+     * `GET /connect/documents/{platform}/{name}` (atproto OAuth's client metadata, fetched by the
+     * account's server from the client id address): its JSON, or `undefined` when the platform
+     * has no such document. `publicUrl` is the server's public base address. Optional: none.
+     */
+    readonly document?: ((platform: Platform, name: string, publicUrl: string) => unknown) | undefined
+    /**
      * Trades the callback's code for tokens, upgrades to the long-lived token where the platform
      * has one, and reads the identity: one entry, or one per Facebook Page the person chose
      * (none when they chose none: the service says so).

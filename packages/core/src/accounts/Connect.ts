@@ -917,6 +917,18 @@ export const consentInfo = Effect.fn("connect.consentInfo")(function* (platform:
   return { platformName: yield* platformNameOf(platform), chooser: yield* chooserOf(platform) }
 })
 
+/**
+ * `GET /connect/documents/{platform}/{name}`: a public document of a served platform's connect
+ * side (atproto OAuth's client metadata), built for this server's public address; `undefined`
+ * when the platform is not served or has no such document.
+ */
+export const publicDocument = Effect.fn("connect.publicDocument")(function* (platform: Platform, name: string) {
+  const connector = yield* AccountConnector
+  const settings = yield* EngineConfig
+  if (!settings.platforms.has(platform) || connector.document === undefined) return undefined
+  return connector.document(platform, name, settings.publicBaseUrl)
+})
+
 /** Whether `platform` takes deauthorization callbacks (its plugin declares signed ones). */
 export const takesDeauthorization = Effect.fn("connect.takesDeauthorization")(function* (platform: Platform) {
   const connector = yield* AccountConnector

@@ -19,7 +19,7 @@
  * |---|---|---|
  * | `serviceUrl` | `POSTWIRE_ATPROTO_SERVICE_URL` | `https://bsky.social` (the entryway that finds each account's PDS) |
  * | `plcUrl` | `POSTWIRE_ATPROTO_PLC_URL` | `https://plc.directory` (DID documents, for OAuth discovery) |
- * | `oauthClientId` | `POSTWIRE_ATPROTO_OAUTH_CLIENT_ID` | none: OAuth only on a loopback Postwire |
+ * | `oauthClientId` | `POSTWIRE_ATPROTO_OAUTH_CLIENT_ID` | none: the document Postwire serves at `/connect/documents/atproto/client-metadata.json` on an https deployment; the loopback client on 127.0.0.1 |
  *
  * @since 0.5.0
  */
@@ -38,9 +38,10 @@ export interface Settings {
   /** The PLC directory that holds `did:plc` documents (OAuth discovery). */
   readonly plcUrl: string
   /**
-   * The address of Postwire's OAuth client metadata document (`OAuth.clientMetadata`), for a
-   * public deployment; `null`: OAuth only on a loopback Postwire (the spec's loopback client),
-   * app passwords elsewhere.
+   * The address of an OAuth client metadata document hosted elsewhere (`OAuth.clientMetadata`);
+   * `null`: the one Postwire serves itself at `/connect/documents/atproto/client-metadata.json`
+   * on an https deployment, the spec's loopback client on 127.0.0.1 or localhost, app passwords
+   * only on a public http deployment.
    */
   readonly oauthClientId: string | null
 }
@@ -143,8 +144,8 @@ export const make = (settings: Settings, wire: Wire) => {
       const found = yield* Effect.mapError(OAuth.discover(wire, settings, identifier), fromPlatformFailure)
       // A server without OAuth: the app password is the only way in.
       if (found === undefined) return yield* Effect.fail(connectFailure("connect_failed", "password_missing"))
-      const clientId = OAuth.loopbackClientId(request.redirectUri) ?? settings.oauthClientId
-      // A public Postwire without a client metadata document: the app password is the way in.
+      const clientId = OAuth.clientIdFor(request.redirectUri, settings.oauthClientId)
+      // A public Postwire on plain http: atproto OAuth needs https, the app password is the way in.
       if (clientId === null) return yield* Effect.fail(connectFailure("connect_failed", "password_missing"))
       const jwk = OAuth.newKey()
       const nonces = new Map<string, string>()

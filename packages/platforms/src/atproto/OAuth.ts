@@ -86,6 +86,24 @@ export const loopbackClientId = (redirectUri: string): string | undefined => {
   return undefined
 }
 
+/** Where Postwire serves its client metadata document (`GET /connect/documents/atproto/…`). */
+export const metadataPath = "/connect/documents/atproto/client-metadata.json"
+
+/**
+ * The client id of a deployment whose callback is `redirectUri`: the loopback client on
+ * 127.0.0.1 or localhost; the configured address when one is set; otherwise, on an https
+ * deployment, the metadata document Postwire serves itself (`metadataPath`); `null` on a
+ * public http deployment (atproto OAuth needs https: app passwords only).
+ */
+export const clientIdFor = (redirectUri: string, configured: string | null): string | null => {
+  const loopback = loopbackClientId(redirectUri)
+  if (loopback !== undefined) return loopback
+  if (configured !== null) return configured
+  // The public base address (with any path prefix) the callback hangs under.
+  const base = redirectUri.replace(/\/connect\/callback\/atproto$/, "")
+  return new URL(redirectUri).protocol === "https:" ? `${base}${metadataPath}` : null
+}
+
 /**
  * The client metadata document a public deployment serves at its client id (the address given
  * as `POSTWIRE_ATPROTO_OAUTH_CLIENT_ID`, https): `client_id` must be that very address.

@@ -23,6 +23,7 @@ import type { PlatformPlugin } from "../Plugin.ts"
 import * as Atproto from "./Atproto.ts"
 import * as AtprotoComments from "./AtprotoComments.ts"
 import * as AtprotoConnect from "./AtprotoConnect.ts"
+import * as OAuth from "./OAuth.ts"
 import * as AtprotoAnalytics from "./Analytics.ts"
 import { options } from "./Options.ts"
 import { rules } from "./Rules.ts"
@@ -47,7 +48,16 @@ export const atproto: PlatformPlugin<Atproto.Config, AtprotoConnect.Settings> = 
   connect: {
     defaults: AtprotoConnect.defaults,
     form: AtprotoConnect.form,
-    make: (settings, wire) => AtprotoConnect.make(settings, wire)
+    make: (settings, wire) => AtprotoConnect.make(settings, wire),
+    // The client metadata document the account's server fetches from the client id address
+    // (https://atproto.com/specs/oauth, "Client ID Metadata Document"): served on an https
+    // deployment that does not name a document hosted elsewhere.
+    documents: {
+      "client-metadata.json": (settings: AtprotoConnect.Settings, publicUrl: string) => {
+        const clientId = OAuth.clientIdFor(`${publicUrl}/connect/callback/atproto`, settings.oauthClientId)
+        return clientId === null || !clientId.startsWith(`${publicUrl}/`) ? undefined : OAuth.clientMetadata(publicUrl, clientId)
+      }
+    }
   },
   // Sessions: the access token lives about 2 hours, the refresh token about 2 months; renewed
   // halfway through the access token's life (the default policy).

@@ -125,7 +125,8 @@ export const make = (options: Options): Effect.Effect<AccountConnector["Service"
           tokens: plugin.sandbox?.tokens,
           creatorInfo: plugin.capabilities?.creatorInfo === true
         }),
-        deauthorization: settings === undefined ? undefined : plugin.connect?.deauthorization?.(settings)
+        deauthorization: settings === undefined ? undefined : plugin.connect?.deauthorization?.(settings),
+        settings
       }
     })
     const byName = new Map(entries.map((entry) => [entry.plugin.name, entry]))
@@ -157,6 +158,12 @@ export const make = (options: Options): Effect.Effect<AccountConnector["Service"
           chooser: entry?.plugin.connect?.chooser,
           signsDeauthorization: entry?.deauthorization !== undefined
         }
+      },
+      document: (platform, name, publicUrl) => {
+        const entry = byName.get(platform)
+        const documents = entry?.plugin.connect?.documents
+        if (entry === undefined || documents === undefined || !Object.hasOwn(documents, name)) return undefined
+        return documents[name]!(entry.settings, publicUrl.replace(/\/+$/, ""))
       },
       form: (platform, isSandbox) => (isSandbox ? [] : (byName.get(platform)?.plugin.connect?.form ?? [])),
       begin: (request) =>

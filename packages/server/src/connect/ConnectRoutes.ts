@@ -12,6 +12,8 @@
  *   link's `redirect_url` with `status` and `account_id` or `error`. `POST
  *   /connect/callback/{platform}` takes the picked accounts (form `page`, one per account).
  * - `GET|POST /connect/sandbox/authorize`: the simulated consent page of sandbox connects.
+ * - `GET /connect/documents/{platform}/{name}`: a platform's public connect document (atproto
+ *   OAuth's client metadata), JSON.
  * - `POST /connect/deauthorize/{platform|meta}`: a platform's deauthorization callback (form
  *   `signed_request`; a plugin declares it with `connect.deauthorization`: Facebook, Instagram,
  *   Threads), verified with that app's secret (`meta`: every platform that takes them, whichever verifies).
@@ -510,6 +512,22 @@ const receiveDeauthorization = Effect.gen(function* () {
   )
 )
 
+/** `GET /connect/documents/{platform}/{name}`: a platform's public connect document (JSON), or 404. */
+const servePublicDocument = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const config = yield* ServerConfig
+  const locale = localeFromAcceptLanguage(request.headers["accept-language"])
+  const params = yield* HttpRouter.params
+  const name = params.name ?? ""
+  const body = isPlatform(params.platform) && /^[a-z0-9._-]{1,64}$/.test(name) ? yield* Connect.publicDocument(params.platform, name) : undefined
+  if (body === undefined) {
+    const error = new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("resource") } })
+    return HttpServerResponse.jsonUnsafe({ error: renderError(error, locale, config.publicUrl) }, { status: error.httpStatus })
+  }
+  // Public and the same for everyone: servers that fetch it may keep it a while.
+  return HttpServerResponse.jsonUnsafe(body, { headers: { "cache-control": "public, max-age=300" } })
+})
+
 /** Every public connect route. */
 export const ConnectRoutes = Layer.mergeAll(
   HttpRouter.add("GET", "/connect/callback/:platform", receiveCallback),
@@ -517,6 +535,7 @@ export const ConnectRoutes = Layer.mergeAll(
   HttpRouter.add("GET", SandboxConsent.authorizePath, showSandboxConsent),
   HttpRouter.add("POST", SandboxConsent.authorizePath, submitSandboxConsent),
   HttpRouter.add("POST", "/connect/deauthorize/:platform", receiveDeauthorization),
+  HttpRouter.add("GET", "/connect/documents/:platform/:name", servePublicDocument),
   HttpRouter.add("GET", "/connect/:token", showConnectPage),
   HttpRouter.add("GET", "/connect/:token/start", startAuthorization),
   HttpRouter.add("POST", "/connect/:token/start", postStart)
