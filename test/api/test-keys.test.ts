@@ -10,6 +10,7 @@
  */
 import { readFileSync } from "node:fs"
 import { Effect, Exit, Scope } from "effect"
+import { allScopes } from "@postwire/domain"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { aPng } from "../support/Media.ts"
 import * as ThreadsFake from "../platforms/threads/ThreadsFake.ts"
@@ -21,7 +22,6 @@ import { backends, startServer, type TestServer } from "../support/TestServer.ts
 import { aReceiver, type Receiver } from "../webhooks/Receiver.ts"
 
 const minute = 60_000
-const allScopes = ["posts:read", "posts:write", "webhooks:write", "webhooks:read", "accounts:write", "comments:write"]
 
 /** What a test key may do on a route, as the table in docs/decisions.md says it. */
 type Rule = "refused on live" | "live hidden" | "sandbox only" | "allowed" | "no key"
@@ -150,7 +150,7 @@ describe.each(backends())("test keys on %s", (backend) => {
       { clock: clock.clock }
     )
     liveKey = (await server.admin<{ key: string }>(`/workspaces/${server.workspaceId}/keys`, { kind: "live", scopes: allScopes })).key
-    sandboxWorkspace = await anotherWorkspace(server, allScopes)
+    sandboxWorkspace = await anotherWorkspace(server, [...allScopes])
 
     // Webhook endpoints first, so the events below are delivered to them.
     const liveEndpoint = await asLive("POST", "/v1/webhooks", { url: liveReceiver.url, events: ["post.published"] })
@@ -608,6 +608,37 @@ describe.each(backends())("test keys on %s", (backend) => {
         works(reply)
         expect(reply.body.status).toBe("disconnected")
       }
+    },
+    {
+      route: "GET /v1/posts/{id}/metrics",
+      rule: "refused on live",
+      live: () => refusedThenRead(`/v1/posts/${w.livePublished}/metrics`),
+      sandbox: async () => works(await send("GET", `/v1/posts/${w.sandboxPublished}/metrics?series=true`))
+    },
+    {
+      route: "GET /v1/accounts/{id}/metrics",
+      rule: "refused on live",
+      live: () => refusedThenRead(`/v1/accounts/${w.liveAccount}/metrics`),
+      sandbox: async () => works(await send("GET", `/v1/accounts/${w.sandboxAccount}/metrics`))
+    },
+    {
+      route: "GET /v1/analytics",
+      rule: "live hidden",
+      // Sums of sandbox accounts only: naming a live account is refused, the live key reads it.
+      live: async () => {
+        refused(await send("GET", `/v1/analytics?account_id=${w.liveAccount}`), "account_id")
+        works(await asLive("GET", `/v1/analytics?account_id=${w.liveAccount}`))
+      },
+      sandbox: async () => works(await send("GET", `/v1/analytics?account_id=${w.sandboxAccount}`))
+    },
+    {
+      route: "GET /v1/analytics/chart.svg",
+      rule: "live hidden",
+      live: async () => {
+        refused(await send("GET", `/v1/analytics/chart.svg?account_id=${w.liveAccount}`), "account_id")
+        works(await asLive("GET", `/v1/analytics/chart.svg?account_id=${w.liveAccount}`))
+      },
+      sandbox: async () => works(await send("GET", "/v1/analytics/chart.svg"))
     },
     // Routes without an API key: a key sent along changes nothing.
     {

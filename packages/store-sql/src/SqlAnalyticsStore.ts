@@ -65,6 +65,9 @@ export const make = Effect.gen(function* () {
     if (filter.profileId !== undefined) conditions.push(sql`profile_id = ${filter.profileId}`)
     if (filter.platform !== undefined) conditions.push(sql`platform = ${filter.platform}`)
     if (filter.accountId !== undefined) conditions.push(sql`account_id = ${filter.accountId}`)
+    if (filter.accountIds !== undefined) {
+      conditions.push(filter.accountIds.length === 0 ? sql`FALSE` : sql`${sql.in("account_id", filter.accountIds)}`)
+    }
     return conditions
   }
   const sums = sql.literal(postMetricNames.map((name) => `sum(${name}) AS ${name}`).join(", "))

@@ -11,9 +11,9 @@ import { type Caller, refuseLiveToTestKey } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
 import * as Posts from "../posts/Posts.ts"
-import { Store } from "../store/Store.ts"
+import { type Keyset, Store } from "../store/Store.ts"
 import { AnalyticsPlatform, type MetricValues, type PostMetricName } from "./AnalyticsPlatform.ts"
-import { type AnalyticsTarget, AnalyticsStore, addValues, type RollupGroup } from "./AnalyticsStore.ts"
+import { type AnalyticsTarget, AnalyticsStore, addValues, type RollupFilter, type RollupGroup } from "./AnalyticsStore.ts"
 import * as TimeZones from "./TimeZones.ts"
 
 const now = Effect.clockWith((c) => c.currentTimeMillis)
@@ -151,6 +151,34 @@ const fillSeries = (dates: ReadonlyArray<string>, sums: ReadonlyArray<{ day: num
 
 const groupKey = (g: RollupGroup) => `${g.profileId}\u0000${g.platform}`
 
+/** Accounts read a page at a time while a test key's sandbox accounts are gathered. */
+const accountsPage = 500
+
+/**
+ * What a key may sum: everything for a live key; for a test key, its workspace's sandbox accounts
+ * only (live accounts' numbers are hidden from test keys, as live items are from every list),
+ * and 403 `test_key_live_account` when it names a live account.
+ */
+const visibleTo = Effect.fn("analytics.visibleTo")(function* (caller: Caller, filter: RollupFilter) {
+  if (caller.kind !== "test") return filter
+  const store = yield* Store
+  if (filter.accountId !== undefined) {
+    const account = yield* store.getAccount(caller.workspaceId, filter.accountId)
+    if (Option.isSome(account)) yield* refuseLiveToTestKey(caller, !account.value.sandbox, "account_id")
+    return filter
+  }
+  const sandbox: Array<Ids.AccountId> = []
+  let after: Keyset | undefined
+  for (;;) {
+    const page = yield* store.listAccounts(caller.workspaceId, { profileId: filter.profileId, platform: filter.platform }, after, accountsPage)
+    for (const account of page) if (account.sandbox) sandbox.push(account.id)
+    const last = page[page.length - 1]
+    if (page.length < accountsPage || last === undefined) break
+    after = { sortKey: last.createdAt, id: last.id }
+  }
+  return { ...filter, accountIds: sandbox }
+})
+
 /** The filters and range of an overview or chart query, resolved. */
 export const overviewSeries = Effect.fn("analytics.series")(function* (
   caller: Caller,
@@ -160,7 +188,7 @@ export const overviewSeries = Effect.fn("analytics.series")(function* (
   const zone = query.time_zone ?? "UTC"
   const range = yield* resolveRange(zone, yield* now, query.from, query.to)
   const { boundaries, dates } = TimeZones.daysOf(zone, range.from, range.to)
-  const filter = { profileId: query.profile_id, platform: query.platform, accountId: query.account_id }
+  const filter = yield* visibleTo(caller, { profileId: query.profile_id, platform: query.platform, accountId: query.account_id })
   const sums = yield* analytics.sumByDay(caller.workspaceId, filter, boundaries)
   return { ...range, time_zone: zone, dates, boundaries, filter, ...fillSeries(dates, sums) }
 })

@@ -79,6 +79,8 @@ export interface RollupFilter {
   readonly profileId?: Ids.ProfileId | undefined
   readonly platform?: Platform | undefined
   readonly accountId?: Ids.AccountId | undefined
+  /** Only these accounts (a test key's sandbox accounts); empty: none. */
+  readonly accountIds?: ReadonlyArray<Ids.AccountId> | undefined
 }
 
 /** A profile on a platform: a row of `GET /v1/analytics`. */

@@ -63,7 +63,8 @@ export const trackTarget = (memory: MemoryTables, target: AnalyticsTarget): void
 const matches = (filter: RollupFilter, r: Rollup) =>
   (filter.profileId === undefined || r.profileId === filter.profileId) &&
   (filter.platform === undefined || r.platform === filter.platform) &&
-  (filter.accountId === undefined || r.accountId === filter.accountId)
+  (filter.accountId === undefined || r.accountId === filter.accountId) &&
+  (filter.accountIds === undefined || (filter.accountIds as ReadonlyArray<string>).includes(r.accountId))
 
 const compareGroups = (a: RollupGroup, b: RollupGroup) =>
   a.profileId < b.profileId ? -1 : a.profileId > b.profileId ? 1 : a.platform < b.platform ? -1 : a.platform > b.platform ? 1 : 0
