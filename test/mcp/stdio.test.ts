@@ -54,7 +54,7 @@ describe("postwire mcp (stdio)", () => {
     try {
       expect(agent.client.getServerVersion()).toEqual({ name: "postwire", version: "0.1.0" })
       const { tools } = await agent.client.listTools()
-      expect(tools).toHaveLength(15)
+      expect(tools).toHaveLength(17)
       const accounts = resultOf(await callTool(agent.client, "list_accounts"))
       expect(accounts.data.find((a: any) => a.platform === "photo").quota.remaining).toBeGreaterThan(0)
       const image = await anImage(server)

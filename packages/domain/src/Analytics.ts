@@ -133,7 +133,7 @@ export const TargetMetrics = Schema.Struct({
   status: Schema.String.annotate({ description: "The target's publishing status (as in `GET /v1/posts/{id}`)." }),
   /** When the platform published it; `null` unless published. */
   published_at: Schema.NullOr(Instant).annotate({ description: "When the platform published it; `null` unless published." }),
-  /** The normalized names the platform provides for items (its documented capability). */
+  /** The normalized names the platform provides for items (its documented capability, see docs/analytics.md). */
   provides: Schema.Array(Schema.String).annotate({
     description: "The normalized names the platform provides for items (its documented capability, see docs/analytics.md)."
   }),
@@ -231,7 +231,7 @@ export const defaultMaxRangeDays = 92
 export const defaultRangeDays = 30
 
 const rangeFields = {
-  /** The first day, `YYYY-MM-DD`, in `time_zone`; default: 29 days before `to`. */
+  /** The first day, `YYYY-MM-DD`, in `time_zone`; default: 29 days before `to` (30 days in all). */
   from: Schema.optionalKey(
     DateInput.annotate({ description: "The first day, `YYYY-MM-DD`, in `time_zone`; default: 29 days before `to` (30 days in all)." })
   ),
@@ -292,7 +292,7 @@ export const AccountMetricsQuery = Schema.Struct({
   from: Schema.optionalKey(
     DateInput.annotate({ description: "The first day, `YYYY-MM-DD` (the platform's day); default: 29 days before `to`." })
   ),
-  /** The last day, inclusive; default: today (UTC). The range is at most 92 days (else 400 `invalid_range`). */
+  /** The last day, inclusive; default: today (UTC). Not before `from`; at most 92 days (else 400 `invalid_range`). */
   to: Schema.optionalKey(
     DateInput.annotate({
       description: "The last day, inclusive; default: today (UTC). Not before `from`; at most 92 days (else 400 `invalid_range`)."
@@ -333,6 +333,7 @@ export const AnalyticsOverview = Schema.Struct({
   to: Schema.String.annotate({ description: "The last day answered, inclusive." }),
   /** The time zone whose days are counted, as asked (`UTC` by default). */
   time_zone: Schema.String.annotate({ description: "The time zone whose days are counted, as asked (`UTC` by default)." }),
+  /** What every matching item gained in the range (all pages). */
   totals: PostMetricValues.annotate({ description: "What every matching item gained in the range (all pages)." }),
   /** Every day of the range, oldest first, over every matching item (all pages). */
   series: Schema.Array(SeriesDay).annotate({
@@ -350,7 +351,7 @@ export type AnalyticsOverview = typeof AnalyticsOverview.Type
 
 /** One day of an account's metrics. */
 export const AccountMetricsDay = Schema.Struct({
-  /** The day, `YYYY-MM-DD`: the platform's own day for per-day figures, UTC for counts read by Postwire. */
+  /** The day, `YYYY-MM-DD`: the platform's own day for per-day figures, UTC for the counts Postwire read. */
   date: Schema.String.annotate({
     description: "The day, `YYYY-MM-DD`: the platform's own day for per-day figures, UTC for the counts Postwire read."
   }),
@@ -369,6 +370,7 @@ export const AccountMetrics = Schema.Struct({
   provides: Schema.Array(Schema.String).annotate({ description: "The normalized account names the platform provides." }),
   /** When the account was last read; `null` before the first reading. */
   collected_at: Schema.NullOr(Instant).annotate({ description: "When the account was last read; `null` before the first reading." }),
+  /** The counts as of `collected_at` (`followers`, …). */
   current: AccountMetricValues.annotate({ description: "The counts as of `collected_at` (`followers`, …)." }),
   /** The days of the range that have figures, oldest first. */
   days: Schema.Array(AccountMetricsDay).annotate({ description: "The days of the range that have figures, oldest first." })

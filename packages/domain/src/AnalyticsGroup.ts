@@ -73,6 +73,7 @@ export class AnalyticsGroup extends HttpApiGroup.make("analytics")
       ),
     HttpApiEndpoint.get("chart", "/v1/analytics/chart.svg", {
       query: AnalyticsChartQuery,
+      /** An SVG line chart of the daily series (no script: readable in an e-mail or a README). */
       success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "image/svg+xml" })).annotate({
         description: "An SVG line chart of the daily series (no script: readable in an e-mail or a README)."
       })

@@ -92,7 +92,10 @@ export const reviewable = (
             if (key === "account_id" || !isRecord(value)) return [key, value] as const
             const given = "consent" in value ? withoutKey(value, "consent") : value
             if ("consent" in value) warnings.push(consentWarning(`targets[${index}].${key}.consent`))
-            if (served.get(key)?.needsConsent?.(given) === true) direct = true
+            // The platform's rule when the tool server knows it; otherwise (a standalone tool server
+            // told no platforms) an agent that offered consent was posting something that needs it.
+            const needsConsent = served.get(key)?.needsConsent
+            if (needsConsent === undefined ? "consent" in value : needsConsent(given)) direct = true
             return [key, given] as const
           })
           return Object.fromEntries(entries)
