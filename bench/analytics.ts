@@ -143,7 +143,7 @@ const tickTimes = async (largeUrl: string, smallUrl: string) => {
     if (claimed.length !== due) return yield* Effect.die(new Error(`claimed ${claimed.length} of ${due}`))
     const byAccount = new Map<string, Array<(typeof claimed)[number]>>()
     for (const target of claimed) byAccount.set(target.accountId, [...(byAccount.get(target.accountId) ?? []), target])
-    for (const [accountId, targets] of byAccount) {
+    for (const targets of byAccount.values()) {
       yield* store.saveCollection({
         workspaceId: targets[0]!.workspaceId,
         accountId: targets[0]!.accountId,
