@@ -37,17 +37,12 @@ import { move } from "../posts/TargetStatus.ts"
 import type { AccountRecord, MediaRecord, PostRecord, TargetRecord } from "../store/Records.ts"
 import * as Spans from "../Spans.ts"
 import type { QuotaUsage } from "../store/Store.ts"
-import { accountContext, CredentialsCipher, openAccountCredentials } from "./CredentialsCipher.ts"
+import { accountContext, CredentialsCipher, openAccountCredentials } from "../secrets/CredentialsCipher.ts"
 import { signMediaUrl } from "./MediaUrls.ts"
 import * as PermalinkBackfill from "./PermalinkBackfill.ts"
 import * as PublishingMetrics from "./PublishingMetrics.ts"
-import {
-  type CredentialsUpdate,
-  PlatformClient,
-  PlatformFailure,
-  type PublishMedia,
-  type PublishStep
-} from "./PlatformClient.ts"
+import { PlatformClient, type PublishMedia, type PublishStep } from "../platform/PlatformClient.ts"
+import { type CredentialsUpdate, PlatformFailure } from "../platform/PlatformFailure.ts"
 import {
   type AccountChange,
   type Outcome,

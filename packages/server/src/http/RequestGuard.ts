@@ -36,7 +36,7 @@ import { ServerConfig } from "../config/ServerConfig.ts"
 import { limitFor } from "./BodyLimits.ts"
 import { requestLocale } from "./Locale.ts"
 import { RateLimiter } from "../limits/RateLimiter.ts"
-import * as ClientAddress from "./ClientAddress.ts"
+import * as ClientAddress from "../config/ClientAddress.ts"
 import { announce, countRequests, tightest } from "./RateLimits.ts"
 import { RouteTable } from "./RouteTable.ts"
 
