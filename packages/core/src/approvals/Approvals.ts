@@ -26,16 +26,10 @@ import { derivePostStatus, move, readyStatus } from "../posts/TargetStatus.ts"
 import { accountContext, CredentialsCipher } from "../publishing/CredentialsCipher.ts"
 import { type CreatorInfo, type PlatformFailure, PlatformClient } from "../publishing/PlatformClient.ts"
 import { PublishingStore } from "../publishing/PublishingStore.ts"
-import type {
-  AccountRecord,
-  ApprovalRecord,
-  ConsentRecord,
-  MediaRecord,
-  OutboxEvent,
-  PostAggregate,
-  TargetRecord,
-  WorkspaceRecord
-} from "../store/Records.ts"
+import type { AccountRecord } from "../store/AccountStore.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { ApprovalRecord, ConsentRecord, MediaRecord, PostAggregate, TargetRecord } from "../store/PostStore.ts"
+import type { WorkspaceRecord } from "../store/WorkspaceStore.ts"
 import { Store } from "../store/Store.ts"
 import { approvalTokenHash, approvalTokenOf, approvalUrl } from "./ApprovalToken.ts"
 import { type MailMessage, Mailer } from "./Mailer.ts"

@@ -12,7 +12,8 @@
  */
 import { Context, Data, type Effect } from "effect"
 import type { ErrorCode, ErrorDetails } from "@postwire/domain"
-import type { AccountRecord, MediaRecord, PostRecord, TargetRecord } from "../store/Records.ts"
+import type { AccountRecord } from "../store/AccountStore.ts"
+import type { MediaRecord, PostRecord, TargetRecord } from "../store/PostStore.ts"
 
 /** A media item as a platform adapter needs it. */
 export interface PublishMedia {

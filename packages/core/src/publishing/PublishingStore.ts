@@ -20,8 +20,11 @@
 import { Context, type Effect, Option } from "effect"
 import type { Ids } from "@postwire/domain"
 import { derivePostStatus, move, startableStatuses } from "../posts/TargetStatus.ts"
-import type { AccountRecord, MediaRecord, OutboxEvent, PostRecord, TargetFailure, TargetRecord } from "../store/Records.ts"
-import type { QuotaUsage, StoreError } from "../store/Store.ts"
+import type { AccountRecord } from "../store/AccountStore.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { MediaRecord, PostRecord, TargetFailure, TargetRecord } from "../store/PostStore.ts"
+import type { QuotaUsage } from "../store/PostStore.ts"
+import type { StoreError } from "../store/StoreError.ts"
 
 /** Names one target (and the post it belongs to, whose row each write locks first). */
 export interface TargetKey {

@@ -6,12 +6,13 @@
  * @since 0.1.0
  */
 import { Effect, Layer } from "effect"
-import { trackTarget } from "../comments/MemoryCommentStore.ts"
-import { trackTarget as trackAnalytics } from "../analytics/MemoryAnalyticsStore.ts"
+import { trackTarget } from "./MemoryCommentStore.ts"
+import { trackTarget as trackAnalytics } from "./MemoryAnalyticsStore.ts"
 import { move } from "../posts/TargetStatus.ts"
-import type { OutboxEvent, PostAggregate, TargetRecord } from "../store/Records.ts"
-import { eventKey, MemoryState, type MemoryTables, rowKey } from "../store/MemoryState.ts"
-import { StoreError } from "../store/Store.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { PostAggregate, TargetRecord } from "../store/PostStore.ts"
+import { eventKey, MemoryState, type MemoryTables, rowKey } from "./MemoryState.ts"
+import { StoreError } from "../store/StoreError.ts"
 import {
   type AccountChange,
   planSteps,
@@ -19,7 +20,7 @@ import {
   PublishingStore,
   type PublishingStoreShape,
   type TargetKey
-} from "./PublishingStore.ts"
+} from "../publishing/PublishingStore.ts"
 
 const queueStatuses: ReadonlySet<string> = new Set(["queued", "scheduled", "publishing"])
 
