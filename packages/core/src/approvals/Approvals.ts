@@ -27,16 +27,10 @@ import { accountContext, CredentialsCipher } from "../secrets/CredentialsCipher.
 import { type CreatorInfo, PlatformClient } from "../platform/PlatformClient.ts"
 import type { PlatformFailure } from "../platform/PlatformFailure.ts"
 import { PublishingStore } from "../publishing/PublishingStore.ts"
-import type {
-  AccountRecord,
-  ApprovalRecord,
-  ConsentRecord,
-  MediaRecord,
-  OutboxEvent,
-  PostAggregate,
-  TargetRecord,
-  WorkspaceRecord
-} from "../store/Records.ts"
+import type { AccountRecord } from "../store/AccountStore.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { ApprovalRecord, ConsentRecord, MediaRecord, PostAggregate, TargetRecord } from "../store/PostStore.ts"
+import type { WorkspaceRecord } from "../store/WorkspaceStore.ts"
 import { Store } from "../store/Store.ts"
 import { approvalTokenHash } from "../secrets/ApprovalToken.ts"
 import { checkRedirectUrl } from "../urls/RedirectAllowList.ts"

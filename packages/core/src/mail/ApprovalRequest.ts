@@ -7,7 +7,7 @@
 import { Cause, Effect, Option } from "effect"
 import { EngineConfig } from "../EngineConfig.ts"
 import { approvalTokenOf, approvalUrl } from "../secrets/ApprovalToken.ts"
-import type { PostAggregate } from "../store/Records.ts"
+import type { PostAggregate } from "../store/PostStore.ts"
 import { Store } from "../store/Store.ts"
 import { type MailMessage, Mailer } from "./Mailer.ts"
 

@@ -11,7 +11,8 @@
  * @since 0.1.0
  */
 import { Context, type Effect } from "effect"
-import type { AccountRecord, MediaRecord, PostRecord, TargetRecord } from "../store/Records.ts"
+import type { AccountRecord } from "../store/AccountStore.ts"
+import type { MediaRecord, PostRecord, TargetRecord } from "../store/PostStore.ts"
 import type { CredentialsUpdate, PlatformFailure } from "./PlatformFailure.ts"
 
 /** A media item as a platform adapter needs it. */

@@ -10,7 +10,7 @@
 import type { Post } from "@postwire/domain"
 import { approvalTokenOf } from "../secrets/ApprovalToken.ts"
 import type { Keyring } from "../secrets/Keyring.ts"
-import type { PostAggregate, TargetRecord } from "../store/Records.ts"
+import type { PostAggregate, TargetRecord } from "../store/PostStore.ts"
 
 /** A post's approval link as of a read: `expired` once a pending link is past its expiry; the token is the link's last part. */
 export interface ApprovalLink {

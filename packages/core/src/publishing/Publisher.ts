@@ -24,6 +24,7 @@
 import { Cause, Clock, Effect, Fiber, FiberMap, Option, Queue, Schedule, Semaphore } from "effect"
 import { ErrorCatalog, formatInstant, type Ids as Id } from "@postwire/domain"
 import * as AccountEvents from "../accounts/AccountEvents.ts"
+import * as CommentSchedule from "../comments/CommentSchedule.ts"
 import { EngineConfig, type EngineSettings } from "../EngineConfig.ts"
 import * as LeasedWork from "../internal/LeasedWork.ts"
 import { Ids } from "../ids/Ids.ts"
@@ -33,10 +34,11 @@ import * as Renditions from "../media/Renditions.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
 import { quotaLimit, quotaWindow } from "../posts/Quota.ts"
 import { failureOf } from "../posts/TargetErrors.ts"
-import { move } from "../posts/TargetStatus.ts"
-import type { AccountRecord, MediaRecord, PostRecord, TargetRecord } from "../store/Records.ts"
+import { derivePostStatus, move } from "../posts/TargetStatus.ts"
+import type { AccountRecord } from "../store/AccountStore.ts"
+import type { MediaRecord, PostRecord, TargetRecord } from "../store/PostStore.ts"
 import * as Spans from "../Spans.ts"
-import type { QuotaUsage } from "../store/Store.ts"
+import type { QuotaUsage } from "../store/PostStore.ts"
 import { accountContext, CredentialsCipher, openAccountCredentials } from "../secrets/CredentialsCipher.ts"
 import { signMediaUrl } from "./MediaUrls.ts"
 import * as PermalinkBackfill from "./PermalinkBackfill.ts"
@@ -308,7 +310,8 @@ const recordFailure = Effect.fnUntraced(function* (started: Started, failure: Pl
     at,
     outcome,
     events,
-    account: { credentials, status }
+    account: { credentials, status },
+    postStatus: derivePostStatus
   })
   if (!recorded) return yield* leaseLost("recording the failure")
   yield* Effect.logInfo("target failed", { code: failure.code, platform_code: failure.platformCode })
@@ -376,13 +379,17 @@ const recordPublished = Effect.fnUntraced(function* (
       permalink: step.permalink,
       publishedAt: at,
       platformState: step.state,
-      platformPostId: step.platformPostId,
+      // Its comments are read from a minute on, and its metrics on the collector's schedule.
+      ...(typeof step.platformPostId === "string"
+        ? { tracking: { platformPostId: step.platformPostId, firstCommentPollAt: at + CommentSchedule.firstPollAfterMs } }
+        : {}),
       ...(permalinkPending
         ? { permalinkAskAt: at + Math.max(0, step.permalinkAskAfterMs ?? PermalinkBackfill.firstAskAfterMs) }
         : {})
     },
     events: [event],
-    account: { credentials: yield* sealUpdate(started, update) }
+    account: { credentials: yield* sealUpdate(started, update) },
+    postStatus: derivePostStatus
   })
   yield* Effect.logInfo("target published", {
     platform_post_id: step.platformPostId,

@@ -22,7 +22,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { EngineConfig } from "../EngineConfig.ts"
 import * as Keyring from "./Keyring.ts"
 import * as Spans from "../Spans.ts"
-import type { AccountRecord } from "../store/Records.ts"
+import type { AccountRecord } from "../store/AccountStore.ts"
 
 /** Seals and opens an account's credentials. */
 export interface CredentialsCipherShape {

@@ -13,7 +13,7 @@
  */
 import { Option } from "effect"
 import type { CredentialsCipherShape } from "./CredentialsCipher.ts"
-import type { OutboxEvent } from "../store/Records.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
 
 /** The field of an event's data that holds an approval link. */
 export const approvalUrlField = "approval_url"

@@ -6,7 +6,7 @@
  */
 import { Effect } from "effect"
 import { ErrorDetail, PostwireError } from "@postwire/domain"
-import type { WorkspaceRecord } from "../store/Records.ts"
+import type { WorkspaceRecord } from "../store/WorkspaceStore.ts"
 
 /**
  * Whether `url` may follow a decision or a connect: https, no credentials, on one of `domains` or a

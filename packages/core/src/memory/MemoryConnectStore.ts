@@ -6,16 +6,16 @@
  * @since 0.2.0
  */
 import { Effect, Layer, Option } from "effect"
-import type { OutboxEvent } from "../store/Records.ts"
-import { eventKey, MemoryState, type MemoryTables, rowKey } from "../store/MemoryState.ts"
-import { StoreError } from "../store/Store.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import { eventKey, MemoryState, type MemoryTables, rowKey } from "./MemoryState.ts"
+import { StoreError } from "../store/StoreError.ts"
 import {
   type AccountConnectionRecord,
   type ConnectLinkRecord,
   ConnectStore,
   type ConnectStoreShape,
   finishedPostStatuses
-} from "./ConnectStore.ts"
+} from "../accounts/ConnectStore.ts"
 
 const key = rowKey
 

@@ -5,9 +5,9 @@
  * @since 0.3.0
  */
 import { Effect, Layer, Option } from "effect"
-import type { MediaRecord } from "../store/Records.ts"
-import { MemoryState, type MemoryTables, rowKey as key } from "../store/MemoryState.ts"
-import { StoreError } from "../store/Store.ts"
+import type { MediaRecord } from "../store/PostStore.ts"
+import { MemoryState, type MemoryTables, rowKey as key } from "./MemoryState.ts"
+import { StoreError } from "../store/StoreError.ts"
 import {
   type DeleteMediaResult,
   finishedTargetStatuses,
@@ -16,7 +16,7 @@ import {
   type MediaStoreShape,
   type UploadPartRecord,
   type UploadRecord
-} from "./MediaStore.ts"
+} from "../media/MediaStore.ts"
 
 const rowKey = (workspaceId: string, id: string) => key(workspaceId, id)
 const finished: ReadonlySet<string> = new Set(finishedTargetStatuses)

@@ -7,8 +7,8 @@
  */
 import { Effect, Layer, Option } from "effect"
 import type { Ids } from "@postwire/domain"
-import { MemoryState, type MemoryTables, rowKey } from "../store/MemoryState.ts"
-import type { AccountMetricName, MetricValues, PostMetricName, RawMetrics } from "./AnalyticsPlatform.ts"
+import { MemoryState, type MemoryTables, rowKey } from "./MemoryState.ts"
+import type { AccountMetricName, MetricValues, PostMetricName, RawMetrics } from "../analytics/AnalyticsPlatform.ts"
 import {
   type AccountAnalytics,
   type AccountDayRecord,
@@ -22,7 +22,7 @@ import {
   type RollupGroup,
   type RollupSum,
   type Snapshot
-} from "./AnalyticsStore.ts"
+} from "../analytics/AnalyticsStore.ts"
 
 interface Rollup {
   readonly workspaceId: string

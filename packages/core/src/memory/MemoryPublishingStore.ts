@@ -6,20 +6,21 @@
  * @since 0.1.0
  */
 import { Effect, Layer } from "effect"
-import { firstPollAfterMs } from "../comments/CommentSchedule.ts"
-import { trackTarget } from "../comments/MemoryCommentStore.ts"
-import { trackTarget as trackAnalytics } from "../analytics/MemoryAnalyticsStore.ts"
-import { derivePostStatus, move } from "../posts/TargetStatus.ts"
-import type { OutboxEvent, PostAggregate, TargetRecord } from "../store/Records.ts"
-import { eventKey, MemoryState, type MemoryTables, rowKey } from "../store/MemoryState.ts"
-import { StoreError } from "../store/Store.ts"
+import { trackTarget } from "./MemoryCommentStore.ts"
+import { trackTarget as trackAnalytics } from "./MemoryAnalyticsStore.ts"
+import { move } from "../posts/TargetStatus.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { PostAggregate, TargetRecord } from "../store/PostStore.ts"
+import { eventKey, MemoryState, type MemoryTables, rowKey } from "./MemoryState.ts"
+import { StoreError } from "../store/StoreError.ts"
 import {
   type AccountChange,
   planSteps,
+  type PostStatusRule,
   PublishingStore,
   type PublishingStoreShape,
   type TargetKey
-} from "./PublishingStore.ts"
+} from "../publishing/PublishingStore.ts"
 
 const queueStatuses: ReadonlySet<string> = new Set(["queued", "scheduled", "publishing"])
 
@@ -42,15 +43,23 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
     return Effect.void
   }
 
-  /** The post with one target replaced, its status derived again and its version bumped. */
-  const withTarget = (aggregate: PostAggregate, target: TargetRecord, at: number): PostAggregate => {
+  /**
+   * The post with one target replaced and its version bumped; its status is `status` (a
+   * completion's, decided by the engine) or stays as stored.
+   */
+  const withTarget = (
+    aggregate: PostAggregate,
+    target: TargetRecord,
+    at: number,
+    status?: PostStatusRule | undefined
+  ): PostAggregate => {
     const targets = aggregate.targets.map((t) => (t.id === target.id ? target : t))
     return {
       ...aggregate,
       targets,
       post: {
         ...aggregate.post,
-        status: derivePostStatus(targets.map((t) => t.status)),
+        status: status === undefined ? aggregate.post.status : status(targets.map((t) => t.status)),
         updatedAt: at,
         version: aggregate.post.version + 1
       }
@@ -267,7 +276,7 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
           leaseUntil: null,
           updatedAt: at
         })
-        const next = withTarget(found.aggregate, target, at)
+        const next = withTarget(found.aggregate, target, at, completion.postStatus)
         return appendEvents("completeTarget", completion.events).pipe(
           Effect.andThen(applyAccountChange("completeTarget", key.workspaceId, target.accountId, completion.account)),
           Effect.map(() => {
@@ -285,17 +294,17 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
                 leaseUntil: null
               })
             }
-            if (outcome._tag === "Published" && typeof outcome.platformPostId === "string") {
+            if (outcome._tag === "Published" && outcome.tracking !== undefined) {
               trackTarget(comments, {
                 workspaceId: key.workspaceId,
                 targetId: key.targetId,
                 postId: key.postId,
                 accountId: target.accountId,
                 platform: target.platform,
-                platformPostId: outcome.platformPostId,
+                platformPostId: outcome.tracking.platformPostId,
                 publishedAt: outcome.publishedAt,
                 cursor: null,
-                nextPollAt: outcome.publishedAt + firstPollAfterMs,
+                nextPollAt: outcome.tracking.firstCommentPollAt,
                 failures: 0,
                 leaseOwner: null,
                 leaseUntil: null
@@ -307,7 +316,7 @@ export const make = (tables: MemoryTables): PublishingStoreShape => {
                 postId: key.postId,
                 accountId: target.accountId,
                 platform: target.platform,
-                platformPostId: outcome.platformPostId,
+                platformPostId: outcome.tracking.platformPostId,
                 publishedAt: outcome.publishedAt,
                 state: "active",
                 nextDueAt: outcome.publishedAt,

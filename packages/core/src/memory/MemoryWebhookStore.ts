@@ -6,9 +6,10 @@
  * @since 0.1.0
  */
 import { Effect, Layer, Option } from "effect"
-import { MemoryState, type MemoryTables, rowKey } from "../store/MemoryState.ts"
-import type { OutboxEvent } from "../store/Records.ts"
-import { type Keyset, StoreError } from "../store/Store.ts"
+import { MemoryState, type MemoryTables, rowKey } from "./MemoryState.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { Keyset } from "../store/Keyset.ts"
+import { StoreError } from "../store/StoreError.ts"
 import {
   type AttemptOutcome,
   type AttemptRecord,
@@ -24,7 +25,7 @@ import {
   type WebhookEndpointRecord,
   WebhookStore,
   type WebhookStoreShape
-} from "./WebhookStore.ts"
+} from "../webhooks/WebhookStore.ts"
 
 const deliveryKey = (key: DeliveryKey) => rowKey(key.workspaceId, key.endpointId, key.eventId)
 

@@ -1,78 +1,16 @@
 /**
- * What the engine stores: plain records, independent of any database. Times are epoch
- * milliseconds; every record that grows with use carries `workspaceId`.
+ * The posts part of the `Store`: posts with their targets and approval, the media items they
+ * name, and the quota counted over their targets, with the records they are stored as. A post
+ * and the events its change causes are written in one transaction (the outbox).
  *
  * @since 0.1.0
  */
-import type { ApprovalLinks, ErrorCode, ErrorDetails, Ids, KeyKind, Platform, Post as PostWire, Scope } from "@postwire/domain"
-
-/** A tenant: everything else belongs to exactly one workspace. */
-export interface WorkspaceRecord {
-  readonly id: Ids.WorkspaceId
-  readonly name: string
-  /** Domains (and their subdomains) an approval `redirect_url` may point to. */
-  readonly allowedRedirectDomains: ReadonlyArray<string>
-  readonly createdAt: number
-}
-
-/** An API key; the secret itself is never stored, only its SHA-256 hex digest. */
-export interface ApiKeyRecord {
-  readonly id: Ids.KeyId
-  readonly workspaceId: Ids.WorkspaceId
-  readonly kind: KeyKind
-  readonly scopes: ReadonlyArray<Scope>
-  /** Whether the key's answers, events and delivery log carry approval links (`hidden`: never). */
-  readonly approvalLinks: ApprovalLinks
-  readonly hash: string
-  /** The last four characters of the key, to tell keys apart in listings. */
-  readonly last4: string
-  readonly createdAt: number
-  readonly revokedAt: number | null
-}
-
-/** A profile groups accounts. */
-export interface ProfileRecord {
-  readonly id: Ids.ProfileId
-  readonly workspaceId: Ids.WorkspaceId
-  readonly name: string
-  readonly createdAt: number
-}
-
-/** How the simulated platform behaves for a sandbox account. */
-export interface SimulateOptions {
-  /** A normalized platform code to fail with (e.g. `platform_unavailable`). */
-  readonly error?: string | undefined
-  /** Fail only the first `times` attempts, then succeed. Absent: always fail. */
-  readonly times?: number | undefined
-  readonly max_video_duration_sec?: number | undefined
-  readonly privacy_level_options?: ReadonlyArray<string> | undefined
-  /**
-   * Comments the simulated platform makes under each published target: comment `i` (from 1)
-   * appears `i * every_seconds` after the target published, up to `count`.
-   */
-  readonly comments?: { readonly count: number; readonly every_seconds: number } | undefined
-  /** A normalized code every metrics reading of the simulated platform fails with (e.g. `token_expired`). */
-  readonly analytics_error?: string | undefined
-}
-
-/** A connected social account. */
-export interface AccountRecord {
-  readonly id: Ids.AccountId
-  readonly workspaceId: Ids.WorkspaceId
-  readonly profileId: Ids.ProfileId
-  readonly platform: Platform
-  readonly handle: string
-  readonly sandbox: boolean
-  readonly status: "connected" | "needs_reconnect" | "disconnected"
-  /** Per-account override of the platform's daily quota. */
-  readonly dailyQuota: number | null
-  readonly simulate: SimulateOptions | null
-  /** Platform credentials, encrypted by the server; opaque to the engine. */
-  readonly credentials: string | null
-  /** The platform's own id of the account (ig-user-id, page id, open_id). */
-  readonly externalId: string | null
-  readonly createdAt: number
-}
+import type { Effect, Option } from "effect"
+import type { ErrorCode, ErrorDetails, Ids, Platform, Post as PostWire } from "@postwire/domain"
+import type { AccountRecord, ProfileRecord } from "./AccountStore.ts"
+import type { Keyset } from "./Keyset.ts"
+import type { OutboxEvent } from "./Outbox.ts"
+import type { StoreError, VersionConflict } from "./StoreError.ts"
 
 /** Why a media item failed, as data: rendered into the shared error shape when read. */
 export interface MediaFailure {
@@ -126,6 +64,7 @@ export interface TargetFailure {
 
 /** Status of a target. */
 export type TargetStatus = PostWire.TargetStatus
+
 /** Status of a post, derived from its targets. */
 export type PostStatus = PostWire.PostStatus
 
@@ -219,12 +158,119 @@ export interface PostAggregate {
   readonly approval: ApprovalRecord | null
 }
 
-/** An event written to the outbox in the same transaction as the change that caused it. */
-export interface OutboxEvent {
-  readonly id: Ids.EventId
-  readonly workspaceId: Ids.WorkspaceId
-  readonly type: string
-  readonly createdAt: number
-  readonly livemode: boolean
-  readonly data: Readonly<Record<string, unknown>>
+/** Filters of a post list; `from` inclusive, `to` exclusive, on `publishAt`. */
+export interface PostFilter {
+  readonly status?: PostStatus | undefined
+  readonly profileId?: Ids.ProfileId | undefined
+  readonly platform?: Platform | undefined
+  readonly from?: number | undefined
+  readonly to?: number | undefined
+}
+
+/** Usage of an account's quota in a window. */
+export interface QuotaUsage {
+  /** Targets counted in the window. */
+  readonly used: number
+  /** The earliest counted instant, so callers know when the window frees a slot. */
+  readonly oldest: number | null
+}
+
+/** What planning a create reads, in one round trip: see `StoreShape.readPlanInputs`. */
+export interface PlanInputs {
+  readonly profile: Option.Option<ProfileRecord>
+  /** The accounts found, in the order asked (as `getAccounts`). */
+  readonly accounts: ReadonlyArray<AccountRecord>
+  /** The media found, in the order asked (as `getMediaItems`). */
+  readonly media: ReadonlyArray<MediaRecord>
+  /** Each asked account's quota usage in the window (as `countQuotaUsage`), by account id. */
+  readonly usage: ReadonlyMap<string, QuotaUsage>
+}
+
+/** A cap on an account's counted targets in `[from, to)`, checked as a post is inserted. */
+export interface QuotaCap {
+  readonly accountId: Ids.AccountId
+  readonly from: number
+  readonly to: number
+  readonly limit: number
+}
+
+/** Reads and writes of posts and the media items they name. */
+export interface PostStoreShape {
+  // Media
+  readonly createMedia: (media: MediaRecord) => Effect.Effect<void, StoreError>
+  readonly getMedia: (workspaceId: Ids.WorkspaceId, id: Ids.MediaId) => Effect.Effect<Option.Option<MediaRecord>, StoreError>
+  readonly getMediaItems: (
+    workspaceId: Ids.WorkspaceId,
+    ids: ReadonlyArray<Ids.MediaId>
+  ) => Effect.Effect<ReadonlyArray<MediaRecord>, StoreError>
+
+  // Posts
+  /** Inserts a new post with its targets, approval and events, in one transaction. */
+  readonly insertPost: (post: PostAggregate, events: ReadonlyArray<OutboxEvent>) => Effect.Effect<void, StoreError>
+  /**
+   * Inserts a new post like `insertPost`, but only while each cap still has room for one more
+   * target: counted (as `countQuotaUsage` counts) and inserted atomically, so concurrent inserts
+   * on the same accounts cannot together exceed a cap. Answers the account of the first full
+   * cap (nothing inserted), or none when the post was inserted.
+   */
+  readonly insertPostWithinQuota: (
+    post: PostAggregate,
+    events: ReadonlyArray<OutboxEvent>,
+    caps: ReadonlyArray<QuotaCap>
+  ) => Effect.Effect<Option.Option<Ids.AccountId>, StoreError>
+  /**
+   * Runs `effect` once the transaction the caller runs in commits, or at once when there is none
+   * (and always at once in memory). For what must not happen for a write that a surrounding
+   * transaction may still roll back: the approval e-mail of a post created under an
+   * `Idempotency-Key`, whose post commits together with the key's stored answer.
+   */
+  readonly afterCommit: <R>(effect: Effect.Effect<void, never, R>) => Effect.Effect<void, never, R>
+  readonly getPost: (workspaceId: Ids.WorkspaceId, id: Ids.PostId) => Effect.Effect<Option.Option<PostAggregate>, StoreError>
+  /**
+   * Saves a changed post (its row, every target, its approval) and the events the change
+   * causes, in one transaction. The caller increments `post.version`; the save succeeds only
+   * while the stored version is `post.version - 1`, else it fails with `VersionConflict`.
+   */
+  readonly savePost: (
+    post: PostAggregate,
+    events: ReadonlyArray<OutboxEvent>
+  ) => Effect.Effect<void, StoreError | VersionConflict>
+  /**
+   * Finds the post whose current approval has this token digest; the approval page knows no
+   * workspace, only the token. A replaced approval's token is no longer found.
+   */
+  readonly findApprovalByTokenHash: (
+    tokenHash: string
+  ) => Effect.Effect<Option.Option<{ readonly workspaceId: Ids.WorkspaceId; readonly postId: Ids.PostId }>, StoreError>
+  /** Newest `publishAt` first, ties by id descending, after the keyset position when given. */
+  readonly listPosts: (
+    workspaceId: Ids.WorkspaceId,
+    filter: PostFilter,
+    after: Keyset | undefined,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<PostAggregate>, StoreError>
+  /**
+   * Targets of the account counted against its quota whose instant lies in `[from, to)`:
+   * every target not `cancelled`, `rejected` or `failed`, at its `publishedAt`, or else at its
+   * post's `publishAt`.
+   */
+  readonly countQuotaUsage: (
+    workspaceId: Ids.WorkspaceId,
+    accountId: Ids.AccountId,
+    from: number,
+    to: number
+  ) => Effect.Effect<QuotaUsage, StoreError>
+  /**
+   * Optional: `getProfile`, `getAccounts`, `getMediaItems` and `countQuotaUsage` of every asked
+   * account over `[from, to)`, read together (one statement on SQL stores). Stores without it
+   * are read with those four.
+   */
+  readonly readPlanInputs?: (
+    workspaceId: string,
+    profileId: string,
+    accountIds: ReadonlyArray<string>,
+    mediaIds: ReadonlyArray<string>,
+    from: number,
+    to: number
+  ) => Effect.Effect<PlanInputs, StoreError>
 }

@@ -8,8 +8,8 @@
  */
 import { Effect, Layer, Option } from "effect"
 import type { Ids } from "@postwire/domain"
-import { MemoryState, type MemoryTables, rowKey } from "../store/MemoryState.ts"
-import type { OutboxEvent } from "../store/Records.ts"
+import { MemoryState, type MemoryTables, rowKey } from "./MemoryState.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
 import {
   type CommentPollState,
   type CommentRecord,
@@ -17,7 +17,7 @@ import {
   type CommentStoreShape,
   type PollDeferral,
   type PollKey
-} from "./CommentStore.ts"
+} from "../comments/CommentStore.ts"
 
 const k = rowKey
 

@@ -13,16 +13,11 @@ import type { CommentPollState, CommentRecord } from "../comments/CommentStore.t
 import type { UploadPartRecord, UploadRecord } from "../media/MediaStore.ts"
 import type { PendingPermalink } from "../publishing/PublishingStore.ts"
 import type { AttemptRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "../webhooks/WebhookStore.ts"
-import type {
-  AccountRecord,
-  ApiKeyRecord,
-  MediaRecord,
-  OutboxEvent,
-  PostAggregate,
-  ProfileRecord,
-  WorkspaceRecord
-} from "./Records.ts"
-import { StoreError } from "./Store.ts"
+import type { AccountRecord, ProfileRecord } from "../store/AccountStore.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { MediaRecord, PostAggregate } from "../store/PostStore.ts"
+import type { ApiKeyRecord, WorkspaceRecord } from "../store/WorkspaceStore.ts"
+import { StoreError } from "../store/StoreError.ts"
 
 /** The key of a row from the columns of its primary key or unique index, in order. */
 export const rowKey = (...parts: ReadonlyArray<string | number | boolean>): string => parts.join("\u0000")

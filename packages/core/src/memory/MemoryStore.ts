@@ -9,15 +9,12 @@
 import { Context, Effect, Layer, Option } from "effect"
 import type { Ids } from "@postwire/domain"
 import { eventKey, MemoryState, MemoryTables, rowKey as key } from "./MemoryState.ts"
-import type { OutboxEvent, PostAggregate } from "./Records.ts"
-import {
-  type Keyset,
-  type QuotaUsage,
-  Store,
-  StoreError,
-  type StoreShape,
-  VersionConflict
-} from "./Store.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { PostAggregate } from "../store/PostStore.ts"
+import type { Keyset } from "../store/Keyset.ts"
+import type { QuotaUsage } from "../store/PostStore.ts"
+import { Store, type StoreShape } from "../store/Store.ts"
+import { StoreError, VersionConflict } from "../store/StoreError.ts"
 
 export { Endpoints, MemoryState, MemoryTables, rowKey, Tables } from "./MemoryState.ts"
 
