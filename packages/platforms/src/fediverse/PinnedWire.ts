@@ -14,10 +14,8 @@
  *
  * @since 0.8.0
  */
-import type { LookupAddress } from "node:dns"
 import { request as httpRequest, type IncomingMessage } from "node:http"
 import { request as httpsRequest } from "node:https"
-import { isIPv6, type LookupFunction } from "node:net"
 import { type PlatformFailure, UrlSafety, Webhooks } from "@postwire/core"
 import { ErrorDetail } from "@postwire/domain"
 import { Effect } from "effect"
@@ -47,22 +45,6 @@ export const refusalOf = (error: UrlSafety.UnsafeUrl): PlatformFailure => {
     notPublished: true,
     details: { detail: range ? ErrorDetail.reason("fediverse_server_not_public", { range: described }) : described }
   })
-}
-
-// The checked addresses as the socket's lookup answers: the name is never resolved again.
-const lookupAmong = (addresses: ReadonlyArray<string>): LookupFunction => {
-  const entries: Array<LookupAddress> = addresses.map((address) => ({ address, family: isIPv6(address) ? 6 : 4 }))
-  return (_hostname, options, callback) => {
-    const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : options.family
-    const allowed = entries.filter((entry) => !family || entry.family === family)
-    if (allowed.length === 0) {
-      const error: NodeJS.ErrnoException = new Error("no checked address of the requested family")
-      error.code = "ENOTFOUND"
-      return callback(error, "", 4)
-    }
-    if (options.all === true) return (callback as (error: null, all: Array<LookupAddress>) => void)(null, allowed)
-    return callback(null, allowed[0]!.address, allowed[0]!.family)
-  }
 }
 
 const headersOf = (response: IncomingMessage): Record<string, string> => {
@@ -101,7 +83,7 @@ const sendTo = (
       resume(outcome)
     }
     const send = url.protocol === "https:" ? httpsRequest : httpRequest
-    const outgoing = send(url, { method: request.method, headers, agent: false, lookup: lookupAmong(addresses) }, (response) => {
+    const outgoing = send(url, { method: request.method, headers, agent: false, lookup: UrlSafety.lookupAmong(addresses) }, (response) => {
       const chunks: Array<Buffer> = []
       response.on("data", (chunk: Buffer) => chunks.push(chunk))
       response.on("end", () => {
