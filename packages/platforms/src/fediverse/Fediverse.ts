@@ -28,7 +28,7 @@
  *
  * @since 0.5.0
  */
-import type { PublishInput, PublishStep } from "@postwire/core"
+import type { PublishInput, PublishStep, UrlSafety } from "@postwire/core"
 import { ErrorDetail, type TargetRules } from "@postwire/domain"
 import { Clock, Effect, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
@@ -50,6 +50,10 @@ export interface Config {
   readonly lookupLimit: number
   /** How long after the checkpoint the same `Idempotency-Key` is trusted (the server keeps it 1 hour). */
   readonly idempotencyWindowMs: number
+  /** Servers on loopback are reached too (development and tests: the webhooks' loopback switch); see `PinnedWire.ts`. */
+  readonly allowLoopback?: boolean | undefined
+  /** Resolves a server's name before each call (the operating system's resolver by default); the answer is checked and pinned. */
+  readonly resolver?: UrlSafety.Resolver["Service"] | undefined
 }
 
 /** Defaults: a check every 2 s for up to 5 minutes; the key trusted for 50 of its 60 minutes. */

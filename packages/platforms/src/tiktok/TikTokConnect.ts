@@ -33,7 +33,9 @@ import {
   send,
   unavailable
 } from "../internal/ConnectWire.ts"
+import * as TokenSession from "../internal/TokenSession.ts"
 import { field, numberField, stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
+import * as TikTok from "./TikTok.ts"
 
 /** TikTok's connect settings. */
 export interface Settings {
@@ -223,33 +225,43 @@ export const make = (settings: Settings, wire: Wire): TikTokConnect => {
     return [identity]
   })
 
+  // The renewal's refresh shares the process's flight with publishing and analytics
+  // (`TikTok.refreshFlight`): a refresh token one of them just spent is not sent again.
+  const refreshCredentials = TokenSession.makeRefresher<Credentials.ShortVideoCredentials, ConnectFailure>(
+    (credentials) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        if (credentials.refresh_expires_at !== undefined && credentials.refresh_expires_at <= now) {
+          return yield* Effect.fail(connectFailure("token_expired", "refresh_token_expired", { needsReconnect: true }))
+        }
+        const response = yield* send(wire, tokenRequest({ grant_type: "refresh_token", refresh_token: credentials.refresh_token }))
+        const token = yield* tokenAnswer(response, now, (error) =>
+          error === "invalid_client" || error === "unauthorized_client"
+            ? // The app's credentials are wrong: the operator fixes that, not the person.
+              connectFailure("connect_failed", error, { retryable: true })
+            : connectFailure("token_expired", error, { needsReconnect: true })
+        )
+        // Keep what the answer leaves out (an answer without scope keeps the granted ones).
+        return {
+          ...token.credentials,
+          scopes: token.scopes.length > 0 ? token.scopes : (credentials.scopes ?? []),
+          ...(token.credentials.refresh_expires_at === undefined && credentials.refresh_expires_at !== undefined
+            ? { refresh_expires_at: credentials.refresh_expires_at }
+            : {})
+        }
+      }),
+    (credentials) => credentials.refresh_token,
+    TikTok.refreshFlight(api, settings.clientKey)
+  )
+
   const refresh = Effect.fn("connect.shortvideo.refresh")(function* (json: string) {
-    const credentials = yield* decodeCredentials(json)
-    const now = yield* Clock.currentTimeMillis
-    if (credentials.refresh_expires_at !== undefined && credentials.refresh_expires_at <= now) {
-      return yield* Effect.fail(connectFailure("token_expired", "refresh_token_expired", { needsReconnect: true }))
-    }
-    const response = yield* send(wire, tokenRequest({ grant_type: "refresh_token", refresh_token: credentials.refresh_token }))
-    const token = yield* tokenAnswer(response, now, (error) =>
-      error === "invalid_client" || error === "unauthorized_client"
-        ? // The app's credentials are wrong: the operator fixes that, not the person.
-          connectFailure("connect_failed", error, { retryable: true })
-        : connectFailure("token_expired", error, { needsReconnect: true })
-    )
-    // Keep what the answer leaves out (an answer without scope keeps the granted ones).
-    const fresh: Credentials.ShortVideoCredentials = {
-      ...token.credentials,
-      scopes: token.scopes.length > 0 ? token.scopes : (credentials.scopes ?? []),
-      ...(token.credentials.refresh_expires_at === undefined && credentials.refresh_expires_at !== undefined
-        ? { refresh_expires_at: credentials.refresh_expires_at }
-        : {})
-    }
+    const fresh = yield* refreshCredentials(yield* decodeCredentials(json))
     return {
       _tag: "Refreshed" as const,
       credentials: Credentials.encode("shortvideo", fresh),
       accessTokenExpiresAt: fresh.expires_at ?? null,
       refreshTokenExpiresAt: fresh.refresh_expires_at ?? null,
-      scopes: token.scopes.length > 0 ? token.scopes : null
+      scopes: fresh.scopes ?? null
     }
   })
 
