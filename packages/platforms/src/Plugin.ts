@@ -58,7 +58,7 @@ import type {
   RenewalPolicy
 } from "@postwire/core"
 import type { TargetRules } from "@postwire/domain"
-import type { Effect, Redacted } from "effect"
+import type { Effect, Redacted, Schema } from "effect"
 import type { CommentAdapter } from "./comments/CommentAdapter.ts"
 import type * as CommentAdapterModule from "./comments/CommentAdapter.ts"
 import type { PlatformConnect } from "./internal/ConnectWire.ts"
@@ -219,10 +219,15 @@ export interface SandboxSeed {
 
 /**
  * A platform for Postwire. `Publish` and `Connect` are the types of its publishing and connect
- * settings (`{}` when it has none).
+ * settings (`{}` when it has none); `Stored` is the schema of its accounts' stored credentials.
  */
-// biome-ignore lint/suspicious/noExplicitAny: a registry holds plugins of every settings type
-export interface PlatformPlugin<Publish = any, Connect = any> {
+export interface PlatformPlugin<
+  // biome-ignore lint/suspicious/noExplicitAny: a registry holds plugins of every settings type
+  Publish = any,
+  // biome-ignore lint/suspicious/noExplicitAny: a registry holds plugins of every settings type
+  Connect = any,
+  Stored extends Schema.Top & { readonly DecodingServices: never } = Schema.Top & { readonly DecodingServices: never }
+> {
   /**
    * The platform's word on the wire (`account.platform`, `/v1/accounts?platform=`): lowercase
    * letters, digits and `_`, starting with a letter, 2 to 32 characters.
@@ -236,6 +241,13 @@ export interface PlatformPlugin<Publish = any, Connect = any> {
   readonly publish: PublishPart<Publish>
   /** Connecting accounts through the platform's OAuth; absent: accounts are created without it. */
   readonly connect?: ConnectPart<Connect> | undefined
+  /**
+   * The shape of an account's credentials: the JSON the connect side stores (sealed) in
+   * `account.credentials` and the publisher reads back, as an Effect Schema whose type is that
+   * JSON. Its folder reads and writes them with `Credentials.codec(schema)`; others with
+   * `Credentials.of(plugin)`. Absent: any JSON (the plugin reads `account.credentials` itself).
+   */
+  readonly credentials?: Stored | undefined
   /**
    * The settings a server's environment gives it (`POSTWIRE_TIKTOK_CLIENT_KEY`, …): the names a
    * deployment sets are the plugin's own. Absent: the plugin's defaults (or its closure) are all.

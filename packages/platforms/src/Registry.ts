@@ -87,6 +87,9 @@ export const check = (value: unknown, source = "(unnamed)"): PlatformPlugin => {
   if (value.connect !== undefined && (!isRecord(value.connect) || typeof value.connect.make !== "function")) {
     throw new PluginProblem(label, "`connect.make` must be a function returning the connector")
   }
+  if (value.credentials !== undefined && !Schema.isSchema(value.credentials)) {
+    throw new PluginProblem(label, "`credentials` must be an Effect Schema (the shape of an account's stored credentials)")
+  }
   const options = value.options
   if (options !== undefined) {
     if (!isRecord(options) || !Schema.isSchema(options.schema)) {

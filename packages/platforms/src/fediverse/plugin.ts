@@ -18,6 +18,7 @@
  * @since 0.5.0
  */
 import type { PlatformPlugin } from "../Plugin.ts"
+import { FediverseCredentials } from "./FediverseCredentials.ts"
 import * as Fediverse from "./Fediverse.ts"
 import * as FediverseAnalytics from "./Analytics.ts"
 import * as FediverseComments from "./FediverseComments.ts"
@@ -26,9 +27,10 @@ import * as Options from "./Options.ts"
 import { rules } from "./Rules.ts"
 
 /** The Mastodon plugin. */
-export const fediverse: PlatformPlugin<Fediverse.Config, FediverseConnect.Settings> = {
+export const fediverse: PlatformPlugin<Fediverse.Config, FediverseConnect.Settings, typeof FediverseCredentials> = {
   name: "fediverse",
   displayName: rules.displayName,
+  credentials: FediverseCredentials,
   rules,
   options: Options.options,
   publish: {

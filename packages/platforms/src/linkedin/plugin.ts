@@ -18,6 +18,7 @@
  */
 import { Redacted } from "effect"
 import type { PlatformPlugin } from "../Plugin.ts"
+import { ProfessionalCredentials } from "./LinkedInCredentials.ts"
 import * as LinkedIn from "./LinkedIn.ts"
 import * as LinkedInAnalytics from "./Analytics.ts"
 import * as LinkedInComments from "./LinkedInComments.ts"
@@ -35,9 +36,10 @@ const day = 24 * 60 * 60 * 1000
 export const renewAfterMs = 53 * day
 
 /** The LinkedIn plugin. */
-export const linkedin: PlatformPlugin<LinkedIn.Config, LinkedInConnect.Settings> = {
+export const linkedin: PlatformPlugin<LinkedIn.Config, LinkedInConnect.Settings, typeof ProfessionalCredentials> = {
   name: "professional",
   displayName: rules.displayName,
+  credentials: ProfessionalCredentials,
   rules,
   options,
   publish: {

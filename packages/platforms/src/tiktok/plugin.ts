@@ -6,6 +6,7 @@
  */
 import { Redacted } from "effect"
 import type { PlatformPlugin } from "../Plugin.ts"
+import { ShortVideoCredentials } from "./Credentials.ts"
 import { options } from "./Options.ts"
 import { isPhotoPost, rules } from "./Rules.ts"
 import * as TikTokAnalytics from "./Analytics.ts"
@@ -38,9 +39,10 @@ export const verifiedPrefixProblem = (publicUrl: string | undefined, prefixes: R
 }
 
 /** The TikTok plugin. */
-export const tiktok: PlatformPlugin<TikTok.Config, TikTokConnect.Settings> = {
+export const tiktok: PlatformPlugin<TikTok.Config, TikTokConnect.Settings, typeof ShortVideoCredentials> = {
   name: "shortvideo",
   displayName: rules.displayName,
+  credentials: ShortVideoCredentials,
   rules,
   options,
   publish: {

@@ -32,7 +32,7 @@ import type { AdmitInput, Counters, PlatformFailure, PublishInput, PublishStep }
 import { ErrorDetail, formatInstant } from "@postwire/domain"
 import { Clock, Effect, Option, type Redacted, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
-import type * as Credentials from "../Credentials.ts"
+import type * as Credentials from "./Credentials.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
 import { failure, field, malformed, stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
 import * as Google from "./GoogleApi.ts"
