@@ -57,7 +57,7 @@ import type {
   PublishStep,
   RenewalPolicy
 } from "@postwire/core"
-import type { TargetRules } from "@postwire/domain"
+import type { LocalizedText, Post, TargetRules } from "@postwire/domain"
 import type { Effect, Redacted, Schema } from "effect"
 import type { CommentAdapter } from "./comments/CommentAdapter.ts"
 import type * as CommentAdapterModule from "./comments/CommentAdapter.ts"
@@ -237,6 +237,20 @@ export interface PlatformPlugin<
   readonly displayName: string
   /** What the platform accepts: caption, media, quota; checked by validate, create and publish. */
   readonly rules: TargetRules.PlatformRuleSet
+  /**
+   * The texts of the platform's own refusal reasons, by name, in English and Indonesian (the
+   * `{detail}` its rules and publisher give: `ErrorDetail.catalogue(texts).reason(name, values)`).
+   * The registry checks that each has both texts with the same `{placeholders}`. Absent: the
+   * plugin uses the shared reasons of `ErrorDetail`, or gives its texts inline.
+   */
+  readonly reasons?: Readonly<Record<string, LocalizedText>> | undefined
+  /**
+   * Create requests for the API reference, by name (start the name with the platform's word): a
+   * server's OpenAPI document shows the served platforms' examples for `POST /v1/posts` and
+   * `POST /v1/posts/validate`. Each must be a body the server accepts once its placeholder ids
+   * name a profile, accounts and media (`Post.examplePlaceholders.profileId`, `acc_…`, `med_…`).
+   */
+  readonly examples?: Readonly<Record<string, Post.RequestExample<typeof Post.CreatePostRequest.Encoded>>> | undefined
   /** Publishing (required). */
   readonly publish: PublishPart<Publish>
   /** Connecting accounts through the platform's OAuth; absent: accounts are created without it. */

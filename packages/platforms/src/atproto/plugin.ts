@@ -20,6 +20,8 @@
  * @since 0.5.0
  */
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as Reasons from "./Reasons.ts"
+import { examples } from "./Examples.ts"
 import { AtprotoCredentials } from "./Xrpc.ts"
 import * as Atproto from "./Atproto.ts"
 import * as AtprotoComments from "./AtprotoComments.ts"
@@ -38,6 +40,8 @@ export const atproto: PlatformPlugin<Atproto.Config, AtprotoConnect.Settings, ty
   name: "atproto",
   displayName: rules.displayName,
   credentials: AtprotoCredentials,
+  reasons: Reasons.catalogue.texts,
+  examples,
   rules,
   options,
   publish: {

@@ -8,6 +8,8 @@ import { Redacted } from "effect"
 import * as GraphApi from "../meta/GraphApi.ts"
 import * as Sessions from "../meta/Sessions.ts"
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as Reasons from "./Reasons.ts"
+import { examples } from "./Examples.ts"
 import { PagesCredentials } from "./Credentials.ts"
 import * as FacebookAnalytics from "./Analytics.ts"
 import * as FacebookComments from "./FacebookComments.ts"
@@ -21,6 +23,8 @@ export const facebook: PlatformPlugin<FacebookPages.Config, FacebookConnect.Sett
   name: "pages",
   displayName: rules.displayName,
   credentials: PagesCredentials,
+  reasons: Reasons.catalogue.texts,
+  examples,
   rules,
   publish: {
     defaults: FacebookPages.defaults,

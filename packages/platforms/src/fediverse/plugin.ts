@@ -18,6 +18,8 @@
  * @since 0.5.0
  */
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as Reasons from "./Reasons.ts"
+import { examples } from "./Examples.ts"
 import { FediverseCredentials } from "./FediverseCredentials.ts"
 import * as Fediverse from "./Fediverse.ts"
 import * as FediverseAnalytics from "./Analytics.ts"
@@ -31,6 +33,8 @@ export const fediverse: PlatformPlugin<Fediverse.Config, FediverseConnect.Settin
   name: "fediverse",
   displayName: rules.displayName,
   credentials: FediverseCredentials,
+  reasons: Reasons.catalogue.texts,
+  examples,
   rules,
   options: Options.options,
   publish: {

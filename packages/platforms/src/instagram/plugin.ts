@@ -9,6 +9,8 @@ import * as GraphApi from "../meta/GraphApi.ts"
 import * as MetaToken from "../meta/MetaToken.ts"
 import * as Sessions from "../meta/Sessions.ts"
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as Reasons from "./Reasons.ts"
+import { examples } from "./Examples.ts"
 import { LongLivedToken } from "../meta/Credentials.ts"
 import * as InstagramAnalytics from "./Analytics.ts"
 import * as Instagram from "./Instagram.ts"
@@ -27,6 +29,8 @@ export const instagram: PlatformPlugin<Instagram.Config, InstagramConnect.Settin
   name: "photo",
   displayName: rules.displayName,
   credentials: LongLivedToken,
+  reasons: Reasons.catalogue.texts,
+  examples,
   rules,
   options,
   publish: {

@@ -18,6 +18,8 @@
  */
 import { Redacted } from "effect"
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as Reasons from "./Reasons.ts"
+import { examples } from "./Examples.ts"
 import { ProfessionalCredentials } from "./LinkedInCredentials.ts"
 import * as LinkedIn from "./LinkedIn.ts"
 import * as LinkedInAnalytics from "./Analytics.ts"
@@ -40,6 +42,8 @@ export const linkedin: PlatformPlugin<LinkedIn.Config, LinkedInConnect.Settings,
   name: "professional",
   displayName: rules.displayName,
   credentials: ProfessionalCredentials,
+  reasons: Reasons.catalogue.texts,
+  examples,
   rules,
   options,
   publish: {

@@ -9,6 +9,8 @@ import * as GraphApi from "../meta/GraphApi.ts"
 import * as MetaToken from "../meta/MetaToken.ts"
 import * as Sessions from "../meta/Sessions.ts"
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as Reasons from "./Reasons.ts"
+import { examples } from "./Examples.ts"
 import { LongLivedToken } from "../meta/Credentials.ts"
 import { rules } from "./Rules.ts"
 import * as ThreadsAnalytics from "./Analytics.ts"
@@ -23,6 +25,8 @@ export const threads: PlatformPlugin<Threads.Config, ThreadsConnect.Settings, ty
   name: "textpost",
   displayName: rules.displayName,
   credentials: LongLivedToken,
+  reasons: Reasons.catalogue.texts,
+  examples,
   rules,
   publish: {
     defaults: Threads.defaults,

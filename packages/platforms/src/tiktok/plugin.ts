@@ -6,6 +6,8 @@
  */
 import { Redacted } from "effect"
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as Reasons from "./Reasons.ts"
+import { examples } from "./Examples.ts"
 import { ShortVideoCredentials } from "./Credentials.ts"
 import { options } from "./Options.ts"
 import { isPhotoPost, rules } from "./Rules.ts"
@@ -43,6 +45,8 @@ export const tiktok: PlatformPlugin<TikTok.Config, TikTokConnect.Settings, typeo
   name: "shortvideo",
   displayName: rules.displayName,
   credentials: ShortVideoCredentials,
+  reasons: Reasons.catalogue.texts,
+  examples,
   rules,
   options,
   publish: {

@@ -7,6 +7,8 @@
  */
 import { Redacted } from "effect"
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as Reasons from "./Reasons.ts"
+import { examples } from "./Examples.ts"
 import { VideoCredentials } from "./Credentials.ts"
 import * as Rules from "./Rules.ts"
 import { rules } from "./Rules.ts"
@@ -31,6 +33,8 @@ export const youtube: PlatformPlugin<YouTube.Config, YouTubeConnect.Settings, ty
   name: "video",
   displayName: rules.displayName,
   credentials: VideoCredentials,
+  reasons: Reasons.catalogue.texts,
+  examples,
   rules,
   options: Options.spec,
   publish: {
