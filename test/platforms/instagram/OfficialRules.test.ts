@@ -8,7 +8,7 @@ import { assert as effectAssert, describe as effectDescribe, it as effectIt } fr
 import { Credentials, instagram } from "@postwire/platforms"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aJpeg, anMp4, aPng, aWebp } from "../../../packages/core/test/fixtures/media.ts"
+import { aJpeg, anMp4, aPng, aWebp } from "../../support/Media.ts"
 import { parseAppSecretProof, sendsProof } from "../../../packages/platforms/src/instagram/Instagram.ts"
 import { notJpeg } from "../../../packages/platforms/src/instagram/Rules.ts"
 import { accountOf } from "../../support/Builders.ts"
