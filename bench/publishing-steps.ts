@@ -14,10 +14,10 @@
  * `node --conditions=@postwire/source --import tsx bench/publishing-steps.ts`.
  */
 import { Session } from "node:inspector"
-import { Media, Posts, Publisher, PlatformClient, type PublishStep, Workspaces } from "@postwire/core"
+import { Media, PlatformClient, Posts, Publisher, type PublishStep, Workspaces } from "@postwire/core"
 import { Effect, References } from "effect"
-import { memoryEngine } from "../test/support/MemoryEngine.ts"
 import { aPng } from "../test/support/Media.ts"
+import { memoryEngine } from "../test/support/MemoryEngine.ts"
 
 const burst = Number(process.env.BENCH_STEPS_TARGETS ?? 2_000)
 const rounds = Number(process.env.BENCH_STEPS_ROUNDS ?? 5)

@@ -596,16 +596,18 @@ export const publishTarget = (
   requeues = 0
 ) => Effect.flatMap(stepServices, (services) => takeStep(services, settings, claimed, step, at, mayHold, requeues))
 
-/** {@link publishTarget} with the services read once by the caller. */
-const takeStep = Effect.fnUntraced(function* (
-  services: StepServices,
+/** What a step is given besides its services: the arguments of {@link publishTarget}, all of them. */
+type StepArguments = [
   settings: PublisherSettings,
   claimed: TargetRecord,
   step: Option.Option<TargetStep>,
   at: number,
   mayHold: (heldForMs: number) => boolean,
   requeues: number
-) {
+]
+
+/** {@link publishTarget} with the services read once by the caller. */
+const takeStep = Effect.fnUntraced(function* (services: StepServices, ...[settings, claimed, step, at, mayHold, requeues]: StepArguments) {
   if (Option.isNone(step)) return "lost" as const
   const { blobs, converter, engine, queue } = services
   const { accounts, media: records, post, targets, usage } = step.value
@@ -723,15 +725,7 @@ export const publishClaimedTarget = (
 ) => Effect.flatMap(stepServices, (services) => stepTarget(services, settings, claimed, step, claimedAt, mayHold, requeues))
 
 /** {@link publishClaimedTarget} with the services read once by the caller. */
-const stepTarget = (
-  services: StepServices,
-  settings: PublisherSettings,
-  claimed: TargetRecord,
-  step: Option.Option<TargetStep>,
-  claimedAt: number,
-  mayHold: (heldForMs: number) => boolean,
-  requeues: number
-) => {
+const stepTarget = (services: StepServices, ...[settings, claimed, step, claimedAt, mayHold, requeues]: StepArguments) => {
   const stepped = Effect.flatMap(takeStep(services, settings, claimed, step, claimedAt, mayHold, requeues), (outcome) =>
     Effect.flatMap(now, (finishedAt) =>
       Effect.as(
