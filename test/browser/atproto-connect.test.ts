@@ -20,7 +20,7 @@ import * as OAuth from "../../packages/platforms/src/atproto/OAuth.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as RealPds from "../platforms/atproto/RealPds.ts"
 import { aKeyWithScopes } from "../support/Builders.ts"
-import { hasChromium, launchChromium, type TestBrowser } from "../support/Chromium.ts"
+import { aPageLandingAt, hasChromium, launchChromium, type TestBrowser } from "../support/Chromium.ts"
 import { aConnectLink, aConnectServer } from "../support/Connect.ts"
 import { eventually } from "../support/Eventually.ts"
 import { call } from "../support/Http.ts"
@@ -61,33 +61,11 @@ describe.skipIf(!hasChromium)("Bluesky connect in Chromium against the reference
   })
 
   /**
-   * A tab whose requests to app.example.com (the allowed redirect domain) are answered locally;
-   * with `callback`, the request to Postwire's callback goes on to the address it gives instead
-   * (as an attacker's server would send the person back with its own answer).
+   * A tab that lands at the app; with `callback`, the request to Postwire's callback goes on to the
+   * address it gives instead (as an attacker's server would send the person back with its own answer).
    */
-  const newPage = async (callback?: (url: URL) => URL): Promise<Page> => {
-    const page = await context.newPage()
-    const cdp = await context.newCDPSession(page)
-    cdp.on("Fetch.requestPaused", (event) => {
-      const url = new URL(event.request.url)
-      if (callback !== undefined && url.pathname === "/connect/callback/atproto") {
-        cdp.send("Fetch.continueRequest", { requestId: event.requestId, url: callback(url).href }).catch(() => undefined)
-        return
-      }
-      cdp
-        .send("Fetch.fulfillRequest", {
-          requestId: event.requestId,
-          responseCode: 200,
-          responseHeaders: [{ name: "content-type", value: "text/html; charset=utf-8" }],
-          body: Buffer.from("<!doctype html><title>Connected</title><h1>Back at Acme</h1>").toString("base64")
-        })
-        .catch(() => undefined)
-    })
-    await cdp.send("Fetch.enable", {
-      patterns: [{ urlPattern: "https://app.example.com/*" }, ...(callback === undefined ? [] : [{ urlPattern: `${server.baseUrl}/connect/callback/*` }])]
-    })
-    return page
-  }
+  const newPage = (callback?: (url: URL) => URL): Promise<Page> =>
+    aPageLandingAt(context, callback === undefined ? {} : { divert: { pattern: `${server.baseUrl}/connect/callback/atproto*`, to: callback } })
 
   /** Publishes a post with one image to the account through Postwire's API; the text of the record the PDS then holds. */
   const publishedText = async (accountId: string, did: string, caption: string): Promise<string> => {

@@ -5,7 +5,7 @@
  */
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aJpeg } from "../../../packages/core/test/fixtures/media.ts"
+import { aJpeg } from "../../support/Media.ts"
 import type * as FediverseCredentials from "../../../packages/platforms/src/fediverse/FediverseCredentials.ts"
 import { eventually } from "../../support/Eventually.ts"
 import { call, errorOf, type Reply } from "../../support/Http.ts"

@@ -6,7 +6,7 @@
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type * as FediverseCredentials from "../../../packages/platforms/src/fediverse/FediverseCredentials.ts"
-import { aJpeg, anMp4, aPng } from "../../../packages/core/test/fixtures/media.ts"
+import { aJpeg, anMp4, aPng } from "../../support/Media.ts"
 import { accountOf, aPost } from "../../support/Builders.ts"
 import { eventually } from "../../support/Eventually.ts"
 import { call, errorOf } from "../../support/Http.ts"

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, tiktok } from "@postwire/platforms"
 import { Effect } from "effect"
 import * as TikTokOAuthFake from "./TikTokOAuthFake.ts"
 import { aConnector, callbackOf, challenge, connect, consent, failureOf, state, verifier } from "../connect/connectHarness.ts"
@@ -78,7 +78,7 @@ describe("TikTok connect", () => {
         assert.isAtMost(identity.refreshTokenExpiresAt!, after + 31_536_000_000)
         assert.deepStrictEqual(identity.creatorInfo?.privacyLevelOptions, ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"])
         assert.strictEqual(identity.creatorInfo?.maxVideoPostDurationSec, 300)
-        const credentials = yield* Credentials.decode("shortvideo", identity.credentials)
+        const credentials = yield* Credentials.decode(tiktok, identity.credentials)
         assert.isDefined(fake.validToken(credentials.access_token, ["access"]))
         assert.isDefined(fake.validToken(credentials.refresh_token, ["refresh"]))
         assert.strictEqual(credentials.open_id, fake.person.open_id)
@@ -152,11 +152,11 @@ describe("TikTok connect", () => {
     withFake((fake, connector) =>
       Effect.gen(function* () {
         const [identity] = yield* connect(connector, fake, "shortvideo")
-        const first = yield* Credentials.decode("shortvideo", identity!.credentials)
+        const first = yield* Credentials.decode(tiktok, identity!.credentials)
         const refreshed = yield* refreshOf(connector, identity!.credentials)
         assert.strictEqual(refreshed._tag, "Refreshed")
         if (refreshed._tag !== "Refreshed") return
-        const second = yield* Credentials.decode("shortvideo", refreshed.credentials)
+        const second = yield* Credentials.decode(tiktok, refreshed.credentials)
         assert.notStrictEqual(second.refresh_token, first.refresh_token)
         assert.notStrictEqual(second.access_token, first.access_token)
         assert.isDefined(fake.validToken(second.refresh_token, ["refresh"]))
@@ -183,8 +183,8 @@ describe("TikTok connect", () => {
     withFake((fake, connector) =>
       Effect.gen(function* () {
         const [identity] = yield* connect(connector, fake, "shortvideo")
-        const credentials = yield* Credentials.decode("shortvideo", identity!.credentials)
-        const lapsed = Credentials.encode("shortvideo", { ...credentials, refresh_expires_at: Date.now() - 1 })
+        const credentials = yield* Credentials.decode(tiktok, identity!.credentials)
+        const lapsed = Credentials.encode(tiktok, { ...credentials, refresh_expires_at: Date.now() - 1 })
         const failure = yield* failureOf(refreshOf(connector, lapsed))
         assert.strictEqual(failure.platformCode, "refresh_token_expired")
         assert.isTrue(failure.needsReconnect)
@@ -239,7 +239,7 @@ describe("TikTok connect", () => {
     withFake((fake, connector) =>
       Effect.gen(function* () {
         const [identity] = yield* connect(connector, fake, "shortvideo")
-        const credentials = yield* Credentials.decode("shortvideo", identity!.credentials)
+        const credentials = yield* Credentials.decode(tiktok, identity!.credentials)
         const revoked = yield* connector.revoke({ platform: "shortvideo", sandbox: false, credentials: identity!.credentials })
         assert.deepStrictEqual(revoked, { _tag: "Revoked" })
         assert.strictEqual(fake.count("revoke"), 1)
@@ -261,8 +261,8 @@ describe("TikTok connect", () => {
     withFake((fake, connector) =>
       Effect.gen(function* () {
         const [identity] = yield* connect(connector, fake, "shortvideo")
-        const credentials = yield* Credentials.decode("shortvideo", identity!.credentials)
-        const expired = Credentials.encode("shortvideo", { ...credentials, expires_at: Date.now() - 1 })
+        const credentials = yield* Credentials.decode(tiktok, identity!.credentials)
+        const expired = Credentials.encode(tiktok, { ...credentials, expires_at: Date.now() - 1 })
         const failure = yield* failureOf(connector.creatorInfo({ platform: "shortvideo", sandbox: false, credentials: expired }))
         assert.strictEqual(failure.platformCode, "access_token_expired")
         assert.isFalse(failure.needsReconnect)

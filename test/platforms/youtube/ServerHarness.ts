@@ -3,7 +3,7 @@
  * the server's media: the set-up of the YouTube suites that go through `POST /v1/posts`.
  */
 import { expect } from "vitest"
-import { anMp4 } from "../../../packages/core/test/fixtures/media.ts"
+import { anMp4 } from "../../support/Media.ts"
 import { call } from "../../support/Http.ts"
 import type { TestServer } from "../../support/TestServer.ts"
 import type { YouTubeFake } from "./YouTubeFake.ts"

@@ -29,7 +29,7 @@
  * @since 0.5.0
  */
 import type { PublishInput, PublishStep, UrlSafety } from "@postwire/core"
-import { ErrorDetail, type TargetRules } from "@postwire/domain"
+import type { TargetRules } from "@postwire/domain"
 import { Clock, Effect, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
 import type { PlatformPublisher } from "../Plugin.ts"
@@ -39,6 +39,7 @@ import * as FediverseCredentials from "./FediverseCredentials.ts"
 import * as Instance from "./Instance.ts"
 import * as Options from "./Options.ts"
 import { descriptionBreak, type InstanceLimits, mediaBreak, textLength } from "./Rules.ts"
+import * as Reasons from "./Reasons.ts"
 
 /** Publishing settings. */
 export interface Config {
@@ -112,7 +113,7 @@ export const limitsFailure = (input: PublishInput, limits: InstanceLimits, optio
   const long = descriptionBreak(options.alt ?? [], limits.descriptionLimit)
   if (long !== undefined) {
     return failure("media_invalid", "description_limit", {
-      details: { platform: Api.platform, detail: ErrorDetail.reason("fediverse_alt_too_long", { max: long.max, size: long.size }) },
+      details: { platform: Api.platform, detail: Reasons.reason("fediverse_alt_too_long", { max: long.max, size: long.size }) },
       notPublished: true,
       retryable: false
     })

@@ -24,6 +24,9 @@
 import type { UrlSafety } from "@postwire/core"
 import type { Wire } from "../internal/Wire.ts"
 import type { EnvReader, PlatformPlugin } from "../Plugin.ts"
+import { examples } from "./Examples.ts"
+import { FediverseCredentials } from "./FediverseCredentials.ts"
+import * as Reasons from "./Reasons.ts"
 import * as Fediverse from "./Fediverse.ts"
 import * as FediverseAnalytics from "./Analytics.ts"
 import * as FediverseComments from "./FediverseComments.ts"
@@ -42,9 +45,12 @@ const pinned = (settings: { readonly allowLoopback?: boolean | undefined; readon
   PinnedWire.make(wire, { allowLoopback: settings.allowLoopback === true, resolver: settings.resolver ?? ServerAddress.systemResolver })
 
 /** The Mastodon plugin. */
-export const fediverse: PlatformPlugin<Fediverse.Config, FediverseConnect.Settings> = {
+export const fediverse: PlatformPlugin<Fediverse.Config, FediverseConnect.Settings, typeof FediverseCredentials> = {
   name: "fediverse",
   displayName: rules.displayName,
+  credentials: FediverseCredentials,
+  reasons: Reasons.catalogue.texts,
+  examples,
   rules,
   options: Options.options,
   publish: {

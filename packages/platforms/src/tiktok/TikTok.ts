@@ -58,7 +58,7 @@ import { Spans } from "@postwire/core"
 import { type ErrorCode, ErrorDetail, type ErrorDetails, formatInstant, type LocalizedText, TargetRules } from "@postwire/domain"
 import { Clock, Effect, Option, Redacted, Result, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
-import * as Credentials from "../Credentials.ts"
+import * as Credentials from "./Credentials.ts"
 import * as CallPacer from "../internal/CallPacer.ts"
 import * as MediaRules from "../internal/MediaRules.ts"
 import { isPhotoPost, rules } from "./Rules.ts"
@@ -403,12 +403,12 @@ export const sessions = (config: Config, wire: Wire) => {
 
   const openSession = (account: AccountRecord) =>
     Effect.gen(function* () {
-      const credentials = yield* Credentials.decode("shortvideo", account.credentials)
+      const credentials = yield* Credentials.decode(account.credentials)
       const session = yield* TokenSession.make({
         accountId: account.id,
         credentials,
         refresh,
-        encode: (c) => Credentials.encode("shortvideo", c)
+        encode: (c) => Credentials.encode(c)
       })
       const now = yield* Clock.currentTimeMillis
       // Refresh a token known to be expired (or about to) before the first call.

@@ -22,7 +22,7 @@
 import { type CodeExchange, type ConnectedIdentity, type ConnectFailure, type CreatorInfo, SandboxConsent } from "@postwire/core"
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
-import * as Credentials from "../Credentials.ts"
+import * as Credentials from "./Credentials.ts"
 import {
   connectFailure,
   expiry,
@@ -144,7 +144,7 @@ export interface TikTokConnect extends PlatformConnect {
 }
 
 const decodeCredentials = (json: string): Effect.Effect<Credentials.ShortVideoCredentials, ConnectFailure> =>
-  Credentials.decode("shortvideo", json).pipe(
+  Credentials.decode(json).pipe(
     Effect.mapError((f) => connectFailure("token_expired", f.platformCode, { needsReconnect: true }))
   )
 
@@ -215,7 +215,7 @@ export const make = (settings: Settings, wire: Wire): TikTokConnect => {
       handle,
       displayName,
       avatarUrl: stringField(user, "avatar_url") ?? null,
-      credentials: Credentials.encode("shortvideo", token.credentials),
+      credentials: Credentials.encode(token.credentials),
       scopes: token.scopes,
       accessTokenExpiresAt: token.credentials.expires_at ?? null,
       refreshTokenExpiresAt: token.credentials.refresh_expires_at ?? null,
@@ -258,7 +258,7 @@ export const make = (settings: Settings, wire: Wire): TikTokConnect => {
     const fresh = yield* refreshCredentials(yield* decodeCredentials(json))
     return {
       _tag: "Refreshed" as const,
-      credentials: Credentials.encode("shortvideo", fresh),
+      credentials: Credentials.encode(fresh),
       accessTokenExpiresAt: fresh.expires_at ?? null,
       refreshTokenExpiresAt: fresh.refresh_expires_at ?? null,
       scopes: fresh.scopes ?? null
