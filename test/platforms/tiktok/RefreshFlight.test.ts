@@ -5,7 +5,7 @@
  * burn it: the second one refused, the account sent to reconnect.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, tiktok } from "@postwire/platforms"
 import { Effect } from "effect"
 import { aRouter } from "../adapterConformance.ts"
 import { anAccount } from "../builders.ts"
@@ -32,7 +32,7 @@ describe("TikTok token refresh shared by publishing and analytics", () => {
       const { adapter: analytics } = yield* anAnalyticsAdapter("shortvideo", settings as never)
       const spent = fake.refreshToken
       const account = anAccount("shortvideo", {
-        credentials: Credentials.encode("shortvideo", { access_token: "act.expired", refresh_token: spent, expires_at: Date.now() - 60_000 })
+        credentials: Credentials.encode(tiktok, { access_token: "act.expired", refresh_token: spent, expires_at: Date.now() - 60_000 })
       })
 
       const [creator, metrics] = yield* Effect.all(

@@ -7,12 +7,12 @@
  */
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { anMp4 } from "../../../packages/core/test/fixtures/media.ts"
 import { eventually } from "../../support/Eventually.ts"
 import { call } from "../../support/Http.ts"
 import { aMovableClock, type MovableClock } from "../../support/MovableClock.ts"
 import { backends, startServer, type TestServer } from "../../support/TestServer.ts"
 import * as YouTubeFake from "./YouTubeFake.ts"
+import * as YouTubeServer from "./ServerHarness.ts"
 
 describe.each(backends())("YouTube's last upload of a day asked for twice at once on %s", (backend) => {
   let scope: Scope.Closeable
@@ -27,52 +27,17 @@ describe.each(backends())("YouTube's last upload of a day asked for twice at onc
     clock = aMovableClock()
     scope = Effect.runSync(Scope.make())
     fake = await Effect.runPromise(YouTubeFake.make().pipe(Scope.provide(scope)))
-    server = await startServer(backend, {
-      POSTWIRE_YOUTUBE_API_URL: `${fake.url}/youtube/v3`,
-      POSTWIRE_YOUTUBE_UPLOAD_URL: `${fake.url}/upload/youtube/v3`,
-      POSTWIRE_YOUTUBE_TOKEN_URL: `${fake.url}/token`,
-      POSTWIRE_YOUTUBE_CLIENT_ID: fake.clientId,
-      POSTWIRE_YOUTUBE_CLIENT_SECRET: fake.clientSecret,
-      // One upload a day for the project: the two posts below ask for the last one.
-      POSTWIRE_YOUTUBE_DAILY_UPLOADS: "1",
-      POSTWIRE_PLATFORM_POLL_INTERVAL_MS: "1",
-      POSTWIRE_PLATFORM_RETRY_DELAY_MS: "5",
-      POSTWIRE_PUBLISH_POLL_MS: "20",
-      POSTWIRE_RATE_LIMIT_PER_KEY: "100000"
-    }, { clock: clock.clock })
-    liveKey = (await server.admin<{ key: string }>(`/workspaces/${server.workspaceId}/keys`, { kind: "live", scopes: ["posts:read", "posts:write"] })).key
-    const { access, refresh } = fake.grant()
-    const channel = fake.channels[0]!
-    accountId = (
-      await server.admin(`/workspaces/${server.workspaceId}/accounts`, {
-        profile_id: server.profileId,
-        platform: "video",
-        sandbox: false,
-        handle: "mayabakes",
-        credentials: { access_token: access, refresh_token: refresh, channel_id: channel.id, uploads_playlist_id: channel.uploads },
-        external_id: channel.id
-      })
-    ).id
-    const uploaded = await call(server.baseUrl, "POST", "/v1/media", {
-      key: liveKey,
-      body: { data: Buffer.from(anMp4({ durationSeconds: 50, width: 1080, height: 1920 })).toString("base64") }
-    })
-    expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(201)
-    short = uploaded.body.id as string
+    // One upload a day for the project: the two posts below ask for the last one.
+    server = await startServer(backend, YouTubeServer.environment(fake, 1), { clock: clock.clock })
+    ;({ liveKey, accountId, short } = await YouTubeServer.aConnectedChannel(server, fake))
   }, 120_000)
   afterAll(async () => {
     await server?.stop()
     if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
   })
 
-  const aPost = (caption: string, scheduledAt?: string) => ({
-    profile_id: server.profileId,
-    caption,
-    ...(scheduledAt === undefined ? {} : { scheduled_at: scheduledAt }),
-    media: [short],
-    targets: [{ account_id: accountId, video: { made_for_kids: false, privacy_status: "unlisted" } }],
-    approval: { mode: "none" }
-  })
+  const aPost = (caption: string, scheduledAt?: string) =>
+    YouTubeServer.aShortPost(server, accountId, short, caption, scheduledAt === undefined ? {} : { scheduled_at: scheduledAt })
 
   it("accepts both creates, uploads exactly one video, and fails the other target quota_exceeded with nothing sent", async () => {
     // Both scheduled ten minutes ahead, so both are admitted before either publishes.

@@ -6,12 +6,12 @@
  */
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { anMp4 } from "../../support/Media.ts"
 import { eventually } from "../../support/Eventually.ts"
 import { call } from "../../support/Http.ts"
 import { aMovableClock, type MovableClock } from "../../support/MovableClock.ts"
 import { aDatabase, backends, startServer, type TestDatabase, type TestServer } from "../../support/TestServer.ts"
 import * as YouTubeFake from "./YouTubeFake.ts"
+import * as YouTubeServer from "./ServerHarness.ts"
 
 describe.each(backends())("YouTube (video) through the server on %s", (backend) => {
   let scope: Scope.Closeable
@@ -23,22 +23,8 @@ describe.each(backends())("YouTube (video) through the server on %s", (backend) 
   let short: string
   let clock: MovableClock
 
-  const environment = () =>
-    ({
-        POSTWIRE_YOUTUBE_API_URL: `${fake.url}/youtube/v3`,
-        POSTWIRE_YOUTUBE_UPLOAD_URL: `${fake.url}/upload/youtube/v3`,
-        POSTWIRE_YOUTUBE_TOKEN_URL: `${fake.url}/token`,
-        POSTWIRE_YOUTUBE_CLIENT_ID: fake.clientId,
-        POSTWIRE_YOUTUBE_CLIENT_SECRET: fake.clientSecret,
-        // Two uploads a day for the project.
-        POSTWIRE_YOUTUBE_DAILY_UPLOADS: "2",
-        POSTWIRE_PLATFORM_POLL_INTERVAL_MS: "1",
-        POSTWIRE_PLATFORM_RETRY_DELAY_MS: "5",
-        POSTWIRE_PLATFORM_TIMEOUT_MS: "5000",
-        POSTWIRE_PUBLISH_POLL_MS: "20",
-        POSTWIRE_COMMENT_POLL_MS: "50",
-        POSTWIRE_RATE_LIMIT_PER_KEY: "100000"
-      }) as const
+  // Two uploads a day for the project.
+  const environment = () => YouTubeServer.environment(fake, 2)
 
   beforeAll(async () => {
     scope = Effect.runSync(Scope.make())
@@ -46,29 +32,7 @@ describe.each(backends())("YouTube (video) through the server on %s", (backend) 
     database = await aDatabase(backend)
     clock = aMovableClock()
     server = await startServer(backend, environment(), { database, clock: clock.clock })
-    const key = await server.admin<{ key: string }>(`/workspaces/${server.workspaceId}/keys`, {
-      kind: "live",
-      scopes: ["posts:read", "posts:write", "comments:write"]
-    })
-    liveKey = key.key
-    const { access, refresh } = fake.grant()
-    const channel = fake.channels[0]!
-    const account = await server.admin(`/workspaces/${server.workspaceId}/accounts`, {
-      profile_id: server.profileId,
-      platform: "video",
-      sandbox: false,
-      handle: "mayabakes",
-      credentials: { access_token: access, refresh_token: refresh, channel_id: channel.id, uploads_playlist_id: channel.uploads },
-      external_id: channel.id
-    })
-    accountId = account.id
-    // A vertical 50-second video: a Short.
-    const uploaded = await call(server.baseUrl, "POST", "/v1/media", {
-      key: liveKey,
-      body: { data: Buffer.from(anMp4({ durationSeconds: 50, width: 1080, height: 1920 })).toString("base64") }
-    })
-    expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(201)
-    short = uploaded.body.id as string
+    ;({ liveKey, accountId, short } = await YouTubeServer.aConnectedChannel(server, fake))
   }, 120_000)
   afterAll(async () => {
     await server?.stop()
@@ -76,14 +40,7 @@ describe.each(backends())("YouTube (video) through the server on %s", (backend) 
     if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
   })
 
-  const aPost = (caption: string, extra: Record<string, unknown> = {}) => ({
-    profile_id: server.profileId,
-    caption,
-    media: [short],
-    targets: [{ account_id: accountId, video: { made_for_kids: false, privacy_status: "unlisted" } }],
-    approval: { mode: "none" },
-    ...extra
-  })
+  const aPost = (caption: string, extra: Record<string, unknown> = {}) => YouTubeServer.aShortPost(server, accountId, short, caption, extra)
 
   const publish = async (caption: string) => {
     const on = server

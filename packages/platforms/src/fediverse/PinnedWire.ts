@@ -17,10 +17,10 @@
 import { request as httpRequest, type IncomingMessage } from "node:http"
 import { request as httpsRequest } from "node:https"
 import { type PlatformFailure, UrlSafety, Webhooks } from "@postwire/core"
-import { ErrorDetail } from "@postwire/domain"
 import { Effect } from "effect"
 import type { HttpClientRequest } from "effect/http"
 import { failure, fullUrl, parseJson, type Wire, type WireResponse } from "../internal/Wire.ts"
+import * as Reasons from "./Reasons.ts"
 
 /** What the pinned wire needs. */
 export interface Options {
@@ -43,7 +43,7 @@ export const refusalOf = (error: UrlSafety.UnsafeUrl): PlatformFailure => {
   return failure("platform_unavailable", `server_${error.reason}`, {
     retryable: false,
     notPublished: true,
-    details: { detail: range ? ErrorDetail.reason("fediverse_server_not_public", { range: described }) : described }
+    details: { detail: range ? Reasons.reason("fediverse_server_not_public", { range: described }) : described }
   })
 }
 
