@@ -31,6 +31,7 @@ describe.each(backends())("Mastodon replies as comments over HTTP on %s", (backe
       backend,
       {
         POSTWIRE_PLATFORM_POLL_INTERVAL_MS: "1",
+        POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS: "1",
         POSTWIRE_PLATFORM_RETRY_DELAY_MS: "5",
         POSTWIRE_PUBLISH_POLL_MS: "50",
         POSTWIRE_COMMENT_POLL_MS: "50",

@@ -130,7 +130,7 @@ describe.each(backends())("TikTok's official rules at validate on %s", (backend)
 type Fake = TikTokFake.TikTokFake
 
 const credentialsFor = (fake: Fake) =>
-  Credentials.encode("shortvideo", { access_token: fake.accessToken, refresh_token: fake.refreshToken })
+  Credentials.encode(tiktok, { access_token: fake.accessToken, refresh_token: fake.refreshToken })
 
 const settings = (fake: Fake, extra: Partial<TikTok.Config> = {}) => ({
   shortvideo: { baseUrl: fake.url, clientKey: fake.clientKey, clientSecret: fake.clientSecret, ...extra }
