@@ -2,6 +2,7 @@ import { Effect, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CreatePostResult, Postwire, PostwireApiError, PostwireClient } from "@postwire/client"
 import { accountOf, anImage, anotherWorkspace, aPost, aVideo } from "../support/Builders.ts"
+import { newestFirst } from "../support/Listing.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 import { aReceiver, type Receiver } from "../webhooks/Receiver.ts"
 
@@ -61,20 +62,20 @@ describe.each(backends())("the SDK's webhooks and approvals against the real ser
     it("walks every endpoint, newest first, across pages with for await and with listAll", async () => {
       const other = await anotherWorkspace(server)
       const own = new Postwire({ apiKey: other.key, baseUrl: server.baseUrl })
-      const ids: Array<string> = []
-      for (let i = 0; i < 3; i++) ids.push((await own.webhooks.create({ url: `${receiver.url}?n=${i}`, events: ["comment.created"] })).id)
-      const newestFirst = [...ids].reverse()
+      const created: Array<{ id: string; created_at: string }> = []
+      for (let i = 0; i < 3; i++) created.push(await own.webhooks.create({ url: `${receiver.url}?n=${i}`, events: ["comment.created"] }))
+      const newest = newestFirst(created)
 
       const first = await own.webhooks.list({ limit: 2 })
-      expect(first.data.map((endpoint) => endpoint.id)).toEqual(newestFirst.slice(0, 2))
+      expect(first.data.map((endpoint) => endpoint.id)).toEqual(newest.slice(0, 2))
       expect(first.hasMore).toBe(true)
       const second = await first.nextPage()
-      expect(second?.data.map((endpoint) => endpoint.id)).toEqual(newestFirst.slice(2))
+      expect(second?.data.map((endpoint) => endpoint.id)).toEqual(newest.slice(2))
       expect(second?.hasMore).toBe(false)
 
       const walked: Array<string> = []
       for await (const endpoint of own.webhooks.list({ limit: 2 })) walked.push(endpoint.id)
-      expect(walked).toEqual(newestFirst)
+      expect(walked).toEqual(newest)
 
       const streamed = await Effect.runPromise(
         Effect.gen(function* () {
@@ -82,7 +83,7 @@ describe.each(backends())("the SDK's webhooks and approvals against the real ser
           return yield* Stream.runCollect(api.webhooks.listAll({ limit: 1 }))
         }).pipe(Effect.provide(PostwireClient.layer({ apiKey: other.key, baseUrl: server.baseUrl })))
       )
-      expect(Array.from(streamed).map((endpoint) => endpoint.id)).toEqual(newestFirst)
+      expect(Array.from(streamed).map((endpoint) => endpoint.id)).toEqual(newest)
     })
 
     it("deletes an endpoint: gone from the list, and a second delete is a typed not_found", async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { aKeyWithScopes, anImage, anotherWorkspace, aPost } from "../support/Builders.ts"
 import { call, errorOf } from "../support/Http.ts"
+import { newestFirst } from "../support/Listing.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 import { aReceiver, type Receiver, subjectOf } from "../webhooks/Receiver.ts"
 
@@ -17,7 +18,7 @@ describe.each(backends())("webhooks API on %s", (backend) => {
   const register = async (body: unknown, key = server.testKey) => {
     const reply = await send("POST", "/v1/webhooks", body, key)
     if (reply.status !== 201) throw new Error(`register failed: ${reply.status} ${JSON.stringify(reply.body)}`)
-    return reply.body as { id: string; secret: string; url: string; events: Array<string> }
+    return reply.body as { id: string; secret: string; url: string; events: Array<string>; created_at: string }
   }
 
   beforeAll(async () => {
@@ -121,8 +122,8 @@ describe.each(backends())("webhooks API on %s", (backend) => {
   describe("GET /v1/webhooks", () => {
     it("pages through the endpoints newest first with a cursor", async () => {
       const other = await anotherWorkspace(server)
-      const ids: Array<string> = []
-      for (let i = 0; i < 3; i++) ids.push((await register(anEndpoint(`${receiver.url}?n=${i}`), other.key)).id)
+      const created: Array<{ id: string; created_at: string }> = []
+      for (let i = 0; i < 3; i++) created.push(await register(anEndpoint(`${receiver.url}?n=${i}`), other.key))
 
       const first = await send("GET", "/v1/webhooks?limit=2", undefined, other.key)
       const second = await send("GET", `/v1/webhooks?limit=2&cursor=${first.body.cursor.next}`, undefined, other.key)
@@ -130,7 +131,7 @@ describe.each(backends())("webhooks API on %s", (backend) => {
       expect(first.status).toBe(200)
       expect(first.body.cursor).toEqual({ next: expect.any(String), has_more: true })
       expect(second.body.cursor).toEqual({ next: null, has_more: false })
-      expect([...first.body.data, ...second.body.data].map((endpoint: { id: string }) => endpoint.id)).toEqual(ids.reverse())
+      expect([...first.body.data, ...second.body.data].map((endpoint: { id: string }) => endpoint.id)).toEqual(newestFirst(created))
     })
 
     it("refuses a tampered cursor", async () => {

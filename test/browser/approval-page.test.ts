@@ -12,7 +12,7 @@ import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { aPng } from "../support/Media.ts"
 import { accountOf, anImage, aPost, aVideo } from "../support/Builders.ts"
-import { hasChromium, launchChromium, type TestBrowser } from "../support/Chromium.ts"
+import { aPageLandingAt, hasChromium, launchChromium, type TestBrowser } from "../support/Chromium.ts"
 import { call } from "../support/Http.ts"
 import { aMovableClock } from "../support/MovableClock.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -76,29 +76,9 @@ describe.skipIf(!hasChromium)("the approval page in Chromium", () => {
       approval: { status: string }
       targets: Array<{ status: string }>
     }
-  /**
-   * A tab whose requests to example.com (the workspace's allowed redirect domain) are answered
-   * locally. Chromium's own interception is used because Playwright's routes do not see the
-   * hops of a redirect.
-   */
-  const newPage = async (acceptLanguage = "en-GB,en;q=0.9"): Promise<Page> => {
-    const page = await context.newPage()
-    await page.setExtraHTTPHeaders({ "accept-language": acceptLanguage })
-    const cdp = await context.newCDPSession(page)
-    cdp.on("Fetch.requestPaused", (event) => {
-      // A page closed by the test meanwhile has nothing left to answer: that is not a failure.
-      cdp
-        .send("Fetch.fulfillRequest", {
-          requestId: event.requestId,
-          responseCode: 200,
-          responseHeaders: [{ name: "content-type", value: "text/html; charset=utf-8" }],
-          body: Buffer.from("<!doctype html><title>Thanks</title><h1>Thanks from Acme</h1>").toString("base64")
-        })
-        .catch(() => undefined)
-    })
-    await cdp.send("Fetch.enable", { patterns: [{ urlPattern: "https://example.com/*" }] })
-    return page
-  }
+  /** A tab whose requests to example.com (the workspace's allowed redirect domain) are answered locally. */
+  const newPage = (acceptLanguage = "en-GB,en;q=0.9"): Promise<Page> =>
+    aPageLandingAt(context, { pattern: "https://example.com/*", heading: "Thanks from Acme", acceptLanguage })
 
   it("opens a link, fills the consent form, approves, and lands on the redirect", async () => {
     const post = await aVideoPostWithConsent()

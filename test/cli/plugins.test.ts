@@ -11,6 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as BlogService from "../platforms/plugin/BlogService.ts"
+import { eventually } from "../support/Eventually.ts"
 
 const bin = join(import.meta.dirname, "../../packages/server/bin/postwire.js")
 const plugins = join(import.meta.dirname, "plugins")
@@ -118,11 +119,11 @@ describe("postwire serve --plugin", () => {
       approval: { mode: "none" }
     })
     expect(post.status).toBe(201)
-    let read = await api("GET", `/posts/${post.body.id}`)
-    while (read.body.status !== "published" && read.body.status !== "failed") {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      read = await api("GET", `/posts/${post.body.id}`)
-    }
+    const read = await eventually(
+      () => api("GET", `/posts/${post.body.id}`),
+      (reply) => reply.body.status === "published" || reply.body.status === "failed",
+      "the plugin's post to publish or fail"
+    )
     expect(read.body.status).toBe("published")
     expect(blog.posts.map((p) => p.text)).toEqual(["Hello from a plugin file"])
     expect(read.body.targets[0]).toMatchObject({ status: "published", permalink: blog.posts[0]!.url })

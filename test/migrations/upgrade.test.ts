@@ -19,11 +19,12 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterAll, describe, expect, it, vi } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import { allScopes, type ErrorCode, renderMessage } from "@postwire/domain"
 import { Reseal } from "@postwire/server"
 import { Migrations, SqlStore } from "@postwire/store-sql"
 import { aKeyWithScopes } from "../support/Builders.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call } from "../support/Http.ts"
 import { backends, startServer } from "../support/TestServer.ts"
 import { aReceiver } from "../webhooks/Receiver.ts"
@@ -324,9 +325,11 @@ describe.each(backends())("migrations on %s, each from the schema before it with
       )
       for (const item of contents.media) {
         if (expired.has(item.id)) {
-          await vi.waitFor(
-            async () => expect((await call(server.baseUrl, "GET", `/v1/media/${item.id}`, { key: liveKey })).status).toBe(404),
-            { timeout: 20_000, interval: 250 }
+          await eventually(
+            () => call(server.baseUrl, "GET", `/v1/media/${item.id}`, { key: liveKey }),
+            (reply) => reply.status === 404,
+            `the expired upload ${item.id} to be deleted`,
+            { intervalMs: 250 }
           )
           continue
         }

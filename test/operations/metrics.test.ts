@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { accountOf, anImage, aPost } from "../support/Builders.ts"
 import { eventually } from "../support/Eventually.ts"
 import { call, errorOf } from "../support/Http.ts"
+import { aMovableClock } from "../support/MovableClock.ts"
 import { type Family, parse, sampleValue } from "../support/Prometheus.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 import { aReceiver, type Receiver } from "../webhooks/Receiver.ts"
@@ -117,7 +118,8 @@ describe.each(backends())("GET /metrics (%s)", (backend) => {
   })
 
   it("shows the due targets no worker claimed, the events no dispatcher fanned out, and how long the oldest of each has waited", async () => {
-    const api = await startServer(backend, { POSTWIRE_ROLE: "api", POSTWIRE_METRICS_TOKEN: token })
+    const clock = aMovableClock()
+    const api = await startServer(backend, { POSTWIRE_ROLE: "api", POSTWIRE_METRICS_TOKEN: token }, { clock: clock.clock })
     try {
       const image = await anImage(api)
       const created = await call(api.baseUrl, "POST", "/v1/posts", {
@@ -125,13 +127,13 @@ describe.each(backends())("GET /metrics (%s)", (backend) => {
         body: aPost(api, [image], { approval: { mode: "none" } })
       })
       expect(created.body.status).toBe("queued")
-      await new Promise((resolve) => setTimeout(resolve, 20))
+      clock.advance(90_000)
       const metrics = await scrape(api)
       expect(sampleValue(metrics, "postwire_targets_due")).toBe(1)
-      expect(sampleValue(metrics, "postwire_targets_due_oldest_age_seconds")).toBeGreaterThan(0)
+      expect(sampleValue(metrics, "postwire_targets_due_oldest_age_seconds")).toBeGreaterThanOrEqual(90)
       // No dispatcher runs in an API instance: the post's events wait to be fanned out.
       expect(sampleValue(metrics, "postwire_webhook_events_waiting")).toBeGreaterThanOrEqual(1)
-      expect(sampleValue(metrics, "postwire_webhook_events_waiting_oldest_age_seconds")).toBeGreaterThan(0)
+      expect(sampleValue(metrics, "postwire_webhook_events_waiting_oldest_age_seconds")).toBeGreaterThanOrEqual(90)
     } finally {
       await api.stop()
     }

@@ -20,6 +20,7 @@ import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { inDocumentationTerms, typeScriptSamples } from "../docs/samples.ts"
 import * as BlogService from "../platforms/plugin/BlogService.ts"
+import { eventually } from "../support/Eventually.ts"
 import { builtinPlatforms } from "@postwire/domain"
 
 const run = promisify(execFile)
@@ -334,11 +335,11 @@ describe("the packed packages in a fresh app", () => {
         targets: [{ account_id: account.id }],
         approval: { mode: "none" }
       })
-      let post = await api("GET", `/posts/${created.id}`)
-      while (post.status !== "published" && post.status !== "failed") {
-        await new Promise((resolve) => setTimeout(resolve, 200))
-        post = await api("GET", `/posts/${created.id}`)
-      }
+      const post = await eventually(
+        () => api("GET", `/posts/${created.id}`),
+        (read) => read.status === "published" || read.status === "failed",
+        "the published-types plugin's post to publish or fail"
+      )
       expect(post.status).toBe("published")
       expect(blog.posts.map((entry) => entry.text)).toEqual(["From a published-types plugin"])
     } finally {

@@ -10,6 +10,7 @@ import { assert, describe, it } from "@effect/vitest"
 import type { PlatformHttp } from "@postwire/platforms"
 import { NodePlatformHttp } from "@postwire/server"
 import { Effect, Exit, Fiber, type Scope } from "effect"
+import { eventually } from "../support/Eventually.ts"
 
 interface Seen {
   readonly method: string
@@ -106,6 +107,10 @@ const aServer = (other?: () => string): Effect.Effect<TestServer, never, Scope.S
         server.close(() => resume(Effect.void))
       })
   ).pipe(Effect.map(({ state }) => state))
+
+/** Waits until the server saw the one connection it opened close. */
+const closed = (server: TestServer) =>
+  Effect.promise(() => eventually(() => server.connections, (c) => c.opened === 1 && c.closed === 1, "the call's connection to close"))
 
 const aRequest = (url: string, extra: Partial<PlatformHttp.PlatformHttpRequest> = {}): PlatformHttp.PlatformHttpRequest => ({
   method: "GET",
@@ -239,8 +244,7 @@ describe("NodePlatformHttp", () => {
       const sender = yield* NodePlatformHttp.make()
       const result = yield* Effect.exit(sender.send(aRequest(`${server.origin}/hang`, { timeoutMs: 200 })))
       assert.deepStrictEqual(result, Exit.fail("timeout"))
-      yield* Effect.sleep("100 millis")
-      assert.strictEqual(server.connections.closed, 1)
+      yield* closed(server)
     })
   )
 
@@ -249,10 +253,9 @@ describe("NodePlatformHttp", () => {
       const server = yield* aServer()
       const sender = yield* NodePlatformHttp.make()
       const fiber = yield* Effect.forkChild(sender.send(aRequest(`${server.origin}/hang`)))
-      while (server.seen.length === 0) yield* Effect.sleep("10 millis")
+      yield* Effect.promise(() => eventually(() => server.seen.length > 0, "the call at the server"))
       yield* Fiber.interrupt(fiber)
-      yield* Effect.sleep("100 millis")
-      assert.strictEqual(server.connections.closed, 1)
+      yield* closed(server)
     })
   )
 })

@@ -18,11 +18,11 @@ import * as FacebookPagesFake from "../platforms/facebook/FacebookPagesFake.ts"
 import { bucThrottle, graphError } from "../platforms/meta/GraphFake.ts"
 import * as InstagramFake from "../platforms/instagram/InstagramFake.ts"
 import { anImage, aPublicAddress, aVideo } from "../support/Builders.ts"
+import { eventually } from "../support/Eventually.ts"
 import { call } from "../support/Http.ts"
 import { aMovableClock, type MovableClock } from "../support/MovableClock.ts"
 import { backends, startServer, type TestServer } from "../support/TestServer.ts"
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const minute = 60_000
 const hour = 60 * minute
 
@@ -94,16 +94,16 @@ describe.each(backends())("platform limits through the API on %s", (backend) => 
     return { id: created.body.id as string, caption }
   }
 
-  /** Reads the post until its target ends (a bounded wait). */
-  const ended = async (id: string, language = "en") => {
-    for (let i = 0; ; i++) {
-      const reply = await call(server.baseUrl, "GET", `/v1/posts/${id}`, { key, headers: { "accept-language": language } })
-      const target = reply.body.targets?.[0]
-      if (target?.status === "published" || target?.status === "failed") return target
-      if (i > 1_500) throw new Error(`post ${id} is still ${JSON.stringify(reply.body)}`)
-      await sleep(20)
-    }
-  }
+  /** Reads the post until its target ends. */
+  const ended = async (id: string, language = "en") =>
+    (
+      await eventually(
+        () => call(server.baseUrl, "GET", `/v1/posts/${id}`, { key, headers: { "accept-language": language } }),
+        (reply) => reply.body.targets?.[0]?.status === "published" || reply.body.targets?.[0]?.status === "failed",
+        `post ${id}'s target to end`,
+        { intervalMs: 20 }
+      )
+    ).body.targets[0]
 
   it("fails the 31st reel of a day quota_exceeded, the message naming the limit of 30 and when it resets, EN and ID", async () => {
     fb.reelsUsedBefore = FacebookPagesFake.reelsPerDay
@@ -145,25 +145,23 @@ describe.each(backends())("platform limits through the API on %s", (backend) => 
       const image = await anImage(server, key)
       const limitCalls = ig.count("limit")
       const { caption, id } = await publish(photoAccount, [image])
-      for (let i = 0; ig.count("limit") === limitCalls; i++) {
-        if (i > 1_500) throw new Error("the throttle was never met")
-        await sleep(20)
-      }
+      await eventually(() => ig.count("limit") > limitCalls, "the throttled call", { intervalMs: 20 })
       const throttledAt = clock.now()
       // The server notes the time to come back as it reads the answer, a moment after the fake
-      // sent it: the clock is moved on in steps until the target is published.
-      let target: { status: string; published_at: string } | undefined
-      for (let step = 0; step < 3 && target === undefined; step++) {
-        clock.advance(2 * minute + 1_000)
-        for (let i = 0; i < 100 && target === undefined; i++) {
-          const reply = await call(server.baseUrl, "GET", `/v1/posts/${id}`, { key })
-          if (reply.body.targets[0].status !== "publishing") target = reply.body.targets[0]
-          else await sleep(20)
-        }
-      }
-      expect(target?.status, JSON.stringify(target)).toBe("published")
+      // sent it: the clock is moved on by the header's two minutes every hundred reads until the
+      // target is published.
+      let reads = 0
+      const target: { status: string; published_at: string } = (
+        await eventually(
+          () => call(server.baseUrl, "GET", `/v1/posts/${id}`, { key }),
+          (reply) => reply.body.targets[0].status !== "publishing",
+          "the throttled target to end",
+          { intervalMs: 20, step: () => reads++ % 100 === 0 && clock.advance(2 * minute + 1_000) }
+        )
+      ).body.targets[0]
+      expect(target.status, JSON.stringify(target)).toBe("published")
       // Published once the header's two minutes had passed, before the 5 minutes taken without it.
-      const waited = Date.parse(target!.published_at) - throttledAt
+      const waited = Date.parse(target.published_at) - throttledAt
       expect(waited).toBeGreaterThanOrEqual(2 * minute - 1_000)
       expect(waited).toBeLessThan(5 * minute)
       expect(ig.media.filter((m) => m.caption === caption)).toHaveLength(1)

@@ -39,9 +39,7 @@ const serve = (umask: string, port: number, dataDir: string) =>
     let out = ""
     const onData = (chunk: Buffer) => {
       out += chunk.toString()
-      if (out.includes("Try it:") || (out.includes("listening") && out.includes("OpenAPI"))) {
-        setTimeout(() => resolve({ child, output: () => out }), 200)
-      }
+      if (out.includes("Try it:") || (out.includes("listening") && out.includes("OpenAPI"))) resolve({ child, output: () => out })
     }
     child.stdout.on("data", onData)
     child.stderr.on("data", onData)

@@ -50,14 +50,8 @@ describe("a platform plugin through PostwireEngine", () => {
   }
 
   /** The post's status once publishing ended, asked as a user would. */
-  const settled = async (ws: Awaited<ReturnType<typeof workspace>>["ws"], id: string) => {
-    let post = await ws.posts.get(id)
-    while (post.status !== "published" && post.status !== "failed") {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      post = await ws.posts.get(id)
-    }
-    return post
-  }
+  const settled = (ws: Awaited<ReturnType<typeof workspace>>["ws"], id: string) =>
+    eventually(() => ws.posts.get(id), (post) => post.status === "published" || post.status === "failed", `post ${id} to publish or fail`)
 
   it("lists its account with the plugin's rules: its quota and comment capabilities", async () => {
     const { ws, account } = await workspace()
