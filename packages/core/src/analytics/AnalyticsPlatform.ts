@@ -18,7 +18,7 @@
  */
 import { Context, type Effect } from "effect"
 import { Analytics, type Platform } from "@postwire/domain"
-import type { CredentialsUpdate, PlatformFailure } from "../publishing/PlatformClient.ts"
+import type { CredentialsUpdate, PlatformFailure } from "../platform/PlatformFailure.ts"
 import type { AccountRecord } from "../store/AccountStore.ts"
 import type { TargetRecord } from "../store/PostStore.ts"
 

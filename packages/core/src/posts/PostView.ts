@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import type { Post } from "@postwire/domain"
-import { approvalTokenOf } from "../approvals/ApprovalToken.ts"
+import { approvalTokenOf } from "../secrets/ApprovalToken.ts"
 import type { Keyring } from "../secrets/Keyring.ts"
 import type { PostAggregate, TargetRecord } from "../store/PostStore.ts"
 

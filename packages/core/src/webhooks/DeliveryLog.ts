@@ -13,7 +13,7 @@ import type { Caller } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
 import type { Keyset } from "../store/Keyset.ts"
-import { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
+import { CredentialsCipher } from "../secrets/CredentialsCipher.ts"
 import { deliverEvent, eventBody, refuseTestKeyInLiveWorkspace, storedError } from "./Webhooks.ts"
 import { type DeliveryDetail, type DeliveryLogEntry, type WebhookDeliveryRecord, WebhookStore } from "./WebhookStore.ts"
 

@@ -20,7 +20,7 @@ import {
 } from "@postwire/domain"
 import { hashSecret, Ids } from "../ids/Ids.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
-import { sealCredentials } from "../publishing/CredentialsCipher.ts"
+import { sealCredentials } from "../secrets/CredentialsCipher.ts"
 import type { SimulateOptions } from "../store/AccountStore.ts"
 import type { ApiKeyRecord, WorkspaceRecord } from "../store/WorkspaceStore.ts"
 import { Store } from "../store/Store.ts"

@@ -8,6 +8,8 @@
  *
  * @since 0.1.0
  */
+import type { LookupAddress } from "node:dns"
+import { isIPv6, type LookupFunction } from "node:net"
 import { Context, Data, Effect, Layer } from "effect"
 
 /**
@@ -120,6 +122,33 @@ export interface CheckWebhookUrlOptions {
 export interface DeliveryTarget {
   readonly url: URL
   readonly addresses: ReadonlyArray<string>
+}
+
+/**
+ * A socket `lookup` that answers with the checked addresses of a {@link DeliveryTarget} (of the
+ * family asked for) and never resolves the name again: a connection made with it goes to an
+ * address that was checked.
+ *
+ * @example
+ * ```ts
+ * request(target.url, { lookup: lookupAmong(target.addresses), agent: false })
+ * ```
+ *
+ * @since 0.8.0
+ */
+export const lookupAmong = (addresses: ReadonlyArray<string>): LookupFunction => {
+  const entries: Array<LookupAddress> = addresses.map((address) => ({ address, family: isIPv6(address) ? 6 : 4 }))
+  return (_hostname, options, callback) => {
+    const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : options.family
+    const allowed = entries.filter((entry) => !family || entry.family === family)
+    if (allowed.length === 0) {
+      const error: NodeJS.ErrnoException = new Error("no checked address of the requested family")
+      error.code = "ENOTFOUND"
+      return callback(error, "", 4)
+    }
+    if (options.all === true) return (callback as (error: null, all: Array<LookupAddress>) => void)(null, allowed)
+    return callback(null, allowed[0]!.address, allowed[0]!.family)
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

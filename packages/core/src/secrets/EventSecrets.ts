@@ -12,7 +12,7 @@
  * @since 0.6.0
  */
 import { Option } from "effect"
-import type { CredentialsCipherShape } from "../publishing/CredentialsCipher.ts"
+import type { CredentialsCipherShape } from "./CredentialsCipher.ts"
 import type { OutboxEvent } from "../store/Outbox.ts"
 
 /** The field of an event's data that holds an approval link. */

@@ -8,7 +8,7 @@
  */
 import { createHmac } from "node:crypto"
 import { hashSecret } from "../ids/Ids.ts"
-import * as Keyring from "../secrets/Keyring.ts"
+import * as Keyring from "./Keyring.ts"
 
 const message = (approvalId: string) => `approval:${approvalId}`
 

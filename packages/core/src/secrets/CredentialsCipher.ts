@@ -20,7 +20,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 import { Context, Effect, Layer, Option } from "effect"
 import { EngineConfig } from "../EngineConfig.ts"
-import * as Keyring from "../secrets/Keyring.ts"
+import * as Keyring from "./Keyring.ts"
 import * as Spans from "../Spans.ts"
 import type { AccountRecord } from "../store/AccountStore.ts"
 
