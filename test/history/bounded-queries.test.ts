@@ -13,14 +13,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Data, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { SqlClient, Statement } from "effect/sql"
 import {
+  IdempotencyStore,
   PublishingStore,
+  RateLimitStore,
   Store,
   type TargetRecord,
   TargetStatus,
   WebhookStore
 } from "@postwire/core"
-import { IdempotencyStore, RateLimitStore } from "@postwire/server"
-import { layerPostgres, SqlPublishingStore, SqlStore, SqlWebhookStore } from "@postwire/store-sql"
+import {
+  layerPostgres,
+  SqlIdempotencyStore,
+  SqlPublishingStore,
+  SqlRateLimitStore,
+  SqlStore,
+  SqlWebhookStore
+} from "@postwire/store-sql"
 import { historyStatements } from "../../bench/history.ts"
 import {
   anAccount,
@@ -129,7 +137,7 @@ if (url === undefined) {
     const schema = `pw_hist_${Math.random().toString(36).slice(2, 10)}`
     const admin = ManagedRuntime.make(layerPostgres(Redacted.make(url), { maxConnections: 1 }))
     const runtime = ManagedRuntime.make(
-      Layer.mergeAll(SqlPublishingStore.layer, SqlWebhookStore.layer, RateLimitStore.layerSql, IdempotencyStore.layerSql).pipe(
+      Layer.mergeAll(SqlPublishingStore.layer, SqlWebhookStore.layer, SqlRateLimitStore.layer, SqlIdempotencyStore.layer).pipe(
         Layer.provideMerge(SqlStore.layer),
         Layer.provideMerge(layerPostgres(url, { searchPath: schema, maxConnections: 6 }))
       )
@@ -190,8 +198,8 @@ if (url === undefined) {
           const store = yield* Store
           const publishing = yield* PublishingStore
           const webhooks = yield* WebhookStore
-          const rateLimits = yield* RateLimitStore.RateLimitStore
-          const idempotencyKeys = yield* IdempotencyStore.IdempotencyStore
+          const rateLimits = yield* RateLimitStore
+          const idempotencyKeys = yield* IdempotencyStore
           const costs: Array<Cost> = []
           let current = ""
           const step = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>) =>

@@ -1,17 +1,17 @@
 /**
- * The one specification the server's rate-limit and idempotency stores pass: in memory, on
+ * The one specification the rate-limit and idempotency stores pass: in memory, on
  * PGlite and on PostgreSQL. One store instance serves the whole suite, so each case uses its
  * own buckets and keys and never sees another case's data.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
-import { IdempotencyStore, RateLimitStore } from "@postwire/server"
+import { type IdempotencyRecord, IdempotencyStore, type RateLimitHit, RateLimitStore } from "@postwire/core"
 import { anId, t0 } from "../store-conformance/builders.ts"
 
 /** A claim of a fresh key, in progress from `t0` with a one-minute lock. */
 export const anIdempotencyClaim = (
-  overrides: Partial<IdempotencyStore.IdempotencyRecord> = {}
-): IdempotencyStore.IdempotencyRecord => ({
+  overrides: Partial<IdempotencyRecord> = {}
+): IdempotencyRecord => ({
   workspaceId: anId("ws"),
   keyId: anId("key"),
   key: anId("idem"),
@@ -25,18 +25,18 @@ export const anIdempotencyClaim = (
 })
 
 /** A hit of `bucket` in the minute starting at `windowStart`. */
-export const aHit = (bucket: string, windowStart = t0): RateLimitStore.RateLimitHit => ({
+export const aHit = (bucket: string, windowStart = t0): RateLimitHit => ({
   bucket,
   windowStart,
   expiresAt: windowStart + 120_000
 })
 
 const limits = Effect.gen(function* () {
-  return yield* RateLimitStore.RateLimitStore
+  return yield* RateLimitStore
 })
 
 const keys = Effect.gen(function* () {
-  return yield* IdempotencyStore.IdempotencyStore
+  return yield* IdempotencyStore
 })
 
 /**
@@ -46,7 +46,7 @@ const keys = Effect.gen(function* () {
  */
 export const limitStoresConformance = <E>(
   name: string,
-  makeLayer: () => Layer.Layer<RateLimitStore.RateLimitStore | IdempotencyStore.IdempotencyStore, E>
+  makeLayer: () => Layer.Layer<RateLimitStore | IdempotencyStore, E>
 ): void =>
   layer(makeLayer(), { timeout: 60_000 })(`Limit stores conformance: ${name}`, (it) => {
     describe("rate limits", () => {

@@ -1,6 +1,5 @@
 import { Layer } from "effect"
-import { IdempotencyStore, RateLimitStore } from "@postwire/server"
-import { PgliteClient, SqlStore } from "@postwire/store-sql"
+import { PgliteClient, SqlIdempotencyStore, SqlRateLimitStore, SqlStore } from "@postwire/store-sql"
 import { limitStoresConformance } from "./conformance.ts"
 import { anEmbeddedTemplate } from "../support/TestServer.ts"
 
@@ -9,7 +8,7 @@ const template = await anEmbeddedTemplate()
 
 // The `Store`'s layer migrates the schema that holds the counters and the keys.
 limitStoresConformance("embedded PGlite", () =>
-  Layer.merge(RateLimitStore.layerSql, IdempotencyStore.layerSql).pipe(
+  Layer.merge(SqlRateLimitStore.layer, SqlIdempotencyStore.layer).pipe(
     Layer.provideMerge(SqlStore.layer),
     Layer.provide(PgliteClient.layer({ template }))
   ))

@@ -7,14 +7,15 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { RateLimiter, RateLimitStore } from "@postwire/server"
+import { MemoryRateLimitStore, type RateLimitStore } from "@postwire/core"
+import { RateLimiter } from "@postwire/server"
 import { anId, t0 } from "../store-conformance/builders.ts"
 
 /** A store shared by several limiters, and how many times each called it. */
 const sharedStore = () => {
-  const store = RateLimitStore.makeMemory()
+  const store = MemoryRateLimitStore.make()
   const calls = { count: 0 }
-  const counting: RateLimitStore.RateLimitStore["Service"] = {
+  const counting: RateLimitStore["Service"] = {
     hit: (hits) =>
       Effect.suspend(() => {
         calls.count++
@@ -82,10 +83,10 @@ describe("RateLimiter", () => {
 
   it.effect("reserves one block of a bucket at a time: a burst on one instance leaves the window to the others", () =>
     Effect.gen(function* () {
-      const shared = RateLimitStore.makeMemory()
+      const shared = MemoryRateLimitStore.make()
       // Each reservation lets the other requests run before it is answered (a database's round trip),
       // so the burst's requests all find the block on its way.
-      const slow: RateLimitStore.RateLimitStore["Service"] = {
+      const slow: RateLimitStore["Service"] = {
         hit: (hits) => Effect.andThen(Effect.yieldNow, Effect.andThen(Effect.yieldNow, shared.hit(hits)))
       }
       const [a, b] = [RateLimiter.make(slow), RateLimiter.make(slow)]

@@ -1,5 +1,5 @@
 import { Layer } from "effect"
-import { IdempotencyStore, RateLimitStore } from "@postwire/server"
+import { MemoryIdempotencyStore, MemoryRateLimitStore } from "@postwire/core"
 import { limitStoresConformance } from "./conformance.ts"
 
-limitStoresConformance("in memory", () => Layer.merge(RateLimitStore.layerMemory, IdempotencyStore.layerMemory))
+limitStoresConformance("in memory", () => Layer.merge(MemoryRateLimitStore.layer, MemoryIdempotencyStore.layer))

@@ -6,13 +6,14 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { IdempotencyStore, RateLimiter, RateLimitStore } from "@postwire/server"
-import { layerPostgres, Migrations } from "@postwire/store-sql"
+import { IdempotencyStore, RateLimitStore } from "@postwire/core"
+import { RateLimiter } from "@postwire/server"
+import { layerPostgres, Migrations, SqlIdempotencyStore, SqlRateLimitStore } from "@postwire/store-sql"
 import { onPostgres } from "../support/Postgres.ts"
 import { anId, t0 } from "../store-conformance/builders.ts"
 import { aHit, anIdempotencyClaim, limitStoresConformance } from "./conformance.ts"
 
-const stores = Layer.merge(RateLimitStore.layerSql, IdempotencyStore.layerSql)
+const stores = Layer.merge(SqlRateLimitStore.layer, SqlIdempotencyStore.layer)
 
 /** A migrated schema for this run, dropped at the end. */
 const migratedSchema = (url: string, schema: string) =>
@@ -29,8 +30,8 @@ const instance = (url: string, schema: string, connections: number) =>
   Effect.gen(function* () {
     const context = yield* Layer.build(stores.pipe(Layer.provide(layerPostgres(url, { searchPath: schema, maxConnections: connections }))))
     return {
-      limits: Context.get(context, RateLimitStore.RateLimitStore),
-      keys: Context.get(context, IdempotencyStore.IdempotencyStore)
+      limits: Context.get(context, RateLimitStore),
+      keys: Context.get(context, IdempotencyStore)
     }
   })
 

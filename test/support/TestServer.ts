@@ -9,14 +9,22 @@ import { join } from "node:path"
 import { Clock, Context, Effect, Exit, Layer, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
-import type { AnalyticsStore, CommentStore, ConnectStore, MediaStore, PublishingStore, Store, WebhookStore } from "@postwire/core"
+import type {
+  AnalyticsStore,
+  CommentStore,
+  ConnectStore,
+  IdempotencyStore,
+  MediaStore,
+  PublishingStore,
+  RateLimitStore,
+  Store,
+  WebhookStore
+} from "@postwire/core"
 import { PGlite } from "@electric-sql/pglite"
 import { layerPostgres, PgliteClient } from "@postwire/store-sql"
 import {
   type FirstRun,
-  type IdempotencyStore,
   type PlatformPlugin,
-  type RateLimitStore,
   resolveSettings,
   seedFirstRun,
   serverLayer,
@@ -97,8 +105,8 @@ export type ServerStores =
   | CommentStore
   | AnalyticsStore
   | MediaStore
-  | RateLimitStore.RateLimitStore
-  | IdempotencyStore.IdempotencyStore
+  | RateLimitStore
+  | IdempotencyStore
 
 const postgresStore = (): Layer.Layer<ServerStores, unknown> => {
   const url = process.env.DATABASE_URL

@@ -89,3 +89,16 @@ export * as Comments from "./comments/Comments.ts"
 export * as CommentIngestion from "./comments/CommentIngestion.ts"
 export * as MemoryCommentStore from "./memory/MemoryCommentStore.ts"
 export * from "./publishing/PlatformCounters.ts"
+export {
+  type IdempotencyBegin,
+  type IdempotencyClaim,
+  type IdempotencyRecord,
+  type IdempotencyScope,
+  type IdempotencySettled,
+  IdempotencyStore
+} from "./limits/IdempotencyStore.ts"
+export * as IdempotencyRules from "./limits/IdempotencyStore.ts"
+export { type RateLimitHit, RateLimitStore } from "./limits/RateLimitStore.ts"
+export * as RateLimitCounters from "./limits/RateLimitStore.ts"
+export * as MemoryIdempotencyStore from "./memory/MemoryIdempotencyStore.ts"
+export * as MemoryRateLimitStore from "./memory/MemoryRateLimitStore.ts"

@@ -14,6 +14,7 @@ import {
   CredentialsCipher,
   defaultSettings,
   EngineConfig,
+  type IdempotencyStore,
   Ids,
   type Mailer,
   type AnalyticsStore,
@@ -21,6 +22,7 @@ import {
   type ConnectStore,
   type MediaStore,
   type PublishingStore,
+  type RateLimitStore,
   SandboxConsent,
   type Store,
   type WebhookStore
@@ -57,8 +59,6 @@ import { AnalyticsHandlers } from "./http/AnalyticsHandlers.ts"
 import { PlatformComments } from "./comments/PlatformComments.ts"
 import { PlatformHookRoutes } from "./comments/PlatformHookRoutes.ts"
 import { WebhooksHandlers } from "./http/WebhooksHandlers.ts"
-import type { IdempotencyStore } from "./limits/IdempotencyStore.ts"
-import type { RateLimitStore } from "./limits/RateLimitStore.ts"
 import * as RateLimiter from "./limits/RateLimiter.ts"
 import { BackgroundLoops } from "./observability/BackgroundLoops.ts"
 import { RouteTemplates } from "./observability/HttpMetrics.ts"

@@ -15,19 +15,19 @@ import {
   SqlAnalyticsStore,
   SqlCommentStore,
   SqlConnectStore,
+  SqlIdempotencyStore,
   SqlMediaStore,
   SqlPlatformCounters,
   SqlPublishingStore,
+  SqlRateLimitStore,
   SqlStore,
   SqlWebhookStore,
   TableStatistics
 } from "@postwire/store-sql"
 import { defaultDatabaseSettings, type ServerSettings } from "./config/ServerConfig.ts"
 import * as DataDirectoryLock from "./DataDirectoryLock.ts"
-import * as IdempotencyStore from "./limits/IdempotencyStore.ts"
-import * as RateLimitStore from "./limits/RateLimitStore.ts"
 
-/** The stores on one SQL database: the `Store` first (it migrates), then the `WebhookStore`, `PublishingStore`, `ConnectStore`, `CommentStore`, `MediaStore`, the platforms' counters, the server's own rate-limit and idempotency stores, and beside them the readiness check and the tables' statistics. */
+/** The stores on one SQL database: the `Store` first (it migrates), then the `WebhookStore`, `PublishingStore`, `ConnectStore`, `CommentStore`, `MediaStore`, the platforms' counters, the rate-limit and idempotency stores, and beside them the readiness check and the tables' statistics. */
 export const sqlStores = Layer.mergeAll(
   SqlWebhookStore.layer,
   SqlPublishingStore.layer,
@@ -37,8 +37,8 @@ export const sqlStores = Layer.mergeAll(
   SqlMediaStore.layer,
   // The platforms' shared budgets (YouTube's daily API units), counted once for every instance.
   SqlPlatformCounters.layer,
-  RateLimitStore.layerSql,
-  IdempotencyStore.layerSql,
+  SqlRateLimitStore.layer,
+  SqlIdempotencyStore.layer,
   DatabaseStatus.layer,
   TableStatistics.layer
 ).pipe(

@@ -16,11 +16,11 @@ import { Cause, type Context, Effect, Layer, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { HttpApiEndpoint } from "effect/http-api"
 import { Api, CurrentKey, type Locale } from "@postwire/domain"
+import { MemoryRateLimitStore } from "@postwire/core"
 import type { Brand } from "effect"
 import { ApiErrorsLive } from "../http/Failures.ts"
 import { AuthenticationLive } from "../http/AuthenticationLive.ts"
 import * as RateLimiter from "../limits/RateLimiter.ts"
-import * as RateLimitStore from "../limits/RateLimitStore.ts"
 import { PublicHandlers } from "../Server.ts"
 import { decodeInput, PostwireEngineError } from "./EngineError.ts"
 
@@ -28,7 +28,7 @@ import { decodeInput, PostwireEngineError } from "./EngineError.ts"
 const handlerGroups = PublicHandlers.pipe(
   Layer.provide([AuthenticationLive, ApiErrorsLive]),
   // Authentication is built, never run here: its rate limiter may count in memory.
-  Layer.provide(RateLimiter.layer.pipe(Layer.provide(RateLimitStore.layerMemory)))
+  Layer.provide(RateLimiter.layer.pipe(Layer.provide(MemoryRateLimitStore.layer)))
 )
 
 /**

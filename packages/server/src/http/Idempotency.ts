@@ -17,7 +17,7 @@ import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { CredentialsCipher, type CredentialsCipherShape, EngineConfig } from "@postwire/core"
 import { type HttpError, httpErrors, type Ids, InternalError, PostwireError, Unavailable } from "@postwire/domain"
 import type { ServerConfig } from "../config/ServerConfig.ts"
-import { type IdempotencyClaim, IdempotencyStore } from "../limits/IdempotencyStore.ts"
+import { type IdempotencyClaim, IdempotencyStore } from "@postwire/core"
 import { renderFailure, respond } from "./Failures.ts"
 
 /** JSON with object keys sorted at every depth, so equal bodies hash equally. */

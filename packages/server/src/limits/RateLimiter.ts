@@ -22,8 +22,7 @@
  * @since 0.3.0
  */
 import { Context, Effect, Layer } from "effect"
-import type { StoreError } from "@postwire/core"
-import { RateLimitStore } from "./RateLimitStore.ts"
+import { RateLimitStore, type StoreError } from "@postwire/core"
 
 /** A limit to count a request against: `limit` requests per window in `bucket`. */
 export interface Limit {
