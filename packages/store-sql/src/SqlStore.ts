@@ -151,7 +151,13 @@ export const make: Effect.Effect<StoreShape, never, SqlClient.SqlClient> = Effec
                 AND quota_at >= ${cap.from} AND quota_at < ${cap.to}
                 AND post_id <> ${aggregate.post.id}) AS ${sql(`cap${i}`)}`
       ))}`
-      return caps.find((cap, i) => toNumber(row![`cap${i}`]) + 1 > cap.limit)?.accountId
+      const full = caps.find((cap, i) => cap.count === undefined && toNumber(row![`cap${i}`]) + 1 > cap.limit)
+      if (full !== undefined) return full.accountId
+      // Caps that count themselves (a kind of post), under the same locks and in this transaction.
+      for (const cap of caps) {
+        if (cap.count !== undefined && (yield* cap.count) + 1 > cap.limit) return cap.accountId
+      }
+      return undefined
     })
 
   // One range of `targets_quota`: the rows of the window, however long the account's history.

@@ -138,6 +138,30 @@ describe.each(backends())("Facebook Pages' official rules at validate, on %s", (
     expect(await validate([await video(60, 1920, 1080)])).toEqual([])
     expect(await validate([await upload(aJpeg({ width: 1080, height: 1350 }))])).toEqual([])
   })
+
+  // The count is made again in the insert's transaction, under the account's lock: concurrent
+  // creates of the 30th reel cannot both pass the count made before it.
+  it("takes the 30th reel of a Page once when several creates ask for it at the same time", async () => {
+    const page = await server.admin(`/workspaces/${server.workspaceId}/accounts`, {
+      profile_id: server.profileId,
+      platform: "pages",
+      sandbox: true,
+      handle: "concurrent-reels"
+    })
+    const reel = await video(30, 1080, 1920)
+    const create = () =>
+      call(server.baseUrl, "POST", "/v1/posts", {
+        key: server.testKey,
+        body: { profile_id: server.profileId, caption: "Fresh sourdough today", media: [reel], targets: [{ account_id: page.id }], approval: { mode: "none" } }
+      })
+    for (let i = 0; i < 29; i++) expect((await create()).status).toBe(201)
+    const replies = await Promise.all([create(), create(), create(), create()])
+    expect(replies.map((r) => r.status).sort()).toEqual([201, 422, 422, 422])
+    for (const refused of replies.filter((r) => r.status === 422)) {
+      expect(refused.body.error).toMatchObject({ code: "quota_exceeded", field: "targets[0].account_id" })
+      expect(refused.body.error.message).toContain("limit of 30 reels")
+    }
+  })
 })
 
 const options = (fake: Fake) => ({ pages: { baseUrl: fake.url, pollIntervalMs: 1 } })

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Semaphore } from "effect"
 import type { Ids } from "@postwire/domain"
 import { eventKey, MemoryState, MemoryTables, rowKey as key } from "./MemoryState.ts"
 import type { OutboxEvent } from "../store/Outbox.ts"
@@ -50,6 +50,7 @@ export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
       return Effect.void
     })
 
+  const capped = Semaphore.makeUnsafe(1)
   const usage = (workspaceId: string, accountId: string, from: number, to: number): QuotaUsage => {
     let used = 0
     let oldest: number | null = null
@@ -158,12 +159,17 @@ export const make = (tables: MemoryTables = new MemoryTables()): StoreShape => {
     afterCommit: (effect) => effect,
 
     insertPostWithinQuota: (aggregate, list, caps) =>
-      Effect.suspend(() => {
-        // Counted and inserted in one synchronous step: nothing else runs in between.
-        const full = caps.find((cap) => usage(aggregate.post.workspaceId, cap.accountId, cap.from, cap.to).used + 1 > cap.limit)
-        if (full !== undefined) return Effect.succeed(Option.some(full.accountId))
-        return insertPost(aggregate, list).pipe(Effect.as(Option.none<Ids.AccountId>()))
-      }),
+      // One capped insert at a time: a cap that counts itself runs effects between the count and the insert.
+      capped.withPermits(1)(
+        Effect.gen(function* () {
+          for (const cap of caps) {
+            const used = cap.count === undefined ? usage(aggregate.post.workspaceId, cap.accountId, cap.from, cap.to).used : yield* cap.count
+            if (used + 1 > cap.limit) return Option.some(cap.accountId)
+          }
+          yield* insertPost(aggregate, list)
+          return Option.none<Ids.AccountId>()
+        })
+      ),
 
     getPost: (workspaceId, id) => Effect.sync(() => Option.fromNullishOr(posts.get(workspaceId, id))),
 

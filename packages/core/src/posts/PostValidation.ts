@@ -174,6 +174,13 @@ export const quotaExceeded = (index: number, limit: number, oldest: number): Pos
     resets_at: new Date(oldest + 24 * 60 * 60 * 1000).toISOString()
   })
 
+/** A kind of post's quota is full (`limit` names the kind: "30 reels"). */
+export const kindExceeded = (index: number, quota: TargetRules.KindQuota, oldest: number): PostwireError =>
+  problem("quota_exceeded", `targets[${index}].account_id`, {
+    limit: { en: `${quota.limit} ${quota.what.en}`, id: `${quota.limit} ${quota.what.id}` },
+    resets_at: new Date(oldest + 24 * 60 * 60 * 1000).toISOString()
+  })
+
 /** The target statuses a quota does not count. */
 const uncounted: ReadonlySet<string> = new Set(["cancelled", "rejected", "failed"])
 
@@ -183,11 +190,13 @@ const uncounted: ReadonlySet<string> = new Set(["cancelled", "rejected", "failed
  * post is of the kind. Reads the platform's posts of the account's profile from a day before the
  * window (a target may publish after its post's time), newest first, until the limit is passed.
  */
-const kindUsage = Effect.fn("posts.kindUsage")(function* (
+export const kindUsage = Effect.fn("posts.kindUsage")(function* (
   caller: Caller,
   account: AccountRecord,
   quota: TargetRules.KindQuota,
-  window: { readonly from: number; readonly to: number }
+  window: { readonly from: number; readonly to: number },
+  /** A post not to count (the one being inserted, in its own transaction). */
+  except?: string
 ) {
   const store = yield* Store
   const day = 24 * 60 * 60 * 1000
@@ -200,7 +209,7 @@ const kindUsage = Effect.fn("posts.kindUsage")(function* (
     const page = yield* store.listPosts(caller.workspaceId, filter, after, pageSize)
     const counted = page.flatMap(({ post, targets }) =>
       targets.flatMap((target) => {
-        if (target.accountId !== account.id || uncounted.has(target.status)) return []
+        if (target.accountId !== account.id || uncounted.has(target.status) || post.id === except) return []
         const at = target.publishedAt ?? post.publishAt
         return at >= window.from && at < window.to ? [{ post, target, at }] : []
       })
@@ -387,12 +396,7 @@ export const planPost = Effect.fn("posts.plan")(function* (
       if (!quota.counts(media, stored)) continue
       const usage = yield* kindUsage(caller, t.account, quota, window)
       if (usage.used + 1 > quota.limit) {
-        problems.push(
-          problem("quota_exceeded", quotaAt, {
-            limit: { en: `${quota.limit} ${quota.what.en}`, id: `${quota.limit} ${quota.what.id}` },
-            resets_at: new Date((usage.oldest ?? publishAt) + 24 * 60 * 60 * 1000).toISOString()
-          })
-        )
+        problems.push(kindExceeded(t.index, quota, usage.oldest ?? publishAt))
         break
       }
     }

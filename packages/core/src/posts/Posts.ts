@@ -21,7 +21,7 @@ import { Store } from "../store/Store.ts"
 import type { VersionConflict } from "../store/StoreError.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "./Cursor.ts"
 import * as PostEvents from "./PostEvents.ts"
-import { captionProblem, dayFull, firstFailure, planPost, quotaExceeded } from "./PostValidation.ts"
+import { captionProblem, dayFull, firstFailure, kindExceeded, kindUsage, planPost, quotaExceeded } from "./PostValidation.ts"
 import { calendarDay, quotaLimit, quotaWindow } from "./Quota.ts"
 import { type PostRead, postRead, type RetryResult } from "./PostView.ts"
 import { derivePostStatus, isFinished, move, readyStatus } from "./TargetStatus.ts"
@@ -181,7 +181,23 @@ export const createPost = Effect.fn("posts.create")(function* (
     const rolling = { accountId: t.account.id, from: window.from, to: window.to + concurrentCreateMs, limit }
     return day === undefined ? [rolling] : [{ accountId: t.account.id, from: day.from, to: day.to, limit }, rolling]
   })
-  const full = yield* store.insertPostWithinQuota(aggregate, events, caps)
+  // A platform's quota of a kind of post (Facebook: 30 reels a Page in 24 hours) is counted again
+  // under the same locks, in the insert's transaction: two creates cannot both take the last one.
+  const kindWindow = { from: window.from, to: window.to + concurrentCreateMs }
+  const kinds = plan.targets.flatMap((t) => {
+    const stored = (t.options as Readonly<Record<string, unknown>>)[t.account.platform]
+    return (t.rules.quotas ?? []).filter((quota) => quota.counts(plan.media, stored)).map((quota) => ({ target: t, quota }))
+  })
+  const kindCaps = kinds.map(({ quota, target }) => ({
+    accountId: target.account.id,
+    ...kindWindow,
+    limit: quota.limit,
+    count: kindUsage(caller, target.account, quota, kindWindow, aggregate.post.id).pipe(
+      Effect.map((usage) => usage.used),
+      Effect.provideService(Store, store)
+    )
+  }))
+  const full = yield* store.insertPostWithinQuota(aggregate, events, [...caps, ...kindCaps])
   if (Option.isSome(full)) {
     const target = plan.targets.find((t) => t.account.id === full.value)!
     const limit = quotaLimit(target.account, settings)
@@ -190,6 +206,11 @@ export const createPost = Effect.fn("posts.create")(function* (
       if (daily.used + 1 > limit) return yield* Effect.fail(dayFull(day, target.account, limit))
     }
     const usage = yield* store.countQuotaUsage(caller.workspaceId, target.account.id, window.from, window.to)
+    if (usage.used + 1 > limit) return yield* Effect.fail(quotaExceeded(target.index, limit, usage.oldest ?? plan.publishAt))
+    for (const { quota, target: t } of kinds.filter((k) => k.target.account.id === full.value)) {
+      const used = yield* kindUsage(caller, t.account, quota, window)
+      if (used.used + 1 > quota.limit) return yield* Effect.fail(kindExceeded(t.index, quota, used.oldest ?? plan.publishAt))
+    }
     return yield* Effect.fail(quotaExceeded(target.index, limit, usage.oldest ?? plan.publishAt))
   }
   // Once the post is committed: a create under an `Idempotency-Key` commits with the key's

@@ -192,6 +192,12 @@ export interface QuotaCap {
   readonly from: number
   readonly to: number
   readonly limit: number
+  /**
+   * Counts the cap's usage itself instead (a kind of post: Facebook's reels), without the post
+   * being inserted: run under the same locks as the other caps' counts, in the insert's
+   * transaction, so concurrent inserts cannot together exceed it.
+   */
+  readonly count?: Effect.Effect<number, StoreError> | undefined
 }
 
 /** Reads and writes of posts and the media items they name. */
