@@ -11,7 +11,8 @@ const benches: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   "webhooks-deliveries": () => import("./webhooks-deliveries.ts"),
   embedded: () => import("./embedded.ts"),
   publishing: () => import("./publishing.ts"),
-  scale: () => import("./scale.ts")
+  scale: () => import("./scale.ts"),
+  analytics: () => import("./analytics.ts")
 }
 const optIn = new Set(["scale"])
 

@@ -15,16 +15,13 @@
  * Chromium is found at `CHROMIUM_PATH` (default `/usr/bin/chromium`); without it this suite is
  * skipped, unless `REQUIRE_BROWSER=1` (CI).
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { Effect, Exit, Scope } from "effect"
-import { type BrowserContext, chromium, type Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as MastodonFake from "../platforms/fediverse/MastodonFake.ts"
 import * as LinkedInOAuthFake from "../platforms/linkedin/LinkedInOAuthFake.ts"
 import { aKeyWithScopes } from "../support/Builders.ts"
-import { chromiumArgs, executablePath, hasChromium } from "../support/Chromium.ts"
+import { aPageLandingAt, hasChromium, launchChromium, type TestBrowser } from "../support/Chromium.ts"
 import { aConnectLink, aConnectServer } from "../support/Connect.ts"
 import { call } from "../support/Http.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -35,8 +32,7 @@ describe.skipIf(!hasChromium)("connecting Mastodon and LinkedIn accounts in Chro
   let server: TestServer
   let mastodon: MastodonFake.MastodonFake
   let linkedin: LinkedInOAuthFake.LinkedInOAuthFake
-  let context: BrowserContext
-  let profile: string
+  let browser: TestBrowser
   let liveKey: string
   const scope = Effect.runSync(Scope.make())
 
@@ -54,41 +50,17 @@ describe.skipIf(!hasChromium)("connecting Mastodon and LinkedIn accounts in Chro
     })
     linkedin.redirectUris.push(`${new URL(server.baseUrl).origin.replace("localhost", "127.0.0.1")}/connect/callback/professional`)
     liveKey = await aKeyWithScopes(server, ["posts:read", "posts:write", "accounts:write"], "live")
-    profile = mkdtempSync(join(tmpdir(), "postwire-chromium-"))
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath,
-      headless: true,
-      args: chromiumArgs,
-      viewport: { width: 760, height: 900 },
-      bypassCSP: true
-    })
+    browser = await launchChromium({ viewport: { width: 760, height: 900 }, bypassCSP: true })
   }, 120_000)
 
   afterAll(async () => {
-    await context?.close()
-    if (profile !== undefined) rmSync(profile, { recursive: true, force: true })
+    await browser?.close()
     await server?.stop()
     await linkedin?.stop()
     await Effect.runPromise(Scope.close(scope, Exit.void))
   })
 
-  /** A tab whose requests to app.example.com (the workspace's allowed redirect domain) are answered locally. */
-  const newPage = async (): Promise<Page> => {
-    const page = await context.newPage()
-    const cdp = await context.newCDPSession(page)
-    cdp.on("Fetch.requestPaused", (event) => {
-      cdp
-        .send("Fetch.fulfillRequest", {
-          requestId: event.requestId,
-          responseCode: 200,
-          responseHeaders: [{ name: "content-type", value: "text/html; charset=utf-8" }],
-          body: Buffer.from("<!doctype html><title>Connected</title><h1>Back at Acme</h1>").toString("base64")
-        })
-        .catch(() => undefined)
-    })
-    await cdp.send("Fetch.enable", { patterns: [{ urlPattern: "https://app.example.com/*" }] })
-    return page
-  }
+  const newPage = (): Promise<Page> => aPageLandingAt(browser.context)
 
   const linkFor = async (platform: string) => {
     const link = await aConnectLink(server, { platform, redirect_url: back }, liveKey)

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { guildPlugin, notesPlugin } from "../platforms/plugin/FormPlugins.ts"
 import * as FormService from "../platforms/plugin/FormService.ts"
 import { aKeyWithScopes } from "../support/Builders.ts"
-import { hasChromium, launchChromium, type TestBrowser } from "../support/Chromium.ts"
+import { aPageLandingAt, hasChromium, launchChromium, type TestBrowser } from "../support/Chromium.ts"
 import { aConnectLink, aConnectServer } from "../support/Connect.ts"
 import { call } from "../support/Http.ts"
 import { startServer, type TestServer } from "../support/TestServer.ts"
@@ -47,23 +47,7 @@ describe.skipIf(!hasChromium)("a connect form in Chromium", () => {
     await service?.stop()
   })
 
-  /** A tab whose requests to app.example.com (the allowed redirect domain) are answered locally. */
-  const newPage = async (): Promise<Page> => {
-    const page = await context.newPage()
-    const cdp = await context.newCDPSession(page)
-    cdp.on("Fetch.requestPaused", (event) => {
-      cdp
-        .send("Fetch.fulfillRequest", {
-          requestId: event.requestId,
-          responseCode: 200,
-          responseHeaders: [{ name: "content-type", value: "text/html; charset=utf-8" }],
-          body: Buffer.from("<!doctype html><title>Connected</title><h1>Back at Acme</h1>").toString("base64")
-        })
-        .catch(() => undefined)
-    })
-    await cdp.send("Fetch.enable", { patterns: [{ urlPattern: "https://app.example.com/*" }] })
-    return page
-  }
+  const newPage = (): Promise<Page> => aPageLandingAt(context)
 
   it("asks for the handle and app password, shows the platform's refusal, then connects", async () => {
     const link = await aConnectLink(server, { platform: "notes", redirect_url: back }, liveKey)

@@ -44,7 +44,7 @@ describe.skipIf(!hasChromium)("connecting a YouTube channel in Chromium", () => 
   it("connects the channel the person picks after Google's consent", async () => {
     const link = await aConnectLink(server, { platform: "video", redirect_url: back }, liveKey)
     expect(link.status, JSON.stringify(link.body)).toBe(201)
-    const page = await aPageLandingAt(browser.context, "https://app.example.com/*", "Back at Acme")
+    const page = await aPageLandingAt(browser.context)
     await page.goto(link.body.url as string)
     expect(await page.locator("h1").innerText()).toBe("Connect your YouTube account")
     // Google's consent grants at once and sends the browser back to Postwire's callback.

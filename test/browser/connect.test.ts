@@ -12,7 +12,7 @@ import { join } from "node:path"
 import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { aKeyWithScopes } from "../support/Builders.ts"
-import { hasChromium, launchChromium, type TestBrowser } from "../support/Chromium.ts"
+import { aPageLandingAt, hasChromium, launchChromium, type TestBrowser } from "../support/Chromium.ts"
 import { aConnectLink, aConnectServer } from "../support/Connect.ts"
 import { type PlatformFakes, platformFakes } from "../support/Fakes.ts"
 import { call } from "../support/Http.ts"
@@ -46,28 +46,7 @@ describe.skipIf(!hasChromium)("the connect journey in Chromium", () => {
     await fakes?.stop()
   })
 
-  /**
-   * A tab whose requests to app.example.com (the workspace's allowed redirect domain) are
-   * answered locally, through Chromium's own interception (Playwright's routes miss redirect hops).
-   */
-  const newPage = async (acceptLanguage = "en-GB,en;q=0.9"): Promise<Page> => {
-    const page = await context.newPage()
-    await page.setExtraHTTPHeaders({ "accept-language": acceptLanguage })
-    const cdp = await context.newCDPSession(page)
-    cdp.on("Fetch.requestPaused", (event) => {
-      // A page closed by the test meanwhile has nothing left to answer: that is not a failure.
-      cdp
-        .send("Fetch.fulfillRequest", {
-          requestId: event.requestId,
-          responseCode: 200,
-          responseHeaders: [{ name: "content-type", value: "text/html; charset=utf-8" }],
-          body: Buffer.from("<!doctype html><title>Connected</title><h1>Back at Acme</h1>").toString("base64")
-        })
-        .catch(() => undefined)
-    })
-    await cdp.send("Fetch.enable", { patterns: [{ urlPattern: "https://app.example.com/*" }] })
-    return page
-  }
+  const newPage = (acceptLanguage = "en-GB,en;q=0.9"): Promise<Page> => aPageLandingAt(context, { acceptLanguage })
 
   const linkFor = async (platform: string, key: string, extra: Record<string, unknown> = {}) => {
     const link = await aConnectLink(server, { platform, redirect_url: back, ...extra }, key)

@@ -16,6 +16,7 @@ import {
   PublishingStore,
   Store,
   type TargetRecord,
+  TargetStatus,
   WebhookStore
 } from "@postwire/core"
 import { IdempotencyStore, RateLimitStore } from "@postwire/server"
@@ -299,7 +300,8 @@ if (url === undefined) {
               publishing.completeTarget(key_, owner, {
                 at,
                 outcome: { _tag: "Published", permalink: null, publishedAt: at, platformState: null, permalinkAskAt: at },
-                events: [anEvent(workspace.id, { type: "post.published", createdAt: at, data: { post_id: due.post.id } })]
+                events: [anEvent(workspace.id, { type: "post.published", createdAt: at, data: { post_id: due.post.id } })],
+                postStatus: TargetStatus.derivePostStatus
               })
             )
             yield* step("unconfirmedTargets", publishing.unconfirmedTargets(at))

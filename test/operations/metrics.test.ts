@@ -44,6 +44,9 @@ describe.each(backends())("GET /metrics (%s)", (backend) => {
     expect(errorOf(missing).code).toBe("unauthorized")
     const wrong = await call(server.baseUrl, "GET", "/metrics", { headers: { authorization: "Bearer not-it" } })
     expect(wrong.status).toBe(401)
+    const indonesian = await call(server.baseUrl, "GET", "/metrics", { headers: { "accept-language": "id" } })
+    expect(errorOf(indonesian).message).toBe(errorOf(indonesian).message_id)
+    expect(errorOf(indonesian).message).not.toBe(errorOf(missing).message)
   })
 
   it("counts requests by route template, publishing, platform calls and deliveries after real traffic", async () => {

@@ -24,7 +24,7 @@ import {
   Workspaces
 } from "@postwire/core"
 import { type Platform, type Post, PostwireError, renderError, renderMessage } from "@postwire/domain"
-import { Credentials, Registry } from "@postwire/platforms"
+import { Credentials, facebook, instagram, Registry, threads, tiktok } from "@postwire/platforms"
 import { Ids as Id } from "@postwire/domain"
 import { Effect, Layer, Result } from "effect"
 import { aJpeg, anMp4 } from "../support/Media.ts"
@@ -148,10 +148,10 @@ const publish = (ruleCase: RuleCase, records: ReadonlyArray<MediaRecord>, sandbo
     })
     const credentials =
       ruleCase.platform === "shortvideo"
-        ? Credentials.encode("shortvideo", { access_token: fake.accessToken, refresh_token: fake.refreshToken })
+        ? Credentials.encode(tiktok, { access_token: fake.accessToken, refresh_token: fake.refreshToken })
         : ruleCase.platform === "pages"
-          ? Credentials.encode("pages", { page_access_token: "page-token" })
-          : Credentials.encode(ruleCase.platform as "photo" | "textpost", { access_token: "token" })
+          ? Credentials.encode(facebook, { page_access_token: "page-token" })
+          : Credentials.encode(ruleCase.platform === "photo" ? instagram : threads, { access_token: "token" })
     const account = anAccount(ruleCase.platform, { sandbox, credentials, externalId: "1789" })
     // The options create stores: the photo type is resolved once media are known.
     const photoType =

@@ -3,7 +3,7 @@
  * worker's concurrent completions share transactions.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { PublishingStore, targetKey } from "@postwire/core"
+import { PublishingStore, TargetStatus, targetKey } from "@postwire/core"
 import { PgliteClient, SqlPublishingStore, SqlStore } from "@postwire/store-sql"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
@@ -38,7 +38,8 @@ layer(Layer.merge(SqlStore.layer, SqlPublishingStore.layer).pipe(Layer.provideMe
             queue.completeTarget(targetKey(post.targets[0]!), "w1", {
               at: era + 30,
               outcome: { _tag: "Published", permalink: "https://www.threads.net/@acme/post/C1", publishedAt: era + 30, platformState: null },
-              events: [anEvent(burst.workspaceId, { type: "post.published", createdAt: era + 30 })]
+              events: [anEvent(burst.workspaceId, { type: "post.published", createdAt: era + 30 })],
+              postStatus: TargetStatus.derivePostStatus
             })
           ),
           { concurrency: "unbounded" }

@@ -14,6 +14,7 @@ import {
   PublishingStore,
   Store,
   type TargetRecord,
+  TargetStatus,
   targetKey
 } from "@postwire/core"
 import { aPost, aTarget, aWorkspaceWithAccounts, anEvent, t0 } from "../store-conformance/builders.ts"
@@ -109,9 +110,10 @@ export const aLife = (
           publishedAt: era + 30,
           platformState: { container_id: `c-${i}-${j}`, published: true },
           ...(j % 2 === 0 ? {} : { permalinkAskAt: era + 500 }),
-          platformPostId: `pp-${i}-${j}`
+          tracking: { platformPostId: `pp-${i}-${j}`, firstCommentPollAt: era + 90 }
         },
         events: [event],
+        postStatus: TargetStatus.derivePostStatus,
         ...(ofFirstAccount ? { account: { credentials: "pwc1.rotated" } } : {})
       }
     : {
@@ -122,6 +124,7 @@ export const aLife = (
           platformState: { container_id: `c-${i}-${j}` }
         },
         events: [event],
+        postStatus: TargetStatus.derivePostStatus,
         ...(ofFirstAccount
           ? { account: { credentials: "pwc1.rotated", status: { value: "needs_reconnect" as const, events: [reconnect] } } }
           : {})
@@ -266,7 +269,8 @@ export const concurrentWritesSpec = <E>(name: string, makeLayer: () => Layer.Lay
           const done = (at: number): Completion => ({
             at,
             outcome: { _tag: "Published", permalink: "https://www.threads.net/@acme/post/C1", publishedAt: at, platformState: { container_id: "c1" } },
-            events: [anEvent(burst.workspaceId, { type: "post.published", createdAt: at })]
+            events: [anEvent(burst.workspaceId, { type: "post.published", createdAt: at })],
+            postStatus: TargetStatus.derivePostStatus
           })
           const answers = yield* Effect.all(
             [
@@ -321,7 +325,8 @@ export const concurrentWritesSpec = <E>(name: string, makeLayer: () => Layer.Lay
               queue.completeTarget(key, "w1", {
                 at: era + 30,
                 outcome: { _tag: "Failed", error: { code: "internal_error", retryable: false }, platformState: { container_id: "c1" } },
-                events: []
+                events: [],
+                postStatus: TargetStatus.derivePostStatus
               }),
               queue.saveCheckpoint(targetKey(burst.posts[1]!.targets[0]!), "w1", { at: era + 20, platformState: { n: 1 } })
             ],

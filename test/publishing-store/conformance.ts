@@ -16,6 +16,7 @@ import {
   type StepsRequest,
   Store,
   type TargetRecord,
+  TargetStatus,
   targetKey
 } from "@postwire/core"
 import { aMedia, aPost, aTarget, aWorkspaceWithAccounts, anEvent, anId, t0 } from "../store-conformance/builders.ts"
@@ -74,7 +75,8 @@ const sorted = (list: ReadonlyArray<string>) => [...list].sort()
 const published = (at: number, events: ReadonlyArray<OutboxEvent> = []): Completion => ({
   at,
   outcome: { _tag: "Published", permalink: "https://www.threads.net/@acme/post/C1", publishedAt: at, platformState: { container_id: "c1" } },
-  events
+  events,
+  postStatus: TargetStatus.derivePostStatus
 })
 
 const tiktokLink = "https://www.tiktok.com/@maya.bakes/video/7301234567890123401"
@@ -100,7 +102,8 @@ const aPublishedPending = (
         platformState: { publish_id: "v_pub_url~v2-1.7300000001" },
         permalinkAskAt: askAt
       },
-      events: []
+      events: [],
+      postStatus: TargetStatus.derivePostStatus
     })
     assert.isTrue(completed)
     return aggregate
@@ -583,7 +586,7 @@ export const publishingStoreConformance = <E>(
           assert.strictEqual(taken!.unconfirmedSince, era + 1)
         }))
 
-      it.effect("records a published target with its event, derives the post's status, and refuses a worker that lost the lease", () =>
+      it.effect("records a published target with its event and the post's status, and refuses a worker that lost the lease", () =>
         Effect.gen(function* () {
           const era = anEra()
           const { post, queue, reload, start, store, workspaceId } = yield* aSetup()
@@ -653,7 +656,8 @@ export const publishingStoreConformance = <E>(
               at: era + 1,
               outcome: { _tag: "Failed", error, platformState: null },
               events: [failedEvent],
-              account: { credentials: "pwc1.sealed", status: { value: "needs_reconnect", events: [reconnect] } }
+              account: { credentials: "pwc1.sealed", status: { value: "needs_reconnect", events: [reconnect] } },
+              postStatus: TargetStatus.derivePostStatus
             })
           )
           const after = yield* reload(aggregate)
@@ -665,6 +669,28 @@ export const publishingStoreConformance = <E>(
           assert.strictEqual(account.status, "needs_reconnect")
           assert.strictEqual(account.credentials, "pwc1.sealed")
           assert.deepStrictEqual(sorted((yield* store.listEvents(workspaceId)).map((e) => e.id)), sorted([failedEvent.id, reconnect.id]))
+        }))
+
+      it.effect("writes the post status the engine's rule gives, from every target of the post as the completion leaves them", () =>
+        Effect.gen(function* () {
+          const era = anEra()
+          const { post, queue, reload, start } = yield* aSetup(2)
+          const aggregate = yield* post([
+            { dueAt: era, account: 0 },
+            { dueAt: era, account: 1, status: "published", publishedAt: era - 1 }
+          ])
+          yield* claim({ owner: "w1", at: era })
+          yield* start(aggregate.targets[0]!, "w1", era)
+          const seen: Array<ReadonlyArray<string>> = []
+          // Not the engine's own rule: the store writes what it is told, it does not derive it.
+          const rule: Completion["postStatus"] = (statuses) => {
+            seen.push([...statuses].sort())
+            return "partially_published"
+          }
+
+          assert.isTrue(yield* queue.completeTarget(targetKey(aggregate.targets[0]!), "w1", { ...published(era + 1), postStatus: rule }))
+          assert.deepStrictEqual(seen, [["published", "published"]])
+          assert.strictEqual((yield* reload(aggregate)).post.status, "partially_published")
         }))
 
       it.effect("makes a save from a read taken before a publishing write fail with VersionConflict", () =>

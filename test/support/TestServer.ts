@@ -46,8 +46,21 @@ export interface TestServer extends FirstRun {
   readonly stop: () => Promise<void>
 }
 
-/** The backends to run black-box suites on: PostgreSQL only when configured (required in CI). */
+/**
+ * The backends to run black-box suites on: PostgreSQL only when configured (required in CI).
+ * `POSTWIRE_TEST_BACKENDS=postgres` narrows them (CI's second pass: the first ran the embedded ones).
+ */
 export const backends = (): ReadonlyArray<Backend> => {
+  const only = process.env.POSTWIRE_TEST_BACKENDS
+  if (only !== undefined && only !== "") {
+    const named = only.split(",").map((name) => name.trim())
+    const unknown = named.filter((name) => name !== "embedded" && name !== "postgres")
+    if (unknown.length > 0) throw new Error(`POSTWIRE_TEST_BACKENDS names ${unknown.join(", ")}: use embedded, postgres`)
+    if (named.includes("postgres") && !process.env.DATABASE_URL) {
+      throw new Error("POSTWIRE_TEST_BACKENDS names postgres but DATABASE_URL is not set")
+    }
+    return named as ReadonlyArray<Backend>
+  }
   if (process.env.DATABASE_URL) return ["embedded", "postgres"]
   if (process.env.REQUIRE_POSTGRES === "1") {
     throw new Error("REQUIRE_POSTGRES=1 but DATABASE_URL is not set: the PostgreSQL suite must run")

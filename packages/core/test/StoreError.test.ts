@@ -1,6 +1,6 @@
 import { Cause, Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
-import { StoreError } from "../src/store/Store.ts"
+import { StoreError } from "../src/store/StoreError.ts"
 
 describe("StoreError", () => {
   it("says which operation failed and why, in its message and when printed", () => {

@@ -9,7 +9,7 @@ import {
   startableStatuses,
   transitions
 } from "../src/posts/TargetStatus.ts"
-import type { TargetStatus } from "../src/store/Records.ts"
+import type { TargetStatus } from "../src/store/PostStore.ts"
 
 const statuses = Object.keys(transitions) as ReadonlyArray<TargetStatus>
 

@@ -8,7 +8,7 @@ import {
   isPublicAddress,
   Resolver,
   type UnsafeUrlReason
-} from "../src/webhooks/UrlSafety.ts"
+} from "../src/urls/UrlSafety.ts"
 
 const dns = Resolver.layerStatic({
   "example.com": ["93.184.216.34"],

@@ -144,132 +144,8 @@ export const reasons = {
   url_unreachable: text("the address could not be reached", "alamat tersebut tidak dapat dihubungi"),
   too_many_redirects: text("it redirected more than {max} times", "alamat tersebut dialihkan lebih dari {max} kali"),
 
-  // Media rules of the platforms
-  shortvideo_one_video: text("a shortvideo post needs exactly one video", "unggahan shortvideo memerlukan tepat satu video"),
-  // tiktok
-  tiktok_photo_or_video: text(
-    "a TikTok post takes one video, or 1 to {max} images, never both",
-    "unggahan TikTok berisi satu video, atau 1 sampai {max} gambar, tidak keduanya"
-  ),
-  tiktok_photo_count: text("a TikTok photo post takes 1 to {max} images", "unggahan foto TikTok berisi 1 sampai {max} gambar"),
-  tiktok_image_format: text(
-    "TikTok photo posts take JPEG or WebP images only; this one is {value}",
-    "unggahan foto TikTok hanya menerima gambar JPEG atau WebP; gambar ini {value}"
-  ),
-  tiktok_image_bytes: text(
-    "TikTok takes images of at most {limit} MB each; this one is {size} MB",
-    "TikTok menerima gambar paling besar {limit} MB masing-masing; gambar ini {size} MB"
-  ),
-  tiktok_video_format: text(
-    "TikTok takes MP4, WebM or MOV videos only; this one is {value}",
-    "TikTok hanya menerima video MP4, WebM, atau MOV; video ini {value}"
-  ),
-  tiktok_video_codec: text(
-    "TikTok takes H.264, H.265, VP8 or VP9 video only; this one is {value}",
-    "TikTok hanya menerima video H.264, H.265, VP8, atau VP9; video ini {value}"
-  ),
-  tiktok_video_picture_size: text(
-    "TikTok takes videos {min} to {max} pixels wide and high; this one is {value}",
-    "TikTok menerima video dengan lebar dan tinggi {min} sampai {max} piksel; video ini {value}"
-  ),
-  tiktok_video_bytes: text(
-    "TikTok takes videos of at most {limit} GB; this one is {size} GB",
-    "TikTok menerima video paling besar {limit} GB; video ini {size} GB"
-  ),
-  reel_one_video: text("a reel needs exactly one video", "reel memerlukan tepat satu video"),
-  story_one_item: text("a story needs exactly one image or video", "story memerlukan tepat satu gambar atau video"),
-  feed_item_count: text("a feed post takes 1 to {max} images or videos", "unggahan feed berisi 1 sampai {max} gambar atau video"),
-  // instagram
-  ig_hashtags_max: text(
-    "a caption takes at most {max} hashtags; this one has {count}",
-    "caption berisi paling banyak {max} tagar; caption ini berisi {count}"
-  ),
-  ig_mentions_max: text(
-    "a caption takes at most {max} @mentions; this one has {count}",
-    "caption berisi paling banyak {max} @mention; caption ini berisi {count}"
-  ),
-  ig_image_jpeg_only: text(
-    "images must be JPEG; this one is {format} (convert it to JPEG before uploading)",
-    "gambar harus berformat JPEG; gambar ini berformat {format} (ubah ke JPEG sebelum mengunggah)"
-  ),
-  ig_image_aspect_ratio: text(
-    "a feed or carousel image must be between 4:5 and 1.91:1; this one is {width} x {height}",
-    "gambar feed atau carousel harus berasio antara 4:5 dan 1,91:1; gambar ini {width} x {height}"
-  ),
-  ig_video_min_duration: text("a video lasts at least {min} seconds", "video berdurasi paling singkat {min} detik"),
-  page_video_or_images: text(
-    "a page post takes one video, or up to ten images",
-    "unggahan halaman berisi satu video, atau paling banyak sepuluh gambar"
-  ),
-  page_images_max: text("a page post takes at most {max} images", "unggahan halaman berisi paling banyak {max} gambar"),
-  reel_min_duration: text("a reel lasts at least {min} seconds", "reel berdurasi paling singkat {min} detik"),
-  // pages
-  page_photo_format: text(
-    "a Facebook Page photo must be JPEG, PNG, GIF, BMP or TIFF, not {value}",
-    "foto Halaman Facebook harus berformat JPEG, PNG, GIF, BMP, atau TIFF, bukan {value}"
-  ),
-  page_photo_too_large: text("a Facebook Page photo is at most {max} MB", "foto Halaman Facebook berukuran paling besar {max} MB"),
-  page_video_too_large: text(
-    "a Facebook Page video is at most {max} MB when Meta fetches it by address",
-    "video Halaman Facebook berukuran paling besar {max} MB bila Meta mengambilnya dari alamatnya"
-  ),
-  textpost_items_max: text("a post takes at most {max} images or videos", "unggahan berisi paling banyak {max} gambar atau video"),
-  // textpost
-  textpost_links_max: text(
-    "a post takes at most {max} links (Threads counts each unique URL); this one has {count}",
-    "unggahan berisi paling banyak {max} tautan (Threads menghitung setiap URL yang berbeda); unggahan ini berisi {count}"
-  ),
-  textpost_links_refused: text(
-    "Threads refused the post for more than 5 links (THREADS_API__LINK_LIMIT_EXCEEDED)",
-    "Threads menolak unggahan karena berisi lebih dari 5 tautan (THREADS_API__LINK_LIMIT_EXCEEDED)"
-  ),
-  textpost_image_format: text("Threads takes JPEG or PNG images, not {value}", "Threads menerima gambar JPEG atau PNG, bukan {value}"),
-  textpost_image_aspect_ratio: text(
-    "an image's aspect ratio must be within 10:1 either way",
-    "rasio aspek gambar paling banyak 10:1 ke arah mana pun"
-  ),
-  textpost_video_format: text("Threads takes MP4 or MOV videos, not {value}", "Threads menerima video MP4 atau MOV, bukan {value}"),
-  textpost_video_width: text(
-    "a video is at most {max} pixels wide; this one is {size}",
-    "lebar video paling banyak {max} piksel; video ini {size}"
-  ),
-  textpost_video_aspect_ratio: text(
-    "a video's aspect ratio must be between 0.01:1 and 10:1",
-    "rasio aspek video harus antara 0,01:1 dan 10:1"
-  ),
-
-  // fediverse (Mastodon)
-  fediverse_media_max: text("a Mastodon post takes at most {max} attachments", "unggahan Mastodon berisi paling banyak {max} lampiran"),
-  fediverse_images_and_video: text(
-    "a Mastodon post takes up to 4 images, or one video alone, never both",
-    "unggahan Mastodon berisi sampai 4 gambar, atau satu video saja, tidak keduanya"
-  ),
-  fediverse_media_format: text("the Mastodon server does not take {value} files", "server Mastodon tidak menerima berkas {value}"),
-  fediverse_media_size: text(
-    "the Mastodon server takes files of at most {max} MB of this kind; this one is {size} MB",
-    "server Mastodon menerima berkas jenis ini paling besar {max} MB; berkas ini {size} MB"
-  ),
-  fediverse_media_pixels: text(
-    "the Mastodon server takes at most {max} pixels (width × height) of this kind; this one has {size}",
-    "server Mastodon menerima paling banyak {max} piksel (lebar × tinggi) untuk jenis ini; berkas ini {size}"
-  ),
-  fediverse_server_not_public: text(
-    "must be a Mastodon server on the public internet: {range}",
-    "harus berupa server Mastodon di internet publik: {range}"
-  ),
-  fediverse_alt_count: text(
-    "gives {count} descriptions where the post has {max} media items: at most one per item",
-    "memberi {count} deskripsi padahal unggahan ini berisi {max} media: paling banyak satu per media"
-  ),
-  fediverse_alt_too_long: text(
-    "the Mastodon server takes media descriptions of at most {max} characters; this one has {size}",
-    "server Mastodon menerima deskripsi media paling panjang {max} karakter; deskripsi ini {size} karakter"
-  ),
-  fediverse_server_said: text("the Mastodon server said: {value}", "server Mastodon menjawab: {value}"),
-  fediverse_server_address: text(
-    "must be the address of a Mastodon server, e.g. mastodon.social or https://mastodon.social",
-    "harus berupa alamat server Mastodon, misalnya mastodon.social atau https://mastodon.social"
-  ),
+  // Media rules shared by platforms
+  items_max: text("a post takes at most {max} images or videos", "unggahan berisi paling banyak {max} gambar atau video"),
 
   // What a platform said
   platform_rejected_request: text("the platform rejected the request", "platform menolak permintaan ini"),
@@ -376,119 +252,66 @@ export const reasons = {
 
   // Connecting accounts: a Meta signed request (deauthorization callbacks)
   signed_request_bad_signature: text("is not signed with the app secret", "tidak ditandatangani dengan app secret"),
-  signed_request_algorithm: text("must be signed with HMAC-SHA256", "harus ditandatangani dengan HMAC-SHA256"),
-
-  // professional (LinkedIn)
-  professional_video_or_images: text(
-    "a LinkedIn post takes one video, or 1 to 20 images, not both",
-    "unggahan LinkedIn berisi satu video, atau 1 sampai 20 gambar, tidak keduanya"
-  ),
-  professional_images_max: text("a LinkedIn post takes at most {max} images", "unggahan LinkedIn berisi paling banyak {max} gambar"),
-  professional_image_format: text(
-    "LinkedIn takes JPG, PNG or GIF images, not {value}",
-    "LinkedIn menerima gambar JPG, PNG, atau GIF, bukan {value}"
-  ),
-  professional_image_pixels: text(
-    "an image has fewer than {max} pixels (width × height); this one has {size}",
-    "gambar harus kurang dari {max} piksel (lebar × tinggi); gambar ini {size}"
-  ),
-  professional_video_format: text("LinkedIn takes MP4 videos, not {value}", "LinkedIn menerima video MP4, bukan {value}"),
-  professional_video_min_duration: text(
-    "a LinkedIn video lasts at least {min} seconds",
-    "video LinkedIn berdurasi paling singkat {min} detik"
-  ),
-  professional_video_size: text(
-    "a LinkedIn video is from 75 KB to 500 MB; this one is {size} bytes",
-    "video LinkedIn berukuran 75 KB sampai 500 MB; video ini {size} byte"
-  ),
-  professional_article_with_media: text(
-    "an article link takes one image at most, shown as its thumbnail, and no video",
-    "tautan artikel berisi paling banyak satu gambar, yang ditampilkan sebagai gambar mininya, dan tanpa video"
-  ),
-
-  // youtube (video)
-  youtube_one_video: text(
-    "a YouTube upload takes exactly one video and no images",
-    "unggahan YouTube berisi tepat satu video dan tanpa gambar"
-  ),
-  youtube_video_format: text(
-    "YouTube takes video files only (video/*); this one is {value}",
-    "YouTube hanya menerima berkas video (video/*); berkas ini {value}"
-  ),
-  youtube_video_bytes: text(
-    "YouTube takes videos of at most {limit} GB; this one is {size} GB",
-    "YouTube menerima video paling besar {limit} GB; video ini {size} GB"
-  ),
-  youtube_angle_brackets: text(
-    "a YouTube title or description must not contain < or >",
-    "judul atau deskripsi YouTube tidak boleh mengandung < atau >"
-  ),
-  youtube_description_bytes: text(
-    "a YouTube description takes at most {max} bytes of UTF-8; this one has {count}",
-    "deskripsi YouTube berisi paling banyak {max} byte UTF-8; deskripsi ini berisi {count}"
-  ),
-  youtube_title_length: text(
-    "a YouTube title takes 1 to {max} characters; this one has {count}",
-    "judul YouTube berisi 1 sampai {max} karakter; judul ini berisi {count}"
-  ),
-  youtube_title_missing: text(
-    "a YouTube upload needs a title: give video.title or a caption whose first line is the title",
-    "unggahan YouTube memerlukan judul: isi video.title atau caption yang baris pertamanya menjadi judul"
-  ),
-  youtube_tags_length: text(
-    "YouTube takes tags of at most {max} characters in all (commas and quotes counted); these have {count}",
-    "YouTube menerima tag paling banyak {max} karakter seluruhnya (koma dan tanda kutip dihitung); tag ini berisi {count}"
-  ),
-  youtube_made_for_kids_required: text(
-    "video.made_for_kids is required: say whether the video is made for kids (true or false); YouTube requires it and Postwire picks no default",
-    "video.made_for_kids wajib diisi: nyatakan apakah video ini dibuat untuk anak-anak (true atau false); YouTube mewajibkannya dan Postwire tidak memilih nilai bawaan"
-  ),
-  youtube_project_quota: text(
-    "the YouTube API project's daily budget of {limit} units cannot pay for an upload ({cost} units; {used} used today, Pacific time)",
-    "anggaran harian proyek API YouTube sebesar {limit} unit tidak cukup untuk satu unggahan ({cost} unit; {used} terpakai hari ini, waktu Pasifik)"
-  ),
-  youtube_project_uploads: text(
-    "the YouTube API project's {limit} uploads a day (videos.insert) are used: {used} today, Pacific time",
-    "jatah {limit} unggahan per hari (videos.insert) proyek API YouTube sudah terpakai: {used} hari ini, waktu Pasifik"
-  ),
-
-  // atproto (Bluesky)
-  atproto_text_bytes: text(
-    "a Bluesky post's text is at most {max} bytes in UTF-8; this one has {count}",
-    "teks unggahan Bluesky paling banyak {max} byte dalam UTF-8; teks ini {count} byte"
-  ),
-  atproto_images_or_video: text(
-    "a Bluesky post takes up to 4 images or one video, not both",
-    "unggahan Bluesky berisi hingga 4 gambar atau satu video, tidak keduanya"
-  ),
-  atproto_image_bytes: text(
-    "a Bluesky image is at most {max} bytes; this one has {size}",
-    "gambar Bluesky berukuran paling besar {max} byte; gambar ini {size} byte"
-  ),
-  atproto_video_bytes: text(
-    "a Bluesky video is at most {max} bytes; this one has {size}",
-    "video Bluesky berukuran paling besar {max} byte; video ini {size} byte"
-  ),
-  atproto_video_format: text("Bluesky takes MP4 videos, not {value}", "Bluesky menerima video MP4, bukan {value}"),
-  atproto_image_format: text(
-    "Bluesky takes JPEG, PNG, WebP or GIF images, not {value}",
-    "Bluesky menerima gambar JPEG, PNG, WebP, atau GIF, bukan {value}"
-  )
+  signed_request_algorithm: text("must be signed with HMAC-SHA256", "harus ditandatangani dengan HMAC-SHA256")
 } as const satisfies Record<string, LocalizedText>
 
 /** The name of a reason. */
 export type Reason = keyof typeof reasons
 
-/** The values a reason's placeholders need: none, or one per `{name}`. */
-export type ReasonValues<R extends Reason> = [Placeholders<(typeof reasons)[R]["en"]>] extends [never]
+/** The values a text's placeholders need: none, or one per `{name}` of its English text. */
+export type ValuesOf<En extends string> = [Placeholders<En>] extends [never]
   ? []
-  : [values: { readonly [K in Placeholders<(typeof reasons)[R]["en"]>]: PlaceholderValue }]
+  : [values: { readonly [K in Placeholders<En>]: PlaceholderValue }]
+
+/** The values a reason's placeholders need: none, or one per `{name}`. */
+export type ReasonValues<R extends Reason> = ValuesOf<(typeof reasons)[R]["en"]>
+
+const fill = (template: LocalizedText, values: Readonly<Record<string, PlaceholderValue>> = {}): LocalizedText => ({
+  en: fillPlaceholders(template.en, "en", values),
+  id: fillPlaceholders(template.id, "id", values)
+})
 
 /** A reason in both languages, its placeholders filled, for a message's `{detail}`. */
-export const reason = <R extends Reason>(name: R, ...values: ReasonValues<R>): LocalizedText => {
-  const template = reasons[name]
-  const filled = values[0] ?? {}
-  return { en: fillPlaceholders(template.en, "en", filled), id: fillPlaceholders(template.id, "id", filled) }
+export const reason = <R extends Reason>(name: R, ...values: ReasonValues<R>): LocalizedText => fill(reasons[name], values[0])
+
+/**
+ * A table of reasons of one's own, in English and Indonesian, and its {@link Catalogue.reason}: a
+ * platform plugin's refusal reasons live in its folder (`PlatformPlugin.reasons`), not here.
+ */
+export interface Catalogue<T extends Readonly<Record<string, LocalizedText>>> {
+  /** The texts, by reason name. */
+  readonly texts: T
+  /** A reason of the table in both languages, its placeholders filled, for a message's `{detail}`. */
+  readonly reason: <R extends keyof T & string>(name: R, ...values: ValuesOf<T[R]["en"]>) => LocalizedText
+}
+
+/**
+ * The catalogue of a table of reasons. Each reason's two texts must hold the same `{placeholders}`
+ * (a defect otherwise, found when the module loads).
+ *
+ * @example
+ * ```ts
+ * const blog = ErrorDetail.catalogue({
+ *   blog_word: { en: 'the blog does not publish the word "{word}"', id: 'blog tidak menerbitkan kata "{word}"' }
+ * })
+ * blog.reason("blog_word", { word: "forbidden" })
+ * ```
+ */
+export const catalogue = <const T extends Readonly<Record<string, LocalizedText>>>(texts: T): Catalogue<T> => {
+  for (const [name, text] of Object.entries(texts)) {
+    const problem = textProblem(text)
+    if (problem !== undefined) throw new Error(`reason ${name}: ${problem}`)
+  }
+  return { texts, reason: (name, ...values) => fill(texts[name]!, values[0]) }
+}
+
+/** What is wrong with a reason's two texts (empty, the same, or different placeholders), if anything. */
+export const textProblem = (text: LocalizedText): string | undefined => {
+  const placeholders = (template: string) => [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort().join(",")
+  if (text.en.trim() === "" || text.id.trim() === "") return "needs an English and an Indonesian text"
+  if (text.en === text.id) return "its Indonesian text is its English text"
+  if (placeholders(text.en) !== placeholders(text.id)) return "its English and Indonesian texts hold different {placeholders}"
+  return undefined
 }
 
 /** Every resource a message can name, in both languages. */

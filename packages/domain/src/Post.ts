@@ -172,7 +172,7 @@ export const CreatePostRequest = Schema.Struct({
 })
 export type CreatePostRequest = typeof CreatePostRequest.Type
 
-export { createPostExamples, type RequestExample } from "./PostExamples.ts"
+export { createPostExamples, examplePlaceholders, type RequestExample } from "./PostExamples.ts"
 
 /** The options a target was created with. */
 export const TargetOptions = Schema.StructWithRest(Schema.Struct({
@@ -357,8 +357,8 @@ export const CreatePostBatchRequest = Schema.Struct({
   examples: [
     {
       items: [
-        { ...createPostExamples.textpost.value, scheduled_at: "2026-12-01T09:00:00+07:00" },
-        { ...createPostExamples.textpost.value, scheduled_at: "2026-12-02T09:00:00+07:00" }
+        { ...createPostExamples.one_image_now.value, scheduled_at: "2026-12-01T09:00:00+07:00" },
+        { ...createPostExamples.one_image_now.value, scheduled_at: "2026-12-02T09:00:00+07:00" }
       ] as unknown as ReadonlyArray<CreatePostRequest>
     }
   ]

@@ -20,7 +20,6 @@
 import type { Schema } from "effect"
 import type { ErrorDetails } from "./ApiError.ts"
 import type { ErrorCode } from "./ErrorCatalog.ts"
-import type * as ErrorDetail from "./ErrorDetail.ts"
 import type { LocalizedText } from "./LocalizedText.ts"
 import type { CommentCapabilities } from "./Comment.ts"
 import type { Platform, PlatformRules } from "./Platform.ts"
@@ -72,7 +71,7 @@ export const photoType = (requested: PhotoType | undefined, media: ReadonlyArray
   requested ?? (media.length === 1 && media[0]!.kind === "video" ? "reel" : "feed")
 
 /** A `media_invalid` break; its rule is named after the reason that explains it. */
-export const invalid = (platform: Platform, rule: ErrorDetail.Reason, detail: LocalizedText): RuleBreak => ({
+export const invalid = (platform: Platform, rule: string, detail: LocalizedText): RuleBreak => ({
   code: "media_invalid",
   rule,
   field: "media",
@@ -83,7 +82,7 @@ export const invalid = (platform: Platform, rule: ErrorDetail.Reason, detail: Lo
  * A `caption_invalid` break (too many hashtags, mentions or links for the platform); its rule is
  * named after the reason that explains it, whose text names the limit.
  */
-export const captionInvalid = (platform: Platform, rule: ErrorDetail.Reason, detail: LocalizedText): RuleBreak => ({
+export const captionInvalid = (platform: Platform, rule: string, detail: LocalizedText): RuleBreak => ({
   code: "caption_invalid",
   rule,
   field: "caption",

@@ -1,16 +1,28 @@
 /**
- * The platform credentials of an account: the JSON stored (encrypted by the server) in
- * `account.credentials`. The engine treats it as an opaque string; the server decrypts it
- * before handing the account to the adapters, and encrypts what an adapter returns as a
- * `credentials` update (tokens rotate).
+ * The platform credentials of an account: the JSON stored (sealed by the server) in
+ * `account.credentials`. The engine treats it as an opaque string; the server unseals it before
+ * handing the account to the plugins, and seals what a plugin returns as a `credentials` update
+ * (tokens rotate).
+ *
+ * Each platform owns the shape of its credentials: its plugin declares it as
+ * `PlatformPlugin.credentials` (an Effect Schema whose type is plain JSON), and its folder reads
+ * and writes them through a {@link Codec} made from that schema. There is no table of platforms
+ * here: {@link of} reads a plugin's own schema.
  *
  * Times are epoch milliseconds.
  *
  * @example
  * ```ts
- * import { Credentials } from "@postwire/platforms"
+ * import { Credentials, tiktok } from "@postwire/platforms"
+ * import { Schema } from "effect"
  *
- * const stored = Credentials.encode("shortvideo", {
+ * // A plugin's own shape, and its codec.
+ * const BlogCredentials = Schema.Struct({ token: Schema.String })
+ * const blogCredentials = Credentials.codec(BlogCredentials)
+ * const stored = blogCredentials.encode({ token: "t-1" })
+ *
+ * // A built-in plugin's shape, read from the plugin.
+ * const tiktokStored = Credentials.encode(tiktok, {
  *   access_token: "act.1",
  *   refresh_token: "rft.1",
  *   expires_at: Date.now() + 2 * 60 * 60 * 1000
@@ -19,97 +31,78 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema } from "effect"
 import type { PlatformFailure } from "@postwire/core"
-import type { BuiltinPlatform } from "@postwire/domain"
-import * as FacebookCredentials from "./facebook/Credentials.ts"
-import * as FediverseCredentials from "./fediverse/FediverseCredentials.ts"
-import { AtprotoCredentials } from "./atproto/Xrpc.ts"
+import { Effect, Schema } from "effect"
 import { failure } from "./internal/Wire.ts"
-import * as MetaCredentials from "./meta/Credentials.ts"
-import * as TikTokCredentials from "./tiktok/Credentials.ts"
-import { ProfessionalCredentials } from "./linkedin/LinkedInCredentials.ts"
+import type { PlatformPlugin } from "./Plugin.ts"
 
-/** TikTok: a 2-hour access token and a rotating 180-day refresh token (`tiktok/Credentials.ts`). */
-export const ShortVideoCredentials = TikTokCredentials.ShortVideoCredentials
-/** TikTok credentials. */
-export type ShortVideoCredentials = TikTokCredentials.ShortVideoCredentials
+/** A credentials schema: decoded without services; its type is the JSON stored. */
+export type StoredSchema = Schema.Top & { readonly DecodingServices: never }
 
-/** Instagram (Instagram Login): a long-lived user token (`meta/Credentials.ts`). */
-export const PhotoCredentials = MetaCredentials.LongLivedToken
-/** Instagram credentials. */
-export type PhotoCredentials = MetaCredentials.LongLivedToken
-
-/** Facebook Pages: the Page token and the user token it came from (`facebook/Credentials.ts`). */
-export const PagesCredentials = FacebookCredentials.PagesCredentials
-/** Facebook Pages credentials. */
-export type PagesCredentials = FacebookCredentials.PagesCredentials
-
-/** Threads: a long-lived token (`meta/Credentials.ts`). */
-export const TextpostCredentials = MetaCredentials.LongLivedToken
-/** Threads credentials. */
-export type TextpostCredentials = MetaCredentials.LongLivedToken
-
-/**
- * YouTube (Google OAuth): a 1-hour access token and a long-lived refresh token (offline access),
- * the channel chosen and its uploads playlist (where a lost upload is looked for).
- */
-export const VideoCredentials = Schema.Struct({
-  access_token: Schema.String,
-  refresh_token: Schema.String,
-  /** When the access token expires; refreshed before use when past. */
-  expires_at: Schema.optionalKey(Schema.Number),
-  /** The channel's id (`UC…`). */
-  channel_id: Schema.String,
-  /** The channel's uploads playlist (`contentDetails.relatedPlaylists.uploads`). */
-  uploads_playlist_id: Schema.optionalKey(Schema.String),
-  /** The scopes granted. */
-  scopes: Schema.optionalKey(Schema.Array(Schema.String))
-})
-/** YouTube credentials. */
-export type VideoCredentials = typeof VideoCredentials.Type
-
-/** The credentials schema of each built-in platform, as each platform's folder declares it. */
-export const schemas = {
-  ...TikTokCredentials.schemas,
-  ...MetaCredentials.schemas,
-  ...FacebookCredentials.schemas,
-  fediverse: FediverseCredentials.FediverseCredentials,
-  professional: ProfessionalCredentials,
-  video: VideoCredentials,
-  atproto: AtprotoCredentials
-} as const satisfies Record<BuiltinPlatform, Schema.Top>
-
-/** The credentials type of a platform. */
-export type CredentialsOf<P extends keyof typeof schemas> = (typeof schemas)[P]["Type"]
-
-/** Serializes credentials to the JSON string stored in `account.credentials`. */
-export const encode = <P extends keyof typeof schemas>(_platform: P, credentials: CredentialsOf<P>): string =>
-  JSON.stringify(credentials)
-
-/**
- * Reads an account's credentials. Missing or unreadable credentials can only be fixed by
- * connecting the account again: `token_expired` with `needsReconnect`.
- */
-export const decode = <P extends keyof typeof schemas>(
-  platform: P,
-  json: string | null
-): Effect.Effect<CredentialsOf<P>, PlatformFailure> => {
-  if (json === null) return Effect.fail(failure("token_expired", "credentials_missing", { needsReconnect: true }))
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(json)
-  } catch {
-    return Effect.fail(invalid())
-  }
-  return (decoders[platform] as (input: unknown) => Effect.Effect<CredentialsOf<P>, unknown>)(parsed).pipe(
-    Effect.mapError(invalid)
-  )
+/** Reads and writes one platform's stored credentials. */
+export interface Codec<S extends StoredSchema> {
+  /** The shape of the credentials. */
+  readonly schema: S
+  /** Serializes credentials to the JSON string stored in `account.credentials`. */
+  readonly encode: (credentials: S["Type"]) => string
+  /**
+   * Reads an account's credentials. Missing or unreadable credentials can only be fixed by
+   * connecting the account again: `token_expired` (`credentials_missing`, `credentials_invalid`)
+   * with `needsReconnect`.
+   */
+  readonly decode: (json: string | null) => Effect.Effect<S["Type"], PlatformFailure>
 }
 
 const invalid = () => failure("token_expired", "credentials_invalid", { needsReconnect: true })
 
-/** The decoder of each platform's credentials, made once. */
-const decoders = Object.fromEntries(
-  Object.entries(schemas).map(([platform, schema]) => [platform, Schema.decodeUnknownEffect(schema as Schema.Top)])
-) as Record<BuiltinPlatform, (input: unknown) => Effect.Effect<unknown, unknown>>
+/** The codec of a credentials schema (made once per schema; keep it beside the schema). */
+export const codec = <S extends StoredSchema>(schema: S): Codec<S> => {
+  const decodeUnknown = Schema.decodeUnknownEffect(schema as Schema.Top as Schema.Codec<S["Type"], unknown>)
+  return {
+    schema,
+    encode: (credentials) => JSON.stringify(credentials),
+    decode: (json) => {
+      if (json === null) return Effect.fail(failure("token_expired", "credentials_missing", { needsReconnect: true }))
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(json)
+      } catch {
+        return Effect.fail(invalid())
+      }
+      return decodeUnknown(parsed).pipe(Effect.mapError(invalid))
+    }
+  }
+}
+
+/** Any JSON: the credentials of a plugin that declares no `credentials` schema. */
+const anyJson = codec(Schema.Unknown)
+const codecs = new WeakMap<StoredSchema, Codec<StoredSchema>>()
+
+/** The credentials type a plugin declares (`unknown` when it declares none). */
+// biome-ignore lint/suspicious/noExplicitAny: any settings types; only the credentials schema matters
+export type Stored<P> = P extends PlatformPlugin<any, any, infer S> ? S["Type"] : never
+
+/** The codec of a plugin's credentials, from its `credentials` schema (any JSON when it has none). */
+// biome-ignore lint/suspicious/noExplicitAny: any settings types; only the credentials schema matters
+export const of = <S extends StoredSchema>(plugin: PlatformPlugin<any, any, S>): Codec<S> => {
+  const schema = plugin.credentials
+  if (schema === undefined) return anyJson as unknown as Codec<S>
+  let found = codecs.get(schema)
+  if (found === undefined) {
+    found = codec(schema as StoredSchema)
+    codecs.set(schema, found)
+  }
+  return found as unknown as Codec<S>
+}
+
+/** Serializes credentials of `plugin`'s shape to the JSON stored in `account.credentials`. */
+// biome-ignore lint/suspicious/noExplicitAny: any settings types; only the credentials schema matters
+export const encode = <S extends StoredSchema>(plugin: PlatformPlugin<any, any, S>, credentials: S["Type"]): string =>
+  of(plugin).encode(credentials)
+
+/** Reads an account's credentials with `plugin`'s schema (see {@link Codec.decode}). */
+export const decode = <S extends StoredSchema>(
+  // biome-ignore lint/suspicious/noExplicitAny: any settings types; only the credentials schema matters
+  plugin: PlatformPlugin<any, any, S>,
+  json: string | null
+): Effect.Effect<S["Type"], PlatformFailure> => of(plugin).decode(json)

@@ -57,8 +57,8 @@ import type {
   PublishStep,
   RenewalPolicy
 } from "@postwire/core"
-import type { TargetRules } from "@postwire/domain"
-import type { Effect, Redacted } from "effect"
+import type { LocalizedText, Post, TargetRules } from "@postwire/domain"
+import type { Effect, Redacted, Schema } from "effect"
 import type { CommentAdapter } from "./comments/CommentAdapter.ts"
 import type * as CommentAdapterModule from "./comments/CommentAdapter.ts"
 import type { PlatformConnect } from "./internal/ConnectWire.ts"
@@ -219,10 +219,15 @@ export interface SandboxSeed {
 
 /**
  * A platform for Postwire. `Publish` and `Connect` are the types of its publishing and connect
- * settings (`{}` when it has none).
+ * settings (`{}` when it has none); `Stored` is the schema of its accounts' stored credentials.
  */
-// biome-ignore lint/suspicious/noExplicitAny: a registry holds plugins of every settings type
-export interface PlatformPlugin<Publish = any, Connect = any> {
+export interface PlatformPlugin<
+  // biome-ignore lint/suspicious/noExplicitAny: a registry holds plugins of every settings type
+  Publish = any,
+  // biome-ignore lint/suspicious/noExplicitAny: a registry holds plugins of every settings type
+  Connect = any,
+  Stored extends Schema.Top & { readonly DecodingServices: never } = Schema.Top & { readonly DecodingServices: never }
+> {
   /**
    * The platform's word on the wire (`account.platform`, `/v1/accounts?platform=`): lowercase
    * letters, digits and `_`, starting with a letter, 2 to 32 characters.
@@ -232,10 +237,31 @@ export interface PlatformPlugin<Publish = any, Connect = any> {
   readonly displayName: string
   /** What the platform accepts: caption, media, quota; checked by validate, create and publish. */
   readonly rules: TargetRules.PlatformRuleSet
+  /**
+   * The texts of the platform's own refusal reasons, by name, in English and Indonesian (the
+   * `{detail}` its rules and publisher give: `ErrorDetail.catalogue(texts).reason(name, values)`).
+   * The registry checks that each has both texts with the same `{placeholders}`. Absent: the
+   * plugin uses the shared reasons of `ErrorDetail`, or gives its texts inline.
+   */
+  readonly reasons?: Readonly<Record<string, LocalizedText>> | undefined
+  /**
+   * Create requests for the API reference, by name (start the name with the platform's word): a
+   * server's OpenAPI document shows the served platforms' examples for `POST /v1/posts` and
+   * `POST /v1/posts/validate`. Each must be a body the server accepts once its placeholder ids
+   * name a profile, accounts and media (`Post.examplePlaceholders.profileId`, `acc_…`, `med_…`).
+   */
+  readonly examples?: Readonly<Record<string, Post.RequestExample<typeof Post.CreatePostRequest.Encoded>>> | undefined
   /** Publishing (required). */
   readonly publish: PublishPart<Publish>
   /** Connecting accounts through the platform's OAuth; absent: accounts are created without it. */
   readonly connect?: ConnectPart<Connect> | undefined
+  /**
+   * The shape of an account's credentials: the JSON the connect side stores (sealed) in
+   * `account.credentials` and the publisher reads back, as an Effect Schema whose type is that
+   * JSON. Its folder reads and writes them with `Credentials.codec(schema)`; others with
+   * `Credentials.of(plugin)`. Absent: any JSON (the plugin reads `account.credentials` itself).
+   */
+  readonly credentials?: Stored | undefined
   /**
    * The settings a server's environment gives it (`POSTWIRE_TIKTOK_CLIENT_KEY`, …): the names a
    * deployment sets are the plugin's own. Absent: the plugin's defaults (or its closure) are all.

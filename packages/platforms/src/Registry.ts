@@ -15,7 +15,7 @@
  * @since 0.4.0
  */
 import type { PlatformCatalog } from "@postwire/core"
-import type { TargetRules } from "@postwire/domain"
+import { ErrorDetail, isLocalizedText, type TargetRules } from "@postwire/domain"
 import { Schema } from "effect"
 import { atproto } from "./atproto/plugin.ts"
 import * as ConnectForm from "./connect/ConnectForm.ts"
@@ -60,6 +60,18 @@ export interface Registry {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
 
+/** What is wrong with a plugin's `reasons`, if anything. */
+const reasonsProblemOf = (reasons: unknown): string | undefined => {
+  if (reasons === undefined) return undefined
+  if (!isRecord(reasons)) return "`reasons` must be an object of texts ({ en, id }) by reason name"
+  for (const [name, text] of Object.entries(reasons)) {
+    if (!isLocalizedText(text)) return `\`reasons.${name}\` must be a text in English and Indonesian ({ en, id })`
+    const problem = ErrorDetail.textProblem(text)
+    if (problem !== undefined) return `\`reasons.${name}\` ${problem}`
+  }
+  return undefined
+}
+
 /**
  * Checks that a value is a usable plugin: its name, display name, rules and publisher. Throws
  * {@link PluginProblem} naming what is wrong; `source` names it when it has no name (a file).
@@ -86,6 +98,11 @@ export const check = (value: unknown, source = "(unnamed)"): PlatformPlugin => {
   }
   if (value.connect !== undefined && (!isRecord(value.connect) || typeof value.connect.make !== "function")) {
     throw new PluginProblem(label, "`connect.make` must be a function returning the connector")
+  }
+  const reasonsProblem = reasonsProblemOf(value.reasons)
+  if (reasonsProblem !== undefined) throw new PluginProblem(label, reasonsProblem)
+  if (value.credentials !== undefined && !Schema.isSchema(value.credentials)) {
+    throw new PluginProblem(label, "`credentials` must be an Effect Schema (the shape of an account's stored credentials)")
   }
   const options = value.options
   if (options !== undefined) {

@@ -41,8 +41,7 @@ import { publicPathOf, ServerConfig, type ServerSettings } from "./config/Server
 import { completeDocument } from "./http/OpenApiPlatforms.ts"
 import { docsHeaders, scalarConfig } from "./docs/ApiReferencePage.ts"
 import { errorReferenceHtml } from "./docs/ErrorReference.ts"
-import { ApiErrorsLive } from "./http/ApiErrorsLive.ts"
-import { answerClientErrors, maxHeaderBytes } from "./http/ClientErrors.ts"
+import { answerClientErrors, answerWhileStarting, ApiErrorsLive, maxHeaderBytes } from "./http/Failures.ts"
 import { ApiKeyCache } from "./http/ApiKeyCache.ts"
 import { AuthenticationLive } from "./http/AuthenticationLive.ts"
 import { MediaFilesRoute } from "./http/MediaFiles.ts"
@@ -73,7 +72,6 @@ import * as S3BlobStore from "./media/S3BlobStore.ts"
 import * as SharpImageConverter from "./media/SharpImageConverter.ts"
 import * as UrlMediaFetcher from "./media/UrlMediaFetcher.ts"
 import * as FileBlobStore from "./node/FileBlobStore.ts"
-import { answerWhileStarting } from "./StartupAnswers.ts"
 
 /**
  * The engine's settings, keyed by the master secrets from the configuration or the data
@@ -296,7 +294,7 @@ export const apiServicesLayer = (settings: ServerSettings) => Layer.merge(engine
 /**
  * The HTTP server on `settings.port`, over the given store. `extraRoutes` are built with the
  * server's own routes (a host's additions, or a test's); until all of them are built, requests
- * are answered by `StartupAnswers` (503 `not_ready`, `/health` 200).
+ * are answered by `Failures.answerWhileStarting` (503 `not_ready`, `/health` 200).
  */
 export const serverLayer = (
   settings: ServerSettings,

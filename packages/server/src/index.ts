@@ -15,7 +15,7 @@ export { PostwireEngineError, PostwireStartError } from "./embedding/EngineError
 export type { EmbedOptions } from "./embedding/EmbedOptions.ts"
 export * from "./embedding/Plugins.ts"
 export * from "./embedding/PostwireHandler.ts"
-export * as MasterSecrets from "./secrets/MasterSecrets.ts"
+export * as MasterSecrets from "./config/MasterSecrets.ts"
 export * as ServerSecrets from "./secrets/ServerSecrets.ts"
 export * as Reseal from "./secrets/Reseal.ts"
 export * as S3BlobStore from "./media/S3BlobStore.ts"

@@ -5,7 +5,7 @@
  * never claim the same target, and then lock the targets' accounts (briefly, in key order), so
  * the per-account count of leased targets is exact across instances. Every write that changes a
  * target first locks its post row (`FOR UPDATE`), like `Store.savePost` does, so the two take
- * locks in the same order, and derives the post's status again and bumps its `version` in the
+ * locks in the same order, and writes the post's status the engine decided and bumps its `version` in the
  * same transaction: a concurrent save of the post fails with `VersionConflict` and re-reads.
  * Pending permalinks are claimed the same way, from their own small table. Concurrent
  * checkpoints, progress saves and completions are written together (`internal/GroupCommit.ts`,

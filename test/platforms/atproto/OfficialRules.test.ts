@@ -4,7 +4,7 @@
  * and a sandbox Bluesky account publishing to the simulated platform.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aJpeg, anMp4, aPng } from "../../../packages/core/test/fixtures/media.ts"
+import { aJpeg, anMp4, aPng } from "../../support/Media.ts"
 import { accountOf, aPost } from "../../support/Builders.ts"
 import { eventually } from "../../support/Eventually.ts"
 import { call } from "../../support/Http.ts"

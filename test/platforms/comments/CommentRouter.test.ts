@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { PlatformComment } from "@postwire/core"
-import { type CommentRouter, Credentials, TikTokComments } from "@postwire/platforms"
+import { type CommentRouter, Credentials, instagram, tiktok, TikTokComments } from "@postwire/platforms"
 import { Effect } from "effect"
 import { anAccount, aPost, aSandboxAccount, aTarget } from "../builders.ts"
 import * as InstagramFake from "../instagram/InstagramFake.ts"
@@ -67,7 +67,7 @@ describe("CommentRouter", () => {
       const router = yield* aCommentRouter({ photo: { baseUrl: fake.url, refreshUrl: null } }, sandbox)
       const account = anAccount("photo", {
         externalId: InstagramFake.igUserId,
-        credentials: Credentials.encode("photo", { access_token: fake.accessToken })
+        credentials: Credentials.encode(instagram, { access_token: fake.accessToken })
       })
       const poll = yield* router.poll({ post: aPost(), target: aPublishedTarget(account, media.id), account, cursor: null })
       assert.deepStrictEqual(poll.comments.map((c) => c.text), ["Real comment"])
@@ -96,7 +96,7 @@ describe("CommentRouter", () => {
       const router = yield* aCommentRouter({ shortvideo: { baseUrl: fake.url, clientKey: fake.clientKey, clientSecret: fake.clientSecret } })
       const account = anAccount("shortvideo", {
         externalId: "open-id-1",
-        credentials: Credentials.encode("shortvideo", { access_token: fake.accessToken, refresh_token: fake.refreshToken })
+        credentials: Credentials.encode(tiktok, { access_token: fake.accessToken, refresh_token: fake.refreshToken })
       })
       const target = aPublishedTarget(account, "v_pub_url~v2.7301")
       const poll = yield* router.poll({ post: aPost(), target, account, cursor: null })

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, facebook } from "@postwire/platforms"
 import { Effect } from "effect"
 import { anAccount } from "../builders.ts"
 import { failureOf } from "../comments/harness.ts"
@@ -13,7 +13,7 @@ const setUp = (options: { readonly token?: string } = {}) =>
     const account = anAccount("pages", {
       externalId: FacebookInsightsFake.pageId,
       handle: "Maya Bakes",
-      credentials: Credentials.encode("pages", { page_access_token: options.token ?? fake.accessToken })
+      credentials: Credentials.encode(facebook, { page_access_token: options.token ?? fake.accessToken })
     })
     const { adapter, capabilities } = yield* anAnalyticsAdapter("pages", { pages: { baseUrl: fake.url } })
     return { fake, account, adapter, capabilities }

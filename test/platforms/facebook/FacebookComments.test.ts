@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, facebook } from "@postwire/platforms"
 import { Effect } from "effect"
 import { anAccount } from "../builders.ts"
 import * as FacebookPagesFake from "./FacebookPagesFake.ts"
@@ -18,7 +18,7 @@ const setUp = (options: { readonly pageSize?: number; readonly maxPagesPerPoll?:
     const account = anAccount("pages", {
       externalId: FacebookPagesFake.pageId,
       handle: "Maya Bakes",
-      credentials: Credentials.encode("pages", { page_access_token: fake.pageAccessToken, user_access_token: "EAAU.user" })
+      credentials: Credentials.encode(facebook, { page_access_token: fake.pageAccessToken, user_access_token: "EAAU.user" })
     })
     const router = yield* aCommentRouter({
       pages: { baseUrl: fake.url },
@@ -170,7 +170,7 @@ describe("Facebook Page comments", () => {
       fake.pageAccessToken = "EAAP.rotated-elsewhere"
       const poll = yield* p.poll
       assert.deepStrictEqual(texts(poll), ["hi"])
-      const stored = JSON.parse(poll.credentials!.credentials) as Credentials.PagesCredentials
+      const stored = JSON.parse(poll.credentials!.credentials) as Credentials.Stored<typeof facebook>
       assert.strictEqual(stored.page_access_token, fake.pageAccessToken)
       assert.strictEqual(fake.count("page_token"), 1)
     }).pipe(Effect.scoped)

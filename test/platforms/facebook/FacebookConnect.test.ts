@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, facebook } from "@postwire/platforms"
 import { Effect } from "effect"
 import * as FacebookOAuthFake from "./FacebookOAuthFake.ts"
 import { aConnector, callbackOf, connect, consent, failureOf, state, verifier } from "../connect/connectHarness.ts"
@@ -54,7 +54,7 @@ describe("Facebook Pages connect", () => {
             [bikes, "Budi Bikes", "https://scontent.fbcdn.example/bikes.jpg", null]
           ]
         )
-        const [first, second] = yield* Effect.forEach(identities, (i) => Credentials.decode("pages", i.credentials))
+        const [first, second] = yield* Effect.forEach(identities, (i) => Credentials.decode(facebook, i.credentials))
         assert.notStrictEqual(first!.page_access_token, second!.page_access_token)
         assert.strictEqual(fake.validToken(first!.page_access_token)?.pageId, kopi)
         assert.strictEqual(fake.validToken(second!.page_access_token)?.pageId, bikes)
@@ -183,7 +183,7 @@ describe("Facebook Pages connect", () => {
     withFake((fake, connector) =>
       Effect.gen(function* () {
         const [identity] = yield* connect(connector, fake, "pages")
-        const credentials = yield* Credentials.decode("pages", identity!.credentials)
+        const credentials = yield* Credentials.decode(facebook, identity!.credentials)
         const revoked = yield* connector.revoke({ platform: "pages", sandbox: false, credentials: identity!.credentials })
         assert.deepStrictEqual(revoked, { _tag: "Revoked" })
         const call = fake.requests.find((r) => r.route === "revoke")!
@@ -194,7 +194,7 @@ describe("Facebook Pages connect", () => {
         assert.deepStrictEqual(yield* connector.revoke({ platform: "pages", sandbox: false, credentials: identity!.credentials }), {
           _tag: "Revoked"
         })
-        const pageOnly = Credentials.encode("pages", { page_access_token: credentials.page_access_token })
+        const pageOnly = Credentials.encode(facebook, { page_access_token: credentials.page_access_token })
         assert.deepStrictEqual(yield* connector.revoke({ platform: "pages", sandbox: false, credentials: pageOnly }), {
           _tag: "Unsupported"
         })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { PublishMedia } from "@postwire/core"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, facebook } from "@postwire/platforms"
 import { renderMessage } from "@postwire/domain"
 import { Effect } from "effect"
 import { adapterConformance, aRouter, drive, type FailureScenario } from "../adapterConformance.ts"
@@ -12,8 +12,8 @@ type Fake = FacebookPagesFake.FacebookPagesFake
 
 const options = (fake: Fake) => ({ pages: { baseUrl: fake.url } })
 
-const credentialsFor = (fake: Fake, overrides: Partial<Credentials.PagesCredentials> = {}) =>
-  Credentials.encode("pages", {
+const credentialsFor = (fake: Fake, overrides: Partial<Credentials.Stored<typeof facebook>> = {}) =>
+  Credentials.encode(facebook, {
     page_access_token: fake.pageAccessToken,
     ...(fake.userAccessToken === null ? {} : { user_access_token: fake.userAccessToken }),
     ...overrides
@@ -120,7 +120,7 @@ for (const transport of ["fetch", "node"] as const) adapterConformance<Fake>({
   refresh: {
     arrange: (fake) => credentialsFor(fake, { page_access_token: "EAAP.invalidated" }),
     assertRefreshed: (fake, credentials) => {
-      const stored = JSON.parse(credentials) as Credentials.PagesCredentials
+      const stored = JSON.parse(credentials) as Credentials.Stored<typeof facebook>
       assert.strictEqual(stored.page_access_token, fake.pageAccessToken)
       assert.strictEqual(stored.user_access_token, fake.userAccessToken ?? undefined)
     },
@@ -292,7 +292,7 @@ describe("Facebook Pages adapter", () => {
     Effect.gen(function* () {
       const fake = yield* FacebookPagesFake.make()
       const client = yield* aRouter(options(fake))
-      const credentials = Credentials.encode("pages", { page_access_token: "EAAP.invalidated" })
+      const credentials = Credentials.encode(facebook, { page_access_token: "EAAP.invalidated" })
       const result = yield* drive(client, aPagePost(fake, { credentials }))
       assert.strictEqual(result.failure?.code, "token_expired")
       assert.strictEqual(result.failure?.platformCode, "190/463")

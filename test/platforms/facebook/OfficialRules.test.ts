@@ -14,10 +14,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { PublishMedia } from "@postwire/core"
-import { Credentials, Registry } from "@postwire/platforms"
+import { Credentials, facebook, Registry } from "@postwire/platforms"
 import { Effect } from "effect"
 import { afterAll, beforeAll, expect } from "vitest"
-import { aJpeg, anMp4, aWebp } from "../../../packages/core/test/fixtures/media.ts"
+import { aJpeg, anMp4, aWebp } from "../../support/Media.ts"
 import { accountOf } from "../../support/Builders.ts"
 import { call } from "../../support/Http.ts"
 import { backends, startServer, type TestServer } from "../../support/TestServer.ts"
@@ -145,7 +145,7 @@ const options = (fake: Fake) => ({ pages: { baseUrl: fake.url, pollIntervalMs: 1
 const aPagePost = (fake: Fake, media: ReadonlyArray<PublishMedia>, caption = "Fresh sourdough today") => {
   const account = anAccount("pages", {
     externalId: FacebookPagesFake.pageId,
-    credentials: Credentials.encode("pages", { page_access_token: fake.pageAccessToken })
+    credentials: Credentials.encode(facebook, { page_access_token: fake.pageAccessToken })
   })
   return aPublishInput({ account, post: aPost({ caption }), target: aTarget(account), media })
 }

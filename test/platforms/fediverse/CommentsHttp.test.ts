@@ -5,7 +5,7 @@
  */
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aJpeg } from "../../../packages/core/test/fixtures/media.ts"
+import { aJpeg } from "../../support/Media.ts"
 import type * as FediverseCredentials from "../../../packages/platforms/src/fediverse/FediverseCredentials.ts"
 import { eventually } from "../../support/Eventually.ts"
 import { call, errorOf, type Reply } from "../../support/Http.ts"
@@ -31,6 +31,7 @@ describe.each(backends())("Mastodon replies as comments over HTTP on %s", (backe
       backend,
       {
         POSTWIRE_PLATFORM_POLL_INTERVAL_MS: "1",
+        POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS: "1",
         POSTWIRE_PLATFORM_RETRY_DELAY_MS: "5",
         POSTWIRE_PUBLISH_POLL_MS: "50",
         POSTWIRE_COMMENT_POLL_MS: "50",

@@ -9,7 +9,7 @@ const setUp = () =>
   Effect.gen(function* () {
     const fake = yield* MastodonCountsFake.make()
     const account = anAccount("fediverse", { externalId: fake.accountId, handle: "@maya@mastodon.example", credentials: fake.credentials() })
-    const { adapter, capabilities } = yield* anAnalyticsAdapter("fediverse")
+    const { adapter, capabilities } = yield* anAnalyticsAdapter("fediverse", { fediverse: { allowLoopback: true } } as never)
     return { fake, account, adapter, capabilities }
   })
 

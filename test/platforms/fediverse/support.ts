@@ -7,9 +7,9 @@ import * as Wire from "../../../packages/platforms/src/internal/Wire.ts"
 import { anAccount, aPost, aPublishInput, aTarget } from "../builders.ts"
 import type { MastodonFake } from "./MastodonFake.ts"
 
-/** Router options: Mastodon's publishing settings with short polls. */
+/** Router options: Mastodon's publishing settings with short polls, the fake on loopback allowed. */
 export const routerOptions = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
-  fediverse: { pollIntervalMs: 1, ...overrides }
+  fediverse: { pollIntervalMs: 1, allowLoopback: true, ...overrides }
 })
 
 /** The wire the tests' connectors use: fetch, 3 attempts 1 ms apart. */
@@ -18,13 +18,13 @@ export const makeWire = Effect.gen(function* () {
   return Wire.make(client, { timeoutMs: 5_000, retry: { attempts: 3, baseDelayMs: 1 } })
 }).pipe(Effect.provide(FetchHttpClient.layer))
 
-/** The owner's account on the fake. */
-export const anOwnerAccount = (fake: MastodonFake, token: string = fake.ownerToken) =>
+/** The owner's account on the fake (at `server`, the fake's own address by default). */
+export const anOwnerAccount = (fake: MastodonFake, token: string = fake.ownerToken, server: string = fake.origin) =>
   anAccount("fediverse", {
     handle: `maya@127.0.0.1`,
     externalId: `${fake.owner.id}@127.0.0.1`,
     credentials: FediverseCredentials.encode({
-      server: fake.origin,
+      server,
       access_token: token,
       client_id: "preset",
       client_secret: "preset-secret",
@@ -35,9 +35,16 @@ export const anOwnerAccount = (fake: MastodonFake, token: string = fake.ownerTok
 /** A publish of `caption` with `media` and the target's Mastodon options. */
 export const aMastodonPost = (
   fake: MastodonFake,
-  options: { readonly caption?: string; readonly media?: ReadonlyArray<PublishMedia>; readonly fediverse?: Record<string, unknown>; readonly token?: string } = {}
+  options: {
+    readonly caption?: string
+    readonly media?: ReadonlyArray<PublishMedia>
+    readonly fediverse?: Record<string, unknown>
+    readonly token?: string
+    /** The server's address in the account's credentials (a name the test's resolver answers). */
+    readonly server?: string
+  } = {}
 ) => {
-  const account = anOwnerAccount(fake, options.token)
+  const account = anOwnerAccount(fake, options.token, options.server)
   const target = aTarget(account, options.fediverse === undefined ? {} : { options: { fediverse: options.fediverse } as never })
   return aPublishInput({ account, target, post: aPost(options.caption === undefined ? {} : { caption: options.caption }), media: options.media ?? [] })
 }

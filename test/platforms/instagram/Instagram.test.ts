@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, instagram } from "@postwire/platforms"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { adapterConformance, aRouter, drive, type FailureScenario } from "../adapterConformance.ts"
@@ -25,7 +25,7 @@ const aPhotoPost = (
 ) => {
   const account = anAccount("photo", {
     externalId: InstagramFake.igUserId,
-    credentials: options.credentials ?? Credentials.encode("photo", { access_token: fake.accessToken })
+    credentials: options.credentials ?? Credentials.encode(instagram, { access_token: fake.accessToken })
   })
   return aPublishInput({
     account,
@@ -109,14 +109,14 @@ for (const transport of ["fetch", "node"] as const) adapterConformance<Fake>({
   lostPublishAnswer: "looked-up",
   failures,
   refresh: {
-    arrange: (fake) => Credentials.encode("photo", { access_token: fake.accessToken, expires_at: Date.now() + 86_400_000 }),
+    arrange: (fake) => Credentials.encode(instagram, { access_token: fake.accessToken, expires_at: Date.now() + 86_400_000 }),
     assertRefreshed: (fake, credentials) => {
-      const stored = JSON.parse(credentials) as Credentials.PhotoCredentials
+      const stored = JSON.parse(credentials) as Credentials.Stored<typeof instagram>
       assert.strictEqual(stored.access_token, fake.accessToken)
       assert.isAbove(stored.expires_at ?? 0, Date.now() + 50 * 86_400_000)
     },
     arrangeFailure: (fake) => {
-      const stale = Credentials.encode("photo", { access_token: fake.accessToken })
+      const stale = Credentials.encode(instagram, { access_token: fake.accessToken })
       fake.accessToken = "IGQ.after-password-change"
       return stale
     },

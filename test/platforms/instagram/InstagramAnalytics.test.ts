@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, instagram } from "@postwire/platforms"
 import { Effect } from "effect"
 import { anAccount } from "../builders.ts"
 import { failureOf } from "../comments/harness.ts"
@@ -14,7 +14,7 @@ const setUp = (options: { readonly token?: string } = {}) =>
     const account = anAccount("photo", {
       externalId: InstagramInsightsFake.igUserId,
       handle: "@maya.bakes",
-      credentials: Credentials.encode("photo", { access_token: options.token ?? fake.accessToken })
+      credentials: Credentials.encode(instagram, { access_token: options.token ?? fake.accessToken })
     })
     const { adapter, capabilities } = yield* anAnalyticsAdapter("photo", { photo: { baseUrl: fake.url, refreshUrl: null } })
     return { fake, account, adapter, capabilities }

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, instagram } from "@postwire/platforms"
 import { Effect } from "effect"
 import { anAccount } from "../builders.ts"
 import { bucThrottle, graphError } from "../meta/GraphFake.ts"
@@ -15,7 +15,7 @@ const setUp = (options: { readonly pageSize?: number; readonly credentials?: (fa
     const account = anAccount("photo", {
       externalId: InstagramFake.igUserId,
       handle: "@maya.bakes",
-      credentials: options.credentials?.(fake) ?? Credentials.encode("photo", { access_token: fake.accessToken })
+      credentials: options.credentials?.(fake) ?? Credentials.encode(instagram, { access_token: fake.accessToken })
     })
     const router = yield* aCommentRouter({
       photo: { baseUrl: fake.url, refreshUrl: `${fake.origin}/refresh_access_token` },
@@ -260,13 +260,13 @@ describe("Instagram comments", () => {
   it.live("renews a token about to expire and hands back the new credentials", () =>
     Effect.gen(function* () {
       const { fake, media, p } = yield* setUp({
-        credentials: (fake) => Credentials.encode("photo", { access_token: fake.accessToken, expires_at: Date.now() + 86_400_000 })
+        credentials: (fake) => Credentials.encode(instagram, { access_token: fake.accessToken, expires_at: Date.now() + 86_400_000 })
       })
       fake.comment({ on: media.id, text: "hi", at: at(1) })
       const poll = yield* p.poll
       assert.deepStrictEqual(texts(poll), ["hi"])
       assert.isDefined(poll.credentials)
-      const stored = JSON.parse(poll.credentials!.credentials) as Credentials.PhotoCredentials
+      const stored = JSON.parse(poll.credentials!.credentials) as Credentials.Stored<typeof instagram>
       assert.strictEqual(stored.access_token, fake.accessToken)
       assert.strictEqual(fake.count("refresh"), 1)
     }).pipe(Effect.scoped)

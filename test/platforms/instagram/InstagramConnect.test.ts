@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, instagram } from "@postwire/platforms"
 import { Effect } from "effect"
 import { bucThrottle } from "../meta/GraphFake.ts"
 import * as InstagramOAuthFake from "./InstagramOAuthFake.ts"
@@ -70,7 +70,7 @@ describe("Instagram connect", () => {
           assert.isAtMost(identity!.accessTokenExpiresAt!, Date.now() + 5_000_000_000)
           assert.isNull(identity!.refreshTokenExpiresAt)
           assert.isNull(identity!.creatorInfo)
-          const credentials = yield* Credentials.decode("photo", identity!.credentials)
+          const credentials = yield* Credentials.decode(instagram, identity!.credentials)
           assert.strictEqual(fake.validToken(credentials.access_token)?.kind, "long")
           assert.strictEqual(credentials.user_id, "17841400123456789")
           assert.deepStrictEqual(
@@ -196,13 +196,13 @@ describe("Instagram connect", () => {
       assert.isFalse(early.needsReconnect)
       assert.strictEqual(fake.count("refresh"), 0)
       // A day later on both clocks: the stored issue time says so, and the fake agrees.
-      const credentials = yield* Credentials.decode("photo", identity!.credentials)
-      const dayOld = Credentials.encode("photo", { ...credentials, issued_at: credentials.issued_at! - dayMs })
+      const credentials = yield* Credentials.decode(instagram, identity!.credentials)
+      const dayOld = Credentials.encode(instagram, { ...credentials, issued_at: credentials.issued_at! - dayMs })
       fake.advance(dayMs)
       const refreshed = yield* connector.refresh({ platform: "photo", sandbox: false, credentials: dayOld })
       assert.strictEqual(refreshed._tag, "Refreshed")
       if (refreshed._tag !== "Refreshed") return
-      const fresh = yield* Credentials.decode("photo", refreshed.credentials)
+      const fresh = yield* Credentials.decode(instagram, refreshed.credentials)
       assert.notStrictEqual(fresh.access_token, credentials.access_token)
       assert.strictEqual(fresh.user_id, credentials.user_id)
       assert.deepStrictEqual(fresh.scopes, credentials.scopes)
@@ -215,8 +215,8 @@ describe("Instagram connect", () => {
     withFake((fake, connector) =>
       Effect.gen(function* () {
         const [identity] = yield* connect(connector, fake, "photo")
-        const credentials = yield* Credentials.decode("photo", identity!.credentials)
-        const dayOld = Credentials.encode("photo", { ...credentials, issued_at: credentials.issued_at! - dayMs })
+        const credentials = yield* Credentials.decode(instagram, identity!.credentials)
+        const dayOld = Credentials.encode(instagram, { ...credentials, issued_at: credentials.issued_at! - dayMs })
         fake.faults.inject("refresh", { status: 500, json: { error: { message: "An unexpected error has occurred.", type: "OAuthException", code: 2, is_transient: true } } }, 2)
         const transient = yield* failureOf(connector.refresh({ platform: "photo", sandbox: false, credentials: dayOld }))
         assert.strictEqual(transient.code, "platform_unavailable")
@@ -228,7 +228,7 @@ describe("Instagram connect", () => {
         assert.strictEqual(refused.code, "token_expired")
         assert.strictEqual(refused.platformCode, "190/463")
         assert.isTrue(refused.needsReconnect)
-        const lapsed = Credentials.encode("photo", { ...credentials, expires_at: Date.now() - 1 })
+        const lapsed = Credentials.encode(instagram, { ...credentials, expires_at: Date.now() - 1 })
         const expired = yield* failureOf(connector.refresh({ platform: "photo", sandbox: false, credentials: lapsed }))
         assert.strictEqual(expired.platformCode, "token_expired_before_refresh")
         assert.isTrue(expired.needsReconnect)
@@ -240,8 +240,8 @@ describe("Instagram connect", () => {
     withFake((fake, connector) =>
       Effect.gen(function* () {
         const [identity] = yield* connect(connector, fake, "photo")
-        const credentials = yield* Credentials.decode("photo", identity!.credentials)
-        const dayOld = Credentials.encode("photo", { ...credentials, issued_at: credentials.issued_at! - dayMs })
+        const credentials = yield* Credentials.decode(instagram, identity!.credentials)
+        const dayOld = Credentials.encode(instagram, { ...credentials, issued_at: credentials.issued_at! - dayMs })
         fake.advance(dayMs)
         fake.faults.inject("refresh", bucThrottle(80002, { minutes: 7 }))
         const before = Date.now()

@@ -5,10 +5,10 @@
  * Instagram refuses with Instagram's error bodies.
  */
 import { assert as effectAssert, describe as effectDescribe, it as effectIt } from "@effect/vitest"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, instagram } from "@postwire/platforms"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aJpeg, anMp4, aPng, aWebp } from "../../../packages/core/test/fixtures/media.ts"
+import { aJpeg, anMp4, aPng, aWebp } from "../../support/Media.ts"
 import { parseAppSecretProof, sendsProof } from "../../../packages/platforms/src/instagram/Instagram.ts"
 import { notJpeg } from "../../../packages/platforms/src/instagram/Rules.ts"
 import { accountOf } from "../../support/Builders.ts"
@@ -200,7 +200,7 @@ effectDescribe("Instagram's rules when publishing against the fake", () => {
   const aFeedPost = (fake: InstagramFake.InstagramFake, caption: string, items = [anImage()]) => {
     const account = anAccount("photo", {
       externalId: InstagramFake.igUserId,
-      credentials: Credentials.encode("photo", { access_token: fake.accessToken })
+      credentials: Credentials.encode(instagram, { access_token: fake.accessToken })
     })
     return aPublishInput({
       account,
@@ -280,7 +280,7 @@ effectDescribe("Instagram's rules when publishing against the fake", () => {
       const client = yield* routerOf(fake)
       const account = anAccount("photo", {
         externalId: InstagramFake.igUserId,
-        credentials: Credentials.encode("photo", { access_token: fake.accessToken })
+        credentials: Credentials.encode(instagram, { access_token: fake.accessToken })
       })
       const input = aPublishInput({
         account,

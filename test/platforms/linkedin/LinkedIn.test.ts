@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { PublishMedia } from "@postwire/core"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, linkedin } from "@postwire/platforms"
 import { Effect } from "effect"
 import { adapterConformance, aRouter, drive, type FailureScenario } from "../adapterConformance.ts"
 import { anAccount, anImage, aPost, aPublishInput, aTarget, aVideo } from "../builders.ts"
@@ -20,8 +20,8 @@ const options = (fake: Fake) => ({
   }
 })
 
-const credentialsOf = (fake: Fake, overrides: Partial<Credentials.CredentialsOf<"professional">> = {}) =>
-  Credentials.encode("professional", {
+const credentialsOf = (fake: Fake, overrides: Partial<Credentials.Stored<typeof linkedin>> = {}) =>
+  Credentials.encode(linkedin, {
     access_token: fake.accessToken,
     expires_at: Date.now() + 50 * day,
     ...(fake.refreshToken === undefined ? {} : { refresh_token: fake.refreshToken }),
@@ -127,7 +127,7 @@ for (const transport of ["fetch", "node"] as const) adapterConformance<Fake>({
   refresh: {
     arrange: (fake) => credentialsOf(fake, { expires_at: Date.now() - 1_000 }),
     assertRefreshed: (fake, credentials) => {
-      const stored = JSON.parse(credentials) as Credentials.CredentialsOf<"professional">
+      const stored = JSON.parse(credentials) as Credentials.Stored<typeof linkedin>
       assert.strictEqual(stored.access_token, fake.accessToken)
       assert.strictEqual(stored.refresh_token, fake.refreshToken)
       assert.isAbove(stored.expires_at ?? 0, Date.now() + 59 * day)

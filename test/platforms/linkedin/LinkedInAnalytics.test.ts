@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, linkedin } from "@postwire/platforms"
 import { Effect } from "effect"
 import { anAccount } from "../builders.ts"
 import { failureOf } from "../comments/harness.ts"
@@ -13,7 +13,7 @@ const setUp = (options: { readonly author?: string; readonly scopes?: ReadonlyAr
     const fake = yield* SocialActionsFake.make()
     const account = anAccount("professional", {
       externalId: options.author ?? organization,
-      credentials: Credentials.encode("professional", {
+      credentials: Credentials.encode(linkedin, {
         access_token: fake.accessToken,
         member: "urn:li:person:maya",
         ...(options.scopes === undefined ? {} : { scopes: [...options.scopes] })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { TargetRecord } from "@postwire/core"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, linkedin } from "@postwire/platforms"
 import { Effect } from "effect"
 import { aRouter, drive } from "../adapterConformance.ts"
 import { anAccount, aPublishInput, aTarget } from "../builders.ts"
@@ -22,7 +22,7 @@ const setUp = (options: { readonly author?: string; readonly scopes?: ReadonlyAr
     const author = options.author ?? LinkedInFake.organization
     const account = anAccount("professional", {
       externalId: author,
-      credentials: Credentials.encode("professional", {
+      credentials: Credentials.encode(linkedin, {
         access_token: fake.accessToken,
         member: LinkedInFake.member,
         ...(options.scopes === undefined ? {} : { scopes: [...options.scopes] })

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Credentials, Registry } from "@postwire/platforms"
+import { Credentials, linkedin, Registry } from "@postwire/platforms"
 import { TokenRenewal } from "@postwire/core"
 import { Effect } from "effect"
 import { aConnector, callbackOf, connect, consent, failureOf, state, verifier } from "../connect/connectHarness.ts"
@@ -71,7 +71,7 @@ describe("LinkedIn connect", () => {
           assert.strictEqual(identity.grantId, "Xk4mR2pQ9a")
           assert.isAtLeast(identity.accessTokenExpiresAt!, before + 60 * day)
           assert.isAtLeast(identity.refreshTokenExpiresAt!, before + 364 * day)
-          const credentials = yield* Credentials.decode("professional", identity.credentials)
+          const credentials = yield* Credentials.decode(linkedin, identity.credentials)
           assert.strictEqual(credentials.member, "urn:li:person:Xk4mR2pQ9a")
           assert.strictEqual(fake.validToken(credentials.access_token)?.kind, "access")
           assert.strictEqual(fake.validToken(credentials.refresh_token)?.kind, "refresh")
@@ -114,7 +114,7 @@ describe("LinkedIn connect", () => {
         assert.isAtLeast(refreshed.accessTokenExpiresAt!, Date.now() + 59 * day)
         // 365 days from the consent, not from the refresh: 312 days are left.
         assert.isBelow(refreshed.refreshTokenExpiresAt!, Date.now() + 313 * day)
-        const renewed = yield* Credentials.decode("professional", refreshed.credentials)
+        const renewed = yield* Credentials.decode(linkedin, refreshed.credentials)
         assert.strictEqual(fake.validToken(renewed.access_token)?.kind, "access")
         fake.advance(320 * day)
         const ended = yield* failureOf(connector.refresh({ platform: "professional", sandbox: false, credentials: refreshed.credentials }))
@@ -131,7 +131,7 @@ describe("LinkedIn connect", () => {
         Effect.gen(function* () {
           const issued = Date.now()
           const [identity] = yield* connect(connector, fake, "professional")
-          assert.isUndefined((yield* Credentials.decode("professional", identity!.credentials)).refresh_token)
+          assert.isUndefined((yield* Credentials.decode(linkedin, identity!.credentials)).refresh_token)
           // The person must be back by the access token's end.
           assert.strictEqual(identity!.refreshTokenExpiresAt, identity!.accessTokenExpiresAt)
           const policy = Registry.make().get("professional")!.tokenRenewal
@@ -177,7 +177,7 @@ describe("LinkedIn connect", () => {
       Effect.gen(function* () {
         const [member, page] = yield* connect(connector, fake, "professional")
         assert.deepStrictEqual(yield* connector.revoke({ platform: "professional", sandbox: false, credentials: member!.credentials }), { _tag: "Revoked" })
-        const credentials = yield* Credentials.decode("professional", page!.credentials)
+        const credentials = yield* Credentials.decode(linkedin, page!.credentials)
         assert.isUndefined(fake.validToken(credentials.access_token))
       })
     )

@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { PublishInput } from "@postwire/core"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, instagram, threads } from "@postwire/platforms"
 import { Effect } from "effect"
 import { aRouter, drive } from "../adapterConformance.ts"
 import { anAccount, anImage, aPost, aPublishInput, aTarget } from "../builders.ts"
@@ -38,7 +38,7 @@ describe.each(platforms)("$name: after a lost publish answer", ({ make, options,
   const anInput = (fake: ContainerFake, caption: string, photoType?: "story"): PublishInput => {
     const account = anAccount(platform, {
       externalId: userId,
-      credentials: Credentials.encode(platform, { access_token: fake.accessToken })
+      credentials: Credentials.encode(platform === "photo" ? instagram : threads, { access_token: fake.accessToken })
     })
     return aPublishInput({
       account,

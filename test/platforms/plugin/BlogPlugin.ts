@@ -72,7 +72,7 @@ export const blogOptions: NonNullable<PlatformPlugin["options"]> = {
       return TargetRules.refused({
         code: "media_invalid",
         field: "tone",
-        details: { platform: "blog", detail: ErrorDetail.reason("textpost_items_max", { max: 1 }) }
+        details: { platform: "blog", detail: ErrorDetail.reason("items_max", { max: 1 }) }
       })
     }
     return TargetRules.resolved(options)
@@ -100,7 +100,7 @@ export const blogPlugin = (baseUrl: string, withOptions = false): PlatformPlugin
     checkMedia: (target, media) =>
       TargetRules.countFits(target.rules, media.length)
         ? undefined
-        : TargetRules.invalid(target.platform, "textpost_items_max", ErrorDetail.reason("textpost_items_max", { max: target.rules.mediaMax }))
+        : TargetRules.invalid(target.platform, "textpost_items_max", ErrorDetail.reason("items_max", { max: target.rules.mediaMax }))
   },
   publish: {
     defaults: { baseUrl },

@@ -22,7 +22,7 @@ const rules = (displayName: string): PlatformPlugin["rules"] => ({
   checkMedia: (target, media) =>
     TargetRules.countFits(target.rules, media.length)
       ? undefined
-      : TargetRules.invalid(target.platform, "textpost_items_max", ErrorDetail.reason("textpost_items_max", { max: target.rules.mediaMax }))
+      : TargetRules.invalid(target.platform, "textpost_items_max", ErrorDetail.reason("items_max", { max: target.rules.mediaMax }))
 })
 
 // Publishing is not what these tests look at.

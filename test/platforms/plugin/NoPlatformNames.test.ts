@@ -37,12 +37,8 @@ const allowed: Readonly<Record<string, string>> = {
   "packages/domain/src/Post.ts": "the wire contract's own option fields (`targets[].photo`, `targets[].shortvideo`) and their schemas",
   "packages/platforms/src/index.ts": "the package's public exports of each platform's modules",
   "packages/platforms/src/meta/": "Meta's shared Graph API code, which names its three platforms (docs/platforms.md)",
-  "packages/domain/src/PostExamples.ts":
-    "the contract's request examples (OpenAPI), one per platform that takes options: optional for a new platform",
   "packages/webhooks/src/WebhookEvent.ts":
-    "the standalone webhook verifier's copy of the wire enum (that package has no dependencies)",
-  "packages/platforms/src/Credentials.ts":
-    "the typed credentials of `Credentials.encode`/`decode` by wire word (each schema is its folder's); not yet derived from the registry"
+    "the standalone webhook verifier's copy of the wire enum (that package has no dependencies)"
 }
 
 const isAllowed = (file: string): boolean =>

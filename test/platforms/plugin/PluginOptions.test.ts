@@ -36,6 +36,17 @@ interface PostBody {
   readonly targets: ReadonlyArray<TargetBody>
 }
 
+const blogExample = {
+  summary: "Team blog: formal notes with two tags",
+  value: {
+    profile_id: "prof_01JDQM9S346Q3D25VT4F5V37E3",
+    caption: "Quarterly notes",
+    media: ["med_01JDQYA1DQ91K5GQAPENECFSEC"],
+    targets: [{ account_id: "acc_01JDQ0YP57RCYBVN5SXS5AA819", blog: { tone: "formal", tags: ["q3"] } }],
+    approval: { mode: "none" }
+  }
+} as const
+
 describe("a plugin's per-target options over HTTP", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "postwire-plugin-options-"))
   let blog: BlogService.BlogService
@@ -80,7 +91,11 @@ describe("a plugin's per-target options over HTTP", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     // The blog's address comes from the environment through the plugin's `env`, as with `postwire serve`.
-    const plugin = { ...blogPlugin("http://127.0.0.1:9", true), env: (read: EnvReader) => ({ publish: { baseUrl: read.url("BLOG_URL") } }) }
+    const plugin = {
+      ...blogPlugin("http://127.0.0.1:9", true),
+      env: (read: EnvReader) => ({ publish: { baseUrl: read.url("BLOG_URL") } }),
+      examples: { blog_formal: blogExample }
+    }
     handler = await makeHandler({ publicUrl: base, database: "memory", dataDir, adminToken, platforms: [plugin], env: { BLOG_URL: blog.url } })
     server.on("request", handler.node)
     await handler.start()
@@ -225,6 +240,15 @@ describe("a plugin's per-target options over HTTP", () => {
     expect(listFilter.schema.enum).toEqual([...builtinPlatforms, "blog"])
     const account = document.paths["/v1/accounts/{id}"].get.responses["200"].content["application/json"].schema
     expect(account.properties.platform.enum).toContain("blog")
+
+    // The plugin's create example beside the built-in platforms', in place of the contract's neutral one.
+    for (const path of ["/v1/posts", "/v1/posts/validate"]) {
+      const json = document.paths[path].post.requestBody.content["application/json"]
+      expect(json.examples.blog_formal).toEqual(blogExample)
+      expect(Object.keys(json.examples)).toEqual(expect.arrayContaining(["shortvideo_direct_and_inbox", "photo_reel", "blog_formal"]))
+      expect(Object.keys(json.examples)).not.toContain("one_image_now")
+      expect(json.schema.examples).toEqual(Object.values(json.examples).map((e) => (e as { value: unknown }).value))
+    }
 
     const page = await (await fetch(`${base}/docs`)).text()
     expect(page).toContain("Options of a `blog` (Team blog) target")

@@ -6,10 +6,10 @@
 import { createHmac } from "node:crypto"
 import { it as effect } from "@effect/vitest"
 import type { PublishMedia } from "@postwire/core"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, threads } from "@postwire/platforms"
 import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aJpeg, aMov, anMp4, aPng, aWebp } from "../../../packages/core/test/fixtures/media.ts"
+import { aJpeg, aMov, anMp4, aPng, aWebp } from "../../support/Media.ts"
 import { aPostRecord } from "../../support/Records.ts"
 import { aRouter, drive } from "../adapterConformance.ts"
 import { anAccount, anImage, aPublishInput, aTarget, aVideo } from "../builders.ts"
@@ -193,7 +193,7 @@ describe("Threads' official rules when publishing", () => {
   const aThreadsPost = (fake: ThreadsFake.ThreadsFake, caption: string, media: ReadonlyArray<PublishMedia> = []) => {
     const account = anAccount("textpost", {
       externalId: ThreadsFake.threadsUserId,
-      credentials: Credentials.encode("textpost", { access_token: fake.accessToken })
+      credentials: Credentials.encode(threads, { access_token: fake.accessToken })
     })
     return aPublishInput({ account, post: aPostRecord({ caption }), target: aTarget(account), media })
   }

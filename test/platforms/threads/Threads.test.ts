@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { PublishMedia } from "@postwire/core"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, threads } from "@postwire/platforms"
 import { Effect } from "effect"
 import { adapterConformance, aRouter, drive, type FailureScenario } from "../adapterConformance.ts"
 import { anAccount, anImage, aPost, aPublishInput, aTarget, aVideo } from "../builders.ts"
@@ -17,7 +17,7 @@ const options = (fake: Fake) => ({
 const aThreadsPost = (fake: Fake, options: { readonly credentials?: string; readonly media?: ReadonlyArray<PublishMedia> } = {}) => {
   const account = anAccount("textpost", {
     externalId: ThreadsFake.threadsUserId,
-    credentials: options.credentials ?? Credentials.encode("textpost", { access_token: fake.accessToken })
+    credentials: options.credentials ?? Credentials.encode(threads, { access_token: fake.accessToken })
   })
   return aPublishInput({ account, post: aPost(), target: aTarget(account), media: options.media ?? [] })
 }
@@ -88,14 +88,14 @@ for (const transport of ["fetch", "node"] as const) adapterConformance<Fake>({
   lostPublishAnswer: "looked-up",
   failures,
   refresh: {
-    arrange: (fake) => Credentials.encode("textpost", { access_token: fake.accessToken, expires_at: Date.now() + 3 * 86_400_000 }),
+    arrange: (fake) => Credentials.encode(threads, { access_token: fake.accessToken, expires_at: Date.now() + 3 * 86_400_000 }),
     assertRefreshed: (fake, credentials) => {
-      const stored = JSON.parse(credentials) as Credentials.TextpostCredentials
+      const stored = JSON.parse(credentials) as Credentials.Stored<typeof threads>
       assert.strictEqual(stored.access_token, fake.accessToken)
       assert.isAbove(stored.expires_at ?? 0, Date.now() + 50 * 86_400_000)
     },
     arrangeFailure: (fake) => {
-      const stale = Credentials.encode("textpost", { access_token: fake.accessToken, expires_at: Date.now() - 1_000 })
+      const stale = Credentials.encode(threads, { access_token: fake.accessToken, expires_at: Date.now() - 1_000 })
       fake.accessToken = "THQ.reissued-elsewhere"
       return stale
     },
@@ -153,7 +153,7 @@ describe("Threads adapter", () => {
     Effect.gen(function* () {
       const fake = yield* ThreadsFake.make()
       const client = yield* aRouter({ textpost: { ...options(fake).textpost, refreshUrl: null } })
-      const credentials = Credentials.encode("textpost", { access_token: fake.accessToken, expires_at: Date.now() + 86_400_000 })
+      const credentials = Credentials.encode(threads, { access_token: fake.accessToken, expires_at: Date.now() + 86_400_000 })
       const result = yield* drive(client, aThreadsPost(fake, { credentials }))
       assert.isDefined(result.published)
       assert.strictEqual(fake.count("refresh"), 0)

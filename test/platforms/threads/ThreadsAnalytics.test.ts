@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, threads } from "@postwire/platforms"
 import { Effect } from "effect"
 import { anAccount } from "../builders.ts"
 import { failureOf } from "../comments/harness.ts"
@@ -12,7 +12,7 @@ const setUp = (options: { readonly token?: string } = {}) =>
     const account = anAccount("textpost", {
       externalId: ThreadsInsightsFake.threadsUserId,
       handle: "@maya.bakes",
-      credentials: Credentials.encode("textpost", { access_token: options.token ?? fake.accessToken })
+      credentials: Credentials.encode(threads, { access_token: options.token ?? fake.accessToken })
     })
     const { adapter, capabilities } = yield* anAnalyticsAdapter("textpost", { textpost: { baseUrl: fake.url, refreshUrl: null } })
     return { fake, account, adapter, capabilities }

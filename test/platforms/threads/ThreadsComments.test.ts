@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, threads } from "@postwire/platforms"
 import { Effect } from "effect"
 import type { TargetRecord } from "@postwire/core"
 import { anAccount, aTarget } from "../builders.ts"
@@ -19,7 +19,7 @@ const setUp = (options: { readonly pageSize?: number; readonly credentials?: (fa
     const account = anAccount("textpost", {
       externalId: ThreadsFake.threadsUserId,
       handle: "@maya.bakes",
-      credentials: options.credentials?.(fake) ?? Credentials.encode("textpost", { access_token: fake.accessToken })
+      credentials: options.credentials?.(fake) ?? Credentials.encode(threads, { access_token: fake.accessToken })
     })
     const router = yield* aCommentRouter({
       textpost: { baseUrl: fake.url, refreshUrl: `${fake.origin}/refresh_access_token` },
@@ -184,12 +184,12 @@ describe("Threads replies", () => {
   it.live("a token about to expire is renewed first, and the new credentials handed back", () =>
     Effect.gen(function* () {
       const { fake, p, root } = yield* setUp({
-        credentials: (fake) => Credentials.encode("textpost", { access_token: fake.accessToken, expires_at: Date.now() + 86_400_000 })
+        credentials: (fake) => Credentials.encode(threads, { access_token: fake.accessToken, expires_at: Date.now() + 86_400_000 })
       })
       fake.reply({ on: root.id, text: "hi", at: at(1) })
       const poll = yield* p.poll
       assert.deepStrictEqual(texts(poll), ["hi"])
-      const stored = JSON.parse(poll.credentials!.credentials) as Credentials.TextpostCredentials
+      const stored = JSON.parse(poll.credentials!.credentials) as Credentials.Stored<typeof threads>
       assert.strictEqual(stored.access_token, fake.accessToken)
       assert.strictEqual(fake.count("refresh"), 1)
     }).pipe(Effect.scoped)
@@ -204,7 +204,7 @@ describe("Threads replies", () => {
       assert.deepStrictEqual(texts(poll), ["hi"])
       assert.strictEqual(fake.count("refresh"), 1)
       assert.strictEqual(fake.count("conversation"), 2)
-      assert.strictEqual((JSON.parse(poll.credentials!.credentials) as Credentials.TextpostCredentials).access_token, fake.accessToken)
+      assert.strictEqual((JSON.parse(poll.credentials!.credentials) as Credentials.Stored<typeof threads>).access_token, fake.accessToken)
       fake.faults.inject("conversation", expiredToken, 2)
       fake.reply({ on: root.id, text: "again", at: at(2) })
       const failed = yield* failureOf(p.poll)

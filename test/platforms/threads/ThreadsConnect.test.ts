@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, threads } from "@postwire/platforms"
 import { Effect } from "effect"
 import * as ThreadsOAuthFake from "./ThreadsOAuthFake.ts"
 import { aConnector, callbackOf, connect, consent, failureOf, state, verifier } from "../connect/connectHarness.ts"
@@ -58,7 +58,7 @@ describe("Threads connect", () => {
         assert.strictEqual(identity!.displayName, "Sari Writes")
         assert.strictEqual(identity!.avatarUrl, fake.person.threads_profile_picture_url)
         assert.isAtLeast(identity!.accessTokenExpiresAt!, before + 7_776_000_000)
-        const credentials = yield* Credentials.decode("textpost", identity!.credentials)
+        const credentials = yield* Credentials.decode(threads, identity!.credentials)
         assert.strictEqual(fake.validToken(credentials.access_token)?.kind, "long")
         assert.strictEqual(fake.requests.find((r) => r.route === "exchange")!.params.grant_type, "th_exchange_token")
         assert.strictEqual(fake.requests.find((r) => r.route === "token")!.method, "POST")
@@ -70,8 +70,8 @@ describe("Threads connect", () => {
     withFake((fake, connector) =>
       Effect.gen(function* () {
         const [identity] = yield* connect(connector, fake, "textpost")
-        const credentials = yield* Credentials.decode("textpost", identity!.credentials)
-        const dayOld = Credentials.encode("textpost", { ...credentials, issued_at: credentials.issued_at! - dayMs })
+        const credentials = yield* Credentials.decode(threads, identity!.credentials)
+        const dayOld = Credentials.encode(threads, { ...credentials, issued_at: credentials.issued_at! - dayMs })
         fake.advance(dayMs)
         const refreshed = yield* connector.refresh({ platform: "textpost", sandbox: false, credentials: dayOld })
         assert.strictEqual(refreshed._tag, "Refreshed")

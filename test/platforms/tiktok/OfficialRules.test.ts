@@ -11,7 +11,7 @@ import { Credentials, tiktok, type TikTok } from "@postwire/platforms"
 import { resolveSettings } from "@postwire/server"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aJpeg, anMp4, aPng, aWebp } from "../../../packages/core/test/fixtures/media.ts"
+import { aJpeg, anMp4, aPng, aWebp } from "../../support/Media.ts"
 import { accountOf } from "../../support/Builders.ts"
 import { call } from "../../support/Http.ts"
 import { backends, startServer, type TestServer } from "../../support/TestServer.ts"
@@ -130,7 +130,7 @@ describe.each(backends())("TikTok's official rules at validate on %s", (backend)
 type Fake = TikTokFake.TikTokFake
 
 const credentialsFor = (fake: Fake) =>
-  Credentials.encode("shortvideo", { access_token: fake.accessToken, refresh_token: fake.refreshToken })
+  Credentials.encode(tiktok, { access_token: fake.accessToken, refresh_token: fake.refreshToken })
 
 const settings = (fake: Fake, extra: Partial<TikTok.Config> = {}) => ({
   shortvideo: { baseUrl: fake.url, clientKey: fake.clientKey, clientSecret: fake.clientSecret, ...extra }

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Credentials, TikTok } from "@postwire/platforms"
+import { Credentials, TikTok, tiktok } from "@postwire/platforms"
 import { renderMessage } from "@postwire/domain"
 import { Clock, Effect } from "effect"
 import { adapterConformance, aRouter, drive, type FailureScenario } from "../adapterConformance.ts"
@@ -8,8 +8,8 @@ import * as TikTokFake from "./TikTokFake.ts"
 
 type Fake = TikTokFake.TikTokFake
 
-const credentialsFor = (fake: Fake, overrides: Partial<Credentials.ShortVideoCredentials> = {}) =>
-  Credentials.encode("shortvideo", { access_token: fake.accessToken, refresh_token: fake.refreshToken, ...overrides })
+const credentialsFor = (fake: Fake, overrides: Partial<Credentials.Stored<typeof tiktok>> = {}) =>
+  Credentials.encode(tiktok, { access_token: fake.accessToken, refresh_token: fake.refreshToken, ...overrides })
 
 const options = (fake: Fake) => ({
   shortvideo: { baseUrl: fake.url, clientKey: fake.clientKey, clientSecret: fake.clientSecret }
@@ -170,7 +170,7 @@ for (const transport of ["fetch", "node"] as const) adapterConformance<Fake>({
   refresh: {
     arrange: (fake) => credentialsFor(fake, { access_token: "act.revoked" }),
     assertRefreshed: (fake, credentials) => {
-      const stored = JSON.parse(credentials) as Credentials.ShortVideoCredentials
+      const stored = JSON.parse(credentials) as Credentials.Stored<typeof tiktok>
       assert.strictEqual(stored.access_token, fake.accessToken)
       // Refresh tokens rotate: the new one must be kept, the old one no longer works.
       assert.strictEqual(stored.refresh_token, fake.refreshToken)

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, tiktok } from "@postwire/platforms"
 import { Effect } from "effect"
 import { anAccount } from "../builders.ts"
 import { failureOf } from "../comments/harness.ts"
@@ -10,7 +10,7 @@ const setUp = (credentials: { readonly scopes?: ReadonlyArray<string>; readonly 
   Effect.gen(function* () {
     const fake = yield* TikTokInsightsFake.make()
     const account = anAccount("shortvideo", {
-      credentials: Credentials.encode("shortvideo", {
+      credentials: Credentials.encode(tiktok, {
         access_token: credentials.expired === true ? "act.old" : fake.accessToken,
         refresh_token: fake.refreshToken,
         ...(credentials.scopes === undefined ? {} : { scopes: credentials.scopes })

@@ -8,7 +8,9 @@
  * - `GET /v2/user/info/?fields=…` (scope `user.info.stats` for the counts,
  *   https://developers.tiktok.com/doc/tiktok-api-v2-get-user-info).
  * - `POST /v2/oauth/token/` with `grant_type=refresh_token`: a new access token and a rotated
- *   refresh token.
+ *   refresh token; the refresh token just spent is refused from then on (400 `invalid_grant`),
+ *   as TikTok does (https://developers.tiktok.com/doc/oauth-user-access-token-management).
+ * - `POST /v2/post/publish/creator_info/query/`: the creator, for publishing's first call.
  *
  * A scope the token lacks answers 401 `scope_not_authorized`; an unknown token 401
  * `access_token_invalid`; `rateLimited` answers 429 `rate_limit_exceeded`
@@ -50,7 +52,12 @@ export const make = (): Effect.Effect<TikTokInsightsFake, never, Scope.Scope> =>
     return Effect.map(
       start({
         route: (request) =>
-          ({ "/v2/video/query/": "video_query", "/v2/user/info/": "user_info", "/v2/oauth/token/": "token" })[request.path] ?? "unknown",
+          ({
+            "/v2/video/query/": "video_query",
+            "/v2/user/info/": "user_info",
+            "/v2/oauth/token/": "token",
+            "/v2/post/publish/creator_info/query/": "creator_info"
+          })[request.path] ?? "unknown",
         handle: (route, request) => {
           if (route === "token") {
             if (request.params.refresh_token !== fake.refreshToken) return { status: 400, json: { error: "invalid_grant", error_description: "Refresh token is invalid or expired." } }
@@ -77,6 +84,20 @@ export const make = (): Effect.Effect<TikTokInsightsFake, never, Scope.Scope> =>
             if (ids.length === 0 || ids.length > 20) return envelope(400, {}, "invalid_param", "video_ids must hold 1 to 20 ids.")
             const videos = ids.filter((id) => fake.videos.has(id)).map((id) => pick({ id, ...fake.videos.get(id)! }))
             return envelope(200, { videos, cursor: 0, has_more: false })
+          }
+          // Publishing's first call (https://developers.tiktok.com/doc/content-posting-api-reference-query-creator-info),
+          // so a test can run publishing and analytics on one account's tokens.
+          if (route === "creator_info") {
+            return envelope(200, {
+              creator_avatar_url: "https://p16.tiktokcdn.com/maya.jpeg",
+              creator_username: "maya.bakes",
+              creator_nickname: "Maya Bakes",
+              privacy_level_options: ["PUBLIC_TO_EVERYONE", "SELF_ONLY"],
+              comment_disabled: false,
+              duet_disabled: false,
+              stitch_disabled: false,
+              max_video_post_duration_sec: 300
+            })
           }
           if (route === "user_info") {
             const refused = scopeMissing("user.info.stats")

@@ -5,7 +5,7 @@
  */
 import { YouTubeOptions, YouTubeRules } from "@postwire/platforms"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aJpeg, anMp4 } from "../../../packages/core/test/fixtures/media.ts"
+import { aJpeg, anMp4 } from "../../support/Media.ts"
 import { accountOf, aPost } from "../../support/Builders.ts"
 import { eventually } from "../../support/Eventually.ts"
 import { call } from "../../support/Http.ts"

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { PublishInput, PublishMedia } from "@postwire/core"
-import { Credentials, type PlatformRouter } from "@postwire/platforms"
+import { Credentials, type PlatformRouter, youtube } from "@postwire/platforms"
 import { Effect } from "effect"
 import { aNodeRouter, aRouter, drive, tracerOff } from "../adapterConformance.ts"
 import { anAccount, anImage, aPost, aPublishInput, aTarget, aVideo } from "../builders.ts"
@@ -30,9 +30,9 @@ const aVideoOf = (size: number, facts: { width?: number; height?: number; durati
   return { ...base, read: Effect.succeed(new Uint8Array(size).fill(0x61)) }
 }
 
-const credentialsOf = (fake: Fake, extra: Partial<Credentials.VideoCredentials> = {}) => {
+const credentialsOf = (fake: Fake, extra: Partial<Credentials.Stored<typeof youtube>> = {}) => {
   const { access, refresh } = fake.grant()
-  return Credentials.encode("video", {
+  return Credentials.encode(youtube, {
     access_token: access,
     refresh_token: refresh,
     expires_at: Date.now() + 3_500_000,
@@ -276,9 +276,9 @@ describe("YouTube adapter (video)", () => {
         const result = yield* drive(client, anUpload(fake, { credentials: stale }))
         assert.isDefined(result.published)
         assert.strictEqual(fake.count("token"), 1)
-        const stored = JSON.parse(result.account.credentials!) as Credentials.VideoCredentials
-        assert.notStrictEqual(stored.access_token, (JSON.parse(stale) as Credentials.VideoCredentials).access_token)
-        assert.strictEqual(stored.refresh_token, (JSON.parse(stale) as Credentials.VideoCredentials).refresh_token)
+        const stored = JSON.parse(result.account.credentials!) as Credentials.Stored<typeof youtube>
+        assert.notStrictEqual(stored.access_token, (JSON.parse(stale) as Credentials.Stored<typeof youtube>).access_token)
+        assert.strictEqual(stored.refresh_token, (JSON.parse(stale) as Credentials.Stored<typeof youtube>).refresh_token)
         assert.isAbove(stored.expires_at!, Date.now() + 3_000_000)
       })
     )
@@ -337,7 +337,7 @@ describe("YouTube adapter (video)", () => {
         assert.deepInclude(limit.failure, { code: "quota_exceeded", platformCode: "uploadLimitExceeded", notPublished: true })
 
         const { access, refresh } = fake.grant([YouTubeFake.commentsScope.replace("force-ssl", "readonly")])
-        const readOnly = Credentials.encode("video", { access_token: access, refresh_token: refresh, channel_id: fake.channels[0]!.id })
+        const readOnly = Credentials.encode(youtube, { access_token: access, refresh_token: refresh, channel_id: fake.channels[0]!.id })
         const scope = yield* drive(client, anUpload(fake, { credentials: readOnly }))
         assert.deepInclude(scope.failure, { code: "permission_missing", platformCode: "insufficientPermissions", needsReconnect: true })
 

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { makeMemoryCounters, PlatformCounters } from "@postwire/core"
-import { Credentials, YouTubeQuota } from "@postwire/platforms"
+import { Credentials, youtube, YouTubeQuota } from "@postwire/platforms"
 import { Effect } from "effect"
 import { anAccount } from "../builders.ts"
 import { failureOf } from "../comments/harness.ts"
@@ -14,7 +14,7 @@ const setUp = (options: { readonly stale?: boolean } = {}) =>
     const account = anAccount("video", {
       externalId: "UCmaya0000000000000000",
       handle: "mayabakes",
-      credentials: Credentials.encode("video", { access_token: options.stale === true ? "ya29.stale" : fake.accessToken, refresh_token: fake.refreshToken, channel_id: "UCmaya0000000000000000" })
+      credentials: Credentials.encode(youtube, { access_token: options.stale === true ? "ya29.stale" : fake.accessToken, refresh_token: fake.refreshToken, channel_id: "UCmaya0000000000000000" })
     })
     const { adapter, capabilities } = yield* anAnalyticsAdapter("video", {
       video: { apiUrl: `${fake.url}/youtube/v3`, tokenUrl: `${fake.url}/token`, clientId: "client-1", clientSecret: "secret" }

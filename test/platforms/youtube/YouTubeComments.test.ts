@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Credentials } from "@postwire/platforms"
+import { Credentials, youtube } from "@postwire/platforms"
 import { Effect } from "effect"
 import { anAccount, aTarget } from "../builders.ts"
 import { aCommentRouter, failureOf, poller, texts } from "../comments/harness.ts"
@@ -25,7 +25,7 @@ const setUp = (fake: Fake) =>
     const account = anAccount("video", {
       externalId: channel.id,
       handle: "mayabakes",
-      credentials: Credentials.encode("video", { access_token: access, refresh_token: refresh, channel_id: channel.id })
+      credentials: Credentials.encode(youtube, { access_token: access, refresh_token: refresh, channel_id: channel.id })
     })
     const target = aTarget(account, { status: "published", platformState: { video_id: videoId } })
     return { comments, account, target, p: poller(comments, fake, account, target) }
@@ -122,7 +122,7 @@ describe("YouTube comments (video)", () => {
         const { access, refresh } = fake.grant([YouTubeFake.uploadScope])
         const account = anAccount("video", {
           externalId: fake.channels[0]!.id,
-          credentials: Credentials.encode("video", { access_token: access, refresh_token: refresh, channel_id: fake.channels[0]!.id })
+          credentials: Credentials.encode(youtube, { access_token: access, refresh_token: refresh, channel_id: fake.channels[0]!.id })
         })
         const refused = yield* failureOf(comments.poll({ post: poller(comments, fake, account, target).action("x").post, target, account, cursor: null }))
         assert.deepInclude(refused, { code: "permission_missing", platformCode: "insufficientPermissions" })

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
-import type { Credentials } from "@postwire/platforms"
+import type { Credentials, youtube } from "@postwire/platforms"
 import { Effect } from "effect"
 import { aConnector, callbackOf, failureOf, state, verifier } from "../connect/connectHarness.ts"
 import * as YouTubeFake from "./YouTubeFake.ts"
@@ -63,7 +63,7 @@ describe("YouTube connect (video)", () => {
           displayName: "Maya Bakes",
           refreshTokenExpiresAt: null
         })
-        const credentials = JSON.parse(channel!.credentials) as Credentials.VideoCredentials
+        const credentials = JSON.parse(channel!.credentials) as Credentials.Stored<typeof youtube>
         assert.strictEqual(credentials.uploads_playlist_id, fake.channels[0]!.uploads)
         assert.isTrue(fake.refreshTokens.has(credentials.refresh_token))
         assert.isAbove(channel!.accessTokenExpiresAt!, Date.now() + 3_000_000)
@@ -106,8 +106,8 @@ describe("YouTube connect (video)", () => {
         const refreshed = yield* connector.refresh({ platform: "video", sandbox: false, credentials: identity!.credentials })
         assert.strictEqual(refreshed._tag, "Refreshed")
         if (refreshed._tag !== "Refreshed") return
-        const before = JSON.parse(identity!.credentials) as Credentials.VideoCredentials
-        const after = JSON.parse(refreshed.credentials) as Credentials.VideoCredentials
+        const before = JSON.parse(identity!.credentials) as Credentials.Stored<typeof youtube>
+        const after = JSON.parse(refreshed.credentials) as Credentials.Stored<typeof youtube>
         assert.notStrictEqual(after.access_token, before.access_token)
         assert.strictEqual(after.refresh_token, before.refresh_token)
         fake.refreshTokens.clear()
@@ -121,7 +121,7 @@ describe("YouTube connect (video)", () => {
     withFake((fake, connector) =>
       Effect.gen(function* () {
         const [identity] = yield* exchange(connector, fake.issueCode(redirectUri, verifier))
-        const { refresh_token } = JSON.parse(identity!.credentials) as Credentials.VideoCredentials
+        const { refresh_token } = JSON.parse(identity!.credentials) as Credentials.Stored<typeof youtube>
         const revoked = yield* connector.revoke({ platform: "video", sandbox: false, credentials: identity!.credentials })
         assert.strictEqual(revoked._tag, "Revoked")
         assert.isFalse(fake.refreshTokens.has(refresh_token))

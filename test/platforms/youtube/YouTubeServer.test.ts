@@ -6,7 +6,7 @@
  */
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { anMp4 } from "../../../packages/core/test/fixtures/media.ts"
+import { anMp4 } from "../../support/Media.ts"
 import { eventually } from "../../support/Eventually.ts"
 import { call } from "../../support/Http.ts"
 import { aMovableClock, type MovableClock } from "../../support/MovableClock.ts"

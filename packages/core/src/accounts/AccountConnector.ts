@@ -38,7 +38,7 @@
  */
 import { Context, Data, type Effect } from "effect"
 import type { ErrorCode, ErrorDetails, Platform } from "@postwire/domain"
-import type { CreatorInfo } from "../publishing/PlatformClient.ts"
+import type { CreatorInfo } from "../platform/PlatformClient.ts"
 
 /** Where a connect starts: what the platform's authorization page needs. */
 export interface AuthorizationRequest {

@@ -6,7 +6,8 @@
 import type { Effect } from "effect"
 import type { Ids } from "../ids/Ids.ts"
 import { makeEvent } from "../posts/PostEvents.ts"
-import type { AccountRecord, OutboxEvent } from "../store/Records.ts"
+import type { AccountRecord } from "../store/AccountStore.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
 
 /** An account event: the account, and why it changed (a catalog code or a disconnect reason). */
 const accountEvent = (

@@ -20,8 +20,9 @@ import { type Caller, refuseLiveToTestKey, sees } from "../Caller.ts"
 import { EngineConfig, type EngineSettings, type PlatformCatalog } from "../EngineConfig.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
 import { quotaLimit, quotaWindow } from "../posts/Quota.ts"
-import type { AccountRecord, ProfileRecord } from "../store/Records.ts"
-import { type Keyset, Store } from "../store/Store.ts"
+import type { AccountRecord, ProfileRecord } from "../store/AccountStore.ts"
+import type { Keyset } from "../store/Keyset.ts"
+import { Store } from "../store/Store.ts"
 import { type AccountConnectionRecord, ConnectStore } from "./ConnectStore.ts"
 
 const day = 24 * 60 * 60 * 1000

@@ -35,8 +35,11 @@ import { hashSecret, Ids } from "../ids/Ids.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
 import { failureOf } from "../posts/TargetErrors.ts"
 import { derivePostStatus, move } from "../posts/TargetStatus.ts"
-import { accountContext, CredentialsCipher } from "../publishing/CredentialsCipher.ts"
-import type { AccountRecord, OutboxEvent, PostAggregate, ProfileRecord, TargetRecord, WorkspaceRecord } from "../store/Records.ts"
+import { accountContext, CredentialsCipher } from "../secrets/CredentialsCipher.ts"
+import type { AccountRecord, ProfileRecord } from "../store/AccountStore.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { PostAggregate, TargetRecord } from "../store/PostStore.ts"
+import type { WorkspaceRecord } from "../store/WorkspaceStore.ts"
 import { Store } from "../store/Store.ts"
 import * as AccountEvents from "./AccountEvents.ts"
 import {
@@ -54,7 +57,7 @@ import {
   type ConnectLinkRecord,
   ConnectStore
 } from "./ConnectStore.ts"
-import { isAllowedRedirect, redirectRefusal } from "../approvals/Approvals.ts"
+import { checkRedirectUrl } from "../urls/RedirectAllowList.ts"
 import { nextRefreshAt } from "./TokenRenewal.ts"
 
 /** How long a connect link works. */
@@ -88,9 +91,6 @@ const requireWorkspace = Effect.fn("connect.workspace")(function* (workspaceId: 
   if (Option.isNone(found)) return yield* Effect.fail(notFound("workspace"))
   return found.value
 })
-
-const checkRedirect = (workspace: WorkspaceRecord, url: string | undefined) =>
-  url === undefined || isAllowedRedirect(url, workspace.allowedRedirectDomains) ? Effect.void : Effect.fail(redirectRefusal(workspace))
 
 /** Fails with `platform_not_configured` naming the settings the platform still needs. */
 const checkConfigured = Effect.fn("connect.configured")(function* (platform: Platform, sandbox: boolean) {
@@ -155,7 +155,7 @@ export const createConnectLink = Effect.fn("connect.createLink")(function* (
   const workspace = yield* requireWorkspace(caller.workspaceId)
   const profile = yield* store.getProfile(caller.workspaceId, request.profile_id)
   if (Option.isNone(profile)) return yield* Effect.fail(notFound("profile", "profile_id"))
-  yield* checkRedirect(workspace, request.redirect_url)
+  yield* checkRedirectUrl(workspace, request.redirect_url)
   const sandbox = request.sandbox === true || caller.kind === "test"
   yield* checkConfigured(request.platform, sandbox)
   return yield* issueLink(caller, {
@@ -181,7 +181,7 @@ export const createReconnectLink = Effect.fn("connect.createReconnectLink")(func
   if (caller.kind === "test" && !account.sandbox) {
     return yield* Effect.fail(new PostwireError({ code: "test_key_live_account", field: "id" }))
   }
-  yield* checkRedirect(workspace, request.redirect_url)
+  yield* checkRedirectUrl(workspace, request.redirect_url)
   yield* checkConfigured(account.platform, account.sandbox)
   return yield* issueLink(caller, {
     profileId: account.profileId,

@@ -11,8 +11,9 @@
  */
 import { Context, type Effect, type Option } from "effect"
 import type { Ids, Platform } from "@postwire/domain"
-import type { AccountRecord, OutboxEvent } from "../store/Records.ts"
-import type { StoreError } from "../store/Store.ts"
+import type { AccountRecord } from "../store/AccountStore.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { StoreError } from "../store/StoreError.ts"
 
 /** A link a person opens to connect an account (or reconnect one). */
 export interface ConnectLinkRecord {

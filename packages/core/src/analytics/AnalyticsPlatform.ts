@@ -18,8 +18,9 @@
  */
 import { Context, type Effect } from "effect"
 import { Analytics, type Platform } from "@postwire/domain"
-import type { CredentialsUpdate, PlatformFailure } from "../publishing/PlatformClient.ts"
-import type { AccountRecord, TargetRecord } from "../store/Records.ts"
+import type { CredentialsUpdate, PlatformFailure } from "../platform/PlatformFailure.ts"
+import type { AccountRecord } from "../store/AccountStore.ts"
+import type { TargetRecord } from "../store/PostStore.ts"
 
 /**
  * The normalized metric names of a published item (the wire's list, `Analytics.postMetricNames`

@@ -13,8 +13,8 @@ import type { Ids, Platform } from "@postwire/domain"
 import { Context, type Effect, type Option } from "effect"
 import type { ReconnectReason } from "../accounts/ConnectStore.ts"
 import type { Claim } from "../internal/LeasedWork.ts"
-import type { OutboxEvent } from "../store/Records.ts"
-import type { StoreError } from "../store/Store.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { StoreError } from "../store/StoreError.ts"
 import type { AccountMetricName, MetricValues, PostMetricName, RawMetrics } from "./AnalyticsPlatform.ts"
 
 /** Where a target's collection stands (the wire's `collection`, minus `pending`). */

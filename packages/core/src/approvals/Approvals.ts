@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import type { Ids as Id } from "@postwire/domain"
-import { Cause, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import {
   type Approval as ApprovalWire,
   ErrorDetail,
@@ -23,22 +23,22 @@ import { BlobStore } from "../media/BlobStore.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
 import { type PostRead, postRead } from "../posts/PostView.ts"
 import { derivePostStatus, move, readyStatus } from "../posts/TargetStatus.ts"
-import { accountContext, CredentialsCipher } from "../publishing/CredentialsCipher.ts"
-import { type CreatorInfo, type PlatformFailure, PlatformClient } from "../publishing/PlatformClient.ts"
+import { accountContext, CredentialsCipher } from "../secrets/CredentialsCipher.ts"
+import { type CreatorInfo, PlatformClient } from "../platform/PlatformClient.ts"
+import type { PlatformFailure } from "../platform/PlatformFailure.ts"
 import { PublishingStore } from "../publishing/PublishingStore.ts"
-import type {
-  AccountRecord,
-  ApprovalRecord,
-  ConsentRecord,
-  MediaRecord,
-  OutboxEvent,
-  PostAggregate,
-  TargetRecord,
-  WorkspaceRecord
-} from "../store/Records.ts"
+import type { AccountRecord } from "../store/AccountStore.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { ApprovalRecord, ConsentRecord, MediaRecord, PostAggregate, TargetRecord } from "../store/PostStore.ts"
+import type { WorkspaceRecord } from "../store/WorkspaceStore.ts"
 import { Store } from "../store/Store.ts"
-import { approvalTokenHash, approvalTokenOf, approvalUrl } from "./ApprovalToken.ts"
-import { type MailMessage, Mailer } from "./Mailer.ts"
+import { approvalTokenHash } from "../secrets/ApprovalToken.ts"
+import { checkRedirectUrl } from "../urls/RedirectAllowList.ts"
+
+/** The e-mail with a pending approval's link, sent when the post is saved (it lives below posts). */
+export { notifyApprover } from "../mail/ApprovalRequest.ts"
+/** The redirect allow-list, shared with the connect links. */
+export { checkRedirectUrl, isAllowedRedirect, redirectRefusal } from "../urls/RedirectAllowList.ts"
 
 const now = Effect.clockWith((c) => c.currentTimeMillis)
 
@@ -246,48 +246,6 @@ export const loadApprovalMedia = Effect.fn("approvals.media")(function* (token: 
 })
 
 // ---------------------------------------------------------------------------------------------
-// Redirects
-// ---------------------------------------------------------------------------------------------
-
-/**
- * Whether `url` may follow a decision: https, no credentials, on one of `domains` or a
- * subdomain of one (`example.com` allows `example.com` and `app.example.com`, never
- * `badexample.com`).
- */
-export const isAllowedRedirect = (url: string, domains: ReadonlyArray<string>): boolean => {
-  if (url.length > 2048) return false
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    return false
-  }
-  if (parsed.protocol !== "https:" || parsed.username !== "" || parsed.password !== "") return false
-  const host = parsed.hostname.toLowerCase().replace(/\.$/, "")
-  return domains.some((domain) => {
-    const d = domain.toLowerCase().replace(/\.$/, "")
-    return d !== "" && (host === d || host.endsWith(`.${d}`))
-  })
-}
-
-/** `invalid_redirect_url` for a workspace, naming the domains it allows (or how to allow some). */
-export const redirectRefusal = (workspace: WorkspaceRecord) =>
-  new PostwireError({
-    code: "invalid_redirect_url",
-    field: "redirect_url",
-    details: {
-      detail:
-        workspace.allowedRedirectDomains.length === 0
-          ? ErrorDetail.reason("no_allowed_domains", { workspace: workspace.id })
-          : ErrorDetail.reason("allowed_domains_are", { domains: workspace.allowedRedirectDomains.join(", ") })
-    }
-  })
-
-/** Fails with `invalid_redirect_url` unless `url` is allowed for the workspace. */
-export const checkRedirectUrl = (workspace: WorkspaceRecord, url: string | undefined) =>
-  url === undefined || isAllowedRedirect(url, workspace.allowedRedirectDomains) ? Effect.void : Effect.fail(redirectRefusal(workspace))
-
-// ---------------------------------------------------------------------------------------------
 // Deciding
 // ---------------------------------------------------------------------------------------------
 
@@ -477,47 +435,3 @@ export const decideApproval = Effect.fn("approvals.decide")(function* (
     }
   }
 })
-
-/**
- * Sends a pending approval's link to `notify.email`, in `notify.locale`. Called after the post
- * is saved; a failure (or no `Mailer` at all) is logged and never fails the caller.
- */
-export const notifyApprover = Effect.fn("approvals.notify")(
-  function* (aggregate: PostAggregate) {
-    const email = aggregate.post.notify?.email
-    const approval = aggregate.approval
-    if (email === undefined || approval === null || approval.status !== "pending") return
-    const mailer = yield* Effect.serviceOption(Mailer)
-    if (Option.isNone(mailer)) {
-      return yield* Effect.logWarning("approval e-mail not sent: no Mailer is configured").pipe(
-        Effect.annotateLogs({ post_id: aggregate.post.id })
-      )
-    }
-    const settings = yield* EngineConfig
-    const store = yield* Store
-    const accounts = yield* store.getAccounts(
-      aggregate.post.workspaceId,
-      aggregate.targets.map((t) => t.accountId)
-    )
-    const message: MailMessage = {
-      _tag: "ApprovalRequest",
-      to: email,
-      locale: aggregate.post.notify?.locale ?? "en",
-      postId: aggregate.post.id,
-      caption: aggregate.post.caption,
-      destinations: accounts.map((a) => ({ platform: a.platform, handle: a.handle })),
-      scheduledAt: aggregate.post.scheduledAt,
-      url: approvalUrl(settings.publicBaseUrl, approvalTokenOf(settings.keyring, approval)),
-      expiresAt: approval.expiresAt
-    }
-    yield* mailer.value.send(message).pipe(Effect.timeout("30 seconds"))
-  },
-  (effect, aggregate) =>
-    effect.pipe(
-      Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause)
-          ? Effect.interrupt
-          : Effect.logError("approval e-mail failed", cause).pipe(Effect.annotateLogs({ post_id: aggregate.post.id }))
-      )
-    )
-)

@@ -19,8 +19,9 @@
  */
 import { Context, type Effect } from "effect"
 import type { Platform } from "@postwire/domain"
-import type { CredentialsUpdate, PlatformFailure } from "../publishing/PlatformClient.ts"
-import type { AccountRecord, PostRecord, TargetRecord } from "../store/Records.ts"
+import type { CredentialsUpdate, PlatformFailure } from "../platform/PlatformFailure.ts"
+import type { AccountRecord } from "../store/AccountStore.ts"
+import type { PostRecord, TargetRecord } from "../store/PostStore.ts"
 
 /** One comment as the platform reports it. */
 export interface PlatformComment {

@@ -15,8 +15,9 @@
 import type { Ids, Platform } from "@postwire/domain"
 import { Context, type Effect, type Option } from "effect"
 import type { ReconnectReason } from "../accounts/ConnectStore.ts"
-import type { OutboxEvent } from "../store/Records.ts"
-import type { Keyset, StoreError } from "../store/Store.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { Keyset } from "../store/Keyset.ts"
+import type { StoreError } from "../store/StoreError.ts"
 
 /** A stored comment. Times are epoch milliseconds. */
 export interface CommentRecord {

@@ -10,7 +10,7 @@
  * @internal
  */
 import { Cause, Clock, Effect, Fiber, type Scope } from "effect"
-import { StoreError } from "../store/Store.ts"
+import { StoreError } from "../store/StoreError.ts"
 
 /**
  * Logs a failed round or pass of a background loop: a store that did not answer (a lost

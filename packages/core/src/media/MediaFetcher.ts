@@ -6,7 +6,7 @@
  * @since 0.3.0
  */
 import { Context, Data, type Effect, type Stream } from "effect"
-import type { MediaFailure } from "../store/Records.ts"
+import type { MediaFailure } from "../store/PostStore.ts"
 
 /** A download that cannot succeed, with the reason the media item fails with. */
 export class MediaFetchFailed extends Data.TaggedError("MediaFetchFailed")<{ readonly failure: MediaFailure }> {}

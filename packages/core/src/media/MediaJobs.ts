@@ -13,7 +13,7 @@
  */
 import { Cause, Effect } from "effect"
 import { Media as MediaWire } from "@postwire/domain"
-import type { MediaFailure, MediaRecord } from "../store/Records.ts"
+import type { MediaFailure, MediaRecord } from "../store/PostStore.ts"
 import { BlobStore } from "./BlobStore.ts"
 import { MediaFetcher } from "./MediaFetcher.ts"
 import { probeStoredMedia } from "./MediaProbe.ts"

@@ -10,8 +10,9 @@
  */
 import { Context, type Effect, type Option } from "effect"
 import type { Ids } from "@postwire/domain"
-import type { MediaRecord } from "../store/Records.ts"
-import type { Keyset, StoreError } from "../store/Store.ts"
+import type { MediaRecord } from "../store/PostStore.ts"
+import type { Keyset } from "../store/Keyset.ts"
+import type { StoreError } from "../store/StoreError.ts"
 
 /** A resumable upload of one media item. */
 export interface UploadRecord {

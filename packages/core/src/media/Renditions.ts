@@ -9,7 +9,7 @@
  * @since 0.4.0
  */
 import { Effect } from "effect"
-import type { MediaRecord } from "../store/Records.ts"
+import type { MediaRecord } from "../store/PostStore.ts"
 import type { BlobStoreShape } from "./BlobStore.ts"
 import { ImageConversionError, ImageConverter, type ImageConverterShape } from "./ImageConverter.ts"
 

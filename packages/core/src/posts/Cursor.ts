@@ -7,7 +7,7 @@
 import { createHash, createHmac } from "node:crypto"
 import { Option } from "effect"
 import * as Keyring from "../secrets/Keyring.ts"
-import type { Keyset } from "../store/Store.ts"
+import type { Keyset } from "../store/Keyset.ts"
 
 interface Payload {
   readonly v: 1

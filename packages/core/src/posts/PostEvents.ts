@@ -9,9 +9,10 @@ import { Effect, Option } from "effect"
 import { formatInstant, Webhook } from "@postwire/domain"
 import { EngineConfig } from "../EngineConfig.ts"
 import { Ids } from "../ids/Ids.ts"
-import { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
-import * as EventSecrets from "../webhooks/EventSecrets.ts"
-import type { OutboxEvent, PostRecord, TargetFailure, TargetRecord } from "../store/Records.ts"
+import { CredentialsCipher } from "../secrets/CredentialsCipher.ts"
+import * as EventSecrets from "../secrets/EventSecrets.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { PostRecord, TargetFailure, TargetRecord } from "../store/PostStore.ts"
 import { renderTargetError } from "./TargetErrors.ts"
 
 /** Every event type the service emits (the list lives with the wire schemas). */

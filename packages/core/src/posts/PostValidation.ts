@@ -19,8 +19,9 @@ import {
 import { Cause, Effect, Exit, Option, Schema } from "effect"
 import type { Caller } from "../Caller.ts"
 import { EngineConfig, type EngineSettings } from "../EngineConfig.ts"
-import { PlatformClient } from "../publishing/PlatformClient.ts"
-import type { AccountRecord, MediaRecord } from "../store/Records.ts"
+import { PlatformClient } from "../platform/PlatformClient.ts"
+import type { AccountRecord } from "../store/AccountStore.ts"
+import type { MediaRecord } from "../store/PostStore.ts"
 import { Store } from "../store/Store.ts"
 import { type CalendarDay, quotaLimit, quotaWindow } from "./Quota.ts"
 

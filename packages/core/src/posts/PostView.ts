@@ -8,9 +8,9 @@
  * @since 0.1.0
  */
 import type { Post } from "@postwire/domain"
-import { approvalTokenOf } from "../approvals/ApprovalToken.ts"
+import { approvalTokenOf } from "../secrets/ApprovalToken.ts"
 import type { Keyring } from "../secrets/Keyring.ts"
-import type { PostAggregate, TargetRecord } from "../store/Records.ts"
+import type { PostAggregate, TargetRecord } from "../store/PostStore.ts"
 
 /** A post's approval link as of a read: `expired` once a pending link is past its expiry; the token is the link's last part. */
 export interface ApprovalLink {

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import type { EngineSettings } from "../EngineConfig.ts"
-import type { AccountRecord } from "../store/Records.ts"
+import type { AccountRecord } from "../store/AccountStore.ts"
 
 const day = 24 * 60 * 60 * 1000
 

@@ -8,7 +8,7 @@
  * @since 0.4.0
  */
 import { ErrorCatalog, type ErrorObject, type Locale, PostwireError, renderError } from "@postwire/domain"
-import type { TargetFailure } from "../store/Records.ts"
+import type { TargetFailure } from "../store/PostStore.ts"
 
 /** What a target stores of a failure: its code and details, the platform's code, whether a retry can succeed. */
 export const failureOf = (error: {

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { PostStatus, TargetStatus } from "../store/Records.ts"
+import type { PostStatus, TargetStatus } from "../store/PostStore.ts"
 
 /**
  * The statuses each status may move to; every status change of a target, in the engine and in

@@ -19,8 +19,9 @@
 import { Cause, Clock, Effect, Option } from "effect"
 import * as LeasedWork from "../internal/LeasedWork.ts"
 import { Store } from "../store/Store.ts"
-import { accountContext, CredentialsCipher, openAccountCredentials } from "./CredentialsCipher.ts"
-import { type CredentialsUpdate, PlatformClient, PlatformFailure } from "./PlatformClient.ts"
+import { accountContext, CredentialsCipher, openAccountCredentials } from "../secrets/CredentialsCipher.ts"
+import { PlatformClient } from "../platform/PlatformClient.ts"
+import { type CredentialsUpdate, PlatformFailure } from "../platform/PlatformFailure.ts"
 import { type PendingPermalink, PublishingStore, type TargetKey } from "./PublishingStore.ts"
 
 const minute = 60_000

@@ -28,7 +28,7 @@
  * @since 0.7.0
  */
 import { Context, Effect, Layer } from "effect"
-import type { StoreError } from "../store/Store.ts"
+import type { StoreError } from "../store/StoreError.ts"
 
 /** A counting window: its name (unique within a key) and when it ends (epoch milliseconds). */
 export interface CounterWindow {

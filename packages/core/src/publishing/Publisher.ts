@@ -21,9 +21,10 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Effect, Fiber, FiberMap, Option, Queue, Schedule, Semaphore } from "effect"
+import { Cause, Clock, Effect, Fiber, FiberMap, Option, Queue, References, Schedule, Semaphore } from "effect"
 import { ErrorCatalog, formatInstant, type Ids as Id } from "@postwire/domain"
 import * as AccountEvents from "../accounts/AccountEvents.ts"
+import * as CommentSchedule from "../comments/CommentSchedule.ts"
 import { EngineConfig, type EngineSettings } from "../EngineConfig.ts"
 import * as LeasedWork from "../internal/LeasedWork.ts"
 import { Ids } from "../ids/Ids.ts"
@@ -33,21 +34,17 @@ import * as Renditions from "../media/Renditions.ts"
 import * as PostEvents from "../posts/PostEvents.ts"
 import { quotaLimit, quotaWindow } from "../posts/Quota.ts"
 import { failureOf } from "../posts/TargetErrors.ts"
-import { move } from "../posts/TargetStatus.ts"
-import type { AccountRecord, MediaRecord, PostRecord, TargetRecord } from "../store/Records.ts"
+import { derivePostStatus, move } from "../posts/TargetStatus.ts"
+import type { AccountRecord } from "../store/AccountStore.ts"
+import type { MediaRecord, PostRecord, TargetRecord } from "../store/PostStore.ts"
 import * as Spans from "../Spans.ts"
-import type { QuotaUsage } from "../store/Store.ts"
-import { accountContext, CredentialsCipher, openAccountCredentials } from "./CredentialsCipher.ts"
+import type { QuotaUsage } from "../store/PostStore.ts"
+import { accountContext, CredentialsCipher, openAccountCredentials } from "../secrets/CredentialsCipher.ts"
 import { signMediaUrl } from "./MediaUrls.ts"
 import * as PermalinkBackfill from "./PermalinkBackfill.ts"
 import * as PublishingMetrics from "./PublishingMetrics.ts"
-import {
-  type CredentialsUpdate,
-  PlatformClient,
-  PlatformFailure,
-  type PublishMedia,
-  type PublishStep
-} from "./PlatformClient.ts"
+import { PlatformClient, type PublishMedia, type PublishStep } from "../platform/PlatformClient.ts"
+import { type CredentialsUpdate, PlatformFailure } from "../platform/PlatformFailure.ts"
 import {
   type AccountChange,
   type Outcome,
@@ -177,8 +174,32 @@ const day = 24 * 60 * 60 * 1000
 
 const now = Clock.currentTimeMillis
 
+/**
+ * The services a step uses, read from the context once per worker (or per round) instead of once
+ * per target: each read is an operation of the runtime, and a target is many of them.
+ */
+interface StepServices {
+  readonly queue: PublishingStore["Service"]
+  readonly platform: PlatformClient["Service"]
+  readonly engine: EngineSettings
+  readonly blobs: BlobStore["Service"]
+  readonly converter: ImageConverterShape | undefined
+}
+
+const stepServices = Effect.gen(function* () {
+  const services: StepServices = {
+    queue: yield* PublishingStore,
+    platform: yield* PlatformClient,
+    engine: yield* EngineConfig,
+    blobs: yield* BlobStore,
+    converter: yield* ImageConverter
+  }
+  return services
+})
+
 /** What a step knows about its target once it started. */
 interface Started {
+  readonly services: StepServices
   readonly settings: PublisherSettings
   readonly key: TargetKey
   readonly post: PostRecord
@@ -196,15 +217,14 @@ interface Started {
 const refusal = (code: PlatformFailure["code"], platformCode: string) =>
   new PlatformFailure({ code, platformCode, retryable: ErrorCatalog[code].retryable })
 
-/** Seals a credentials update from an adapter for the account it names. */
-const sealUpdate = Effect.fnUntraced(function* (
-  started: Started,
-  update: CredentialsUpdate | undefined
-) {
-  if (update === undefined || started.account === undefined || update.accountId !== started.account.id) return undefined
-  const cipher = yield* CredentialsCipher
-  return cipher.seal(update.credentials, accountContext(started.account.workspaceId, started.account.id))
-})
+const noUpdate = Effect.succeed(undefined)
+
+/** Seals a credentials update from an adapter for the account it names (most steps have none). */
+const sealUpdate = (started: Started, update: CredentialsUpdate | undefined) => {
+  const account = started.account
+  if (update === undefined || account === undefined || update.accountId !== account.id) return noUpdate
+  return CredentialsCipher.useSync((cipher) => cipher.seal(update.credentials, accountContext(account.workspaceId, account.id)))
+}
 
 /** The account change a failure causes: `needs_reconnect` (with its event) when it asks for one. */
 const reconnectChange = Effect.fnUntraced(function* (started: Started, failure: PlatformFailure) {
@@ -225,7 +245,7 @@ const recordUnconfirmed = Effect.fnUntraced(function* (
   since: number,
   latestState: unknown
 ) {
-  const queue = yield* PublishingStore
+  const { queue } = started.services
   const { at, settings, target } = started
   // A failure's `null` state means "start over": never for a target that may be published.
   const platformState = failure.state ?? latestState ?? target.platformState
@@ -251,7 +271,7 @@ const recordUnconfirmed = Effect.fnUntraced(function* (
  * failing. The account change the failure asks for (new tokens) is written with it.
  */
 const recordWait = Effect.fnUntraced(function* (started: Started, failure: PlatformFailure, retryAt: number, latestState: unknown) {
-  const queue = yield* PublishingStore
+  const { queue } = started.services
   const saved = yield* queue.saveProgress(started.key, started.settings.owner, {
     at: started.at,
     platformState: failure.state === undefined ? latestState : failure.state,
@@ -287,8 +307,7 @@ const withQuotaDetails = (started: Started, failure: PlatformFailure, engine: En
 
 /** Records a failed attempt; a failure that needs a reconnect also marks the account. */
 const recordFailure = Effect.fnUntraced(function* (started: Started, failure: PlatformFailure) {
-  const queue = yield* PublishingStore
-  const engine = yield* EngineConfig
+  const { engine, queue } = started.services
   const { at, post, target } = started
   // Stored as data, rendered whenever it is read (in the reader's language and the current words).
   const error = failureOf(withQuotaDetails(started, failure, engine))
@@ -313,7 +332,8 @@ const recordFailure = Effect.fnUntraced(function* (started: Started, failure: Pl
     at,
     outcome,
     events,
-    account: { credentials, status }
+    account: { credentials, status },
+    postStatus: derivePostStatus
   })
   if (!recorded) return yield* leaseLost("recording the failure")
   yield* Effect.logInfo("target failed", { code: failure.code, platform_code: failure.platformCode })
@@ -361,8 +381,7 @@ const recordPublished = Effect.fnUntraced(function* (
   step: Extract<PublishStep, { _tag: "Published" }>,
   update: CredentialsUpdate | undefined
 ) {
-  const queue = yield* PublishingStore
-  const platform = yield* PlatformClient
+  const { platform, queue } = started.services
   const { at, post, target } = started
   const published: TargetRecord = move(target, "published", { permalink: step.permalink, publishedAt: at })
   // Published now; the permalink backfill asks for the public address the platform makes later.
@@ -381,13 +400,17 @@ const recordPublished = Effect.fnUntraced(function* (
       permalink: step.permalink,
       publishedAt: at,
       platformState: step.state,
-      platformPostId: step.platformPostId,
+      // Its comments are read from a minute on, and its metrics on the collector's schedule.
+      ...(typeof step.platformPostId === "string"
+        ? { tracking: { platformPostId: step.platformPostId, firstCommentPollAt: at + CommentSchedule.firstPollAfterMs } }
+        : {}),
       ...(permalinkPending
         ? { permalinkAskAt: at + Math.max(0, step.permalinkAskAfterMs ?? PermalinkBackfill.firstAskAfterMs) }
         : {})
     },
     events: [event],
-    account: { credentials: yield* sealUpdate(started, update) }
+    account: { credentials: yield* sealUpdate(started, update) },
+    postStatus: derivePostStatus
   })
   yield* Effect.logInfo("target published", {
     platform_post_id: step.platformPostId,
@@ -402,23 +425,24 @@ const recordPublished = Effect.fnUntraced(function* (
  * `keepLease` this worker keeps it to take the next step itself. Returns the sealed credentials
  * it stored, if any, or `lost`.
  */
-const recordProgress = Effect.fnUntraced(function* (
+const recordProgress = (
   started: Started,
   step: Extract<PublishStep, { _tag: "InProgress" }>,
   update: CredentialsUpdate | undefined,
   keepLease = false
-) {
-  const queue = yield* PublishingStore
-  const credentials = yield* sealUpdate(started, update)
-  const saved = yield* queue.saveProgress(started.key, started.settings.owner, {
-    at: started.at,
-    platformState: step.state,
-    dueAt: started.at + Math.max(0, step.pollAfterMs),
-    keepLease,
-    account: { credentials }
-  })
-  return saved ? { credentials } : ("lost" as const)
-})
+) =>
+  Effect.flatMap(sealUpdate(started, update), (credentials) =>
+    Effect.map(
+      started.services.queue.saveProgress(started.key, started.settings.owner, {
+        at: started.at,
+        platformState: step.state,
+        dueAt: started.at + Math.max(0, step.pollAfterMs),
+        keepLease,
+        account: { credentials }
+      }),
+      (saved) => (saved ? { credentials } : ("lost" as const))
+    )
+  )
 
 /**
  * The account's quota at publish time: published and publishing targets in the last 24 hours
@@ -494,39 +518,32 @@ const jpegOf = (
   )
 
 /** Calls the platform for the next step; a defect of an adapter fails the attempt, retryable. */
-const callPlatform = Effect.fnUntraced(function* (
+const callPlatform = (
   started: Started,
   account: AccountRecord,
   media: ReadonlyArray<PublishMedia>,
   checkpoint: (state: unknown) => Effect.Effect<void, PlatformFailure>
-) {
-  const platform = yield* PlatformClient
-  return yield* platform
-    .publish({
-      post: started.post,
-      target: started.target,
-      account: yield* openAccountCredentials(account),
-      media,
-      state: started.target.platformState,
-      checkpoint
-    })
-    .pipe(
-      Effect.catchDefect((defect) =>
-        Effect.logError("the platform adapter failed unexpectedly", Cause.die(defect)).pipe(
-          Effect.andThen(
-            Effect.fail(
-              new PlatformFailure({
-                code: "internal_error",
-                platformCode: "adapter_defect",
-                retryable: true,
-                state: started.target.platformState
-              })
+) =>
+  Effect.flatMap(openAccountCredentials(account), (opened) =>
+    started.services.platform
+      .publish({ post: started.post, target: started.target, account: opened, media, state: started.target.platformState, checkpoint })
+      .pipe(
+        Effect.catchDefect((defect) =>
+          Effect.logError("the platform adapter failed unexpectedly", Cause.die(defect)).pipe(
+            Effect.andThen(
+              Effect.fail(
+                new PlatformFailure({
+                  code: "internal_error",
+                  platformCode: "adapter_defect",
+                  retryable: true,
+                  state: started.target.platformState
+                })
+              )
             )
           )
         )
       )
-    )
-})
+  )
 
 /**
  * Starts the targets of one claim together (`publishing`, with `post.publishing` for a post's
@@ -570,22 +587,33 @@ export const startClaimed = Effect.fnUntraced(function* (
  * one in the same call when `mayHold` agrees; it is given how long the target has had its slot
  * (since `at`), and answers whether it may keep it for one more wait.
  */
-export const publishTarget = Effect.fnUntraced(function* (
+export const publishTarget = (
   settings: PublisherSettings,
   claimed: TargetRecord,
   step: Option.Option<TargetStep>,
   at: number,
   mayHold: (heldForMs: number) => boolean = () => true,
   requeues = 0
+) => Effect.flatMap(stepServices, (services) => takeStep(services, settings, claimed, step, at, mayHold, requeues))
+
+/** {@link publishTarget} with the services read once by the caller. */
+const takeStep = Effect.fnUntraced(function* (
+  services: StepServices,
+  settings: PublisherSettings,
+  claimed: TargetRecord,
+  step: Option.Option<TargetStep>,
+  at: number,
+  mayHold: (heldForMs: number) => boolean,
+  requeues: number
 ) {
   if (Option.isNone(step)) return "lost" as const
-  const engine = yield* EngineConfig
-  const blobs = yield* BlobStore
+  const { blobs, converter, engine, queue } = services
   const { accounts, media: records, post, targets, usage } = step.value
   const key = targetKey(claimed)
   const target = targets.find((t) => t.id === claimed.id)!
   const account = accounts.find((a) => a.id === target.accountId)
   let started: Started = {
+    services,
     settings,
     key,
     post,
@@ -622,7 +650,7 @@ export const publishTarget = Effect.fnUntraced(function* (
     if (overQuota !== undefined) return yield* recordFailure(started, overQuota)
   }
   // A target that may be published only asks its platform: the media that remain will do.
-  const media = publishMedia(started, records, unconfirmedSince !== null, blobs, engine, yield* ImageConverter)
+  const media = publishMedia(started, records, unconfirmedSince !== null, blobs, engine, converter)
   if (Option.isNone(media)) return yield* recordFailure(started, refusal("media_not_found", "media_missing"))
   // A media item that failed (an import or an upload of the wrong format) fails the target with its error.
   const failedMedia = media.value.find((m) => m.record.status === "failed")
@@ -633,7 +661,6 @@ export const publishTarget = Effect.fnUntraced(function* (
       new PlatformFailure({ code: reason.code, platformCode: "media_failed", retryable: false, details: reason.details })
     )
   }
-  const queue = yield* PublishingStore
   const checkpoint = (state: unknown) =>
     Effect.gen(function* () {
       const checkpointAt = yield* now
@@ -674,9 +701,9 @@ export const publishTarget = Effect.fnUntraced(function* (
 },
   // The store did not answer (reading, recording): the target goes back to the queue. Whatever
   // was written stays: a publish already checkpointed is asked about, never sent blindly again.
-  (effect, settings, claimed, _step, _at, _mayHold, requeues = 0) =>
+  (effect, _services, settings, claimed, _step, _at, _mayHold, requeues) =>
     Effect.catchTag(effect, "StoreError", (error) => requeue(settings, claimed, requeues, `store_${error.operation}`, error.cause)),
-  (effect, _settings, claimed) => Effect.annotateLogs(effect, { target_id: claimed.id, post_id: claimed.postId }),
+  (effect, _services, _settings, claimed) => Effect.annotateLogs(effect, { target_id: claimed.id, post_id: claimed.postId }),
   Spans.withSpan("publishing.publishTarget")
 )
 
@@ -693,27 +720,48 @@ export const publishClaimedTarget = (
   claimedAt: number,
   mayHold: (heldForMs: number) => boolean = () => true,
   requeues = 0
-) =>
-  Effect.gen(function* () {
-    const outcome = yield* publishTarget(settings, claimed, step, claimedAt, mayHold, requeues)
-    yield* PublishingMetrics.recordStep({
-      platform: claimed.platform,
-      outcome,
-      claimedAt,
-      finishedAt: yield* now,
-      dueAt: claimed.dueAt,
-      firstStep: claimed.status !== "publishing"
-    })
-    return outcome
-  }).pipe(
-    Spans.withSpan("publishing.target", {
-      root: true,
-      kind: "consumer",
-      attributes: { "postwire.target_id": claimed.id, "postwire.post_id": claimed.postId, "postwire.platform": claimed.platform },
-      // The request that created the post, when it was traced: its trace is a link away.
-      links: Option.isSome(step) ? Spans.linksTo(step.value.post.traceParent, { "postwire.link": "created_by" }) : []
-    })
+) => Effect.flatMap(stepServices, (services) => stepTarget(services, settings, claimed, step, claimedAt, mayHold, requeues))
+
+/** {@link publishClaimedTarget} with the services read once by the caller. */
+const stepTarget = (
+  services: StepServices,
+  settings: PublisherSettings,
+  claimed: TargetRecord,
+  step: Option.Option<TargetStep>,
+  claimedAt: number,
+  mayHold: (heldForMs: number) => boolean,
+  requeues: number
+) => {
+  const stepped = Effect.flatMap(takeStep(services, settings, claimed, step, claimedAt, mayHold, requeues), (outcome) =>
+    Effect.flatMap(now, (finishedAt) =>
+      Effect.as(
+        PublishingMetrics.recordStep({
+          platform: claimed.platform,
+          outcome,
+          claimedAt,
+          finishedAt,
+          dueAt: claimed.dueAt,
+          firstStep: claimed.status !== "publishing"
+        }),
+        outcome
+      )
+    )
   )
+  // The span's options are made only when it is traced: most workers run untraced.
+  return Effect.withFiber((fiber) =>
+    fiber.getRef(References.TracerEnabled)
+      ? Spans.withSpan(stepped, "publishing.target", {
+          root: true,
+          kind: "consumer",
+          attributes: { "postwire.target_id": claimed.id, "postwire.post_id": claimed.postId, "postwire.platform": claimed.platform },
+          // The request that created the post, when it was traced: its trace is a link away.
+          links: Option.isSome(step) ? Spans.linksTo(step.value.post.traceParent, { "postwire.link": "created_by" }) : []
+        })
+      : stepped
+  )
+}
+
+const holdAlways = () => true
 
 /**
  * Takes the next step of the targets of one claim: starts them together ({@link startClaimed}),
@@ -728,7 +776,8 @@ export const publishClaimed = Effect.fnUntraced(function* (
   if (claimed.length === 0) return []
   const at = yield* now
   const steps = yield* startClaimed(settings, claimed, at)
-  return yield* Effect.forEach(claimed, (target, i) => publishClaimedTarget(settings, target, steps[i]!, at), {
+  const services = yield* stepServices
+  return yield* Effect.forEach(claimed, (target, i) => stepTarget(services, settings, target, steps[i]!, at, holdAlways, 0), {
     concurrency: "unbounded"
   })
 })
@@ -764,7 +813,8 @@ export const publishDueTargets = Effect.fn("publishing.round")(function* (settin
  * ```
  */
 export const start = Effect.fn("publishing.start")(function* (settings: PublisherSettings) {
-  const queue = yield* PublishingStore
+  const services = yield* stepServices
+  const { queue } = services
   const running = yield* FiberMap.make<string, void, never>()
   // Whether the last claim took all it asked for (more may be due), and since when a claim has
   // waited for more slots to free up.
@@ -795,24 +845,22 @@ export const start = Effect.fn("publishing.start")(function* (settings: Publishe
       if (hold) progressAt.set(target.id, at + heldForMs)
       return hold
     }
-    return publishClaimedTarget(settings, target, started, at, holding, requeues.get(target.id) ?? 0).pipe(
-      Effect.tap((outcome) =>
-        Effect.sync(() => {
-          if (outcome === "requeued") requeues.set(target.id, (requeues.get(target.id) ?? 0) + 1)
-          else requeues.delete(target.id)
-        })
-      ),
+    return stepTarget(services, settings, target, started, at, holding, requeues.get(target.id) ?? 0).pipe(
       // The lease is left to run out: the target is tried again then, not in a tight loop.
       Effect.catchCause((cause) =>
         Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("publishing step failed", cause)
       ),
-      Effect.asVoid,
-      Effect.ensuring(
-        Effect.andThen(
-          Effect.sync(() => progressAt.delete(target.id)),
-          Queue.offer(slotFreed, undefined)
-        )
-      )
+      // One finalizer does the step's bookkeeping and frees its slot, however it ended.
+      Effect.onExit((exit) => {
+        if (exit._tag === "Success" && exit.value !== undefined) {
+          if (exit.value === "requeued") requeues.set(target.id, (requeues.get(target.id) ?? 0) + 1)
+          else requeues.delete(target.id)
+        }
+        progressAt.delete(target.id)
+        Queue.offerUnsafe(slotFreed, undefined)
+        return Effect.void
+      }),
+      Effect.asVoid
     )
   }
 

@@ -4,7 +4,8 @@
  * and records the outcome, every write with the events it causes in one transaction.
  *
  * It works on the same tables as the `Store`, and keeps the post row coherent with it: every
- * write that changes a target also bumps the post's `version` and re-derives its `status`, so a
+ * write that changes a target also bumps the post's `version`, and one that changes a target's
+ * status writes the post's status the engine decided (`planSteps`, `Completion.postStatus`), so a
  * concurrent `Store.savePost` (a PATCH, a cancel, a retry) fails with `VersionConflict`, reads
  * again, and sees the change. Writes that only move a lease leave the version alone: a stale
  * save can at worst drop a lease, which the worker then notices and gives the target up.
@@ -19,8 +20,11 @@
 import { Context, type Effect, Option } from "effect"
 import type { Ids } from "@postwire/domain"
 import { derivePostStatus, move, startableStatuses } from "../posts/TargetStatus.ts"
-import type { AccountRecord, MediaRecord, OutboxEvent, PostRecord, TargetFailure, TargetRecord } from "../store/Records.ts"
-import type { QuotaUsage, StoreError } from "../store/Store.ts"
+import type { AccountRecord } from "../store/AccountStore.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { MediaRecord, PostRecord, TargetFailure, TargetRecord } from "../store/PostStore.ts"
+import type { QuotaUsage } from "../store/PostStore.ts"
+import type { StoreError } from "../store/StoreError.ts"
 
 /** Names one target (and the post it belongs to, whose row each write locks first). */
 export interface TargetKey {
@@ -63,10 +67,11 @@ export type Outcome =
        */
       readonly permalinkAskAt?: number | undefined
       /**
-       * The platform's id of the published item: when set, the target's comments are polled
-       * from now on (a comment polling state is written with the outcome).
+       * Set when the platform said its id of the published item: the target's comments and
+       * metrics are followed from now on (a comment polling state, first polled at
+       * `firstCommentPollAt`, and an analytics target are written with the outcome).
        */
-      readonly platformPostId?: string | null | undefined
+      readonly tracking?: FollowUp | undefined
     }
   | {
       readonly _tag: "Failed"
@@ -75,6 +80,21 @@ export type Outcome =
       /** The state a retry resumes from; `null` starts over. */
       readonly platformState: unknown
     }
+
+/** What the engine follows of a published target: its comments and its metrics. */
+export interface FollowUp {
+  /** The platform's id of the published item. */
+  readonly platformPostId: string
+  /** When its comments are first read (the engine's schedule). */
+  readonly firstCommentPollAt: number
+}
+
+/**
+ * The engine's rule for a post's status from the statuses of all its targets. A store applies it
+ * to what only it can read at the moment of a write: every target of the post as the write
+ * leaves them, other writers' changes included.
+ */
+export type PostStatusRule = (statuses: ReadonlyArray<TargetRecord["status"]>) => PostRecord["status"]
 
 /** A change to the account that published (or failed to), written with the outcome. */
 export interface AccountChange {
@@ -91,6 +111,8 @@ export interface Completion {
   /** `post.published` or `post.failed`. */
   readonly events: ReadonlyArray<OutboxEvent>
   readonly account?: AccountChange | undefined
+  /** The post's status after the completion, from all its targets' statuses as the write leaves them. */
+  readonly postStatus: PostStatusRule
 }
 
 /** A step that left the target in progress on its platform. */
@@ -383,8 +405,9 @@ export interface PublishingStoreShape {
 
   /**
    * Ends an attempt: the target becomes `published` or `failed`, its attempts count one more,
-   * it is no longer possibly published (`unconfirmedSince` cleared), the lease is given up, the post's status is derived again, and the events and account
-   * change are written, in one transaction. False when `owner` no longer held it.
+   * it is no longer possibly published (`unconfirmedSince` cleared), the lease is given up, the
+   * post's status is set by `completion.postStatus` from all its targets as the write leaves
+   * them, and the events and account change are written, in one transaction. False when `owner` no longer held it.
    */
   readonly completeTarget: (key: TargetKey, owner: string, completion: Completion) => Effect.Effect<boolean, StoreError>
 

@@ -12,8 +12,8 @@ import { defaultPageSize, ErrorDetail, parseInstant, PostwireError, type Webhook
 import type { Caller } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
-import type { Keyset } from "../store/Store.ts"
-import { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
+import type { Keyset } from "../store/Keyset.ts"
+import { CredentialsCipher } from "../secrets/CredentialsCipher.ts"
 import { deliverEvent, eventBody, refuseTestKeyInLiveWorkspace, storedError } from "./Webhooks.ts"
 import { type DeliveryDetail, type DeliveryLogEntry, type WebhookDeliveryRecord, WebhookStore } from "./WebhookStore.ts"
 

@@ -14,13 +14,13 @@
 import { Cause, Context, Deferred, Duration, Effect, Exit, Queue, References, Semaphore } from "effect"
 import { formatInstant } from "@postwire/domain"
 import { Ids } from "../ids/Ids.ts"
-import { CredentialsCipher } from "../publishing/CredentialsCipher.ts"
+import { CredentialsCipher } from "../secrets/CredentialsCipher.ts"
 import * as Spans from "../Spans.ts"
-import type { OutboxEvent } from "../store/Records.ts"
-import type { StoreError } from "../store/Store.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { StoreError } from "../store/StoreError.ts"
 import * as DeliveryMetrics from "./DeliveryMetrics.ts"
 import { disableAfterFailingMs, nextAttemptAt } from "./DeliverySchedule.ts"
-import type { Resolver } from "./UrlSafety.ts"
+import type { Resolver } from "../urls/UrlSafety.ts"
 import { type CheckedTarget, checkTarget, deliverEvent, eventBody, failureCode, storedError, type WebhookSettings } from "./Webhooks.ts"
 import {
   type AttemptOutcome,

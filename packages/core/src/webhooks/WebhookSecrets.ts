@@ -12,7 +12,7 @@
  * @since 0.5.0
  */
 import { Option } from "effect"
-import type { CredentialsCipherShape } from "../publishing/CredentialsCipher.ts"
+import type { CredentialsCipherShape } from "../secrets/CredentialsCipher.ts"
 import { secretPrefix } from "./Signature.ts"
 
 /** The endpoint a secret belongs to. */

@@ -12,8 +12,9 @@
 import { createHash } from "node:crypto"
 import { Context, type Effect, type Option } from "effect"
 import type { ApprovalLinks, Ids } from "@postwire/domain"
-import type { OutboxEvent } from "../store/Records.ts"
-import type { Keyset, StoreError } from "../store/Store.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { Keyset } from "../store/Keyset.ts"
+import type { StoreError } from "../store/StoreError.ts"
 
 /**
  * A registered endpoint. Its secrets are stored sealed for it (`WebhookSecrets`): the service opens

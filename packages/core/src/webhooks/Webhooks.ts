@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import type { Ids as Id } from "@postwire/domain"
-import { Context, Effect, Layer, Option, type Result } from "effect"
+import { Effect, Option, type Result } from "effect"
 import {
   type ApprovalLinks,
   builtinPlatforms,
@@ -26,36 +26,22 @@ import { type Caller, testKeyLiveAccount } from "../Caller.ts"
 import { EngineConfig } from "../EngineConfig.ts"
 import * as Spans from "../Spans.ts"
 import { Ids } from "../ids/Ids.ts"
-import { CredentialsCipher, type CredentialsCipherShape } from "../publishing/CredentialsCipher.ts"
+import { CredentialsCipher, type CredentialsCipherShape } from "../secrets/CredentialsCipher.ts"
 import { decodeCursor, encodeCursor, filterDigest } from "../posts/Cursor.ts"
-import type { OutboxEvent } from "../store/Records.ts"
-import { type Keyset, Store } from "../store/Store.ts"
+import type { OutboxEvent } from "../store/Outbox.ts"
+import type { Keyset } from "../store/Keyset.ts"
+import { Store } from "../store/Store.ts"
 import { attemptTimeoutMs } from "./DeliverySchedule.ts"
 import { eventIdHeaderName, secretPrefix, signatureHeader, signatureHeaderName } from "./Signature.ts"
-import { checkDeliveryAddress, checkWebhookUrl, type DeliveryTarget, isLoopbackHost, type Resolver, UnsafeUrl } from "./UrlSafety.ts"
+import { checkDeliveryAddress, checkWebhookUrl, type DeliveryTarget, type Resolver, UnsafeUrl } from "../urls/UrlSafety.ts"
+import { describeUnsafeUrl, WebhookSettings } from "../urls/UrlSettings.ts"
 import type { DeliveryFailureData, StoredDeliveryError, WebhookEndpointRecord } from "./WebhookStore.ts"
 import { WebhookStore } from "./WebhookStore.ts"
 import { WebhookTransport } from "./WebhookTransport.ts"
-import * as EventSecrets from "./EventSecrets.ts"
+import * as EventSecrets from "../secrets/EventSecrets.ts"
 import * as WebhookSecrets from "./WebhookSecrets.ts"
 
-/** What the webhook use-cases need from the server's settings. */
-export interface WebhookSettingsShape {
-  /**
-   * `POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS`: lets loopback targets (127.0.0.0/8,
-   * `localhost`, `[::1]`) through, over http or https, for local development and tests.
-   */
-  readonly allowLoopback: boolean
-}
-
-/** The webhook settings. */
-export class WebhookSettings extends Context.Service<WebhookSettings, WebhookSettingsShape>()(
-  "postwire/WebhookSettings"
-) {
-  /** Fixed settings. */
-  static readonly layer = (settings: WebhookSettingsShape): Layer.Layer<WebhookSettings> =>
-    Layer.succeed(WebhookSettings)(settings)
-}
+export { describeUnsafeUrl, WebhookSettings, type WebhookSettingsShape } from "../urls/UrlSettings.ts"
 
 /** Longest accepted endpoint URL. */
 export const maxUrlLength = 2048
@@ -90,46 +76,6 @@ export const endpointView = (endpoint: WebhookEndpointRecord, at: number): Webho
   created_at: formatInstant(endpoint.createdAt),
   previous_secret_expires_at: signingSecrets(endpoint, at).length > 1 ? formatInstant(endpoint.previousSecretExpiresAt!) : null
 })
-
-/** What kind of address a refused URL names, for the `detail` of `invalid_url`. */
-const addressRanges = {
-  loopback: "loopback_address",
-  private_address: "private_address",
-  link_local: "link_local_address",
-  cgnat: "cgnat_address",
-  unique_local: "unique_local_address",
-  multicast: "multicast_address",
-  unspecified: "unspecified_address",
-  reserved: "reserved_address"
-} as const
-
-/** Why a URL was refused, for the `detail` of `invalid_url`. */
-export const describeUnsafeUrl = (error: UnsafeUrl): LocalizedText => {
-  switch (error.reason) {
-    case "not_a_url":
-      return ErrorDetail.reason("url_not_absolute")
-    case "not_https":
-      // Refused only because loopback is not allowed: say which setting allows it.
-      return error.host !== undefined && isLoopbackHost(error.host)
-        ? ErrorDetail.reason("url_loopback_not_allowed", { host: error.host })
-        : ErrorDetail.reason("url_not_https")
-    case "credentials":
-      return ErrorDetail.reason("url_credentials")
-    case "unresolvable":
-      return error.host === undefined
-        ? ErrorDetail.reason("unnamed_host_unresolvable")
-        : ErrorDetail.reason("host_unresolvable", { host: error.host })
-    default: {
-      if (error.reason === "loopback" && error.host !== undefined && isLoopbackHost(error.host)) {
-        return ErrorDetail.reason("url_loopback_not_allowed", { host: error.host })
-      }
-      const range = ErrorDetail.reason(addressRanges[error.reason])
-      return error.address !== undefined && error.host !== undefined && error.address !== error.host
-        ? ErrorDetail.reason("resolves_to", { host: error.host, address: error.address, range })
-        : range
-    }
-  }
-}
 
 const invalidUrl = (detail: LocalizedText) => new PostwireError({ code: "invalid_url", field: "url", details: { detail } })
 

@@ -258,11 +258,20 @@ export const make = (settings: Settings, wire: Wire) => {
     Effect.gen(function* () {
       const stored = yield* Effect.mapError(Xrpc.decode(json), fromPlatformFailure)
       if (stored.oauth !== undefined) {
-        // RFC 7009: the refresh token revoked (and the access tokens of its grant with it).
-        const endpoint = stored.oauth.revocation_endpoint
+        // RFC 7009: the refresh token revoked (and the access tokens of its grant with it). The
+        // grant is bound to the DPoP key: the authorization server takes the revocation only with
+        // a proof of that key (the reference PDS refuses it otherwise, and the tokens live on).
+        const oauth = stored.oauth
+        const endpoint = oauth.revocation_endpoint
         if (endpoint === null) return { _tag: "Revoked" as const }
-        const answer = yield* send(wire, OAuth.form(endpoint, { token: stored.refresh_jwt, token_type_hint: "refresh_token", client_id: stored.oauth.client_id }))
-        if (Xrpc.ok(answer) || answer.status === 400) return { _tag: "Revoked" as const }
+        const answer = yield* Effect.mapError(
+          OAuth.sendWithProof(wire, oauth.dpop_jwk as JsonWebKey, new Map(), yield* Clock.currentTimeMillis, () =>
+            OAuth.form(endpoint, { token: stored.refresh_jwt, token_type_hint: "refresh_token", client_id: oauth.client_id })
+          ),
+          fromPlatformFailure
+        )
+        // A grant that is gone already (expired, revoked) is as good as revoked.
+        if (Xrpc.ok(answer) || stringField(answer.json, "error") === "invalid_grant") return { _tag: "Revoked" as const }
         return yield* Effect.fail(refusal(answer, yield* Clock.currentTimeMillis))
       }
       const response = yield* send(

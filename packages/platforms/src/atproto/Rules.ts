@@ -25,7 +25,8 @@
  *
  * @since 0.5.0
  */
-import { ErrorDetail, type TargetRules } from "@postwire/domain"
+import { ErrorDetail, type LocalizedText, type TargetRules } from "@postwire/domain"
+import * as Reasons from "./Reasons.ts"
 
 /** The wire word of Bluesky. */
 export const platform = "atproto"
@@ -69,7 +70,7 @@ export const byteLength = (text: string): number => utf8.encode(text).length
 
 const at = (index: number, broken: TargetRules.RuleBreak): TargetRules.RuleBreak => ({ ...broken, field: `media[${index}]` })
 
-const invalid = (rule: ErrorDetail.Reason, detail: ReturnType<typeof ErrorDetail.reason>): TargetRules.RuleBreak => ({
+const invalid = (rule: string, detail: LocalizedText): TargetRules.RuleBreak => ({
   code: "media_invalid",
   rule,
   field: "media",
@@ -94,32 +95,32 @@ export const rules: TargetRules.PlatformRuleSet = {
           code: "caption_invalid",
           rule: "atproto_text_bytes",
           field: "caption",
-          details: { platform, detail: ErrorDetail.reason("atproto_text_bytes", { max: textBytesMax, count }) }
+          details: { platform, detail: Reasons.reason("atproto_text_bytes", { max: textBytesMax, count }) }
         }
       : undefined
   },
   checkMedia: (target, media) => {
     const videos = media.filter((m) => m.kind === "video").length
     if (videos > 0 && media.length > 1) {
-      return invalid("atproto_images_or_video", ErrorDetail.reason("atproto_images_or_video"))
+      return invalid("atproto_images_or_video", Reasons.reason("atproto_images_or_video"))
     }
     if (media.length > imagesMax) {
-      return invalid("textpost_items_max", ErrorDetail.reason("textpost_items_max", { max: imagesMax }))
+      return invalid("textpost_items_max", ErrorDetail.reason("items_max", { max: imagesMax }))
     }
     for (const [index, item] of media.entries()) {
       if (item.kind === "image") {
         if (item.mime !== undefined && !imageTypes.includes(item.mime)) {
-          return at(index, invalid("atproto_image_format", ErrorDetail.reason("atproto_image_format", { value: item.mime })))
+          return at(index, invalid("atproto_image_format", Reasons.reason("atproto_image_format", { value: item.mime })))
         }
         if (item.sizeBytes !== undefined && item.sizeBytes > imageBytesMax) {
-          return at(index, invalid("atproto_image_bytes", ErrorDetail.reason("atproto_image_bytes", { max: imageBytesMax, size: item.sizeBytes })))
+          return at(index, invalid("atproto_image_bytes", Reasons.reason("atproto_image_bytes", { max: imageBytesMax, size: item.sizeBytes })))
         }
       } else {
         if (item.mime !== undefined && !videoTypes.includes(item.mime)) {
-          return at(index, invalid("atproto_video_format", ErrorDetail.reason("atproto_video_format", { value: item.mime })))
+          return at(index, invalid("atproto_video_format", Reasons.reason("atproto_video_format", { value: item.mime })))
         }
         if (item.sizeBytes !== undefined && item.sizeBytes > videoBytesMax) {
-          return at(index, invalid("atproto_video_bytes", ErrorDetail.reason("atproto_video_bytes", { max: videoBytesMax, size: item.sizeBytes })))
+          return at(index, invalid("atproto_video_bytes", Reasons.reason("atproto_video_bytes", { max: videoBytesMax, size: item.sizeBytes })))
         }
         const long = (item.durationSeconds ?? 0) > (target.maxVideoSeconds ?? videoSecondsMax)
         if (long) {

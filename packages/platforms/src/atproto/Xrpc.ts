@@ -22,6 +22,7 @@ import { ErrorDetail } from "@postwire/domain"
 import { Clock, Effect, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
 import { failure, field, stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
+import * as Credentials from "../Credentials.ts"
 import * as OAuth from "./OAuth.ts"
 
 /** What Postwire keeps of a Bluesky account's session (sealed by the server; never the app password). */
@@ -51,20 +52,11 @@ export const AtprotoCredentials = Schema.Struct({
 /** What Postwire keeps of a Bluesky account's session. */
 export type AtprotoCredentials = typeof AtprotoCredentials.Type
 
+const stored = Credentials.codec(AtprotoCredentials)
 /** The credentials JSON stored in `account.credentials`. */
-export const encode = (credentials: AtprotoCredentials): string => JSON.stringify(credentials)
-
+export const encode = stored.encode
 /** Reads an account's credentials; missing or unreadable ones need a reconnect. */
-export const decode = (json: string | null): Effect.Effect<AtprotoCredentials, PlatformFailure> => {
-  if (json === null) return Effect.fail(failure("token_expired", "credentials_missing", { needsReconnect: true }))
-  try {
-    return Schema.decodeUnknownEffect(AtprotoCredentials)(JSON.parse(json)).pipe(
-      Effect.mapError(() => failure("token_expired", "credentials_invalid", { needsReconnect: true }))
-    )
-  } catch {
-    return Effect.fail(failure("token_expired", "credentials_invalid", { needsReconnect: true }))
-  }
-}
+export const decode = stored.decode
 
 /** The XRPC error name of an answer (`InvalidRequest`, `ExpiredToken`, …), if it has one. */
 export const errorName = (response: WireResponse): string | undefined => stringField(response.json, "error")

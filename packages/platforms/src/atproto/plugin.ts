@@ -20,6 +20,9 @@
  * @since 0.5.0
  */
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as Reasons from "./Reasons.ts"
+import { examples } from "./Examples.ts"
+import { AtprotoCredentials } from "./Xrpc.ts"
 import * as Atproto from "./Atproto.ts"
 import * as AtprotoComments from "./AtprotoComments.ts"
 import * as AtprotoConnect from "./AtprotoConnect.ts"
@@ -33,9 +36,12 @@ import * as Tid from "./Tid.ts"
 const flag = (value: string | undefined): boolean | undefined => (value === undefined ? undefined : value === "1" || value === "true")
 
 /** The Bluesky plugin. */
-export const atproto: PlatformPlugin<Atproto.Config, AtprotoConnect.Settings> = {
+export const atproto: PlatformPlugin<Atproto.Config, AtprotoConnect.Settings, typeof AtprotoCredentials> = {
   name: "atproto",
   displayName: rules.displayName,
+  credentials: AtprotoCredentials,
+  reasons: Reasons.catalogue.texts,
+  examples,
   rules,
   options,
   publish: {

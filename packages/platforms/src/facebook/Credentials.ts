@@ -4,6 +4,7 @@
  * @since 0.5.0
  */
 import { Schema } from "effect"
+import * as Credentials from "../Credentials.ts"
 
 /**
  * Facebook Pages: the Page access token, and optionally the long-lived user token it was derived
@@ -22,5 +23,8 @@ export const PagesCredentials = Schema.Struct({
 /** Facebook Pages credentials. */
 export type PagesCredentials = typeof PagesCredentials.Type
 
-/** The credentials schema of the Facebook Pages plugin, by its wire word. */
-export const schemas = { pages: PagesCredentials } as const
+const stored = Credentials.codec(PagesCredentials)
+/** Serializes Facebook Pages credentials for `account.credentials`. */
+export const encode = stored.encode
+/** Reads an account's Facebook Pages credentials; missing or unreadable ones ask for a reconnect. */
+export const decode = stored.decode

@@ -28,7 +28,7 @@
 import type { CodeExchange, ConnectedIdentity, TokenRevocation } from "@postwire/core"
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
-import * as Credentials from "../Credentials.ts"
+import * as Credentials from "./Credentials.ts"
 import {
   appSecretProof,
   connectFailure,
@@ -198,7 +198,7 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
         handle: name,
         displayName: name,
         avatarUrl: stringField(field(field(page, "picture"), "data"), "url") ?? null,
-        credentials: Credentials.encode("pages", credentials),
+        credentials: Credentials.encode(credentials),
         scopes,
         accessTokenExpiresAt: expiresAt,
         refreshTokenExpiresAt: null,
@@ -210,7 +210,7 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
   })
 
   const revoke = Effect.fn("connect.pages.revoke")(function* (json: string) {
-    const credentials = yield* Credentials.decode("pages", json).pipe(
+    const credentials = yield* Credentials.decode(json).pipe(
       Effect.mapError((f) => connectFailure("token_expired", f.platformCode, { needsReconnect: true }))
     )
     if (credentials.user_access_token === undefined || credentials.user_id === undefined) {

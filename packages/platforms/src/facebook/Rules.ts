@@ -19,7 +19,8 @@
  *
  * @since 0.4.0
  */
-import { ErrorDetail, TargetRules } from "@postwire/domain"
+import { TargetRules } from "@postwire/domain"
+import * as Reasons from "./Reasons.ts"
 
 const { countFits, invalid, tooLong } = TargetRules
 
@@ -103,22 +104,22 @@ export const rules: TargetRules.PlatformRuleSet = {
     const videos = media.filter((m) => m.kind === "video").length
     if (videos === 0) {
       if (!countFits(target.rules, media.length)) {
-        return invalid(platform, "page_images_max", ErrorDetail.reason("page_images_max", { max: target.rules.mediaMax }))
+        return invalid(platform, "page_images_max", Reasons.reason("page_images_max", { max: target.rules.mediaMax }))
       }
       for (const [index, image] of media.entries()) {
         if (image.mime !== undefined && image.mime !== "" && !photoMimes.includes(image.mime)) {
-          return { ...invalid(platform, "page_photo_format", ErrorDetail.reason("page_photo_format", { value: image.mime })), field: `media[${index}]` }
+          return { ...invalid(platform, "page_photo_format", Reasons.reason("page_photo_format", { value: image.mime })), field: `media[${index}]` }
         }
         if (image.sizeBytes !== undefined && image.sizeBytes > photoMaxBytes) {
           return {
-            ...invalid(platform, "page_photo_too_large", ErrorDetail.reason("page_photo_too_large", { max: megabytes(photoMaxBytes) })),
+            ...invalid(platform, "page_photo_too_large", Reasons.reason("page_photo_too_large", { max: megabytes(photoMaxBytes) })),
             field: `media[${index}]`
           }
         }
       }
       return undefined
     }
-    if (media.length > 1) return invalid(platform, "page_video_or_images", ErrorDetail.reason("page_video_or_images"))
+    if (media.length > 1) return invalid(platform, "page_video_or_images", Reasons.reason("page_video_or_images"))
     const video = media[0]!
     // A reel, or else a Page video: only what neither takes is refused.
     if (isReel(video)) return undefined
@@ -126,7 +127,7 @@ export const rules: TargetRules.PlatformRuleSet = {
     if (long !== undefined) return long
     if (video.sizeBytes !== undefined && video.sizeBytes > pageVideoMaxBytes) {
       return {
-        ...invalid(platform, "page_video_too_large", ErrorDetail.reason("page_video_too_large", { max: megabytes(pageVideoMaxBytes) })),
+        ...invalid(platform, "page_video_too_large", Reasons.reason("page_video_too_large", { max: megabytes(pageVideoMaxBytes) })),
         field: "media[0]"
       }
     }

@@ -8,6 +8,9 @@ import { Redacted } from "effect"
 import * as GraphApi from "../meta/GraphApi.ts"
 import * as Sessions from "../meta/Sessions.ts"
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as Reasons from "./Reasons.ts"
+import { examples } from "./Examples.ts"
+import { PagesCredentials } from "./Credentials.ts"
 import * as FacebookAnalytics from "./Analytics.ts"
 import * as FacebookComments from "./FacebookComments.ts"
 import * as FacebookConnect from "./FacebookConnect.ts"
@@ -16,9 +19,12 @@ import * as PagePicker from "./PagePicker.ts"
 import { isReel, rules } from "./Rules.ts"
 
 /** The Facebook Pages plugin. */
-export const facebook: PlatformPlugin<FacebookPages.Config, FacebookConnect.Settings> = {
+export const facebook: PlatformPlugin<FacebookPages.Config, FacebookConnect.Settings, typeof PagesCredentials> = {
   name: "pages",
   displayName: rules.displayName,
+  credentials: PagesCredentials,
+  reasons: Reasons.catalogue.texts,
+  examples,
   rules,
   publish: {
     defaults: FacebookPages.defaults,

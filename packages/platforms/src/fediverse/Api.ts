@@ -16,10 +16,10 @@
  * @internal
  */
 import type { PlatformFailure } from "@postwire/core"
-import { ErrorDetail } from "@postwire/domain"
 import { Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
 import { amend, failure, retrying, stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
+import * as Reasons from "./Reasons.ts"
 
 /** The platform's wire word. */
 export const platform = "fediverse"
@@ -42,7 +42,7 @@ export const resetAt = (headers: WireResponse["headers"]): number | undefined =>
 export const errorText = (response: WireResponse): string => stringField(response.json, "error") ?? `http_${response.status}`
 
 /** The server's own words, for a message's `{detail}`. */
-const said = (text: string) => ErrorDetail.reason("fediverse_server_said", { value: text })
+const said = (text: string) => Reasons.reason("fediverse_server_said", { value: text })
 
 /** Whether the answer is a 2xx. */
 export const ok = (response: WireResponse): boolean => response.status >= 200 && response.status < 300

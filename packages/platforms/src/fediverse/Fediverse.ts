@@ -28,8 +28,8 @@
  *
  * @since 0.5.0
  */
-import type { PublishInput, PublishStep } from "@postwire/core"
-import { ErrorDetail, type TargetRules } from "@postwire/domain"
+import type { PublishInput, PublishStep, UrlSafety } from "@postwire/core"
+import type { TargetRules } from "@postwire/domain"
 import { Clock, Effect, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
 import type { PlatformPublisher } from "../Plugin.ts"
@@ -39,6 +39,7 @@ import * as FediverseCredentials from "./FediverseCredentials.ts"
 import * as Instance from "./Instance.ts"
 import * as Options from "./Options.ts"
 import { descriptionBreak, type InstanceLimits, mediaBreak, textLength } from "./Rules.ts"
+import * as Reasons from "./Reasons.ts"
 
 /** Publishing settings. */
 export interface Config {
@@ -50,6 +51,10 @@ export interface Config {
   readonly lookupLimit: number
   /** How long after the checkpoint the same `Idempotency-Key` is trusted (the server keeps it 1 hour). */
   readonly idempotencyWindowMs: number
+  /** Servers on loopback are reached too (development and tests: the webhooks' loopback switch); see `PinnedWire.ts`. */
+  readonly allowLoopback?: boolean | undefined
+  /** Resolves a server's name before each call (the operating system's resolver by default); the answer is checked and pinned. */
+  readonly resolver?: UrlSafety.Resolver["Service"] | undefined
 }
 
 /** Defaults: a check every 2 s for up to 5 minutes; the key trusted for 50 of its 60 minutes. */
@@ -108,7 +113,7 @@ export const limitsFailure = (input: PublishInput, limits: InstanceLimits, optio
   const long = descriptionBreak(options.alt ?? [], limits.descriptionLimit)
   if (long !== undefined) {
     return failure("media_invalid", "description_limit", {
-      details: { platform: Api.platform, detail: ErrorDetail.reason("fediverse_alt_too_long", { max: long.max, size: long.size }) },
+      details: { platform: Api.platform, detail: Reasons.reason("fediverse_alt_too_long", { max: long.max, size: long.size }) },
       notPublished: true,
       retryable: false
     })

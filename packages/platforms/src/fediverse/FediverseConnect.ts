@@ -36,6 +36,7 @@ import { stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
 import * as Api from "./Api.ts"
 import * as FediverseCredentials from "./FediverseCredentials.ts"
 import * as ServerAddress from "./ServerAddress.ts"
+import * as Reasons from "./Reasons.ts"
 
 /** Mastodon's connect settings. */
 export interface Settings {
@@ -82,7 +83,7 @@ const refused = (response: WireResponse) =>
 
 const atField = ServerAddress.atField
 
-const badAddress = () => atField("server_address", ErrorDetail.reason("fediverse_server_address"))
+const badAddress = () => atField("server_address", Reasons.reason("fediverse_server_address"))
 
 /** The hosted connect page's field: the server's address (`connect.form` of the plugin). */
 export const form: ReadonlyArray<ConnectFormField> = [

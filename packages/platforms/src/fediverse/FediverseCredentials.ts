@@ -6,9 +6,8 @@
  *
  * @since 0.5.0
  */
-import type { PlatformFailure } from "@postwire/core"
-import { Effect, Schema } from "effect"
-import { failure } from "../internal/Wire.ts"
+import { Schema } from "effect"
+import * as Credentials from "../Credentials.ts"
 
 /** Mastodon credentials. */
 export const FediverseCredentials = Schema.Struct({
@@ -26,20 +25,8 @@ export const FediverseCredentials = Schema.Struct({
 /** Mastodon credentials. */
 export type FediverseCredentials = typeof FediverseCredentials.Type
 
+const stored = Credentials.codec(FediverseCredentials)
 /** Serializes credentials to the JSON stored (sealed) in `account.credentials`. */
-export const encode = (credentials: FediverseCredentials): string => JSON.stringify(credentials)
-
-const decoder = Schema.decodeUnknownEffect(FediverseCredentials)
-const invalid = () => failure("token_expired", "credentials_invalid", { needsReconnect: true })
-
+export const encode = stored.encode
 /** Reads an account's credentials; missing or unreadable ones ask for a reconnect. */
-export const decode = (json: string | null): Effect.Effect<FediverseCredentials, PlatformFailure> => {
-  if (json === null) return Effect.fail(failure("token_expired", "credentials_missing", { needsReconnect: true }))
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(json)
-  } catch {
-    return Effect.fail(invalid())
-  }
-  return decoder(parsed).pipe(Effect.mapError(invalid))
-}
+export const decode = stored.decode

@@ -18,9 +18,10 @@
  *
  * @since 0.5.0
  */
-import { ErrorDetail, TargetRules } from "@postwire/domain"
+import { TargetRules } from "@postwire/domain"
 import { Schema } from "effect"
 import { defaultLimits, descriptionBreak, textLength } from "./Rules.ts"
+import * as Reasons from "./Reasons.ts"
 
 /** `visibility` values (https://docs.joinmastodon.org/entities/Status/#visibility). */
 export const visibilities = ["public", "unlisted", "private", "direct"] as const
@@ -80,7 +81,7 @@ export const options: TargetRules.OptionsSpec = {
       return TargetRules.refused({
         code: "media_invalid",
         field: `alt[${post.media.length}]`,
-        details: { platform: "fediverse", detail: ErrorDetail.reason("fediverse_alt_count", { count: alt.length, max: post.media.length }) }
+        details: { platform: "fediverse", detail: Reasons.reason("fediverse_alt_count", { count: alt.length, max: post.media.length }) }
       })
     }
     const long = descriptionBreak(alt, defaultLimits.descriptionLimit)
@@ -88,7 +89,7 @@ export const options: TargetRules.OptionsSpec = {
       return TargetRules.refused({
         code: "media_invalid",
         field: `alt[${long.index}]`,
-        details: { platform: "fediverse", detail: ErrorDetail.reason("fediverse_alt_too_long", { max: long.max, size: long.size }) }
+        details: { platform: "fediverse", detail: Reasons.reason("fediverse_alt_too_long", { max: long.max, size: long.size }) }
       })
     }
     const spoiler = options?.spoiler_text

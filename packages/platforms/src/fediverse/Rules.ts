@@ -32,7 +32,8 @@
  *
  * @since 0.5.0
  */
-import { ErrorDetail, TargetRules } from "@postwire/domain"
+import { TargetRules } from "@postwire/domain"
+import * as Reasons from "./Reasons.ts"
 
 const { countFits, invalid } = TargetRules
 
@@ -162,28 +163,28 @@ export const mediaBreak = (
   media: ReadonlyArray<TargetRules.MediaFacts>
 ): TargetRules.RuleBreak | undefined => {
   if (media.length > limits.maxMediaAttachments) {
-    return invalid(platform, "fediverse_media_max", ErrorDetail.reason("fediverse_media_max", { max: limits.maxMediaAttachments }))
+    return invalid(platform, "fediverse_media_max", Reasons.reason("fediverse_media_max", { max: limits.maxMediaAttachments }))
   }
   if (media.length > 1 && media.some((item) => !isImage(item))) {
-    return invalid(platform, "fediverse_images_and_video", ErrorDetail.reason("fediverse_images_and_video"))
+    return invalid(platform, "fediverse_images_and_video", Reasons.reason("fediverse_images_and_video"))
   }
   const at = (index: number, broken: TargetRules.RuleBreak): TargetRules.RuleBreak => ({ ...broken, field: `media[${index}]` })
   for (const [index, item] of media.entries()) {
     if (item.mime !== undefined && limits.supportedMimeTypes.length > 0 && !limits.supportedMimeTypes.includes(item.mime)) {
-      return at(index, invalid(platform, "fediverse_media_format", ErrorDetail.reason("fediverse_media_format", { value: item.mime })))
+      return at(index, invalid(platform, "fediverse_media_format", Reasons.reason("fediverse_media_format", { value: item.mime })))
     }
     const limit = item.kind === "image" ? limits.imageSizeLimit : limits.videoSizeLimit
     if (typeof item.sizeBytes === "number" && item.sizeBytes > limit) {
       return at(
         index,
-        invalid(platform, "fediverse_media_size", ErrorDetail.reason("fediverse_media_size", { max: megabytes(limit), size: megabytes(item.sizeBytes) }))
+        invalid(platform, "fediverse_media_size", Reasons.reason("fediverse_media_size", { max: megabytes(limit), size: megabytes(item.sizeBytes) }))
       )
     }
     const matrix = item.kind === "image" ? limits.imageMatrixLimit : limits.videoMatrixLimit
     if (typeof item.width === "number" && typeof item.height === "number" && item.width * item.height > matrix) {
       return at(
         index,
-        invalid(platform, "fediverse_media_pixels", ErrorDetail.reason("fediverse_media_pixels", { max: matrix, size: item.width * item.height }))
+        invalid(platform, "fediverse_media_pixels", Reasons.reason("fediverse_media_pixels", { max: matrix, size: item.width * item.height }))
       )
     }
   }
@@ -206,7 +207,7 @@ export const rules: TargetRules.PlatformRuleSet = {
   comments: { read: true, reply: true, hide: false, delete: true, push: false },
   checkMedia: (target, media) => {
     if (!countFits(target.rules, media.length)) {
-      return invalid(target.platform, "fediverse_media_max", ErrorDetail.reason("fediverse_media_max", { max: target.rules.mediaMax }))
+      return invalid(target.platform, "fediverse_media_max", Reasons.reason("fediverse_media_max", { max: target.rules.mediaMax }))
     }
     return mediaBreak(target.platform, defaultLimits, media)
   }

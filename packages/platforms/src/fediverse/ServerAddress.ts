@@ -15,9 +15,10 @@
  */
 import { lookup } from "node:dns/promises"
 import { type ConnectFailure, UrlSafety, Webhooks } from "@postwire/core"
-import { ErrorDetail, type LocalizedText } from "@postwire/domain"
+import type { LocalizedText } from "@postwire/domain"
 import { Effect } from "effect"
 import { connectFailure } from "../internal/ConnectWire.ts"
+import * as Reasons from "./Reasons.ts"
 
 /** The connect page's field: the server's address. */
 export const serverField = "server"
@@ -62,14 +63,14 @@ const refusalOf = (error: UrlSafety.UnsafeUrl): ConnectFailure => {
   switch (error.reason) {
     case "not_a_url":
     case "credentials":
-      return atField("server_address", ErrorDetail.reason("fediverse_server_address"))
+      return atField("server_address", Reasons.reason("fediverse_server_address"))
     case "not_https":
       return atField("server_not_https", Webhooks.describeUnsafeUrl(error))
     case "unresolvable":
       return atField("server_unresolvable", Webhooks.describeUnsafeUrl(error))
     default:
       // A loopback, private, link-local, shared, multicast or reserved address.
-      return atField(`server_${error.reason}`, ErrorDetail.reason("fediverse_server_not_public", { range: Webhooks.describeUnsafeUrl(error) }))
+      return atField(`server_${error.reason}`, Reasons.reason("fediverse_server_not_public", { range: Webhooks.describeUnsafeUrl(error) }))
   }
 }
 

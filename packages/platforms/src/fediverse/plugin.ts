@@ -11,47 +11,68 @@
  * | connect `clientName` | `POSTWIRE_FEDIVERSE_CLIENT_NAME` | `Postwire` |
  * | connect `website` | `POSTWIRE_FEDIVERSE_WEBSITE` | (none) |
  * | publish `pollIntervalMs` | `POSTWIRE_PLATFORM_POLL_INTERVAL_MS` | 2000 |
- * | connect `allowLoopback` | `POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS` (`1`, the webhooks' switch; or `POSTWIRE_UNSAFE_FEDIVERSE_ALLOW_HTTP=1`) | off: only `https://` servers on public addresses |
+ * | `allowLoopback` (connect and publish) | `POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS` (`1`, the webhooks' switch; or `POSTWIRE_UNSAFE_FEDIVERSE_ALLOW_HTTP=1`) | off: only `https://` servers on public addresses |
+ *
+ * Every call to a server (connect, publish, comments, analytics) goes through `PinnedWire.ts`:
+ * the server's name is resolved and checked before each call and the connection made to the
+ * address that was checked, so a name that turns private later (DNS rebinding) is refused.
  *
  * No app credentials are configured: each server gets its own app at the first connect.
  *
  * @since 0.5.0
  */
-import type { PlatformPlugin } from "../Plugin.ts"
+import type { UrlSafety } from "@postwire/core"
+import type { Wire } from "../internal/Wire.ts"
+import type { EnvReader, PlatformPlugin } from "../Plugin.ts"
+import { examples } from "./Examples.ts"
+import { FediverseCredentials } from "./FediverseCredentials.ts"
+import * as Reasons from "./Reasons.ts"
 import * as Fediverse from "./Fediverse.ts"
 import * as FediverseAnalytics from "./Analytics.ts"
 import * as FediverseComments from "./FediverseComments.ts"
 import * as FediverseConnect from "./FediverseConnect.ts"
 import * as Options from "./Options.ts"
+import * as PinnedWire from "./PinnedWire.ts"
+import * as ServerAddress from "./ServerAddress.ts"
 import { rules } from "./Rules.ts"
 
+/** Whether the loopback switch is on (`POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS=1`, or the older `POSTWIRE_UNSAFE_FEDIVERSE_ALLOW_HTTP=1`). */
+const allowLoopback = (read: EnvReader): true | undefined =>
+  read.text("POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS") === "1" || read.text("POSTWIRE_UNSAFE_FEDIVERSE_ALLOW_HTTP") === "1" ? true : undefined
+
+/** Every call to a server through the pinned wire: its address checked and connected to as checked (`PinnedWire.ts`). */
+const pinned = (settings: { readonly allowLoopback?: boolean | undefined; readonly resolver?: UrlSafety.Resolver["Service"] | undefined }, wire: Wire) =>
+  PinnedWire.make(wire, { allowLoopback: settings.allowLoopback === true, resolver: settings.resolver ?? ServerAddress.systemResolver })
+
 /** The Mastodon plugin. */
-export const fediverse: PlatformPlugin<Fediverse.Config, FediverseConnect.Settings> = {
+export const fediverse: PlatformPlugin<Fediverse.Config, FediverseConnect.Settings, typeof FediverseCredentials> = {
   name: "fediverse",
   displayName: rules.displayName,
+  credentials: FediverseCredentials,
+  reasons: Reasons.catalogue.texts,
+  examples,
   rules,
   options: Options.options,
   publish: {
     defaults: Fediverse.defaults,
-    make: (settings, wire) => Fediverse.make(settings, wire),
-    comments: (_settings, wire) => FediverseComments.make(wire),
-    analytics: (_settings, wire) => FediverseAnalytics.make(wire)
+    make: (settings, wire) => Fediverse.make(settings, pinned(settings, wire)),
+    comments: (settings, wire) => FediverseComments.make(pinned(settings, wire)),
+    analytics: (settings, wire) => FediverseAnalytics.make(pinned(settings, wire))
   },
   analytics: FediverseAnalytics.capabilities,
   connect: {
     defaults: FediverseConnect.defaults,
     form: FediverseConnect.form,
-    make: (settings, wire) => FediverseConnect.make(settings, wire)
+    make: (settings, wire) => FediverseConnect.make(settings, pinned(settings, wire))
   },
   env: (read) => ({
-    publish: { pollIntervalMs: read.pollIntervalMs },
+    // Development and tests only: reach a server on loopback (never in production). The one
+    // loopback switch of webhooks and media imports; the older Mastodon-only name still works.
+    publish: { pollIntervalMs: read.pollIntervalMs, allowLoopback: allowLoopback(read) },
     connect: {
       clientName: read.text("POSTWIRE_FEDIVERSE_CLIENT_NAME"),
       website: read.url("POSTWIRE_FEDIVERSE_WEBSITE"),
-      // Development and tests only: reach a server on loopback (never in production). The one
-      // loopback switch of webhooks and media imports; the older Mastodon-only name still works.
-      allowLoopback:
-        read.text("POSTWIRE_UNSAFE_ALLOW_LOOPBACK_WEBHOOKS") === "1" || read.text("POSTWIRE_UNSAFE_FEDIVERSE_ALLOW_HTTP") === "1" ? true : undefined
+      allowLoopback: allowLoopback(read)
     }
   }),
   sandbox: {

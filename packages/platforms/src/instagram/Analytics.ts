@@ -188,7 +188,6 @@ export const fromSettings = (settings: Instagram.Config, wire: Wire): AnalyticsA
   return make({
     graph,
     openSession: Sessions.longLived({
-      platform: "photo",
       graph,
       wire,
       refreshUrl: settings.refreshUrl,

@@ -30,7 +30,7 @@
 import type { CodeExchange, ConnectedIdentity } from "@postwire/core"
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
-import * as Credentials from "../Credentials.ts"
+import * as Credentials from "../meta/Credentials.ts"
 import {
   appSecretProof,
   connectFailure,
@@ -165,7 +165,7 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
     const now = yield* Clock.currentTimeMillis
     const expiresAt = expiry(now, long.expiresIn)
     const scopes = short.permissions.length > 0 ? short.permissions : settings.scopes
-    const credentials: Credentials.PhotoCredentials = {
+    const credentials: Credentials.LongLivedToken = {
       access_token: long.accessToken,
       issued_at: now,
       user_id: userId,
@@ -178,7 +178,7 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
       handle: username,
       displayName: stringField(me.json, "name") ?? null,
       avatarUrl: stringField(me.json, "profile_picture_url") ?? null,
-      credentials: Credentials.encode("photo", credentials),
+      credentials: Credentials.encode(credentials),
       scopes,
       accessTokenExpiresAt: expiresAt,
       refreshTokenExpiresAt: null,
@@ -206,7 +206,6 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
     exchange,
     refresh: (json) =>
       MetaToken.refresh(wire, {
-        platform: "photo",
         url: settings.refreshUrl,
         grantType: "ig_refresh_token",
         credentials: json

@@ -21,8 +21,9 @@
  *
  * @since 0.4.0
  */
-import { ErrorDetail, type Platform, TargetRules } from "@postwire/domain"
+import { type Platform, TargetRules } from "@postwire/domain"
 import { kindOf } from "./Options.ts"
+import * as Reasons from "./Reasons.ts"
 
 const { countFits, invalid } = TargetRules
 
@@ -69,7 +70,7 @@ const checkCaption = (caption: string, target?: TargetRules.CaptionTarget): Targ
     return TargetRules.captionInvalid(
       platform,
       "ig_hashtags_max",
-      ErrorDetail.reason("ig_hashtags_max", { max: captionTags.hashtags, count: tags })
+      Reasons.reason("ig_hashtags_max", { max: captionTags.hashtags, count: tags })
     )
   }
   const named = mentions(caption)
@@ -77,7 +78,7 @@ const checkCaption = (caption: string, target?: TargetRules.CaptionTarget): Targ
     ? TargetRules.captionInvalid(
         platform,
         "ig_mentions_max",
-        ErrorDetail.reason("ig_mentions_max", { max: captionTags.mentions, count: named })
+        Reasons.reason("ig_mentions_max", { max: captionTags.mentions, count: named })
       )
     : undefined
 }
@@ -93,7 +94,7 @@ export const notJpeg = (platform: Platform, media: ReadonlyArray<TargetRules.Med
   const index = media.findIndex((m) => m.kind === "image" && m.mime !== undefined && m.mime !== "" && m.mime !== "image/jpeg")
   if (index < 0) return undefined
   const format = (media[index]!.mime ?? "").replace(/^image\//, "").toUpperCase()
-  return { ...invalid(platform, "ig_image_jpeg_only", ErrorDetail.reason("ig_image_jpeg_only", { format })), field: `media[${index}]` }
+  return { ...invalid(platform, "ig_image_jpeg_only", Reasons.reason("ig_image_jpeg_only", { format })), field: `media[${index}]` }
 }
 
 /** The first feed or carousel image outside 4:5 to 1.91:1, when its size is known. */
@@ -108,7 +109,7 @@ const badAspect = (platform: Platform, media: ReadonlyArray<TargetRules.MediaFac
   if (index < 0) return undefined
   const { width, height } = media[index]!
   return {
-    ...invalid(platform, "ig_image_aspect_ratio", ErrorDetail.reason("ig_image_aspect_ratio", { width: width!, height: height! })),
+    ...invalid(platform, "ig_image_aspect_ratio", Reasons.reason("ig_image_aspect_ratio", { width: width!, height: height! })),
     field: `media[${index}]`
   }
 }
@@ -132,7 +133,7 @@ const badDuration = (
     }
     if (m.durationSeconds < limits.min) {
       return {
-        ...invalid(platform, "ig_video_min_duration", ErrorDetail.reason("ig_video_min_duration", { min: limits.min })),
+        ...invalid(platform, "ig_video_min_duration", Reasons.reason("ig_video_min_duration", { min: limits.min })),
         field: `media[${index}]`
       }
     }
@@ -156,15 +157,15 @@ export const rules: TargetRules.PlatformRuleSet = {
     if (type === "reel") {
       return media.length === 1 && videos === 1
         ? badDuration(platform, media, "reel")
-        : invalid(platform, "reel_one_video", ErrorDetail.reason("reel_one_video"))
+        : invalid(platform, "reel_one_video", Reasons.reason("reel_one_video"))
     }
     if (type === "story") {
       return media.length === 1
         ? badDuration(platform, media, "story")
-        : invalid(platform, "story_one_item", ErrorDetail.reason("story_one_item"))
+        : invalid(platform, "story_one_item", Reasons.reason("story_one_item"))
     }
     if (!countFits(target.rules, media.length)) {
-      return invalid(platform, "feed_item_count", ErrorDetail.reason("feed_item_count", { max: target.rules.mediaMax }))
+      return invalid(platform, "feed_item_count", Reasons.reason("feed_item_count", { max: target.rules.mediaMax }))
     }
     return (
       badAspect(platform, media) ??

@@ -9,6 +9,9 @@ import * as GraphApi from "../meta/GraphApi.ts"
 import * as MetaToken from "../meta/MetaToken.ts"
 import * as Sessions from "../meta/Sessions.ts"
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as Reasons from "./Reasons.ts"
+import { examples } from "./Examples.ts"
+import { LongLivedToken } from "../meta/Credentials.ts"
 import * as InstagramAnalytics from "./Analytics.ts"
 import * as Instagram from "./Instagram.ts"
 import * as InstagramComments from "./InstagramComments.ts"
@@ -22,9 +25,12 @@ const day = 24 * 60 * 60 * 1000
 const appSecretProofName = "POSTWIRE_INSTAGRAM_APPSECRET_PROOF"
 
 /** The Instagram plugin. */
-export const instagram: PlatformPlugin<Instagram.Config, InstagramConnect.Settings> = {
+export const instagram: PlatformPlugin<Instagram.Config, InstagramConnect.Settings, typeof LongLivedToken> = {
   name: "photo",
   displayName: rules.displayName,
+  credentials: LongLivedToken,
+  reasons: Reasons.catalogue.texts,
+  examples,
   rules,
   options,
   publish: {
@@ -37,7 +43,6 @@ export const instagram: PlatformPlugin<Instagram.Config, InstagramConnect.Settin
         graph,
         config,
         openSession: Sessions.longLived({
-          platform: "photo",
           graph,
           wire,
           refreshUrl: settings.refreshUrl,

@@ -24,14 +24,39 @@ export interface TokenSession<C> {
   readonly update: Effect.Effect<CredentialsUpdate | undefined>
 }
 
+/** The refreshes in flight and just done, of every refresher that shares one name. */
+interface Flight {
+  readonly lock: Semaphore.Semaphore
+  readonly done: Map<string, unknown>
+}
+
+const flights = new Map<string, Flight>()
+
+const flightOf = (name: string | undefined): Flight => {
+  if (name === undefined) return { lock: Semaphore.makeUnsafe(1), done: new Map() }
+  let flight = flights.get(name)
+  if (flight === undefined) {
+    flight = { lock: Semaphore.makeUnsafe(1), done: new Map() }
+    flights.set(name, flight)
+  }
+  return flight
+}
+
 /**
  * Deduplicates refreshes of the same credentials: two targets of one account whose token expired
  * together refresh once, and the second reuses the rotated result instead of spending a refresh
- * token that is no longer valid.
+ * token that is no longer valid. Refreshers made with the same `shared` name (one platform app:
+ * its API address and client key) share one flight in the process: TikTok's publishing and its
+ * analytics, built apart from the same settings, never spend one rotating refresh token twice.
  */
-export const makeRefresher = <C>(refresh: Refresh<C>, encode: (credentials: C) => string): Refresh<C> => {
-  const done = new Map<string, C>()
-  const lock = Semaphore.makeUnsafe(1)
+export const makeRefresher = <C, E = PlatformFailure>(
+  refresh: (credentials: C) => Effect.Effect<C, E>,
+  encode: (credentials: C) => string,
+  shared?: string
+): ((credentials: C) => Effect.Effect<C, E>) => {
+  const flight = flightOf(shared)
+  const done = flight.done as Map<string, C>
+  const lock = flight.lock
   return (credentials) =>
     lock.withPermits(1)(
       Effect.suspend(() => {

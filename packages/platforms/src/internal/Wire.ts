@@ -35,6 +35,8 @@ export interface WireResponse {
 export interface Wire {
   readonly send: (request: HttpClientRequest.HttpClientRequest) => Effect.Effect<WireResponse, PlatformFailure>
   readonly retry: RetryPolicy
+  /** The time limit of one call, for a sender that wraps this one (Mastodon's pinned wire). */
+  readonly timeoutMs?: number | undefined
 }
 
 /**
@@ -142,7 +144,7 @@ export const make = (
       )
     )
   const fast = options.fast
-  if (fast === undefined) return { retry: options.retry, send: viaClient }
+  if (fast === undefined) return { retry: options.retry, timeoutMs: options.timeoutMs, send: viaClient }
   const answered = (response: PlatformHttpResponse): WireResponse => ({
     status: response.status,
     text: response.text,
@@ -152,6 +154,7 @@ export const make = (
   const unanswered = (reason: PlatformHttpFailure) => failure("platform_unavailable", reason)
   return {
     retry: options.retry,
+    timeoutMs: options.timeoutMs,
     send: (request) =>
       Effect.withFiber((fiber) => {
         const body = request.body
@@ -188,7 +191,7 @@ const redactedNames = (names: ReadonlyArray<string | RegExp>): ReadonlyArray<str
 }
 
 /** The request's address with its query parameters, as the `HttpClient` would build it. */
-const fullUrl = (request: HttpClientRequest.HttpClientRequest): string => {
+export const fullUrl = (request: HttpClientRequest.HttpClientRequest): string => {
   if (request.urlParams.params.length === 0) return request.url
   if (!request.url.includes("?")) return `${request.url}?${UrlParams.toString(request.urlParams)}`
   const url = new URL(request.url)
@@ -196,7 +199,8 @@ const fullUrl = (request: HttpClientRequest.HttpClientRequest): string => {
   return url.toString()
 }
 
-const parseJson = (text: string): unknown => {
+/** A body's JSON; `undefined` when it is empty or not JSON. */
+export const parseJson = (text: string): unknown => {
   if (text === "") return undefined
   try {
     return JSON.parse(text)

@@ -6,9 +6,8 @@
  *
  * @since 0.5.0
  */
-import type { PlatformFailure } from "@postwire/core"
-import { Effect, Schema } from "effect"
-import { failure } from "../internal/Wire.ts"
+import { Schema } from "effect"
+import * as Credentials from "../Credentials.ts"
 
 /** The stored JSON. Times are epoch milliseconds. */
 export const ProfessionalCredentials = Schema.Struct({
@@ -27,22 +26,11 @@ export const ProfessionalCredentials = Schema.Struct({
 /** LinkedIn credentials. */
 export type ProfessionalCredentials = typeof ProfessionalCredentials.Type
 
-const decodeUnknown = Schema.decodeUnknownEffect(ProfessionalCredentials)
-
+const stored = Credentials.codec(ProfessionalCredentials)
 /** Serializes credentials for `account.credentials`. */
-export const encode = (credentials: ProfessionalCredentials): string => JSON.stringify(credentials)
-
+export const encode = stored.encode
 /**
  * Reads an account's credentials; missing or unreadable ones can only be fixed by connecting the
  * account again: `token_expired` with `needsReconnect`.
  */
-export const decode = (json: string | null): Effect.Effect<ProfessionalCredentials, PlatformFailure> => {
-  if (json === null) return Effect.fail(failure("token_expired", "credentials_missing", { needsReconnect: true }))
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(json)
-  } catch {
-    return Effect.fail(failure("token_expired", "credentials_invalid", { needsReconnect: true }))
-  }
-  return decodeUnknown(parsed).pipe(Effect.mapError(() => failure("token_expired", "credentials_invalid", { needsReconnect: true })))
-}
+export const decode = stored.decode

@@ -15,8 +15,9 @@
  *
  * @since 0.5.0
  */
-import { ErrorDetail, TargetRules } from "@postwire/domain"
+import { TargetRules } from "@postwire/domain"
 import { Schema } from "effect"
+import * as Reasons from "./Reasons.ts"
 
 /** The article a post shares. */
 export const ArticleLink = Schema.Struct({
@@ -73,7 +74,7 @@ export const resolve = (options: unknown, post: TargetRules.OptionsPost): Target
     return TargetRules.refused({
       code: "media_invalid",
       field: "media",
-      details: { platform: key, detail: ErrorDetail.reason("professional_article_with_media") }
+      details: { platform: key, detail: Reasons.reason("professional_article_with_media") }
     })
   }
   return TargetRules.resolved({ visibility: given.visibility ?? "PUBLIC", ...(given.link === undefined ? {} : { link: given.link }) })

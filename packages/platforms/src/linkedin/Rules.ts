@@ -25,8 +25,9 @@
  *
  * @since 0.5.0
  */
-import { ErrorDetail, TargetRules } from "@postwire/domain"
+import { TargetRules } from "@postwire/domain"
 import * as Commentary from "./Commentary.ts"
+import * as Reasons from "./Reasons.ts"
 
 const { invalid, tooLong } = TargetRules
 
@@ -58,14 +59,14 @@ export const dailyQuota = 150
 
 const imageBreak = (target: TargetRules.TargetFacts, item: TargetRules.MediaFacts) => {
   if (item.mime !== undefined && !imageTypes.includes(item.mime)) {
-    return invalid(target.platform, "professional_image_format", ErrorDetail.reason("professional_image_format", { value: item.mime }))
+    return invalid(target.platform, "professional_image_format", Reasons.reason("professional_image_format", { value: item.mime }))
   }
   const { width, height } = item
   if (typeof width === "number" && typeof height === "number" && width * height >= imagePixelsMax) {
     return invalid(
       target.platform,
       "professional_image_pixels",
-      ErrorDetail.reason("professional_image_pixels", { max: imagePixelsMax, size: width * height })
+      Reasons.reason("professional_image_pixels", { max: imagePixelsMax, size: width * height })
     )
   }
   return undefined
@@ -73,16 +74,16 @@ const imageBreak = (target: TargetRules.TargetFacts, item: TargetRules.MediaFact
 
 const videoBreak = (target: TargetRules.TargetFacts, item: TargetRules.MediaFacts, media: ReadonlyArray<TargetRules.MediaFacts>) => {
   if (item.mime !== undefined && !videoTypes.includes(item.mime)) {
-    return invalid(target.platform, "professional_video_format", ErrorDetail.reason("professional_video_format", { value: item.mime }))
+    return invalid(target.platform, "professional_video_format", Reasons.reason("professional_video_format", { value: item.mime }))
   }
   if (item.sizeBytes !== undefined && (item.sizeBytes < videoBytesMin || item.sizeBytes > videoBytesMax)) {
-    return invalid(target.platform, "professional_video_size", ErrorDetail.reason("professional_video_size", { size: item.sizeBytes }))
+    return invalid(target.platform, "professional_video_size", Reasons.reason("professional_video_size", { size: item.sizeBytes }))
   }
   if (item.durationSeconds !== null && item.durationSeconds < videoSecondsMin) {
     return invalid(
       target.platform,
       "professional_video_min_duration",
-      ErrorDetail.reason("professional_video_min_duration", { min: videoSecondsMin })
+      Reasons.reason("professional_video_min_duration", { min: videoSecondsMin })
     )
   }
   return tooLong(media, "professional_video_duration", target.maxVideoSeconds ?? videoSecondsMax)
@@ -104,10 +105,10 @@ export const rules: TargetRules.PlatformRuleSet = {
   checkMedia: (target, media) => {
     const videos = media.filter((m) => m.kind === "video").length
     if (videos > 0 && media.length > 1) {
-      return invalid(target.platform, "professional_video_or_images", ErrorDetail.reason("professional_video_or_images"))
+      return invalid(target.platform, "professional_video_or_images", Reasons.reason("professional_video_or_images"))
     }
     if (media.length > imagesMax) {
-      return invalid(target.platform, "professional_images_max", ErrorDetail.reason("professional_images_max", { max: imagesMax }))
+      return invalid(target.platform, "professional_images_max", Reasons.reason("professional_images_max", { max: imagesMax }))
     }
     for (const [index, item] of media.entries()) {
       const broken = item.kind === "image" ? imageBreak(target, item) : videoBreak(target, item, media)

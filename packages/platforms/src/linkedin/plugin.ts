@@ -18,6 +18,9 @@
  */
 import { Redacted } from "effect"
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as Reasons from "./Reasons.ts"
+import { examples } from "./Examples.ts"
+import { ProfessionalCredentials } from "./LinkedInCredentials.ts"
 import * as LinkedIn from "./LinkedIn.ts"
 import * as LinkedInAnalytics from "./Analytics.ts"
 import * as LinkedInComments from "./LinkedInComments.ts"
@@ -35,9 +38,12 @@ const day = 24 * 60 * 60 * 1000
 export const renewAfterMs = 53 * day
 
 /** The LinkedIn plugin. */
-export const linkedin: PlatformPlugin<LinkedIn.Config, LinkedInConnect.Settings> = {
+export const linkedin: PlatformPlugin<LinkedIn.Config, LinkedInConnect.Settings, typeof ProfessionalCredentials> = {
   name: "professional",
   displayName: rules.displayName,
+  credentials: ProfessionalCredentials,
+  reasons: Reasons.catalogue.texts,
+  examples,
   rules,
   options,
   publish: {

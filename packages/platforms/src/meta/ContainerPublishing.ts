@@ -32,7 +32,7 @@ import type {
 import { Spans } from "@postwire/core"
 import { type ErrorCode, ErrorDetail, formatInstant, type TargetRules } from "@postwire/domain"
 import { Clock, Deferred, Effect, Exit, Option, type Redacted, Schema } from "effect"
-import type * as Credentials from "../Credentials.ts"
+import type * as Credentials from "./Credentials.ts"
 import * as MediaRules from "../internal/MediaRules.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
 import { amend, failure, field, malformed, numberField, retrying, stringField, type Wire } from "../internal/Wire.ts"
@@ -193,7 +193,7 @@ export interface ContainerAdapter {
 }
 
 /** Instagram and Threads credentials: the same long-lived token shape. */
-type LongLived = Credentials.PhotoCredentials
+type LongLived = Credentials.LongLivedToken
 
 type Session = TokenSession.TokenSession<LongLived>
 
@@ -217,7 +217,6 @@ export const make = (spec: ContainerPlatform, config: Config, wire: Wire): Conta
   const graph = GraphApi.make({ wire, baseUrl: config.baseUrl, platform: spec.platform, appSecret: config.appSecret })
 
   const openSession = Sessions.longLived({
-    platform: spec.platform,
     graph,
     wire,
     refreshUrl: config.refreshUrl,

@@ -5,6 +5,7 @@
  * @since 0.5.0
  */
 import { Schema } from "effect"
+import * as Credentials from "../Credentials.ts"
 
 /** A Meta long-lived token (about 60 days), refreshable while valid and at least 24 h old. */
 export const LongLivedToken = Schema.Struct({
@@ -20,5 +21,8 @@ export const LongLivedToken = Schema.Struct({
 /** A Meta long-lived token's credentials. */
 export type LongLivedToken = typeof LongLivedToken.Type
 
-/** The credentials schemas of Instagram and Threads, by their wire words. */
-export const schemas = { photo: LongLivedToken, textpost: LongLivedToken } as const
+const stored = Credentials.codec(LongLivedToken)
+/** Serializes a long-lived token's credentials for `account.credentials`. */
+export const encode = stored.encode
+/** Reads an account's long-lived token credentials; missing or unreadable ones ask for a reconnect. */
+export const decode = stored.decode

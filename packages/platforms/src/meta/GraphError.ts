@@ -10,6 +10,7 @@
 import type { PlatformFailure } from "@postwire/core"
 import { type ErrorCode, ErrorDetail, type LocalizedText } from "@postwire/domain"
 import { failure, field, numberField, stringField } from "../internal/Wire.ts"
+import * as ThreadsReasons from "../threads/Reasons.ts"
 
 /** The `error` object of a Graph API failure. */
 export interface GraphErrorBody {
@@ -192,7 +193,7 @@ export const toFailure = (
   // Threads' link limit, documented by its code string only (threads/create-posts/text-attachments):
   // the caption is what to change, not the media.
   if ([error.message, error.error_user_title, error.error_user_msg].some((t) => t?.includes(linkLimitExceeded) === true)) {
-    return failure("caption_invalid", linkLimitExceeded, { details: { platform, detail: ErrorDetail.reason("textpost_links_refused") } })
+    return failure("caption_invalid", linkLimitExceeded, { details: { platform, detail: ThreadsReasons.reason("textpost_links_refused") } })
   }
   const classified = classify(error, httpStatus)
   return failure(classified.code, classified.platformCode, {

@@ -9,10 +9,9 @@
  * @since 0.2.0
  */
 import type { ConnectFailure, TokenRefresh } from "@postwire/core"
-import type { Platform } from "@postwire/domain"
 import { Clock, Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
-import * as Credentials from "../Credentials.ts"
+import * as Credentials from "./Credentials.ts"
 import { connectFailure, expiry, malformedAnswer, metaConnectFailure, metaOk, metaRefreshFailure, send } from "../internal/ConnectWire.ts"
 import { numberField, stringField, type Wire } from "../internal/Wire.ts"
 
@@ -47,14 +46,13 @@ export const exchange = (
 export const refresh = (
   wire: Wire,
   options: {
-    readonly platform: Extract<Platform, "photo" | "textpost">
     readonly url: string
     readonly grantType: string
     readonly credentials: string
   }
 ): Effect.Effect<TokenRefresh, ConnectFailure> =>
   Effect.gen(function* () {
-    const credentials = yield* Credentials.decode(options.platform, options.credentials).pipe(
+    const credentials = yield* Credentials.decode(options.credentials).pipe(
       Effect.mapError((f) => connectFailure("token_expired", f.platformCode, { needsReconnect: true }))
     )
     const now = yield* Clock.currentTimeMillis
@@ -75,7 +73,7 @@ export const refresh = (
     if (accessToken === undefined) return yield* Effect.fail(malformedAnswer("refreshed_token"))
     const expiresAt = expiry(now, numberField(response.json, "expires_in"))
     const { expires_at: _old, ...kept } = credentials
-    const fresh: Credentials.PhotoCredentials = {
+    const fresh: Credentials.LongLivedToken = {
       ...kept,
       access_token: accessToken,
       issued_at: now,
@@ -83,7 +81,7 @@ export const refresh = (
     }
     return {
       _tag: "Refreshed",
-      credentials: Credentials.encode(options.platform, fresh),
+      credentials: Credentials.encode(fresh),
       accessTokenExpiresAt: expiresAt,
       refreshTokenExpiresAt: null,
       scopes: null

@@ -8,20 +8,20 @@
 import type { AccountRecord, PlatformFailure } from "@postwire/core"
 import { Clock, Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
-import * as Credentials from "../Credentials.ts"
+import * as PagesCredentials from "../facebook/Credentials.ts"
+import * as Credentials from "./Credentials.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
 import { failure, numberField, retrying, stringField, type Wire } from "../internal/Wire.ts"
 import type { GraphApi } from "./GraphApi.ts"
 
 /** Instagram and Threads credentials: the same long-lived token shape. */
-export type LongLived = Credentials.PhotoCredentials
+export type LongLived = Credentials.LongLivedToken
 
 /** Opens the token session of an Instagram or Threads account. */
 export type OpenLongLived = (account: AccountRecord) => Effect.Effect<TokenSession.TokenSession<LongLived>, PlatformFailure>
 
 /** Sessions over a long-lived Instagram or Threads token. */
 export const longLived = (options: {
-  readonly platform: "photo" | "textpost"
   readonly graph: GraphApi
   readonly wire: Wire
   /** Where to refresh (`GET ?grant_type=...&access_token=...`); `null`: no refresh. */
@@ -31,7 +31,7 @@ export const longLived = (options: {
   /** `ig_refresh_token`, `th_refresh_token`. */
   readonly refreshGrantType: string
 }): OpenLongLived => {
-  const { graph, platform, refreshUrl, wire } = options
+  const { graph, refreshUrl, wire } = options
   const refresh: TokenSession.Refresh<LongLived> | null =
     refreshUrl === null
       ? null
@@ -65,12 +65,12 @@ export const longLived = (options: {
 
   return (account) =>
     Effect.gen(function* () {
-      const credentials = yield* Credentials.decode(platform, account.credentials)
+      const credentials = yield* Credentials.decode(account.credentials)
       const session = yield* TokenSession.make({
         accountId: account.id,
         credentials,
         refresh,
-        encode: (c) => Credentials.encode(platform, c)
+        encode: (c) => Credentials.encode(c)
       })
       // Meta refreshes only a token that is still valid: renew it while it is, before it lapses.
       const now = yield* Clock.currentTimeMillis
@@ -89,7 +89,7 @@ export const longLived = (options: {
 export type OpenPage = (
   account: AccountRecord,
   pageId: string
-) => Effect.Effect<TokenSession.TokenSession<Credentials.PagesCredentials>, PlatformFailure>
+) => Effect.Effect<TokenSession.TokenSession<PagesCredentials.PagesCredentials>, PlatformFailure>
 
 /**
  * Sessions over a Page token. Page tokens do not expire on their own; when one is invalidated and
@@ -97,7 +97,7 @@ export type OpenPage = (
  */
 export const page = (graph: GraphApi): OpenPage => {
   const refreshFor = (pageId: string) =>
-    TokenSession.makeRefresher<Credentials.PagesCredentials>(
+    TokenSession.makeRefresher<PagesCredentials.PagesCredentials>(
       (credentials) =>
         credentials.user_access_token === undefined
           ? Effect.fail(failure("token_expired", "no_refresh", { needsReconnect: true }))
@@ -111,11 +111,11 @@ export const page = (graph: GraphApi): OpenPage => {
             ),
       (credentials) => credentials.page_access_token
     )
-  const refreshers = new Map<string, TokenSession.Refresh<Credentials.PagesCredentials>>()
+  const refreshers = new Map<string, TokenSession.Refresh<PagesCredentials.PagesCredentials>>()
 
   return (account, pageId) =>
     Effect.gen(function* () {
-      const credentials = yield* Credentials.decode("pages", account.credentials)
+      const credentials = yield* PagesCredentials.decode(account.credentials)
       let refresh = refreshers.get(pageId)
       if (refresh === undefined) {
         refresh = refreshFor(pageId)
@@ -125,7 +125,7 @@ export const page = (graph: GraphApi): OpenPage => {
         accountId: account.id,
         credentials,
         refresh,
-        encode: (c) => Credentials.encode("pages", c)
+        encode: (c) => PagesCredentials.encode(c)
       })
     })
 }

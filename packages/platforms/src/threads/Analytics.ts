@@ -93,7 +93,6 @@ export const fromSettings = (settings: Threads.Config, wire: Wire): AnalyticsAda
   return make({
     graph,
     openSession: Sessions.longLived({
-      platform: "textpost",
       graph,
       wire,
       refreshUrl: settings.refreshUrl,

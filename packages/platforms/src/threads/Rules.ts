@@ -22,6 +22,7 @@
  * @since 0.4.0
  */
 import { ErrorDetail, TargetRules } from "@postwire/domain"
+import * as Reasons from "./Reasons.ts"
 
 const { captionInvalid, countFits, invalid, tooLong } = TargetRules
 
@@ -105,20 +106,20 @@ const mediaBreak = (target: TargetRules.TargetFacts, media: ReadonlyArray<Target
     const ratio = typeof width === "number" && typeof height === "number" && width > 0 && height > 0 ? width / height : undefined
     if (item.kind === "image") {
       if (mime !== undefined && !imageTypes.includes(mime)) {
-        return at(index, invalid(target.platform, "textpost_image_format", ErrorDetail.reason("textpost_image_format", { value: mime })))
+        return at(index, invalid(target.platform, "textpost_image_format", Reasons.reason("textpost_image_format", { value: mime })))
       }
       if (ratio !== undefined && (ratio > 10 || ratio < 1 / 10)) {
-        return at(index, invalid(target.platform, "textpost_image_aspect_ratio", ErrorDetail.reason("textpost_image_aspect_ratio")))
+        return at(index, invalid(target.platform, "textpost_image_aspect_ratio", Reasons.reason("textpost_image_aspect_ratio")))
       }
     } else {
       if (mime !== undefined && !videoTypes.includes(mime)) {
-        return at(index, invalid(target.platform, "textpost_video_format", ErrorDetail.reason("textpost_video_format", { value: mime })))
+        return at(index, invalid(target.platform, "textpost_video_format", Reasons.reason("textpost_video_format", { value: mime })))
       }
       if (typeof width === "number" && width > videoWidthMax) {
-        return at(index, invalid(target.platform, "textpost_video_width", ErrorDetail.reason("textpost_video_width", { max: videoWidthMax, size: width })))
+        return at(index, invalid(target.platform, "textpost_video_width", Reasons.reason("textpost_video_width", { max: videoWidthMax, size: width })))
       }
       if (ratio !== undefined && (ratio > 10 || ratio < 1 / 100)) {
-        return at(index, invalid(target.platform, "textpost_video_aspect_ratio", ErrorDetail.reason("textpost_video_aspect_ratio")))
+        return at(index, invalid(target.platform, "textpost_video_aspect_ratio", Reasons.reason("textpost_video_aspect_ratio")))
       }
     }
   }
@@ -138,12 +139,12 @@ export const rules: TargetRules.PlatformRuleSet = {
   checkCaption: (caption) => {
     const count = links(caption).length
     return count > linksMax
-      ? captionInvalid("textpost", "textpost_links_max", ErrorDetail.reason("textpost_links_max", { max: linksMax, count }))
+      ? captionInvalid("textpost", "textpost_links_max", Reasons.reason("textpost_links_max", { max: linksMax, count }))
       : undefined
   },
   checkMedia: (target, media) => {
     if (!countFits(target.rules, media.length)) {
-      return invalid(target.platform, "textpost_items_max", ErrorDetail.reason("textpost_items_max", { max: target.rules.mediaMax }))
+      return invalid(target.platform, "textpost_items_max", ErrorDetail.reason("items_max", { max: target.rules.mediaMax }))
     }
     // A simulated account's own limit is the sandbox's; else Threads' 300 seconds.
     const broken = mediaBreak(target, media)

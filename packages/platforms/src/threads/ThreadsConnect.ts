@@ -30,7 +30,7 @@
 import type { CodeExchange, ConnectedIdentity } from "@postwire/core"
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
-import * as Credentials from "../Credentials.ts"
+import * as Credentials from "../meta/Credentials.ts"
 import {
   appSecretProof,
   expiry,
@@ -127,7 +127,7 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
     const expiresAt = expiry(now, long.expiresIn)
     // Threads' token answers list no permissions: the ones asked for are the ones granted.
     const scopes = settings.scopes
-    const credentials: Credentials.TextpostCredentials = {
+    const credentials: Credentials.LongLivedToken = {
       access_token: long.accessToken,
       issued_at: now,
       user_id: userId,
@@ -140,7 +140,7 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
       handle: username,
       displayName: stringField(me.json, "name") ?? null,
       avatarUrl: stringField(me.json, "threads_profile_picture_url") ?? null,
-      credentials: Credentials.encode("textpost", credentials),
+      credentials: Credentials.encode(credentials),
       scopes,
       accessTokenExpiresAt: expiresAt,
       refreshTokenExpiresAt: null,
@@ -166,7 +166,6 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
     exchange,
     refresh: (json) =>
       MetaToken.refresh(wire, {
-        platform: "textpost",
         url: settings.refreshUrl,
         grantType: "th_refresh_token",
         credentials: json

@@ -9,6 +9,9 @@ import * as GraphApi from "../meta/GraphApi.ts"
 import * as MetaToken from "../meta/MetaToken.ts"
 import * as Sessions from "../meta/Sessions.ts"
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as Reasons from "./Reasons.ts"
+import { examples } from "./Examples.ts"
+import { LongLivedToken } from "../meta/Credentials.ts"
 import { rules } from "./Rules.ts"
 import * as ThreadsAnalytics from "./Analytics.ts"
 import * as Threads from "./Threads.ts"
@@ -18,9 +21,12 @@ import * as ThreadsConnect from "./ThreadsConnect.ts"
 const day = 24 * 60 * 60 * 1000
 
 /** The Threads plugin. */
-export const threads: PlatformPlugin<Threads.Config, ThreadsConnect.Settings> = {
+export const threads: PlatformPlugin<Threads.Config, ThreadsConnect.Settings, typeof LongLivedToken> = {
   name: "textpost",
   displayName: rules.displayName,
+  credentials: LongLivedToken,
+  reasons: Reasons.catalogue.texts,
+  examples,
   rules,
   publish: {
     defaults: Threads.defaults,
@@ -32,7 +38,6 @@ export const threads: PlatformPlugin<Threads.Config, ThreadsConnect.Settings> = 
         graph,
         config,
         openSession: Sessions.longLived({
-          platform: "textpost",
           graph,
           wire,
           refreshUrl: settings.refreshUrl,

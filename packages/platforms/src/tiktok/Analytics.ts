@@ -19,7 +19,7 @@
 import type { AnalyticsCapabilities, PlatformFailure } from "@postwire/core"
 import { Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
-import * as Credentials from "../Credentials.ts"
+import * as Credentials from "./Credentials.ts"
 import { byId, numbersOf, readInBatches, renamed } from "../internal/AnalyticsReading.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
 import { failure, field, retrying, type Wire } from "../internal/Wire.ts"
@@ -74,7 +74,7 @@ export const make = (config: TikTok.Config, wire: Wire): AnalyticsAdapter => {
     step: (run: <B>(f: (token: string) => Effect.Effect<B, PlatformFailure>) => Effect.Effect<B, PlatformFailure>) => Effect.Effect<A, PlatformFailure>
   ) =>
     Effect.gen(function* () {
-      const credentials = yield* Credentials.decode("shortvideo", account.credentials)
+      const credentials = yield* Credentials.decode(account.credentials)
       yield* needScope(credentials.scopes, scope)
       const session = yield* openSession(account)
       return yield* TokenSession.withCredentials(

@@ -4,6 +4,7 @@
  * @since 0.5.0
  */
 import { Schema } from "effect"
+import * as Credentials from "../Credentials.ts"
 
 /** TikTok: a 2-hour access token and a rotating 180-day refresh token. */
 export const ShortVideoCredentials = Schema.Struct({
@@ -21,5 +22,8 @@ export const ShortVideoCredentials = Schema.Struct({
 /** TikTok credentials. */
 export type ShortVideoCredentials = typeof ShortVideoCredentials.Type
 
-/** The credentials schema of the TikTok plugin, by its wire word. */
-export const schemas = { shortvideo: ShortVideoCredentials } as const
+const stored = Credentials.codec(ShortVideoCredentials)
+/** Serializes TikTok credentials for `account.credentials`. */
+export const encode = stored.encode
+/** Reads an account's TikTok credentials; missing or unreadable ones ask for a reconnect. */
+export const decode = stored.decode

@@ -22,7 +22,8 @@
  *
  * @since 0.4.0
  */
-import { ErrorDetail, TargetRules } from "@postwire/domain"
+import { TargetRules } from "@postwire/domain"
+import * as Reasons from "./Reasons.ts"
 
 const { invalid, tooLong } = TargetRules
 
@@ -63,10 +64,10 @@ export const isPhotoPost = (media: ReadonlyArray<Pick<TargetRules.MediaFacts, "k
 const checkImage = (target: TargetRules.TargetFacts, m: TargetRules.MediaFacts, index: number): TargetRules.RuleBreak | undefined => {
   const { platform } = target
   if (m.mime !== undefined && !imageTypes.includes(m.mime)) {
-    return onItem(index, invalid(platform, "tiktok_image_format", ErrorDetail.reason("tiktok_image_format", { value: m.mime })))
+    return onItem(index, invalid(platform, "tiktok_image_format", Reasons.reason("tiktok_image_format", { value: m.mime })))
   }
   if (m.sizeBytes !== undefined && m.sizeBytes > maxImageBytes) {
-    const detail = ErrorDetail.reason("tiktok_image_bytes", { limit: 20, size: megabytes(m.sizeBytes, 1024 * 1024) })
+    const detail = Reasons.reason("tiktok_image_bytes", { limit: 20, size: megabytes(m.sizeBytes, 1024 * 1024) })
     return onItem(index, invalid(platform, "tiktok_image_bytes", detail))
   }
   return undefined
@@ -75,17 +76,17 @@ const checkImage = (target: TargetRules.TargetFacts, m: TargetRules.MediaFacts, 
 const checkVideo = (target: TargetRules.TargetFacts, m: TargetRules.MediaFacts): TargetRules.RuleBreak | undefined => {
   const { platform } = target
   if (m.mime !== undefined && !videoTypes.includes(m.mime)) {
-    return onItem(0, invalid(platform, "tiktok_video_format", ErrorDetail.reason("tiktok_video_format", { value: m.mime })))
+    return onItem(0, invalid(platform, "tiktok_video_format", Reasons.reason("tiktok_video_format", { value: m.mime })))
   }
   const codec = m.codec?.toLowerCase()
   if (codec !== undefined && codec !== null && codec !== "" && !videoCodecs.includes(codec)) {
-    return onItem(0, invalid(platform, "tiktok_video_codec", ErrorDetail.reason("tiktok_video_codec", { value: m.codec! })))
+    return onItem(0, invalid(platform, "tiktok_video_codec", Reasons.reason("tiktok_video_codec", { value: m.codec! })))
   }
   const { width, height } = m
   const outside = (n: number | null | undefined) =>
     typeof n === "number" && (n < videoPictureSize.min || n > videoPictureSize.max)
   if (outside(width) || outside(height)) {
-    const detail = ErrorDetail.reason("tiktok_video_picture_size", {
+    const detail = Reasons.reason("tiktok_video_picture_size", {
       min: videoPictureSize.min,
       max: videoPictureSize.max,
       value: `${width ?? "?"}×${height ?? "?"}`
@@ -93,7 +94,7 @@ const checkVideo = (target: TargetRules.TargetFacts, m: TargetRules.MediaFacts):
     return onItem(0, invalid(platform, "tiktok_video_picture_size", detail))
   }
   if (m.sizeBytes !== undefined && m.sizeBytes > maxVideoBytes) {
-    const detail = ErrorDetail.reason("tiktok_video_bytes", { limit: 4, size: megabytes(m.sizeBytes, 1024 * 1024 * 1024) })
+    const detail = Reasons.reason("tiktok_video_bytes", { limit: 4, size: megabytes(m.sizeBytes, 1024 * 1024 * 1024) })
     return onItem(0, invalid(platform, "tiktok_video_bytes", detail))
   }
   return tooLong([m], "max_video_duration", target.maxVideoSeconds ?? defaultMaxVideoSeconds)
@@ -112,12 +113,12 @@ export const rules: TargetRules.PlatformRuleSet = {
     const { platform } = target
     const videos = media.filter((m) => m.kind === "video").length
     if (videos > 0 && videos < media.length) {
-      return invalid(platform, "tiktok_photo_or_video", ErrorDetail.reason("tiktok_photo_or_video", { max: maxPhotoImages }))
+      return invalid(platform, "tiktok_photo_or_video", Reasons.reason("tiktok_photo_or_video", { max: maxPhotoImages }))
     }
-    if (videos > 1) return invalid(platform, "shortvideo_one_video", ErrorDetail.reason("shortvideo_one_video"))
+    if (videos > 1) return invalid(platform, "shortvideo_one_video", Reasons.reason("shortvideo_one_video"))
     if (videos === 0) {
       if (media.length < 1 || media.length > maxPhotoImages) {
-        return invalid(platform, "tiktok_photo_count", ErrorDetail.reason("tiktok_photo_count", { max: maxPhotoImages }))
+        return invalid(platform, "tiktok_photo_count", Reasons.reason("tiktok_photo_count", { max: maxPhotoImages }))
       }
       for (const [index, m] of media.entries()) {
         const broken = checkImage(target, m, index)

@@ -58,7 +58,7 @@ import { Spans } from "@postwire/core"
 import { type ErrorCode, ErrorDetail, type ErrorDetails, formatInstant, type LocalizedText, TargetRules } from "@postwire/domain"
 import { Clock, Effect, Option, Redacted, Result, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
-import * as Credentials from "../Credentials.ts"
+import * as Credentials from "./Credentials.ts"
 import * as CallPacer from "../internal/CallPacer.ts"
 import * as MediaRules from "../internal/MediaRules.ts"
 import { isPhotoPost, rules } from "./Rules.ts"
@@ -330,6 +330,13 @@ export interface TikTok {
 }
 
 /**
+ * The name of the process's one refresh flight for a TikTok app (its API address and client key):
+ * publishing, analytics and the connector's renewal all refresh through it, so one rotating
+ * refresh token is never spent twice (`TokenSession.makeRefresher`).
+ */
+export const refreshFlight = (apiUrl: string, clientKey: string): string => `shortvideo ${apiUrl.replace(/\/+$/, "")} ${clientKey}`
+
+/**
  * Opens the token session of an account for one step: a token known to be expired is refreshed
  * first, and the rotating refresh token is spent once for concurrent steps (publishing and
  * analytics build it from the same settings).
@@ -389,17 +396,19 @@ export const sessions = (config: Config, wire: Wire) => {
           ...(openId === undefined ? {} : { open_id: openId })
         }
       }),
-    (credentials) => credentials.refresh_token
+    (credentials) => credentials.refresh_token,
+    // One flight per app in the process: publishing and analytics each build their sessions.
+    refreshFlight(base, config.clientKey)
   )
 
   const openSession = (account: AccountRecord) =>
     Effect.gen(function* () {
-      const credentials = yield* Credentials.decode("shortvideo", account.credentials)
+      const credentials = yield* Credentials.decode(account.credentials)
       const session = yield* TokenSession.make({
         accountId: account.id,
         credentials,
         refresh,
-        encode: (c) => Credentials.encode("shortvideo", c)
+        encode: (c) => Credentials.encode(c)
       })
       const now = yield* Clock.currentTimeMillis
       // Refresh a token known to be expired (or about to) before the first call.

@@ -22,7 +22,7 @@
 import { type CodeExchange, type ConnectedIdentity, type ConnectFailure, type CreatorInfo, SandboxConsent } from "@postwire/core"
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
-import * as Credentials from "../Credentials.ts"
+import * as Credentials from "./Credentials.ts"
 import {
   connectFailure,
   expiry,
@@ -33,7 +33,9 @@ import {
   send,
   unavailable
 } from "../internal/ConnectWire.ts"
+import * as TokenSession from "../internal/TokenSession.ts"
 import { field, numberField, stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
+import * as TikTok from "./TikTok.ts"
 
 /** TikTok's connect settings. */
 export interface Settings {
@@ -142,7 +144,7 @@ export interface TikTokConnect extends PlatformConnect {
 }
 
 const decodeCredentials = (json: string): Effect.Effect<Credentials.ShortVideoCredentials, ConnectFailure> =>
-  Credentials.decode("shortvideo", json).pipe(
+  Credentials.decode(json).pipe(
     Effect.mapError((f) => connectFailure("token_expired", f.platformCode, { needsReconnect: true }))
   )
 
@@ -213,7 +215,7 @@ export const make = (settings: Settings, wire: Wire): TikTokConnect => {
       handle,
       displayName,
       avatarUrl: stringField(user, "avatar_url") ?? null,
-      credentials: Credentials.encode("shortvideo", token.credentials),
+      credentials: Credentials.encode(token.credentials),
       scopes: token.scopes,
       accessTokenExpiresAt: token.credentials.expires_at ?? null,
       refreshTokenExpiresAt: token.credentials.refresh_expires_at ?? null,
@@ -223,33 +225,43 @@ export const make = (settings: Settings, wire: Wire): TikTokConnect => {
     return [identity]
   })
 
+  // The renewal's refresh shares the process's flight with publishing and analytics
+  // (`TikTok.refreshFlight`): a refresh token one of them just spent is not sent again.
+  const refreshCredentials = TokenSession.makeRefresher<Credentials.ShortVideoCredentials, ConnectFailure>(
+    (credentials) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        if (credentials.refresh_expires_at !== undefined && credentials.refresh_expires_at <= now) {
+          return yield* Effect.fail(connectFailure("token_expired", "refresh_token_expired", { needsReconnect: true }))
+        }
+        const response = yield* send(wire, tokenRequest({ grant_type: "refresh_token", refresh_token: credentials.refresh_token }))
+        const token = yield* tokenAnswer(response, now, (error) =>
+          error === "invalid_client" || error === "unauthorized_client"
+            ? // The app's credentials are wrong: the operator fixes that, not the person.
+              connectFailure("connect_failed", error, { retryable: true })
+            : connectFailure("token_expired", error, { needsReconnect: true })
+        )
+        // Keep what the answer leaves out (an answer without scope keeps the granted ones).
+        return {
+          ...token.credentials,
+          scopes: token.scopes.length > 0 ? token.scopes : (credentials.scopes ?? []),
+          ...(token.credentials.refresh_expires_at === undefined && credentials.refresh_expires_at !== undefined
+            ? { refresh_expires_at: credentials.refresh_expires_at }
+            : {})
+        }
+      }),
+    (credentials) => credentials.refresh_token,
+    TikTok.refreshFlight(api, settings.clientKey)
+  )
+
   const refresh = Effect.fn("connect.shortvideo.refresh")(function* (json: string) {
-    const credentials = yield* decodeCredentials(json)
-    const now = yield* Clock.currentTimeMillis
-    if (credentials.refresh_expires_at !== undefined && credentials.refresh_expires_at <= now) {
-      return yield* Effect.fail(connectFailure("token_expired", "refresh_token_expired", { needsReconnect: true }))
-    }
-    const response = yield* send(wire, tokenRequest({ grant_type: "refresh_token", refresh_token: credentials.refresh_token }))
-    const token = yield* tokenAnswer(response, now, (error) =>
-      error === "invalid_client" || error === "unauthorized_client"
-        ? // The app's credentials are wrong: the operator fixes that, not the person.
-          connectFailure("connect_failed", error, { retryable: true })
-        : connectFailure("token_expired", error, { needsReconnect: true })
-    )
-    // Keep what the answer leaves out (an answer without scope keeps the granted ones).
-    const fresh: Credentials.ShortVideoCredentials = {
-      ...token.credentials,
-      scopes: token.scopes.length > 0 ? token.scopes : (credentials.scopes ?? []),
-      ...(token.credentials.refresh_expires_at === undefined && credentials.refresh_expires_at !== undefined
-        ? { refresh_expires_at: credentials.refresh_expires_at }
-        : {})
-    }
+    const fresh = yield* refreshCredentials(yield* decodeCredentials(json))
     return {
       _tag: "Refreshed" as const,
-      credentials: Credentials.encode("shortvideo", fresh),
+      credentials: Credentials.encode(fresh),
       accessTokenExpiresAt: fresh.expires_at ?? null,
       refreshTokenExpiresAt: fresh.refresh_expires_at ?? null,
-      scopes: token.scopes.length > 0 ? token.scopes : null
+      scopes: fresh.scopes ?? null
     }
   })
 

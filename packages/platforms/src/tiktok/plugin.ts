@@ -6,6 +6,9 @@
  */
 import { Redacted } from "effect"
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as Reasons from "./Reasons.ts"
+import { examples } from "./Examples.ts"
+import { ShortVideoCredentials } from "./Credentials.ts"
 import { options } from "./Options.ts"
 import { isPhotoPost, rules } from "./Rules.ts"
 import * as TikTokAnalytics from "./Analytics.ts"
@@ -38,9 +41,12 @@ export const verifiedPrefixProblem = (publicUrl: string | undefined, prefixes: R
 }
 
 /** The TikTok plugin. */
-export const tiktok: PlatformPlugin<TikTok.Config, TikTokConnect.Settings> = {
+export const tiktok: PlatformPlugin<TikTok.Config, TikTokConnect.Settings, typeof ShortVideoCredentials> = {
   name: "shortvideo",
   displayName: rules.displayName,
+  credentials: ShortVideoCredentials,
+  reasons: Reasons.catalogue.texts,
+  examples,
   rules,
   options,
   publish: {

@@ -14,7 +14,7 @@ import type { PlatformFailure } from "@postwire/core"
 import type { ErrorCode } from "@postwire/domain"
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
-import * as Credentials from "../Credentials.ts"
+import * as Credentials from "./Credentials.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
 import { failure, field, malformed, numberField, stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
 
@@ -133,12 +133,12 @@ export const openSession = (
   account: { readonly id: string; readonly credentials: string | null }
 ) =>
   Effect.gen(function* () {
-    const credentials = yield* Credentials.decode("video", account.credentials)
+    const credentials = yield* Credentials.decode(account.credentials)
     const session = yield* TokenSession.make({
       accountId: account.id,
       credentials,
       refresh: refresher,
-      encode: (c) => Credentials.encode("video", c)
+      encode: (c) => Credentials.encode(c)
     })
     const now = yield* Clock.currentTimeMillis
     if (credentials.expires_at !== undefined && credentials.expires_at <= now + 60_000) yield* session.refreshNow

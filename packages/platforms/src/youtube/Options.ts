@@ -8,9 +8,10 @@
  *
  * @since 0.5.0
  */
-import { ErrorDetail, type ErrorDetails, TargetRules } from "@postwire/domain"
+import { type ErrorDetail, type ErrorDetails, TargetRules } from "@postwire/domain"
 import { Schema } from "effect"
 import * as Rules from "./Rules.ts"
+import * as Reasons from "./Reasons.ts"
 
 /** `status.privacyStatus` (https://developers.google.com/youtube/v3/docs/videos#status.privacyStatus). */
 export const PrivacyStatus = Schema.Literals(["public", "unlisted", "private"])
@@ -70,21 +71,21 @@ export const resolve = (
       refusal: {
         code: "option_required",
         field: "made_for_kids",
-        details: { platform: "video", option: "video.made_for_kids", detail: ErrorDetail.reason("youtube_made_for_kids_required") }
+        details: { platform: "video", option: "video.made_for_kids", detail: Reasons.reason("youtube_made_for_kids_required") }
       }
     }
   }
   const title = options.title ?? Rules.titleFromCaption(caption)
-  if (title.trim() === "") return refuse("title", ErrorDetail.reason("youtube_title_missing"))
+  if (title.trim() === "") return refuse("title", Reasons.reason("youtube_title_missing"))
   if (Rules.titleLength(title) > Rules.titleMax) {
-    return refuse("title", ErrorDetail.reason("youtube_title_length", { max: Rules.titleMax, count: Rules.titleLength(title) }))
+    return refuse("title", Reasons.reason("youtube_title_length", { max: Rules.titleMax, count: Rules.titleLength(title) }))
   }
-  if (Rules.hasAngleBrackets(title)) return refuse("title", ErrorDetail.reason("youtube_angle_brackets"))
+  if (Rules.hasAngleBrackets(title)) return refuse("title", Reasons.reason("youtube_angle_brackets"))
   const tags = options.tags ?? []
   if (Rules.tagsLength(tags) > Rules.tagsMax) {
-    return refuse("tags", ErrorDetail.reason("youtube_tags_length", { max: Rules.tagsMax, count: Rules.tagsLength(tags) }))
+    return refuse("tags", Reasons.reason("youtube_tags_length", { max: Rules.tagsMax, count: Rules.tagsLength(tags) }))
   }
-  if (tags.some(Rules.hasAngleBrackets)) return refuse("tags", ErrorDetail.reason("youtube_angle_brackets"))
+  if (tags.some(Rules.hasAngleBrackets)) return refuse("tags", Reasons.reason("youtube_angle_brackets"))
   return {
     _tag: "Ok",
     value: {

@@ -24,7 +24,8 @@
  *
  * @since 0.5.0
  */
-import { ErrorDetail, TargetRules } from "@postwire/domain"
+import { TargetRules } from "@postwire/domain"
+import * as Reasons from "./Reasons.ts"
 
 const { invalid, captionInvalid } = TargetRules
 
@@ -96,19 +97,19 @@ export const rules: TargetRules.PlatformRuleSet = {
   comments: { read: true, reply: true, hide: true, delete: true, push: false },
   checkCaption: (caption) =>
     hasAngleBrackets(caption)
-      ? captionInvalid("video", "youtube_angle_brackets", ErrorDetail.reason("youtube_angle_brackets"))
+      ? captionInvalid("video", "youtube_angle_brackets", Reasons.reason("youtube_angle_brackets"))
       : undefined,
   checkMedia: (target, media) => {
     const { platform } = target
     if (media.length !== 1 || media[0]!.kind !== "video") {
-      return invalid(platform, "youtube_one_video", ErrorDetail.reason("youtube_one_video"))
+      return invalid(platform, "youtube_one_video", Reasons.reason("youtube_one_video"))
     }
     const m = media[0]!
     if (m.mime !== undefined && !m.mime.startsWith("video/") && m.mime !== "application/octet-stream") {
-      return { ...invalid(platform, "youtube_video_format", ErrorDetail.reason("youtube_video_format", { value: m.mime })), field: "media[0]" }
+      return { ...invalid(platform, "youtube_video_format", Reasons.reason("youtube_video_format", { value: m.mime })), field: "media[0]" }
     }
     if (m.sizeBytes !== undefined && m.sizeBytes > maxVideoBytes) {
-      const detail = ErrorDetail.reason("youtube_video_bytes", { limit: 256, size: gigabytes(m.sizeBytes) })
+      const detail = Reasons.reason("youtube_video_bytes", { limit: 256, size: gigabytes(m.sizeBytes) })
       return { ...invalid(platform, "youtube_video_bytes", detail), field: "media[0]" }
     }
     return TargetRules.tooLong(media, "youtube_max_duration", maxVideoSeconds)

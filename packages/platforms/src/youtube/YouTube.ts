@@ -29,16 +29,17 @@
  * @since 0.5.0
  */
 import type { AdmitInput, Counters, PlatformFailure, PublishInput, PublishStep } from "@postwire/core"
-import { ErrorDetail, formatInstant } from "@postwire/domain"
+import { formatInstant } from "@postwire/domain"
 import { Clock, Effect, Option, type Redacted, Schema } from "effect"
 import { HttpClientRequest } from "effect/http"
-import type * as Credentials from "../Credentials.ts"
+import type * as Credentials from "./Credentials.ts"
 import * as TokenSession from "../internal/TokenSession.ts"
 import { failure, field, malformed, stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
 import * as Google from "./GoogleApi.ts"
 import * as Options from "./Options.ts"
 import * as Quota from "./Quota.ts"
 import * as Rules from "./Rules.ts"
+import * as Reasons from "./Reasons.ts"
 
 /** YouTube's publishing settings. */
 export interface Config {
@@ -142,8 +143,8 @@ const dayRefusal = (
       resets_at: formatInstant(Quota.nextReset(at)),
       detail:
         bucket === "uploads"
-          ? ErrorDetail.reason("youtube_project_uploads", { limit: config.dailyUploads, used })
-          : ErrorDetail.reason("youtube_project_quota", { limit: config.dailyUnits, cost, used })
+          ? Reasons.reason("youtube_project_uploads", { limit: config.dailyUploads, used })
+          : Reasons.reason("youtube_project_quota", { limit: config.dailyUnits, cost, used })
     }
   })
 
@@ -364,7 +365,7 @@ export const make = (config: Config, wire: Wire, counters: Counters) => {
         return yield* Effect.fail(
           failure("media_invalid", "youtube_one_video", {
             notPublished: true,
-            details: { platform: "video", detail: ErrorDetail.reason("youtube_one_video") }
+            details: { platform: "video", detail: Reasons.reason("youtube_one_video") }
           })
         )
       }

@@ -77,7 +77,7 @@ export const make = (options: {
   readonly wire: Wire
   readonly apiUrl: string
   readonly config: Config
-  readonly refresher: TokenSession.Refresh<import("../Credentials.ts").VideoCredentials>
+  readonly refresher: TokenSession.Refresh<import("./Credentials.ts").VideoCredentials>
   /** Counts units against the project's day. */
   readonly charge: (units: number) => Effect.Effect<unknown>
   readonly costs: { readonly list: number; readonly write: number }

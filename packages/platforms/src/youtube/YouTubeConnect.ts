@@ -28,7 +28,7 @@ import { createHash } from "node:crypto"
 import type { CodeExchange, ConnectedIdentity, TokenRefresh, TokenRevocation } from "@postwire/core"
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
-import * as Credentials from "../Credentials.ts"
+import * as Credentials from "./Credentials.ts"
 import { connectFailure, expiry, lacking, malformedAnswer, type PlatformConnect, scopeList, send, unavailable } from "../internal/ConnectWire.ts"
 import { field, stringField, type Wire, type WireResponse } from "../internal/Wire.ts"
 import * as Google from "./GoogleApi.ts"
@@ -149,7 +149,7 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
         handle: (stringField(snippet, "customUrl") ?? title).replace(/^@/, ""),
         displayName: title,
         avatarUrl: stringField(field(field(snippet, "thumbnails"), "default"), "url") ?? null,
-        credentials: Credentials.encode("video", credentials),
+        credentials: Credentials.encode(credentials),
         scopes,
         accessTokenExpiresAt: expiresAt,
         refreshTokenExpiresAt: null,
@@ -163,7 +163,7 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
   })
 
   const decode = (json: string) =>
-    Credentials.decode("video", json).pipe(Effect.mapError((f) => connectFailure("token_expired", f.platformCode, { needsReconnect: true })))
+    Credentials.decode(json).pipe(Effect.mapError((f) => connectFailure("token_expired", f.platformCode, { needsReconnect: true })))
 
   const refresh = Effect.fn("connect.video.refresh")(function* (json: string) {
     const credentials = yield* decode(json)
@@ -183,7 +183,7 @@ export const make = (settings: Settings, wire: Wire): PlatformConnect => {
     }
     return {
       _tag: "Refreshed",
-      credentials: Credentials.encode("video", fresh),
+      credentials: Credentials.encode(fresh),
       accessTokenExpiresAt: expiresAt,
       refreshTokenExpiresAt: null,
       scopes: scope === undefined ? null : scopeList(scope)

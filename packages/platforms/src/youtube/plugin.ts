@@ -7,6 +7,9 @@
  */
 import { Redacted } from "effect"
 import type { PlatformPlugin } from "../Plugin.ts"
+import * as Reasons from "./Reasons.ts"
+import { examples } from "./Examples.ts"
+import { VideoCredentials } from "./Credentials.ts"
 import * as Rules from "./Rules.ts"
 import { rules } from "./Rules.ts"
 import * as Google from "./GoogleApi.ts"
@@ -26,9 +29,12 @@ const units = (raw: string | undefined, name: string): number | undefined => {
 }
 
 /** The YouTube plugin. */
-export const youtube: PlatformPlugin<YouTube.Config, YouTubeConnect.Settings> = {
+export const youtube: PlatformPlugin<YouTube.Config, YouTubeConnect.Settings, typeof VideoCredentials> = {
   name: "video",
   displayName: rules.displayName,
+  credentials: VideoCredentials,
+  reasons: Reasons.catalogue.texts,
+  examples,
   rules,
   options: Options.spec,
   publish: {

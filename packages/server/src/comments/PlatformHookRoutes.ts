@@ -9,11 +9,12 @@
  */
 import { timingSafeEqual } from "node:crypto"
 import { CommentIngestion } from "@postwire/core"
-import { ErrorDetail, localeFromAcceptLanguage, PostwireError, renderError } from "@postwire/domain"
+import { ErrorDetail, localeFromAcceptLanguage, PostwireError } from "@postwire/domain"
 import { parseMetaCommentHook, verifyMetaSignature } from "@postwire/platforms"
 import { Cause, Clock, Effect, Layer, Redacted } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ServerConfig } from "../config/ServerConfig.ts"
+import { errorResponse } from "../http/Failures.ts"
 
 /** The largest body accepted: Meta batches changes, but a delivery stays small. */
 const maxBodyBytes = 1024 * 1024
@@ -23,7 +24,7 @@ const refuse = (error: PostwireError) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const config = yield* ServerConfig
     const locale = localeFromAcceptLanguage(request.headers["accept-language"])
-    return HttpServerResponse.jsonUnsafe({ error: renderError(error, locale, config.publicUrl) }, { status: error.httpStatus })
+    return errorResponse(error, locale, config.publicUrl)
   })
 
 const unverified = (reason: "hook_signature_mismatch" | "hook_verify_token_mismatch") =>

@@ -7,9 +7,9 @@
 import { readFileSync } from "node:fs"
 import { Context, Layer, Redacted } from "effect"
 import { type ConnectRouter, type Plugin, type PlatformPlugin, type PlatformRouter, Registry } from "@postwire/platforms"
-import * as MasterSecrets from "../secrets/MasterSecrets.ts"
+import * as MasterSecrets from "./MasterSecrets.ts"
 import { parseS3Url, type S3Settings } from "../media/S3BlobStore.ts"
-import * as ClientAddress from "../http/ClientAddress.ts"
+import * as ClientAddress from "./ClientAddress.ts"
 
 /** Which work an instance does: serve HTTP, run background work, or both. */
 export type Role = "api" | "worker" | "all"

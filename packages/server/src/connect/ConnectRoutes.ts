@@ -28,8 +28,9 @@ import { createHash } from "node:crypto"
 import { Cause, Clock, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
 import { Connect, EngineConfig, Ids, SandboxConsent } from "@postwire/core"
-import { ErrorDetail, localeFromAcceptLanguage, type Platform, platformPattern, PostwireError, renderError } from "@postwire/domain"
+import { ErrorDetail, localeFromAcceptLanguage, type Platform, platformPattern, PostwireError } from "@postwire/domain"
 import { ServerConfig } from "../config/ServerConfig.ts"
+import { errorResponse } from "../http/Failures.ts"
 import {
   type OpenForm,
   type PageContext,
@@ -289,7 +290,7 @@ const startWithJson = Effect.gen(function* () {
   const config = yield* ServerConfig
   const locale = localeFromAcceptLanguage(request.headers["accept-language"])
   const refuse = (error: PostwireError) =>
-    HttpServerResponse.jsonUnsafe({ error: renderError(error, locale, config.publicUrl) }, { status: error.httpStatus, headers: { "cache-control": "no-store" } })
+    errorResponse(error, locale, config.publicUrl, { "cache-control": "no-store" })
   const body = yield* request.json.pipe(Effect.result)
   if (body._tag === "Failure") return refuse(new PostwireError({ code: "invalid_request", field: "body", details: { detail: ErrorDetail.reason("invalid_json") } }))
   const read = jsonFields(body.success)
@@ -479,8 +480,7 @@ const receiveDeauthorization = Effect.gen(function* () {
   const config = yield* ServerConfig
   const locale = localeFromAcceptLanguage(request.headers["accept-language"])
   const signed = form.first("signed_request")
-  const refuse = (error: PostwireError) =>
-    HttpServerResponse.jsonUnsafe({ error: renderError(error, locale, config.publicUrl) }, { status: error.httpStatus })
+  const refuse = (error: PostwireError) => errorResponse(error, locale, config.publicUrl)
   if (signed === undefined || signed === "") {
     return refuse(new PostwireError({ code: "invalid_request", field: "signed_request", details: { detail: ErrorDetail.reason("required") } }))
   }
@@ -522,7 +522,7 @@ const servePublicDocument = Effect.gen(function* () {
   const body = isPlatform(params.platform) && /^[a-z0-9._-]{1,64}$/.test(name) ? yield* Connect.publicDocument(params.platform, name) : undefined
   if (body === undefined) {
     const error = new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("resource") } })
-    return HttpServerResponse.jsonUnsafe({ error: renderError(error, locale, config.publicUrl) }, { status: error.httpStatus })
+    return errorResponse(error, locale, config.publicUrl)
   }
   // Public and the same for everyone: servers that fetch it may keep it a while.
   return HttpServerResponse.jsonUnsafe(body, { headers: { "cache-control": "public, max-age=300" } })

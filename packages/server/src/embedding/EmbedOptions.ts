@@ -10,7 +10,7 @@ import type { SqlClient } from "effect/sql"
 import { type PlatformPlugin, type PlatformRouter, Registry } from "@postwire/platforms"
 import { PgliteClient } from "@postwire/store-sql"
 import { ConfigProblem, resolveSettings, type ServerSettings } from "../config/ServerConfig.ts"
-import * as MasterSecrets from "../secrets/MasterSecrets.ts"
+import * as MasterSecrets from "../config/MasterSecrets.ts"
 import { type SqlStores, sqlStores, storeLayer } from "../Storage.ts"
 
 /** Options shared by {@link PostwireEngine} and {@link makeHandler}. */

@@ -8,7 +8,7 @@ import { Cause, Effect, Schema } from "effect"
 import { type ErrorItem, type Locale, PostwireError, renderError, RequestIssues } from "@postwire/domain"
 import { explainStartupFailure, type SettingNames } from "../cli/StartupFailure.ts"
 import type { ServerSettings } from "../config/ServerConfig.ts"
-import { fieldPath } from "../http/ApiErrorsLive.ts"
+import { fieldPath } from "../http/Failures.ts"
 
 /**
  * A failure of an engine call, in the shared error shape: `code`, `message` (in the engine's

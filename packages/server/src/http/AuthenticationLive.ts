@@ -11,7 +11,7 @@ import { approvalLinksHeader, Authentication, CurrentKey, grantsScope, PostwireE
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { ApiKeyCache } from "./ApiKeyCache.ts"
 import { withApprovalLinksHidden } from "./ApprovalLinkVisibility.ts"
-import * as ClientAddress from "./ClientAddress.ts"
+import * as ClientAddress from "../config/ClientAddress.ts"
 import { renderFailure } from "./Failures.ts"
 import { RateLimiter } from "../limits/RateLimiter.ts"
 import { announce, countRequest, countRequests, tightest } from "./RateLimits.ts"

@@ -12,7 +12,8 @@
 import { Clock, Effect, Option } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { BlobStore, EngineConfig, MediaUrls, Renditions, Store } from "@postwire/core"
-import { ErrorDetail, Ids, PostwireError, renderError } from "@postwire/domain"
+import { ErrorDetail, Ids, PostwireError } from "@postwire/domain"
+import { errorResponse } from "./Failures.ts"
 
 /**
  * Bytes are what their stored type says and nothing else: a browser must not sniff an image
@@ -25,7 +26,7 @@ const fileHeaders = {
 
 const notFound = EngineConfig.useSync((engine) => {
   const error = new PostwireError({ code: "not_found", details: { resource: ErrorDetail.resource("media") } })
-  return HttpServerResponse.jsonUnsafe({ error: renderError(error, "en", engine.publicBaseUrl) }, { status: 404, headers: fileHeaders })
+  return errorResponse(error, "en", engine.publicBaseUrl, fileHeaders)
 })
 
 const serveMedia = (request: HttpServerRequest.HttpServerRequest) =>

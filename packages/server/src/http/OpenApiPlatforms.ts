@@ -3,10 +3,13 @@
  * completed with the platforms of its registry. Every `platform` field and parameter lists the
  * served platforms' words (built-in and plugins) as its `enum`, and a target's entry (request
  * `targets[]`, response `targets[].options`) describes each plugin's options under its word, from
- * the plugin's `options.schema`. `/v1/openapi.json` and `/docs` both show it.
+ * the plugin's `options.schema`. The create requests' examples are the served plugins' own
+ * (`PlatformPlugin.examples`) in place of the contract's neutral one. `/v1/openapi.json` and
+ * `/docs` both show it.
  *
  * @since 0.5.0
  */
+import { Post } from "@postwire/domain"
 import type { PlatformPlugin, Registry } from "@postwire/platforms"
 import { Schema } from "effect"
 
@@ -77,6 +80,31 @@ const addOptions = (node: Json, described: ReadonlyArray<{ plugin: PlatformPlugi
 }
 
 /**
+ * Puts the plugins' create examples where the contract has its own: the named examples of a
+ * request body, and the example bodies of its schema. Nothing when no plugin has examples.
+ */
+const replaceExamples = (spec: Json, plugins: ReadonlyArray<PlatformPlugin>): void => {
+  const named = Object.fromEntries(plugins.flatMap((plugin) => Object.entries(plugin.examples ?? {})))
+  if (Object.keys(named).length === 0) return
+  const contractNamed = JSON.stringify(Post.createPostExamples)
+  const contractBodies = JSON.stringify(Object.values(Post.createPostExamples).map((example) => example.value))
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item)
+      return
+    }
+    if (!isObject(node)) return
+    if (node.examples !== undefined) {
+      const examples = JSON.stringify(node.examples)
+      if (examples === contractNamed) node.examples = structuredClone(named)
+      else if (examples === contractBodies) node.examples = Object.values(structuredClone(named)).map((example) => example.value)
+    }
+    for (const [key, value] of Object.entries(node)) if (key !== "examples" && key !== "example") visit(value)
+  }
+  visit(spec)
+}
+
+/**
  * The `OpenApi.Transform` of a server serving `registry`'s platforms: adds the platform enum and
  * the plugins' options to the generated document (in place, and returned).
  */
@@ -108,5 +136,6 @@ export const completeDocument =
     }
     visit(spec.paths)
     visit(spec.components)
+    replaceExamples(spec, registry.plugins)
     return spec
   }

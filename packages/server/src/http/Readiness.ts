@@ -10,10 +10,11 @@
  */
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { ErrorDetail, PostwireError, renderError } from "@postwire/domain"
+import { ErrorDetail, PostwireError } from "@postwire/domain"
 import { DatabaseStatus } from "@postwire/store-sql"
 import { defaultDatabaseSettings, ServerConfig } from "../config/ServerConfig.ts"
 import * as BackgroundLoops from "../observability/BackgroundLoops.ts"
+import { errorResponse } from "./Failures.ts"
 import { requestLocale } from "./Locale.ts"
 
 /** 200 `{"status":"ready","loops":{"publisher":"running",…}}`, or 503 `not_ready` in the shared error shape naming the cause (also logged). */
@@ -47,6 +48,6 @@ export const ReadyRoute = HttpRouter.add(
             ? ErrorDetail.reason("schema_ahead", { migrations: check.unknown.join(", ") })
             : ErrorDetail.reason("loops_stopped", { loops: stopped.join(", ") })
     const error = new PostwireError({ code: "not_ready", details: { detail } })
-    return HttpServerResponse.jsonUnsafe({ error: renderError(error, locale, config.publicUrl) }, { status: 503 })
+    return errorResponse(error, locale, config.publicUrl)
   })
 )

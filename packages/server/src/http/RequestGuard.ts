@@ -21,7 +21,7 @@
  */
 
 import { hashSecret } from "@postwire/core"
-import { ErrorDetail, PostwireError, renderError } from "@postwire/domain"
+import { ErrorDetail, PostwireError } from "@postwire/domain"
 import { ByteSize, Cause, Effect } from "effect"
 import {
   Headers,
@@ -34,9 +34,10 @@ import {
 } from "effect/http"
 import { ServerConfig } from "../config/ServerConfig.ts"
 import { limitFor } from "./BodyLimits.ts"
+import { errorResponse } from "./Failures.ts"
 import { requestLocale } from "./Locale.ts"
 import { RateLimiter } from "../limits/RateLimiter.ts"
-import * as ClientAddress from "./ClientAddress.ts"
+import * as ClientAddress from "../config/ClientAddress.ts"
 import { announce, countRequests, tightest } from "./RateLimits.ts"
 import { RouteTable } from "./RouteTable.ts"
 
@@ -135,9 +136,7 @@ export const RequestGuard = HttpRouter.middleware(
     const routes = yield* RouteTable
 
     const answer = (error: PostwireError) =>
-      Effect.map(requestLocale, (locale) =>
-        HttpServerResponse.jsonUnsafe({ error: renderError(error, locale, config.publicUrl) }, { status: error.httpStatus })
-      )
+      Effect.map(requestLocale, (locale) => errorResponse(error, locale, config.publicUrl))
 
     // Closing, not reading on: the rest of an oversized body is never worth receiving.
     const tooLarge = (limit: number) =>

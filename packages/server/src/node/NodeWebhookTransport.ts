@@ -12,12 +12,11 @@
  *
  * @since 0.3.0
  */
-import type { LookupAddress } from "node:dns"
 import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest } from "node:http"
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
-import { isIPv6, type LookupFunction, type Socket } from "node:net"
+import type { Socket } from "node:net"
 import { Effect, Layer } from "effect"
-import { type DeliveryRequest, type DeliveryResponse, maxKeptBodyBytes, TransportError, WebhookTransport } from "@postwire/core"
+import { type DeliveryRequest, type DeliveryResponse, maxKeptBodyBytes, TransportError, UrlSafety, WebhookTransport } from "@postwire/core"
 
 /** How the transport keeps connections. */
 export interface PoolOptions {
@@ -81,21 +80,6 @@ const poolKey = (request: DeliveryRequest): string =>
 
 const hostOf = (url: URL) => (url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname)
 
-// The checked addresses as answers to the socket's lookup: the name is never resolved again.
-const lookupAmong = (addresses: ReadonlyArray<string>): LookupFunction => {
-  const entries: Array<LookupAddress> = addresses.map((address) => ({ address, family: isIPv6(address) ? 6 : 4 }))
-  return (_hostname, options, callback) => {
-    const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : options.family
-    const allowed = entries.filter((entry) => !family || entry.family === family)
-    if (allowed.length === 0) {
-      const error: NodeJS.ErrnoException = new Error("no checked address of the requested family")
-      error.code = "ENOTFOUND"
-      return callback(error, "", 4)
-    }
-    if (options.all === true) return (callback as (error: null, all: Array<LookupAddress>) => void)(null, allowed)
-    return callback(null, allowed[0]!.address, allowed[0]!.family)
-  }
-}
 
 interface Pool {
   readonly agent: HttpAgent
@@ -131,7 +115,7 @@ class Pools {
       maxFreeSockets: this.maxSockets,
       timeout: this.idleMs,
       scheduling: "lifo" as const,
-      lookup: lookupAmong(request.addresses)
+      lookup: UrlSafety.lookupAmong(request.addresses)
     }
     const pool: Pool = {
       agent: request.url.protocol === "https:" ? new HttpsAgent(settings) : new HttpAgent(settings),
@@ -191,7 +175,7 @@ const send = (
           "content-length": String(Buffer.byteLength(delivery.body)),
           ...(pool === undefined ? { connection: "close" } : {})
         },
-        ...(pool === undefined ? { agent: false, lookup: lookupAmong(delivery.addresses) } : { agent: pool.agent })
+        ...(pool === undefined ? { agent: false, lookup: UrlSafety.lookupAmong(delivery.addresses) } : { agent: pool.agent })
       },
       (response) => {
         const statusCode = response.statusCode ?? 0

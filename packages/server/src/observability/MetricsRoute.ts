@@ -13,12 +13,11 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import { MetricSeries, PublishingStore, WebhookStore } from "@postwire/core"
-import { PostwireError, renderError } from "@postwire/domain"
+import { localeFromAcceptLanguage, PostwireError, renderError } from "@postwire/domain"
 import { Clock, Effect, Metric } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { ServerConfig } from "../config/ServerConfig.ts"
-import { requestLocale } from "../http/Locale.ts"
 import * as BackgroundLoops from "./BackgroundLoops.ts"
 
 /** Targets due now that no worker holds. */
@@ -105,7 +104,7 @@ export const MetricsRoute = HttpRouter.add(
       const header = request.headers.authorization ?? ""
       const presented = header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : ""
       if (!sameToken(presented, config.metricsToken)) {
-        const locale = yield* requestLocale
+        const locale = localeFromAcceptLanguage(request.headers["accept-language"])
         return HttpServerResponse.jsonUnsafe(
           { error: renderError(new PostwireError({ code: "unauthorized" }), locale, config.publicUrl) },
           { status: 401, headers: { "www-authenticate": 'Bearer realm="metrics"' } }

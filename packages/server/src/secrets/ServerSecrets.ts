@@ -19,7 +19,7 @@ import { join } from "node:path"
 import { Data, Effect, Option, Redacted } from "effect"
 import { Keyring, Store } from "@postwire/core"
 import type { ServerSettings } from "../config/ServerConfig.ts"
-import * as MasterSecrets from "./MasterSecrets.ts"
+import * as MasterSecrets from "../config/MasterSecrets.ts"
 
 /** The name of the secret file in the data directory. */
 export const secretFileName = "secret"

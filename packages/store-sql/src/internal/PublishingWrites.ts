@@ -6,8 +6,8 @@
  * the batch's posts in key order, changes each target still held by its caller, and bumps each
  * post's version once per target changed. A batch with a completion (or an account change) is a
  * transaction: the posts locked in key order; every target changed, with the latest status of
- * every target of each completed post (read after the locks, so a post's status is derived
- * from them as a single completion derives it); the accounts locked in key order, if any
+ * every target of each completed post (read after the locks, so the completion's rule sets the
+ * post's status from them as a single completion would); the accounts locked in key order, if any
  * changes; then one statement for the posts, the events, the pending permalinks, the comment
  * polls and the accounts. Every writer of a post locks its row first and accounts last, in key
  * order, so batches of several instances and the API's writes never wait on each other in a
@@ -19,16 +19,14 @@
  *
  * @internal
  */
-import {
-  type AccountChange,
-  type Checkpoint,
-  CommentSchedule,
-  type Completion,
-  type OutboxEvent,
-  type Progress,
-  type TargetKey,
-  type TargetRecord,
-  TargetStatus
+import type {
+  AccountChange,
+  Checkpoint,
+  Completion,
+  OutboxEvent,
+  Progress,
+  TargetKey,
+  TargetRecord
 } from "@postwire/core"
 import { Array as Arr, Effect, type Scope } from "effect"
 import { SqlClient, type SqlError, Statement } from "effect/sql"
@@ -118,7 +116,7 @@ interface Changed {
   readonly statuses: ReadonlyArray<TargetRecord["status"]> | undefined
 }
 
-/** What the batch does to one post: a version per target changed, the last time, the status a completion derived. */
+/** What the batch does to one post: a version per target changed, the last time, the status a completion set. */
 interface PostChange {
   readonly workspaceId: string
   readonly id: string
@@ -307,7 +305,7 @@ const batchWriter: Effect.Effect<
       const post = posts.get(postKey) ?? { workspaceId, id: postId, n: 0, at, status: null }
       post.n += 1
       post.at = at
-      if (target.statuses !== undefined) post.status = TargetStatus.derivePostStatus(target.statuses)
+      if (target.statuses !== undefined && write._tag === "Completion") post.status = write.completion.postStatus(target.statuses)
       posts.set(postKey, post)
       if (write._tag === "Completion") {
         const { outcome } = write.completion
@@ -322,7 +320,7 @@ const batchWriter: Effect.Effect<
             ask_at: outcome.permalinkAskAt
           })
         }
-        if (outcome._tag === "Published" && typeof outcome.platformPostId === "string") {
+        if (outcome._tag === "Published" && outcome.tracking !== undefined) {
           // From now on the target's comments are polled (CommentIngestion).
           polls.push({
             workspace_id: workspaceId,
@@ -330,9 +328,9 @@ const batchWriter: Effect.Effect<
             post_id: postId,
             account_id: target.accountId,
             platform: target.platform,
-            platform_post_id: outcome.platformPostId,
+            platform_post_id: outcome.tracking.platformPostId,
             published_at: outcome.publishedAt,
-            next_poll_at: outcome.publishedAt + CommentSchedule.firstPollAfterMs
+            next_poll_at: outcome.tracking.firstCommentPollAt
           })
         }
       }
