@@ -1,7 +1,7 @@
 /**
  * `database: "memory"` (the engine, the handler, and the test suites that embed them) starts
  * from the template `@postwire/store-sql` ships, as `postwire serve`'s first start does, instead
- * of running PostgreSQL's `initdb` (docs/performance.md, "Sixteenth round: the second start").
+ * of running PostgreSQL's `initdb` (docs/performance.md, "Seventeenth round: the second start").
  * What shows it: the database opens with every migration already applied (a database `initdb`
  * made has none), and it is the template's own cluster: PostgreSQL's system identifier, which
  * every `initdb` draws anew, is the template's.

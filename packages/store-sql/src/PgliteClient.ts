@@ -85,7 +85,7 @@ export const packagedTemplate = (): string | undefined => {
  * for a hundred connections with 128 MB of shared buffers; PGlite has one connection and the
  * whole cluster lives in the process's WebAssembly heap, where every page of shared memory is
  * written at start and stays resident. These keep the embedded default light (docs/performance.md,
- * "The embedded default" and "Sixteenth round: the second start"): the operating system's page
+ * "The embedded default" and "Seventeenth round: the second start"): the operating system's page
  * cache still holds the files, and 8 MB of shared buffers hold a small installation's hot rows.
  */
 export const memorySettings: Readonly<Record<string, string>> = {
@@ -214,7 +214,7 @@ const unpackTemplate = (archive: string | undefined, dataDir: string): Effect.Ef
  * Where a process may leave PGlite's WebAssembly and file-system bundle, already being read and
  * compiled, before this module is loaded: the `postwire` command starts both before it loads
  * its own modules, so that V8 compiles PostgreSQL on another core while Node compiles the
- * command's JavaScript (docs/performance.md, "Sixteenth round: the second start"). Both are
+ * command's JavaScript (docs/performance.md, "Seventeenth round: the second start"). Both are
  * promises; either may be absent.
  *
  * @example

@@ -49,7 +49,7 @@ const migrationOf = new WeakMap<SqlClient.SqlClient, Effect.Effect<unknown, Effe
 /**
  * Applies the pending migrations once per client: a server builds five migrated stores on one
  * client, and each checking the schema again cost a transaction of seven statements at every
- * start (docs/performance.md, "Sixteenth round: the second start").
+ * start (docs/performance.md, "Seventeenth round: the second start").
  */
 const migrateOnce: Effect.Effect<unknown, Effect.Error<typeof Migrations.migrate>, SqlClient.SqlClient> = Effect.flatMap(
   SqlClient.SqlClient,
