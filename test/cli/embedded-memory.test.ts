@@ -30,7 +30,7 @@ const settingsOf = (options: PgliteClient.PgliteClientOptions) =>
 
 describe("the embedded database's memory", () => {
   it("starts with the light settings, on a data directory and in memory", async () => {
-    const light = { shared_buffers: "32MB", wal_buffers: "1MB", max_connections: "10", work_mem: "4MB" }
+    const light = { shared_buffers: "8MB", wal_buffers: "1MB", max_connections: "10", work_mem: "4MB" }
     expect(await settingsOf({ dataDir: dataDir() })).toEqual(light)
     expect(await settingsOf({})).toEqual(light)
   })

@@ -104,15 +104,28 @@ describe("postwire serve", () => {
     expect(wrongToken.out).toContain("unauthorized")
   })
 
-  it("keeps its data across a restart and does not seed again", async () => {
+  it("keeps its data across a restart, does not seed again, and is ready", async () => {
     const key = running.output().match(/svc_test_[A-Za-z0-9_-]+/)?.[0]
+    const headers = { authorization: `Bearer ${key}` }
+    const profiles = async () => {
+      const reply = await fetch(`http://127.0.0.1:${port}/v1/profiles`, { headers })
+      expect(reply.status).toBe(200)
+      return ((await reply.json()) as { data: Array<{ id: string }> }).data.map((profile) => profile.id)
+    }
+    const before = await profiles()
+    expect(before.length).toBeGreaterThan(0)
     await stop(running)
+    // The second start opens the same database (PGlite's WebAssembly compiled while the command loads).
     running = await serve(["--port", String(port), "--data-dir", dataDir])
-    const reply = await fetch(`http://127.0.0.1:${port}/v1/profiles`, { headers: { authorization: `Bearer ${key}` } })
-    expect(reply.status).toBe(200)
     // The start prints its lines in one go, so by the time it answers a request all of them are in.
+    const after = await profiles()
     expect(running.output()).not.toContain("First start")
     expect(running.output()).not.toContain("pwadm_")
+    expect(running.output()).not.toContain("initdb")
+    expect(after).toEqual(before)
+    const ready = await fetch(`http://127.0.0.1:${port}/ready`)
+    expect(ready.status).toBe(200)
+    expect(((await ready.json()) as { status: string }).status).toBe("ready")
   })
 
   it("writes each log event on one line of text by default, its values as key=value", async () => {

@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import {
+  chmodSync,
   closeSync,
   createReadStream,
   existsSync,
@@ -84,10 +85,11 @@ export const packagedTemplate = (): string | undefined => {
  * for a hundred connections with 128 MB of shared buffers; PGlite has one connection and the
  * whole cluster lives in the process's WebAssembly heap, where every page of shared memory is
  * written at start and stays resident. These keep the embedded default light (docs/performance.md,
- * "The embedded default"): the operating system's page cache still holds the files.
+ * "The embedded default" and "Seventeenth round: the second start"): the operating system's page
+ * cache still holds the files, and 8 MB of shared buffers hold a small installation's hot rows.
  */
 export const memorySettings: Readonly<Record<string, string>> = {
-  shared_buffers: "32MB",
+  shared_buffers: "8MB",
   wal_buffers: "1MB",
   max_connections: "10",
   work_mem: "4MB",
@@ -208,6 +210,55 @@ const unpackTemplate = (archive: string | undefined, dataDir: string): Effect.Ef
     )
   })
 
+/**
+ * Where a process may leave PGlite's WebAssembly and file-system bundle, already being read and
+ * compiled, before this module is loaded: the `postwire` command starts both before it loads
+ * its own modules, so that V8 compiles PostgreSQL on another core while Node compiles the
+ * command's JavaScript (docs/performance.md, "Seventeenth round: the second start"). Both are
+ * promises; either may be absent.
+ *
+ * @example
+ * ```ts
+ * globalThis[Symbol.for("@postwire/store-sql/pglite-preload")] = {
+ *   wasmModule: readFile(wasmPath).then((bytes) => WebAssembly.compile(bytes)),
+ *   fsBundle: readFile(dataPath).then((bytes) => bytes.buffer)
+ * }
+ * ```
+ */
+export const preloadKey: unique symbol = Symbol.for("@postwire/store-sql/pglite-preload")
+
+/** What {@link preloadKey} names. */
+export interface Preload {
+  /** `pglite.wasm`, compiled. */
+  readonly wasmModule?: Promise<WebAssembly.Module> | undefined
+  /** `pglite.data`, read whole. */
+  readonly fsBundle?: Promise<ArrayBuffer> | undefined
+}
+
+let preloadedBundleTaken = false
+
+/**
+ * PGlite's options for what was preloaded: the compiled module (shared by every instance, as
+ * PGlite itself shares the module it compiles), and the bundle (its buffer once, then copies:
+ * PGlite's file system keeps the buffer it is given). Nothing when nothing was preloaded or the
+ * preload failed: PGlite then reads and compiles its files itself.
+ */
+const preloaded = async (): Promise<{ pgliteWasmModule?: WebAssembly.Module; fsBundle?: Blob }> => {
+  const preload = (globalThis as { [preloadKey]?: Preload })[preloadKey]
+  if (preload === undefined) return {}
+  const [wasmModule, fsBundle] = await Promise.all([
+    preload.wasmModule?.catch(() => undefined),
+    preload.fsBundle?.catch(() => undefined)
+  ])
+  const bundle = fsBundle === undefined ? undefined : preloadedBundleTaken ? fsBundle.slice(0) : fsBundle
+  if (bundle !== undefined) preloadedBundleTaken = true
+  return {
+    ...(wasmModule === undefined ? {} : { pgliteWasmModule: wasmModule }),
+    // PGlite reads the bundle with `arrayBuffer()` only: the buffer is handed over without a copy.
+    ...(bundle === undefined ? {} : { fsBundle: { arrayBuffer: () => Promise.resolve(bundle) } as Blob })
+  }
+}
+
 /** PGlite's own start parameters, then ours (a later `-c` wins). */
 const startParams = (settings: Readonly<Record<string, string>>) => [
   ...PGlite.defaultStartParams,
@@ -231,7 +282,8 @@ export const make = Effect.fnUntraced(function* (options: PgliteClientOptions) {
     yield* Effect.try({
       try: () => {
         mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-        PrivateFiles.makePrivate(dataDir)
+        // Closed to others at once; what is inside is repaired once PGlite has opened it.
+        chmodSync(dataDir, 0o700)
       },
       catch: (cause) => toSqlError(cause, "connect")
     })
@@ -241,6 +293,7 @@ export const make = Effect.fnUntraced(function* (options: PgliteClientOptions) {
     Effect.tryPromise({
       try: async () => {
         const db = new PGlite({
+          ...(await preloaded()),
           startParams: params,
           ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
           ...(loadDataDir === undefined ? {} : { loadDataDir })
@@ -251,8 +304,8 @@ export const make = Effect.fnUntraced(function* (options: PgliteClientOptions) {
           await db.close().catch(() => undefined)
           throw cause
         }
-        // A new database from a template is unpacked with the template's modes (chmod, past the
-        // umask): made owner-only once it is there.
+        // Files an older version left open, those PGlite writes with modes of its own (chmod,
+        // past the umask: its relation cache, a dump it loads): made owner-only, in one walk.
         if (options.dataDir !== undefined) PrivateFiles.makePrivate(options.dataDir)
         return db
       },

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Effect, Layer, Redacted } from "effect"
+import type { SqlClient } from "effect/sql"
 import { type PlatformPlugin, type PlatformRouter, Registry } from "@postwire/platforms"
 import { PgliteClient } from "@postwire/store-sql"
 import { ConfigProblem, resolveSettings, type ServerSettings } from "../config/ServerConfig.ts"
@@ -74,11 +75,18 @@ export const resolveEmbedSettings = (options: EmbedOptions): ServerSettings => {
   return { ...withSecret, platforms }
 }
 
+/**
+ * A database in memory, started from the template `@postwire/store-sql` ships (every migration
+ * applied) rather than by PostgreSQL's `initdb`: each engine or handler with `database: "memory"`
+ * (a test suite starts many) skips creating the database. Without a built template it is
+ * created by `initdb`, with one line logged.
+ */
+export const memoryDatabaseLayer = (): Layer.Layer<SqlClient.SqlClient, unknown> =>
+  Layer.unwrap(Effect.sync(() => PgliteClient.layer({ template: PgliteClient.packagedTemplate() })))
+
 /** The stores for embedding options: PostgreSQL, the embedded database on disk, or one in memory. */
 export const embedStoreLayer = (
   options: EmbedOptions,
   settings: ServerSettings
 ): Layer.Layer<SqlStores, unknown> =>
-  options.database === "memory"
-    ? sqlStores.pipe(Layer.provide(Layer.unwrap(Effect.sync(() => PgliteClient.layer({})))))
-    : storeLayer(settings)
+  options.database === "memory" ? sqlStores.pipe(Layer.provide(memoryDatabaseLayer())) : storeLayer(settings)

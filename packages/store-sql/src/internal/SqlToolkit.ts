@@ -8,7 +8,7 @@
  */
 import { type OutboxEvent, Spans, StoreError } from "@postwire/core"
 import { Array as Arr, Cause, type Context, Effect, Layer, type Scope } from "effect"
-import { type SqlClient, SqlError, type Statement } from "effect/sql"
+import { SqlClient, SqlError, type Statement } from "effect/sql"
 import * as Migrations from "../migrations/Migrations.ts"
 import { isRowDecodeError } from "./Rows.ts"
 
@@ -43,18 +43,40 @@ export const operations =
       `${service}.${name}`
     )
 
+/** The migration of each client, run once whichever of its stores' layers asks first. */
+const migrationOf = new WeakMap<SqlClient.SqlClient, Effect.Effect<unknown, Effect.Error<typeof Migrations.migrate>>>()
+
+/**
+ * Applies the pending migrations once per client: a server builds five migrated stores on one
+ * client, and each checking the schema again cost a transaction of seven statements at every
+ * start (docs/performance.md, "Seventeenth round: the second start").
+ */
+const migrateOnce: Effect.Effect<unknown, Effect.Error<typeof Migrations.migrate>, SqlClient.SqlClient> = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) =>
+    Effect.suspend(() => {
+      let migration = migrationOf.get(sql)
+      if (migration === undefined) {
+        // Made and stored without yielding, so stores built concurrently share the one run.
+        migration = Effect.runSync(Effect.cached(Effect.provideService(Migrations.migrate, SqlClient.SqlClient, sql)))
+        migrationOf.set(sql, migration)
+      }
+      return migration
+    })
+)
+
 /**
  * The layer of a store that applies pending migrations first, then builds the store. A
  * database that cannot be migrated is a startup defect carrying a `StoreError` with operation
- * `migrate`. Migrations take an advisory lock, so several layers (and instances) on one
- * database apply them once.
+ * `migrate`. The stores on one client share one run of the migrations; they take an advisory
+ * lock, so instances on one database apply them once.
  */
 export const migratedLayer = <I, S, R>(
   service: Context.Key<I, S>,
   make: Effect.Effect<S, never, R>
 ): Layer.Layer<I, never, Exclude<R, Scope.Scope> | SqlClient.SqlClient> =>
   Layer.effect(service)(
-    Migrations.migrate.pipe(
+    migrateOnce.pipe(
       Effect.mapError((cause) => new StoreError({ operation: "migrate", cause })),
       Effect.orDie,
       Effect.andThen(make)
