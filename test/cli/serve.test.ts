@@ -117,7 +117,7 @@ describe("postwire serve", () => {
     const before = await profiles()
     expect(before.length).toBeGreaterThan(0)
     await stop(running)
-    // The second start opens the same database (PGlite's WebAssembly compiled while the command loads).
+    // The second start opens the same database.
     running = await serve(["--port", String(port), "--data-dir", dataDir])
     expect(running.output()).not.toContain("First start")
     expect(running.output()).not.toContain("pwadm_")
