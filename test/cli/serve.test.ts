@@ -115,7 +115,7 @@ describe("postwire serve", () => {
     const before = await profiles()
     expect(before.length).toBeGreaterThan(0)
     await stop(running)
-    // The second start opens the same database (PGlite's WebAssembly compiled while the command loads).
+    // The second start opens the same database.
     running = await serve(["--port", String(port), "--data-dir", dataDir])
     // The start prints its lines in one go, so by the time it answers a request all of them are in.
     const after = await profiles()

@@ -210,55 +210,6 @@ const unpackTemplate = (archive: string | undefined, dataDir: string): Effect.Ef
     )
   })
 
-/**
- * Where a process may leave PGlite's WebAssembly and file-system bundle, already being read and
- * compiled, before this module is loaded: the `postwire` command starts both before it loads
- * its own modules, so that V8 compiles PostgreSQL on another core while Node compiles the
- * command's JavaScript (docs/performance.md, "Seventeenth round: the second start"). Both are
- * promises; either may be absent.
- *
- * @example
- * ```ts
- * globalThis[Symbol.for("@postwire/store-sql/pglite-preload")] = {
- *   wasmModule: readFile(wasmPath).then((bytes) => WebAssembly.compile(bytes)),
- *   fsBundle: readFile(dataPath).then((bytes) => bytes.buffer)
- * }
- * ```
- */
-export const preloadKey: unique symbol = Symbol.for("@postwire/store-sql/pglite-preload")
-
-/** What {@link preloadKey} names. */
-export interface Preload {
-  /** `pglite.wasm`, compiled. */
-  readonly wasmModule?: Promise<WebAssembly.Module> | undefined
-  /** `pglite.data`, read whole. */
-  readonly fsBundle?: Promise<ArrayBuffer> | undefined
-}
-
-let preloadedBundleTaken = false
-
-/**
- * PGlite's options for what was preloaded: the compiled module (shared by every instance, as
- * PGlite itself shares the module it compiles), and the bundle (its buffer once, then copies:
- * PGlite's file system keeps the buffer it is given). Nothing when nothing was preloaded or the
- * preload failed: PGlite then reads and compiles its files itself.
- */
-const preloaded = async (): Promise<{ pgliteWasmModule?: WebAssembly.Module; fsBundle?: Blob }> => {
-  const preload = (globalThis as { [preloadKey]?: Preload })[preloadKey]
-  if (preload === undefined) return {}
-  const [wasmModule, fsBundle] = await Promise.all([
-    preload.wasmModule?.catch(() => undefined),
-    preload.fsBundle?.catch(() => undefined)
-  ])
-  const bundle = fsBundle === undefined ? undefined : preloadedBundleTaken ? fsBundle.slice(0) : fsBundle
-  if (bundle !== undefined) preloadedBundleTaken = true
-  return {
-    ...(wasmModule === undefined ? {} : { pgliteWasmModule: wasmModule }),
-    // PGlite reads the bundle with `arrayBuffer()` only: the buffer is handed over without a copy.
-    ...(bundle === undefined ? {} : { fsBundle: { arrayBuffer: () => Promise.resolve(bundle) } as Blob })
-  }
-}
-
 /** PGlite's own start parameters, then ours (a later `-c` wins). */
 const startParams = (settings: Readonly<Record<string, string>>) => [
   ...PGlite.defaultStartParams,
@@ -293,7 +244,6 @@ export const make = Effect.fnUntraced(function* (options: PgliteClientOptions) {
     Effect.tryPromise({
       try: async () => {
         const db = new PGlite({
-          ...(await preloaded()),
           startParams: params,
           ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
           ...(loadDataDir === undefined ? {} : { loadDataDir })
