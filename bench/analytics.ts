@@ -19,6 +19,7 @@
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { AnalyticsStore } from "@postwire/core"
 import { layerPostgres, SqlAnalyticsStore } from "@postwire/store-sql"
+import { aDatabaseOfItsOwn, inTurn } from "./databases.ts"
 import { historyStatements } from "./history.ts"
 import { adminOf, postgresBackend } from "./posts-api.ts"
 import { type Served, serve, table } from "./support.ts"
@@ -89,39 +90,13 @@ const seedStatements = (s: Side, older: number, dueNow: number, at: number): Rea
 ]
 
 /** A database of its own holding one small side, migrated by the store's own layer. */
-const ownDatabase = async (url: string, s: Side, at: number) => {
-  const { default: pg } = await import("pg")
-  const name = `postwire_analytics_small_${process.pid}_${Date.now()}`
-  const admin = new pg.Client({ connectionString: url })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const fresh = new URL(url)
-  fresh.pathname = `/${name}`
-  const migrate = ManagedRuntime.make(SqlAnalyticsStore.layer.pipe(Layer.provide(layerPostgres(fresh.toString(), { maxConnections: 1 }))))
-  await migrate.runPromise(Effect.void)
-  await migrate.dispose()
-  const client = new pg.Client({ connectionString: fresh.toString() })
-  await client.connect()
-  for (const statement of [
+const ownDatabase = (url: string, s: Side, at: number) =>
+  aDatabaseOfItsOwn(url, "postwire_analytics_small", (fresh) => SqlAnalyticsStore.layer.pipe(Layer.provide(layerPostgres(fresh, { maxConnections: 1 }))), [
     `INSERT INTO workspaces (id, name, allowed_redirect_domains, created_at) VALUES ('${s.workspace}', 'Small', '[]', ${at})`,
     `INSERT INTO profiles (workspace_id, id, name, created_at) VALUES ('${s.workspace}', '${s.profile}', 'Small', ${at})`,
     accountsStatement(s, at),
     ...seedStatements(s, 0, due, at)
-  ]) {
-    await client.query(statement)
-  }
-  await client.end()
-  return {
-    url: fresh.toString(),
-    drop: async () => {
-      const dropper = new pg.Client({ connectionString: url })
-      await dropper.connect()
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await dropper.end()
-    }
-  }
-}
+  ])
 
 /**
  * One collector round on each database in turn: the claim of the due targets, then each
@@ -165,16 +140,7 @@ const tickTimes = async (largeUrl: string, smallUrl: string) => {
     return ms
   })
   try {
-    const times = { large: [] as Array<number>, small: [] as Array<number> }
-    for (let i = 0; i < samples + 5; i++) {
-      const l = await large.runPromise(tick)
-      const s = await small.runPromise(tick)
-      if (i >= 5) {
-        times.large.push(l)
-        times.small.push(s)
-      }
-    }
-    return times
+    return await inTurn(samples, 5, () => large.runPromise(tick), () => small.runPromise(tick))
   } finally {
     await large.dispose()
     await small.dispose()
@@ -251,16 +217,8 @@ export const run = async (): Promise<void> => {
     await client.end()
 
     const ticks = await tickTimes(backend.env.DATABASE_URL!, smallDb.url)
-    const query = { large: [] as Array<number>, small: [] as Array<number> }
     const base = server.baseUrl
-    for (let i = 0; i < samples + 10; i++) {
-      const l = await timed(`${base}/v1/analytics`, large.key)
-      const s = await timed(`${base}/v1/analytics`, small.key)
-      if (i >= 10) {
-        query.large.push(l)
-        query.small.push(s)
-      }
-    }
+    const query = await inTurn(samples, 10, () => timed(`${base}/v1/analytics`, large.key), () => timed(`${base}/v1/analytics`, small.key))
     console.log(
       `\n## Analytics: ${tracked.toLocaleString("en")} tracked targets against 1,045 (PostgreSQL; seeded in ${seededIn.toFixed(0)} s; ${samples} a side, interleaved; ratio = large p50 / small p50)\n`
     )

@@ -17,6 +17,7 @@
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { PublishingStore } from "@postwire/core"
 import { layerPostgres, SqlPublishingStore } from "@postwire/store-sql"
+import { aDatabaseOfItsOwn, inTurn } from "./databases.ts"
 import { historyStatements } from "./history.ts"
 import { authOf, createBody, newSession, postgresBackend, type Session } from "./posts-api.ts"
 import { serve, type Served, table } from "./support.ts"
@@ -94,16 +95,7 @@ const claimTimes = async (largeUrl: string, smallUrl: string) => {
     return ms
   })
   try {
-    const times = { large: [] as Array<number>, small: [] as Array<number> }
-    for (let i = 0; i < claims + 5; i++) {
-      const l = await large.runPromise(claim)
-      const s = await small.runPromise(claim)
-      if (i >= 5) {
-        times.large.push(l)
-        times.small.push(s)
-      }
-    }
-    return times
+    return await inTurn(claims, 5, () => large.runPromise(claim), () => small.runPromise(claim))
   } finally {
     await large.dispose()
     await small.dispose()
@@ -111,24 +103,11 @@ const claimTimes = async (largeUrl: string, smallUrl: string) => {
 }
 
 /** A database of its own with a workspace of `smallPosts` posts and the same due targets: the claim's small side. */
-const smallDatabase = async (url: string) => {
-  const { default: pg } = await import("pg")
-  const name = `postwire_scale_small_${process.pid}_${Date.now()}`
-  const admin = new pg.Client({ connectionString: url })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const fresh = new URL(url)
-  fresh.pathname = `/${name}`
-  // The schema: the store's layer migrates an empty database.
-  const migrate = ManagedRuntime.make(SqlPublishingStore.layer.pipe(Layer.provide(layerPostgres(fresh.toString(), { maxConnections: 1 }))))
-  await migrate.runPromise(Effect.void)
-  await migrate.dispose()
+const smallDatabase = (url: string) => {
   const s = { workspace: "ws_SCALESMALL", profile: "prof_SCALESMALL", accounts: ["acc_SCALESMALL1", "acc_SCALESMALL2"] as const }
-  const client = new pg.Client({ connectionString: fresh.toString() })
-  await client.connect()
   const at = Date.now()
-  for (const statement of [
+  // The schema: the store's layer migrates an empty database.
+  return aDatabaseOfItsOwn(url, "postwire_scale_small", (fresh) => SqlPublishingStore.layer.pipe(Layer.provide(layerPostgres(fresh, { maxConnections: 1 }))), [
     `INSERT INTO workspaces (id, name, allowed_redirect_domains, created_at) VALUES ('${s.workspace}', 'Small', '[]', ${at})`,
     `INSERT INTO profiles (workspace_id, id, name, created_at) VALUES ('${s.workspace}', '${s.profile}', 'Small', ${at})`,
     ...s.accounts.map((id) =>
@@ -138,19 +117,7 @@ const smallDatabase = async (url: string) => {
     ),
     ...historyStatements({ workspaceId: s.workspace, profileId: s.profile, accounts: s.accounts, platform: "photo", from: 1, to: smallPosts, endAt: at, tag: "S" }),
     ...dueStatements(s, "D", 200)
-  ]) {
-    await client.query(statement)
-  }
-  await client.end()
-  return {
-    url: fresh.toString(),
-    drop: async () => {
-      const dropper = new pg.Client({ connectionString: url })
-      await dropper.connect()
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await dropper.end()
-    }
-  }
+  ])
 }
 
 /** Asks `measure` of the large and the small side in turn, `samples` times each. */
