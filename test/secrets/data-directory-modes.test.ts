@@ -11,6 +11,7 @@ import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync }
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { eventually } from "../support/Eventually.ts"
 import { aPng } from "../support/Media.ts"
 import { afterAll, describe, expect, it } from "vitest"
 
@@ -116,8 +117,8 @@ describe("the embedded data directory", () => {
     const port = await freePort()
     const running = await serve(umask, port, dataDir)
     try {
-      const key = running.output().match(/svc_test_[A-Za-z0-9_-]+/)?.[0]
-      expect(key).toBeDefined()
+      // The log lines (stderr) can arrive before the first start's key (stdout): wait for the key.
+      const key = await eventually(() => running.output().match(/svc_test_[A-Za-z0-9_-]+/)?.[0], "the first start's test key in the output")
       await useIt(port, key!)
       const files = filesUnder(dataDir)
       // What the check covers: the database (WAL included), media, mail and the secret.
